@@ -1,0 +1,3 @@
+/* placeholder: replaced by the real command */
+#include <stdio.h>
+int main(void) { return 0; }

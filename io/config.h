@@ -1,0 +1,38 @@
+/* config.h - the YAML configuration: loading, full validation, `--set`
+ * overrides and the effective configuration written back as YAML.
+ *
+ * Every rejection is STSL_EINPUT with a one-line message of the form
+ *   FILE:LINE: key.path: what is wrong (allowed range / expected type)
+ * (for an override: `--set key.path=value: ...`).  Parsing uses libyaml's
+ * document API, which keeps the line of every node. */
+#ifndef STSL_CONFIG_H
+#define STSL_CONFIG_H
+
+#include "models/element.h"
+#include "solver/hybrid.h"
+
+typedef struct stsl_config {
+    char source[STSL_PATH_MAX]; /* path it was loaded from ("<string>" for text) */
+    char name[256];             /* file name without directory and extension */
+    stsl_element_params element;
+    stsl_hsolver_opts sim; /* t_end, output_step, rtol, atol, max_events */
+    char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
+} stsl_config;
+
+/* Load and validate the file at `path`, after applying `n_sets` overrides
+ * of the form "key.path=value".  Relative table files are resolved against
+ * the configuration's directory.  On failure *cfg holds nothing to free. */
+int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg,
+                     stsl_error *err);
+/* The same from YAML text; `origin` names it in messages and `base_dir`
+ * resolves relative table files (NULL: current directory). */
+int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
+                            const char *const *sets, int n_sets, stsl_config *cfg,
+                            stsl_error *err);
+/* The effective configuration, every default filled in, as YAML text
+ * (malloc'd; the caller frees).  Loading it again gives the same config. */
+char *stsl_config_to_yaml(const stsl_config *cfg);
+/* Free what the config owns (table data). NULL-safe. */
+void stsl_config_free(stsl_config *cfg);
+
+#endif

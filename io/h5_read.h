@@ -1,0 +1,39 @@
+/* h5_read.h - reading a result file back (for `stickslip info` and tests). */
+#ifndef STSL_H5_READ_H
+#define STSL_H5_READ_H
+
+#include <stdio.h>
+
+#include "solver/sink.h"
+
+typedef struct stsl_h5_event {
+    double t;
+    char kind[24];
+    int mode_before, mode_after;
+    double x, v_before, v_after, net_force, friction;
+} stsl_h5_event;
+
+typedef struct stsl_h5_result {
+    char program[64], version[64], created_utc[64];
+    int complete;
+    char message[1024];
+    char *config_yaml; /* malloc'd */
+    long n_samples;
+    long n_events;
+    stsl_h5_event *events; /* malloc'd */
+    stsl_stats stats;
+    char mode_names[STSL_MAX_MODES][24];
+} stsl_h5_result;
+
+/* Read the root attributes, /config, /events and /stats (not the
+ * trajectory).  STSL_EINPUT with a message naming the file and what is
+ * missing when it is not a stickslip result. */
+int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err);
+void stsl_h5_result_free(stsl_h5_result *res);
+/* Read one /trajectory dataset (float64) into a malloc'd array. */
+int stsl_h5_read_column(const char *path, const char *name, double **data, long *n,
+                        stsl_error *err);
+/* Human-readable summary and event table (at most max_events rows; <0 all). */
+void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events);
+
+#endif

@@ -1,0 +1,88 @@
+/* element.h - the one-degree-of-freedom friction element of SPEC §1 as a
+ * hybrid model for the solver.
+ *
+ * State y = (x, v): position and velocity relative to the base.  Modes:
+ * STUCK, SLIP_POS, SLIP_NEG, STOP_LOW, STOP_HIGH (numbering fixed by the
+ * HDF5 layout).  Forces: F_n = F_a + F_R - k (x - x_s) - c v - m a_b (or the
+ * anchor form), m a = F_n - F_f + R. */
+#ifndef STSL_ELEMENT_H
+#define STSL_ELEMENT_H
+
+#include "models/signal.h"
+#include "solver/hybrid.h"
+
+enum stsl_mode {
+    STSL_MODE_STUCK = 0,
+    STSL_MODE_SLIP_POS = 1,
+    STSL_MODE_SLIP_NEG = 2,
+    STSL_MODE_STOP_LOW = 3,
+    STSL_MODE_STOP_HIGH = 4,
+    STSL_N_MODES = 5
+};
+
+enum stsl_event_kind {
+    STSL_EV_STICK = 0,
+    STSL_EV_BREAKAWAY,
+    STSL_EV_REVERSAL,
+    STSL_EV_IMPACT,       /* bounce off a stop (rebound leaves it) */
+    STSL_EV_STOP_CONTACT, /* comes to rest against a stop */
+    STSL_EV_STOP_RELEASE,
+    STSL_EV_LOAD_REVERSAL,
+    STSL_EV_INPUT_STEP,
+    STSL_N_EVENT_KINDS
+};
+
+/* Output columns (HDF5 /trajectory datasets, CSV columns), in this order. */
+enum stsl_col {
+    STSL_COL_X = 0,
+    STSL_COL_V,
+    STSL_COL_A,
+    STSL_COL_FRICTION,
+    STSL_COL_NET_FORCE,
+    STSL_COL_STOP_REACTION,
+    STSL_COL_X_BASE,
+    STSL_COL_V_BASE,
+    STSL_N_COLS
+};
+
+typedef enum stsl_domain { STSL_DOMAIN_TRANSLATIONAL = 0, STSL_DOMAIN_ROTATIONAL = 1 } stsl_domain;
+typedef enum stsl_law { STSL_LAW_COULOMB = 0, STSL_LAW_STRIBECK = 1 } stsl_law;
+
+typedef struct stsl_friction_params {
+    stsl_law law;
+    double dynamic;           /* F_DJ >= 0 */
+    double static_ratio;      /* FSD >= 1 */
+    double eff_opposing;      /* EtO in (0, 1] */
+    double eff_aiding;        /* EtA <= 1 */
+    double stribeck_velocity; /* v_s > 0 (stribeck) */
+    double stribeck_exponent; /* delta > 0 (stribeck) */
+} stsl_friction_params;
+
+typedef struct stsl_element_params {
+    stsl_domain domain;
+    double mass;      /* > 0 */
+    double stiffness; /* k >= 0 (0: no spring) */
+    double free_position;
+    double damping; /* c >= 0 */
+    stsl_friction_params friction;
+    int has_stops; /* 0: no end stops */
+    double x_min, x_max, restitution;
+    stsl_signal_spec active_force, load, base_motion, anchor_motion;
+    int has_anchor; /* 1: spring and damper attach to anchor_motion, not the base */
+    double x0, v0;
+} stsl_element_params;
+
+typedef struct stsl_element stsl_element;
+
+/* Build the element (and its signals) from validated parameters. */
+stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err);
+void stsl_element_free(stsl_element *e);
+/* The hybrid model view of the element (valid while the element lives). */
+const stsl_hmodel *stsl_element_model(const stsl_element *e);
+/* Initial state (x0, v0). */
+void stsl_element_initial_state(const stsl_element *e, double y0[2]);
+
+/* Column and mode names and units for a domain. */
+const stsl_layout *stsl_element_layout(stsl_domain domain);
+
+#endif

@@ -1,0 +1,129 @@
+/* hybrid.h - a generic hybrid (mode-switching) integrator on CVODE.
+ *
+ * It knows nothing of friction or files.  A model (stsl_hmodel) supplies its
+ * state size, its modes (each with a right-hand side and guard functions
+ * whose zero crossings, in the listed directions, end the segment), a
+ * transition function called when guards fire or a time event is reached, a
+ * step bound (the time scale of its inputs) and its next time event.
+ *
+ * Segments in ordinary modes are integrated by one CVODE instance per run
+ * (CVodeReInit at every switch; nothing is allocated per segment) with
+ * rootfinding on the current mode's guards and CVodeSetStopTime at time
+ * events.  A mode declared `frozen` has a right-hand side that is identically
+ * zero (a stuck element, a body resting on a stop): its state does not move,
+ * only the guards do, as functions of time.  Such segments are not
+ * integrated: the guards are sampled at the model's step bound and every
+ * bracketed crossing, or a crossing hidden between samples next to a local
+ * extremum, is located with Brent's method (GSL).  The output grid is sampled
+ * with CVodeGetDky and never forces a step.
+ *
+ * Use: create, start, then either run() or a loop of step() until done(),
+ * then finish() (which hands statistics and the completion flag to the sink). */
+#ifndef STSL_HYBRID_H
+#define STSL_HYBRID_H
+
+#include "solver/sink.h"
+#include "solver/status.h"
+
+#define STSL_MAX_STATE  8
+#define STSL_MAX_GUARDS 8
+#define STSL_NO_EVENT   (-1)
+
+/* Guard directions, as in CVodeSetRootDirection. */
+enum { STSL_GUARD_FALLING = -1, STSL_GUARD_BOTH = 0, STSL_GUARD_RISING = 1 };
+
+/* Why the transition function is called. */
+typedef enum stsl_reason {
+    STSL_REASON_INIT = 0,  /* at t0: choose the initial mode */
+    STSL_REASON_GUARD = 1, /* one or more guards crossed (see `fired`) */
+    STSL_REASON_TIME = 2,  /* a time event (input discontinuity) was reached */
+    STSL_REASON_RECHECK = 3 /* after an event with `again` set: is the new mode consistent? */
+} stsl_reason;
+
+typedef struct stsl_mode_desc {
+    const char *name;
+    int frozen;   /* 1: the right-hand side is identically zero in this mode */
+    int n_guards; /* <= STSL_MAX_GUARDS */
+    int guard_dir[STSL_MAX_GUARDS];
+} stsl_mode_desc;
+
+/* What the transition function decides. */
+typedef struct stsl_transition {
+    int mode;  /* mode to continue in (may equal the current one: a restart) */
+    int kind;  /* event kind to record (index into layout.kind_names), or STSL_NO_EVENT */
+    int again; /* 1: record this event, then call again with STSL_REASON_RECHECK */
+} stsl_transition;
+
+typedef struct stsl_hmodel_ops {
+    /* ydot = f(t, y) in `mode`; return 0, >0 recoverable, <0 fatal (CVODE's convention). */
+    int (*rhs)(void *self, int mode, double t, const double *y, double *ydot);
+    /* g[0..n_guards-1] for `mode`. */
+    int (*guards)(void *self, int mode, double t, const double *y, double *g);
+    /* Decide the next mode at an event; may reset y (in place: the solver passes
+     * a scratch copy and commits it only on success).  `fired[i]` is nonzero for
+     * guards that crossed (NULL unless why == STSL_REASON_GUARD). */
+    int (*transition)(void *self, int mode, stsl_reason why, const int *fired, double t, double *y,
+                      stsl_transition *out, stsl_error *err);
+    /* Largest step allowed in `mode` at time t (the time scale of the inputs;
+     * INFINITY for none). Frozen modes rely on it to sample their guards. */
+    double (*max_step)(void *self, int mode, double t);
+    /* Smallest time event strictly after t, or INFINITY. */
+    double (*next_time_event)(void *self, double t);
+    /* Output columns (layout.n_cols) at (t, y) in `mode`. */
+    void (*outputs)(void *self, int mode, double t, const double *y, double *cols);
+} stsl_hmodel_ops;
+
+typedef struct stsl_hmodel {
+    const stsl_hmodel_ops *ops;
+    void *self;
+    int n_state;
+    int n_modes;
+    const stsl_mode_desc *modes;
+    const stsl_layout *layout;
+} stsl_hmodel;
+
+typedef struct stsl_hsolver_opts {
+    double t_end;       /* > t0 */
+    double output_step; /* >= 0; 0: only segment ends and events */
+    double rtol;        /* CVODE relative tolerance */
+    double atol;        /* CVODE absolute tolerance */
+    long max_events;    /* a run recording more events fails with STSL_EMAXEVENTS */
+    int max_same_instant; /* events allowed at one instant before STSL_EZENO (0: default 64) */
+    /* Called now and then with the current time (may be NULL). */
+    void (*progress)(void *ctx, double t, double t_end);
+    void *progress_ctx;
+} stsl_hsolver_opts;
+
+typedef struct stsl_hsolver stsl_hsolver;
+
+/* Allocate a solver (its own SUNContext, CVODE memory, vectors, root
+ * workspaces).  The model must outlive the solver.  NULL on failure. */
+stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_opts *opts,
+                                  stsl_error *err);
+/* Free everything the solver owns. NULL-safe. */
+void stsl_hsolver_free(stsl_hsolver *s);
+
+/* Set (t0, y0), choose the initial mode, begin the sink (borrowed; may be
+ * NULL) and emit the first sample. */
+int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink,
+                       stsl_error *err);
+/* Advance to the next event, time event or t_end, whichever comes first,
+ * emitting output samples on the way.  On failure, time/state/mode stay at
+ * the last good point and err names time, mode and state. */
+int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err);
+/* 1 once t_end has been reached. */
+int stsl_hsolver_done(const stsl_hsolver *s);
+/* Hand the statistics to the sink and end it: complete if status == STSL_OK
+ * and t_end was reached, else marked incomplete with `message`. */
+int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err);
+/* start + step until done + finish.  On a failed step the sink is still
+ * finished (incomplete) and the step's error is returned. */
+int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink,
+                     stsl_error *err);
+
+double stsl_hsolver_time(const stsl_hsolver *s);
+int stsl_hsolver_mode(const stsl_hsolver *s);
+const double *stsl_hsolver_state(const stsl_hsolver *s);
+const stsl_stats *stsl_hsolver_stats(const stsl_hsolver *s);
+
+#endif

@@ -1,0 +1,86 @@
+/* sink.h - where results go.
+ *
+ * A sink is a small ops table plus its own content pointer, in the manner of
+ * a SUNDIALS N_Vector.  The solver pushes the layout once, then samples and
+ * events as they are computed, then the statistics; it never opens a file.
+ * Implementations: io/h5_sink (HDF5), io/csv_sink (CSV), io/mem_sink (memory,
+ * for tests) and stsl_sink_tee below (two sinks at once).
+ *
+ * Every op returns STSL_OK or a negative stsl_status with `err` filled. */
+#ifndef STSL_SINK_H
+#define STSL_SINK_H
+
+#include "solver/status.h"
+
+#define STSL_MAX_MODES 8
+
+/* One trajectory column (besides time and mode). */
+typedef struct stsl_column {
+    const char *name;  /* dataset / CSV header name, e.g. "x" */
+    const char *units; /* unit label, e.g. "m" */
+} stsl_column;
+
+/* What a model's results look like: given once to sink->begin(). */
+typedef struct stsl_layout {
+    int n_cols;
+    const stsl_column *cols;
+    const char *time_units;
+    int n_modes;
+    const char *const *mode_names; /* index = mode number */
+    int n_kinds;
+    const char *const *kind_names; /* index = event kind */
+} stsl_layout;
+
+/* One event with the model's output columns just before and just after. */
+typedef struct stsl_event_rec {
+    double t;
+    int kind;
+    int mode_before;
+    int mode_after;
+    const double *before; /* layout.n_cols values */
+    const double *after;  /* layout.n_cols values */
+} stsl_event_rec;
+
+/* Statistics of one run. */
+typedef struct stsl_stats {
+    long steps;       /* CVODE steps (plus guard-scan steps in frozen modes) */
+    long rhs_evals;   /* right-hand side evaluations */
+    long guard_evals; /* guard (root function) evaluations */
+    long events;      /* events recorded */
+    long segments;    /* integration segments (one per mode entry / restart) */
+    double wall_seconds;
+    int n_modes;
+    double mode_time[STSL_MAX_MODES]; /* simulated time spent in each mode */
+} stsl_stats;
+
+typedef struct stsl_sink_ops {
+    int (*begin)(void *self, const stsl_layout *layout, stsl_error *err);
+    int (*sample)(void *self, double t, int mode, const double *cols, stsl_error *err);
+    int (*event)(void *self, const stsl_event_rec *ev, stsl_error *err);
+    /* complete = 1 for a run that reached t_end; message says why if not. */
+    int (*end)(void *self, const stsl_stats *stats, int complete, const char *message,
+               stsl_error *err);
+    void (*destroy)(void *self); /* frees self; NULL-safe */
+} stsl_sink_ops;
+
+typedef struct stsl_sink {
+    const stsl_sink_ops *ops;
+    void *self;
+} stsl_sink;
+
+/* Convenience wrappers; a sink with ops == NULL accepts and drops everything. */
+int stsl_sink_begin(stsl_sink *s, const stsl_layout *layout, stsl_error *err);
+int stsl_sink_sample(stsl_sink *s, double t, int mode, const double *cols, stsl_error *err);
+int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err);
+int stsl_sink_end(stsl_sink *s, const stsl_stats *stats, int complete, const char *message,
+                  stsl_error *err);
+/* Destroys the sink's content and sets s->ops = NULL. NULL-safe. */
+void stsl_sink_free(stsl_sink *s);
+
+/* A sink forwarding to `a` then `b`; takes ownership of both. */
+int stsl_sink_tee(stsl_sink a, stsl_sink b, stsl_sink *out, stsl_error *err);
+
+/* Index of a named column in `layout`, or -1. */
+int stsl_layout_find(const stsl_layout *layout, const char *name);
+
+#endif

@@ -1,0 +1,60 @@
+#include "test/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (rtol * fabs(ref[i]) + atol);
+        double d = (a[i] - ref[i]) * w;
+        s += d * d;
+    }
+    return n > 0 ? sqrt(s / n) : 0.0;
+}
+
+double tu_wrms1(double a, double ref, double rtol, double atol)
+{
+    return tu_wrms(&a, &ref, 1, rtol, atol);
+}
+
+int tu_run_cli(const char *args, char *out, size_t outsz)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", STSL_CLI, args);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, outsz ? outsz - 1 : 0, p);
+    if (outsz) out[n] = '\0';
+    char sink[4096];
+    while (fread(sink, 1, sizeof sink, p) > 0) {
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void tu_mkdtemp(char *buf, size_t bufsz)
+{
+    snprintf(buf, bufsz, "/tmp/stsl_test_XXXXXX");
+    if (!mkdtemp(buf)) buf[0] = '\0';
+}
+
+int tu_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int tu_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}

@@ -1,0 +1,24 @@
+/* testutil.h - small helpers shared by the tests (cmocka). */
+#ifndef STSL_TESTUTIL_H
+#define STSL_TESTUTIL_H
+
+#include <stddef.h>
+
+/* Weighted RMS norm of (a - ref) with weights 1/(rtol |ref| + atol): < 1
+ * means "equal within the tolerance" (STYLE.md, rule 7). */
+double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol);
+/* The same for one value. */
+double tu_wrms1(double a, double ref, double rtol, double atol);
+
+/* Run the stickslip executable with `args` (a shell-quoted string), merging
+ * stdout and stderr into `out` (truncated to outsz). Returns the exit code. */
+int tu_run_cli(const char *args, char *out, size_t outsz);
+
+/* A fresh temporary directory (static buffer per call site is the caller's). */
+void tu_mkdtemp(char *buf, size_t bufsz);
+/* Write text to a file; returns 0 on success. */
+int tu_write_file(const char *path, const char *text);
+/* 1 when the file exists. */
+int tu_file_exists(const char *path);
+
+#endif
