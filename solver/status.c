@@ -41,7 +41,15 @@ int stsl_error_wrap(stsl_error *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    /* Build "prefix: old" piecewise; truncation of a long message is fine. */
+    size_t n = strlen(prefix);
+    if (n > sizeof err->msg - 3) n = sizeof err->msg - 3;
+    memcpy(err->msg, prefix, n);
+    memcpy(err->msg + n, ": ", 2);
+    size_t room = sizeof err->msg - n - 3;
+    size_t m = strnlen(old, room);
+    memcpy(err->msg + n + 2, old, m);
+    err->msg[n + 2 + m] = '\0';
     return err->code;
 }
 
