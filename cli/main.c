@@ -1,3 +1,282 @@
-/* placeholder: replaced by the real command */
+/* main.c - the `stickslip` command: run, check, info.
+ *
+ * Exit codes: 0 ok, 2 bad input (configuration, arguments, unreadable
+ * result), 3 solver failure (the result file is still written, marked
+ * incomplete), 1 anything else (I/O). */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
-int main(void) { return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/config.h"
+#include "io/csv_sink.h"
+#include "io/h5_read.h"
+#include "io/h5_sink.h"
+#include "models/element.h"
+#include "solver/hybrid.h"
+#include "stsl_version.h"
+
+#define MAX_SETS 256
+
+static const char *const main_usage =
+    "usage: stickslip <command> [options]\n"
+    "\n"
+    "Exact simulation of elements with dry friction (stick, slip, reversal,\n"
+    "breakaway, end stops), mode by mode with CVODE; results in HDF5.\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG     simulate a configuration and write the result file\n"
+    "  check CONFIG   validate a configuration without simulating\n"
+    "  info RESULT    summarise a result file and list its events\n"
+    "\n"
+    "options:\n"
+    "  -h, --help     this help (also after a command: stickslip run --help)\n"
+    "  --version      print the version\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete)\n";
+
+static const char *const run_usage =
+    "usage: stickslip run CONFIG [-o OUT.h5] [--csv PREFIX] [--set KEY=VALUE]... [--quiet]\n"
+    "\n"
+    "Simulate CONFIG (YAML) and write the result as HDF5.\n"
+    "\n"
+    "  -o, --output OUT.h5   result file (default: output.file from the config,\n"
+    "                        else results/<config name>.h5)\n"
+    "  --csv PREFIX          also write PREFIX_trajectory.csv and PREFIX_events.csv\n"
+    "  --set KEY=VALUE       override a configuration key, e.g. --set simulation.t_end=2\n"
+    "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, value: 5}')\n"
+    "  -q, --quiet           print nothing but errors\n"
+    "  -h, --help            this help\n";
+
+static const char *const check_usage =
+    "usage: stickslip check CONFIG [--set KEY=VALUE]... [--print]\n"
+    "\n"
+    "Validate CONFIG; exit 0 when valid, 2 with a FILE:LINE: key: message when not.\n"
+    "\n"
+    "  --set KEY=VALUE       override a configuration key (repeatable)\n"
+    "  -p, --print           print the effective configuration (defaults filled in)\n"
+    "  -h, --help            this help\n";
+
+static const char *const info_usage =
+    "usage: stickslip info RESULT.h5 [--events N]\n"
+    "\n"
+    "Print the summary of a result file: completion, statistics, time per mode,\n"
+    "event counts by kind and the event table.\n"
+    "\n"
+    "  -n, --events N        list at most N events (default 50; -1 for all)\n"
+    "  -h, --help            this help\n";
+
+static int error_exit(const stsl_error *err)
+{
+    fprintf(stderr, "stickslip: error: %s\n", err->msg);
+    return stsl_exit_code(err->code);
+}
+
+static int usage_error(const char *usage, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "stickslip: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n%s", usage);
+    return 2;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+typedef struct run_args {
+    const char *config, *output, *csv;
+    const char *sets[MAX_SETS];
+    int n_sets, quiet, print;
+    long max_events;
+} run_args;
+
+static void progress_line(void *ctx, double t, double t_end)
+{
+    (void)ctx;
+    fprintf(stderr, "\rstickslip: t = %.4g / %.4g s (%3.0f%%)", t, t_end, 100.0 * t / t_end);
+    fflush(stderr);
+}
+
+static void default_output(const stsl_config *cfg, char *buf, size_t n)
+{
+    if (cfg->output_file[0])
+        snprintf(buf, n, "%s", cfg->output_file);
+    else
+        snprintf(buf, n, "results/%s.h5", cfg->name);
+}
+
+static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
+                     stsl_error *err)
+{
+    int rc = stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
+    if (rc || !a->csv) return rc;
+    stsl_sink csv = {0};
+    if ((rc = stsl_csv_sink_create(a->csv, &csv, err))) {
+        stsl_sink_free(sink);
+        return rc;
+    }
+    stsl_sink h5 = *sink;
+    return stsl_sink_tee(h5, csv, sink, err);
+}
+
+static void print_summary(const char *out, int quiet)
+{
+    if (quiet) return;
+    stsl_h5_result res;
+    stsl_error err;
+    if (stsl_h5_read(out, &res, &err)) {
+        fprintf(stderr, "stickslip: warning: cannot read back %s: %s\n", out, err.msg);
+        return;
+    }
+    stsl_h5_print_info(&res, stdout, 10);
+    stsl_h5_result_free(&res);
+    printf("output: %s\n", out);
+}
+
+static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_error *err)
+{
+    char *yaml = stsl_config_to_yaml(cfg);
+    if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory writing the configuration");
+    stsl_element *el = stsl_element_create(&cfg->element, err);
+    stsl_hsolver *s = NULL;
+    stsl_sink sink = {0};
+    int rc = el ? STSL_OK : err->code;
+    if (!rc) {
+        cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
+        s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
+        rc = s ? STSL_OK : err->code;
+    }
+    if (!rc) rc = make_sink(a, out, yaml, &sink, err);
+    if (!rc) {
+        double y0[2];
+        stsl_element_initial_state(el, y0);
+        rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
+        if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
+    }
+    stsl_sink_free(&sink);
+    stsl_hsolver_free(s);
+    stsl_element_free(el);
+    free(yaml);
+    return rc;
+}
+
+static int parse_common(int argc, char **argv, const char *usage, run_args *a)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
+        {"print", no_argument, NULL, 'p'},        {"events", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->max_events = 50;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:qpn:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': a->output = optarg; break;
+        case 'c': a->csv = optarg; break;
+        case 's':
+            if (a->n_sets == MAX_SETS) return usage_error(usage, "too many --set options%s", "");
+            a->sets[a->n_sets++] = optarg;
+            break;
+        case 'q': a->quiet = 1; break;
+        case 'p': a->print = 1; break;
+        case 'n': {
+            char *end;
+            a->max_events = strtol(optarg, &end, 10);
+            if (*end || end == optarg) return usage_error(usage, "--events: not a number: %s", optarg);
+            break;
+        }
+        case 'h': fputs(usage, stdout); return -1;
+        default: return usage_error(usage, "unknown or incomplete option: %s", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error(usage, "expected exactly one file argument%s", "");
+    a->config = argv[optind];
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_common(argc, argv, run_usage, &a);
+    if (rc) return rc < 0 ? 0 : rc;
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
+    char out[STSL_PATH_MAX + 16];
+    if (a.output)
+        snprintf(out, sizeof out, "%s", a.output);
+    else
+        default_output(&cfg, out, sizeof out);
+    rc = simulate(&a, &cfg, out, &err);
+    stsl_config_free(&cfg);
+    if (rc == STSL_OK) {
+        print_summary(out, a.quiet);
+        return 0;
+    }
+    int code = error_exit(&err);
+    if (code == 3) fprintf(stderr, "stickslip: results up to the failure are in %s (marked incomplete)\n", out);
+    return code;
+}
+
+/* ---- check and info ---------------------------------------------------------- */
+
+static int cmd_check(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_common(argc, argv, check_usage, &a);
+    if (rc) return rc < 0 ? 0 : rc;
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
+    if (a.print) {
+        char *yaml = stsl_config_to_yaml(&cfg);
+        if (yaml) fputs(yaml, stdout);
+        free(yaml);
+    } else {
+        printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
+               cfg.element.friction.law == STSL_LAW_STRIBECK ? "stribeck" : "coulomb");
+    }
+    stsl_config_free(&cfg);
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_common(argc, argv, info_usage, &a);
+    if (rc) return rc < 0 ? 0 : rc;
+    stsl_h5_result res;
+    stsl_error err = {0};
+    if (stsl_h5_read(a.config, &res, &err)) return error_exit(&err);
+    stsl_h5_print_info(&res, stdout, a.max_events);
+    stsl_h5_result_free(&res);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(main_usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(main_usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("stickslip %s\n", STSL_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
+    return 2;
+}

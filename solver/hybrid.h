@@ -80,6 +80,7 @@ typedef struct stsl_hmodel {
     int n_modes;
     const stsl_mode_desc *modes;
     const stsl_layout *layout;
+    const char *const *state_names; /* n_state names for messages (may be NULL) */
 } stsl_hmodel;
 
 typedef struct stsl_hsolver_opts {

@@ -1,5 +1,10 @@
 #include "test/testutil.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,4 +62,22 @@ int tu_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+void tu_assert_close(double a, double b, double tol, const char *expr, const char *file, int line)
+{
+    if (fabs(a - b) <= tol) return;
+    print_error("%s = %.17g, expected %.17g within %.3g (difference %.3g)\n", expr, a, b, tol,
+                a - b);
+    _fail(file, line);
+}
+
+void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char *expr,
+                     const char *file, int line)
+{
+    double w = tu_wrms1(a, ref, rtol, atol);
+    if (w < 1.0) return;
+    print_error("%s = %.17g, expected %.17g: weighted RMS error %.3g >= 1 (rtol %.3g, atol %.3g)\n",
+                expr, a, ref, w, rtol, atol);
+    _fail(file, line);
 }

@@ -10,6 +10,16 @@ double tu_wrms(const double *a, const double *ref, int n, double rtol, double at
 /* The same for one value. */
 double tu_wrms1(double a, double ref, double rtol, double atol);
 
+/* cmocka 1.1.5 (Debian bookworm) compares only floats: these compare
+ * doubles, |a - b| <= tol, and report both values to 17 digits on failure. */
+#define assert_close(a, b, tol) tu_assert_close((a), (b), (tol), #a, __FILE__, __LINE__)
+void tu_assert_close(double a, double b, double tol, const char *expr, const char *file, int line);
+/* Weighted RMS norm of one value below 1 (STYLE.md rule 7). */
+#define assert_wrms1(a, ref, rtol, atol)                                                       \
+    tu_assert_wrms1((a), (ref), (rtol), (atol), #a, __FILE__, __LINE__)
+void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char *expr,
+                     const char *file, int line);
+
 /* Run the stickslip executable with `args` (a shell-quoted string), merging
  * stdout and stderr into `out` (truncated to outsz). Returns the exit code. */
 int tu_run_cli(const char *args, char *out, size_t outsz);

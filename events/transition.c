@@ -1,0 +1,46 @@
+#include "events/transition.h"
+
+#include <math.h>
+
+#include "models/element.h"
+
+int stsl_decide_rest(double fn, double fs_pos, double fs_neg)
+{
+    if (fn > fs_pos) return STSL_MODE_SLIP_POS;
+    if (fn < -fs_neg) return STSL_MODE_SLIP_NEG;
+    return STSL_MODE_STUCK;
+}
+
+int stsl_decide_at_stop(int side, double fn, double fs_pos, double fs_neg)
+{
+    if (side > 0) return fn < -fs_neg ? STSL_MODE_SLIP_NEG : STSL_MODE_STOP_HIGH;
+    return fn > fs_pos ? STSL_MODE_SLIP_POS : STSL_MODE_STOP_LOW;
+}
+
+void stsl_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg, int *mode,
+                               int *kind)
+{
+    int to = stsl_decide_rest(fn, fs_pos, fs_neg);
+    *mode = to;
+    if (to == STSL_MODE_STUCK)
+        *kind = STSL_EV_STICK;
+    else if (to != from)
+        *kind = STSL_EV_REVERSAL; /* Janecek's case b: the sign flips without locking */
+    else
+        *kind = -1;
+}
+
+int stsl_decide_impact(double v_minus, double e, double a_back, double min_flight,
+                       double *v_plus)
+{
+    *v_plus = -e * v_minus;
+    if (e <= 0.0 || *v_plus == 0.0) {
+        *v_plus = 0.0;
+        return 1;
+    }
+    if (a_back > 0.0 && 2.0 * fabs(*v_plus) / a_back < min_flight) {
+        *v_plus = 0.0;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,385 @@
+/* element.c - the friction element of SPEC §1 as a hybrid model. */
+#include "models/element.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events/guards.h"
+#include "events/transition.h"
+#include "models/friction.h"
+
+/* A rebound whose flight back to the stop would last less than this (in
+ * seconds, relative to max(1, |t|)) is not resolved: the element comes to
+ * rest on the stop.  The bounces it leaves out would add up to at most
+ * min_flight / (1 - e) seconds, far below any tolerance a user asks for, and
+ * it keeps the number of impacts finite (about log(min_flight / flight_1) /
+ * log(e)). */
+#define MIN_FLIGHT_REL 1e-9
+/* Samples per natural period that bound a step in the slip modes, so that
+ * CVODE cannot step over a velocity or stop guard that crosses twice. */
+#define SAMPLES_PER_NATURAL_PERIOD 20.0
+
+struct stsl_element {
+    stsl_element_params p;
+    stsl_signal *fa, *load, *base, *anchor;
+    int load_varies;
+    int has_base;
+    double t_seg; /* start of the current segment: selects one-sided input limits */
+    double natural_step;
+    stsl_hmodel model;
+};
+
+/* Inputs at time t, on the side of a discontinuity the current segment sees. */
+typedef struct inputs {
+    double fa, load;
+    double xb, vb, ab; /* base motion */
+    double xa, va;     /* anchor motion */
+} inputs;
+
+static void eval_inputs(const stsl_element *e, double t, inputs *in)
+{
+    int left = t > e->t_seg;
+    double b[3] = {0, 0, 0}, a[3] = {0, 0, 0};
+    in->fa = stsl_signal_value(e->fa, t, left);
+    in->load = stsl_signal_value(e->load, t, left);
+    stsl_signal_eval(e->base, t, left, b);
+    if (e->p.has_anchor) stsl_signal_eval(e->anchor, t, left, a);
+    in->xb = b[0];
+    in->vb = b[1];
+    in->ab = b[2];
+    in->xa = a[0];
+    in->va = a[1];
+}
+
+/* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1). */
+static double net_force(const stsl_element *e, const inputs *in, double x, double v)
+{
+    const stsl_element_params *p = &e->p;
+    double stretch = x - p->free_position, rate = v;
+    if (p->has_anchor) {
+        stretch = x + in->xb - in->xa - p->free_position;
+        rate = v + in->vb - in->va;
+    }
+    return in->fa + in->load - p->stiffness * stretch - p->damping * rate - p->mass * in->ab;
+}
+
+typedef struct forces {
+    double fn;
+    double fd_pos, fs_pos, fd_neg, fs_neg;
+} forces;
+
+static void eval_forces(const stsl_element *e, const inputs *in, double x, double v, forces *f)
+{
+    f->fn = net_force(e, in, x, v);
+    stsl_friction_levels(&e->p.friction, +1, in->load, &f->fd_pos, &f->fs_pos);
+    stsl_friction_levels(&e->p.friction, -1, in->load, &f->fd_neg, &f->fs_neg);
+}
+
+/* Dry friction F_f (the force entering as -F_f) while slipping. */
+static double slip_friction(const stsl_element *e, const forces *f, int mode, double v)
+{
+    if (mode == STSL_MODE_SLIP_POS)
+        return stsl_friction_slip(&e->p.friction, f->fd_pos, f->fs_pos, fabs(v));
+    return -stsl_friction_slip(&e->p.friction, f->fd_neg, f->fs_neg, fabs(v));
+}
+
+/* ---- hybrid model ops ---------------------------------------------------- */
+
+static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
+{
+    const stsl_element *e = self;
+    if (mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG) {
+        ydot[0] = ydot[1] = 0.0;
+        return 0;
+    }
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    ydot[0] = y[1];
+    ydot[1] = (f.fn - slip_friction(e, &f, mode, y[1])) / e->p.mass;
+    return 0;
+}
+
+static int el_guards(void *self, int mode, double t, const double *y, double *g)
+{
+    const stsl_element *e = self;
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    stsl_guard_in gi = {f.fn,         f.fs_pos,     f.fs_neg,     y[0],
+                        y[1],         in.load,      e->p.x_min,   e->p.x_max,
+                        e->p.has_stops, e->load_varies};
+    stsl_guards_eval(mode, &gi, g);
+    return 0;
+}
+
+static double el_max_step(void *self, int mode, double t)
+{
+    const stsl_element *e = self;
+    double h = stsl_signal_max_step(e->fa, t);
+    h = fmin(h, stsl_signal_max_step(e->load, t));
+    h = fmin(h, stsl_signal_max_step(e->base, t));
+    h = fmin(h, stsl_signal_max_step(e->anchor, t));
+    if (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) h = fmin(h, e->natural_step);
+    return h;
+}
+
+static double el_next_time_event(void *self, double t)
+{
+    const stsl_element *e = self;
+    double te = stsl_signal_next_event(e->fa, t);
+    te = fmin(te, stsl_signal_next_event(e->load, t));
+    te = fmin(te, stsl_signal_next_event(e->base, t));
+    return fmin(te, stsl_signal_next_event(e->anchor, t));
+}
+
+static void el_outputs(void *self, int mode, double t, const double *y, double *c)
+{
+    const stsl_element *e = self;
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    double ff = 0.0, r = 0.0;
+    switch (mode) {
+    case STSL_MODE_SLIP_POS:
+    case STSL_MODE_SLIP_NEG: ff = slip_friction(e, &f, mode, y[1]); break;
+    case STSL_MODE_STUCK: ff = f.fn; break;
+    /* On a stop the stop carries the compressive part, friction the rest. */
+    case STSL_MODE_STOP_HIGH:
+        r = fmax(f.fn, 0.0);
+        ff = fmin(f.fn, 0.0);
+        break;
+    case STSL_MODE_STOP_LOW:
+        r = fmax(-f.fn, 0.0);
+        ff = fmax(f.fn, 0.0);
+        break;
+    }
+    c[STSL_COL_X] = y[0];
+    c[STSL_COL_V] = y[1];
+    c[STSL_COL_A] = (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG)
+                        ? (f.fn - ff) / e->p.mass
+                        : 0.0;
+    c[STSL_COL_FRICTION] = ff;
+    c[STSL_COL_NET_FORCE] = f.fn;
+    c[STSL_COL_STOP_REACTION] = r;
+    c[STSL_COL_X_BASE] = in.xb;
+    c[STSL_COL_V_BASE] = in.vb;
+}
+
+/* ---- transitions ---------------------------------------------------------- */
+
+/* Forces at (t, y) seen from the segment that starts at t. */
+static void forces_now(stsl_element *e, double t, const double *y, forces *f)
+{
+    inputs in;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], f);
+}
+
+/* Which stop the element is on: +1 at x_max, -1 at x_min, 0 neither. */
+static int stop_side(const stsl_element *e, double x)
+{
+    if (!e->p.has_stops) return 0;
+    if (x >= e->p.x_max) return +1;
+    if (x <= e->p.x_min) return -1;
+    return 0;
+}
+
+/* Impact on the stop `side` (+1 high, -1 low) with the current velocity. */
+static void impact(stsl_element *e, int side, double t, double *y, stsl_transition *out)
+{
+    y[0] = side > 0 ? e->p.x_max : e->p.x_min;
+    double vm = y[1];
+    /* Acceleration back towards the stop after a rebound: in the slip mode
+     * away from the stop, measured towards it. */
+    forces f;
+    y[1] = 0.0;
+    forces_now(e, t, y, &f);
+    double a_back = side > 0 ? (f.fn + f.fd_neg) / e->p.mass : -(f.fn - f.fd_pos) / e->p.mass;
+    double vp;
+    double min_flight = MIN_FLIGHT_REL * fmax(1.0, fabs(t));
+    if (stsl_decide_impact(vm, e->p.restitution, a_back, min_flight, &vp)) {
+        y[1] = 0.0;
+        out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
+        out->kind = STSL_EV_STOP_CONTACT;
+        out->again = 1; /* may be pulled off at once: recheck */
+        return;
+    }
+    y[1] = vp;
+    out->mode = side > 0 ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
+    out->kind = STSL_EV_IMPACT;
+}
+
+/* The mode that state (t, y) calls for, independent of the previous mode:
+ * the initial mode, and the mode after an input discontinuity. */
+static void mode_from_state(stsl_element *e, double t, double *y, stsl_transition *out)
+{
+    int side = stop_side(e, y[0]);
+    if (side != 0 && y[1] * side > 0.0) { /* moving into a stop */
+        impact(e, side, t, y, out);
+        return;
+    }
+    if (y[1] > 0.0) {
+        out->mode = STSL_MODE_SLIP_POS;
+    } else if (y[1] < 0.0) {
+        out->mode = STSL_MODE_SLIP_NEG;
+    } else {
+        forces f;
+        forces_now(e, t, y, &f);
+        out->mode = side ? stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg)
+                         : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
+    }
+}
+
+static void on_guard(stsl_element *e, int mode, const int *fired, double t, double *y,
+                     stsl_transition *out)
+{
+    forces f;
+    if (mode == STSL_MODE_STUCK) {
+        y[1] = 0.0;
+        out->mode = fired[STSL_G_BREAK_POS] ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
+        out->kind = STSL_EV_BREAKAWAY;
+    } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
+        y[1] = 0.0;
+        out->mode = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
+        out->kind = STSL_EV_STOP_RELEASE;
+    } else if (fired[STSL_G_STOP]) {
+        impact(e, mode == STSL_MODE_SLIP_POS ? +1 : -1, t, y, out);
+    } else if (fired[STSL_G_VZERO]) {
+        y[1] = 0.0;
+        forces_now(e, t, y, &f);
+        stsl_decide_velocity_zero(mode, f.fn, f.fs_pos, f.fs_neg, &out->mode, &out->kind);
+    } else if (fired[STSL_G_LOAD]) {
+        out->kind = STSL_EV_LOAD_REVERSAL; /* same mode, other friction branch: restart */
+    }
+}
+
+/* An input discontinuity: a jump of the base velocity is a jump of the
+ * relative velocity (the element's absolute velocity is continuous). */
+static void on_time_event(stsl_element *e, double t, double *y, stsl_transition *out)
+{
+    if (e->has_base) {
+        double before[3], after[3];
+        stsl_signal_eval(e->base, t, 1, before);
+        stsl_signal_eval(e->base, t, 0, after);
+        y[1] -= after[1] - before[1];
+    }
+    out->kind = STSL_EV_INPUT_STEP;
+    mode_from_state(e, t, y, out); /* an impact found here overrides the kind */
+}
+
+static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
+                         double *y, stsl_transition *out, stsl_error *err)
+{
+    (void)err;
+    stsl_element *e = self;
+    e->t_seg = t; /* from here on the inputs' right limits apply */
+    out->mode = mode;
+    out->kind = STSL_NO_EVENT;
+    out->again = 0;
+    switch (why) {
+    case STSL_REASON_INIT: mode_from_state(e, t, y, out); break;
+    case STSL_REASON_GUARD: on_guard(e, mode, fired, t, y, out); break;
+    case STSL_REASON_TIME: on_time_event(e, t, y, out); break;
+    case STSL_REASON_RECHECK:
+        if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
+            forces f;
+            forces_now(e, t, y, &f);
+            int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
+            out->mode = stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg);
+            if (out->mode != mode) out->kind = STSL_EV_STOP_RELEASE;
+        }
+        break;
+    }
+    return STSL_OK;
+}
+
+static const stsl_hmodel_ops element_ops = {el_rhs,      el_guards,          el_transition,
+                                            el_max_step, el_next_time_event, el_outputs};
+
+/* ---- layout ------------------------------------------------------------------ */
+
+static const char *const kind_names[STSL_N_EVENT_KINDS] = {
+    "stick", "breakaway", "reversal", "impact", "stop_contact", "stop_release", "load_reversal",
+    "input_step"};
+static const char *const mode_names[STSL_N_MODES] = {"STUCK", "SLIP_POS", "SLIP_NEG", "STOP_LOW",
+                                                     "STOP_HIGH"};
+static const char *const state_names[2] = {"x", "v"};
+
+static const stsl_column trans_cols[STSL_N_COLS] = {
+    {"x", "m"},         {"v", "m/s"},           {"a", "m/s^2"},  {"friction", "N"},
+    {"net_force", "N"}, {"stop_reaction", "N"}, {"x_base", "m"}, {"v_base", "m/s"}};
+static const stsl_column rot_cols[STSL_N_COLS] = {
+    {"x", "rad"},         {"v", "rad/s"},           {"a", "rad/s^2"},  {"friction", "N·m"},
+    {"net_force", "N·m"}, {"stop_reaction", "N·m"}, {"x_base", "rad"}, {"v_base", "rad/s"}};
+
+static const stsl_layout layouts[2] = {
+    {STSL_N_COLS, trans_cols, "s", STSL_N_MODES, mode_names, STSL_N_EVENT_KINDS, kind_names},
+    {STSL_N_COLS, rot_cols, "s", STSL_N_MODES, mode_names, STSL_N_EVENT_KINDS, kind_names},
+};
+
+const stsl_layout *stsl_element_layout(stsl_domain domain)
+{
+    return &layouts[domain == STSL_DOMAIN_ROTATIONAL ? 1 : 0];
+}
+
+/* ---- create / free ------------------------------------------------------------- */
+
+stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
+{
+    if (!(p->mass > 0.0)) {
+        stsl_error_set(err, STSL_EINPUT, "element.mass must be > 0 (got %g)", p->mass);
+        return NULL;
+    }
+    stsl_element *e = calloc(1, sizeof *e);
+    if (!e) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the element");
+        return NULL;
+    }
+    e->p = *p;
+    e->fa = stsl_signal_create(&p->active_force, err);
+    e->load = e->fa ? stsl_signal_create(&p->load, err) : NULL;
+    e->base = e->load ? stsl_signal_create(&p->base_motion, err) : NULL;
+    e->anchor = e->base ? stsl_signal_create(&p->anchor_motion, err) : NULL;
+    if (!e->anchor) {
+        stsl_element_free(e);
+        return NULL;
+    }
+    e->load_varies = !stsl_signal_is_constant(e->load);
+    e->has_base = !stsl_signal_is_constant(e->base);
+    e->t_seg = -INFINITY;
+    e->natural_step = p->stiffness > 0.0 ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) /
+                                               SAMPLES_PER_NATURAL_PERIOD
+                                         : INFINITY;
+    e->model.ops = &element_ops;
+    e->model.self = e;
+    e->model.n_state = 2;
+    e->model.n_modes = STSL_N_MODES;
+    e->model.modes = stsl_element_modes();
+    e->model.layout = stsl_element_layout(p->domain);
+    e->model.state_names = state_names;
+    return e;
+}
+
+void stsl_element_free(stsl_element *e)
+{
+    if (!e) return;
+    stsl_signal_free(e->fa);
+    stsl_signal_free(e->load);
+    stsl_signal_free(e->base);
+    stsl_signal_free(e->anchor);
+    free(e);
+}
+
+const stsl_hmodel *stsl_element_model(const stsl_element *e) { return &e->model; }
+
+void stsl_element_initial_state(const stsl_element *e, double y0[2])
+{
+    y0[0] = e->p.x0;
+    y0[1] = e->p.v0;
+}

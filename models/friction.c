@@ -1,0 +1,25 @@
+#include "models/friction.h"
+
+#include <math.h>
+
+void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd,
+                          double *fs)
+{
+    double sl = (double)s * load;
+    double d = p->dynamic;
+    if (sl < 0.0)
+        d += (1.0 / p->eff_opposing - 1.0) * fabs(load);
+    else if (sl > 0.0)
+        d += (1.0 - p->eff_aiding) * fabs(load);
+    *fd = d;
+    *fs = p->static_ratio * d;
+}
+
+double stsl_friction_slip(const stsl_friction_params *p, double fd, double fs, double speed)
+{
+    if (p->law != STSL_LAW_STRIBECK || fs == fd) return fd;
+    double r = speed / p->stribeck_velocity;
+    /* exp(-r^2) for the default delta = 2 without a pow() call in the hot path. */
+    double e = p->stribeck_exponent == 2.0 ? exp(-r * r) : exp(-pow(r, p->stribeck_exponent));
+    return fd + (fs - fd) * e;
+}

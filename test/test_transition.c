@@ -1,0 +1,110 @@
+/* The transition decisions of SPEC §1.2 as pure functions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "events/guards.h"
+#include "events/transition.h"
+#include "models/element.h"
+#include "test/testutil.h"
+
+static void rest_band_is_inclusive(void **state)
+{
+    (void)state;
+    assert_int_equal(stsl_decide_rest(0.0, 27.0, 36.0), STSL_MODE_STUCK);
+    assert_int_equal(stsl_decide_rest(27.0, 27.0, 36.0), STSL_MODE_STUCK);
+    assert_int_equal(stsl_decide_rest(-36.0, 27.0, 36.0), STSL_MODE_STUCK);
+    assert_int_equal(stsl_decide_rest(27.0000001, 27.0, 36.0), STSL_MODE_SLIP_POS);
+    assert_int_equal(stsl_decide_rest(-36.0000001, 27.0, 36.0), STSL_MODE_SLIP_NEG);
+}
+
+static void velocity_zero(void **state)
+{
+    (void)state;
+    int mode, kind;
+    /* Stick test holds: stick. */
+    stsl_decide_velocity_zero(STSL_MODE_SLIP_POS, 5.0, 10.0, 10.0, &mode, &kind);
+    assert_int_equal(mode, STSL_MODE_STUCK);
+    assert_int_equal(kind, STSL_EV_STICK);
+    /* Pulled back harder than the static limit: reversal without locking. */
+    stsl_decide_velocity_zero(STSL_MODE_SLIP_POS, -12.0, 10.0, 11.0, &mode, &kind);
+    assert_int_equal(mode, STSL_MODE_SLIP_NEG);
+    assert_int_equal(kind, STSL_EV_REVERSAL);
+    stsl_decide_velocity_zero(STSL_MODE_SLIP_NEG, 10.5, 10.0, 11.0, &mode, &kind);
+    assert_int_equal(mode, STSL_MODE_SLIP_POS);
+    assert_int_equal(kind, STSL_EV_REVERSAL);
+    /* Touching zero velocity while pushed on the same way: no event. */
+    stsl_decide_velocity_zero(STSL_MODE_SLIP_POS, 10.5, 10.0, 11.0, &mode, &kind);
+    assert_int_equal(mode, STSL_MODE_SLIP_POS);
+    assert_int_equal(kind, -1);
+}
+
+static void at_stop(void **state)
+{
+    (void)state;
+    /* Pressed into the high stop, or held there by friction: stays. */
+    assert_int_equal(stsl_decide_at_stop(+1, 100.0, 10.0, 12.0), STSL_MODE_STOP_HIGH);
+    assert_int_equal(stsl_decide_at_stop(+1, -12.0, 10.0, 12.0), STSL_MODE_STOP_HIGH);
+    /* Pulled off harder than F_S(-1): released into SLIP_NEG. */
+    assert_int_equal(stsl_decide_at_stop(+1, -12.5, 10.0, 12.0), STSL_MODE_SLIP_NEG);
+    assert_int_equal(stsl_decide_at_stop(-1, -100.0, 10.0, 12.0), STSL_MODE_STOP_LOW);
+    assert_int_equal(stsl_decide_at_stop(-1, 10.5, 10.0, 12.0), STSL_MODE_SLIP_POS);
+}
+
+static void impact_rebound(void **state)
+{
+    (void)state;
+    double vp;
+    /* e = 0: rests on the stop. */
+    assert_int_equal(stsl_decide_impact(2.0, 0.0, 5.0, 1e-9, &vp), 1);
+    assert_true(vp == 0.0);
+    /* e = 0.5: bounces back at half the speed. */
+    assert_int_equal(stsl_decide_impact(2.0, 0.5, 5.0, 1e-9, &vp), 0);
+    assert_close(vp, -1.0, 0.0);
+    /* A rebound whose flight 2|v+|/a is below the resolvable time: rests. */
+    assert_int_equal(stsl_decide_impact(1e-9, 0.5, 5.0, 1e-9, &vp), 1);
+    /* Pulled away from the stop (a_back <= 0): bounces however small. */
+    assert_int_equal(stsl_decide_impact(1e-12, 0.5, -1.0, 1e-9, &vp), 0);
+}
+
+static void guards_match_spec_table(void **state)
+{
+    (void)state;
+    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, -1.0, 1.0, 1, 1};
+    double g[STSL_MAX_GUARDS];
+    assert_int_equal(stsl_guards_eval(STSL_MODE_STUCK, &in, g), 2);
+    assert_close(g[0], 5.0 - 10.0, 0.0);
+    assert_close(g[1], -5.0 - 12.0, 0.0);
+    assert_int_equal(stsl_guards_eval(STSL_MODE_SLIP_POS, &in, g), 3);
+    assert_close(g[0], -0.2, 0.0);
+    assert_close(g[1], 0.3 - 1.0, 0.0);
+    assert_close(g[2], 7.0, 0.0);
+    assert_int_equal(stsl_guards_eval(STSL_MODE_SLIP_NEG, &in, g), 3);
+    assert_close(g[1], 0.3 + 1.0, 0.0);
+    assert_int_equal(stsl_guards_eval(STSL_MODE_STOP_HIGH, &in, g), 1);
+    assert_close(g[0], 5.0 + 12.0, 0.0);
+    assert_int_equal(stsl_guards_eval(STSL_MODE_STOP_LOW, &in, g), 1);
+    assert_close(g[0], 5.0 - 10.0, 0.0);
+    /* Without stops and with a constant load the extra guards never cross. */
+    in.has_stops = 0;
+    in.load_varies = 0;
+    stsl_guards_eval(STSL_MODE_SLIP_POS, &in, g);
+    assert_close(g[1], 1.0, 0.0);
+    assert_close(g[2], 1.0, 0.0);
+    const stsl_mode_desc *m = stsl_element_modes();
+    assert_true(m[STSL_MODE_STUCK].frozen && m[STSL_MODE_STOP_HIGH].frozen);
+    assert_false(m[STSL_MODE_SLIP_POS].frozen);
+    assert_int_equal(m[STSL_MODE_SLIP_POS].guard_dir[0], STSL_GUARD_FALLING);
+    assert_int_equal(m[STSL_MODE_SLIP_NEG].guard_dir[0], STSL_GUARD_RISING);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rest_band_is_inclusive), cmocka_unit_test(velocity_zero),
+        cmocka_unit_test(at_stop),                cmocka_unit_test(impact_rebound),
+        cmocka_unit_test(guards_match_spec_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
