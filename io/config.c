@@ -395,7 +395,7 @@ static int table_line(tabread *r, char *line)
     }
     if (!isfinite(t) || !isfinite(v)) return table_fail(r, "time and value must be finite numbers");
     if (r->b.n > 0 && !(t > r->b.t[r->b.n - 1]))
-        return table_fail(r, "times must be strictly increasing (%g after %g)", t,
+        return table_fail(r, "times must be strictly increasing (%.17g after %.17g)", t,
                           r->b.t[r->b.n - 1]);
     return table_push(r, t, v);
 }
