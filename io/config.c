@@ -1004,7 +1004,11 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
     if (strlen(path) >= STSL_PATH_MAX)
         return stsl_error_set(err, STSL_EINPUT, "%s: path too long", path);
     FILE *f = fopen(path, "rb");
-    if (!f) return stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
+    if (!f) {
+        stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
+        one_line(err);
+        return STSL_EINPUT;
+    }
     if (!yaml_parser_initialize(&p)) {
         fclose(f);
         return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
