@@ -1,0 +1,1132 @@
+/* config.c - the YAML configuration (see config.h).
+ *
+ * The file is loaded with libyaml's document API into a node graph that keeps
+ * the line of every node.  `--set` overrides are grafted into that graph
+ * before anything is validated, so an override is checked by exactly the same
+ * code as the file; the node ids a graft added are remembered so that errors
+ * in them name the `--set` argument instead of a line of the file.
+ * Validation is a walk over a fixed schema: every mapping is opened with its
+ * list of allowed keys (which rejects unknown and duplicate keys), then each
+ * key is read with its type, default and admissible range. */
+#include "io/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define KEYPATH_MAX 256
+/* Deeper override values are refused: no configuration key is nested that
+ * deep, and the bound also stops a self-referencing alias from recursing. */
+#define SET_DEPTH_MAX 32
+/* Scalars quoted in messages are cut here so that a message stays readable. */
+#define SHOW_MAX 48
+
+/* Node ids [first, last] were added to the document by the override `arg`. */
+typedef struct graft {
+    int first, last;
+    const char *arg;
+} graft;
+
+typedef struct ctx {
+    yaml_document_t doc;
+    int have_doc;
+    const char *origin;   /* names the text in messages */
+    const char *base_dir; /* resolves relative table files (NULL: as given) */
+    graft *grafts;
+    int n_grafts;
+    stsl_error *err;
+} ctx;
+
+/* A mapping being read: its node and its key path ("" at the top level). */
+typedef struct mapr {
+    ctx *c;
+    int id;
+    char path[KEYPATH_MAX];
+} mapr;
+
+/* An admissible interval; infinite ends mean "unbounded". */
+typedef struct range {
+    double lo, hi;
+    int lo_open, hi_open;
+} range;
+
+static const range R_POS = {0.0, HUGE_VAL, 1, 1};
+static const range R_NONNEG = {0.0, HUGE_VAL, 0, 1};
+static const range R_GE1 = {1.0, HUGE_VAL, 0, 1};
+static const range R_UNIT = {0.0, 1.0, 0, 0};
+static const range R_EFF_OPP = {0.0, 1.0, 1, 0};
+static const range R_LE1 = {-HUGE_VAL, 1.0, 1, 0};
+/* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
+ * would locate events too coarsely to be worth running. */
+static const range R_RTOL = {1e-14, 1e-2, 0, 0};
+
+/* ---------------------------------------------------------------- errors */
+
+static yaml_node_t *node_at(ctx *c, int id)
+{
+    return yaml_document_get_node(&c->doc, id);
+}
+
+static const char *graft_of(const ctx *c, int id)
+{
+    for (int i = 0; i < c->n_grafts; i++)
+        if (id >= c->grafts[i].first && id <= c->grafts[i].last) return c->grafts[i].arg;
+    return NULL;
+}
+
+/* "FILE:LINE: path: what", or "--set ARG: path: what" for a grafted node. */
+static int fail(ctx *c, int id, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(ctx *c, int id, const char *path, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const char *p = *path ? path : "(top level)";
+    const char *set = graft_of(c, id);
+    if (set) return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", set, p, what);
+    yaml_node_t *n = id ? node_at(c, id) : NULL;
+    long line = n ? (long)n->start_mark.line + 1 : 1;
+    return stsl_error_set(c->err, STSL_EINPUT, "%s:%ld: %s: %s", c->origin, line, p, what);
+}
+
+/* Messages are one line: values quoted from the input may hold newlines. */
+static void one_line(stsl_error *err)
+{
+    if (!err) return;
+    for (char *s = err->msg; *s; s++)
+        if (*s == '\n' || *s == '\r' || *s == '\t') *s = ' ';
+}
+
+/* How a node looks, for "expected X (got Y)". */
+static const char *describe(const yaml_node_t *n, char *buf, size_t size)
+{
+    if (n->type == YAML_MAPPING_NODE) return "a mapping";
+    if (n->type == YAML_SEQUENCE_NODE) return "a sequence";
+    const char *v = (const char *)n->data.scalar.value;
+    if (!*v && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) return "nothing";
+    int cut = strlen(v) > SHOW_MAX;
+    snprintf(buf, size, "%s'%.*s%s'",
+             n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "" : "quoted ", SHOW_MAX, v,
+             cut ? "..." : "");
+    return buf;
+}
+
+static void list_names(const char *const *names, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; names[i] && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+static void join(char *buf, const char *prefix, const char *key)
+{
+    snprintf(buf, KEYPATH_MAX, "%s%s%s", prefix, *prefix ? "." : "", key);
+}
+
+/* --------------------------------------------------------------- mappings */
+
+static const char *key_text(ctx *c, int id)
+{
+    yaml_node_t *k = node_at(c, id);
+    return k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
+}
+
+static int is_listed(const char *name, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0) return 1;
+    return 0;
+}
+
+/* Reject a key that is not a scalar, not allowed, or seen before in `n`. */
+static int check_key(const mapr *m, yaml_node_t *n, yaml_node_pair_t *p, const char *const *allowed)
+{
+    char path[KEYPATH_MAX], list[512];
+    const char *key = key_text(m->c, p->key);
+    if (!key) return fail(m->c, p->key, m->path, "keys must be plain names, not collections");
+    join(path, m->path, key);
+    if (!is_listed(key, allowed)) {
+        list_names(allowed, list, sizeof list);
+        return fail(m->c, p->key, path, "unknown key (allowed: %s)", list);
+    }
+    for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
+        const char *other = key_text(m->c, q->key);
+        if (other && strcmp(other, key) == 0)
+            return fail(m->c, p->key, path, "duplicate key (first given on line %ld)",
+                        (long)node_at(m->c, q->key)->start_mark.line + 1);
+    }
+    return STSL_OK;
+}
+
+static int map_open(ctx *c, int id, const char *path, const char *const *allowed, mapr *m)
+{
+    char got[64];
+    yaml_node_t *n = node_at(c, id);
+    if (n->type != YAML_MAPPING_NODE)
+        return fail(c, id, path, "expected a mapping (got %s)", describe(n, got, sizeof got));
+    m->c = c;
+    m->id = id;
+    snprintf(m->path, sizeof m->path, "%s", path);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        int rc = check_key(m, n, p, allowed);
+        if (rc) return rc;
+    }
+    return STSL_OK;
+}
+
+/* Value node of `key` in the mapping, 0 when absent. */
+static int map_find(const mapr *m, const char *key)
+{
+    yaml_node_t *n = node_at(m->c, m->id);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = key_text(m->c, p->key);
+        if (k && strcmp(k, key) == 0) return p->value;
+    }
+    return 0;
+}
+
+/* Open the sub-mapping `key`; *present says whether it was there. */
+static int map_sub(const mapr *m, const char *key, int required, const char *const *allowed,
+                   mapr *out, int *present)
+{
+    char path[KEYPATH_MAX];
+    int id = map_find(m, key);
+    join(path, m->path, key);
+    *present = id != 0;
+    if (!id)
+        return required ? fail(m->c, m->id, path, "missing required key (a mapping)") : STSL_OK;
+    return map_open(m->c, id, path, allowed, out);
+}
+
+/* ---------------------------------------------------------------- scalars */
+
+static int in_range(const range *r, double v)
+{
+    return (r->lo_open ? v > r->lo : v >= r->lo) && (r->hi_open ? v < r->hi : v <= r->hi);
+}
+
+/* " > 0", " in (0, 1]", ... ("" for any finite number). */
+static void range_text(const range *r, char *buf, size_t size)
+{
+    if (!r || (isinf(r->lo) && isinf(r->hi)))
+        buf[0] = '\0';
+    else if (isinf(r->hi))
+        snprintf(buf, size, " %s %g", r->lo_open ? ">" : ">=", r->lo);
+    else if (isinf(r->lo))
+        snprintf(buf, size, " %s %g", r->hi_open ? "<" : "<=", r->hi);
+    else
+        snprintf(buf, size, " in %c%g, %g%c", r->lo_open ? '(' : '[', r->lo, r->hi,
+                 r->hi_open ? ')' : ']');
+}
+
+/* YAML's spellings of infinity and NaN (.inf, -.Inf, .NaN, ...). */
+static int is_yaml_nonfinite(const char *s)
+{
+    if (*s == '+' || *s == '-') s++;
+    return strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, ".INF") == 0 ||
+           strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 || strcmp(s, ".NAN") == 0;
+}
+
+/* A number is a plain scalar that strtod consumes entirely; a quoted "1"
+ * is a string in YAML and is refused as one. */
+static int node_num(ctx *c, int id, const char *path, const range *r, double *out)
+{
+    char got[64], rt[64];
+    yaml_node_t *n = node_at(c, id);
+    range_text(r, rt, sizeof rt);
+    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return fail(c, id, path, "expected a number%s (got %s)", rt, describe(n, got, sizeof got));
+    const char *s = (const char *)n->data.scalar.value;
+    char *end;
+    double v = strtod(s, &end);
+    if (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v)))
+        return fail(c, id, path, "must be a finite number (got %s)", describe(n, got, sizeof got));
+    if (end == s || *end)
+        return fail(c, id, path, "expected a number%s (got %s)", rt, describe(n, got, sizeof got));
+    if (r && !in_range(r, v)) return fail(c, id, path, "must be%s (got %s)", rt, s);
+    *out = v;
+    return STSL_OK;
+}
+
+static int map_num(const mapr *m, const char *key, int required, double def, const range *r,
+                   double *out)
+{
+    char path[KEYPATH_MAX], rt[64];
+    int id = map_find(m, key);
+    join(path, m->path, key);
+    if (id) return node_num(m->c, id, path, r, out);
+    if (!required) {
+        *out = def;
+        return STSL_OK;
+    }
+    range_text(r, rt, sizeof rt);
+    return fail(m->c, m->id, path, "missing required key (a number%s)", rt);
+}
+
+static int node_str(ctx *c, int id, const char *path, const char **out)
+{
+    char got[64];
+    yaml_node_t *n = node_at(c, id);
+    if (n->type != YAML_SCALAR_NODE)
+        return fail(c, id, path, "expected a string (got %s)", describe(n, got, sizeof got));
+    *out = (const char *)n->data.scalar.value;
+    return STSL_OK;
+}
+
+/* One of `names` (NULL-terminated); *out is its index, `def` when absent. */
+static int map_enum(const mapr *m, const char *key, const char *const *names, int def, int *out)
+{
+    char path[KEYPATH_MAX], list[256], got[64];
+    const char *s;
+    int id = map_find(m, key);
+    join(path, m->path, key);
+    *out = def;
+    if (!id) return STSL_OK;
+    list_names(names, list, sizeof list);
+    int rc = node_str(m->c, id, path, &s);
+    if (rc) return rc;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return STSL_OK;
+        }
+    return fail(m->c, id, path, "must be one of: %s (got %s)", list,
+                describe(node_at(m->c, id), got, sizeof got));
+}
+
+/* Copy a string into a fixed field, refusing what does not fit. */
+static int copy_field(ctx *c, int id, const char *path, char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) return fail(c, id, path, "longer than %zu characters", size - 1);
+    memcpy(dst, src, n + 1);
+    return STSL_OK;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+typedef struct tabbuf {
+    double *t, *v;
+    int n, cap;
+} tabbuf;
+
+typedef struct tabread {
+    ctx *c;
+    const char *file;    /* resolved table path */
+    const char *keypath; /* inputs.X.file */
+    long line;
+    int rows_seen; /* content lines so far (a header may only be the first) */
+    tabbuf b;
+} tabread;
+
+static int table_fail(tabread *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int table_fail(tabread *r, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return stsl_error_set(r->c->err, STSL_EINPUT, "%s:%ld: %s: %s", r->file, r->line, r->keypath,
+                          what);
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+        e--;
+    *e = '\0';
+    return s;
+}
+
+/* 1 when the whole (trimmed) field is a number. */
+static int parse_field(char *s, double *out)
+{
+    char *end;
+    s = trim(s);
+    *out = strtod(s, &end);
+    return end != s && !*end;
+}
+
+static int table_push(tabread *r, double t, double v)
+{
+    tabbuf *b = &r->b;
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 64;
+        double *nt = realloc(b->t, (size_t)cap * sizeof *nt);
+        if (nt) b->t = nt;
+        double *nv = nt ? realloc(b->v, (size_t)cap * sizeof *nv) : NULL;
+        if (nv) b->v = nv;
+        if (!nt || !nv) return stsl_error_set(r->c->err, STSL_ENOMEM, "%s: out of memory", r->file);
+        b->cap = cap;
+    }
+    b->t[b->n] = t;
+    b->v[b->n] = v;
+    b->n++;
+    return STSL_OK;
+}
+
+/* One line of "time,value"; blank lines, '#' comments and a non-numeric
+ * first line (a header) are skipped. */
+static int table_line(tabread *r, char *line)
+{
+    double t, v;
+    char *s = trim(line);
+    if (!*s || *s == '#') return STSL_OK;
+    int first = r->rows_seen++ == 0;
+    char *comma = strchr(s, ',');
+    if (comma) *comma = '\0';
+    int ok_t = parse_field(s, &t);
+    if (!comma || !ok_t || strchr(comma + 1, ',') || !parse_field(comma + 1, &v)) {
+        if (first && !ok_t) return STSL_OK;
+        return table_fail(r, "expected two numbers 'time,value'");
+    }
+    if (!isfinite(t) || !isfinite(v)) return table_fail(r, "time and value must be finite numbers");
+    if (r->b.n > 0 && !(t > r->b.t[r->b.n - 1]))
+        return table_fail(r, "times must be strictly increasing (%.17g after %.17g)", t,
+                          r->b.t[r->b.n - 1]);
+    return table_push(r, t, v);
+}
+
+static int table_lines(tabread *r, FILE *f)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = STSL_OK;
+    while (rc == STSL_OK && getline(&line, &cap, f) != -1) {
+        r->line++;
+        rc = table_line(r, line);
+    }
+    free(line);
+    if (rc == STSL_OK && r->b.n < 2) {
+        if (r->line == 0) r->line = 1;
+        rc = table_fail(r, "needs at least 2 data rows (found %d)", r->b.n);
+    }
+    return rc;
+}
+
+/* Read the table of `s->file` into s->n/tt/vv; `id` is the file node. */
+static int read_table(ctx *c, int id, const char *keypath, stsl_signal_spec *s)
+{
+    FILE *f = fopen(s->file, "r");
+    if (!f) return fail(c, id, keypath, "cannot open %s: %s", s->file, strerror(errno));
+    tabread r = {.c = c, .file = s->file, .keypath = keypath};
+    int rc = table_lines(&r, f);
+    fclose(f);
+    if (rc) {
+        free(r.b.t);
+        free(r.b.v);
+        return rc;
+    }
+    s->n = r.b.n;
+    s->tt = r.b.t;
+    s->vv = r.b.v;
+    return STSL_OK;
+}
+
+/* Relative table paths are relative to the configuration's directory. */
+static int resolve_path(ctx *c, int id, const char *path, const char *file, char *out)
+{
+    const char *dir = c->base_dir;
+    if (file[0] == '/' || !dir || !*dir) return copy_field(c, id, path, out, STSL_PATH_MAX, file);
+    size_t dl = strlen(dir), fl = strlen(file);
+    int slash = dir[dl - 1] != '/';
+    if (dl + slash + fl >= STSL_PATH_MAX)
+        return fail(c, id, path, "resolved path longer than %d characters", STSL_PATH_MAX - 1);
+    memcpy(out, dir, dl);
+    if (slash) out[dl] = '/';
+    memcpy(out + dl + slash, file, fl + 1);
+    return STSL_OK;
+}
+
+/* ---------------------------------------------------------------- signals */
+
+typedef struct sig_param {
+    const char *key;
+    size_t off; /* of the double in stsl_signal_spec */
+    int required;
+    double def;
+    const range *r;
+} sig_param;
+
+typedef struct sig_kind {
+    const char *name;
+    stsl_signal_type type;
+    int n;
+    sig_param p[4];
+} sig_kind;
+
+#define P(k, field, req, def, r)                                                                   \
+    {                                                                                              \
+        k, offsetof(stsl_signal_spec, field), req, def, r                                          \
+    }
+static const sig_kind SIGNALS[] = {
+    {"constant", STSL_SIG_CONSTANT, 1, {P("value", value, 1, 0.0, NULL)}},
+    {"step",
+     STSL_SIG_STEP,
+     3,
+     {P("time", time, 1, 0.0, NULL), P("before", before, 0, 0.0, NULL),
+      P("after", after, 1, 0.0, NULL)}},
+    {"ramp",
+     STSL_SIG_RAMP,
+     3,
+     {P("start_time", start_time, 0, 0.0, NULL), P("slope", slope, 1, 0.0, NULL),
+      P("initial", initial, 0, 0.0, NULL)}},
+    {"sine",
+     STSL_SIG_SINE,
+     4,
+     {P("amplitude", amplitude, 1, 0.0, NULL), P("frequency", frequency, 1, 0.0, &R_POS),
+      P("phase", phase, 0, 0.0, NULL), P("offset", offset, 0, 0.0, NULL)}},
+    {"janecek_chirp",
+     STSL_SIG_JANECEK_CHIRP,
+     3,
+     {P("amplitude", amplitude, 1, 0.0, NULL), P("f_max", f_max, 1, 0.0, &R_POS),
+      P("t_max", t_max, 1, 0.0, &R_POS)}},
+    {"linear_chirp",
+     STSL_SIG_LINEAR_CHIRP,
+     4,
+     {P("amplitude", amplitude, 1, 0.0, NULL), P("f0", f0, 1, 0.0, &R_NONNEG),
+      P("f1", f1, 1, 0.0, &R_NONNEG), P("t1", t1, 1, 0.0, &R_POS)}},
+    {"table", STSL_SIG_TABLE, 0, {{NULL, 0, 0, 0.0, NULL}}},
+};
+#undef P
+#define N_SIGNALS ((int)(sizeof SIGNALS / sizeof SIGNALS[0]))
+
+static const char *const SIGNAL_NAMES[] = {"constant",      "step",         "ramp",  "sine",
+                                           "janecek_chirp", "linear_chirp", "table", NULL};
+static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
+
+static const sig_kind *kind_of(stsl_signal_type t)
+{
+    for (int i = 0; i < N_SIGNALS; i++)
+        if (SIGNALS[i].type == t) return &SIGNALS[i];
+    return &SIGNALS[0];
+}
+
+/* Allowed keys of a signal: `type` and its type's parameters. */
+static void signal_keys(const sig_kind *k, const char *keys[8])
+{
+    int n = 0;
+    keys[n++] = "type";
+    for (int i = 0; i < k->n; i++)
+        keys[n++] = k->p[i].key;
+    if (k->type == STSL_SIG_TABLE) {
+        keys[n++] = "file";
+        keys[n++] = "interpolation";
+    }
+    keys[n] = NULL;
+}
+
+static int table_signal(const mapr *m, stsl_interp def, stsl_signal_spec *s)
+{
+    char path[KEYPATH_MAX];
+    const char *file;
+    int interp, id = map_find(m, "file");
+    join(path, m->path, "file");
+    if (!id) return fail(m->c, m->id, path, "missing required key (a file name)");
+    int rc = node_str(m->c, id, path, &file);
+    if (!rc) rc = map_enum(m, "interpolation", INTERP_NAMES, (int)def, &interp);
+    if (!rc) rc = resolve_path(m->c, id, path, file, s->file);
+    if (rc) return rc;
+    s->interpolation = (stsl_interp)interp;
+    return read_table(m->c, id, path, s);
+}
+
+static int signal_kind(ctx *c, int id, const char *path, const sig_kind **out)
+{
+    char tpath[KEYPATH_MAX], list[256];
+    mapr raw = {.c = c, .id = id};
+    int rc, t, tid = map_find(&raw, "type");
+    join(tpath, path, "type");
+    list_names(SIGNAL_NAMES, list, sizeof list);
+    if (!tid) return fail(c, id, tpath, "missing required key (one of: %s)", list);
+    snprintf(raw.path, sizeof raw.path, "%s", path);
+    rc = map_enum(&raw, "type", SIGNAL_NAMES, 0, &t);
+    *out = &SIGNALS[t];
+    return rc;
+}
+
+static int load_signal(ctx *c, int id, const char *path, stsl_interp def, stsl_signal_spec *s)
+{
+    char got[64];
+    const char *keys[8];
+    const sig_kind *k;
+    mapr m;
+    yaml_node_t *n = node_at(c, id);
+    if (n->type != YAML_MAPPING_NODE)
+        return fail(c, id, path, "expected a signal mapping with a 'type' key (got %s)",
+                    describe(n, got, sizeof got));
+    int rc = signal_kind(c, id, path, &k);
+    if (rc) return rc;
+    signal_keys(k, keys);
+    rc = map_open(c, id, path, keys, &m);
+    memset(s, 0, sizeof *s);
+    s->type = k->type;
+    for (int i = 0; !rc && i < k->n; i++)
+        rc = map_num(&m, k->p[i].key, k->p[i].required, k->p[i].def, k->p[i].r,
+                     (double *)((char *)s + k->p[i].off));
+    if (!rc && k->type == STSL_SIG_TABLE) rc = table_signal(&m, def, s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static const char *const TOP_KEYS[] = {"description", "domain", "element", "friction",
+                                       "end_stops",   "inputs", "initial", "simulation",
+                                       "output",      NULL};
+static const char *const ELEMENT_KEYS[] = {"mass", "spring", "damper", NULL};
+static const char *const SPRING_KEYS[] = {"stiffness", "free_position", NULL};
+static const char *const DAMPER_KEYS[] = {"coefficient", NULL};
+static const char *const FRICTION_KEYS[] = {"law",
+                                            "dynamic",
+                                            "static_ratio",
+                                            "static",
+                                            "efficiency_opposing",
+                                            "efficiency_aiding",
+                                            "stribeck_velocity",
+                                            "stribeck_exponent",
+                                            NULL};
+static const char *const STOPS_KEYS[] = {"min", "max", "restitution", NULL};
+static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
+                                         NULL};
+static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
+static const char *const SIM_KEYS[] = {"t_end", "rtol", "atol", "output_step", "max_events", NULL};
+static const char *const OUTPUT_KEYS[] = {"file", NULL};
+static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
+static const char *const LAW_NAMES[] = {"coulomb", "stribeck", NULL};
+
+static int load_element(const mapr *top, stsl_element_params *e)
+{
+    mapr m, s, d;
+    int have_s, have_d;
+    int rc = map_sub(top, "element", 1, ELEMENT_KEYS, &m, &have_s);
+    if (!rc) rc = map_num(&m, "mass", 1, 0.0, &R_POS, &e->mass);
+    if (!rc) rc = map_sub(&m, "spring", 0, SPRING_KEYS, &s, &have_s);
+    if (!rc && have_s) rc = map_num(&s, "stiffness", 1, 0.0, &R_NONNEG, &e->stiffness);
+    if (!rc && have_s) rc = map_num(&s, "free_position", 0, 0.0, NULL, &e->free_position);
+    if (!rc) rc = map_sub(&m, "damper", 0, DAMPER_KEYS, &d, &have_d);
+    if (!rc && have_d) rc = map_num(&d, "coefficient", 1, 0.0, &R_NONNEG, &e->damping);
+    return rc;
+}
+
+/* `static` (a force) is the friendlier spelling of static_ratio; it only
+ * means something when there is a dynamic level to divide by. */
+static int load_static(const mapr *m, stsl_friction_params *f)
+{
+    int sr = map_find(m, "static_ratio"), st = map_find(m, "static");
+    if (sr && st)
+        return fail(m->c, st, "friction.static",
+                    "give either friction.static or friction.static_ratio, not both");
+    if (!st) return map_num(m, "static_ratio", 0, 1.0, &R_GE1, &f->static_ratio);
+    if (!(f->dynamic > 0.0))
+        return fail(m->c, st, "friction.static",
+                    "needs friction.dynamic > 0 (use static_ratio when dynamic is 0)");
+    range r = {f->dynamic, HUGE_VAL, 0, 1};
+    double fs;
+    int rc = node_num(m->c, st, "friction.static", &r, &fs);
+    if (!rc) f->static_ratio = fs / f->dynamic;
+    return rc;
+}
+
+static int load_stribeck(const mapr *m, stsl_friction_params *f)
+{
+    static const char *const keys[] = {"stribeck_velocity", "stribeck_exponent"};
+    f->stribeck_exponent = 2.0;
+    if (f->law == STSL_LAW_STRIBECK) {
+        int rc = map_num(m, keys[0], 1, 0.0, &R_POS, &f->stribeck_velocity);
+        return rc ? rc : map_num(m, keys[1], 0, 2.0, &R_POS, &f->stribeck_exponent);
+    }
+    for (int i = 0; i < 2; i++) {
+        char path[KEYPATH_MAX];
+        int id = map_find(m, keys[i]);
+        join(path, m->path, keys[i]);
+        if (id) return fail(m->c, id, path, "only allowed with friction.law: stribeck");
+    }
+    return STSL_OK;
+}
+
+static int load_friction(const mapr *top, stsl_friction_params *f)
+{
+    mapr m;
+    int have, law;
+    int rc = map_sub(top, "friction", 1, FRICTION_KEYS, &m, &have);
+    if (!rc) rc = map_enum(&m, "law", LAW_NAMES, STSL_LAW_COULOMB, &law);
+    f->law = (stsl_law)law;
+    if (!rc) rc = map_num(&m, "dynamic", 1, 0.0, &R_NONNEG, &f->dynamic);
+    if (!rc) rc = load_static(&m, f);
+    if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
+    if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_LE1, &f->eff_aiding);
+    if (!rc) rc = load_stribeck(&m, f);
+    return rc;
+}
+
+static int load_stops(const mapr *top, stsl_element_params *e)
+{
+    mapr m;
+    int rc = map_sub(top, "end_stops", 0, STOPS_KEYS, &m, &e->has_stops);
+    if (rc || !e->has_stops) return rc;
+    rc = map_num(&m, "min", 1, 0.0, NULL, &e->x_min);
+    if (!rc) rc = map_num(&m, "max", 1, 0.0, NULL, &e->x_max);
+    if (!rc) rc = map_num(&m, "restitution", 0, 0.0, &R_UNIT, &e->restitution);
+    if (!rc && !(e->x_min < e->x_max))
+        rc = fail(m.c, map_find(&m, "max"), "end_stops.max",
+                  "must be > end_stops.min (got min %g, max %g)", e->x_min, e->x_max);
+    return rc;
+}
+
+static int load_initial(const mapr *top, stsl_element_params *e)
+{
+    mapr m = *top;
+    int have;
+    int rc = map_sub(top, "initial", 0, INITIAL_KEYS, &m, &have);
+    if (rc) return rc;
+    if (have) rc = map_num(&m, "position", 0, 0.0, NULL, &e->x0);
+    if (!rc && have) rc = map_num(&m, "velocity", 0, 0.0, NULL, &e->v0);
+    if (rc || !e->has_stops || (e->x0 >= e->x_min && e->x0 <= e->x_max)) return rc;
+    int id = have ? map_find(&m, "position") : 0;
+    return fail(m.c, id ? id : m.id, "initial.position",
+                "must lie within the end stops [%g, %g] (got %g)", e->x_min, e->x_max, e->x0);
+}
+
+static int load_inputs(const mapr *top, stsl_element_params *e)
+{
+    stsl_signal_spec *specs[4] = {&e->active_force, &e->load, &e->base_motion, &e->anchor_motion};
+    /* Forces jump where a table says; motions are differentiated twice
+     * (a_b enters the force), so they default to a smooth interpolation. */
+    static const stsl_interp defs[4] = {STSL_INTERP_LINEAR, STSL_INTERP_LINEAR, STSL_INTERP_CUBIC,
+                                        STSL_INTERP_CUBIC};
+    mapr m;
+    int have;
+    int rc = map_sub(top, "inputs", 0, INPUT_KEYS, &m, &have);
+    for (int i = 0; !rc && have && i < 4; i++) {
+        char path[KEYPATH_MAX];
+        int id = map_find(&m, INPUT_KEYS[i]);
+        join(path, m.path, INPUT_KEYS[i]);
+        if (id) rc = load_signal(m.c, id, path, defs[i], specs[i]);
+        if (i == 3) e->has_anchor = id != 0;
+    }
+    return rc;
+}
+
+static int load_sim(const mapr *top, stsl_hsolver_opts *o)
+{
+    mapr m;
+    int have;
+    double ev = 0.0;
+    int rc = map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
+    if (!rc) rc = map_num(&m, "t_end", 1, 0.0, &R_POS, &o->t_end);
+    if (!rc) rc = map_num(&m, "output_step", 0, 0.001, &R_NONNEG, &o->output_step);
+    if (!rc) rc = map_num(&m, "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
+    if (!rc) rc = map_num(&m, "atol", 0, 1e-12, &R_POS, &o->atol);
+    if (!rc) rc = map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
+    /* 1e15 keeps the count exact in a double and inside a long. */
+    if (!rc && (ev < 1.0 || ev > 1e15 || ev != floor(ev)))
+        rc = fail(m.c, map_find(&m, "max_events"), "simulation.max_events",
+                  "must be a positive integer (got %g)", ev);
+    o->max_events = (long)ev;
+    return rc;
+}
+
+static int load_output(const mapr *top, stsl_config *cfg)
+{
+    mapr m;
+    int have;
+    const char *file;
+    int rc = map_sub(top, "output", 0, OUTPUT_KEYS, &m, &have);
+    int id = have && !rc ? map_find(&m, "file") : 0;
+    if (!id) return rc;
+    rc = node_str(m.c, id, "output.file", &file);
+    return rc ? rc : copy_field(m.c, id, "output.file", cfg->output_file, STSL_PATH_MAX, file);
+}
+
+static int load_top(ctx *c, stsl_config *cfg)
+{
+    mapr top;
+    int dom = 0;
+    const char *desc;
+    stsl_element_params *e = &cfg->element;
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (!root) return fail(c, 0, "", "expected a mapping (the document is empty)");
+    int rc = map_open(c, 1, "", TOP_KEYS, &top);
+    int did = rc ? 0 : map_find(&top, "description");
+    if (did) rc = node_str(c, did, "description", &desc);
+    if (!rc) rc = map_enum(&top, "domain", DOMAIN_NAMES, 0, &dom);
+    e->domain = (stsl_domain)dom;
+    if (!rc) rc = load_element(&top, e);
+    if (!rc) rc = load_friction(&top, &e->friction);
+    if (!rc) rc = load_stops(&top, e);
+    if (!rc) rc = load_inputs(&top, e);
+    if (!rc) rc = load_initial(&top, e);
+    if (!rc) rc = load_sim(&top, &cfg->sim);
+    if (!rc) rc = load_output(&top, cfg);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static int yaml_fail(stsl_error *err, const char *where, const yaml_parser_t *p)
+{
+    /* Reader errors (bad encoding) have no problem mark, only the position. */
+    const yaml_mark_t *mk = p->error == YAML_READER_ERROR ? &p->mark : &p->problem_mark;
+    return stsl_error_set(err, STSL_EINPUT, "%s:%ld: invalid YAML: %s%s%s", where,
+                          (long)mk->line + 1, p->problem ? p->problem : "cannot be parsed",
+                          p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Load the one document of the stream into c->doc. */
+static int parse_doc(ctx *c, yaml_parser_t *p)
+{
+    yaml_document_t extra;
+    if (!yaml_parser_load(p, &c->doc)) return yaml_fail(c->err, c->origin, p);
+    c->have_doc = 1;
+    if (!yaml_document_get_root_node(&c->doc)) return STSL_OK;
+    if (!yaml_parser_load(p, &extra)) return yaml_fail(c->err, c->origin, p);
+    int more = yaml_document_get_root_node(&extra) != NULL;
+    long line = more ? (long)extra.start_mark.line + 1 : 0;
+    yaml_document_delete(&extra);
+    if (more)
+        return stsl_error_set(c->err, STSL_EINPUT,
+                              "%s:%ld: (top level): only one YAML document is allowed", c->origin,
+                              line);
+    return STSL_OK;
+}
+
+/* ---------------------------------------------------------------- --set */
+
+static int node_count(const yaml_document_t *d)
+{
+    return (int)(d->nodes.top - d->nodes.start);
+}
+
+static int bad_set(ctx *c, const char *arg)
+{
+    return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE", arg);
+}
+
+static int set_fail(ctx *c, const char *arg, const char *path, const char *what)
+{
+    return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", arg, path, what);
+}
+
+/* KEY.PATH: non-empty names separated by single dots. */
+static int split_set(const char *arg, char *key)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    if (n == 0 || n >= KEYPATH_MAX || arg[0] == '.' || arg[n - 1] == '.') return 0;
+    memcpy(key, arg, n);
+    key[n] = '\0';
+    return strstr(key, "..") == NULL;
+}
+
+/* Copy node `sid` of `src` into the main document; *out is the new id. */
+static int graft_copy(ctx *c, const char *arg, yaml_document_t *src, int sid, int depth, int *out)
+{
+    yaml_node_t *n = yaml_document_get_node(src, sid);
+    yaml_document_t *d = &c->doc;
+    int rc = STSL_OK, id = 0, k, v;
+    if (depth > SET_DEPTH_MAX) return set_fail(c, arg, "value", "nested too deeply");
+    if (n->type == YAML_SCALAR_NODE)
+        id = yaml_document_add_scalar(d, n->tag, n->data.scalar.value, (int)n->data.scalar.length,
+                                      n->data.scalar.style);
+    else if (n->type == YAML_SEQUENCE_NODE) {
+        id = yaml_document_add_sequence(d, n->tag, n->data.sequence.style);
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             id && !rc && it < n->data.sequence.items.top; it++) {
+            rc = graft_copy(c, arg, src, *it, depth + 1, &v);
+            if (!rc && !yaml_document_append_sequence_item(d, id, v)) id = 0;
+        }
+    } else {
+        id = yaml_document_add_mapping(d, n->tag, n->data.mapping.style);
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+             id && !rc && p < n->data.mapping.pairs.top; p++) {
+            rc = graft_copy(c, arg, src, p->key, depth + 1, &k);
+            if (!rc) rc = graft_copy(c, arg, src, p->value, depth + 1, &v);
+            if (!rc && !yaml_document_append_mapping_pair(d, id, k, v)) id = 0;
+        }
+    }
+    if (!rc && !id) rc = stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    *out = id;
+    return rc;
+}
+
+/* Parse VALUE as YAML and copy its root into the main document (an empty
+ * value is YAML's empty scalar, as in `key:`). */
+static int graft_value(ctx *c, const char *arg, const char *text, int *out)
+{
+    yaml_parser_t p;
+    yaml_document_t val;
+    int rc = STSL_OK;
+    if (!yaml_parser_initialize(&p))
+        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    if (!yaml_parser_load(&p, &val)) {
+        char where[KEYPATH_MAX + 8];
+        snprintf(where, sizeof where, "--set %.*s", KEYPATH_MAX, arg);
+        rc = yaml_fail(c->err, where, &p);
+        yaml_parser_delete(&p);
+        return rc;
+    }
+    if (yaml_document_get_root_node(&val))
+        rc = graft_copy(c, arg, &val, 1, 0, out);
+    else if (!(*out = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)"", 0,
+                                               YAML_PLAIN_SCALAR_STYLE)))
+        rc = stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    yaml_document_delete(&val);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* The pair of `key` in mapping `id`, NULL when absent. */
+static yaml_node_pair_t *find_pair(ctx *c, int id, const char *key)
+{
+    yaml_node_t *n = node_at(c, id);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = key_text(c, p->key);
+        if (k && strcmp(k, key) == 0) return p;
+    }
+    return NULL;
+}
+
+static int add_pair(ctx *c, const char *arg, int map, const char *key, int value)
+{
+    int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)key, (int)strlen(key),
+                                     YAML_PLAIN_SCALAR_STYLE);
+    if (!k || !yaml_document_append_mapping_pair(&c->doc, map, k, value))
+        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    return STSL_OK;
+}
+
+/* Put `value` at `key` (dotted), creating missing intermediate mappings. */
+static int place(ctx *c, const char *arg, char *key, int value)
+{
+    int cur = 1, rc = STSL_OK;
+    for (char *seg = key, *dot; !rc; seg = dot + 1) {
+        dot = strchr(seg, '.');
+        if (dot) *dot = '\0';
+        if (node_at(c, cur)->type != YAML_MAPPING_NODE) {
+            if (seg != key) seg[-1] = '\0';
+            return set_fail(c, arg, seg == key ? "(top level)" : key,
+                            "is not a mapping, so it cannot hold further keys");
+        }
+        yaml_node_pair_t *p = find_pair(c, cur, seg);
+        if (!dot) {
+            if (p) p->value = value;
+            return p ? STSL_OK : add_pair(c, arg, cur, seg, value);
+        }
+        int next =
+            p ? p->value : yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+        if (!p) rc = next ? add_pair(c, arg, cur, seg, next) : STSL_ENOMEM;
+        cur = next;
+        *dot = '.';
+    }
+    return rc == STSL_ENOMEM ? stsl_error_set(c->err, rc, "--set %s: out of memory", arg) : rc;
+}
+
+static int apply_set(ctx *c, const char *arg)
+{
+    char key[KEYPATH_MAX];
+    int value;
+    if (!arg || !split_set(arg, key)) return bad_set(c, arg ? arg : "(null)");
+    /* An empty file plus overrides is a document made of overrides. */
+    if (!yaml_document_get_root_node(&c->doc) &&
+        !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE))
+        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    int first = node_count(&c->doc) + 1;
+    int rc = graft_value(c, arg, strchr(arg, '=') + 1, &value);
+    if (!rc) rc = place(c, arg, key, value);
+    if (rc) return rc;
+    graft *g = realloc(c->grafts, (size_t)(c->n_grafts + 1) * sizeof *g);
+    if (!g) return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    c->grafts = g;
+    g[c->n_grafts++] = (graft){first, node_count(&c->doc), arg};
+    return STSL_OK;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static void set_name(stsl_config *cfg, const char *origin)
+{
+    const char *base = origin ? strrchr(origin, '/') : NULL;
+    base = base ? base + 1 : origin;
+    if (!base || !*base || *base == '<') base = "config";
+    const char *dot = strrchr(base, '.');
+    int n = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    if (n >= (int)sizeof cfg->name) n = (int)sizeof cfg->name - 1;
+    memcpy(cfg->name, base, (size_t)n);
+    cfg->name[n] = '\0';
+}
+
+/* Parse, apply the overrides, validate; the parser is set up by the caller. */
+static int load_parsed(ctx *c, yaml_parser_t *p, const char *const *sets, int n_sets,
+                       stsl_config *cfg)
+{
+    int rc = parse_doc(c, p);
+    for (int i = 0; !rc && i < n_sets; i++)
+        rc = apply_set(c, sets[i]);
+    if (!rc) rc = load_top(c, cfg);
+    if (c->have_doc) yaml_document_delete(&c->doc);
+    free(c->grafts);
+    yaml_parser_delete(p);
+    if (rc) {
+        stsl_config_free(cfg);
+        memset(cfg, 0, sizeof *cfg);
+        one_line(c->err);
+    }
+    return rc;
+}
+
+static void init_config(stsl_config *cfg, const char *source, const char *origin)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->source, sizeof cfg->source, "%s", source);
+    set_name(cfg, origin);
+}
+
+int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg,
+                     stsl_error *err)
+{
+    char dir[STSL_PATH_MAX];
+    yaml_parser_t p;
+    memset(cfg, 0, sizeof *cfg);
+    if (strlen(path) >= STSL_PATH_MAX)
+        return stsl_error_set(err, STSL_EINPUT, "%s: path too long", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
+        one_line(err);
+        return STSL_EINPUT;
+    }
+    if (!yaml_parser_initialize(&p)) {
+        fclose(f);
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+    }
+    yaml_parser_set_input_file(&p, f);
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+    memcpy(dir, path, dl);
+    dir[dl] = '\0';
+    ctx c = {.origin = path, .base_dir = dl ? dir : NULL, .err = err};
+    init_config(cfg, path, path);
+    int rc = load_parsed(&c, &p, sets, n_sets, cfg);
+    fclose(f);
+    return rc;
+}
+
+int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
+                            const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err)
+{
+    yaml_parser_t p;
+    memset(cfg, 0, sizeof *cfg);
+    if (!yaml_parser_initialize(&p)) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    ctx c = {.origin = origin && *origin ? origin : "<string>", .base_dir = base_dir, .err = err};
+    init_config(cfg, "<string>", origin);
+    return load_parsed(&c, &p, sets, n_sets, cfg);
+}
+
+void stsl_config_free(stsl_config *cfg)
+{
+    if (!cfg) return;
+    stsl_signal_spec *s[4] = {&cfg->element.active_force, &cfg->element.load,
+                              &cfg->element.base_motion, &cfg->element.anchor_motion};
+    for (int i = 0; i < 4; i++) {
+        free(s[i]->tt);
+        free(s[i]->vv);
+        s[i]->tt = s[i]->vv = NULL;
+        s[i]->n = 0;
+    }
+}
+
+/* ---------------------------------------------------------------- to_yaml */
+
+/* A YAML double-quoted string: any path survives the round trip. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        if (*u == '"' || *u == '\\')
+            fprintf(f, "\\%c", *u);
+        else if (*u < 0x20 || *u == 0x7f)
+            fprintf(f, "\\x%02x", *u);
+        else
+            fputc(*u, f);
+    }
+    fputc('"', f);
+}
+
+static void put_signal(FILE *f, const char *key, const stsl_signal_spec *s)
+{
+    const sig_kind *k = kind_of(s->type);
+    fprintf(f, "  %s: {type: %s", key, k->name);
+    for (int i = 0; i < k->n; i++)
+        fprintf(f, ", %s: %.17g", k->p[i].key, *(const double *)((const char *)s + k->p[i].off));
+    if (s->type == STSL_SIG_TABLE) {
+        fputs(", file: ", f);
+        put_quoted(f, s->file);
+        fprintf(f, ", interpolation: %s", INTERP_NAMES[s->interpolation == STSL_INTERP_CUBIC]);
+    }
+    fputs("}\n", f);
+}
+
+static void put_element(FILE *f, const stsl_element_params *e)
+{
+    const stsl_friction_params *fr = &e->friction;
+    fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
+    fprintf(f, "element:\n  mass: %.17g\n", e->mass);
+    fprintf(f, "  spring: {stiffness: %.17g, free_position: %.17g}\n", e->stiffness,
+            e->free_position);
+    fprintf(f, "  damper: {coefficient: %.17g}\n", e->damping);
+    fprintf(f, "friction:\n  law: %s\n  dynamic: %.17g\n  static_ratio: %.17g\n",
+            LAW_NAMES[fr->law == STSL_LAW_STRIBECK], fr->dynamic, fr->static_ratio);
+    fprintf(f, "  efficiency_opposing: %.17g\n  efficiency_aiding: %.17g\n", fr->eff_opposing,
+            fr->eff_aiding);
+    if (fr->law == STSL_LAW_STRIBECK)
+        fprintf(f, "  stribeck_velocity: %.17g\n  stribeck_exponent: %.17g\n",
+                fr->stribeck_velocity, fr->stribeck_exponent);
+    if (e->has_stops)
+        fprintf(f, "end_stops: {min: %.17g, max: %.17g, restitution: %.17g}\n", e->x_min, e->x_max,
+                e->restitution);
+    fputs("inputs:\n", f);
+    put_signal(f, "active_force", &e->active_force);
+    put_signal(f, "load", &e->load);
+    put_signal(f, "base_motion", &e->base_motion);
+    if (e->has_anchor) put_signal(f, "anchor_motion", &e->anchor_motion);
+    fprintf(f, "initial: {position: %.17g, velocity: %.17g}\n", e->x0, e->v0);
+}
+
+char *stsl_config_to_yaml(const stsl_config *cfg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fputs("# stickslip: effective configuration, every default filled in\n", f);
+    put_element(f, &cfg->element);
+    fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
+            cfg->sim.output_step);
+    fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n", cfg->sim.rtol, cfg->sim.atol,
+            cfg->sim.max_events);
+    if (cfg->output_file[0]) {
+        fputs("output: {file: ", f);
+        put_quoted(f, cfg->output_file);
+        fputs("}\n", f);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
