@@ -80,7 +80,9 @@ static void paths(char *dir, size_t dn, char *path, char *tmp, size_t pn)
     assert_true(dir[0] != '\0');
     /* Two directory levels that do not exist yet: create() must make them. */
     snprintf(path, pn, "%s/out/sub/run.h5", dir);
-    snprintf(tmp, pn, "%s.tmp", path);
+    /* tmp has room for path plus ".tmp" (callers size it pn + 8). */
+    strcpy(tmp, path);
+    strcat(tmp, ".tmp");
 }
 
 static void rm_rf(const char *dir)
@@ -110,7 +112,7 @@ static void check_str_attr(hid_t obj, const char *name, const char *want)
 static void test_h5_roundtrip(void **state)
 {
     (void)state;
-    char dir[256], path[512], tmp[512];
+    char dir[256], path[512], tmp[520];
     paths(dir, sizeof dir, path, tmp, sizeof path);
     stsl_error err;
     stsl_sink s;
@@ -248,7 +250,7 @@ static void test_h5_roundtrip(void **state)
 static void test_h5_incomplete_and_info(void **state)
 {
     (void)state;
-    char dir[256], path[512], tmp[512];
+    char dir[256], path[512], tmp[520];
     paths(dir, sizeof dir, path, tmp, sizeof path);
     stsl_error err;
     stsl_sink s;
@@ -288,7 +290,7 @@ static void test_h5_incomplete_and_info(void **state)
 static void test_h5_empty_events_and_missing_columns(void **state)
 {
     (void)state;
-    char dir[256], path[512], tmp[512];
+    char dir[256], path[512], tmp[520];
     paths(dir, sizeof dir, path, tmp, sizeof path);
     stsl_error err;
     stsl_sink s;
@@ -328,7 +330,7 @@ static void test_h5_empty_events_and_missing_columns(void **state)
 static void test_h5_destroy_without_end(void **state)
 {
     (void)state;
-    char dir[256], path[512], tmp[512];
+    char dir[256], path[512], tmp[520];
     paths(dir, sizeof dir, path, tmp, sizeof path);
     stsl_error err;
     stsl_sink s;
@@ -346,7 +348,7 @@ static void test_h5_destroy_without_end(void **state)
 static void test_h5_streaming(void **state)
 {
     (void)state;
-    char dir[256], path[512], tmp[512];
+    char dir[256], path[512], tmp[520];
     paths(dir, sizeof dir, path, tmp, sizeof path);
     stsl_error err;
     stsl_sink s;
