@@ -14,6 +14,7 @@ typedef struct stsl_h5_event {
 } stsl_h5_event;
 
 typedef struct stsl_h5_result {
+    char path[4096]; /* the file read, for messages and print_info */
     char program[64], version[64], created_utc[64];
     int complete;
     char message[1024];
@@ -23,6 +24,9 @@ typedef struct stsl_h5_result {
     stsl_h5_event *events; /* malloc'd */
     stsl_stats stats;
     char mode_names[STSL_MAX_MODES][24];
+    double t_first, t_last; /* first and last /trajectory/t; NaN without samples */
+    /* `units` attributes of /trajectory/{t,x,v,net_force,friction} ("" if absent). */
+    char time_units[24], x_units[24], v_units[24], net_force_units[24], friction_units[24];
 } stsl_h5_result;
 
 /* Read the root attributes, /config, /events and /stats (not the

@@ -1,0 +1,495 @@
+/* h5_read.c - reading a result file written by io/h5_sink.c back.
+ *
+ * Every failure is STSL_EINPUT naming the file and the object that is
+ * missing or unreadable: a file given to `stickslip info` is user input. */
+#include "io/h5_read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *data)
+{
+    /* Walking upward, entry 0 is the innermost (most specific) error. */
+    if (n == 0 && e->desc) snprintf(data, 512, "%s", e->desc);
+    return 0;
+}
+
+/* STSL_EINPUT "FILE: WHAT", with HDF5's innermost error description when
+ * there is one.  Call it right after the failing call. */
+static int bad(stsl_error *err, const char *file, const char *what)
+{
+    char desc[512] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, desc);
+    if (!desc[0]) return stsl_error_set(err, STSL_EINPUT, "%s: %s", file, what);
+    return stsl_error_set(err, STSL_EINPUT, "%s: %s (HDF5: %s)", file, what, desc);
+}
+
+/* Open `path` read-only after checking that it exists and is HDF5, so that
+ * the two common user errors get plain messages. */
+static hid_t open_file(const char *path, stsl_error *err)
+{
+    struct stat st;
+    /* Our messages say what went wrong; HDF5's stack dump would only repeat it. */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!path || stat(path, &st) != 0) {
+        stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path ? path : "(null)",
+                       strerror(errno));
+        return -1;
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        stsl_error_set(err, STSL_EINPUT, "%s: not an HDF5 file", path);
+        return -1;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) bad(err, path, "cannot open the HDF5 file");
+    return f;
+}
+
+/* A scalar string (fixed- or variable-length) from an attribute (is_attr)
+ * or a dataset, as a malloc'd C string; NULL on failure. */
+static char *read_string(hid_t id, int is_attr)
+{
+    char *out = NULL;
+    hid_t ftype = is_attr ? H5Aget_type(id) : H5Dget_type(id);
+    hid_t mtype = -1;
+    if (ftype < 0) return NULL;
+    if (H5Tget_class(ftype) != H5T_STRING) goto done;
+    if ((mtype = H5Tcopy(ftype)) < 0) goto done;
+    htri_t vl = H5Tis_variable_str(ftype);
+    if (vl < 0) goto done;
+    if (vl) {
+        char *p = NULL;
+        herr_t r = is_attr ? H5Aread(id, mtype, &p)
+                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
+        if (r < 0) goto done;
+        size_t n = p ? strlen(p) : 0;
+        if ((out = malloc(n + 1))) {
+            if (n) memcpy(out, p, n);
+            out[n] = '\0';
+        }
+        H5free_memory(p);
+    } else {
+        size_t n = H5Tget_size(ftype);
+        if (n == 0 || !(out = calloc(n + 1, 1))) goto done;
+        herr_t r = is_attr ? H5Aread(id, mtype, out)
+                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+        if (r < 0) {
+            free(out);
+            out = NULL;
+        }
+    }
+done:
+    if (mtype >= 0) H5Tclose(mtype);
+    H5Tclose(ftype);
+    return out;
+}
+
+/* String attribute `name` of `obj` into buf; 0 or -1. */
+static int attr_str(hid_t obj, const char *name, char *buf, size_t n)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    char *s = read_string(a, 1);
+    H5Aclose(a);
+    if (!s) return -1;
+    snprintf(buf, n, "%s", s);
+    free(s);
+    return 0;
+}
+
+/* Numeric scalar attribute, converted by HDF5 to `mtype`; 0 or -1. */
+static int attr_num(hid_t obj, const char *name, hid_t mtype, void *val)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t t = H5Aget_type(a);
+    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    int rc = (c == H5T_INTEGER || c == H5T_FLOAT) && H5Aread(a, mtype, val) >= 0 ? 0 : -1;
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
+/* Length of a 1-D dataset, or -1. */
+static long ds_length(hid_t d)
+{
+    hid_t sp = H5Dget_space(d);
+    if (sp < 0) return -1;
+    hsize_t dim = 0;
+    long n = H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1
+                 ? (long)dim
+                 : -1;
+    H5Sclose(sp);
+    return n;
+}
+
+/* Element i of a 1-D float64 dataset, NaN if unreadable. */
+static double ds_at(hid_t d, hsize_t i)
+{
+    double v = NAN;
+    hsize_t one = 1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
+    if (fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &i, NULL, &one, NULL) >= 0 &&
+        H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &v) < 0)
+        v = NAN;
+    if (ms >= 0) H5Sclose(ms);
+    if (fs >= 0) H5Sclose(fs);
+    return v;
+}
+
+/* "0 STUCK, 1 SLIP_POS, ..." into res->mode_names; returns the mode count. */
+static int parse_mode_names(const char *s, stsl_h5_result *res)
+{
+    int n = 0;
+    while (*s) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        if (!*s) break;
+        char *end;
+        long idx = strtol(s, &end, 10);
+        if (end == s) return -1;
+        s = end;
+        while (*s == ' ')
+            s++;
+        size_t len = strcspn(s, ",");
+        while (len > 0 && s[len - 1] == ' ')
+            len--;
+        if (idx < 0 || idx >= STSL_MAX_MODES) return -1;
+        if (len >= sizeof res->mode_names[0]) len = sizeof res->mode_names[0] - 1;
+        memcpy(res->mode_names[idx], s, len);
+        res->mode_names[idx][len] = '\0';
+        if (idx + 1 > n) n = (int)idx + 1;
+        s += strcspn(s, ",");
+    }
+    return n;
+}
+
+/* ---- parts of the file ------------------------------------------------------ */
+
+static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
+{
+    const char *p = res->path;
+    if (attr_str(f, "program", res->program, sizeof res->program) < 0)
+        return bad(err, p, "not a stickslip result: no string attribute 'program' on /");
+    if (strcmp(res->program, "stickslip") != 0)
+        return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip result (program = '%s')", p,
+                              res->program);
+    if (attr_str(f, "version", res->version, sizeof res->version) < 0)
+        return bad(err, p, "missing attribute /version");
+    if (attr_str(f, "created_utc", res->created_utc, sizeof res->created_utc) < 0)
+        return bad(err, p, "missing attribute /created_utc");
+    if (attr_num(f, "complete", H5T_NATIVE_INT, &res->complete) < 0)
+        return bad(err, p, "missing integer attribute /complete");
+    if (attr_str(f, "message", res->message, sizeof res->message) < 0)
+        return bad(err, p, "missing attribute /message");
+
+    if (H5Lexists(f, "config", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /config");
+    hid_t d = H5Dopen2(f, "config", H5P_DEFAULT);
+    if (d < 0) return bad(err, p, "cannot open /config");
+    res->config_yaml = read_string(d, 0);
+    H5Dclose(d);
+    if (!res->config_yaml) return bad(err, p, "/config is not a readable string");
+    return STSL_OK;
+}
+
+static void units_of(hid_t traj, const char *name, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (H5Lexists(traj, name, H5P_DEFAULT) <= 0) return;
+    hid_t d = H5Dopen2(traj, name, H5P_DEFAULT);
+    if (d < 0) return;
+    if (attr_str(d, "units", buf, n) < 0) buf[0] = '\0';
+    H5Dclose(d);
+}
+
+static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
+{
+    const char *p = res->path;
+    int rc = STSL_OK;
+    hid_t traj = -1, t = -1, m = -1;
+    if (H5Lexists(f, "trajectory", H5P_DEFAULT) <= 0)
+        return bad(err, p, "missing group /trajectory");
+    if ((traj = H5Gopen2(f, "trajectory", H5P_DEFAULT)) < 0)
+        return bad(err, p, "cannot open /trajectory");
+    if (H5Lexists(traj, "t", H5P_DEFAULT) <= 0 || (t = H5Dopen2(traj, "t", H5P_DEFAULT)) < 0 ||
+        (res->n_samples = ds_length(t)) < 0) {
+        rc = bad(err, p, "missing 1-D dataset /trajectory/t");
+        goto done;
+    }
+    res->t_first = res->n_samples > 0 ? ds_at(t, 0) : NAN;
+    res->t_last = res->n_samples > 0 ? ds_at(t, (hsize_t)res->n_samples - 1) : NAN;
+
+    char names[1024];
+    if (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
+        (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
+        attr_str(m, "mode_names", names, sizeof names) < 0) {
+        rc = bad(err, p, "missing /trajectory/mode or its attribute mode_names");
+        goto done;
+    }
+    if ((res->stats.n_modes = parse_mode_names(names, res)) < 0) {
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /trajectory/mode mode_names '%s'",
+                            p, names);
+        goto done;
+    }
+    units_of(traj, "t", res->time_units, sizeof res->time_units);
+    units_of(traj, "x", res->x_units, sizeof res->x_units);
+    units_of(traj, "v", res->v_units, sizeof res->v_units);
+    units_of(traj, "net_force", res->net_force_units, sizeof res->net_force_units);
+    units_of(traj, "friction", res->friction_units, sizeof res->friction_units);
+done:
+    if (m >= 0) H5Dclose(m);
+    if (t >= 0) H5Dclose(t);
+    H5Gclose(traj);
+    return rc;
+}
+
+/* The memory type of stsl_h5_event; HDF5 matches compound members by name
+ * and converts int8 to int and the 16-byte null-padded kind to char[24]. */
+static hid_t event_mtype(void)
+{
+    hid_t c = -1, s = H5Tcopy(H5T_C_S1);
+    if (s < 0) return -1;
+    if (H5Tset_size(s, sizeof((stsl_h5_event *)0)->kind) < 0 ||
+        H5Tset_strpad(s, H5T_STR_NULLTERM) < 0 ||
+        (c = H5Tcreate(H5T_COMPOUND, sizeof(stsl_h5_event))) < 0)
+        goto err;
+    if (H5Tinsert(c, "t", offsetof(stsl_h5_event, t), H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(c, "kind", offsetof(stsl_h5_event, kind), s) < 0 ||
+        H5Tinsert(c, "mode_before", offsetof(stsl_h5_event, mode_before), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(c, "mode_after", offsetof(stsl_h5_event, mode_after), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(c, "x", offsetof(stsl_h5_event, x), H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(c, "v_before", offsetof(stsl_h5_event, v_before), H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(c, "v_after", offsetof(stsl_h5_event, v_after), H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(c, "net_force", offsetof(stsl_h5_event, net_force), H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(c, "friction", offsetof(stsl_h5_event, friction), H5T_NATIVE_DOUBLE) < 0)
+        goto err;
+    H5Tclose(s);
+    return c;
+err:
+    if (c >= 0) H5Tclose(c);
+    H5Tclose(s);
+    return -1;
+}
+
+static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
+{
+    const char *p = res->path;
+    int rc = STSL_OK;
+    hid_t d = -1, mt = -1, ft = -1;
+    if (H5Lexists(f, "events", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /events");
+    if ((d = H5Dopen2(f, "events", H5P_DEFAULT)) < 0) return bad(err, p, "cannot open /events");
+    long n = ds_length(d);
+    if (n < 0 || (ft = H5Dget_type(d)) < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
+        rc = bad(err, p, "/events is not a 1-D compound dataset");
+        goto done;
+    }
+    res->n_events = n;
+    if (n == 0) goto done;
+    if (!(res->events = calloc((size_t)n, sizeof *res->events))) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", p, n);
+        goto done;
+    }
+    if ((mt = event_mtype()) < 0 || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0)
+        rc = bad(err, p,
+                 "cannot read /events (members t, kind, mode_before, mode_after, x, "
+                 "v_before, v_after, net_force, friction)");
+done:
+    if (mt >= 0) H5Tclose(mt);
+    if (ft >= 0) H5Tclose(ft);
+    H5Dclose(d);
+    return rc;
+}
+
+static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
+{
+    const char *p = res->path;
+    stsl_stats *st = &res->stats;
+    int rc = STSL_OK;
+    if (H5Lexists(f, "stats", H5P_DEFAULT) <= 0) return bad(err, p, "missing group /stats");
+    hid_t g = H5Gopen2(f, "stats", H5P_DEFAULT);
+    if (g < 0) return bad(err, p, "cannot open /stats");
+    struct {
+        const char *name;
+        long *val;
+    } ints[] = {{"steps", &st->steps},
+                {"rhs_evals", &st->rhs_evals},
+                {"guard_evals", &st->guard_evals},
+                {"events", &st->events},
+                {"segments", &st->segments}};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (attr_num(g, ints[i].name, H5T_NATIVE_LONG, ints[i].val) < 0) {
+            rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p,
+                                ints[i].name);
+            goto done;
+        }
+    if (attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/wall_seconds", p);
+        goto done;
+    }
+    for (int i = 0; i < st->n_modes; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "time_%s", res->mode_names[i]);
+        if (attr_num(g, name, H5T_NATIVE_DOUBLE, &st->mode_time[i]) < 0) {
+            rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p, name);
+            goto done;
+        }
+    }
+done:
+    H5Gclose(g);
+    return rc;
+}
+
+/* ---- public ----------------------------------------------------------------- */
+
+int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
+{
+    int rc;
+    memset(res, 0, sizeof *res);
+    res->t_first = res->t_last = NAN;
+    snprintf(res->path, sizeof res->path, "%s", path ? path : "(null)");
+    hid_t f = open_file(path, err);
+    if (f < 0) return err ? err->code : STSL_EINPUT;
+    if ((rc = read_root(f, res, err)) != STSL_OK) goto err;
+    if ((rc = read_trajectory(f, res, err)) != STSL_OK) goto err;
+    if ((rc = read_events(f, res, err)) != STSL_OK) goto err;
+    if ((rc = read_stats(f, res, err)) != STSL_OK) goto err;
+    H5Fclose(f);
+    return STSL_OK;
+err:
+    H5Fclose(f);
+    stsl_h5_result_free(res);
+    return rc;
+}
+
+void stsl_h5_result_free(stsl_h5_result *res)
+{
+    if (!res) return;
+    free(res->config_yaml);
+    free(res->events);
+    res->config_yaml = NULL;
+    res->events = NULL;
+    res->n_events = 0;
+}
+
+int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
+{
+    int rc = STSL_OK;
+    hid_t d = -1, t = -1;
+    *data = NULL;
+    *n = 0;
+    hid_t f = open_file(path, err);
+    if (f < 0) return err ? err->code : STSL_EINPUT;
+    char what[256];
+    snprintf(what, sizeof what, "no float64 dataset /trajectory/%.200s", name);
+    if (H5Lexists(f, "trajectory", H5P_DEFAULT) <= 0) {
+        rc = bad(err, path, "missing group /trajectory");
+        goto done;
+    }
+    char full[256];
+    snprintf(full, sizeof full, "trajectory/%.200s", name);
+    if (strchr(name, '/') || H5Lexists(f, full, H5P_DEFAULT) <= 0 ||
+        (d = H5Dopen2(f, full, H5P_DEFAULT)) < 0 || (t = H5Dget_type(d)) < 0 ||
+        (H5Tget_class(t) != H5T_FLOAT && H5Tget_class(t) != H5T_INTEGER)) {
+        rc = bad(err, path, what);
+        goto done;
+    }
+    long len = ds_length(d);
+    if (len < 0) {
+        rc = bad(err, path, what);
+        goto done;
+    }
+    double *buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
+    if (!buf) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld values", path, len);
+        goto done;
+    }
+    if (len > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        free(buf);
+        rc = bad(err, path, what);
+        goto done;
+    }
+    *data = buf;
+    *n = len;
+done:
+    if (t >= 0) H5Tclose(t);
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    return rc;
+}
+
+static const char *mode_name(const stsl_h5_result *res, int m)
+{
+    return m >= 0 && m < res->stats.n_modes && res->mode_names[m][0] ? res->mode_names[m] : "?";
+}
+
+void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
+{
+    const stsl_stats *st = &res->stats;
+    fprintf(out, "File:        %s\n", res->path);
+    fprintf(out, "Program:     %s %s, created %s\n", res->program, res->version, res->created_utc);
+    if (res->complete)
+        fprintf(out, "Status:      complete\n");
+    else
+        fprintf(out, "Status:      INCOMPLETE: %s\n",
+                res->message[0] ? res->message : "(no message)");
+    fprintf(out, "Samples:     %ld\n", res->n_samples);
+    if (res->n_samples > 0 && !isnan(res->t_first))
+        fprintf(out, "Time span:   %.9g .. %.9g %s\n", res->t_first, res->t_last, res->time_units);
+    fprintf(out,
+            "Statistics:  %ld steps, %ld RHS evaluations, %ld guard evaluations, %ld events, "
+            "%ld segments, wall time %.3f s\n",
+            st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
+
+    double total = 0.0;
+    for (int i = 0; i < st->n_modes; i++)
+        total += st->mode_time[i];
+    if (st->n_modes > 0) fprintf(out, "Time per mode:\n");
+    for (int i = 0; i < st->n_modes; i++)
+        fprintf(out, "  %-16s %14.6g %s  %6.2f %%\n", mode_name(res, i), st->mode_time[i],
+                res->time_units, total > 0 ? 100.0 * st->mode_time[i] / total : 0.0);
+
+    /* Kinds in order of first appearance; the file's events are few enough
+     * for a quadratic count. */
+    fprintf(out, "Events:      %ld\n", res->n_events);
+    for (long i = 0; i < res->n_events; i++) {
+        long first = 0;
+        while (strcmp(res->events[first].kind, res->events[i].kind) != 0)
+            first++;
+        if (first != i) continue;
+        long count = 0;
+        for (long j = i; j < res->n_events; j++)
+            count += strcmp(res->events[j].kind, res->events[i].kind) == 0;
+        fprintf(out, "  %-16s %ld\n", res->events[i].kind, count);
+    }
+    if (res->n_events == 0) return;
+
+    char h[6][48];
+    snprintf(h[0], sizeof h[0], "t [%s]", res->time_units);
+    snprintf(h[1], sizeof h[1], "x [%s]", res->x_units);
+    snprintf(h[2], sizeof h[2], "v_before [%s]", res->v_units);
+    snprintf(h[3], sizeof h[3], "v_after [%s]", res->v_units);
+    snprintf(h[4], sizeof h[4], "net_force [%s]", res->net_force_units);
+    snprintf(h[5], sizeof h[5], "friction [%s]", res->friction_units);
+    fprintf(out, "\n%14s  %-16s %-24s %14s %16s %16s %16s %16s\n", h[0], "kind", "mode", h[1], h[2],
+            h[3], h[4], h[5]);
+    long shown = max_events < 0 || max_events > res->n_events ? res->n_events : max_events;
+    for (long i = 0; i < shown; i++) {
+        const stsl_h5_event *e = &res->events[i];
+        char modes[64];
+        snprintf(modes, sizeof modes, "%s -> %s", mode_name(res, e->mode_before),
+                 mode_name(res, e->mode_after));
+        fprintf(out, "%14.9g  %-16s %-24s %14.6g %16.6g %16.6g %16.6g %16.6g\n", e->t, e->kind,
+                modes, e->x, e->v_before, e->v_after, e->net_force, e->friction);
+    }
+    if (shown < res->n_events) fprintf(out, "... %ld more\n", res->n_events - shown);
+}
