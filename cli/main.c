@@ -174,7 +174,7 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+o:qpn:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qpn:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': a->output = optarg; break;
         case 'c': a->csv = optarg; break;

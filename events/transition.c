@@ -30,17 +30,20 @@ void stsl_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg
         *kind = -1;
 }
 
-int stsl_decide_impact(double v_minus, double e, double a_back, double min_flight,
-                       double *v_plus)
+int stsl_decide_impact(double v_minus, double e, double a_up, double min_height, double *v_plus)
 {
     *v_plus = -e * v_minus;
-    if (e <= 0.0 || *v_plus == 0.0) {
-        *v_plus = 0.0;
-        return 1;
-    }
-    if (a_back > 0.0 && 2.0 * fabs(*v_plus) / a_back < min_flight) {
-        *v_plus = 0.0;
-        return 1;
-    }
-    return 0;
+    int rests = e <= 0.0 || *v_plus == 0.0 ||
+                (a_up > 0.0 && *v_plus * *v_plus / (2.0 * a_up) < min_height);
+    if (rests) *v_plus = 0.0;
+    return rests;
+}
+
+double stsl_bounce_tail(double v_plus, double e, double a_up, double a_down)
+{
+    if (e <= 0.0 || !(a_up > 0.0) || !(a_down > 0.0)) return 0.0;
+    double r = e * sqrt(a_down / a_up);
+    if (r >= 1.0) return 0.0;
+    double v = fabs(v_plus);
+    return (v / a_up) * (1.0 + sqrt(a_up / a_down)) / (1.0 - r);
 }

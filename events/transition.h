@@ -23,12 +23,19 @@ void stsl_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg
                                int *kind);
 
 /* An impact with velocity v_minus (towards the stop) and restitution e.
- * a_back is the acceleration that brings the rebounding element back to the
- * stop (> 0: it returns).  The rebound is v_plus = -e v_minus; it is too
- * small to resolve when its flight 2|v_plus|/a_back is shorter than
- * min_flight.  Returns 1 when the element comes to rest on the stop (then
- * *v_plus = 0), 0 when it bounces. */
-int stsl_decide_impact(double v_minus, double e, double a_back, double min_flight,
-                       double *v_plus);
+ * a_up decelerates the rebounding element on its way out (> 0: it turns
+ * back) and a_down brings it back to the stop.  The rebound is
+ * v_plus = -e v_minus; it is too small to resolve when it rises less than
+ * min_height off the stop.  Returns 1 when the element comes to rest on the
+ * stop (then *v_plus = 0), 0 when it bounces. */
+int stsl_decide_impact(double v_minus, double e, double a_up, double min_height, double *v_plus);
+
+/* Duration of the bounces left out when a rebound v_plus is not resolved:
+ * with constant accelerations a_up (out) and a_down (back), each flight lasts
+ * |v|/a_up + |v|/sqrt(a_up a_down) and the next rebound is
+ * r = e sqrt(a_down/a_up) times smaller, so the flights add up to
+ * (|v_plus|/a_up)(1 + sqrt(a_up/a_down)) / (1 - r).  0 when the element
+ * would not come back (a_down <= 0) or e = 0. */
+double stsl_bounce_tail(double v_plus, double e, double a_up, double a_down);
 
 #endif

@@ -771,6 +771,9 @@ static int load_top(ctx *c, stsl_config *cfg)
     if (!rc) rc = load_initial(&top, e);
     if (!rc) rc = load_sim(&top, &cfg->sim);
     if (!rc) rc = load_output(&top, cfg);
+    /* The element resolves what the solver resolves (end-stop rebounds). */
+    e->rtol = cfg->sim.rtol;
+    e->atol = cfg->sim.atol;
     return rc;
 }
 

@@ -10,13 +10,17 @@
 #include "events/transition.h"
 #include "models/friction.h"
 
-/* A rebound whose flight back to the stop would last less than this (in
- * seconds, relative to max(1, |t|)) is not resolved: the element comes to
- * rest on the stop.  The bounces it leaves out would add up to at most
- * min_flight / (1 - e) seconds, far below any tolerance a user asks for, and
- * it keeps the number of impacts finite (about log(min_flight / flight_1) /
- * log(e)). */
-#define MIN_FLIGHT_REL 1e-9
+/* A rebound that rises less than this many position tolerances
+ * tol = rtol |x_stop| + atol off its stop is not resolved.  The integrator's
+ * error on x is about one tol, so a flight of height h is timed to about
+ * tol / v = tol / sqrt(2 a h): small bounces carry large timing errors, and
+ * their sum is dominated by the last one resolved, ~ sqrt(tol / (2 a K)).
+ * With K = 1000 that is below 1e-7 s for tol ~ 1e-11 m and a ~ 1 m/s^2.
+ * The bounces left out are summed in closed form (stsl_bounce_tail): the
+ * element rests on the stop from the impact on (the stop carries on average
+ * what the bounces would), and the stop_contact event is recorded when they
+ * would have ended. */
+#define RESOLVABLE_HEIGHT 1000.0
 /* Samples per natural period that bound a step in the slip modes, so that
  * CVODE cannot step over a velocity or stop guard that crosses twice. */
 #define SAMPLES_PER_NATURAL_PERIOD 20.0
@@ -26,7 +30,8 @@ struct stsl_element {
     stsl_signal *fa, *load, *base, *anchor;
     int load_varies;
     int has_base;
-    double t_seg; /* start of the current segment: selects one-sided input limits */
+    double t_seg;     /* start of the current segment: selects one-sided input limits */
+    double settle_at; /* end of bounces left out at a stop (INFINITY: none pending) */
     double natural_step;
     stsl_hmodel model;
 };
@@ -134,7 +139,8 @@ static double el_next_time_event(void *self, double t)
     double te = stsl_signal_next_event(e->fa, t);
     te = fmin(te, stsl_signal_next_event(e->load, t));
     te = fmin(te, stsl_signal_next_event(e->base, t));
-    return fmin(te, stsl_signal_next_event(e->anchor, t));
+    te = fmin(te, stsl_signal_next_event(e->anchor, t));
+    return e->settle_at > t ? fmin(te, e->settle_at) : te;
 }
 
 static void el_outputs(void *self, int mode, double t, const double *y, double *c)
@@ -193,26 +199,32 @@ static int stop_side(const stsl_element *e, double x)
 /* Impact on the stop `side` (+1 high, -1 low) with the current velocity. */
 static void impact(stsl_element *e, int side, double t, double *y, stsl_transition *out)
 {
-    y[0] = side > 0 ? e->p.x_max : e->p.x_min;
-    double vm = y[1];
-    /* Acceleration back towards the stop after a rebound: in the slip mode
-     * away from the stop, measured towards it. */
+    double stop = side > 0 ? e->p.x_max : e->p.x_min, vm = y[1];
+    int away = side > 0 ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
+    int back = side > 0 ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
     forces f;
+    y[0] = stop;
     y[1] = 0.0;
     forces_now(e, t, y, &f);
-    double a_back = side > 0 ? (f.fn + f.fd_neg) / e->p.mass : -(f.fn - f.fd_pos) / e->p.mass;
-    double vp;
-    double min_flight = MIN_FLIGHT_REL * fmax(1.0, fabs(t));
-    if (stsl_decide_impact(vm, e->p.restitution, a_back, min_flight, &vp)) {
-        y[1] = 0.0;
-        out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
-        out->kind = STSL_EV_STOP_CONTACT;
-        out->again = 1; /* may be pulled off at once: recheck */
+    /* Deceleration on the way out and acceleration back, at low speed. */
+    double a_up = side * (f.fn - slip_friction(e, &f, away, 0.0)) / e->p.mass;
+    double a_down = side * (f.fn - slip_friction(e, &f, back, 0.0)) / e->p.mass;
+    double min_h = RESOLVABLE_HEIGHT * (e->p.rtol * fabs(stop) + e->p.atol), vp;
+    if (!stsl_decide_impact(vm, e->p.restitution, a_up, min_h, &vp)) {
+        y[1] = vp;
+        out->mode = away;
+        out->kind = STSL_EV_IMPACT;
         return;
     }
-    y[1] = vp;
-    out->mode = side > 0 ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
-    out->kind = STSL_EV_IMPACT;
+    double tail = stsl_bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
+    out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
+    out->again = 1; /* it may be pulled off at once: recheck */
+    if (t + tail > t) {
+        e->settle_at = t + tail;
+        out->kind = STSL_EV_IMPACT;
+    } else {
+        out->kind = STSL_EV_STOP_CONTACT;
+    }
 }
 
 /* The mode that state (t, y) calls for, independent of the previous mode:
@@ -246,6 +258,7 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
         out->kind = STSL_EV_BREAKAWAY;
     } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
         y[1] = 0.0;
+        e->settle_at = INFINITY;
         out->mode = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
         out->kind = STSL_EV_STOP_RELEASE;
     } else if (fired[STSL_G_STOP]) {
@@ -270,7 +283,20 @@ static void on_time_event(stsl_element *e, double t, double *y, stsl_transition 
         y[1] -= after[1] - before[1];
     }
     out->kind = STSL_EV_INPUT_STEP;
+    if (t >= e->settle_at) { /* the bounces left out have ended */
+        e->settle_at = INFINITY;
+        out->kind = STSL_EV_STOP_CONTACT;
+    }
     mode_from_state(e, t, y, out); /* an impact found here overrides the kind */
+}
+
+/* A slip mode that starts on the stop it moves towards (a reversal a hair
+ * from the stop, an input step there) is an impact at once: its stop guard
+ * starts at zero and could not fire. */
+static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transition *out)
+{
+    int side = out->mode == STSL_MODE_SLIP_POS ? +1 : out->mode == STSL_MODE_SLIP_NEG ? -1 : 0;
+    if (side && out->kind != STSL_EV_IMPACT && stop_side(e, y[0]) == side) impact(e, side, t, y, out);
 }
 
 static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
@@ -283,7 +309,10 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
     out->kind = STSL_NO_EVENT;
     out->again = 0;
     switch (why) {
-    case STSL_REASON_INIT: mode_from_state(e, t, y, out); break;
+    case STSL_REASON_INIT:
+        e->settle_at = INFINITY;
+        mode_from_state(e, t, y, out);
+        break;
     case STSL_REASON_GUARD: on_guard(e, mode, fired, t, y, out); break;
     case STSL_REASON_TIME: on_time_event(e, t, y, out); break;
     case STSL_REASON_RECHECK:
@@ -292,10 +321,14 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
             forces_now(e, t, y, &f);
             int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
             out->mode = stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg);
-            if (out->mode != mode) out->kind = STSL_EV_STOP_RELEASE;
+            if (out->mode != mode) {
+                out->kind = STSL_EV_STOP_RELEASE;
+                e->settle_at = INFINITY;
+            }
         }
         break;
     }
+    check_stop_reached(e, t, y, out);
     return STSL_OK;
 }
 
@@ -353,6 +386,9 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->load_varies = !stsl_signal_is_constant(e->load);
     e->has_base = !stsl_signal_is_constant(e->base);
     e->t_seg = -INFINITY;
+    e->settle_at = INFINITY;
+    if (!(e->p.rtol > 0.0)) e->p.rtol = 1e-10;
+    if (!(e->p.atol > 0.0)) e->p.atol = 1e-12;
     e->natural_step = p->stiffness > 0.0 ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) /
                                                SAMPLES_PER_NATURAL_PERIOD
                                          : INFINITY;

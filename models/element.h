@@ -70,6 +70,9 @@ typedef struct stsl_element_params {
     stsl_signal_spec active_force, load, base_motion, anchor_motion;
     int has_anchor; /* 1: spring and damper attach to anchor_motion, not the base */
     double x0, v0;
+    /* The solver's tolerances (simulation.rtol/atol): a rebound off a stop
+     * lower than what they resolve ends the bouncing (0: 1e-10 and 1e-12). */
+    double rtol, atol;
 } stsl_element_params;
 
 typedef struct stsl_element stsl_element;

@@ -336,10 +336,11 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
                      s->cv_msg[0] ? s->cv_msg : "no message");
             return fail(s, err, STSL_ESOLVER, s->t, what);
         }
+        /* ycur first: emit_grid takes the grid point at tret from it. */
+        memcpy(s->ycur, N_VGetArrayPointer(s->y), (size_t)s->n * sizeof(double));
         int rc = emit_grid(s, tret, 1, err);
         if (rc) return rc;
         s->t = tret;
-        memcpy(s->ycur, N_VGetArrayPointer(s->y), (size_t)s->n * sizeof(double));
         if (flag == CV_ROOT_RETURN) {
             CVodeGetRootInfo(s->cv, s->rootsfound);
             for (int i = 0; i < STSL_MAX_GUARDS; i++)

@@ -9,6 +9,8 @@
 #include "models/element.h"
 #include "test/testutil.h"
 
+#include <math.h>
+
 static void rest_band_is_inclusive(void **state)
 {
     (void)state;
@@ -62,10 +64,28 @@ static void impact_rebound(void **state)
     /* e = 0.5: bounces back at half the speed. */
     assert_int_equal(stsl_decide_impact(2.0, 0.5, 5.0, 1e-9, &vp), 0);
     assert_close(vp, -1.0, 0.0);
-    /* A rebound whose flight 2|v+|/a is below the resolvable time: rests. */
-    assert_int_equal(stsl_decide_impact(1e-9, 0.5, 5.0, 1e-9, &vp), 1);
-    /* Pulled away from the stop (a_back <= 0): bounces however small. */
+    /* A rebound rising v^2 / (2 a) = 1e-10 below the resolvable height: rests. */
+    assert_int_equal(stsl_decide_impact(2e-5, 0.5, 0.5, 1e-9, &vp), 1);
+    assert_true(vp == 0.0);
+    /* Pulled away from the stop (a_up <= 0): bounces however small. */
     assert_int_equal(stsl_decide_impact(1e-12, 0.5, -1.0, 1e-9, &vp), 0);
+}
+
+/* The left-out bounces add up to the geometric series of their flights. */
+static void bounce_tail_series(void **state)
+{
+    (void)state;
+    /* Symmetric (no friction): flights 2 v e^k / a, sum 2 v / (a (1 - e)). */
+    assert_close(stsl_bounce_tail(0.1, 0.5, 2.0, 2.0), 2.0 * 0.1 / (2.0 * 0.5), 1e-15);
+    /* Asymmetric: sum the series by brute force. */
+    double v = 0.3, e = 0.6, up = 3.0, down = 1.2, sum = 0.0;
+    for (int k = 0; k < 200; k++) {
+        sum += v / up + v / sqrt(up * down);
+        v *= e * sqrt(down / up);
+    }
+    assert_close(stsl_bounce_tail(0.3, e, up, down), sum, 1e-14);
+    assert_close(stsl_bounce_tail(0.3, 0.0, up, down), 0.0, 0.0);
+    assert_close(stsl_bounce_tail(0.3, e, up, -1.0), 0.0, 0.0);
 }
 
 static void guards_match_spec_table(void **state)
@@ -104,6 +124,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rest_band_is_inclusive), cmocka_unit_test(velocity_zero),
         cmocka_unit_test(at_stop),                cmocka_unit_test(impact_rebound),
+        cmocka_unit_test(bounce_tail_series),
         cmocka_unit_test(guards_match_spec_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
