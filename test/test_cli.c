@@ -1,0 +1,244 @@
+/* The `stickslip` command end to end: help and version, run/info/check,
+ * re-running a result's /config, malformed input (exit 2, one line naming
+ * key and line, nothing written), and a solver failure (exit 3, the result
+ * kept and marked incomplete). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5_read.h"
+#include "test/testutil.h"
+
+#define EX STSL_SOURCE_DIR "/examples/"
+
+static char dir[256];
+static char out[65536];
+
+static int cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cli(const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return tu_run_cli(args, out, sizeof out);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void help_and_version(void **state)
+{
+    (void)state;
+    assert_int_equal(cli("--help"), 0);
+    assert_non_null(strstr(out, "usage: stickslip"));
+    const char *cmds[] = {"run", "check", "info"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(cli("%s --help", cmds[i]), 0);
+        assert_non_null(strstr(out, "usage: stickslip"));
+    }
+    assert_int_equal(cli("--version"), 0);
+    assert_non_null(strstr(out, "stickslip 0."));
+    assert_int_equal(cli("frobnicate"), 2);
+    assert_int_equal(cli("run"), 2);
+    assert_int_equal(cli("%s", ""), 2);
+}
+
+/* run writes the result and prints the summary; info reads it back; the CSV
+ * export has a header with units; check accepts the example. */
+static void run_info_check(void **state)
+{
+    (void)state;
+    char h5[512], csv[512];
+    snprintf(h5, sizeof h5, "%s/dh.h5", dir);
+    snprintf(csv, sizeof csv, "%s/dh", dir);
+    assert_int_equal(cli("run %sden_hartog.yaml -o %s --csv %s", EX, h5, csv), 0);
+    assert_non_null(strstr(out, "stick"));
+    assert_non_null(strstr(out, h5));
+    assert_true(tu_file_exists(h5));
+    assert_int_equal(cli("info %s", h5), 0);
+    assert_non_null(strstr(out, "complete"));
+    assert_non_null(strstr(out, "reversal"));
+    char path[600];
+    snprintf(path, sizeof path, "%s_trajectory.csv", csv);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char header[512] = "";
+    assert_non_null(fgets(header, sizeof header, f));
+    fclose(f);
+    assert_non_null(strstr(header, "x [m]"));
+    assert_int_equal(cli("check %sjanecek_chirp.yaml", EX), 0);
+    assert_non_null(strstr(out, "valid"));
+    /* Every shipped example passes check. */
+    const char *names[] = {"belt_stick_slip", "dv_end_stops", "dv_irreversible",
+                           "dv_stuck_opposing", "dv_stops_aiding"};
+    for (int i = 0; i < 5; i++) assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
+}
+
+/* The effective /config of a result, run again, gives the same events. */
+static void rerun_config_reproduces_events(void **state)
+{
+    (void)state;
+    char a[512], b[512], yaml[512];
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(b, sizeof b, "%s/b.h5", dir);
+    snprintf(yaml, sizeof yaml, "%s/effective.yaml", dir);
+    assert_int_equal(cli("run %sbelt_stick_slip.yaml -o %s --set simulation.t_end=2 -q", EX, a), 0);
+    stsl_h5_result ra, rb;
+    stsl_error err = {0};
+    assert_int_equal(stsl_h5_read(a, &ra, &err), STSL_OK);
+    assert_int_equal(tu_write_file(yaml, ra.config_yaml), 0);
+    assert_int_equal(cli("run %s -o %s -q", yaml, b), 0);
+    assert_int_equal(stsl_h5_read(b, &rb, &err), STSL_OK);
+    assert_true(ra.n_events >= 4);
+    assert_int_equal(ra.n_events, rb.n_events);
+    for (long i = 0; i < ra.n_events; i++) {
+        assert_string_equal(ra.events[i].kind, rb.events[i].kind);
+        assert_close(ra.events[i].t, rb.events[i].t, 0.0);
+    }
+    assert_string_equal(ra.config_yaml, rb.config_yaml);
+    stsl_h5_result_free(&ra);
+    stsl_h5_result_free(&rb);
+}
+
+typedef struct bad_case {
+    const char *name;
+    const char *yaml; /* NULL: a file that does not exist */
+    const char *set;  /* extra --set, or NULL */
+    const char *key;  /* must appear in the message */
+    const char *line; /* ":N:" that must appear, or NULL */
+} bad_case;
+
+#define OK_TAIL "friction: {dynamic: 1.0}\nsimulation: {t_end: 1.0}\n"
+
+static const bad_case bad[] = {
+    {"unparsable", "element: {mass: 1.0\n" OK_TAIL, NULL, "invalid YAML", ":"},
+    {"missing_file", NULL, NULL, "cannot open", NULL},
+    {"unknown_key", "element: {mass: 1.0, colour: red}\n" OK_TAIL, NULL, "element.colour", ":1:"},
+    {"wrong_type", "element:\n  mass: heavy\n" OK_TAIL, NULL, "element.mass", ":2:"},
+    {"missing_key", "element: {mass: 1.0}\nfriction: {static_ratio: 1.2}\nsimulation: {t_end: 1}\n",
+     NULL, "friction.dynamic", ":2:"},
+    {"negative_mass", "element: {mass: -1.0}\n" OK_TAIL, NULL, "element.mass", ":1:"},
+    {"efficiency_range",
+     "element: {mass: 1.0}\nfriction:\n  dynamic: 1.0\n  efficiency_opposing: 1.5\n"
+     "simulation: {t_end: 1.0}\n",
+     NULL, "friction.efficiency_opposing", ":4:"},
+    {"static_ratio_below_1",
+     "element: {mass: 1.0}\nfriction: {dynamic: 1.0, static_ratio: 0.5}\nsimulation: {t_end: 1}\n",
+     NULL, "friction.static_ratio", ":2:"},
+    {"nan", "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\nsimulation:\n  t_end: .nan\n", NULL,
+     "simulation.t_end", ":4:"},
+    {"inf", "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\nsimulation:\n  t_end: 1\n  rtol: 1e999\n",
+     NULL, "simulation.rtol", ":5:"},
+    {"outside_stops",
+     "element: {mass: 1.0}\n" OK_TAIL "end_stops: {min: -0.1, max: 0.1}\n"
+     "initial: {position: 0.5}\n",
+     NULL, "initial.position", ":5:"},
+    {"stops_reversed", "element: {mass: 1.0}\n" OK_TAIL "end_stops: {min: 0.1, max: -0.1}\n", NULL,
+     "end_stops", ":4:"},
+    {"static_and_ratio",
+     "element: {mass: 1.0}\nfriction: {dynamic: 1.0, static: 2.0, static_ratio: 2.0}\n"
+     "simulation: {t_end: 1}\n",
+     NULL, "friction.stati", ":2:"},
+    {"unknown_signal",
+     "element: {mass: 1.0}\n" OK_TAIL "inputs:\n  load: {type: square, amplitude: 1}\n", NULL,
+     "inputs.load.type", ":5:"},
+    {"restitution_range",
+     "element: {mass: 1.0}\n" OK_TAIL "end_stops: {min: -1, max: 1, restitution: 2}\n", NULL,
+     "end_stops.restitution", ":4:"},
+    {"bad_set", "element: {mass: 1.0}\n" OK_TAIL, "simulation.t_end", "--set", NULL},
+    {"set_out_of_range", "element: {mass: 1.0}\n" OK_TAIL, "element.mass=0", "element.mass", NULL},
+};
+
+/* Every malformed input: exit 2, one line naming the key (and line), and no
+ * result file, not even a temporary one. */
+static void bad_input_exit_2(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const bad_case *c = &bad[i];
+        char cfg[512], res[512], tmp[520];
+        snprintf(cfg, sizeof cfg, "%s/%s.yaml", dir, c->name);
+        snprintf(res, sizeof res, "%s/%s.h5", dir, c->name);
+        snprintf(tmp, sizeof tmp, "%s.tmp", res);
+        if (c->yaml) assert_int_equal(tu_write_file(cfg, c->yaml), 0);
+        char set[256] = "";
+        if (c->set) snprintf(set, sizeof set, "--set '%s'", c->set);
+        int rc = cli("run %s -o %s %s", cfg, res, set);
+        if (rc != 2 || !strstr(out, c->key) || (c->line && !strstr(out, c->line)) ||
+            count_lines(out) != 1)
+            print_error("case %s: exit %d, output: %s", c->name, rc, out);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(out, c->key));
+        if (c->line) assert_non_null(strstr(out, c->line));
+        assert_int_equal(count_lines(out), 1);
+        assert_false(tu_file_exists(res));
+        assert_false(tu_file_exists(tmp));
+        /* check agrees with run. */
+        assert_int_equal(cli("check %s %s", cfg, set), 2);
+    }
+}
+
+/* A run that exceeds max_events fails with exit 3, names time, mode and
+ * state, and keeps what it computed in a file marked incomplete. */
+static void solver_failure_exit_3(void **state)
+{
+    (void)state;
+    char res[512];
+    snprintf(res, sizeof res, "%s/fail.h5", dir);
+    int rc = cli("run %sjanecek_chirp.yaml -o %s --set simulation.max_events=3 -q", EX, res);
+    assert_int_equal(rc, 3);
+    assert_non_null(strstr(out, "max_events"));
+    assert_non_null(strstr(out, "mode "));
+    assert_non_null(strstr(out, "x = "));
+    assert_true(tu_file_exists(res));
+    stsl_h5_result r;
+    stsl_error err = {0};
+    assert_int_equal(stsl_h5_read(res, &r, &err), STSL_OK);
+    assert_int_equal(r.complete, 0);
+    assert_non_null(strstr(r.message, "max_events"));
+    assert_true(r.n_events >= 3);
+    assert_true(r.n_samples > 100);
+    stsl_h5_result_free(&r);
+    assert_int_equal(cli("info %s", res), 0);
+    assert_non_null(strstr(out, "INCOMPLETE"));
+}
+
+/* info on something that is not a result: exit 2 with the file named. */
+static void info_rejects_non_results(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/not.h5", dir);
+    assert_int_equal(tu_write_file(path, "this is not HDF5\n"), 0);
+    assert_int_equal(cli("info %s", path), 2);
+    assert_non_null(strstr(out, path));
+    assert_int_equal(cli("info %s/missing.h5", dir), 2);
+}
+
+int main(void)
+{
+    tu_mkdtemp(dir, sizeof dir);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(help_and_version),
+        cmocka_unit_test(run_info_check),
+        cmocka_unit_test(rerun_config_reproduces_events),
+        cmocka_unit_test(bad_input_exit_2),
+        cmocka_unit_test(solver_failure_exit_3),
+        cmocka_unit_test(info_rejects_non_results),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
