@@ -47,7 +47,8 @@ static const char *const run_usage =
     "                        else results/<config name>.h5)\n"
     "  --csv PREFIX          also write PREFIX_trajectory.csv and PREFIX_events.csv\n"
     "  --set KEY=VALUE       override a configuration key, e.g. --set simulation.t_end=2\n"
-    "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, value: 5}')\n"
+    "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, "
+    "value: 5}')\n"
     "  -q, --quiet           print nothing but errors\n"
     "  -h, --help            this help\n";
 
@@ -176,26 +177,37 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
     int c;
     while ((c = getopt_long(argc, argv, "o:qpn:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': a->output = optarg; break;
-        case 'c': a->csv = optarg; break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'c':
+            a->csv = optarg;
+            break;
         case 's':
             if (a->n_sets == MAX_SETS) return usage_error(usage, "too many --set options%s", "");
             a->sets[a->n_sets++] = optarg;
             break;
-        case 'q': a->quiet = 1; break;
-        case 'p': a->print = 1; break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'p':
+            a->print = 1;
+            break;
         case 'n': {
             char *end;
             a->max_events = strtol(optarg, &end, 10);
-            if (*end || end == optarg) return usage_error(usage, "--events: not a number: %s", optarg);
+            if (*end || end == optarg)
+                return usage_error(usage, "--events: not a number: %s", optarg);
             break;
         }
-        case 'h': fputs(usage, stdout); return -1;
-        default: return usage_error(usage, "unknown or incomplete option: %s", argv[optind - 1]);
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return usage_error(usage, "unknown or incomplete option: %s", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1)
-        return usage_error(usage, "expected exactly one file argument%s", "");
+    if (optind != argc - 1) return usage_error(usage, "expected exactly one file argument%s", "");
     a->config = argv[optind];
     return 0;
 }
@@ -220,7 +232,9 @@ static int cmd_run(int argc, char **argv)
         return 0;
     }
     int code = error_exit(&err);
-    if (code == 3) fprintf(stderr, "stickslip: results up to the failure are in %s (marked incomplete)\n", out);
+    if (code == 3)
+        fprintf(stderr, "stickslip: results up to the failure are in %s (marked incomplete)\n",
+                out);
     return code;
 }
 

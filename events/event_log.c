@@ -19,7 +19,8 @@ int stsl_event_log_push(stsl_event_log *log, double t, int kind, int mode_before
     e->mode_before = mode_before;
     e->mode_after = mode_after;
     e->n_state = n_state < STSL_EVENT_LOG_STATE ? n_state : STSL_EVENT_LOG_STATE;
-    for (int i = 0; i < e->n_state; i++) e->y[i] = y[i];
+    for (int i = 0; i < e->n_state; i++)
+        e->y[i] = y[i];
     log->total++;
     if (fabs(t - log->instant_t) <= same_tol) {
         log->instant_count++;

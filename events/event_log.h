@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define STSL_EVENT_LOG_SIZE 6
+#define STSL_EVENT_LOG_SIZE  6
 #define STSL_EVENT_LOG_STATE 8
 
 typedef struct stsl_logged_event {
@@ -19,9 +19,9 @@ typedef struct stsl_logged_event {
 
 typedef struct stsl_event_log {
     stsl_logged_event ring[STSL_EVENT_LOG_SIZE];
-    long total;         /* events pushed so far */
-    double instant_t;   /* time of the current cluster of simultaneous events */
-    int instant_count;  /* events in that cluster */
+    long total;        /* events pushed so far */
+    double instant_t;  /* time of the current cluster of simultaneous events */
+    int instant_count; /* events in that cluster */
 } stsl_event_log;
 
 void stsl_event_log_init(stsl_event_log *log);

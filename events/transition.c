@@ -33,8 +33,8 @@ void stsl_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg
 int stsl_decide_impact(double v_minus, double e, double a_up, double min_height, double *v_plus)
 {
     *v_plus = -e * v_minus;
-    int rests = e <= 0.0 || *v_plus == 0.0 ||
-                (a_up > 0.0 && *v_plus * *v_plus / (2.0 * a_up) < min_height);
+    int rests =
+        e <= 0.0 || *v_plus == 0.0 || (a_up > 0.0 && *v_plus * *v_plus / (2.0 * a_up) < min_height);
     if (rests) *v_plus = 0.0;
     return rests;
 }

@@ -129,7 +129,10 @@ static void list_names(const char *const *names, char *buf, size_t size)
 
 static void join(char *buf, const char *prefix, const char *key)
 {
-    snprintf(buf, KEYPATH_MAX, "%s%s%s", prefix, *prefix ? "." : "", key);
+    /* Key paths longer than KEYPATH_MAX are cut; the check uses the return
+     * value, which also tells gcc that truncation is expected here. */
+    if (snprintf(buf, KEYPATH_MAX, "%s%s%s", prefix, *prefix ? "." : "", key) >= KEYPATH_MAX)
+        buf[KEYPATH_MAX - 1] = '\0';
 }
 
 /* --------------------------------------------------------------- mappings */
@@ -286,7 +289,7 @@ static int node_str(ctx *c, int id, const char *path, const char **out)
 static int map_enum(const mapr *m, const char *key, const char *const *names, int def, int *out)
 {
     char path[KEYPATH_MAX], list[256], got[64];
-    const char *s;
+    const char *s = NULL;
     int id = map_find(m, key);
     join(path, m->path, key);
     *out = def;
@@ -562,7 +565,7 @@ static int load_signal(ctx *c, int id, const char *path, stsl_interp def, stsl_s
 {
     char got[64];
     const char *keys[8];
-    const sig_kind *k;
+    const sig_kind *k = NULL;
     mapr m;
     yaml_node_t *n = node_at(c, id);
     if (n->type != YAML_MAPPING_NODE)
@@ -660,7 +663,7 @@ static int load_stribeck(const mapr *m, stsl_friction_params *f)
 static int load_friction(const mapr *top, stsl_friction_params *f)
 {
     mapr m;
-    int have, law;
+    int have, law = STSL_LAW_COULOMB;
     int rc = map_sub(top, "friction", 1, FRICTION_KEYS, &m, &have);
     if (!rc) rc = map_enum(&m, "law", LAW_NAMES, STSL_LAW_COULOMB, &law);
     f->law = (stsl_law)law;

@@ -15,7 +15,7 @@ typedef struct stsl_config {
     char source[STSL_PATH_MAX]; /* path it was loaded from ("<string>" for text) */
     char name[256];             /* file name without directory and extension */
     stsl_element_params element;
-    stsl_hsolver_opts sim; /* t_end, output_step, rtol, atol, max_events */
+    stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
 } stsl_config;
 
@@ -27,8 +27,7 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
 /* The same from YAML text; `origin` names it in messages and `base_dir`
  * resolves relative table files (NULL: current directory). */
 int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
-                            const char *const *sets, int n_sets, stsl_config *cfg,
-                            stsl_error *err);
+                            const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err);
 /* The effective configuration, every default filled in, as YAML text
  * (malloc'd; the caller frees).  Loading it again gives the same config. */
 char *stsl_config_to_yaml(const stsl_config *cfg);

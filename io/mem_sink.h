@@ -15,9 +15,9 @@ typedef struct stsl_mem_event {
 typedef struct stsl_mem_result {
     int n_cols;
     long n_samples;
-    double *t;     /* n_samples */
-    int *mode;     /* n_samples */
-    double *cols;  /* n_samples * n_cols, row-major */
+    double *t;    /* n_samples */
+    int *mode;    /* n_samples */
+    double *cols; /* n_samples * n_cols, row-major */
     long n_events;
     stsl_mem_event *events;
     stsl_stats stats;

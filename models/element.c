@@ -115,9 +115,8 @@ static int el_guards(void *self, int mode, double t, const double *y, double *g)
     forces f;
     eval_inputs(e, t, &in);
     eval_forces(e, &in, y[0], y[1], &f);
-    stsl_guard_in gi = {f.fn,         f.fs_pos,     f.fs_neg,     y[0],
-                        y[1],         in.load,      e->p.x_min,   e->p.x_max,
-                        e->p.has_stops, e->load_varies};
+    stsl_guard_in gi = {f.fn,    f.fs_pos,   f.fs_neg,   y[0],           y[1],
+                        in.load, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
     stsl_guards_eval(mode, &gi, g);
     return 0;
 }
@@ -153,8 +152,12 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     double ff = 0.0, r = 0.0;
     switch (mode) {
     case STSL_MODE_SLIP_POS:
-    case STSL_MODE_SLIP_NEG: ff = slip_friction(e, &f, mode, y[1]); break;
-    case STSL_MODE_STUCK: ff = f.fn; break;
+    case STSL_MODE_SLIP_NEG:
+        ff = slip_friction(e, &f, mode, y[1]);
+        break;
+    case STSL_MODE_STUCK:
+        ff = f.fn;
+        break;
     /* On a stop the stop carries the compressive part, friction the rest. */
     case STSL_MODE_STOP_HIGH:
         r = fmax(f.fn, 0.0);
@@ -167,9 +170,8 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     }
     c[STSL_COL_X] = y[0];
     c[STSL_COL_V] = y[1];
-    c[STSL_COL_A] = (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG)
-                        ? (f.fn - ff) / e->p.mass
-                        : 0.0;
+    c[STSL_COL_A] =
+        (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) ? (f.fn - ff) / e->p.mass : 0.0;
     c[STSL_COL_FRICTION] = ff;
     c[STSL_COL_NET_FORCE] = f.fn;
     c[STSL_COL_STOP_REACTION] = r;
@@ -296,7 +298,8 @@ static void on_time_event(stsl_element *e, double t, double *y, stsl_transition 
 static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transition *out)
 {
     int side = out->mode == STSL_MODE_SLIP_POS ? +1 : out->mode == STSL_MODE_SLIP_NEG ? -1 : 0;
-    if (side && out->kind != STSL_EV_IMPACT && stop_side(e, y[0]) == side) impact(e, side, t, y, out);
+    if (side && out->kind != STSL_EV_IMPACT && stop_side(e, y[0]) == side)
+        impact(e, side, t, y, out);
 }
 
 static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
@@ -313,8 +316,12 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
         e->settle_at = INFINITY;
         mode_from_state(e, t, y, out);
         break;
-    case STSL_REASON_GUARD: on_guard(e, mode, fired, t, y, out); break;
-    case STSL_REASON_TIME: on_time_event(e, t, y, out); break;
+    case STSL_REASON_GUARD:
+        on_guard(e, mode, fired, t, y, out);
+        break;
+    case STSL_REASON_TIME:
+        on_time_event(e, t, y, out);
+        break;
     case STSL_REASON_RECHECK:
         if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
             forces f;
@@ -338,8 +345,8 @@ static const stsl_hmodel_ops element_ops = {el_rhs,      el_guards,          el_
 /* ---- layout ------------------------------------------------------------------ */
 
 static const char *const kind_names[STSL_N_EVENT_KINDS] = {
-    "stick", "breakaway", "reversal", "impact", "stop_contact", "stop_release", "load_reversal",
-    "input_step"};
+    "stick",        "breakaway",    "reversal",      "impact",
+    "stop_contact", "stop_release", "load_reversal", "input_step"};
 static const char *const mode_names[STSL_N_MODES] = {"STUCK", "SLIP_POS", "SLIP_NEG", "STOP_LOW",
                                                      "STOP_HIGH"};
 static const char *const state_names[2] = {"x", "v"};
@@ -389,9 +396,9 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->settle_at = INFINITY;
     if (!(e->p.rtol > 0.0)) e->p.rtol = 1e-10;
     if (!(e->p.atol > 0.0)) e->p.atol = 1e-12;
-    e->natural_step = p->stiffness > 0.0 ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) /
-                                               SAMPLES_PER_NATURAL_PERIOD
-                                         : INFINITY;
+    e->natural_step = p->stiffness > 0.0
+                          ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) / SAMPLES_PER_NATURAL_PERIOD
+                          : INFINITY;
     e->model.ops = &element_ops;
     e->model.self = e;
     e->model.n_state = 2;
@@ -412,7 +419,10 @@ void stsl_element_free(stsl_element *e)
     free(e);
 }
 
-const stsl_hmodel *stsl_element_model(const stsl_element *e) { return &e->model; }
+const stsl_hmodel *stsl_element_model(const stsl_element *e)
+{
+    return &e->model;
+}
 
 void stsl_element_initial_state(const stsl_element *e, double y0[2])
 {

@@ -2,8 +2,7 @@
 
 #include <math.h>
 
-void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd,
-                          double *fs)
+void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd, double *fs)
 {
     double sl = (double)s * load;
     double d = p->dynamic;

@@ -20,7 +20,7 @@ struct stsl_signal {
 
 const char *stsl_signal_type_name(stsl_signal_type type)
 {
-    static const char *const names[] = {"constant", "step",         "ramp", "sine",
+    static const char *const names[] = {"constant",      "step",         "ramp", "sine",
                                         "janecek_chirp", "linear_chirp", "table"};
     return (type >= 0 && type <= STSL_SIG_TABLE) ? names[type] : "unknown";
 }
@@ -124,8 +124,12 @@ void stsl_signal_eval(const stsl_signal *s, double t, int left, double out[3])
     const stsl_signal_spec *p = &s->spec;
     out[0] = out[1] = out[2] = 0.0;
     switch (p->type) {
-    case STSL_SIG_CONSTANT: out[0] = p->value; break;
-    case STSL_SIG_STEP: out[0] = (t > p->time || (t == p->time && !left)) ? p->after : p->before; break;
+    case STSL_SIG_CONSTANT:
+        out[0] = p->value;
+        break;
+    case STSL_SIG_STEP:
+        out[0] = (t > p->time || (t == p->time && !left)) ? p->after : p->before;
+        break;
     case STSL_SIG_RAMP:
         if (t > p->start_time || (t == p->start_time && !left)) {
             out[0] = p->initial + p->slope * (t - p->start_time);
@@ -156,7 +160,9 @@ void stsl_signal_eval(const stsl_signal *s, double t, int left, double out[3])
         out[2] = p->amplitude * (cos(ph) * d2 - sin(ph) * d1 * d1);
         break;
     }
-    case STSL_SIG_TABLE: eval_table(s, t, left, out); break;
+    case STSL_SIG_TABLE:
+        eval_table(s, t, left, out);
+        break;
     }
 }
 
@@ -172,7 +178,8 @@ double stsl_signal_max_step(const stsl_signal *s, double t)
 {
     const stsl_signal_spec *p = &s->spec;
     switch (p->type) {
-    case STSL_SIG_SINE: return p->frequency > 0 ? 1.0 / (SAMPLES_PER_PERIOD * p->frequency) : INFINITY;
+    case STSL_SIG_SINE:
+        return p->frequency > 0 ? 1.0 / (SAMPLES_PER_PERIOD * p->frequency) : INFINITY;
     case STSL_SIG_JANECEK_CHIRP: {
         /* Phase k t^2 may advance by 2 pi / SAMPLES_PER_PERIOD over the step. */
         double dph = 2.0 * M_PI / SAMPLES_PER_PERIOD;
@@ -193,7 +200,8 @@ double stsl_signal_max_step(const stsl_signal *s, double t)
         /* A cubic piece has at most two extrema: half an interval isolates them. */
         return 0.5 * h;
     }
-    default: return INFINITY;
+    default:
+        return INFINITY;
     }
 }
 
@@ -201,8 +209,10 @@ double stsl_signal_next_event(const stsl_signal *s, double t)
 {
     const stsl_signal_spec *p = &s->spec;
     switch (p->type) {
-    case STSL_SIG_STEP: return p->time > t ? p->time : INFINITY;
-    case STSL_SIG_RAMP: return p->start_time > t ? p->start_time : INFINITY;
+    case STSL_SIG_STEP:
+        return p->time > t ? p->time : INFINITY;
+    case STSL_SIG_RAMP:
+        return p->start_time > t ? p->start_time : INFINITY;
     case STSL_SIG_TABLE: {
         int n = p->n;
         if (t < p->tt[0]) return p->tt[0];
@@ -210,7 +220,8 @@ double stsl_signal_next_event(const stsl_signal *s, double t)
         if (s->spline) return p->tt[n - 1]; /* only the ends are discontinuities */
         return p->tt[table_interval(s, t, 0) + 1];
     }
-    default: return INFINITY;
+    default:
+        return INFINITY;
     }
 }
 
@@ -218,12 +229,16 @@ int stsl_signal_is_constant(const stsl_signal *s)
 {
     const stsl_signal_spec *p = &s->spec;
     switch (p->type) {
-    case STSL_SIG_CONSTANT: return 1;
-    case STSL_SIG_STEP: return p->before == p->after;
-    case STSL_SIG_RAMP: return p->slope == 0.0;
+    case STSL_SIG_CONSTANT:
+        return 1;
+    case STSL_SIG_STEP:
+        return p->before == p->after;
+    case STSL_SIG_RAMP:
+        return p->slope == 0.0;
     case STSL_SIG_SINE:
     case STSL_SIG_JANECEK_CHIRP:
-    case STSL_SIG_LINEAR_CHIRP: return p->amplitude == 0.0;
+    case STSL_SIG_LINEAR_CHIRP:
+        return p->amplitude == 0.0;
     case STSL_SIG_TABLE: {
         for (int i = 1; i < p->n; i++)
             if (p->vv[i] != p->vv[0]) return 0;

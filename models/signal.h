@@ -13,13 +13,13 @@
 #include "solver/status.h"
 
 typedef enum stsl_signal_type {
-    STSL_SIG_CONSTANT = 0, /* value */
-    STSL_SIG_STEP,         /* time, before, after */
-    STSL_SIG_RAMP,         /* start_time, slope, initial */
-    STSL_SIG_SINE,         /* amplitude, frequency [Hz], phase [rad], offset */
+    STSL_SIG_CONSTANT = 0,  /* value */
+    STSL_SIG_STEP,          /* time, before, after */
+    STSL_SIG_RAMP,          /* start_time, slope, initial */
+    STSL_SIG_SINE,          /* amplitude, frequency [Hz], phase [rad], offset */
     STSL_SIG_JANECEK_CHIRP, /* amplitude, f_max, t_max: A sin(k t^2), k = pi f_max / t_max */
-    STSL_SIG_LINEAR_CHIRP, /* amplitude, f0, f1, t1: A sin(2 pi (f0 t + (f1 - f0) t^2 / (2 t1))) */
-    STSL_SIG_TABLE         /* file, interpolation: linear | cubic */
+    STSL_SIG_LINEAR_CHIRP,  /* amplitude, f0, f1, t1: A sin(2 pi (f0 t + (f1 - f0) t^2 / (2 t1))) */
+    STSL_SIG_TABLE          /* file, interpolation: linear | cubic */
 } stsl_signal_type;
 
 typedef enum stsl_interp { STSL_INTERP_LINEAR = 0, STSL_INTERP_CUBIC = 1 } stsl_interp;
@@ -31,17 +31,17 @@ typedef enum stsl_interp { STSL_INTERP_LINEAR = 0, STSL_INTERP_CUBIC = 1 } stsl_
  * the spec (the configuration). */
 typedef struct stsl_signal_spec {
     stsl_signal_type type;
-    double value;                          /* constant */
-    double time, before, after;            /* step */
-    double start_time, slope, initial;     /* ramp */
+    double value;                               /* constant */
+    double time, before, after;                 /* step */
+    double start_time, slope, initial;          /* ramp */
     double amplitude, frequency, phase, offset; /* sine (amplitude also for the chirps) */
-    double f_max, t_max;                   /* janecek_chirp */
-    double f0, f1, t1;                     /* linear_chirp */
-    char file[STSL_PATH_MAX];              /* table: path as resolved */
-    stsl_interp interpolation;             /* table */
-    int n;                                 /* table: number of rows (>= 2) */
-    double *tt;                            /* table: strictly increasing times */
-    double *vv;                            /* table: values */
+    double f_max, t_max;                        /* janecek_chirp */
+    double f0, f1, t1;                          /* linear_chirp */
+    char file[STSL_PATH_MAX];                   /* table: path as resolved */
+    stsl_interp interpolation;                  /* table */
+    int n;                                      /* table: number of rows (>= 2) */
+    double *tt;                                 /* table: strictly increasing times */
+    double *vv;                                 /* table: values */
 } stsl_signal_spec;
 
 typedef struct stsl_signal stsl_signal;

@@ -28,8 +28,8 @@
  * ulps, tighter than CVODE's own 100 ulps; Brent gets there in a few steps. */
 #define ROOT_TOL_REL (8.0 * DBL_EPSILON)
 /* Iteration caps of the Brent searches; convergence takes far fewer. */
-#define ROOT_MAX_ITER 200
-#define MIN_MAX_ITER  100
+#define ROOT_MAX_ITER        200
+#define MIN_MAX_ITER         100
 #define DEFAULT_SAME_INSTANT 64
 /* Seconds of wall time between two progress callbacks. */
 #define PROGRESS_PERIOD 0.5
@@ -46,8 +46,8 @@ struct stsl_hsolver {
     N_Vector yd; /* scratch for dense output */
     void *cv;
     SUNNonlinearSolver nls;
-    int cv_active;     /* a CVODE segment is under way (counters valid) */
-    char cv_msg[512];  /* last message of CVODE's error handler */
+    int cv_active;    /* a CVODE segment is under way (counters valid) */
+    char cv_msg[512]; /* last message of CVODE's error handler */
     gsl_root_fsolver *root;
     gsl_min_fminimizer *minz;
 
@@ -59,8 +59,8 @@ struct stsl_hsolver {
 
     stsl_sink *sink;
     double *cols_a, *cols_b;
-    long out_k;          /* index of the next output grid point */
-    double last_sample;  /* time of the last grid sample emitted */
+    long out_k;         /* index of the next output grid point */
+    double last_sample; /* time of the last grid sample emitted */
     stsl_stats stats;
     stsl_event_log log;
     struct timespec wall0;
@@ -95,13 +95,14 @@ static void describe_point(const stsl_hsolver *s, double t, char *buf, size_t n)
     size_t used = w > 0 ? (size_t)w : 0;
     const char *const *names = s->model->state_names;
     for (int i = 0; i < s->n && used < n; i++) {
-        w = snprintf(buf + used, n - used, "%s%s = %.17g", i ? ", " : "",
-                     names ? names[i] : "y", s->ycur[i]);
+        w = snprintf(buf + used, n - used, "%s%s = %.17g", i ? ", " : "", names ? names[i] : "y",
+                     s->ycur[i]);
         used += w > 0 ? (size_t)w : 0;
     }
     char evs[1024];
     const char *mn[STSL_MAX_MODES];
-    for (int i = 0; i < s->model->n_modes; i++) mn[i] = s->model->modes[i].name;
+    for (int i = 0; i < s->model->n_modes; i++)
+        mn[i] = s->model->modes[i].name;
     stsl_event_log_format(&s->log, s->model->layout->kind_names, mn, evs, sizeof evs);
     if (used < n) snprintf(buf + used, n - used, "; last events: %s", evs);
 }
@@ -133,12 +134,12 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
     int rc = m->n_guards > 0
                  ? s->model->ops->guards(s->model->self, s->mode, t, N_VGetArrayPointer(y), g)
                  : 0;
-    for (int i = m->n_guards; i < s->n_roots; i++) g[i] = 1.0;
+    for (int i = m->n_guards; i < s->n_roots; i++)
+        g[i] = 1.0;
     return rc;
 }
 
-static void cv_errhandler(int code, const char *module, const char *function, char *msg,
-                          void *ud)
+static void cv_errhandler(int code, const char *module, const char *function, char *msg, void *ud)
 {
     stsl_hsolver *s = ud;
     snprintf(s->cv_msg, sizeof s->cv_msg, "%s (%s, %s, flag %d)", msg, module, function, code);
@@ -259,7 +260,10 @@ void stsl_hsolver_free(stsl_hsolver *s)
 
 /* Output grid: k * output_step (multiplied, not accumulated, so that the
  * grid has no drift over long runs). */
-static double grid_time(const stsl_hsolver *s, long k) { return (double)k * s->opts.output_step; }
+static double grid_time(const stsl_hsolver *s, long k)
+{
+    return (double)k * s->opts.output_step;
+}
 
 static int emit(stsl_hsolver *s, double t, int mode, const double *y, stsl_error *err)
 {
@@ -314,7 +318,8 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     if (cur_mode(s)->frozen) return STSL_OK;
     memcpy(N_VGetArrayPointer(s->y), s->ycur, (size_t)s->n * sizeof(double));
     int dirs[STSL_MAX_GUARDS] = {0};
-    for (int i = 0; i < cur_mode(s)->n_guards; i++) dirs[i] = cur_mode(s)->guard_dir[i];
+    for (int i = 0; i < cur_mode(s)->n_guards; i++)
+        dirs[i] = cur_mode(s)->guard_dir[i];
     if (CVodeReInit(s->cv, s->t, s->y) || CVodeSetRootDirection(s->cv, dirs) ||
         CVodeSetStopTime(s->cv, stop_time(s)))
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
@@ -404,8 +409,8 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
 {
     guard_fn f = {s, i, -(double)dir};
     gsl_function F = {guard_at, &f};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -dir * gm, a, -dir * ga, b,
-                                           -dir * gb) != GSL_SUCCESS)
+    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -dir * gm, a, -dir * ga, b, -dir * gb) !=
+        GSL_SUCCESS)
         return NAN;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
     for (int it = 0; it < MIN_MAX_ITER; it++) {
@@ -518,8 +523,7 @@ static int record_event(stsl_hsolver *s, const stsl_transition *tr, stsl_error *
     if (rc) return rc;
     s->stats.events++;
     double same = SAME_INSTANT_REL * fmax(1.0, fabs(s->t));
-    int at_once =
-        stsl_event_log_push(&s->log, s->t, tr->kind, s->mode, tr->mode, ynew, s->n, same);
+    int at_once = stsl_event_log_push(&s->log, s->t, tr->kind, s->mode, tr->mode, ynew, s->n, same);
     if (at_once > s->opts.max_same_instant) {
         char what[128];
         snprintf(what, sizeof what, "Zeno behaviour: %d events at one instant", at_once);
@@ -543,8 +547,8 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
         memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
         s->model->ops->outputs(s->model->self, s->mode, s->t, s->ycur, s->cols_a);
         stsl_transition tr = {s->mode, STSL_NO_EVENT, 0};
-        int rc = s->model->ops->transition(s->model->self, s->mode, why, fired, s->t, s->ytmp,
-                                           &tr, err);
+        int rc =
+            s->model->ops->transition(s->model->self, s->mode, why, fired, s->t, s->ytmp, &tr, err);
         if (rc) {
             stsl_error_wrap(err, "transition failed at t = %.17g in mode %s", s->t,
                             mode_name(s, s->mode));
@@ -637,7 +641,10 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
                         h == HIT_GUARD ? s->fired : NULL, err);
 }
 
-int stsl_hsolver_done(const stsl_hsolver *s) { return s->done; }
+int stsl_hsolver_done(const stsl_hsolver *s)
+{
+    return s->done;
+}
 
 int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err)
 {
@@ -649,11 +656,11 @@ int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_e
                          complete ? "" : (message ? message : "run did not reach t_end"), err);
 }
 
-int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink,
-                     stsl_error *err)
+int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink, stsl_error *err)
 {
     int rc = stsl_hsolver_start(s, t0, y0, sink, err);
-    while (rc == STSL_OK && !s->done) rc = stsl_hsolver_step(s, err);
+    while (rc == STSL_OK && !s->done)
+        rc = stsl_hsolver_step(s, err);
     if (rc == STSL_OK) return stsl_hsolver_finish(s, STSL_OK, NULL, err);
     /* Keep what was computed: end the sink, marked incomplete with the cause. */
     stsl_error end_err;
@@ -661,7 +668,19 @@ int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *si
     return rc;
 }
 
-double stsl_hsolver_time(const stsl_hsolver *s) { return s->t; }
-int stsl_hsolver_mode(const stsl_hsolver *s) { return s->mode; }
-const double *stsl_hsolver_state(const stsl_hsolver *s) { return s->ycur; }
-const stsl_stats *stsl_hsolver_stats(const stsl_hsolver *s) { return &s->stats; }
+double stsl_hsolver_time(const stsl_hsolver *s)
+{
+    return s->t;
+}
+int stsl_hsolver_mode(const stsl_hsolver *s)
+{
+    return s->mode;
+}
+const double *stsl_hsolver_state(const stsl_hsolver *s)
+{
+    return s->ycur;
+}
+const stsl_stats *stsl_hsolver_stats(const stsl_hsolver *s)
+{
+    return &s->stats;
+}

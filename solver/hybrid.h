@@ -34,9 +34,9 @@ enum { STSL_GUARD_FALLING = -1, STSL_GUARD_BOTH = 0, STSL_GUARD_RISING = 1 };
 
 /* Why the transition function is called. */
 typedef enum stsl_reason {
-    STSL_REASON_INIT = 0,  /* at t0: choose the initial mode */
-    STSL_REASON_GUARD = 1, /* one or more guards crossed (see `fired`) */
-    STSL_REASON_TIME = 2,  /* a time event (input discontinuity) was reached */
+    STSL_REASON_INIT = 0,   /* at t0: choose the initial mode */
+    STSL_REASON_GUARD = 1,  /* one or more guards crossed (see `fired`) */
+    STSL_REASON_TIME = 2,   /* a time event (input discontinuity) was reached */
     STSL_REASON_RECHECK = 3 /* after an event with `again` set: is the new mode consistent? */
 } stsl_reason;
 
@@ -84,11 +84,11 @@ typedef struct stsl_hmodel {
 } stsl_hmodel;
 
 typedef struct stsl_hsolver_opts {
-    double t_end;       /* > t0 */
-    double output_step; /* >= 0; 0: only segment ends and events */
-    double rtol;        /* CVODE relative tolerance */
-    double atol;        /* CVODE absolute tolerance */
-    long max_events;    /* a run recording more events fails with STSL_EMAXEVENTS */
+    double t_end;         /* > t0 */
+    double output_step;   /* >= 0; 0: only segment ends and events */
+    double rtol;          /* CVODE relative tolerance */
+    double atol;          /* CVODE absolute tolerance */
+    long max_events;      /* a run recording more events fails with STSL_EMAXEVENTS */
     int max_same_instant; /* events allowed at one instant before STSL_EZENO (0: default 64) */
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);

@@ -68,8 +68,7 @@ static int tee_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 }
 
 /* Both ends are always called so that neither file is left unfinished. */
-static int tee_end(void *self, const stsl_stats *st, int complete, const char *msg,
-                   stsl_error *err)
+static int tee_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
 {
     tee *t = self;
     int ra = stsl_sink_end(&t->a, st, complete, msg, err);

@@ -7,14 +7,22 @@
 const char *stsl_strerror(stsl_status code)
 {
     switch (code) {
-    case STSL_OK: return "success";
-    case STSL_EINPUT: return "bad input";
-    case STSL_EIO: return "input/output error";
-    case STSL_ESOLVER: return "solver failure";
-    case STSL_EZENO: return "Zeno behaviour (events without time advancing)";
-    case STSL_EMAXEVENTS: return "too many events";
-    case STSL_ENOMEM: return "out of memory";
-    case STSL_EMODEL: return "model callback failed";
+    case STSL_OK:
+        return "success";
+    case STSL_EINPUT:
+        return "bad input";
+    case STSL_EIO:
+        return "input/output error";
+    case STSL_ESOLVER:
+        return "solver failure";
+    case STSL_EZENO:
+        return "Zeno behaviour (events without time advancing)";
+    case STSL_EMAXEVENTS:
+        return "too many events";
+    case STSL_ENOMEM:
+        return "out of memory";
+    case STSL_EMODEL:
+        return "model callback failed";
     }
     return "unknown status";
 }
@@ -64,12 +72,16 @@ void stsl_error_clear(stsl_error *err)
 int stsl_exit_code(stsl_status code)
 {
     switch (code) {
-    case STSL_OK: return 0;
-    case STSL_EINPUT: return 2;
+    case STSL_OK:
+        return 0;
+    case STSL_EINPUT:
+        return 2;
     case STSL_ESOLVER:
     case STSL_EZENO:
     case STSL_EMAXEVENTS:
-    case STSL_EMODEL: return 3;
-    default: return 1;
+    case STSL_EMODEL:
+        return 3;
+    default:
+        return 1;
     }
 }

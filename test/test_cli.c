@@ -32,7 +32,8 @@ static int cli(const char *fmt, ...)
 static int count_lines(const char *s)
 {
     int n = 0;
-    for (; *s; s++) n += *s == '\n';
+    for (; *s; s++)
+        n += *s == '\n';
     return n;
 }
 
@@ -81,7 +82,8 @@ static void run_info_check(void **state)
     /* Every shipped example passes check. */
     const char *names[] = {"belt_stick_slip", "dv_end_stops", "dv_irreversible",
                            "dv_stuck_opposing", "dv_stops_aiding"};
-    for (int i = 0; i < 5; i++) assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
 }
 
 /* The effective /config of a result, run again, gives the same events. */
@@ -137,7 +139,8 @@ static const bad_case bad[] = {
      NULL, "friction.static_ratio", ":2:"},
     {"nan", "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\nsimulation:\n  t_end: .nan\n", NULL,
      "simulation.t_end", ":4:"},
-    {"inf", "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\nsimulation:\n  t_end: 1\n  rtol: 1e999\n",
+    {"inf",
+     "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\nsimulation:\n  t_end: 1\n  rtol: 1e999\n",
      NULL, "simulation.rtol", ":5:"},
     {"outside_stops",
      "element: {mass: 1.0}\n" OK_TAIL "end_stops: {min: -0.1, max: 0.1}\n"

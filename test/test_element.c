@@ -64,7 +64,8 @@ static const stsl_mem_result *run_ok(const char *yaml, const char *const *sets, 
 static int count_kind(const stsl_mem_result *r, int kind)
 {
     int n = 0;
-    for (long i = 0; i < r->n_events; i++) n += r->events[i].kind == kind;
+    for (long i = 0; i < r->n_events; i++)
+        n += r->events[i].kind == kind;
     return n;
 }
 
@@ -72,11 +73,15 @@ static int count_kind(const stsl_mem_result *r, int kind)
 static long sample_at(const stsl_mem_result *r, double t)
 {
     long k = 0;
-    for (long i = 0; i < r->n_samples && r->t[i] <= t; i++) k = i;
+    for (long i = 0; i < r->n_samples && r->t[i] <= t; i++)
+        k = i;
     return k;
 }
 
-static double col(const stsl_mem_result *r, long i, int c) { return r->cols[i * r->n_cols + c]; }
+static double col(const stsl_mem_result *r, long i, int c)
+{
+    return r->cols[i * r->n_cols + c];
+}
 
 /* ---- Den Hartog -------------------------------------------------------------- */
 
@@ -136,9 +141,9 @@ static void ramp_breakaway(void **state)
     long end = r->n_samples - 1;
     double t = 1.0, dt = t - t0;
     double v = (0.5 * rate * (t * t - t0 * t0) - fd * dt) / m;
-    double x = (rate * (t * t * t - t0 * t0 * t0) / 6.0 - 0.5 * rate * t0 * t0 * dt -
-                0.5 * fd * dt * dt) /
-               m;
+    double x =
+        (rate * (t * t * t - t0 * t0 * t0) / 6.0 - 0.5 * rate * t0 * t0 * dt - 0.5 * fd * dt * dt) /
+        m;
     assert_wrms1(col(r, end, STSL_COL_V), v, RT, AT);
     assert_wrms1(col(r, end, STSL_COL_X), x, RT, AT);
     assert_close(col(r, end, STSL_COL_A), (rate * t - fd) / m, 1e-12);
@@ -147,9 +152,9 @@ static void ramp_breakaway(void **state)
 
 /* ---- Dalla Vedova's four conditions ------------------------------------------------ */
 
-#define FDJ 10.0
-#define FSD 1.2
-#define ETO 0.8
+#define FDJ  10.0
+#define FSD  1.2
+#define ETO  0.8
 #define LOAD 50.0
 
 /* Dynamic friction for slip + under the load `fr` (SPEC §1.1), written out
@@ -252,7 +257,8 @@ static void irreversible_never_back_driven(void **state)
         snprintf(yaml, sizeof yaml, base, etas[i]);
         const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
         assert_int_equal(r->n_events, 0);
-        for (long k = 0; k < r->n_samples; k++) assert_true(r->mode[k] == STSL_MODE_STUCK);
+        for (long k = 0; k < r->n_samples; k++)
+            assert_true(r->mode[k] == STSL_MODE_STUCK);
         stsl_sink_free(&sink);
     }
     snprintf(yaml, sizeof yaml, base, 0.5);

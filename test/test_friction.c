@@ -91,8 +91,8 @@ static void stribeck_curve(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(opposing_load),      cmocka_unit_test(aiding_load),
-        cmocka_unit_test(no_load),            cmocka_unit_test(seed_worked_checks),
+        cmocka_unit_test(opposing_load),  cmocka_unit_test(aiding_load),
+        cmocka_unit_test(no_load),        cmocka_unit_test(seed_worked_checks),
         cmocka_unit_test(stribeck_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,8 @@
 /* ---- a toy model whose behaviour each test sets ---------------------------- */
 
 typedef struct toy {
-    double f, s0;      /* frozen mode: guard sin(2 pi f t) - s0 */
-    double g, e;       /* ball: gravity, restitution */
+    double f, s0; /* frozen mode: guard sin(2 pi f t) - s0 */
+    double g, e;  /* ball: gravity, restitution */
     double t_events[3];
     int n_events;      /* time events at t_events[] */
     int zeno;          /* transition always asks again with an event */
@@ -236,7 +236,8 @@ static void time_events_are_hit_exactly(void **state)
     assert_wrms1(r->cols[last * 2], 0.3 + 2.0 * 0.4 + 3.0 * 0.3, 1e-10, 1e-12);
     /* Each event appears twice in the trajectory, before and after. */
     int at_first = 0;
-    for (long i = 0; i < r->n_samples; i++) at_first += r->t[i] == 0.3;
+    for (long i = 0; i < r->n_samples; i++)
+        at_first += r->t[i] == 0.3;
     assert_true(at_first >= 2);
     stsl_sink_free(&sink);
 }
@@ -302,7 +303,8 @@ static void failed_transition_changes_nothing(void **state)
     double y0[2] = {3.0, 0.0};
     assert_int_equal(stsl_hsolver_start(s, 0.0, y0, NULL, &err), STSL_OK);
     int rc = STSL_OK;
-    while (rc == STSL_OK && !stsl_hsolver_done(s)) rc = stsl_hsolver_step(s, &err);
+    while (rc == STSL_OK && !stsl_hsolver_done(s))
+        rc = stsl_hsolver_step(s, &err);
     assert_int_equal(rc, STSL_EMODEL);
     assert_non_null(strstr(err.msg, "toy transition refuses"));
     assert_int_equal(stsl_hsolver_mode(s), M_WAIT);

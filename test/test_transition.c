@@ -122,8 +122,10 @@ static void guards_match_spec_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(rest_band_is_inclusive), cmocka_unit_test(velocity_zero),
-        cmocka_unit_test(at_stop),                cmocka_unit_test(impact_rebound),
+        cmocka_unit_test(rest_band_is_inclusive),
+        cmocka_unit_test(velocity_zero),
+        cmocka_unit_test(at_stop),
+        cmocka_unit_test(impact_rebound),
         cmocka_unit_test(bounce_tail_series),
         cmocka_unit_test(guards_match_spec_table),
     };

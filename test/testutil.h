@@ -15,7 +15,7 @@ double tu_wrms1(double a, double ref, double rtol, double atol);
 #define assert_close(a, b, tol) tu_assert_close((a), (b), (tol), #a, __FILE__, __LINE__)
 void tu_assert_close(double a, double b, double tol, const char *expr, const char *file, int line);
 /* Weighted RMS norm of one value below 1 (STYLE.md rule 7). */
-#define assert_wrms1(a, ref, rtol, atol)                                                       \
+#define assert_wrms1(a, ref, rtol, atol)                                                           \
     tu_assert_wrms1((a), (ref), (rtol), (atol), #a, __FILE__, __LINE__)
 void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char *expr,
                      const char *file, int line);
