@@ -13,21 +13,16 @@
 
 #include <hdf5.h>
 
-/* ---- helpers ---------------------------------------------------------------- */
+#include "io/h5_error.h"
 
-static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *data)
-{
-    /* Walking upward, entry 0 is the innermost (most specific) error. */
-    if (n == 0 && e->desc) snprintf(data, 512, "%s", e->desc);
-    return 0;
-}
+/* ---- helpers ---------------------------------------------------------------- */
 
 /* STSL_EINPUT "FILE: WHAT", with HDF5's innermost error description when
  * there is one.  Call it right after the failing call. */
 static int bad(stsl_error *err, const char *file, const char *what)
 {
-    char desc[512] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, desc);
+    char desc[512];
+    stsl_h5_last_error(desc, sizeof desc);
     if (!desc[0]) return stsl_error_set(err, STSL_EINPUT, "%s: %s", file, what);
     return stsl_error_set(err, STSL_EINPUT, "%s: %s (HDF5: %s)", file, what, desc);
 }

@@ -15,6 +15,8 @@
 
 #include <hdf5.h>
 
+#include "io/h5_error.h"
+
 /* Rows per chunk and per in-memory block.  4096 float64 rows make 32 KiB
  * chunks: small enough that a short run wastes little, large enough that
  * appending a block is one chunk write per dataset. */
@@ -60,20 +62,13 @@ typedef struct h5_sink {
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
 
-static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *data)
-{
-    /* Walking upward, entry 0 is the innermost error: the most specific. */
-    if (n == 0 && e->desc) snprintf(data, 512, "%s", e->desc);
-    return 0;
-}
-
 /* Turn the current HDF5 error into STSL_EIO naming the file and operation.
  * Must be called right after the failing call: the next API call clears
  * HDF5's error stack. */
 static int h5_fail(stsl_error *err, const char *file, const char *what)
 {
-    char desc[512] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, desc);
+    char desc[512];
+    stsl_h5_last_error(desc, sizeof desc);
     return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s", file, what,
                           desc[0] ? ": " : "", desc);
 }
