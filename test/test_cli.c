@@ -86,6 +86,24 @@ static void run_info_check(void **state)
         assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
 }
 
+/* domain: rotational labels the result with angles and torques. */
+static void rotational_units(void **state)
+{
+    (void)state;
+    char h5[512];
+    snprintf(h5, sizeof h5, "%s/rot.h5", dir);
+    assert_int_equal(cli("run %sden_hartog.yaml -o %s --set domain=rotational -q", EX, h5), 0);
+    stsl_h5_result r;
+    stsl_error err = {0};
+    assert_int_equal(stsl_h5_read(h5, &r, &err), STSL_OK);
+    assert_string_equal(r.x_units, "rad");
+    assert_string_equal(r.v_units, "rad/s");
+    assert_string_equal(r.friction_units, "N·m");
+    stsl_h5_result_free(&r);
+    assert_int_equal(cli("info %s", h5), 0);
+    assert_non_null(strstr(out, "x [rad]"));
+}
+
 /* The effective /config of a result, run again, gives the same events. */
 static void rerun_config_reproduces_events(void **state)
 {
@@ -234,6 +252,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_and_version),
         cmocka_unit_test(run_info_check),
+        cmocka_unit_test(rotational_units),
         cmocka_unit_test(rerun_config_reproduces_events),
         cmocka_unit_test(bad_input_exit_2),
         cmocka_unit_test(solver_failure_exit_3),

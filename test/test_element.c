@@ -407,6 +407,106 @@ static void short_peak_breaks_away(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- input discontinuities, load reversal, Stribeck ------------------------------ */
+
+/* A step of the active force above F_S is an input event with breakaway at
+ * exactly the step time; then a = (F_a - F_D) / m. */
+static void input_step_breaks_away(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {dynamic: 5.0}\n"
+                       "inputs: {active_force: {type: step, time: 0.3, after: 8.0}}\n"
+                       "simulation: {t_end: 1.0, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_INPUT_STEP);
+    assert_true(r->events[0].t == 0.3);
+    assert_int_equal(r->events[0].mode_before, STSL_MODE_STUCK);
+    assert_int_equal(r->events[0].mode_after, STSL_MODE_SLIP_POS);
+    /* Just before the step the stuck element feels no force. */
+    assert_close(r->events[0].before[STSL_COL_NET_FORCE], 0.0, 0.0);
+    assert_close(r->events[0].after[STSL_COL_NET_FORCE], 8.0, 0.0);
+    long end = r->n_samples - 1;
+    assert_wrms1(col(r, end, STSL_COL_X), 0.5 * 3.0 * 0.7 * 0.7, RT, AT);
+    stsl_sink_free(&sink);
+}
+
+/* A belt that starts suddenly at 0.2 m/s: the base velocity jumps, so the
+ * relative velocity jumps to -0.2 m/s; friction F_D = 1 N accelerates the
+ * block until it moves with the belt at t = 0.7 s, 0.02 m behind. */
+static void base_velocity_jump(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {dynamic: 1.0}\n"
+                       "inputs: {base_motion: {type: ramp, start_time: 0.5, slope: 0.2}}\n"
+                       "simulation: {t_end: 1.0, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    assert_int_equal(r->n_events, 2);
+    assert_int_equal(r->events[0].kind, STSL_EV_INPUT_STEP);
+    assert_close(r->events[0].after[STSL_COL_V], -0.2, 1e-15);
+    assert_int_equal(r->events[0].mode_after, STSL_MODE_SLIP_NEG);
+    assert_int_equal(r->events[1].kind, STSL_EV_STICK);
+    assert_wrms1(r->events[1].t, 0.7, RT, AT);
+    assert_wrms1(r->events[1].after[STSL_COL_X], -0.02, RT, AT);
+    stsl_sink_free(&sink);
+}
+
+/* A load changing sign while the block slides: a load_reversal event at each
+ * zero, and the friction switches between its aiding (EtA) and opposing
+ * (EtO) branch: the velocity follows the piecewise closed form. */
+static void load_reversal_switches_branch(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {dynamic: 1.0, efficiency_opposing: 0.5,"
+                       " efficiency_aiding: 0.5}\n"
+                       "inputs: {active_force: {type: constant, value: 100.0},"
+                       " load: {type: sine, amplitude: 10.0, frequency: 1.0}}\n"
+                       "initial: {velocity: 1.0}\n"
+                       "simulation: {t_end: 1.2, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    assert_int_equal(r->n_events, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r->events[i].kind, STSL_EV_LOAD_REVERSAL);
+        assert_wrms1(r->events[i].t, 0.5 * (i + 1), 1e-12, 1e-14);
+        assert_int_equal(r->events[i].mode_after, STSL_MODE_SLIP_POS);
+    }
+    /* Aiding (F_R > 0): a = 99 + F_R - 0.5 F_R; opposing: a = 99 + F_R - |F_R|. */
+    double w = 2.0 * M_PI;
+    double v1 = 1.0 + 99.0 * 1.0 + 5.0 * 2.0 / w - 20.0 * 2.0 / w;
+    long k = sample_at(r, 1.0);
+    assert_wrms1(col(r, k, STSL_COL_V), v1, RT, AT);
+    stsl_sink_free(&sink);
+}
+
+/* Stribeck: breakaway at F_S / rate as for Coulomb, the slip friction starts
+ * at F_S (no jump: a = 0 at the breakaway) and decays to F_D with speed. */
+static void stribeck_breakaway(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {law: stribeck, dynamic: 2.0, static_ratio: 1.5,"
+                       " stribeck_velocity: 0.01}\n"
+                       "inputs: {active_force: {type: ramp, slope: 10.0}}\n"
+                       "simulation: {t_end: 1.0, output_step: 0.001}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_wrms1(r->events[0].t, 0.3, 1e-12, 1e-14);
+    assert_close(r->events[0].after[STSL_COL_FRICTION], 3.0, 1e-12);
+    assert_close(r->events[0].after[STSL_COL_A], 0.0, 1e-12);
+    long end = r->n_samples - 1;
+    double v = col(r, end, STSL_COL_V);
+    assert_true(v > 1.0); /* far above v_s: the friction is F_D */
+    assert_close(col(r, end, STSL_COL_FRICTION), 2.0 + exp(-pow(v / 0.01, 2.0)), 1e-12);
+    stsl_sink_free(&sink);
+}
+
 /* ---- Janecek ------------------------------------------------------------------------ */
 
 static const char *janecek = "element: {mass: 100.0, spring: {stiffness: 8882.643960980423},"
@@ -460,6 +560,10 @@ int main(void)
         cmocka_unit_test(bounces_accumulate),
         cmocka_unit_test(belt_limit_cycle),
         cmocka_unit_test(short_peak_breaks_away),
+        cmocka_unit_test(input_step_breaks_away),
+        cmocka_unit_test(base_velocity_jump),
+        cmocka_unit_test(load_reversal_switches_branch),
+        cmocka_unit_test(stribeck_breakaway),
         cmocka_unit_test(janecek_chirp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
