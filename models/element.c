@@ -111,12 +111,22 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 static int el_guards(void *self, int mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
-    inputs in;
-    forces f;
-    eval_inputs(e, t, &in);
-    eval_forces(e, &in, y[0], y[1], &f);
-    stsl_guard_in gi = {f.fn,    f.fs_pos,   f.fs_neg,   y[0],           y[1],
-                        in.load, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
+    stsl_guard_in gi = {0.0, 0.0, 0.0, y[0], y[1], 0.0, e->p.x_min, e->p.x_max, e->p.has_stops,
+                        e->load_varies};
+    if (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) {
+        /* Slip guards need only x, v and the load: CVODE checks them every
+         * step, so the forces are not computed here. */
+        if (e->load_varies) gi.load = stsl_signal_value(e->load, t, t > e->t_seg);
+    } else {
+        inputs in;
+        forces f;
+        eval_inputs(e, t, &in);
+        eval_forces(e, &in, y[0], y[1], &f);
+        gi.fn = f.fn;
+        gi.fs_pos = f.fs_pos;
+        gi.fs_neg = f.fs_neg;
+        gi.load = in.load;
+    }
     stsl_guards_eval(mode, &gi, g);
     return 0;
 }
