@@ -86,6 +86,27 @@ static void run_info_check(void **state)
         assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
 }
 
+/* Without -o the result goes to output.file, else results/<config name>.h5
+ * relative to the working directory. */
+static void default_output_paths(void **state)
+{
+    (void)state;
+    char cfg[512], cmd[2048], want[600];
+    snprintf(cfg, sizeof cfg, "%s/plain_case.yaml", dir);
+    assert_int_equal(tu_write_file(cfg, "element: {mass: 1.0}\nfriction: {dynamic: 1.0}\n"
+                                        "simulation: {t_end: 0.1}\n"),
+                     0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run plain_case.yaml -q", dir, STSL_CLI);
+    assert_int_equal(system(cmd), 0);
+    snprintf(want, sizeof want, "%s/results/plain_case.h5", dir);
+    assert_true(tu_file_exists(want));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run plain_case.yaml -q --set output.file=elsewhere.h5",
+             dir, STSL_CLI);
+    assert_int_equal(system(cmd), 0);
+    snprintf(want, sizeof want, "%s/elsewhere.h5", dir);
+    assert_true(tu_file_exists(want));
+}
+
 /* domain: rotational labels the result with angles and torques. */
 static void rotational_units(void **state)
 {
@@ -252,6 +273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_and_version),
         cmocka_unit_test(run_info_check),
+        cmocka_unit_test(default_output_paths),
         cmocka_unit_test(rotational_units),
         cmocka_unit_test(rerun_config_reproduces_events),
         cmocka_unit_test(bad_input_exit_2),

@@ -150,6 +150,34 @@ static void ramp_breakaway(void **state)
     stsl_sink_free(&sink);
 }
 
+/* The same breakaway from a force table (linear: its breakpoints are time
+ * events): t = F_S / rate with rate = 20 N/s on the second piece. */
+static void table_force_breakaway(void **state)
+{
+    (void)state;
+    char dir[256], csv[300], yaml[1024];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(csv, sizeof csv, "%s/force.csv", dir);
+    assert_int_equal(tu_write_file(csv, "time,force\n0,0\n0.1,1\n1.0,19\n"), 0);
+    snprintf(yaml, sizeof yaml,
+             "element: {mass: 2.0}\n"
+             "friction: {dynamic: 3.0, static_ratio: 1.5}\n"
+             "inputs: {active_force: {type: table, file: '%s'}}\n"
+             "simulation: {t_end: 1.0, output_step: 0.001}\n",
+             csv);
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    int steps = count_kind(r, STSL_EV_INPUT_STEP), breaks = count_kind(r, STSL_EV_BREAKAWAY);
+    assert_int_equal(breaks, 1);
+    assert_true(steps >= 1); /* the breakpoint at 0.1 s */
+    for (long i = 0; i < r->n_events; i++)
+        if (r->events[i].kind == STSL_EV_BREAKAWAY)
+            assert_wrms1(r->events[i].t, 0.1 + (4.5 - 1.0) / 20.0, 1e-12, 1e-14);
+    stsl_sink_free(&sink);
+    remove(csv);
+    remove(dir);
+}
+
 /* ---- Dalla Vedova's four conditions ------------------------------------------------ */
 
 #define FDJ  10.0
@@ -554,6 +582,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(den_hartog_free_vibration),
         cmocka_unit_test(ramp_breakaway),
+        cmocka_unit_test(table_force_breakaway),
         cmocka_unit_test(dalla_vedova_four_conditions),
         cmocka_unit_test(irreversible_never_back_driven),
         cmocka_unit_test(end_stop_contact_and_release),
