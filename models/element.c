@@ -111,8 +111,8 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 static int el_guards(void *self, int mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
-    stsl_guard_in gi = {0.0, 0.0, 0.0, y[0], y[1], 0.0, e->p.x_min, e->p.x_max, e->p.has_stops,
-                        e->load_varies};
+    stsl_guard_in gi = {0.0, 0.0,        0.0,        y[0],           y[1],
+                        0.0, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
     if (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) {
         /* Slip guards need only x, v and the load: CVODE checks them every
          * step, so the forces are not computed here. */

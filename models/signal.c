@@ -183,8 +183,9 @@ double stsl_signal_max_step(const stsl_signal *s, double t)
     case STSL_SIG_JANECEK_CHIRP: {
         /* Phase k t^2 may advance by 2 pi / SAMPLES_PER_PERIOD over the step. */
         double dph = 2.0 * M_PI / SAMPLES_PER_PERIOD;
-        double tt = fabs(t);
-        return s->k > 0 ? sqrt(tt * tt + dph / s->k) - tt : INFINITY;
+        double tt = fabs(t), c = dph / s->k;
+        /* sqrt(t^2 + c) - t, written without the cancellation at large t. */
+        return s->k > 0 ? c / (sqrt(tt * tt + c) + tt) : INFINITY;
     }
     case STSL_SIG_LINEAR_CHIRP: {
         double f = fmax(fmax(fabs(p->f0), fabs(p->f1)), fabs(p->f0 + 2.0 * s->c * t));

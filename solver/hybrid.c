@@ -483,6 +483,9 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
     for (;;) {
         double hmax = s->model->ops->max_step(s->model->self, s->mode, ta);
         double tb = (isfinite(hmax) && ta + hmax < tstop) ? ta + hmax : tstop;
+        if (!(hmax > 0.0) || !(tb > ta))
+            return fail(s, err, STSL_EMODEL, ta,
+                        "step bound not positive or below time resolution");
         s->stats.steps++;
         if (ng > 0) {
             eval_guards(s, tb, gb);
@@ -601,8 +604,14 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     rc = s->model->ops->transition(s->model->self, -1, STSL_REASON_INIT, NULL, t0, s->ytmp, &tr,
                                    err);
     if (rc) return stsl_error_wrap(err, "choosing the initial mode");
-    memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
+    if (tr.mode < 0 || tr.mode >= s->model->n_modes)
+        return fail(s, err, STSL_EMODEL, t0, "initial transition chose an invalid mode");
     s->mode = tr.mode;
+    if (tr.kind != STSL_NO_EVENT) { /* e.g. starting against a stop: an impact at t0 */
+        s->model->ops->outputs(s->model->self, s->mode, t0, s->ycur, s->cols_a);
+        if ((rc = record_event(s, &tr, err))) return rc;
+    }
+    memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
     if (s->opts.output_step <= 0 && (rc = emit(s, t0, s->mode, s->ycur, err))) return rc;
     if ((rc = emit_grid(s, t0, 0, err))) return rc;
     if (tr.again) return handle_event(s, STSL_REASON_RECHECK, NULL, err);

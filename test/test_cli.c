@@ -100,8 +100,9 @@ static void default_output_paths(void **state)
     assert_int_equal(system(cmd), 0);
     snprintf(want, sizeof want, "%s/results/plain_case.h5", dir);
     assert_true(tu_file_exists(want));
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run plain_case.yaml -q --set output.file=elsewhere.h5",
-             dir, STSL_CLI);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' run plain_case.yaml -q --set output.file=elsewhere.h5", dir,
+             STSL_CLI);
     assert_int_equal(system(cmd), 0);
     snprintf(want, sizeof want, "%s/elsewhere.h5", dir);
     assert_true(tu_file_exists(want));

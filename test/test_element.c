@@ -373,6 +373,30 @@ static void bounces_accumulate(void **state)
     stsl_sink_free(&sink);
 }
 
+/* Starting against the high stop and moving into it is an impact at t = 0;
+ * free flight then takes (x_max - x_min) / |v| to the other stop. */
+static void initial_impact(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {dynamic: 0.0}\n"
+                       "end_stops: {min: -0.1, max: 0.1, restitution: 0.5}\n"
+                       "initial: {position: 0.1, velocity: 1.0}\n"
+                       "simulation: {t_end: 1.5, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_ok(yaml, NULL, 0, &sink);
+    assert_true(r->n_events >= 3);
+    assert_int_equal(r->events[0].kind, STSL_EV_IMPACT);
+    assert_close(r->events[0].t, 0.0, 0.0);
+    assert_close(r->events[0].before[STSL_COL_V], 1.0, 0.0);
+    assert_close(r->events[0].after[STSL_COL_V], -0.5, 0.0);
+    assert_int_equal(r->events[1].kind, STSL_EV_IMPACT);
+    assert_wrms1(r->events[1].t, 0.4, RT, AT);
+    assert_close(r->events[1].after[STSL_COL_X], -0.1, 0.0);
+    assert_wrms1(r->events[2].t, 0.4 + 0.8, RT, AT);
+    stsl_sink_free(&sink);
+}
+
 /* ---- belt oscillator ---------------------------------------------------------- */
 
 /* A block on a belt (base, speed V) tied to a wall (anchor) by a spring.
@@ -587,6 +611,7 @@ int main(void)
         cmocka_unit_test(irreversible_never_back_driven),
         cmocka_unit_test(end_stop_contact_and_release),
         cmocka_unit_test(bounces_accumulate),
+        cmocka_unit_test(initial_impact),
         cmocka_unit_test(belt_limit_cycle),
         cmocka_unit_test(short_peak_breaks_away),
         cmocka_unit_test(input_step_breaks_away),
