@@ -28,7 +28,7 @@ static int one_run(const stsl_config *cfg, stsl_stats *st, stsl_error *err)
     stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
     int rc = s ? STSL_OK : err->code;
     if (!rc) {
-        double y0[2];
+        double y0[STSL_MAX_STATE];
         stsl_element_initial_state(el, y0);
         stsl_sink none = {0}; /* a sink without ops drops everything */
         rc = stsl_hsolver_run(s, 0.0, y0, &none, err);

@@ -151,7 +151,7 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     }
     if (!rc) rc = make_sink(a, out, yaml, &sink, err);
     if (!rc) {
-        double y0[2];
+        double y0[STSL_MAX_STATE];
         stsl_element_initial_state(el, y0);
         rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");

@@ -14,6 +14,7 @@ static const stsl_mode_desc modes[STSL_N_MODES] = {
                             {STSL_GUARD_RISING, STSL_GUARD_FALLING, STSL_GUARD_BOTH}},
     [STSL_MODE_STOP_LOW] = {"STOP_LOW", 1, 1, {STSL_GUARD_RISING}},
     [STSL_MODE_STOP_HIGH] = {"STOP_HIGH", 1, 1, {STSL_GUARD_FALLING}},
+    [STSL_MODE_SMOOTH] = {"SMOOTH", 0, 2, {STSL_GUARD_RISING, STSL_GUARD_FALLING}},
 };
 
 const stsl_mode_desc *stsl_element_modes(void)
@@ -42,6 +43,10 @@ int stsl_guards_eval(int mode, const stsl_guard_in *in, double *g)
     case STSL_MODE_STOP_HIGH:
         g[STSL_G_RELEASE] = in->fn + in->fs_neg;
         return 1;
+    case STSL_MODE_SMOOTH:
+        g[STSL_G_HIGH] = in->has_stops ? in->x - in->x_max : 1.0;
+        g[STSL_G_LOW] = in->has_stops ? in->x - in->x_min : 1.0;
+        return 2;
     }
     return 0;
 }

@@ -6,6 +6,8 @@
  *   SLIP_NEG  0: v rising    1: x - x_min falling  2: F_R either way
  *   STOP_LOW  0: F_n - F_S(+1) rising (release into SLIP_POS)
  *   STOP_HIGH 0: F_n + F_S(-1) falling (release into SLIP_NEG)
+ *   SMOOTH    0: x - x_max rising   1: x - x_min falling (smooth laws: impacts only;
+ *             their static limits at a stop are 0)
  * An absent stop or a load that never changes gives a constant 1 (never
  * crosses), so that CVODE sees no root that sits at zero. */
 #ifndef STSL_GUARDS_H
@@ -19,7 +21,9 @@ enum {
     STSL_G_VZERO = 0,
     STSL_G_STOP = 1,
     STSL_G_LOAD = 2,
-    STSL_G_RELEASE = 0
+    STSL_G_RELEASE = 0,
+    STSL_G_HIGH = 0, /* SMOOTH: x - x_max rising */
+    STSL_G_LOW = 1   /* SMOOTH: x - x_min falling */
 };
 
 typedef struct stsl_guard_in {
@@ -31,7 +35,7 @@ typedef struct stsl_guard_in {
     int load_varies;
 } stsl_guard_in;
 
-/* The five mode descriptions (names, frozen flags, guard directions). */
+/* The six mode descriptions (names, frozen flags, guard directions). */
 const stsl_mode_desc *stsl_element_modes(void);
 
 /* Guard values of `mode` into g; returns the number of guards. */

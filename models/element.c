@@ -9,6 +9,7 @@
 #include "events/guards.h"
 #include "events/transition.h"
 #include "models/friction.h"
+#include "models/smooth_friction.h"
 
 /* A rebound that rises less than this many position tolerances
  * tol = rtol |x_stop| + atol off its stop is not resolved.  The integrator's
@@ -30,9 +31,12 @@ struct stsl_element {
     stsl_signal *fa, *load, *base, *anchor;
     int load_varies;
     int has_base;
-    double t_seg;     /* start of the current segment: selects one-sided input limits */
-    double settle_at; /* end of bounces left out at a stop (INFINITY: none pending) */
+    int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (state z) */
+    double t_seg;      /* start of the current segment: selects one-sided input limits */
+    double settle_at;  /* end of bounces left out at a stop (INFINITY: none pending) */
     double natural_step;
+    stsl_column cols[STSL_N_COLS];
+    stsl_layout layout;
     stsl_hmodel model;
 };
 
@@ -78,16 +82,40 @@ typedef struct forces {
 static void eval_forces(const stsl_element *e, const inputs *in, double x, double v, forces *f)
 {
     f->fn = net_force(e, in, x, v);
+    if (e->smooth) { /* no static friction: a smooth law holds nothing at v = 0 */
+        f->fd_pos = f->fs_pos = f->fd_neg = f->fs_neg = 0.0;
+        return;
+    }
     stsl_friction_levels(&e->p.friction, +1, in->load, &f->fd_pos, &f->fs_pos);
     stsl_friction_levels(&e->p.friction, -1, in->load, &f->fd_neg, &f->fs_neg);
+}
+
+static int is_moving(int mode)
+{
+    return mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG || mode == STSL_MODE_SMOOTH;
+}
+
+/* The hybrid decisions speak of STUCK and SLIP_*: a smooth element is in
+ * SMOOTH for all of them. */
+static int law_mode(const stsl_element *e, int mode)
+{
+    return (e->smooth && mode <= STSL_MODE_SLIP_NEG) ? STSL_MODE_SMOOTH : mode;
 }
 
 /* Dry friction F_f (the force entering as -F_f) while slipping. */
 static double slip_friction(const stsl_element *e, const forces *f, int mode, double v)
 {
+    if (mode == STSL_MODE_SMOOTH) return stsl_smooth_force(&e->p.friction, v, NULL);
     if (mode == STSL_MODE_SLIP_POS)
         return stsl_friction_slip(&e->p.friction, f->fd_pos, f->fs_pos, fabs(v));
     return -stsl_friction_slip(&e->p.friction, f->fd_neg, f->fs_neg, fabs(v));
+}
+
+/* Friction while moving, LuGre included (its force needs z). */
+static double moving_friction(const stsl_element *e, const forces *f, int mode, const double *y)
+{
+    if (e->lugre) return stsl_lugre_force(&e->p.friction, y[1], y[2], NULL, NULL);
+    return slip_friction(e, f, mode, y[1]);
 }
 
 /* ---- hybrid model ops ---------------------------------------------------- */
@@ -95,16 +123,16 @@ static double slip_friction(const stsl_element *e, const forces *f, int mode, do
 static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 {
     const stsl_element *e = self;
-    if (mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG) {
-        ydot[0] = ydot[1] = 0.0;
-        return 0;
-    }
+    for (int i = 0; i < e->model.n_state; i++)
+        ydot[i] = 0.0;
+    if (!is_moving(mode)) return 0;
     inputs in;
     forces f;
     eval_inputs(e, t, &in);
     eval_forces(e, &in, y[0], y[1], &f);
     ydot[0] = y[1];
-    ydot[1] = (f.fn - slip_friction(e, &f, mode, y[1])) / e->p.mass;
+    ydot[1] = (f.fn - moving_friction(e, &f, mode, y)) / e->p.mass;
+    if (e->lugre) ydot[2] = stsl_lugre_zdot(&e->p.friction, y[1], y[2], NULL, NULL);
     return 0;
 }
 
@@ -113,7 +141,7 @@ static int el_guards(void *self, int mode, double t, const double *y, double *g)
     const stsl_element *e = self;
     stsl_guard_in gi = {0.0, 0.0,        0.0,        y[0],           y[1],
                         0.0, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
-    if (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) {
+    if (is_moving(mode)) {
         /* Slip guards need only x, v and the load: CVODE checks them every
          * step, so the forces are not computed here. */
         if (e->load_varies) gi.load = stsl_signal_value(e->load, t, t > e->t_seg);
@@ -138,7 +166,7 @@ static double el_max_step(void *self, int mode, double t)
     h = fmin(h, stsl_signal_max_step(e->load, t));
     h = fmin(h, stsl_signal_max_step(e->base, t));
     h = fmin(h, stsl_signal_max_step(e->anchor, t));
-    if (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) h = fmin(h, e->natural_step);
+    if (is_moving(mode)) h = fmin(h, e->natural_step);
     return h;
 }
 
@@ -163,7 +191,8 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     switch (mode) {
     case STSL_MODE_SLIP_POS:
     case STSL_MODE_SLIP_NEG:
-        ff = slip_friction(e, &f, mode, y[1]);
+    case STSL_MODE_SMOOTH:
+        ff = moving_friction(e, &f, mode, y);
         break;
     case STSL_MODE_STUCK:
         ff = f.fn;
@@ -180,13 +209,51 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     }
     c[STSL_COL_X] = y[0];
     c[STSL_COL_V] = y[1];
-    c[STSL_COL_A] =
-        (mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG) ? (f.fn - ff) / e->p.mass : 0.0;
+    c[STSL_COL_A] = is_moving(mode) ? (f.fn - ff) / e->p.mass : 0.0;
     c[STSL_COL_FRICTION] = ff;
     c[STSL_COL_NET_FORCE] = f.fn;
     c[STSL_COL_STOP_REACTION] = r;
     c[STSL_COL_X_BASE] = in.xb;
     c[STSL_COL_V_BASE] = in.vb;
+    if (e->lugre) c[STSL_COL_Z] = y[2];
+}
+
+/* df/dy in a moving mode (row-major, n x n); inputs depend on t only. */
+static int el_jac(void *self, int mode, double t, const double *y, double *J)
+{
+    const stsl_element *e = self;
+    int n = e->model.n_state;
+    for (int i = 0; i < n * n; i++)
+        J[i] = 0.0;
+    if (!is_moving(mode)) return 0;
+    const stsl_friction_params *fp = &e->p.friction;
+    double m = e->p.mass, dT_dv = 0.0, dT_dz = 0.0;
+    if (e->lugre) {
+        stsl_lugre_force(fp, y[1], y[2], &dT_dv, &dT_dz);
+    } else if (e->smooth) {
+        stsl_smooth_force(fp, y[1], &dT_dv);
+    } else if (fp->law == STSL_LAW_STRIBECK) {
+        inputs in;
+        forces f;
+        eval_inputs(e, t, &in);
+        eval_forces(e, &in, y[0], y[1], &f);
+        double fd = mode == STSL_MODE_SLIP_POS ? f.fd_pos : f.fd_neg;
+        double fs = mode == STSL_MODE_SLIP_POS ? f.fs_pos : f.fs_neg;
+        /* d/dv of sign(v) F(|v|) is F'(|v|) on either side. */
+        double r = fabs(y[1]) / fp->stribeck_velocity, dl = fp->stribeck_exponent;
+        dT_dv = (fs - fd) * exp(-pow(r, dl)) * (-dl * pow(r, dl - 1.0)) / fp->stribeck_velocity;
+    }
+    J[0 * n + 1] = 1.0;
+    J[1 * n + 0] = -e->p.stiffness / m;
+    J[1 * n + 1] = (-e->p.damping - dT_dv) / m;
+    if (e->lugre) {
+        double zw, zz;
+        stsl_lugre_zdot(fp, y[1], y[2], &zw, &zz);
+        J[1 * n + 2] = -dT_dz / m;
+        J[2 * n + 1] = zw;
+        J[2 * n + 2] = zz;
+    }
+    return 0;
 }
 
 /* ---- transitions ---------------------------------------------------------- */
@@ -219,12 +286,13 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     y[1] = 0.0;
     forces_now(e, t, y, &f);
     /* Deceleration on the way out and acceleration back, at low speed. */
-    double a_up = side * (f.fn - slip_friction(e, &f, away, 0.0)) / e->p.mass;
-    double a_down = side * (f.fn - slip_friction(e, &f, back, 0.0)) / e->p.mass;
+    /* Smooth laws hold nothing at rest: their friction at v = 0 is 0. */
+    double a_up = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, away, 0.0))) / e->p.mass;
+    double a_down = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, back, 0.0))) / e->p.mass;
     double min_h = RESOLVABLE_HEIGHT * (e->p.rtol * fabs(stop) + e->p.atol), vp;
     if (!stsl_decide_impact(vm, e->p.restitution, a_up, min_h, &vp)) {
         y[1] = vp;
-        out->mode = away;
+        out->mode = law_mode(e, away);
         out->kind = STSL_EV_IMPACT;
         return;
     }
@@ -258,6 +326,7 @@ static void mode_from_state(stsl_element *e, double t, double *y, stsl_transitio
         out->mode = side ? stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg)
                          : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
     }
+    out->mode = law_mode(e, out->mode);
 }
 
 static void on_guard(stsl_element *e, int mode, const int *fired, double t, double *y,
@@ -271,8 +340,11 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
     } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
         y[1] = 0.0;
         e->settle_at = INFINITY;
-        out->mode = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
+        out->mode =
+            law_mode(e, mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS);
         out->kind = STSL_EV_STOP_RELEASE;
+    } else if (mode == STSL_MODE_SMOOTH) {
+        impact(e, fired[STSL_G_HIGH] ? +1 : -1, t, y, out);
     } else if (fired[STSL_G_STOP]) {
         impact(e, mode == STSL_MODE_SLIP_POS ? +1 : -1, t, y, out);
     } else if (fired[STSL_G_VZERO]) {
@@ -308,6 +380,7 @@ static void on_time_event(stsl_element *e, double t, double *y, stsl_transition 
 static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transition *out)
 {
     int side = out->mode == STSL_MODE_SLIP_POS ? +1 : out->mode == STSL_MODE_SLIP_NEG ? -1 : 0;
+    if (out->mode == STSL_MODE_SMOOTH) side = (y[1] > 0.0) - (y[1] < 0.0);
     if (side && out->kind != STSL_EV_IMPACT && stop_side(e, y[0]) == side)
         impact(e, side, t, y, out);
 }
@@ -337,7 +410,7 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
             forces f;
             forces_now(e, t, y, &f);
             int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
-            out->mode = stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg);
+            out->mode = law_mode(e, stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg));
             if (out->mode != mode) {
                 out->kind = STSL_EV_STOP_RELEASE;
                 e->settle_at = INFINITY;
@@ -349,33 +422,59 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
     return STSL_OK;
 }
 
-static const stsl_hmodel_ops element_ops = {el_rhs,      el_guards,          el_transition,
-                                            el_max_step, el_next_time_event, el_outputs};
+static const stsl_hmodel_ops element_ops = {
+    el_rhs, el_guards, el_transition, el_max_step, el_next_time_event, el_outputs, el_jac};
 
 /* ---- layout ------------------------------------------------------------------ */
 
 static const char *const kind_names[STSL_N_EVENT_KINDS] = {
     "stick",        "breakaway",    "reversal",      "impact",
     "stop_contact", "stop_release", "load_reversal", "input_step"};
-static const char *const mode_names[STSL_N_MODES] = {"STUCK", "SLIP_POS", "SLIP_NEG", "STOP_LOW",
-                                                     "STOP_HIGH"};
-static const char *const state_names[2] = {"x", "v"};
+static const char *const mode_names[STSL_N_MODES] = {"STUCK",    "SLIP_POS",  "SLIP_NEG",
+                                                     "STOP_LOW", "STOP_HIGH", "SMOOTH"};
+static const char *const state_names[3] = {"x", "v", "z"};
 
+/* Names and units per domain; rotational elements are named as the seeds
+ * (Simscape, 20-sim) name them: angle, angular velocity, torque. */
 static const stsl_column trans_cols[STSL_N_COLS] = {
-    {"x", "m"},         {"v", "m/s"},           {"a", "m/s^2"},  {"friction", "N"},
-    {"net_force", "N"}, {"stop_reaction", "N"}, {"x_base", "m"}, {"v_base", "m/s"}};
+    {"x", "m", "position"},
+    {"v", "m/s", "velocity"},
+    {"a", "m/s^2", "acceleration"},
+    {"friction", "N", "friction force"},
+    {"net_force", "N", "non-friction net force"},
+    {"stop_reaction", "N", "end-stop reaction force"},
+    {"x_base", "m", "base position"},
+    {"v_base", "m/s", "base velocity"},
+    {"z", "m", "bristle deflection"}};
 static const stsl_column rot_cols[STSL_N_COLS] = {
-    {"x", "rad"},         {"v", "rad/s"},           {"a", "rad/s^2"},  {"friction", "N·m"},
-    {"net_force", "N·m"}, {"stop_reaction", "N·m"}, {"x_base", "rad"}, {"v_base", "rad/s"}};
+    {"x", "rad", "angle"},
+    {"v", "rad/s", "angular velocity"},
+    {"a", "rad/s^2", "angular acceleration"},
+    {"friction", "N·m", "friction torque"},
+    {"net_force", "N·m", "non-friction net torque"},
+    {"stop_reaction", "N·m", "end-stop reaction torque"},
+    {"x_base", "rad", "base angle"},
+    {"v_base", "rad/s", "base angular velocity"},
+    {"z", "rad", "bristle deflection"}};
 
-static const stsl_layout layouts[2] = {
-    {STSL_N_COLS, trans_cols, "s", STSL_N_MODES, mode_names, STSL_N_EVENT_KINDS, kind_names},
-    {STSL_N_COLS, rot_cols, "s", STSL_N_MODES, mode_names, STSL_N_EVENT_KINDS, kind_names},
-};
-
-const stsl_layout *stsl_element_layout(stsl_domain domain)
+const stsl_layout *stsl_element_layout(const stsl_element *e)
 {
-    return &layouts[domain == STSL_DOMAIN_ROTATIONAL ? 1 : 0];
+    return &e->layout;
+}
+
+static void init_layout(stsl_element *e)
+{
+    const stsl_column *cols = e->p.domain == STSL_DOMAIN_ROTATIONAL ? rot_cols : trans_cols;
+    memcpy(e->cols, cols, sizeof e->cols);
+    /* z only where it exists (LuGre). */
+    stsl_layout l = {e->lugre ? STSL_N_COLS : STSL_N_COLS - 1,
+                     e->cols,
+                     "s",
+                     STSL_N_MODES,
+                     mode_names,
+                     STSL_N_EVENT_KINDS,
+                     kind_names};
+    e->layout = l;
 }
 
 /* ---- create / free ------------------------------------------------------------- */
@@ -409,13 +508,18 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->natural_step = p->stiffness > 0.0
                           ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) / SAMPLES_PER_NATURAL_PERIOD
                           : INFINITY;
+    e->smooth = stsl_law_is_smooth(p->friction.law);
+    e->lugre = p->friction.law == STSL_LAW_LUGRE;
+    init_layout(e);
     e->model.ops = &element_ops;
     e->model.self = e;
-    e->model.n_state = 2;
+    e->model.n_state = e->lugre ? 3 : 2;
     e->model.n_modes = STSL_N_MODES;
     e->model.modes = stsl_element_modes();
-    e->model.layout = stsl_element_layout(p->domain);
+    e->model.layout = &e->layout;
     e->model.state_names = state_names;
+    /* A smooth law is a near-discontinuity when its slope is steep: stiff. */
+    e->model.stiff = e->smooth;
     return e;
 }
 
@@ -434,8 +538,9 @@ const stsl_hmodel *stsl_element_model(const stsl_element *e)
     return &e->model;
 }
 
-void stsl_element_initial_state(const stsl_element *e, double y0[2])
+void stsl_element_initial_state(const stsl_element *e, double *y0)
 {
     y0[0] = e->p.x0;
     y0[1] = e->p.v0;
+    if (e->lugre) y0[2] = 0.0; /* bristles relaxed */
 }

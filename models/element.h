@@ -1,10 +1,11 @@
 /* element.h - the one-degree-of-freedom friction element of SPEC §1 as a
  * hybrid model for the solver.
  *
- * State y = (x, v): position and velocity relative to the base.  Modes:
- * STUCK, SLIP_POS, SLIP_NEG, STOP_LOW, STOP_HIGH (numbering fixed by the
- * HDF5 layout).  Forces: F_n = F_a + F_R - k (x - x_s) - c v - m a_b (or the
- * anchor form), m a = F_n - F_f + R. */
+ * State y = (x, v): position and velocity relative to the base, and z, the
+ * bristle deflection, for LuGre.  Modes: STUCK, SLIP_POS, SLIP_NEG,
+ * STOP_LOW, STOP_HIGH for the hybrid laws, SMOOTH (plus the stop modes) for
+ * the smooth laws (numbering fixed by the HDF5 layout).  Forces: F_n = F_a + F_R - k (x - x_s) - c
+ * v - m a_b (or the anchor form), m a = F_n - F_f + R. */
 #ifndef STSL_ELEMENT_H
 #define STSL_ELEMENT_H
 
@@ -17,7 +18,8 @@ enum stsl_mode {
     STSL_MODE_SLIP_NEG = 2,
     STSL_MODE_STOP_LOW = 3,
     STSL_MODE_STOP_HIGH = 4,
-    STSL_N_MODES = 5
+    STSL_MODE_SMOOTH = 5, /* smooth friction laws: one continuous mode */
+    STSL_N_MODES = 6
 };
 
 enum stsl_event_kind {
@@ -42,21 +44,44 @@ enum stsl_col {
     STSL_COL_STOP_REACTION,
     STSL_COL_X_BASE,
     STSL_COL_V_BASE,
+    STSL_COL_Z, /* LuGre's bristle deflection (lugre only) */
     STSL_N_COLS
 };
 
 typedef enum stsl_domain { STSL_DOMAIN_TRANSLATIONAL = 0, STSL_DOMAIN_ROTATIONAL = 1 } stsl_domain;
-typedef enum stsl_law { STSL_LAW_COULOMB = 0, STSL_LAW_STRIBECK = 1 } stsl_law;
+/* Friction laws.  The hybrid ones (coulomb, stribeck) have a true STUCK mode;
+ * the smooth ones (SPEC §2: Simscape, 20-sim, LuGre) are one continuous mode. */
+typedef enum stsl_law {
+    STSL_LAW_COULOMB = 0,
+    STSL_LAW_STRIBECK = 1,
+    STSL_LAW_SIMSCAPE = 2,
+    STSL_LAW_20SIM_C = 3,
+    STSL_LAW_20SIM_V = 4,
+    STSL_LAW_20SIM_CV = 5,
+    STSL_LAW_20SIM_SCVS = 6,
+    STSL_LAW_LUGRE = 7,
+    STSL_N_LAWS = 8
+} stsl_law;
 
 typedef struct stsl_friction_params {
     stsl_law law;
+    /* hybrid laws */
     double dynamic;           /* F_DJ >= 0 */
     double static_ratio;      /* FSD >= 1 */
     double eff_opposing;      /* EtO in (0, 1] */
     double eff_aiding;        /* EtA <= 1 */
     double stribeck_velocity; /* v_s > 0 (stribeck) */
     double stribeck_exponent; /* delta > 0 (stribeck) */
+    /* simscape: T_brk, T_C, w_brk, f (the seed's names) */
+    double breakaway, coulomb, breakaway_velocity, viscous;
+    /* 20-sim C, V, CV, SCVS and LuGre: Tc, Tst, slope, v_st, d, sigma0, sigma1 */
+    double tc, tst, slope, v_st, d, sigma0, sigma1;
 } stsl_friction_params;
+
+/* 1 for the smooth laws (no STUCK mode). */
+int stsl_law_is_smooth(stsl_law law);
+/* The configuration's name of a law ("coulomb", "20sim_scvs", ...). */
+const char *stsl_law_name(stsl_law law);
 
 typedef struct stsl_element_params {
     stsl_domain domain;
@@ -82,10 +107,10 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
 void stsl_element_free(stsl_element *e);
 /* The hybrid model view of the element (valid while the element lives). */
 const stsl_hmodel *stsl_element_model(const stsl_element *e);
-/* Initial state (x0, v0). */
-void stsl_element_initial_state(const stsl_element *e, double y0[2]);
+/* Initial state (x0, v0, and z0 = 0 for LuGre): model->n_state values. */
+void stsl_element_initial_state(const stsl_element *e, double *y0);
 
-/* Column and mode names and units for a domain. */
-const stsl_layout *stsl_element_layout(stsl_domain domain);
+/* Column and mode names and units of this element's results. */
+const stsl_layout *stsl_element_layout(const stsl_element *e);
 
 #endif

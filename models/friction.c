@@ -22,3 +22,15 @@ double stsl_friction_slip(const stsl_friction_params *p, double fd, double fs, d
     double e = p->stribeck_exponent == 2.0 ? exp(-r * r) : exp(-pow(r, p->stribeck_exponent));
     return fd + (fs - fd) * e;
 }
+
+int stsl_law_is_smooth(stsl_law law)
+{
+    return law >= STSL_LAW_SIMSCAPE && law < STSL_N_LAWS;
+}
+
+const char *stsl_law_name(stsl_law law)
+{
+    static const char *const names[STSL_N_LAWS] = {"coulomb", "stribeck", "simscape",   "20sim_c",
+                                                   "20sim_v", "20sim_cv", "20sim_scvs", "lugre"};
+    return (law >= 0 && law < STSL_N_LAWS) ? names[law] : "unknown";
+}

@@ -16,6 +16,8 @@
 #include <gsl/gsl_roots.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "events/event_log.h"
@@ -45,7 +47,9 @@ struct stsl_hsolver {
     N_Vector y;  /* CVODE's state */
     N_Vector yd; /* scratch for dense output */
     void *cv;
-    SUNNonlinearSolver nls;
+    SUNNonlinearSolver nls; /* Adams: fixed-point iteration */
+    SUNMatrix J;            /* BDF: dense Jacobian and its solver */
+    SUNLinearSolver ls;
     int cv_active;    /* a CVODE segment is under way (counters valid) */
     char cv_msg[512]; /* last message of CVODE's error handler */
     gsl_root_fsolver *root;
@@ -139,6 +143,23 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
     return rc;
 }
 
+static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1,
+                  N_Vector t2, N_Vector t3)
+{
+    (void)fy;
+    (void)t1;
+    (void)t2;
+    (void)t3;
+    stsl_hsolver *s = ud;
+    double rows[STSL_MAX_STATE * STSL_MAX_STATE];
+    s->stats.jac_evals++;
+    int rc = s->model->ops->jac(s->model->self, s->mode, t, N_VGetArrayPointer(y), rows);
+    for (int i = 0; i < s->n; i++)
+        for (int j = 0; j < s->n; j++)
+            SM_ELEMENT_D(J, i, j) = rows[i * s->n + j];
+    return rc;
+}
+
 static void cv_errhandler(int code, const char *module, const char *function, char *msg, void *ud)
 {
     stsl_hsolver *s = ud;
@@ -182,17 +203,29 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
     s->yd = N_VNew_Serial(s->n, s->ctx);
     if (!s->y || !s->yd) goto fail;
     N_VConst(0.0, s->y);
-    /* Adams-Moulton with fixed-point iteration: the slip modes are smooth and
-     * non-stiff (a spring-mass with damping), and Adams reaches high order
-     * with few RHS evaluations, which is what a tight rtol needs. */
-    s->cv = CVodeCreate(CV_ADAMS, s->ctx);
+    /* Adams-Moulton with fixed-point iteration for the hybrid slip modes:
+     * smooth and non-stiff (a spring-mass with damping); Adams reaches high
+     * order with few RHS evaluations, which is what a tight rtol needs.
+     * BDF with Newton iteration on a dense Jacobian for stiff models (a
+     * smooth friction law with a steep slope): fixed-point iteration and
+     * Adams' small stability region would force steps of 1/slope there. */
+    int bdf = s->opts.method == STSL_METHOD_BDF ||
+              (s->opts.method == STSL_METHOD_AUTO && s->model->stiff);
+    s->cv = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cv) goto fail;
     if (CVodeSetErrHandlerFn(s->cv, cv_errhandler, s)) goto fail;
     if (CVodeInit(s->cv, cv_rhs, 0.0, s->y)) goto fail;
     if (CVodeSStolerances(s->cv, s->opts.rtol, s->opts.atol)) goto fail;
     if (CVodeSetUserData(s->cv, s)) goto fail;
-    s->nls = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
-    if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
+    if (bdf) {
+        s->J = SUNDenseMatrix(s->n, s->n, s->ctx);
+        s->ls = s->J ? SUNLinSol_Dense(s->y, s->J, s->ctx) : NULL;
+        if (!s->ls || CVodeSetLinearSolver(s->cv, s->ls, s->J)) goto fail;
+        if (s->model->ops->jac && CVodeSetJacFn(s->cv, cv_jac)) goto fail;
+    } else {
+        s->nls = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
+        if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
+    }
     if (CVodeRootInit(s->cv, s->n_roots, cv_roots)) goto fail;
     if (CVodeSetNoInactiveRootWarn(s->cv)) goto fail;
     /* One-step mode returns after every step; the cap only matters for the
@@ -246,6 +279,8 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (!s) return;
     if (s->cv) CVodeFree(&s->cv);
     if (s->nls) SUNNonlinSolFree(s->nls);
+    if (s->ls) SUNLinSolFree(s->ls);
+    if (s->J) SUNMatDestroy(s->J);
     if (s->y) N_VDestroy(s->y);
     if (s->yd) N_VDestroy(s->yd);
     if (s->ctx) SUNContext_Free(&s->ctx);

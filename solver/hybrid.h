@@ -71,7 +71,17 @@ typedef struct stsl_hmodel_ops {
     double (*next_time_event)(void *self, double t);
     /* Output columns (layout.n_cols) at (t, y) in `mode`. */
     void (*outputs)(void *self, int mode, double t, const double *y, double *cols);
+    /* Optional (NULL: CVODE's difference quotients): the Jacobian df/dy in
+     * `mode`, row-major n x n, used with BDF. */
+    int (*jac)(void *self, int mode, double t, const double *y, double *J);
 } stsl_hmodel_ops;
+
+/* Linear multistep method of the CVODE instance. */
+typedef enum stsl_method {
+    STSL_METHOD_AUTO = 0,  /* BDF when the model says it is stiff, else Adams */
+    STSL_METHOD_ADAMS = 1, /* Adams-Moulton, fixed-point iteration: smooth, non-stiff modes */
+    STSL_METHOD_BDF = 2    /* BDF, Newton iteration with a dense Jacobian: stiff modes */
+} stsl_method;
 
 typedef struct stsl_hmodel {
     const stsl_hmodel_ops *ops;
@@ -81,6 +91,7 @@ typedef struct stsl_hmodel {
     const stsl_mode_desc *modes;
     const stsl_layout *layout;
     const char *const *state_names; /* n_state names for messages (may be NULL) */
+    int stiff;                      /* 1: STSL_METHOD_AUTO picks BDF */
 } stsl_hmodel;
 
 typedef struct stsl_hsolver_opts {
@@ -90,6 +101,7 @@ typedef struct stsl_hsolver_opts {
     double atol;          /* CVODE absolute tolerance */
     long max_events;      /* a run recording more events fails with STSL_EMAXEVENTS */
     int max_same_instant; /* events allowed at one instant before STSL_EZENO (0: default 64) */
+    stsl_method method;   /* STSL_METHOD_AUTO unless set */
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);
     void *progress_ctx;

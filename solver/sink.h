@@ -16,8 +16,9 @@
 
 /* One trajectory column (besides time and mode). */
 typedef struct stsl_column {
-    const char *name;  /* dataset / CSV header name, e.g. "x" */
-    const char *units; /* unit label, e.g. "m" */
+    const char *name;      /* dataset / CSV header name, e.g. "x" */
+    const char *units;     /* unit label, e.g. "m" */
+    const char *long_name; /* what it is, e.g. "angle" (may be NULL) */
 } stsl_column;
 
 /* What a model's results look like: given once to sink->begin(). */
@@ -48,6 +49,7 @@ typedef struct stsl_stats {
     long guard_evals; /* guard (root function) evaluations */
     long events;      /* events recorded */
     long segments;    /* integration segments (one per mode entry / restart) */
+    long jac_evals;   /* Jacobian evaluations (BDF only) */
     double wall_seconds;
     int n_modes;
     double mode_time[STSL_MAX_MODES]; /* simulated time spent in each mode */

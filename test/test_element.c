@@ -40,7 +40,7 @@ static int run_yaml(const char *yaml, const char *const *sets, int n_sets, stsl_
     stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg.sim, err);
     assert_non_null(s);
     assert_int_equal(stsl_mem_sink_create(sink, err), STSL_OK);
-    double y0[2];
+    double y0[STSL_MAX_STATE];
     stsl_element_initial_state(el, y0);
     rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
     stsl_hsolver_free(s);

@@ -11,7 +11,13 @@
 
 static stsl_friction_params params(double fdj, double fsd, double eto, double eta)
 {
-    stsl_friction_params p = {STSL_LAW_COULOMB, fdj, fsd, eto, eta, 0.0, 2.0};
+    stsl_friction_params p = {0};
+    p.law = STSL_LAW_COULOMB;
+    p.dynamic = fdj;
+    p.static_ratio = fsd;
+    p.eff_opposing = eto;
+    p.eff_aiding = eta;
+    p.stribeck_exponent = 2.0;
     return p;
 }
 

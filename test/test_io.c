@@ -18,7 +18,8 @@
 #include "io/mem_sink.h"
 #include "test/testutil.h"
 
-static const stsl_column cols[] = {{"x", "m"}, {"v", "m/s"}, {"friction", "N"}, {"net_force", "N"}};
+static const stsl_column cols[] = {
+    {"x", "m", NULL}, {"v", "m/s", NULL}, {"friction", "N", NULL}, {"net_force", "N", NULL}};
 static const char *const modes[] = {"STUCK", "SLIP_POS", "SLIP_NEG"};
 static const char *const kinds[] = {"stick", "breakaway", "reversal"};
 static const stsl_layout layout = {4, cols, "s", 3, modes, 3, kinds};
@@ -71,7 +72,17 @@ static void write_run(stsl_sink *s, long n, int n_events)
 
 static stsl_stats known_stats(void)
 {
-    stsl_stats st = {1234, 5678, 91011, 5, 6, 0.125, 3, {1.5, 2.25, 6.25}};
+    stsl_stats st = {0};
+    st.steps = 1234;
+    st.rhs_evals = 5678;
+    st.guard_evals = 91011;
+    st.events = 5;
+    st.segments = 6;
+    st.wall_seconds = 0.125;
+    st.n_modes = 3;
+    st.mode_time[0] = 1.5;
+    st.mode_time[1] = 2.25;
+    st.mode_time[2] = 6.25;
     return st;
 }
 
@@ -296,7 +307,7 @@ static void test_h5_empty_events_and_missing_columns(void **state)
     stsl_error err;
     stsl_sink s;
     /* Only v: the events' x, net_force and friction are NaN. */
-    static const stsl_column vonly[] = {{"v", "rad/s"}};
+    static const stsl_column vonly[] = {{"v", "rad/s", NULL}};
     stsl_layout l = {1, vonly, "s", 3, modes, 3, kinds};
     assert_int_equal(stsl_h5_sink_create(path, "", "0.1.0", &s, &err), STSL_OK);
     assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_OK);
@@ -597,7 +608,7 @@ static void test_mem(void **state)
     /* More columns than an event record keeps: refused, not truncated. */
     stsl_column many[17];
     for (int i = 0; i < 17; i++)
-        many[i] = (stsl_column){"c", "1"};
+        many[i] = (stsl_column){"c", "1", NULL};
     stsl_layout l = {17, many, "s", 0, NULL, 0, NULL};
     assert_int_equal(stsl_mem_sink_create(&s, &err), STSL_OK);
     assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_EINPUT);

@@ -28,7 +28,7 @@ typedef struct toy {
 enum { M_WAIT = 0, M_GO = 1, M_FLY = 2 };
 static const char *const kinds[] = {"go", "bounce", "tick"};
 static const char *const mnames[] = {"WAIT", "GO", "FLY"};
-static const stsl_column cols[] = {{"x", "m"}, {"v", "m/s"}};
+static const stsl_column cols[] = {{"x", "m", "position"}, {"v", "m/s", "velocity"}};
 static const stsl_layout layout = {2, cols, "s", 3, mnames, 3, kinds};
 static const stsl_mode_desc modes[] = {
     {"WAIT", 1, 1, {STSL_GUARD_RISING}},
@@ -124,12 +124,12 @@ static void toy_outputs(void *self, int mode, double t, const double *y, double 
     c[1] = y[1];
 }
 
-static const stsl_hmodel_ops toy_ops = {toy_rhs,      toy_guards,     toy_transition,
-                                        toy_max_step, toy_next_event, toy_outputs};
+static const stsl_hmodel_ops toy_ops = {
+    toy_rhs, toy_guards, toy_transition, toy_max_step, toy_next_event, toy_outputs, NULL};
 
 static stsl_hmodel toy_model(toy *m)
 {
-    stsl_hmodel h = {&toy_ops, m, 2, 3, modes, &layout, snames};
+    stsl_hmodel h = {&toy_ops, m, 2, 3, modes, &layout, snames, 0};
     return h;
 }
 
