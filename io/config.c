@@ -600,15 +600,94 @@ static const char *const FRICTION_KEYS[] = {"law",
                                             "efficiency_aiding",
                                             "stribeck_velocity",
                                             "stribeck_exponent",
+                                            "breakaway",
+                                            "coulomb",
+                                            "breakaway_velocity",
+                                            "viscous",
+                                            "tc",
+                                            "tst",
+                                            "slope",
+                                            "v_st",
+                                            "d",
+                                            "sigma0",
+                                            "sigma1",
                                             NULL};
+/* Keys only the smooth laws take (each law some of them). */
+static const char *const SMOOTH_KEYS[] = {"breakaway", "coulomb", "breakaway_velocity",
+                                          "viscous",   "tc",      "tst",
+                                          "slope",     "v_st",    "d",
+                                          "sigma0",    "sigma1",  NULL};
+/* Keys only the hybrid laws take. */
+static const char *const HYBRID_KEYS[] = {
+    "dynamic",           "static_ratio",      "static", "efficiency_opposing", "efficiency_aiding",
+    "stribeck_velocity", "stribeck_exponent", NULL};
 static const char *const STOPS_KEYS[] = {"min", "max", "restitution", NULL};
 static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
                                          NULL};
 static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
-static const char *const SIM_KEYS[] = {"t_end", "rtol", "atol", "output_step", "max_events", NULL};
+static const char *const SIM_KEYS[] = {"t_end",      "rtol",   "atol", "output_step",
+                                       "max_events", "method", NULL};
+static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", NULL};
 static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
-static const char *const LAW_NAMES[] = {"coulomb", "stribeck", NULL};
+/* Same order as stsl_law. */
+static const char *const LAW_NAMES[] = {"coulomb",  "stribeck",   "simscape", "20sim_c", "20sim_v",
+                                        "20sim_cv", "20sim_scvs", "lugre",    NULL};
+
+/* A parameter of a smooth law: the seed's name, where it goes, its range. */
+typedef struct law_param {
+    const char *key;
+    size_t off;
+    int required;
+    double def;
+    const range *r;
+} law_param;
+
+#define LP(k, req, def, r)                                                                         \
+    {                                                                                              \
+#k, offsetof(stsl_friction_params, k), req, def, r                                         \
+    }
+static const law_param P_SIMSCAPE[] = {LP(breakaway, 1, 0, &R_NONNEG),
+                                       LP(coulomb, 1, 0, &R_NONNEG),
+                                       LP(breakaway_velocity, 1, 0, &R_POS),
+                                       LP(viscous, 0, 0, &R_NONNEG),
+                                       {NULL, 0, 0, 0, NULL}};
+static const law_param P_20SIM_C[] = {
+    LP(tc, 1, 0, &R_NONNEG), LP(slope, 1, 0, &R_POS), {NULL, 0, 0, 0, NULL}};
+static const law_param P_20SIM_V[] = {LP(d, 1, 0, &R_NONNEG), {NULL, 0, 0, 0, NULL}};
+static const law_param P_20SIM_CV[] = {LP(tc, 1, 0, &R_NONNEG),
+                                       LP(slope, 1, 0, &R_POS),
+                                       LP(d, 1, 0, &R_NONNEG),
+                                       {NULL, 0, 0, 0, NULL}};
+static const law_param P_20SIM_SCVS[] = {LP(tc, 1, 0, &R_NONNEG), LP(tst, 1, 0, &R_NONNEG),
+                                         LP(slope, 1, 0, &R_POS), LP(v_st, 1, 0, &R_POS),
+                                         LP(d, 0, 0, &R_NONNEG),  {NULL, 0, 0, 0, NULL}};
+/* LuGre divides by g(w) >= Tc: Tc must be > 0. */
+static const law_param P_LUGRE[] = {LP(tc, 1, 0, &R_POS),     LP(tst, 1, 0, &R_NONNEG),
+                                    LP(v_st, 1, 0, &R_POS),   LP(d, 0, 0, &R_NONNEG),
+                                    LP(sigma0, 1, 0, &R_POS), LP(sigma1, 0, 0, &R_NONNEG),
+                                    {NULL, 0, 0, 0, NULL}};
+#undef LP
+
+static const law_param *law_params(stsl_law law)
+{
+    switch (law) {
+    case STSL_LAW_SIMSCAPE:
+        return P_SIMSCAPE;
+    case STSL_LAW_20SIM_C:
+        return P_20SIM_C;
+    case STSL_LAW_20SIM_V:
+        return P_20SIM_V;
+    case STSL_LAW_20SIM_CV:
+        return P_20SIM_CV;
+    case STSL_LAW_20SIM_SCVS:
+        return P_20SIM_SCVS;
+    case STSL_LAW_LUGRE:
+        return P_LUGRE;
+    default:
+        return NULL;
+    }
+}
 
 static int load_element(const mapr *top, stsl_element_params *e)
 {
@@ -660,6 +739,46 @@ static int load_stribeck(const mapr *m, stsl_friction_params *f)
     return STSL_OK;
 }
 
+/* A key given that the law does not take: name the law. */
+static int reject_key(const mapr *m, const char *key, stsl_law law)
+{
+    char path[KEYPATH_MAX];
+    int id = map_find(m, key);
+    join(path, m->path, key);
+    return id ? fail(m->c, id, path, "not a parameter of friction.law: %s", LAW_NAMES[law])
+              : STSL_OK;
+}
+
+static int is_param_of(const law_param *lp, const char *key)
+{
+    for (; lp && lp->key; lp++)
+        if (strcmp(lp->key, key) == 0) return 1;
+    return 0;
+}
+
+/* The smooth laws take their seed's parameters, nothing else. */
+static int load_smooth(const mapr *m, stsl_friction_params *f)
+{
+    const law_param *lp = law_params(f->law);
+    int rc = STSL_OK;
+    for (int i = 0; !rc && HYBRID_KEYS[i]; i++)
+        rc = reject_key(m, HYBRID_KEYS[i], f->law);
+    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
+        if (!is_param_of(lp, SMOOTH_KEYS[i])) rc = reject_key(m, SMOOTH_KEYS[i], f->law);
+    for (; !rc && lp->key; lp++)
+        rc = map_num(m, lp->key, lp->required, lp->def, lp->r, (double *)((char *)f + lp->off));
+    /* The static (breakaway) level cannot lie below the Coulomb level. */
+    if (!rc && f->law == STSL_LAW_SIMSCAPE && f->breakaway < f->coulomb)
+        rc = fail(m->c, map_find(m, "breakaway"), "friction.breakaway",
+                  "must be >= friction.coulomb (got %g < %g)", f->breakaway, f->coulomb);
+    if (!rc && (f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE) && f->tst < f->tc)
+        rc = fail(m->c, map_find(m, "tst"), "friction.tst", "must be >= friction.tc (got %g < %g)",
+                  f->tst, f->tc);
+    f->static_ratio = f->eff_opposing = f->eff_aiding = 1.0;
+    f->stribeck_exponent = 2.0;
+    return rc;
+}
+
 static int load_friction(const mapr *top, stsl_friction_params *f)
 {
     mapr m;
@@ -667,6 +786,9 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     int rc = map_sub(top, "friction", 1, FRICTION_KEYS, &m, &have);
     if (!rc) rc = map_enum(&m, "law", LAW_NAMES, STSL_LAW_COULOMB, &law);
     f->law = (stsl_law)law;
+    if (!rc && stsl_law_is_smooth(f->law)) return load_smooth(&m, f);
+    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
+        rc = reject_key(&m, SMOOTH_KEYS[i], f->law);
     if (!rc) rc = map_num(&m, "dynamic", 1, 0.0, &R_NONNEG, &f->dynamic);
     if (!rc) rc = load_static(&m, f);
     if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
@@ -739,6 +861,9 @@ static int load_sim(const mapr *top, stsl_hsolver_opts *o)
         rc = fail(m.c, map_find(&m, "max_events"), "simulation.max_events",
                   "must be a positive integer (got %g)", ev);
     o->max_events = (long)ev;
+    int method = STSL_METHOD_AUTO;
+    if (!rc) rc = map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
+    o->method = (stsl_method)method;
     return rc;
 }
 
@@ -1095,10 +1220,15 @@ static void put_element(FILE *f, const stsl_element_params *e)
     fprintf(f, "  spring: {stiffness: %.17g, free_position: %.17g}\n", e->stiffness,
             e->free_position);
     fprintf(f, "  damper: {coefficient: %.17g}\n", e->damping);
-    fprintf(f, "friction:\n  law: %s\n  dynamic: %.17g\n  static_ratio: %.17g\n",
-            LAW_NAMES[fr->law == STSL_LAW_STRIBECK], fr->dynamic, fr->static_ratio);
-    fprintf(f, "  efficiency_opposing: %.17g\n  efficiency_aiding: %.17g\n", fr->eff_opposing,
-            fr->eff_aiding);
+    fprintf(f, "friction:\n  law: %s\n", LAW_NAMES[fr->law]);
+    if (stsl_law_is_smooth(fr->law)) {
+        for (const law_param *lp = law_params(fr->law); lp->key; lp++)
+            fprintf(f, "  %s: %.17g\n", lp->key, *(const double *)((const char *)fr + lp->off));
+    } else {
+        fprintf(f, "  dynamic: %.17g\n  static_ratio: %.17g\n", fr->dynamic, fr->static_ratio);
+        fprintf(f, "  efficiency_opposing: %.17g\n  efficiency_aiding: %.17g\n", fr->eff_opposing,
+                fr->eff_aiding);
+    }
     if (fr->law == STSL_LAW_STRIBECK)
         fprintf(f, "  stribeck_velocity: %.17g\n  stribeck_exponent: %.17g\n",
                 fr->stribeck_velocity, fr->stribeck_exponent);
@@ -1123,8 +1253,8 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
     put_element(f, &cfg->element);
     fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
             cfg->sim.output_step);
-    fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n", cfg->sim.rtol, cfg->sim.atol,
-            cfg->sim.max_events);
+    fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n  method: %s\n", cfg->sim.rtol,
+            cfg->sim.atol, cfg->sim.max_events, METHOD_NAMES[cfg->sim.method]);
     if (cfg->output_file[0]) {
         fputs("output: {file: ", f);
         put_quoted(f, cfg->output_file);

@@ -197,14 +197,37 @@ static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
     return STSL_OK;
 }
 
-static void units_of(hid_t traj, const char *name, char *buf, size_t n)
+/* A string attribute of /trajectory/<name>; "" when absent. */
+static void traj_attr(hid_t traj, const char *name, const char *attr, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (H5Lexists(traj, name, H5P_DEFAULT) <= 0) return;
     hid_t d = H5Dopen2(traj, name, H5P_DEFAULT);
     if (d < 0) return;
-    if (attr_str(d, "units", buf, n) < 0) buf[0] = '\0';
+    if (H5Aexists(d, attr) <= 0 || attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
     H5Dclose(d);
+}
+
+static void units_of(hid_t traj, const char *name, char *buf, size_t n)
+{
+    traj_attr(traj, name, "units", buf, n);
+}
+
+/* "x: angle [rad], v: angular velocity [rad/s], ..." from long_name and units. */
+static void describe_quantities(hid_t traj, stsl_h5_result *res)
+{
+    static const char *const names[] = {"x", "v", "friction", "net_force", "z"};
+    size_t used = 0;
+    res->quantities[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char lname[64], units[24];
+        traj_attr(traj, names[i], "long_name", lname, sizeof lname);
+        traj_attr(traj, names[i], "units", units, sizeof units);
+        if (!lname[0] || used >= sizeof res->quantities) continue;
+        int w = snprintf(res->quantities + used, sizeof res->quantities - used, "%s%s: %s [%s]",
+                         used ? ", " : "", names[i], lname, units);
+        if (w > 0) used += (size_t)w;
+    }
 }
 
 static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
@@ -241,6 +264,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     units_of(traj, "v", res->v_units, sizeof res->v_units);
     units_of(traj, "net_force", res->net_force_units, sizeof res->net_force_units);
     units_of(traj, "friction", res->friction_units, sizeof res->friction_units);
+    describe_quantities(traj, res);
 done:
     if (m >= 0) H5Dclose(m);
     if (t >= 0) H5Dclose(t);
@@ -327,6 +351,8 @@ static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
                                 ints[i].name);
             goto done;
         }
+    /* Written since the smooth laws (BDF); older files lack it: 0. */
+    if (attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0) st->jac_evals = 0;
     if (attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
         rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/wall_seconds", p);
         goto done;
@@ -438,12 +464,14 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         fprintf(out, "Status:      INCOMPLETE: %s\n",
                 res->message[0] ? res->message : "(no message)");
     fprintf(out, "Samples:     %ld\n", res->n_samples);
+    if (res->quantities[0]) fprintf(out, "Quantities:  %s\n", res->quantities);
     if (res->n_samples > 0 && !isnan(res->t_first))
         fprintf(out, "Time span:   %.9g .. %.9g %s\n", res->t_first, res->t_last, res->time_units);
     fprintf(out,
             "Statistics:  %ld steps, %ld RHS evaluations, %ld guard evaluations, %ld events, "
             "%ld segments, wall time %.3f s\n",
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
+    if (st->jac_evals > 0) fprintf(out, "             %ld Jacobian evaluations\n", st->jac_evals);
 
     double total = 0.0;
     for (int i = 0; i < st->n_modes; i++)

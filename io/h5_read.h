@@ -27,6 +27,7 @@ typedef struct stsl_h5_result {
     double t_first, t_last; /* first and last /trajectory/t; NaN without samples */
     /* `units` attributes of /trajectory/{t,x,v,net_force,friction} ("" if absent). */
     char time_units[24], x_units[24], v_units[24], net_force_units[24], friction_units[24];
+    char quantities[512]; /* "x: position [m], v: velocity [m/s], ..." ("" in older files) */
 } stsl_h5_result;
 
 /* Read the root attributes, /config, /events and /stats (not the

@@ -410,8 +410,10 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     for (int c = 0; c <= l->n_cols; c++) {
         const char *name = c == 0 ? "t" : l->cols[c - 1].name;
         const char *units = c == 0 ? l->time_units : l->cols[c - 1].units;
+        const char *lname = c == 0 ? "time" : l->cols[c - 1].long_name;
         if ((h->dsets[c] = make_ext_dataset(traj, name, H5T_IEEE_F64LE, TRAJ_BLOCK)) < 0 ||
-            units_attr(h->dsets[c], units) < 0) {
+            units_attr(h->dsets[c], units) < 0 ||
+            (lname && put_attr_str(h->dsets[c], "long_name", lname) < 0)) {
             char what[256];
             snprintf(what, sizeof what, "create /trajectory/%.200s", name);
             rc = h5_fail(err, h->tmp, what);
@@ -494,6 +496,7 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
         put_attr_i64(g, "guard_evals", st->guard_evals) < 0 ||
         put_attr_i64(g, "events", st->events) < 0 ||
         put_attr_i64(g, "segments", st->segments) < 0 ||
+        put_attr_i64(g, "jac_evals", st->jac_evals) < 0 ||
         put_attr_f64(g, "wall_seconds", st->wall_seconds) < 0)
         goto h5err;
     for (int i = 0; i < h->n_modes; i++) {

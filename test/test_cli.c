@@ -124,6 +124,8 @@ static void rotational_units(void **state)
     stsl_h5_result_free(&r);
     assert_int_equal(cli("info %s", h5), 0);
     assert_non_null(strstr(out, "x [rad]"));
+    assert_non_null(strstr(out, "x: angle [rad]"));
+    assert_non_null(strstr(out, "friction: friction torque [N·m]"));
 }
 
 /* The effective /config of a result, run again, gives the same events. */

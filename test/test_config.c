@@ -367,7 +367,9 @@ static const bad_case BAD[] = {
      6, "friction.stribeck_exponent", "must be > 0"},
     /* enumerations */
     {"element: {mass: 1}\nfriction: {dynamic: 1, law: viscous}\nsimulation: {t_end: 1}\n", 2,
-     "friction.law", "must be one of: coulomb, stribeck (got 'viscous')"},
+     "friction.law",
+     "must be one of: coulomb, stribeck, simscape, 20sim_c, 20sim_v, 20sim_cv, 20sim_scvs, lugre "
+     "(got 'viscous')"},
     {"domain: linear\n" BASE, 1, "domain", "must be one of: translational, rotational"},
     /* signals */
     {BASE "inputs:\n  load: {type: square, amplitude: 1}\n", 5, "inputs.load.type",
