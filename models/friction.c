@@ -1,5 +1,7 @@
 #include "models/friction.h"
 
+#include "models/smooth_friction.h"
+
 #include <math.h>
 
 void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd, double *fs)
@@ -33,4 +35,14 @@ const char *stsl_law_name(stsl_law law)
     static const char *const names[STSL_N_LAWS] = {"coulomb", "stribeck", "simscape",   "20sim_c",
                                                    "20sim_v", "20sim_cv", "20sim_scvs", "lugre"};
     return (law >= 0 && law < STSL_N_LAWS) ? names[law] : "unknown";
+}
+
+double stsl_friction_steady(const stsl_friction_params *p, double load, double v)
+{
+    if (stsl_law_is_smooth(p->law)) return stsl_smooth_steady(p, v);
+    if (v == 0.0) return 0.0;
+    int s = v > 0.0 ? +1 : -1;
+    double fd, fs;
+    stsl_friction_levels(p, s, load, &fd, &fs);
+    return s * stsl_friction_slip(p, fd, fs, fabs(v));
 }

@@ -19,4 +19,11 @@ void stsl_friction_levels(const stsl_friction_params *p, int s, double load, dou
  * levels: F_D for coulomb; for stribeck F_D + (F_S - F_D) exp(-(speed/v_s)^delta). */
 double stsl_friction_slip(const stsl_friction_params *p, double fd, double fs, double speed);
 
+/* Steady-state friction force at relative velocity v != 0 under the load
+ * `load`, opposing v: sign(v) times the slip level for the hybrid laws,
+ * the smooth law's steady state (LuGre: z' = 0) otherwise.  At v = 0 a
+ * hybrid law is the static band [-F_S(-1), F_S(+1)] (stsl_friction_levels);
+ * this returns 0 there. */
+double stsl_friction_steady(const stsl_friction_params *p, double load, double v);
+
 #endif

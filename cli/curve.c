@@ -1,0 +1,201 @@
+/* curve.c - `stickslip curve CONFIG [-o FILE.csv] [--vmin V --vmax V --n N]`.
+ *
+ * N evenly spaced velocities from vmin to vmax inclusive, with the law's
+ * steady-state force (LuGre: z' = 0).  A hybrid law (coulomb, stribeck) has
+ * no single value at zero velocity but the static band: when 0 lies in
+ * [vmin, vmax] the curve gets the two rows (0, -F_S(-1)) and (0, F_S(+1))
+ * there, so that a plot shows the vertical segment of the stick.  Load-
+ * dependent levels use the load at t = 0; the element's damper is not part
+ * of the law and is not included. */
+#include "cli/curve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/config.h"
+#include "models/friction.h"
+#include "models/signal.h"
+#include "models/smooth_friction.h"
+
+#define MAX_SETS 256
+/* Default range: this many velocity scales of the law on each side. */
+#define SCALES_SHOWN   5.0
+#define DEFAULT_POINTS 201
+
+static const char *const usage =
+    "usage: stickslip curve CONFIG [-o FILE.csv] [--vmin V --vmax V --n N] [--set KEY=VALUE]...\n"
+    "\n"
+    "Tabulate the friction law of CONFIG: steady-state force (torque) against relative\n"
+    "velocity, as CSV with the header 'velocity,force'.  N evenly spaced velocities\n"
+    "from vmin to vmax inclusive; a hybrid law (coulomb, stribeck) adds its static\n"
+    "band at zero velocity as the rows (0, -F_S(-1)) and (0, F_S(+1)).  The load at\n"
+    "t = 0 sets load-dependent levels.\n"
+    "\n"
+    "  -o, --output FILE.csv   write here (default: standard output)\n"
+    "  --vmin V, --vmax V      velocity range (default: +-5 velocity scales of the law)\n"
+    "  --n N                   number of velocities, >= 2 (default 201)\n"
+    "  --set KEY=VALUE         override a configuration key (repeatable)\n"
+    "  -h, --help              this help\n";
+
+typedef struct curve_args {
+    const char *config, *output;
+    const char *sets[MAX_SETS];
+    int n_sets, have_vmin, have_vmax;
+    double vmin, vmax;
+    long n;
+} curve_args;
+
+static int arg_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "stickslip curve: error: %s%s\n", what, arg ? arg : "");
+    return 2;
+}
+
+static int parse_number(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(*out)) {
+        fprintf(stderr, "stickslip curve: error: %s: not a finite number: '%s'\n", opt, s);
+        return 2;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, curve_args *a)
+{
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"vmin", required_argument, NULL, 'a'},
+                                             {"vmax", required_argument, NULL, 'b'},
+                                             {"n", required_argument, NULL, 'n'},
+                                             {"set", required_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->n = DEFAULT_POINTS;
+    optind = 1;
+    opterr = 0;
+    int c, rc = 0;
+    double n;
+    while (!rc && (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'a':
+            rc = parse_number("--vmin", optarg, &a->vmin), a->have_vmin = 1;
+            break;
+        case 'b':
+            rc = parse_number("--vmax", optarg, &a->vmax), a->have_vmax = 1;
+            break;
+        case 'n':
+            rc = parse_number("--n", optarg, &n);
+            if (!rc && (n < 2 || n > 1e7 || n != floor(n)))
+                rc = arg_error("--n must be a whole number from 2 to 1e7, got ", optarg);
+            a->n = (long)n;
+            break;
+        case 's':
+            if (a->n_sets == MAX_SETS) return arg_error("too many --set options", NULL);
+            a->sets[a->n_sets++] = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return arg_error("unknown or incomplete option: ", argv[optind - 1]);
+        }
+    }
+    if (rc) return rc;
+    if (optind != argc - 1) return arg_error("expected exactly one configuration file", NULL);
+    a->config = argv[optind];
+    return 0;
+}
+
+/* +-5 velocity scales of the law, or +-1 (velocity units) when it has none. */
+static double default_vmax(const stsl_friction_params *p)
+{
+    double scale = 0.0;
+    if (stsl_law_is_smooth(p->law))
+        scale = stsl_smooth_velocity_scale(p);
+    else if (p->law == STSL_LAW_STRIBECK)
+        scale = p->stribeck_velocity;
+    return scale > 0.0 ? SCALES_SHOWN * scale : 1.0;
+}
+
+static double load_at_start(const stsl_element_params *e)
+{
+    stsl_error err;
+    stsl_signal *s = stsl_signal_create(&e->load, &err);
+    double v = s ? stsl_signal_value(s, 0.0, 0) : 0.0;
+    stsl_signal_free(s);
+    return v;
+}
+
+static void write_band(FILE *f, const stsl_friction_params *p, double load)
+{
+    double fd, fs_pos, fs_neg;
+    stsl_friction_levels(p, +1, load, &fd, &fs_pos);
+    stsl_friction_levels(p, -1, load, &fd, &fs_neg);
+    fprintf(f, "0,%.17g\n0,%.17g\n", -fs_neg, fs_pos);
+}
+
+static void write_curve(FILE *f, const stsl_friction_params *p, double load, double vmin,
+                        double vmax, long n)
+{
+    int hybrid = !stsl_law_is_smooth(p->law), band_due = hybrid && vmin <= 0.0 && vmax >= 0.0;
+    fputs("velocity,force\n", f);
+    for (long i = 0; i < n; i++) {
+        /* Both ends exact: interpolate from each end, not by accumulation. */
+        double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
+        if (band_due && v >= 0.0) {
+            write_band(f, p, load);
+            band_due = 0;
+            if (v == 0.0) continue;
+        }
+        fprintf(f, "%.17g,%.17g\n", v, stsl_friction_steady(p, load, v));
+    }
+}
+
+int stsl_cli_curve(int argc, char **argv)
+{
+    curve_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc < 0 ? 0 : rc;
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
+        fprintf(stderr, "stickslip: error: %s\n", err.msg);
+        return stsl_exit_code(err.code);
+    }
+    const stsl_friction_params *p = &cfg.element.friction;
+    double vmax =
+        a.have_vmax ? a.vmax : (a.have_vmin && a.vmin >= 0 ? a.vmin + 1.0 : default_vmax(p));
+    double vmin = a.have_vmin ? a.vmin : -vmax;
+    if (!(vmin < vmax)) {
+        stsl_config_free(&cfg);
+        fprintf(stderr, "stickslip curve: error: --vmin (%g) must be below --vmax (%g)\n", vmin,
+                vmax);
+        return 2;
+    }
+    FILE *f = a.output ? fopen(a.output, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "stickslip curve: error: cannot write %s: %s\n", a.output, strerror(errno));
+        stsl_config_free(&cfg);
+        return 1;
+    }
+    write_curve(f, p, load_at_start(&cfg.element), vmin, vmax, a.n);
+    rc = (a.output ? fclose(f) : fflush(f)) != 0;
+    if (rc)
+        fprintf(stderr, "stickslip curve: error: writing %s failed\n",
+                a.output ? a.output : "stdout");
+    else if (a.output)
+        fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a.output, a.n,
+                stsl_law_name(p->law));
+    stsl_config_free(&cfg);
+    return rc;
+}
