@@ -88,10 +88,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
             a->output = optarg;
             break;
         case 'a':
-            rc = parse_number("--vmin", optarg, &a->vmin), a->have_vmin = 1;
+            rc = parse_number("--vmin", optarg, &a->vmin);
+            a->have_vmin = 1;
             break;
         case 'b':
-            rc = parse_number("--vmax", optarg, &a->vmax), a->have_vmax = 1;
+            rc = parse_number("--vmax", optarg, &a->vmax);
+            a->have_vmax = 1;
             break;
         case 'n':
             rc = parse_number("--n", optarg, &n);
