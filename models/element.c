@@ -31,7 +31,7 @@ struct stsl_element {
     stsl_signal *fa, *load, *base, *anchor;
     int load_varies;
     int has_base;
-    int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (state z) */
+    int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (third state) */
     double t_seg;      /* start of the current segment: selects one-sided input limits */
     double settle_at;  /* end of bounces left out at a stop (INFINITY: none pending) */
     double natural_step;
@@ -111,10 +111,18 @@ static double slip_friction(const stsl_element *e, const forces *f, int mode, do
     return -stsl_friction_slip(&e->p.friction, f->fd_neg, f->fs_neg, fabs(v));
 }
 
+/* LuGre's third state is the bristle force s = sigma0 z, not z: z is tiny
+ * (Tc / sigma0, micrometres) while s is of the order of the friction force,
+ * so one absolute tolerance fits x, v and s alike. */
+static double bristle_z(const stsl_element *e, const double *y)
+{
+    return y[2] / e->p.friction.sigma0;
+}
+
 /* Friction while moving, LuGre included (its force needs z). */
 static double moving_friction(const stsl_element *e, const forces *f, int mode, const double *y)
 {
-    if (e->lugre) return stsl_lugre_force(&e->p.friction, y[1], y[2], NULL, NULL);
+    if (e->lugre) return stsl_lugre_force(&e->p.friction, y[1], bristle_z(e, y), NULL, NULL);
     return slip_friction(e, f, mode, y[1]);
 }
 
@@ -132,7 +140,9 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
     eval_forces(e, &in, y[0], y[1], &f);
     ydot[0] = y[1];
     ydot[1] = (f.fn - moving_friction(e, &f, mode, y)) / e->p.mass;
-    if (e->lugre) ydot[2] = stsl_lugre_zdot(&e->p.friction, y[1], y[2], NULL, NULL);
+    if (e->lugre)
+        ydot[2] = e->p.friction.sigma0 *
+                  stsl_lugre_zdot(&e->p.friction, y[1], bristle_z(e, y), NULL, NULL);
     return 0;
 }
 
@@ -215,7 +225,7 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     c[STSL_COL_STOP_REACTION] = r;
     c[STSL_COL_X_BASE] = in.xb;
     c[STSL_COL_V_BASE] = in.vb;
-    if (e->lugre) c[STSL_COL_Z] = y[2];
+    if (e->lugre) c[STSL_COL_Z] = bristle_z(e, y);
 }
 
 /* df/dy in a moving mode (row-major, n x n); inputs depend on t only. */
@@ -229,7 +239,7 @@ static int el_jac(void *self, int mode, double t, const double *y, double *J)
     const stsl_friction_params *fp = &e->p.friction;
     double m = e->p.mass, dT_dv = 0.0, dT_dz = 0.0;
     if (e->lugre) {
-        stsl_lugre_force(fp, y[1], y[2], &dT_dv, &dT_dz);
+        stsl_lugre_force(fp, y[1], bristle_z(e, y), &dT_dv, &dT_dz);
     } else if (e->smooth) {
         stsl_smooth_force(fp, y[1], &dT_dv);
     } else if (fp->law == STSL_LAW_STRIBECK) {
@@ -248,9 +258,10 @@ static int el_jac(void *self, int mode, double t, const double *y, double *J)
     J[1 * n + 1] = (-e->p.damping - dT_dv) / m;
     if (e->lugre) {
         double zw, zz;
-        stsl_lugre_zdot(fp, y[1], y[2], &zw, &zz);
-        J[1 * n + 2] = -dT_dz / m;
-        J[2 * n + 1] = zw;
+        stsl_lugre_zdot(fp, y[1], bristle_z(e, y), &zw, &zz);
+        /* In s = sigma0 z: ds'/dv = sigma0 dz'/dv, ds'/ds = dz'/dz, dT/ds = dT/dz / sigma0. */
+        J[1 * n + 2] = -dT_dz / (fp->sigma0 * m);
+        J[2 * n + 1] = fp->sigma0 * zw;
         J[2 * n + 2] = zz;
     }
     return 0;
