@@ -1,0 +1,78 @@
+#include "benchmarks/bench_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "io/config.h"
+#include "models/element.h"
+#include "solver/hybrid.h"
+
+#define MAX_SETS    16
+#define MAX_BATCHES 101
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int one_run(const stsl_config *cfg, stsl_stats *st, stsl_error *err)
+{
+    stsl_element *el = stsl_element_create(&cfg->element, err);
+    if (!el) return err->code;
+    stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
+    int rc = s ? STSL_OK : err->code;
+    if (!rc) {
+        double y0[STSL_MAX_STATE];
+        stsl_element_initial_state(el, y0);
+        stsl_sink none = {0}; /* a sink without ops drops everything */
+        rc = stsl_hsolver_run(s, 0.0, y0, &none, err);
+        *st = *stsl_hsolver_stats(s);
+    }
+    stsl_hsolver_free(s);
+    stsl_element_free(el);
+    return rc;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
+                 bench_result *out)
+{
+    if (runs < 1 || batches < 1 || batches > MAX_BATCHES || n_sets >= MAX_SETS) {
+        fprintf(stderr, "bench: runs >= 1, batches 1..%d\n", MAX_BATCHES);
+        return 2;
+    }
+    const char *all[MAX_SETS];
+    for (int i = 0; i < n_sets; i++)
+        all[i] = sets[i];
+    all[n_sets] = "simulation.output_step=0";
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(path, all, n_sets + 1, &cfg, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 2;
+    }
+    double per_run[MAX_BATCHES];
+    int rc = 0;
+    for (int b = 0; b < batches && !rc; b++) {
+        double t0 = seconds();
+        for (int r = 0; r < runs && !rc; r++)
+            rc = one_run(&cfg, &out->stats, &err);
+        per_run[b] = (seconds() - t0) / runs;
+    }
+    if (rc) fprintf(stderr, "bench: run failed: %s\n", err.msg);
+    qsort(per_run, (size_t)batches, sizeof per_run[0], cmp);
+    out->us_median = 1e6 * per_run[batches / 2];
+    out->us_min = 1e6 * per_run[0];
+    out->us_max = 1e6 * per_run[batches - 1];
+    out->rtol = cfg.sim.rtol;
+    stsl_config_free(&cfg);
+    return rc ? 3 : 0;
+}

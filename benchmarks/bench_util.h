@@ -1,0 +1,20 @@
+/* bench_util.h - time whole runs of a configuration, as a batch study would
+ * run its variants: each run builds its element and solver (own SUNContext),
+ * runs to t_end without output and frees them. */
+#ifndef STSL_BENCH_UTIL_H
+#define STSL_BENCH_UTIL_H
+
+#include "solver/sink.h"
+
+typedef struct bench_result {
+    double us_median, us_min, us_max; /* per run, over batches */
+    stsl_stats stats;                 /* of the last run */
+    double rtol;
+} bench_result;
+
+/* Load `path` with `sets` (plus output_step=0), run it `runs` times in each
+ * of `batches` batches. Prints the reason and returns nonzero on failure. */
+int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
+                 bench_result *out);
+
+#endif
