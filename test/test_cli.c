@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +80,16 @@ static void run_info_check(void **state)
     assert_non_null(strstr(header, "x [m]"));
     assert_int_equal(cli("check %sjanecek_chirp.yaml", EX), 0);
     assert_non_null(strstr(out, "valid"));
-    /* Every shipped example passes check. */
-    const char *names[] = {"belt_stick_slip", "dv_end_stops", "dv_irreversible",
-                           "dv_stuck_opposing", "dv_stops_aiding"};
-    for (int i = 0; i < 5; i++)
-        assert_int_equal(cli("check %s%s.yaml", EX, names[i]), 0);
+    /* Every shipped example passes check and runs to completion. */
+    glob_t g;
+    assert_int_equal(glob(EX "*.yaml", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 17);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        if (cli("check %s", g.gl_pathv[i]) != 0) print_error("%s: %s", g.gl_pathv[i], out);
+        assert_int_equal(cli("check %s", g.gl_pathv[i]), 0);
+        assert_int_equal(cli("run %s -o %s/ex.h5 -q", g.gl_pathv[i], dir), 0);
+    }
+    globfree(&g);
 }
 
 /* Without -o the result goes to output.file, else results/<config name>.h5
