@@ -555,3 +555,22 @@ void stsl_element_initial_state(const stsl_element *e, double *y0)
     y0[1] = e->p.v0;
     if (e->lugre) y0[2] = 0.0; /* bristles relaxed */
 }
+
+void stsl_element_eval_forces(const stsl_element *e, double t, const double *y,
+                              stsl_element_forces *out)
+{
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    out->fn = f.fn;
+    out->fd_pos = f.fd_pos;
+    out->fs_pos = f.fs_pos;
+    out->fd_neg = f.fd_neg;
+    out->fs_neg = f.fs_neg;
+}
+
+const stsl_element_params *stsl_element_get_params(const stsl_element *e)
+{
+    return &e->p;
+}

@@ -110,6 +110,19 @@ const stsl_hmodel *stsl_element_model(const stsl_element *e);
 /* Initial state (x0, v0, and z0 = 0 for LuGre): model->n_state values. */
 void stsl_element_initial_state(const stsl_element *e, double *y0);
 
+/* The forces at (t, y) for schemes that step the element themselves (the
+ * fixed-step validation schemes): the non-friction net force F_n and the
+ * dynamic and static friction levels of both directions (0 for smooth
+ * laws).  Inputs are taken as left limits at their discontinuities. */
+typedef struct stsl_element_forces {
+    double fn;
+    double fd_pos, fs_pos, fd_neg, fs_neg;
+} stsl_element_forces;
+void stsl_element_eval_forces(const stsl_element *e, double t, const double *y,
+                              stsl_element_forces *out);
+/* The parameters the element was made from. */
+const stsl_element_params *stsl_element_get_params(const stsl_element *e);
+
 /* Column and mode names and units of this element's results. */
 const stsl_layout *stsl_element_layout(const stsl_element *e);
 

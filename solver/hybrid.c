@@ -293,10 +293,17 @@ void stsl_hsolver_free(stsl_hsolver *s)
 
 /* ---- output --------------------------------------------------------------- */
 
-/* Output grid: k * output_step (multiplied, not accumulated, so that the
- * grid has no drift over long runs). */
+/* Output grid: the explicit times, or k * output_step (multiplied, not
+ * accumulated, so that the grid has no drift over long runs). */
+static int has_grid(const stsl_hsolver *s)
+{
+    return s->opts.n_output_times > 0 || s->opts.output_step > 0;
+}
+
 static double grid_time(const stsl_hsolver *s, long k)
 {
+    if (s->opts.n_output_times > 0)
+        return k < s->opts.n_output_times ? s->opts.output_times[k] : INFINITY;
     return (double)k * s->opts.output_step;
 }
 
@@ -310,7 +317,7 @@ static int emit(stsl_hsolver *s, double t, int mode, const double *y, stsl_error
  * `dense` (CVODE's interpolant) or the constant ycur in frozen modes. */
 static int emit_grid(stsl_hsolver *s, double t_lim, int dense, stsl_error *err)
 {
-    if (s->opts.output_step <= 0) return STSL_OK;
+    if (!has_grid(s)) return STSL_OK;
     for (;;) {
         double tg = grid_time(s, s->out_k);
         if (tg > t_lim || tg > s->opts.t_end) return STSL_OK;
@@ -556,8 +563,8 @@ static int record_event(stsl_hsolver *s, const stsl_transition *tr, stsl_error *
     s->model->ops->outputs(s->model->self, tr->mode, s->t, ynew, s->cols_b);
     stsl_event_rec ev = {s->t, tr->kind, s->mode, tr->mode, s->cols_a, s->cols_b};
     int rc = stsl_sink_event(s->sink, &ev, err);
-    if (!rc) rc = stsl_sink_sample(s->sink, s->t, s->mode, s->cols_a, err);
-    if (!rc) rc = stsl_sink_sample(s->sink, s->t, tr->mode, s->cols_b, err);
+    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, s->mode, s->cols_a, err);
+    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, tr->mode, s->cols_b, err);
     if (rc) return rc;
     s->stats.events++;
     double same = SAME_INSTANT_REL * fmax(1.0, fabs(s->t));
@@ -622,6 +629,10 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     s->done = 0;
     s->started = 1;
     s->out_k = s->opts.output_step > 0 ? (long)ceil(t0 / s->opts.output_step - 1e-9) : 0;
+    if (s->opts.n_output_times > 0)
+        for (s->out_k = 0;
+             s->out_k < s->opts.n_output_times && s->opts.output_times[s->out_k] < t0;)
+            s->out_k++;
     if (!(s->opts.t_end > t0))
         return stsl_error_set(err, STSL_EINPUT, "t_end (%g) must be after the start time (%g)",
                               s->opts.t_end, t0);
@@ -647,7 +658,7 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
         if ((rc = record_event(s, &tr, err))) return rc;
     }
     memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-    if (s->opts.output_step <= 0 && (rc = emit(s, t0, s->mode, s->ycur, err))) return rc;
+    if (!has_grid(s) && !s->opts.grid_only && (rc = emit(s, t0, s->mode, s->ycur, err))) return rc;
     if ((rc = emit_grid(s, t0, 0, err))) return rc;
     if (tr.again) return handle_event(s, STSL_REASON_RECHECK, NULL, err);
     return open_segment(s, err);
@@ -677,7 +688,7 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
     if (h == HIT_TSTOP && s->t >= s->opts.t_end) {
         close_segment(s);
         s->done = 1;
-        if (s->last_sample < s->opts.t_end || s->opts.output_step <= 0)
+        if (!s->opts.grid_only && (s->last_sample < s->opts.t_end || !has_grid(s)))
             rc = emit(s, s->opts.t_end, s->mode, s->ycur, err);
         return rc;
     }

@@ -102,6 +102,13 @@ typedef struct stsl_hsolver_opts {
     long max_events;      /* a run recording more events fails with STSL_EMAXEVENTS */
     int max_same_instant; /* events allowed at one instant before STSL_EZENO (0: default 64) */
     stsl_method method;   /* STSL_METHOD_AUTO unless set */
+    /* Explicit output times (borrowed, increasing; used instead of
+     * output_step when n_output_times > 0), and grid_only = 1 to emit only
+     * those samples (no samples at events, none extra at t_end): a result
+     * evaluated exactly at another run's time points. */
+    const double *output_times;
+    long n_output_times;
+    int grid_only;
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);
     void *progress_ctx;

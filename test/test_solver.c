@@ -266,6 +266,34 @@ static void output_grid_does_not_force_steps(void **state)
     stsl_sink_free(&b);
 }
 
+/* Explicit output times with grid_only: exactly those samples, in order,
+ * with exact values, even where an event happens (the time event at 0.3). */
+static void explicit_output_times(void **state)
+{
+    (void)state;
+    toy m = {0};
+    m.n_events = 1;
+    m.t_events[0] = 0.3;
+    double y0[2] = {0, 0};
+    const double times[] = {0.0, 0.1, 0.25, 0.3, 0.65, 1.0};
+    stsl_hsolver_opts o = opts(1.0, 0.01);
+    o.output_times = times;
+    o.n_output_times = 6;
+    o.grid_only = 1;
+    stsl_sink sink;
+    stsl_error err = {0};
+    assert_int_equal(run_toy(&m, o, y0, &sink, &err), STSL_OK);
+    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    assert_int_equal(r->n_samples, 6);
+    assert_int_equal(r->n_events, 1);
+    for (int i = 0; i < 6; i++) {
+        double t = times[i], x = t <= 0.3 ? t : 0.3 + 2.0 * (t - 0.3);
+        assert_true(r->t[i] == t);
+        assert_wrms1(r->cols[2 * i], x, 1e-10, 1e-12);
+    }
+    stsl_sink_free(&sink);
+}
+
 /* Events that keep firing at one instant are Zeno: a clear error naming the
  * time, mode and the last events, the sink ended incomplete. */
 static void zeno_at_one_instant(void **state)
@@ -320,6 +348,7 @@ int main(void)
         cmocka_unit_test(bouncing_ball_and_max_events),
         cmocka_unit_test(time_events_are_hit_exactly),
         cmocka_unit_test(output_grid_does_not_force_steps),
+        cmocka_unit_test(explicit_output_times),
         cmocka_unit_test(zeno_at_one_instant),
         cmocka_unit_test(failed_transition_changes_nothing),
     };
