@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/plot.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
@@ -31,6 +32,7 @@ static const char *const main_usage =
     "  run CONFIG     simulate a configuration and write the result file\n"
     "  check CONFIG   validate a configuration without simulating\n"
     "  info RESULT    summarise a result file and list its events\n"
+    "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -291,6 +293,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }
