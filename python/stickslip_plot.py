@@ -411,7 +411,7 @@ def _forces_axes(fig, spec, res, sel, evs, used, names):
         _mark_events(ax, evs, "t", "friction", used)
     if "stop_reaction" in c and np.any(c["stop_reaction"][sel] != 0.0):
         ax.plot(t, c["stop_reaction"][sel], color=LINE_COLORS["stop_reaction"], lw=1.0,
-                label="stop reaction R")
+                label="stop reaction |R| (magnitude)")
     funit = u.get("friction", u.get("net_force", ""))
     _shade(ax, res, sel, used)
     ax.set_xlim(t[0], t[-1])
