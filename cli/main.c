@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/curve.h"
+#include "cli/plot.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
@@ -33,6 +34,7 @@ static const char *const main_usage =
     "  check CONFIG   validate a configuration without simulating\n"
     "  info RESULT    summarise a result file and list its events\n"
     "  curve CONFIG   tabulate the friction law: force against velocity (CSV)\n"
+    "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -294,6 +296,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }

@@ -1,0 +1,93 @@
+function r = read_result(file)
+% READ_RESULT  Read a stickslip result file (docs/hdf5-layout.md) in MATLAB.
+%
+%   r = read_result('results/janecek_chirp.h5') returns a struct with fields
+%     complete (logical), message, version, config (YAML text),
+%     t, x, v, a, friction, net_force, stop_reaction, x_base, v_base (columns
+%     of /trajectory, double), mode (int8), units (struct: field -> unit),
+%     mode_names (cellstr, index = mode number + 1),
+%     events (struct of column vectors t, kind (cellstr), mode_before,
+%     mode_after, x, v_before, v_after, net_force, friction), stats (struct).
+%   Called without an output argument it prints the summary and event table.
+%
+%   Uses only h5read, h5readatt and h5info (MATLAB R2011a or later).
+%   GNU Octave 7 has no h5read/h5readatt, and its load -hdf5 stops at the
+%   variable-length string /config: in Octave use `stickslip run --csv`
+%   (see README, "Reading results").
+
+  r.complete = double(h5readatt(file, '/', 'complete')) == 1;
+  r.message = as_char(h5readatt(file, '/', 'message'));
+  r.version = as_char(h5readatt(file, '/', 'version'));
+  r.config = as_char(h5read(file, '/config'));
+
+  info = h5info(file, '/trajectory');
+  r.units = struct();
+  for i = 1:numel(info.Datasets)
+    name = info.Datasets(i).Name;
+    r.(name) = h5read(file, ['/trajectory/' name]);
+    r.units.(name) = as_char(h5readatt(file, ['/trajectory/' name], 'units'));
+  end
+  r.mode_names = {};
+  items = strsplit(as_char(h5readatt(file, '/trajectory/mode', 'mode_names')), ', ');
+  for i = 1:numel(items)
+    [num, name] = strtok(items{i}, ' ');
+    r.mode_names{str2double(num) + 1} = strtrim(name);
+  end
+
+  ev = h5read(file, '/events');
+  n = numel(ev.t);
+  kind = ev.kind;
+  if size(kind, 2) ~= 16 || n == 16
+    kind = kind.';                    % h5read gives 16-by-n: one name per column
+  end
+  kind(kind == 0) = ' ';              % null padding
+  r.events = ev;
+  r.events.kind = deblank(cellstr(kind));
+  if n == 0
+    r.events.kind = {};
+  end
+
+  r.stats = struct();
+  sinfo = h5info(file, '/stats');
+  for i = 1:numel(sinfo.Attributes)
+    r.stats.(sinfo.Attributes(i).Name) = double(sinfo.Attributes(i).Value);
+  end
+
+  if nargout == 0
+    print_summary(r);
+    clear r
+  end
+end
+
+function s = as_char(v)
+  % Strings come back as char, a cell or a string object depending on the
+  % MATLAB release.
+  if iscell(v)
+    v = v{1};
+  end
+  s = char(v);
+  s = s(:).';
+  s(s == 0) = [];
+end
+
+function print_summary(r)
+  if r.complete
+    fprintf('status:   complete\n');
+  else
+    fprintf('status:   INCOMPLETE: %s\n', r.message);
+  end
+  fprintf('samples:  %d, t = %g .. %g %s\n', numel(r.t), r.t(1), r.t(end), r.units.t);
+  for m = 1:numel(r.mode_names)
+    name = r.mode_names{m};
+    fprintf('  %-10s %12.6g %s  %8d samples\n', name, r.stats.(['time_' name]), r.units.t, ...
+            sum(r.mode == m - 1));
+  end
+  e = r.events;
+  fprintf('events:   %d\n', numel(e.t));
+  for i = 1:numel(e.t)
+    fprintf('%14.8f %-14s %s->%s x=%g v_before=%g v_after=%g net_force=%g friction=%g\n', ...
+            e.t(i), e.kind{i}, r.mode_names{double(e.mode_before(i)) + 1}, ...
+            r.mode_names{double(e.mode_after(i)) + 1}, e.x(i), e.v_before(i), e.v_after(i), ...
+            e.net_force(i), e.friction(i));
+  end
+end

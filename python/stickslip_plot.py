@@ -1,0 +1,611 @@
+#!/usr/bin/python3
+"""Plot a stickslip result file (HDF5, layout in docs/hdf5-layout.md).
+
+Run by `stickslip plot RESULT.h5 ...` (or directly with /usr/bin/python3);
+importable for tests and scripts:
+
+    import stickslip_plot as sp
+    res = sp.load_result("results/janecek_chirp.h5")
+    sp.render(res, "all", "janecek.png")
+
+Figures (Janecek et al. 2011 numbering):
+  time    x (and x_base, x + x_base with base motion) and v against time,
+          STUCK and stop-contact intervals shaded, events marked by kind
+          (Fig. 6: base and mass position with the state borders);
+  forces  dry friction, non-friction net force, stop reaction, and the static
+          limits as a band (Fig. 7; with --t0/--t1 the zoom of Fig. 8);
+  loop    dry friction against relative velocity (Fig. 9);
+  phase   phase portrait x-v;
+  all     the four panels in one 2x2 figure.
+
+Exit codes: 0 written (also for an incomplete result: a warning goes to
+stderr and the title says INCOMPLETE), 2 bad input (missing, non-HDF5 or
+non-stickslip file, bad option, empty time window, missing Python
+packages), 1 the output could not be written.
+"""
+
+import argparse
+import math
+import os
+import re
+import sys
+import textwrap
+
+PROG = "stickslip plot"
+KINDS = ("time", "forces", "loop", "phase", "all")
+FORMATS = (".png", ".pdf", ".svg")
+
+try:  # reported by main() as a clear one-line error, not a traceback
+    import numpy as np
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.collections import PolyCollection
+
+    IMPORT_ERROR = None
+except ImportError as exc:  # pragma: no cover - depends on the machine
+    IMPORT_ERROR = exc
+
+# Shading of the frozen modes (mode number -> label, colour).
+SHADES = {
+    "STUCK": ("STUCK (locked)", "#9ecae1"),
+    "STOP": ("on an end stop", "#fdae6b"),
+}
+# Event markers: Janecek marks the borders between basic states with circles.
+EVENT_STYLE = {
+    "stick": ("o", "#1f77b4"),
+    "breakaway": ("^", "#d62728"),
+    "reversal": ("s", "#2ca02c"),
+    "impact": ("X", "#9467bd"),
+    "stop_contact": ("D", "#8c564b"),
+    "stop_release": ("v", "#e377c2"),
+    "load_reversal": ("P", "#7f7f7f"),
+    "input_step": ("*", "#bcbd22"),
+}
+LINE_COLORS = {
+    "x": "#1f77b4",
+    "x_base": "#7f7f7f",
+    "x_abs": "#ff7f0e",
+    "v": "#2ca02c",
+    "friction": "#d62728",
+    "net_force": "#1f77b4",
+    "stop_reaction": "#8c564b",
+}
+
+
+class PlotError(Exception):
+    """Bad input: reported as `stickslip plot: error: ...`, exit code 2."""
+
+
+# ---- reading -------------------------------------------------------------------
+
+
+def _attr_str(obj, name, default=""):
+    v = obj.attrs.get(name, default)
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "replace")
+    return str(v)
+
+
+def load_result(path):
+    """Read a result file into a dict.
+
+    Keys: path, complete (bool), message, version, config (YAML text),
+    t, cols (name -> array), units (name -> str), mode (int array),
+    mode_names (number -> name), events (list of dicts with t, kind,
+    mode_before, mode_after, x, v_before, v_after, net_force, friction).
+    Raises PlotError with a one-line reason when the file is unusable."""
+    if not os.path.exists(path):
+        raise PlotError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise PlotError(f"{path}: is a directory, not a result file")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        reason = "not an HDF5 file" if not h5py.is_hdf5(path) else str(exc).split("(")[0].strip()
+        raise PlotError(f"{path}: cannot open: {reason}") from None
+    with f:
+        try:
+            if _attr_str(f, "program") != "stickslip":
+                raise PlotError(f"{path}: not a stickslip result (root attribute program is not 'stickslip')")
+            tr = f["trajectory"]
+            t = np.asarray(tr["t"][:], dtype=float)
+            mode = np.asarray(tr["mode"][:], dtype=int)
+            cols, units = {}, {"t": _attr_str(tr["t"], "units", "s")}
+            for name in tr:
+                if name in ("t", "mode"):
+                    continue
+                cols[name] = np.asarray(tr[name][:], dtype=float)
+                units[name] = _attr_str(tr[name], "units")
+            mode_names = {}
+            for item in _attr_str(tr["mode"], "mode_names").split(","):
+                num, _, name = item.strip().partition(" ")
+                if num.lstrip("-").isdigit():
+                    mode_names[int(num)] = name.strip()
+            events = []
+            for row in f["events"][:]:
+                ev = {k: row[k] for k in row.dtype.names}
+                ev["kind"] = bytes(ev["kind"]).rstrip(b"\0").decode("ascii", "replace")
+                for k in ("mode_before", "mode_after"):
+                    ev[k] = int(ev[k])
+                for k in ("t", "x", "v_before", "v_after", "net_force", "friction"):
+                    ev[k] = float(ev[k])
+                events.append(ev)
+            config = f["config"].asstr()[()] if "config" in f else ""
+            res = {
+                "path": path,
+                "complete": int(f.attrs.get("complete", 0)) == 1,
+                "message": _attr_str(f, "message"),
+                "version": _attr_str(f, "version"),
+                "config": config,
+                "t": t,
+                "cols": cols,
+                "units": units,
+                "mode": mode,
+                "mode_names": mode_names,
+                "events": events,
+            }
+        except PlotError:
+            raise
+        except (KeyError, ValueError, TypeError, OSError) as exc:
+            raise PlotError(f"{path}: not a stickslip result (layout of docs/hdf5-layout.md): {exc}") from None
+    for need in ("x", "v"):
+        if need not in res["cols"]:
+            raise PlotError(f"{path}: not a stickslip result: /trajectory/{need} is missing")
+    if any(len(c) != len(t) for c in res["cols"].values()) or len(mode) != len(t):
+        raise PlotError(f"{path}: damaged result: trajectory datasets differ in length")
+    if len(t) == 0:
+        raise PlotError(f"{path}: the result has no samples")
+    return res
+
+
+# ---- the configuration and the static limits ---------------------------------------
+
+
+def _parse_config(text):
+    """The effective configuration as nested dicts (yaml when available,
+    else the subset stickslip writes: block mappings of scalars and
+    one-line {k: v, ...} flow mappings)."""
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+        return data if isinstance(data, dict) else {}
+    except ImportError:
+        return _parse_config_subset(text)
+    except Exception:  # a damaged /config must not stop the plot
+        return {}
+
+
+def _scalar(s):
+    s = s.strip().strip('"')
+    try:
+        return float(s) if re.fullmatch(r"[-+0-9.eE]+|[-+]?inf|nan", s) else s
+    except ValueError:
+        return s
+
+
+def _parse_config_subset(text):
+    root, stack = {}, [(-1, None)]
+    stack[0] = (-1, root)
+    for raw in text.splitlines():
+        line = raw.split(" #")[0].rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        key, _, val = line.strip().partition(":")
+        while stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        val = val.strip()
+        if not val:
+            parent[key] = {}
+            stack.append((indent, parent[key]))
+        elif val.startswith("{") and val.endswith("}"):
+            d = {}
+            for item in val[1:-1].split(","):
+                k, _, v = item.partition(":")
+                if k.strip():
+                    d[k.strip()] = _scalar(v)
+            parent[key] = d
+        else:
+            parent[key] = _scalar(val)
+    return root
+
+
+def _num(d, key, default):
+    try:
+        return float(d.get(key, default))
+    except (TypeError, ValueError, AttributeError):
+        return default
+
+
+def static_limits(res):
+    """The static friction limits to draw as a band.
+
+    Returns (low, high, label): the band is low <= F_f <= high.  With a
+    constant load (zero included) the limits are constant and computed from
+    /config with SPEC 1.1: high = F_S(+1), low = -F_S(-1).  With a varying
+    load they change with it; the file does not store the load, so the band
+    is the envelope of friction over the STUCK samples (label says so).
+    Returns None when neither is available."""
+    cfg = _parse_config(res.get("config", ""))
+    fr = cfg.get("friction", {}) if isinstance(cfg, dict) else {}
+    load = (cfg.get("inputs", {}) or {}).get("load", {"type": "constant", "value": 0.0}) if cfg else None
+    if isinstance(fr, dict) and "dynamic" in fr and isinstance(load, dict) and load.get("type") == "constant":
+        fdj = _num(fr, "dynamic", 0.0)
+        fsd = _num(fr, "static_ratio", 1.0)
+        eto = _num(fr, "efficiency_opposing", 1.0)
+        eta = _num(fr, "efficiency_aiding", 1.0)
+        fr_load = _num(load, "value", 0.0)
+
+        def f_d(s):
+            if fr_load == 0.0:
+                return fdj
+            if s * fr_load < 0:  # the load opposes the direction s
+                return fdj + (1.0 / eto - 1.0) * abs(fr_load)
+            return fdj + (1.0 - eta) * abs(fr_load)
+
+        hi, lo = fsd * f_d(+1), -fsd * f_d(-1)
+        if fr_load == 0.0:
+            label = f"static limits ±{hi:.4g}"
+        else:
+            label = f"static limits [{lo:.4g}, {hi:.4g}] (load {fr_load:.4g})"
+        return lo, hi, label
+    fric = res["cols"].get("friction")
+    stuck = res["mode"] == 0
+    if fric is not None and stuck.any():
+        return float(fric[stuck].min()), float(fric[stuck].max()), "friction range while STUCK (load varies)"
+    return None
+
+
+# ---- drawing -------------------------------------------------------------------------
+
+
+def _names(res):
+    cfg = _parse_config(res.get("config", ""))
+    rot = isinstance(cfg, dict) and cfg.get("domain") == "rotational"
+    return {
+        "x": "angle" if rot else "position",
+        "v": "angular velocity" if rot else "velocity",
+        "F": "torque" if rot else "force",
+    }
+
+
+def _label(name, unit):
+    return f"{name} [{unit}]" if unit else name
+
+
+def _window(res, t0, t1):
+    t = res["t"]
+    lo = -math.inf if t0 is None else t0
+    hi = math.inf if t1 is None else t1
+    sel = (t >= lo) & (t <= hi)
+    if not sel.any():
+        raise PlotError(f"no samples between --t0 {t0} and --t1 {t1} (the result spans {t[0]:g} .. {t[-1]:g})")
+    evs = [e for e in res["events"] if lo <= e["t"] <= hi]
+    return sel, evs
+
+
+def _has_base(res):
+    xb = res["cols"].get("x_base")
+    return xb is not None and bool(np.any(xb != 0.0))
+
+
+def _stop_modes(res):
+    return [k for k, n in res["mode_names"].items() if n.startswith("STOP")]
+
+
+def _runs(t, mask):
+    """(start, end) times of the runs of consecutive True samples."""
+    if not mask.any():
+        return []
+    m = mask.astype(np.int8)
+    d = np.diff(np.concatenate(([0], m, [0])))
+    starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1) - 1
+    return [(t[a], t[b]) for a, b in zip(starts, ends)]
+
+
+def _shade(ax, res, sel, used):
+    """Shade STUCK and stop-contact intervals: one collection per class,
+    spanning the axes' height, not counted in the data limits."""
+    t, mode = res["t"][sel], res["mode"][sel]
+    classes = [("STUCK", mode == 0)]
+    stops = _stop_modes(res)
+    if stops:
+        classes.append(("STOP", np.isin(mode, stops)))
+    for cls, mask in classes:
+        runs = _runs(t, mask)
+        if runs:
+            rects = [[(a, 0), (a, 1), (b, 1), (b, 0)] for a, b in runs]
+            coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=SHADES[cls][1],
+                                  alpha=0.45, linewidths=0, zorder=0)
+            ax.add_collection(coll, autolim=False)
+            used.add(cls)
+
+
+def _mark_events(ax, evs, xkey, ykey, used, ycol=None, res=None):
+    """Mark events by kind.  ykey is an event member, or None with ycol a
+    trajectory column read at the event time (sample just after)."""
+    for kind in EVENT_STYLE:
+        sel = [e for e in evs if e["kind"] == kind]
+        if not sel:
+            continue
+        xs = [e[xkey] for e in sel]
+        if ykey is not None:
+            ys = [e[ykey] for e in sel]
+        else:
+            t = res["t"]
+            idx = np.clip(np.searchsorted(t, xs, side="right") - 1, 0, len(t) - 1)
+            ys = res["cols"][ycol][idx]
+        marker, color = EVENT_STYLE[kind]
+        ax.plot(xs, ys, linestyle="none", marker=marker, markersize=6, markerfacecolor="none",
+                markeredgecolor=color, markeredgewidth=1.4, zorder=5)
+        used.add(kind)
+
+
+def _time_axes(fig, spec, res, sel, evs, used, names):
+    t, c, u = res["t"][sel], res["cols"], res["units"]
+    base = _has_base(res)
+    rows = 3 if base else 2
+    gs = spec.subgridspec(rows, 1, hspace=0.08)
+    axes = [fig.add_subplot(gs[0])]
+    for i in range(1, rows):
+        axes.append(fig.add_subplot(gs[i], sharex=axes[0]))
+    row = 0
+    if base:
+        ax = axes[0]
+        ax.plot(t, c["x_base"][sel], color=LINE_COLORS["x_base"], lw=1.0, label="x_base (base)")
+        ax.plot(t, c["x"][sel] + c["x_base"][sel], color=LINE_COLORS["x_abs"], lw=1.2,
+                label="x + x_base (element)")
+        ax.set_ylabel(_label("absolute", u["x"]))
+        _mark_events(ax, evs, "t", None, used, ycol="x_abs", res=_with_abs(res))
+        row = 1
+    ax = axes[row]
+    ax.plot(t, c["x"][sel], color=LINE_COLORS["x"], lw=1.2, label="x (relative)" if base else "x")
+    ax.set_ylabel(_label(names["x"], u["x"]))
+    _mark_events(ax, evs, "t", "x", used)
+    ax = axes[row + 1]
+    ax.plot(t, c["v"][sel], color=LINE_COLORS["v"], lw=1.2, label="v (relative)" if base else "v")
+    ax.axhline(0.0, color="black", lw=0.6)
+    ax.set_ylabel(_label(names["v"], u["v"]))
+    _mark_events(ax, evs, "t", "v_after", used)
+    for a in axes:
+        _shade(a, res, sel, used)
+        a.grid(True, alpha=0.3)
+        a.legend(loc="upper left", fontsize="small")
+        a.set_xlim(t[0], t[-1])
+    for a in axes[:-1]:
+        a.tick_params(labelbottom=False)
+    axes[-1].set_xlabel(_label("time", u["t"]))
+    axes[0].set_title("time histories")
+    fig.align_ylabels(axes)
+    return axes
+
+
+def _with_abs(res):
+    r = dict(res)
+    r["cols"] = dict(res["cols"])
+    r["cols"]["x_abs"] = res["cols"]["x"] + res["cols"]["x_base"]
+    return r
+
+
+def _forces_axes(fig, spec, res, sel, evs, used, names):
+    ax = fig.add_subplot(spec)
+    t, c, u = res["t"][sel], res["cols"], res["units"]
+    lim = static_limits(res)
+    if lim is not None:
+        lo, hi, label = lim
+        ax.axhspan(lo, hi, color="#d9d9d9", alpha=0.5, zorder=0.5, label=label)
+        ax.axhline(lo, color="#969696", lw=0.8, ls="--", zorder=0.6)
+        ax.axhline(hi, color="#969696", lw=0.8, ls="--", zorder=0.6)
+    if "net_force" in c:
+        ax.plot(t, c["net_force"][sel], color=LINE_COLORS["net_force"], lw=1.0,
+                label="net force F_n (non-friction)")
+    if "friction" in c:
+        ax.plot(t, c["friction"][sel], color=LINE_COLORS["friction"], lw=1.4, label="dry friction F_f")
+        _mark_events(ax, evs, "t", "friction", used)
+    if "stop_reaction" in c and np.any(c["stop_reaction"][sel] != 0.0):
+        ax.plot(t, c["stop_reaction"][sel], color=LINE_COLORS["stop_reaction"], lw=1.0,
+                label="stop reaction |R| (magnitude)")
+    funit = u.get("friction", u.get("net_force", ""))
+    _shade(ax, res, sel, used)
+    ax.set_xlim(t[0], t[-1])
+    ax.set_xlabel(_label("time", u["t"]))
+    ax.set_ylabel(_label(names["F"], funit))
+    ax.set_title("forces")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    return [ax]
+
+
+def _broken(res, sel, *names):
+    """Columns restricted to sel, with a NaN row inserted wherever the
+    velocity jumps at an event (an impact): a curve in the x-v or F-v plane
+    must not draw a line across the jump."""
+    t, v = res["t"][sel], res["cols"]["v"][sel]
+    cols = [res["cols"][n][sel] for n in names]
+    jumps = np.flatnonzero((t[1:] == t[:-1]) & (v[1:] != v[:-1])) + 1
+    if len(jumps) == 0:
+        return cols
+    return [np.insert(c, jumps, np.nan) for c in cols]
+
+
+def _loop_axes(fig, spec, res, sel, evs, used, names):
+    ax = fig.add_subplot(spec)
+    c, u = res["cols"], res["units"]
+    lim = static_limits(res)
+    if lim is not None:
+        lo, hi, label = lim
+        ax.axhline(lo, color="#969696", lw=0.8, ls="--")
+        ax.axhline(hi, color="#969696", lw=0.8, ls="--", label=label)
+    if "friction" in c:
+        vv, ff = _broken(res, sel, "v", "friction")
+        ax.plot(vv, ff, color=LINE_COLORS["friction"], lw=1.2, label="dry friction F_f")
+        _mark_events(ax, evs, "v_after", "friction", used)
+    ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
+    ax.set_xlabel(_label("relative " + names["v"], u["v"]))
+    ax.set_ylabel(_label("dry friction", u.get("friction", "")))
+    ax.set_title("friction against velocity")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    return [ax]
+
+
+def _phase_axes(fig, spec, res, sel, evs, used, names):
+    ax = fig.add_subplot(spec)
+    c, u = res["cols"], res["units"]
+    xx, vv = _broken(res, sel, "x", "v")
+    ax.plot(xx, vv, color=LINE_COLORS["x"], lw=1.2, label="trajectory")
+    ax.plot(c["x"][sel][:1], c["v"][sel][:1], linestyle="none", marker="o", color="black",
+            markersize=4, label="start")
+    _mark_events(ax, evs, "x", "v_before", used)
+    ax.axhline(0.0, color="black", lw=0.6)
+    ax.set_xlabel(_label(names["x"] + " x", u["x"]))
+    ax.set_ylabel(_label(names["v"] + " v", u["v"]))
+    ax.set_title("phase portrait")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    return [ax]
+
+
+PANELS = {"time": _time_axes, "forces": _forces_axes, "loop": _loop_axes, "phase": _phase_axes}
+SIZES = {"time": (10, 7), "forces": (10, 5.5), "loop": (7.5, 6), "phase": (7.5, 6), "all": (14, 9.5)}
+
+
+def _summary(res):
+    counts = {}
+    for e in res["events"]:
+        counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+    parts = ", ".join(f"{n} {k}" for k, n in counts.items())
+    return f"{len(res['events'])} events" + (f" ({parts})" if parts else "")
+
+
+def figure(res, what="all", t0=None, t1=None):
+    """Build the matplotlib Figure for one plot kind (see KINDS)."""
+    if what not in KINDS:
+        raise PlotError(f"unknown plot kind '{what}' (choose from {', '.join(KINDS)})")
+    if t0 is not None and t1 is not None and not t1 > t0:
+        raise PlotError(f"--t1 ({t1:g}) must be greater than --t0 ({t0:g})")
+    sel, evs = _window(res, t0, t1)
+    names = _names(res)
+    fig = plt.figure(figsize=SIZES[what])
+    used = set()
+    if what == "all":
+        gs = fig.add_gridspec(2, 2, hspace=0.28, wspace=0.2)
+        for spec, kind in zip((gs[0, 0], gs[0, 1], gs[1, 0], gs[1, 1]), ("time", "forces", "loop", "phase")):
+            PANELS[kind](fig, spec, res, sel, evs, used, names)
+    else:
+        gs = fig.add_gridspec(1, 1)
+        PANELS[what](fig, gs[0], res, sel, evs, used, names)
+    # One legend for the shading and the event kinds, below the panels.
+    handles = [Patch(facecolor=SHADES[c][1], alpha=0.45, label=SHADES[c][0]) for c in SHADES if c in used]
+    for kind, (marker, color) in EVENT_STYLE.items():
+        if kind in used:
+            handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
+                                  markeredgecolor=color, markeredgewidth=1.4, label=f"event: {kind}"))
+    title = f"{os.path.basename(res['path'])}: {_summary(res)}"
+    if t0 is not None or t1 is not None:
+        t = res["t"][sel]
+        title += f", window {t[0]:g} .. {t[-1]:g} {res['units']['t']}"
+    if not res["complete"]:
+        msg = res["message"] or "no reason recorded"
+        if len(msg) > 160:
+            msg = msg[:157] + "..."
+        wrap = int(fig.get_size_inches()[0] * 9)
+        title = "\n".join(textwrap.wrap(f"INCOMPLETE: {msg}", wrap)) + "\n" + title
+    fig.suptitle(title, color="black" if res["complete"] else "#b2182b", fontsize="large")
+    # Margins in inches, so that small and large figures keep the same look.
+    width, height = fig.get_size_inches()
+    ncol = 5 if width >= 10 else 3
+    rows = math.ceil(len(handles) / ncol)
+    top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.3
+    bottom_in = 0.6 + 0.28 * rows
+    fig.subplots_adjust(left=0.8 / width, right=1 - 0.25 / width, top=1 - top_in / height,
+                        bottom=bottom_in / height)
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize="medium",
+                   bbox_to_anchor=(0.5, 0.05 / height))
+    return fig
+
+
+def save(fig, out, dpi=100):
+    """Write the figure; same input gives the same bytes (no timestamps,
+    no software version, fixed SVG ids)."""
+    ext = os.path.splitext(out)[1].lower()
+    meta = {
+        ".png": {"Software": None},
+        ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+        ".svg": {"Creator": None, "Date": None},
+    }[ext]
+    with matplotlib.rc_context({"svg.hashsalt": "stickslip"}):
+        fig.savefig(out, dpi=dpi, metadata=meta)
+    plt.close(fig)
+
+
+def render(res, what, out, t0=None, t1=None, dpi=100):
+    """Draw plot kind `what` of a loaded result into `out` (.png, .pdf, .svg)."""
+    if os.path.splitext(out)[1].lower() not in FORMATS:
+        raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
+    save(figure(res, what, t0, t1), out, dpi)
+    return out
+
+
+def default_output(path):
+    root, ext = os.path.splitext(path)
+    return (root if ext.lower() == ".h5" else path) + ".png"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Plot a stickslip result file: time histories with locked/stop intervals shaded "
+        "and events marked, forces with the static limits, friction against velocity, phase portrait.",
+        epilog="Exit codes: 0 written (an incomplete result is plotted with INCOMPLETE in the title "
+        "and a warning), 2 bad input, 1 the output could not be written.",
+    )
+    p.add_argument("result", metavar="RESULT.h5", help="result file written by `stickslip run`")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="output .png, .pdf or .svg (default: RESULT with .h5 replaced by .png)")
+    p.add_argument("--what", choices=KINDS, default="all",
+                   help="time: x, v; forces: friction, net force, stop reaction; loop: friction-velocity; "
+                   "phase: x-v; all: the four as a 2x2 figure (default)")
+    p.add_argument("--t0", type=float, metavar="T", help="start of the time window (zoom)")
+    p.add_argument("--t1", type=float, metavar="T", help="end of the time window")
+    p.add_argument("--dpi", type=int, default=100, metavar="N", help="resolution of PNG output (default 100)")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)  # exits 2 on a bad option
+    try:
+        if IMPORT_ERROR is not None:
+            raise PlotError(f"{sys.executable} lacks {IMPORT_ERROR.name or IMPORT_ERROR}: install python3-matplotlib "
+                            "and python3-h5py (scripts/setup does)")
+        if not 10 <= args.dpi <= 1200:
+            raise PlotError(f"--dpi {args.dpi}: out of range (10 .. 1200)")
+        out = args.output or default_output(args.result)
+        if os.path.splitext(out)[1].lower() not in FORMATS:
+            raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
+        res = load_result(args.result)
+        if not res["complete"]:
+            print(f"{PROG}: warning: {args.result} is incomplete: {res['message']}", file=sys.stderr)
+        fig = figure(res, args.what, args.t0, args.t1)
+    except PlotError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        save(fig, out, args.dpi)
+    except OSError as exc:
+        print(f"{PROG}: error: {out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
