@@ -155,7 +155,10 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     if (!rc) {
         double y0[STSL_MAX_STATE];
         stsl_element_initial_state(el, y0);
-        rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
+        if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+            rc = stsl_fixed_step_run(el, &cfg->sim, &cfg->scheme, &sink, NULL, err);
+        else
+            rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
     }
     stsl_sink_free(&sink);
