@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/converge.h"
 #include "cli/curve.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
@@ -33,6 +34,7 @@ static const char *const main_usage =
     "  check CONFIG   validate a configuration without simulating\n"
     "  info RESULT    summarise a result file and list its events\n"
     "  curve CONFIG   tabulate the friction law: force against velocity (CSV)\n"
+    "  converge CONFIG  a fixed-step scheme's error and cost against the exact reference\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -297,6 +299,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }
