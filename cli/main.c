@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/converge.h"
 #include "cli/curve.h"
 #include "cli/plot.h"
 #include "io/config.h"
@@ -35,6 +36,7 @@ static const char *const main_usage =
     "  info RESULT    summarise a result file and list its events\n"
     "  curve CONFIG   tabulate the friction law: force against velocity (CSV)\n"
     "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
+    "  converge CONFIG  a fixed-step scheme's error and cost against the exact reference\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -157,7 +159,10 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     if (!rc) {
         double y0[STSL_MAX_STATE];
         stsl_element_initial_state(el, y0);
-        rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
+        if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+            rc = stsl_fixed_step_run(el, &cfg->sim, &cfg->scheme, &sink, NULL, err);
+        else
+            rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
     }
     stsl_sink_free(&sink);
@@ -297,6 +302,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }

@@ -625,8 +625,24 @@ static const char *const STOPS_KEYS[] = {"min", "max", "restitution", NULL};
 static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
                                          NULL};
 static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
-static const char *const SIM_KEYS[] = {"t_end",      "rtol",   "atol", "output_step",
-                                       "max_events", "method", NULL};
+static const char *const SIM_KEYS[] = {
+    "t_end",  "rtol",   "atol", "output_step",  "max_events",
+    "method", "scheme", "step", "karnopp_band", "regularisation_velocity",
+    NULL};
+/* Same order as stsl_scheme_kind. */
+static const char *const SCHEME_NAMES[] = {"event_driven", "karnopp", "fixed_step_hybrid",
+                                           "smooth_rk4", NULL};
+/* Karnopp's band dv and the tanh scale v_reg of smooth_rk4 on a hybrid law,
+ * in velocity units.  The band must be wider than the velocity change of
+ * one step near rest, h |a| / 2, or the scheme steps over it and misses the
+ * stick; a wider band sticks early, moving the stop by about dv^2 / (2 |a|).
+ * 1e-4 m/s catches the zero crossing for h |a| < 2e-4 m/s (Den Hartog,
+ * |a| = 1.5 m/s^2 at its stop: h up to 1e-4 s) and costs a position error
+ * of 3e-9 m there.  For the tanh law v_reg trades creep (v_reg atanh(F_n /
+ * F_D) under a holding force) against stiffness (RK4 is stable for
+ * h < 2.78 m v_reg / F_D): the same 1e-4 keeps the creep below 1e-4 m/s. */
+#define DEFAULT_KARNOPP_BAND 1e-4
+#define DEFAULT_REG_VELOCITY 1e-4
 static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", NULL};
 static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
@@ -845,8 +861,56 @@ static int load_inputs(const mapr *top, stsl_element_params *e)
     return rc;
 }
 
-static int load_sim(const mapr *top, stsl_hsolver_opts *o)
+/* simulation.scheme and its keys.  `step` is refused with event_driven
+ * rather than ignored: a step there would most likely mean that the scheme
+ * was forgotten, and a key without effect would mislead whoever reads the
+ * configuration.  Likewise karnopp_band (karnopp only) and
+ * regularisation_velocity (smooth_rk4 on a hybrid law only). */
+static int load_scheme(const mapr *m, stsl_config *cfg)
 {
+    stsl_scheme_opts *s = &cfg->scheme;
+    int kind = STSL_SCHEME_EVENT_DRIVEN, hybrid = !stsl_law_is_smooth(cfg->element.friction.law);
+    int rc = map_enum(m, "scheme", SCHEME_NAMES, STSL_SCHEME_EVENT_DRIVEN, &kind);
+    memset(s, 0, sizeof *s);
+    s->kind = (stsl_scheme_kind)kind;
+    if (rc) return rc;
+    int sid = map_find(m, "scheme"), hid = map_find(m, "step");
+    int kid = map_find(m, "karnopp_band"), vid = map_find(m, "regularisation_velocity");
+    if (kind == STSL_SCHEME_EVENT_DRIVEN && hid)
+        return fail(m->c, hid, "simulation.step",
+                    "only for the fixed-step schemes (simulation.scheme: karnopp, "
+                    "fixed_step_hybrid, smooth_rk4); the event-driven solver chooses its own");
+    if (kind != STSL_SCHEME_KARNOPP && kid)
+        return fail(m->c, kid, "simulation.karnopp_band",
+                    "only for simulation.scheme: karnopp (got scheme %s)", SCHEME_NAMES[kind]);
+    if (!(kind == STSL_SCHEME_SMOOTH_RK4 && hybrid) && vid)
+        return fail(m->c, vid, "simulation.regularisation_velocity",
+                    "only for simulation.scheme: smooth_rk4 with a hybrid friction law "
+                    "(coulomb, stribeck)");
+    if ((kind == STSL_SCHEME_KARNOPP || kind == STSL_SCHEME_FIXED_STEP_HYBRID) && !hybrid)
+        return fail(m->c, sid, "simulation.scheme",
+                    "%s needs a hybrid friction law (coulomb, stribeck), not %s; use smooth_rk4 "
+                    "for smooth laws",
+                    SCHEME_NAMES[kind], LAW_NAMES[cfg->element.friction.law]);
+    if (kind == STSL_SCHEME_EVENT_DRIVEN) return STSL_OK;
+    rc = map_num(m, "step", 1, 0.0, &R_POS, &s->step);
+    if (!rc && s->step > cfg->sim.t_end)
+        rc = fail(m->c, hid, "simulation.step", "must be in (0, t_end = %g] (got %g)",
+                  cfg->sim.t_end, s->step);
+    if (!rc && cfg->sim.t_end / s->step > 1e12)
+        rc = fail(m->c, hid, "simulation.step", "makes more than 1e12 steps to t_end = %g (got %g)",
+                  cfg->sim.t_end, s->step);
+    if (!rc && kind == STSL_SCHEME_KARNOPP)
+        rc = map_num(m, "karnopp_band", 0, DEFAULT_KARNOPP_BAND, &R_POS, &s->karnopp_band);
+    if (!rc && kind == STSL_SCHEME_SMOOTH_RK4 && hybrid)
+        rc = map_num(m, "regularisation_velocity", 0, DEFAULT_REG_VELOCITY, &R_POS,
+                     &s->regularisation_velocity);
+    return rc;
+}
+
+static int load_sim(const mapr *top, stsl_config *cfg)
+{
+    stsl_hsolver_opts *o = &cfg->sim;
     mapr m;
     int have;
     double ev = 0.0;
@@ -864,6 +928,7 @@ static int load_sim(const mapr *top, stsl_hsolver_opts *o)
     int method = STSL_METHOD_AUTO;
     if (!rc) rc = map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
     o->method = (stsl_method)method;
+    if (!rc) rc = load_scheme(&m, cfg);
     return rc;
 }
 
@@ -897,7 +962,7 @@ static int load_top(ctx *c, stsl_config *cfg)
     if (!rc) rc = load_stops(&top, e);
     if (!rc) rc = load_inputs(&top, e);
     if (!rc) rc = load_initial(&top, e);
-    if (!rc) rc = load_sim(&top, &cfg->sim);
+    if (!rc) rc = load_sim(&top, cfg);
     if (!rc) rc = load_output(&top, cfg);
     /* The element resolves what the solver resolves (end-stop rebounds). */
     e->rtol = cfg->sim.rtol;
@@ -1255,6 +1320,13 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
             cfg->sim.output_step);
     fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n  method: %s\n", cfg->sim.rtol,
             cfg->sim.atol, cfg->sim.max_events, METHOD_NAMES[cfg->sim.method]);
+    fprintf(f, "  scheme: %s\n", SCHEME_NAMES[cfg->scheme.kind]);
+    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+        fprintf(f, "  step: %.17g\n", cfg->scheme.step);
+    if (cfg->scheme.karnopp_band > 0.0)
+        fprintf(f, "  karnopp_band: %.17g\n", cfg->scheme.karnopp_band);
+    if (cfg->scheme.regularisation_velocity > 0.0)
+        fprintf(f, "  regularisation_velocity: %.17g\n", cfg->scheme.regularisation_velocity);
     if (cfg->output_file[0]) {
         fputs("output: {file: ", f);
         put_quoted(f, cfg->output_file);

@@ -9,6 +9,7 @@
 #define STSL_CONFIG_H
 
 #include "models/element.h"
+#include "models/fixed_step.h"
 #include "solver/hybrid.h"
 
 typedef struct stsl_config {
@@ -16,6 +17,7 @@ typedef struct stsl_config {
     char name[256];             /* file name without directory and extension */
     stsl_element_params element;
     stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
+    stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
 } stsl_config;
 

@@ -208,6 +208,8 @@ static void test_defaults(void **state)
     assert_true(c.sim.t_end == 4.0 && c.sim.output_step == 0.001);
     assert_true(c.sim.rtol == 1e-10 && c.sim.atol == 1e-12);
     assert_int_equal(c.sim.max_events, 100000);
+    assert_int_equal(c.scheme.kind, STSL_SCHEME_EVENT_DRIVEN);
+    assert_true(c.scheme.step == 0.0 && c.scheme.karnopp_band == 0.0);
     assert_string_equal(c.output_file, "");
     stsl_config_free(&c);
 
@@ -403,6 +405,28 @@ static const bad_case BAD[] = {
      "simulation.max_events", "must be a positive integer"},
     {"element: {mass: 1}\nfriction: {dynamic: 1}\nsimulation: {t_end: 1, max_events: many}\n", 3,
      "simulation.max_events", "expected a number"},
+/* simulation.scheme and its keys */
+#define SIMH "element: {mass: 1}\nfriction: {dynamic: 1}\nsimulation:\n  t_end: 1\n"
+    {SIMH "  scheme: euler\n", 5, "simulation.scheme",
+     "must be one of: event_driven, karnopp, fixed_step_hybrid, smooth_rk4"},
+    {SIMH "  scheme: karnopp\n", 4, "simulation.step", "missing required key (a number > 0)"},
+    {SIMH "  scheme: karnopp\n  step: 0\n", 6, "simulation.step", "must be > 0"},
+    {SIMH "  scheme: karnopp\n  step: 2\n", 6, "simulation.step", "must be in (0, t_end = 1]"},
+    {SIMH "  step: 0.001\n", 5, "simulation.step", "only for the fixed-step schemes"},
+    {SIMH "  scheme: karnopp\n  step: 1e-3\n  karnopp_band: -1\n", 7, "simulation.karnopp_band",
+     "must be > 0"},
+    {SIMH "  scheme: fixed_step_hybrid\n  step: 1e-3\n  karnopp_band: 1e-3\n", 7,
+     "simulation.karnopp_band", "only for simulation.scheme: karnopp"},
+    {SIMH "  scheme: karnopp\n  step: 1e-3\n  regularisation_velocity: 1e-3\n", 7,
+     "simulation.regularisation_velocity", "only for simulation.scheme: smooth_rk4"},
+    {SIMH "  scheme: smooth_rk4\n  step: 1e-3\n  regularisation_velocity: 0\n", 7,
+     "simulation.regularisation_velocity", "must be > 0"},
+    {"element: {mass: 1}\nfriction: {law: 20sim_v, d: 1}\n"
+     "simulation: {t_end: 1, scheme: karnopp, step: 0.01}\n",
+     3, "simulation.scheme", "karnopp needs a hybrid friction law"},
+    {"element: {mass: 1}\nfriction: {law: 20sim_v, d: 1}\n"
+     "simulation: {t_end: 1, scheme: smooth_rk4, step: 0.01, regularisation_velocity: 1}\n",
+     3, "simulation.regularisation_velocity", "with a hybrid friction law"},
     /* description must be text */
     {"description: {a: 1}\n" BASE, 1, "description", "expected a string"},
 };
@@ -564,6 +588,7 @@ static void same_config(const stsl_config *a, const stsl_config *b)
     assert_int_equal(x->has_anchor, y->has_anchor);
     assert_true(x->x0 == y->x0 && x->v0 == y->v0);
     assert_memory_equal(&a->sim, &b->sim, sizeof a->sim);
+    assert_memory_equal(&a->scheme, &b->scheme, sizeof a->scheme);
     assert_string_equal(a->output_file, b->output_file);
 }
 
@@ -593,6 +618,18 @@ static void test_round_trip(void **state)
     round_trip(FULL);
     round_trip(STRIBECK);
     round_trip(MIN);
+    /* The scheme keys: each scheme with its own parameters, defaults filled. */
+    round_trip("element: {mass: 1}\nfriction: {dynamic: 1}\n"
+               "simulation: {t_end: 1, scheme: karnopp, step: 0.001, karnopp_band: 3e-5}\n");
+    round_trip("element: {mass: 1}\nfriction: {dynamic: 1}\n"
+               "simulation: {t_end: 1, scheme: karnopp, step: 0.001}\n");
+    round_trip("element: {mass: 1}\nfriction: {dynamic: 1}\n"
+               "simulation: {t_end: 1, scheme: fixed_step_hybrid, step: 0.1}\n");
+    round_trip("element: {mass: 1}\nfriction: {dynamic: 1}\n"
+               "simulation: {t_end: 1, scheme: smooth_rk4, step: 1e-5, "
+               "regularisation_velocity: 0.01}\n");
+    round_trip("element: {mass: 1}\nfriction: {law: 20sim_v, d: 2}\n"
+               "simulation: {t_end: 1, scheme: smooth_rk4, step: 1e-5}\n");
     round_trip("domain: rotational\n"
                "element: {mass: 0.1, spring: {stiffness: 3.3, free_position: -0.1}}\n"
                "friction: {dynamic: 0.3, static: 0.7, efficiency_aiding: 0}\n"

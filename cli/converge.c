@@ -1,0 +1,555 @@
+/* converge.c - `stickslip converge CONFIG --scheme S --steps H1,H2,...`.
+ *
+ * Runs the scheme at every step, then the event-driven reference once,
+ * evaluated exactly (CVODE's dense output, never interpolated between
+ * samples) at the union of all the scheme runs' time points, at the
+ * configuration's tolerances: no interpolation error is charged to the
+ * scheme.  The reference's own cost is measured by a separate run without
+ * output, so that the two costs compare like for like (the schemes' timed
+ * runs write no output either).  Errors are taken at every step point of a
+ * scheme run; the order is the least-squares slope of log(max |x error|)
+ * against log(step).
+ *
+ * Events of a scheme run are matched to the reference's by kind, greedily
+ * in time order, within a window of EVENT_WINDOW_STEPS steps: a fixed-step
+ * scheme notices an event up to one step late and its phase error moves
+ * later events by a few steps more; a reference event with no scheme event
+ * of its kind inside the window is missed, a scheme event left over is
+ * spurious. */
+#include "cli/converge.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/config.h"
+#include "io/convergence_h5.h"
+#include "models/element.h"
+#include "models/fixed_step.h"
+#include "solver/hybrid.h"
+
+#define MAX_SETS  256
+#define MAX_STEPS 64
+/* Timed runs are repeated until they add up to this or REPEATS_MAX runs,
+ * and the median is reported: short runs are dominated by timer noise. */
+#define TIMING_BUDGET_S 0.3
+#define REPEATS_MAX     5
+/* See the file comment. */
+#define EVENT_WINDOW_STEPS 10.0
+
+static const char *const usage =
+    "usage: stickslip converge CONFIG --scheme S --steps H1,H2,... [-o TABLE.csv] [--h5 OUT.h5]\n"
+    "                          [--set KEY=VALUE]...\n"
+    "\n"
+    "Run the fixed-step scheme S (karnopp, fixed_step_hybrid, smooth_rk4) of CONFIG at\n"
+    "each step H (s), and the event-driven reference once, evaluated exactly at the\n"
+    "scheme's time points at the configuration's tolerances.  Prints, per step, the\n"
+    "max and RMS error of x, the max error of v, the error of x at t_end, the wall time\n"
+    "(median of up to 5 runs without output), the RHS (force) evaluations, the events\n"
+    "missed and invented against the reference (same kind within 10 steps), and the\n"
+    "fitted order of convergence; then the reference's own cost.\n"
+    "\n"
+    "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
+    "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
+    "  -o, --output FILE   also write the table as CSV\n"
+    "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
+    "                      or an existing one gets its /convergence replaced)\n"
+    "  --set KEY=VALUE     override a configuration key (repeatable)\n"
+    "  -h, --help          this help\n";
+
+typedef struct conv_args {
+    const char *config, *output, *h5, *scheme;
+    const char *sets[MAX_SETS + 2];
+    int n_sets;
+    double steps[MAX_STEPS];
+    int n_steps;
+} conv_args;
+
+static int arg_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "stickslip converge: error: %s%s\n", what, arg ? arg : "");
+    return 2;
+}
+
+/* "1e-2,5e-3": finite numbers > 0, at least two distinct. */
+static int parse_steps(const char *s, conv_args *a)
+{
+    char buf[2048];
+    if (strlen(s) >= sizeof buf) return arg_error("--steps: list too long", NULL);
+    strcpy(buf, s);
+    a->n_steps = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *end;
+        errno = 0;
+        double h = strtod(tok, &end);
+        if (end == tok || *end || errno || !isfinite(h) || !(h > 0.0)) {
+            fprintf(stderr,
+                    "stickslip converge: error: --steps: '%s' is not a step (a number > 0, s)\n",
+                    tok);
+            return 2;
+        }
+        if (a->n_steps == MAX_STEPS) return arg_error("--steps: more than 64 steps", NULL);
+        a->steps[a->n_steps++] = h;
+    }
+    int distinct = 0;
+    for (int i = 1; i < a->n_steps; i++)
+        distinct |= a->steps[i] != a->steps[0];
+    if (!distinct)
+        return arg_error("--steps: need at least two distinct steps to fit an order, got ", s);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, conv_args *a)
+{
+    static const struct option longopts[] = {{"scheme", required_argument, NULL, 'S'},
+                                             {"steps", required_argument, NULL, 'H'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"h5", required_argument, NULL, '5'},
+                                             {"set", required_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    optind = 1;
+    opterr = 0;
+    int c, rc = 0, have_steps = 0;
+    while (!rc && (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'S':
+            a->scheme = optarg;
+            break;
+        case 'H':
+            rc = parse_steps(optarg, a);
+            have_steps = 1;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case '5':
+            a->h5 = optarg;
+            break;
+        case 's':
+            if (a->n_sets == MAX_SETS) return arg_error("too many --set options", NULL);
+            a->sets[a->n_sets++] = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return arg_error("unknown or incomplete option: ", argv[optind - 1]);
+        }
+    }
+    if (rc) return rc;
+    if (optind != argc - 1) return arg_error("expected exactly one configuration file", NULL);
+    a->config = argv[optind];
+    if (!a->scheme)
+        return arg_error("--scheme is required (karnopp, fixed_step_hybrid, smooth_rk4)", NULL);
+    if (strcmp(a->scheme, "karnopp") && strcmp(a->scheme, "fixed_step_hybrid") &&
+        strcmp(a->scheme, "smooth_rk4"))
+        return arg_error("--scheme must be karnopp, fixed_step_hybrid or smooth_rk4, got ",
+                         a->scheme);
+    if (!have_steps) return arg_error("--steps is required, e.g. --steps 1e-2,5e-3,2.5e-3", NULL);
+    return 0;
+}
+
+/* ---- a sink keeping t, x, v and the events' (t, kind) ----------------------- */
+
+typedef struct trace {
+    int ix, iv;
+    long n, cap;
+    double *t, *x, *v;
+    long n_ev, cap_ev;
+    double *ev_t;
+    int *ev_kind;
+    const char *const *kind_names;
+} trace;
+
+static int grow(void **p, long *cap, long need, size_t size)
+{
+    if (need <= *cap) return 0;
+    long c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+static int tr_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    trace *tr = self;
+    tr->ix = stsl_layout_find(l, "x");
+    tr->iv = stsl_layout_find(l, "v");
+    tr->kind_names = l->kind_names;
+    if (tr->ix < 0 || tr->iv < 0)
+        return stsl_error_set(err, STSL_EINPUT, "results have no x or v column");
+    return STSL_OK;
+}
+
+static int tr_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    (void)mode;
+    trace *tr = self;
+    long need = tr->n + 1, c1 = tr->cap, c2 = tr->cap, c3 = tr->cap;
+    /* The three arrays grow together: the same old capacity gives the same new one. */
+    if (grow((void **)&tr->t, &c1, need, sizeof(double)) ||
+        grow((void **)&tr->x, &c2, need, sizeof(double)) ||
+        grow((void **)&tr->v, &c3, need, sizeof(double)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld samples", need);
+    tr->cap = c1;
+    tr->t[tr->n] = t;
+    tr->x[tr->n] = cols[tr->ix];
+    tr->v[tr->n] = cols[tr->iv];
+    tr->n++;
+    return STSL_OK;
+}
+
+static int tr_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    trace *tr = self;
+    long need = tr->n_ev + 1, c1 = tr->cap_ev, c2 = tr->cap_ev;
+    if (grow((void **)&tr->ev_t, &c1, need, sizeof(double)) ||
+        grow((void **)&tr->ev_kind, &c2, need, sizeof(int)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld events", need);
+    tr->cap_ev = c1;
+    tr->ev_t[tr->n_ev] = ev->t;
+    tr->ev_kind[tr->n_ev] = ev->kind;
+    tr->n_ev++;
+    return STSL_OK;
+}
+
+static int tr_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
+{
+    (void)self, (void)st, (void)complete, (void)msg, (void)err;
+    return STSL_OK;
+}
+
+static void trace_free(trace *tr)
+{
+    free(tr->t);
+    free(tr->x);
+    free(tr->v);
+    free(tr->ev_t);
+    free(tr->ev_kind);
+    memset(tr, 0, sizeof *tr);
+}
+
+static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, tr_end, NULL};
+
+/* ---- runs ------------------------------------------------------------------------ */
+
+/* One run of the scheme (h > 0) or of the reference (h = 0) with its own
+ * element.  `sink` may be a NULL-ops sink (no output). */
+static int run_once(stsl_config *cfg, double h, const stsl_hsolver_opts *opts, stsl_sink *sink,
+                    stsl_stats *st, stsl_error *err)
+{
+    stsl_element *el = stsl_element_create(&cfg->element, err);
+    if (!el) return err->code;
+    int rc;
+    if (h > 0.0) {
+        stsl_scheme_opts sch = cfg->scheme;
+        sch.step = h;
+        rc = stsl_fixed_step_run(el, opts, &sch, sink, st, err);
+    } else {
+        stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), opts, err);
+        rc = s ? STSL_OK : err->code;
+        if (!rc) {
+            double y0[STSL_MAX_STATE];
+            stsl_element_initial_state(el, y0);
+            rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
+            *st = *stsl_hsolver_stats(s);
+        }
+        stsl_hsolver_free(s);
+    }
+    stsl_element_free(el);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median wall time of repeated runs without output; *st from the last. */
+static int timed(stsl_config *cfg, double h, stsl_stats *st, double *wall, stsl_error *err)
+{
+    stsl_hsolver_opts o = cfg->sim;
+    o.output_step = 0.0;
+    o.progress = NULL;
+    double w[REPEATS_MAX], total = 0.0;
+    int n = 0, rc = STSL_OK;
+    while (!rc && n < REPEATS_MAX && (n == 0 || total < TIMING_BUDGET_S)) {
+        stsl_sink none = {0};
+        rc = run_once(cfg, h, &o, &none, st, err);
+        w[n] = st->wall_seconds;
+        total += w[n++];
+    }
+    qsort(w, (size_t)n, sizeof w[0], cmp_double);
+    *wall = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+    return rc;
+}
+
+/* ---- the study --------------------------------------------------------------------- */
+
+typedef struct row {
+    double h, max_x, rms_x, max_v, final_x, wall;
+    long rhs, events, missed, spurious;
+    double max_dt; /* largest time difference of a matched event */
+} row;
+
+/* Sorted union of the scheme runs' time points (exact duplicates once). */
+static double *union_times(trace *runs, int n, long *count)
+{
+    long total = 0;
+    for (int i = 0; i < n; i++)
+        total += runs[i].n;
+    double *u = malloc((size_t)(total > 0 ? total : 1) * sizeof *u);
+    if (!u) return NULL;
+    long k = 0;
+    for (int i = 0; i < n; i++)
+        for (long j = 0; j < runs[i].n; j++)
+            u[k++] = runs[i].t[j];
+    qsort(u, (size_t)k, sizeof *u, cmp_double);
+    long m = 0;
+    for (long j = 0; j < k; j++)
+        if (m == 0 || u[j] != u[m - 1]) u[m++] = u[j];
+    *count = m;
+    return u;
+}
+
+/* Errors of run `s` against the reference `ref` (sampled at a superset of
+ * its times); fails if a time point is missing from the reference. */
+static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
+{
+    double sum = 0.0;
+    long j = 0;
+    r->max_x = r->max_v = 0.0;
+    for (long i = 0; i < s->n; i++) {
+        while (j < ref->n && ref->t[j] < s->t[i])
+            j++;
+        if (j == ref->n || ref->t[j] != s->t[i])
+            return stsl_error_set(err, STSL_EMODEL,
+                                  "the reference has no sample at t = %.17g s of the step %g run",
+                                  s->t[i], r->h);
+        double ex = s->x[i] - ref->x[j], ev = s->v[i] - ref->v[j];
+        r->max_x = fmax(r->max_x, fabs(ex));
+        r->max_v = fmax(r->max_v, fabs(ev));
+        sum += ex * ex;
+        if (i == s->n - 1) r->final_x = ex;
+    }
+    r->rms_x = s->n ? sqrt(sum / (double)s->n) : 0.0;
+    return STSL_OK;
+}
+
+/* Greedy matching by kind within the window (see the file comment). */
+static void match_events(const trace *s, const trace *ref, double window, row *r)
+{
+    char *used = calloc((size_t)(s->n_ev > 0 ? s->n_ev : 1), 1);
+    long matched = 0;
+    r->max_dt = 0.0;
+    for (long i = 0; used && i < ref->n_ev; i++) {
+        long best = -1;
+        for (long j = 0; j < s->n_ev; j++) {
+            double d = fabs(s->ev_t[j] - ref->ev_t[i]);
+            if (!used[j] && s->ev_kind[j] == ref->ev_kind[i] && d <= window &&
+                (best < 0 || d < fabs(s->ev_t[best] - ref->ev_t[i])))
+                best = j;
+        }
+        if (best >= 0) {
+            used[best] = 1;
+            matched++;
+            r->max_dt = fmax(r->max_dt, fabs(s->ev_t[best] - ref->ev_t[i]));
+        }
+    }
+    free(used);
+    r->missed = ref->n_ev - matched;
+    r->spurious = s->n_ev - matched;
+}
+
+/* Least-squares slope of log(err) against log(h) over rows with err > 0. */
+static double fit_order(const row *rows, int n, int *used)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(rows[i].max_x > 0.0)) continue;
+        double x = log(rows[i].h), y = log(rows[i].max_x);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        m++;
+    }
+    *used = m;
+    double den = m * sxx - sx * sx;
+    return m >= 2 && den > 0.0 ? (m * sxy - sx * sy) / den : NAN;
+}
+
+static int write_csv(const char *path, const row *rows, int n, double order, const char *xu,
+                     const char *vu, stsl_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return stsl_error_set(err, STSL_EIO, "cannot write %s: %s", path, strerror(errno));
+    fprintf(f,
+            "step [s],max_abs_error_x [%s],rms_error_x [%s],max_abs_error_v [%s],"
+            "final_error_x [%s],wall_seconds [s],rhs_evals,events,events_missed,"
+            "events_spurious,order\n",
+            xu, xu, vu, xu);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g\n", rows[i].h,
+                rows[i].max_x, rows[i].rms_x, rows[i].max_v, rows[i].final_x, rows[i].wall,
+                rows[i].rhs, rows[i].events, rows[i].missed, rows[i].spurious, order);
+    if (fclose(f) != 0)
+        return stsl_error_set(err, STSL_EIO, "cannot write %s: %s", path, strerror(errno));
+    return STSL_OK;
+}
+
+static void print_table(const conv_args *a, const stsl_config *cfg, const row *rows, int n,
+                        double order, int used, const stsl_stats *ref, double ref_wall,
+                        const char *xu, const char *vu)
+{
+    char hx[32], hv[32];
+    printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %g\n", a->config,
+           a->scheme, cfg->sim.rtol, cfg->sim.atol);
+    printf("errors at every step point; events matched by kind within %g steps\n\n",
+           EVENT_WINDOW_STEPS);
+    snprintf(hx, sizeof hx, "[%s]", xu);
+    snprintf(hv, sizeof hv, "[%s]", vu);
+    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s  %6s  %8s\n", "step", "max|x err|",
+           "rms x err", "max|v err|", "final x err", "wall", "RHS", "events", "missed", "invented");
+    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s  %6s  %8s\n", "[s]", hx, hx, hv, hx,
+           "[s]", "evals", "", "", "");
+    for (int i = 0; i < n; i++)
+        printf("%10.4g  %13.6g  %13.6g  %13.6g  %13.6g  %10.4g  %10ld  %6ld  %6ld  %8ld\n",
+               rows[i].h, rows[i].max_x, rows[i].rms_x, rows[i].max_v, rows[i].final_x,
+               rows[i].wall, rows[i].rhs, rows[i].events, rows[i].missed, rows[i].spurious);
+    printf("\nfitted order (slope of log max|x err| against log step, %d points): %.3f\n", used,
+           order);
+    printf("reference cost (event_driven, no output): wall %.4g s, %ld RHS evaluations, %ld "
+           "steps, %ld events\n",
+           ref_wall, ref->rhs_evals, ref->steps, ref->events);
+}
+
+static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
+{
+    int n = a->n_steps, rc = STSL_OK;
+    trace runs[MAX_STEPS], ref = {0};
+    row rows[MAX_STEPS];
+    memset(runs, 0, sizeof runs);
+    memset(rows, 0, sizeof rows);
+    stsl_stats st, ref_st;
+    double ref_wall = 0.0, *u = NULL;
+    long nu = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        if (a->steps[i] > cfg->sim.t_end) {
+            rc = stsl_error_set(err, STSL_EINPUT, "--steps: %g is longer than t_end = %g s",
+                                a->steps[i], cfg->sim.t_end);
+            break;
+        }
+        stsl_hsolver_opts o = cfg->sim;
+        o.output_step = 0.0; /* every step point */
+        stsl_sink sink = {&trace_ops, &runs[i]};
+        rows[i].h = a->steps[i];
+        rc = run_once(cfg, a->steps[i], &o, &sink, &st, err);
+        if (!rc) rc = timed(cfg, a->steps[i], &st, &rows[i].wall, err);
+        rows[i].rhs = st.rhs_evals;
+        rows[i].events = st.events;
+        if (rc) stsl_error_wrap(err, "scheme %s at step %g", a->scheme, a->steps[i]);
+    }
+    if (!rc && !(u = union_times(runs, n, &nu)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (!rc) {
+        stsl_hsolver_opts o = cfg->sim;
+        o.output_times = u;
+        o.n_output_times = nu;
+        o.grid_only = 1;
+        stsl_sink sink = {&trace_ops, &ref};
+        rc = run_once(cfg, 0.0, &o, &sink, &ref_st, err);
+        if (!rc) rc = timed(cfg, 0.0, &ref_st, &ref_wall, err);
+        if (rc) stsl_error_wrap(err, "reference");
+    }
+    for (int i = 0; !rc && i < n; i++) {
+        rc = errors(&runs[i], &ref, &rows[i], err);
+        match_events(&runs[i], &ref, EVENT_WINDOW_STEPS * rows[i].h, &rows[i]);
+    }
+    if (!rc) {
+        stsl_element *el = stsl_element_create(&cfg->element, err);
+        const stsl_layout *l = el ? stsl_element_layout(el) : NULL;
+        const char *xu = l ? l->cols[STSL_COL_X].units : "",
+                   *vu = l ? l->cols[STSL_COL_V].units : "";
+        int used;
+        double order = fit_order(rows, n, &used);
+        print_table(a, cfg, rows, n, order, used, &ref_st, ref_wall, xu, vu);
+        if (a->output) rc = write_csv(a->output, rows, n, order, xu, vu, err);
+        if (!rc && a->h5) {
+            double c[6][MAX_STEPS];
+            long rh[MAX_STEPS], ev[MAX_STEPS];
+            for (int i = 0; i < n; i++) {
+                c[0][i] = rows[i].h, c[1][i] = rows[i].max_x, c[2][i] = rows[i].rms_x;
+                c[3][i] = rows[i].max_v, c[4][i] = rows[i].final_x, c[5][i] = rows[i].wall;
+                rh[i] = rows[i].rhs, ev[i] = rows[i].events;
+            }
+            char *yaml = stsl_config_to_yaml(cfg);
+            stsl_convergence_table t = {a->scheme,
+                                        yaml ? yaml : "",
+                                        xu,
+                                        vu,
+                                        n,
+                                        c[0],
+                                        c[1],
+                                        c[2],
+                                        c[3],
+                                        c[4],
+                                        c[5],
+                                        rh,
+                                        ev,
+                                        order,
+                                        ref_wall,
+                                        ref_st.rhs_evals,
+                                        ref_st.steps,
+                                        ref_st.events};
+            rc = stsl_convergence_h5_write(a->h5, &t, err);
+            free(yaml);
+        }
+        stsl_element_free(el);
+    }
+    for (int i = 0; i < n; i++)
+        trace_free(&runs[i]);
+    trace_free(&ref);
+    free(u);
+    return rc;
+}
+
+int stsl_cli_converge(int argc, char **argv)
+{
+    conv_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc < 0 ? 0 : rc;
+    /* The scheme and a step are set like any key, so the file's other keys
+     * are validated against them (a karnopp_band with another scheme, a
+     * hybrid-only scheme on a smooth law); the smallest step stands in for
+     * all of them there and each is checked against t_end in study(). */
+    char scheme_set[96], step_set[64];
+    double hmin = INFINITY;
+    for (int i = 0; i < a.n_steps; i++)
+        hmin = fmin(hmin, a.steps[i]);
+    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%s", a.scheme);
+    snprintf(step_set, sizeof step_set, "simulation.step=%.17g", hmin);
+    a.sets[a.n_sets++] = scheme_set;
+    a.sets[a.n_sets++] = step_set;
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
+        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
+        return stsl_exit_code(err.code);
+    }
+    rc = study(&a, &cfg, &err);
+    stsl_config_free(&cfg);
+    if (rc) {
+        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
+        return stsl_exit_code(err.code);
+    }
+    return 0;
+}
