@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/compare.h"
 #include "cli/curve.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
@@ -33,6 +34,7 @@ static const char *const main_usage =
     "  check CONFIG   validate a configuration without simulating\n"
     "  info RESULT    summarise a result file and list its events\n"
     "  curve CONFIG   tabulate the friction law: force against velocity (CSV)\n"
+    "  compare REF CANDIDATE  errors, stuck overlap, events of a trajectory against REF\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -294,6 +296,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare")) return stsl_cli_compare(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }
