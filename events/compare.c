@@ -86,23 +86,39 @@ static int push_event(stsl_cmp_event **ev, long *n, long *cap, double t, const c
     return 0;
 }
 
+static int opposite(double a, double b)
+{
+    return (a > 0 && b < 0) || (a < 0 && b > 0);
+}
+
 long stsl_compare_derive_events(const double *t, const double *v, const unsigned char *stuck,
                                 long n, stsl_cmp_event **out)
 {
     stsl_cmp_event *ev = NULL;
     long ne = 0, cap = 0;
     int rc = 0;
-    for (long i = 0; i + 1 < n && !rc; i++) {
-        if (!stuck[i] && stuck[i + 1])
-            rc = push_event(&ev, &ne, &cap, t[i + 1], "stick");
-        else if (stuck[i] && !stuck[i + 1])
-            rc = push_event(&ev, &ne, &cap, t[i], "breakaway");
-        else if (!stuck[i] && !stuck[i + 1] &&
-                 ((v[i] > 0 && v[i + 1] < 0) || (v[i] < 0 && v[i + 1] > 0))) {
-            /* The zero of the chord; a jump (equal times) turns at that time. */
-            double tz = t[i] + (t[i + 1] - t[i]) * (v[i] / (v[i] - v[i + 1]));
-            rc = push_event(&ev, &ne, &cap, tz, "reversal");
+    for (long i = 0; i < n && !rc;) {
+        if (!stuck[i]) {
+            if (i + 1 < n && !stuck[i + 1] && opposite(v[i], v[i + 1])) {
+                /* The zero of the chord; a jump (equal times) turns at that time. */
+                double tz = t[i] + (t[i + 1] - t[i]) * (v[i] / (v[i] - v[i + 1]));
+                rc = push_event(&ev, &ne, &cap, tz, "reversal");
+            }
+            i++;
+            continue;
         }
+        long j = i;
+        while (j + 1 < n && stuck[j + 1])
+            j++;
+        if (t[j] > t[i]) { /* at rest for a while: the same rule as the stuck time */
+            if (i > 0) rc = push_event(&ev, &ne, &cap, t[i], "stick");
+            if (!rc && j + 1 < n) rc = push_event(&ev, &ne, &cap, t[j], "breakaway");
+        } else if (i > 0 && j + 1 < n && opposite(v[i - 1], v[j + 1])) {
+            /* Through zero in no time (an event's samples, v = 0 just after a
+             * turning point): a reversal, not a rest. */
+            rc = push_event(&ev, &ne, &cap, t[i], "reversal");
+        }
+        i = j + 1;
     }
     if (rc) {
         free(ev);

@@ -59,9 +59,12 @@ typedef struct stsl_cmp_event {
 } stsl_cmp_event;
 
 /* Events seen in a sampled trajectory (for candidates without an event
- * list): `stick` at the first stuck sample after a moving one, `breakaway`
- * at the last stuck sample before a moving one, `reversal` where v changes
- * sign between two moving samples, at the linearly interpolated zero.
+ * list).  A run of stuck samples spanning some time is a rest: `stick` at
+ * its first sample (unless it opens the trajectory), `breakaway` at its
+ * last (unless it closes it).  A run of stuck samples at one instant (the
+ * samples of an event: v = 0 just after a turning point) between moving
+ * samples of opposite signs is a `reversal` at that instant; so is a sign
+ * change between two moving samples, at the linearly interpolated zero.
  * *out is malloc'd (NULL when there are none); returns the count or -1
  * when out of memory. */
 long stsl_compare_derive_events(const double *t, const double *v, const unsigned char *stuck,
