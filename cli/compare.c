@@ -175,6 +175,10 @@ static int parse_args(int argc, char **argv, cmp_args *a)
 typedef struct aligned {
     double *x, *v, *f;
     int *mode;
+    /* The mode just after the reference's last event at exactly this time
+     * (= mode without one): at the instant of a stick or a breakaway the
+     * element is at rest, whichever side the row's values come from. */
+    int *mode_after;
     stsl_cmp_event *events; /* the re-run's events within the compared span */
     long n_events;
 } aligned;
@@ -185,6 +189,7 @@ static void aligned_free(aligned *r)
     free(r->v);
     free(r->f);
     free(r->mode);
+    free(r->mode_after);
     free(r->events);
 }
 
@@ -215,7 +220,8 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
     r->v = malloc(sizeof *r->v * (size_t)n);
     r->f = malloc(sizeof *r->f * (size_t)n);
     r->mode = malloc(sizeof *r->mode * (size_t)n);
-    if (!u || !r->x || !r->v || !r->f || !r->mode) {
+    r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
+    if (!u || !r->x || !r->v || !r->f || !r->mode || !r->mode_after) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
         goto done;
     }
@@ -248,8 +254,9 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
     for (long i = 0, j = -1; i < n; i++) {
         if (i == 0 || t[i] > t[i - 1]) j++;
         int last_of_repeat = i > 0 && t[i] == t[i - 1] && (i + 1 == n || t[i + 1] > t[i]);
-        long k = last_of_repeat ? last_event_at(mr, t[i]) : -1;
-        if (k >= 0) {
+        long k = last_event_at(mr, t[i]);
+        r->mode_after[i] = k >= 0 ? mr->events[k].mode_after : mr->mode[j];
+        if (last_of_repeat && k >= 0) {
             r->x[i] = mr->events[k].after[cx];
             r->v[i] = mr->events[k].after[cv];
             r->f[i] = mr->events[k].after[cf];
@@ -608,11 +615,17 @@ int stsl_cli_compare(int argc, char **argv)
     }
     const int *cmode = cand.mode ? cand.mode + i0 : NULL;
     for (long i = 0; i < n; i++) {
-        rs[i] = (unsigned char)mode_is_stuck(r.mode[i], r.v[i], rep.stuck_velocity);
+        rs[i] = (unsigned char)(mode_is_stuck(r.mode[i], r.v[i], rep.stuck_velocity) ||
+                                mode_is_stuck(r.mode_after[i], r.v[i], rep.stuck_velocity));
         cs[i] = (unsigned char)(cmode ? mode_is_stuck(cmode[i], v[i], rep.stuck_velocity)
                                       : fabs(v[i]) <= rep.stuck_velocity);
     }
-    rep.cand_stuck_rule = cmode ? "candidate: its mode column" : "candidate: |v| <= stuck velocity";
+    int smooth = 0;
+    for (long i = 0; cmode && i < n; i++)
+        smooth |= cmode[i] == STSL_MODE_SMOOTH;
+    rep.cand_stuck_rule = !cmode   ? "candidate: |v| <= stuck velocity"
+                          : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
+                                   : "candidate: its mode column";
     stsl_compare_stuck(t, rs, cs, n, &rep.stuck);
     int from_file = 0;
     long ncev = candidate_events(&cand, t, v, cs, n, &from_file, &cev);
