@@ -138,6 +138,8 @@ static char *slurp(const char *path, stsl_error *err)
     return buf;
 }
 
+/* Fields looked at per row: a wanted column further right is reported as
+ * not in the header (no real export is that wide). */
 #define MAX_FIELDS 1024
 
 static int parse_number(const char *path, long line, const char *col, const char *s, double *out,
