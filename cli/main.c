@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/compare.h"
 #include "cli/converge.h"
 #include "cli/curve.h"
 #include "cli/plot.h"
@@ -37,6 +38,7 @@ static const char *const main_usage =
     "  curve CONFIG   tabulate the friction law: force against velocity (CSV)\n"
     "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
     "  converge CONFIG  a fixed-step scheme's error and cost against the exact reference\n"
+    "  compare REF CANDIDATE  errors, stuck overlap, events of a trajectory against REF\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -303,6 +305,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare")) return stsl_cli_compare(argc - 1, argv + 1);
     fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
     return 2;
 }
