@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "io/config.h"
-#include "models/element.h"
+#include "models/run.h"
 #include "solver/hybrid.h"
 
 #define MAX_SETS    16
@@ -20,20 +20,8 @@ static double seconds(void)
 
 static int one_run(const stsl_config *cfg, stsl_stats *st, stsl_error *err)
 {
-    stsl_element *el = stsl_element_create(&cfg->element, err);
-    if (!el) return err->code;
-    stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
-    int rc = s ? STSL_OK : err->code;
-    if (!rc) {
-        double y0[STSL_MAX_STATE];
-        stsl_element_initial_state(el, y0);
-        stsl_sink none = {0}; /* a sink without ops drops everything */
-        rc = stsl_hsolver_run(s, 0.0, y0, &none, err);
-        *st = *stsl_hsolver_stats(s);
-    }
-    stsl_hsolver_free(s);
-    stsl_element_free(el);
-    return rc;
+    stsl_sink none = {0}; /* a sink without ops drops everything */
+    return stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, &none, st, err);
 }
 
 static int cmp(const void *a, const void *b)

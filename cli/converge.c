@@ -30,6 +30,7 @@
 #include "io/convergence_h5.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/run.h"
 #include "solver/hybrid.h"
 
 #define MAX_SETS  256
@@ -247,26 +248,9 @@ static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, tr_end, N
 static int run_once(stsl_config *cfg, double h, const stsl_hsolver_opts *opts, stsl_sink *sink,
                     stsl_stats *st, stsl_error *err)
 {
-    stsl_element *el = stsl_element_create(&cfg->element, err);
-    if (!el) return err->code;
-    int rc;
-    if (h > 0.0) {
-        stsl_scheme_opts sch = cfg->scheme;
-        sch.step = h;
-        rc = stsl_fixed_step_run(el, opts, &sch, sink, st, err);
-    } else {
-        stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), opts, err);
-        rc = s ? STSL_OK : err->code;
-        if (!rc) {
-            double y0[STSL_MAX_STATE];
-            stsl_element_initial_state(el, y0);
-            rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
-            *st = *stsl_hsolver_stats(s);
-        }
-        stsl_hsolver_free(s);
-    }
-    stsl_element_free(el);
-    return rc;
+    stsl_scheme_opts sch = cfg->scheme;
+    sch.step = h;
+    return stsl_run_element(&cfg->element, opts, h > 0.0 ? &sch : NULL, sink, st, err);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -20,6 +20,7 @@
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
 #include "models/element.h"
+#include "models/run.h"
 #include "solver/hybrid.h"
 #include "stsl_version.h"
 
@@ -148,28 +149,17 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
 {
     char *yaml = stsl_config_to_yaml(cfg);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory writing the configuration");
-    stsl_element *el = stsl_element_create(&cfg->element, err);
-    stsl_hsolver *s = NULL;
+    /* Bad parameters are bad input: check them before a file is created. */
+    stsl_element *check = stsl_element_create(&cfg->element, err);
+    stsl_element_free(check);
     stsl_sink sink = {0};
-    int rc = el ? STSL_OK : err->code;
+    int rc = check ? make_sink(a, out, yaml, &sink, err) : err->code;
     if (!rc) {
         cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
-        s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
-        rc = s ? STSL_OK : err->code;
-    }
-    if (!rc) rc = make_sink(a, out, yaml, &sink, err);
-    if (!rc) {
-        double y0[STSL_MAX_STATE];
-        stsl_element_initial_state(el, y0);
-        if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
-            rc = stsl_fixed_step_run(el, &cfg->sim, &cfg->scheme, &sink, NULL, err);
-        else
-            rc = stsl_hsolver_run(s, 0.0, y0, &sink, err);
+        rc = stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, &sink, NULL, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
     }
     stsl_sink_free(&sink);
-    stsl_hsolver_free(s);
-    stsl_element_free(el);
     free(yaml);
     return rc;
 }

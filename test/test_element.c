@@ -20,6 +20,7 @@
 #include "io/config.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
+#include "models/run.h"
 #include "test/testutil.h"
 
 #define RT 1e-8
@@ -35,16 +36,8 @@ static int run_yaml(const char *yaml, const char *const *sets, int n_sets, stsl_
         print_error("config: %s\n", err->msg);
         return rc;
     }
-    stsl_element *el = stsl_element_create(&cfg.element, err);
-    assert_non_null(el);
-    stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg.sim, err);
-    assert_non_null(s);
     assert_int_equal(stsl_mem_sink_create(sink, err), STSL_OK);
-    double y0[STSL_MAX_STATE];
-    stsl_element_initial_state(el, y0);
-    rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
-    stsl_hsolver_free(s);
-    stsl_element_free(el);
+    rc = stsl_run_element(&cfg.element, &cfg.sim, NULL, sink, NULL, err);
     stsl_config_free(&cfg);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "io/mem_sink.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/run.h"
 #include "test/testutil.h"
 
 static char g_dir[256];
@@ -37,22 +38,8 @@ static int load(const char *path, const char *const *sets, int n, stsl_config *c
 /* Run cfg with its scheme (or the event-driven solver) into a memory sink. */
 static int run_cfg(stsl_config *cfg, stsl_sink *sink, stsl_error *err)
 {
-    stsl_element *el = stsl_element_create(&cfg->element, err);
-    assert_non_null(el);
     assert_int_equal(stsl_mem_sink_create(sink, err), STSL_OK);
-    int rc;
-    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) {
-        rc = stsl_fixed_step_run(el, &cfg->sim, &cfg->scheme, sink, NULL, err);
-    } else {
-        stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg->sim, err);
-        assert_non_null(s);
-        double y0[STSL_MAX_STATE];
-        stsl_element_initial_state(el, y0);
-        rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
-        stsl_hsolver_free(s);
-    }
-    stsl_element_free(el);
-    return rc;
+    return stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, sink, NULL, err);
 }
 
 static const stsl_mem_result *run_file(const char *path, const char *const *sets, int n,

@@ -16,6 +16,7 @@
 #include "io/config.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
+#include "models/run.h"
 #include "models/smooth_friction.h"
 #include "test/testutil.h"
 
@@ -156,17 +157,10 @@ static const stsl_mem_result *run(const char *yaml, const char *const *sets, int
     if (stsl_config_load_string(yaml, "<test>", NULL, sets, n_sets, &cfg, &err))
         print_error("config: %s\n", err.msg);
     assert_int_equal(err.code, STSL_OK);
-    stsl_element *el = stsl_element_create(&cfg.element, &err);
-    stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), &cfg.sim, &err);
-    assert_non_null(s);
     assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
-    double y0[STSL_MAX_STATE];
-    stsl_element_initial_state(el, y0);
-    int rc = stsl_hsolver_run(s, 0.0, y0, sink, &err);
+    int rc = stsl_run_element(&cfg.element, &cfg.sim, NULL, sink, NULL, &err);
     if (rc) print_error("run: %s\n", err.msg);
     assert_int_equal(rc, STSL_OK);
-    stsl_hsolver_free(s);
-    stsl_element_free(el);
     stsl_config_free(&cfg);
     return stsl_mem_sink_result(sink);
 }

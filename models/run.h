@@ -1,0 +1,21 @@
+/* run.h - one run of the friction element, from its parameters to a sink:
+ * event-driven (the hybrid solver) or with a fixed-step validation scheme.
+ * The one place where the CLI, the benchmarks, `converge` and the tests
+ * turn a configuration into results. */
+#ifndef STSL_RUN_H
+#define STSL_RUN_H
+
+#include "models/element.h"
+#include "models/fixed_step.h"
+#include "solver/hybrid.h"
+
+/* Build the element from `p`, run it from t = 0 with `sim` (event-driven
+ * when `sch` is NULL or event_driven) into `sink` (borrowed; ops == NULL
+ * drops everything), copy the statistics to `stats` (may be NULL) and free
+ * the element.  On a solver failure the sink is ended, marked incomplete,
+ * and the failure is returned. */
+int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
+                     const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                     stsl_error *err);
+
+#endif
