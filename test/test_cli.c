@@ -19,16 +19,8 @@
 static char dir[256];
 static char out[65536];
 
-static int cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cli(const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return tu_run_cli(args, out, sizeof out);
-}
+/* Run stickslip with printf-style arguments; output in `out`. */
+#define cli(...) tu_cli(out, sizeof out, __VA_ARGS__)
 
 static int count_lines(const char *s)
 {

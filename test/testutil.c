@@ -44,6 +44,16 @@ int tu_run_cli(const char *args, char *out, size_t outsz)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int tu_cli(char *out, size_t outsz, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return tu_run_cli(args, out, outsz);
+}
+
 void tu_mkdtemp(char *buf, size_t bufsz)
 {
     snprintf(buf, bufsz, "/tmp/stsl_test_XXXXXX");

@@ -24,6 +24,9 @@ void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char 
  * stdout and stderr into `out` (truncated to outsz). Returns the exit code. */
 int tu_run_cli(const char *args, char *out, size_t outsz);
 
+/* tu_run_cli with printf-style arguments. */
+int tu_cli(char *out, size_t outsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* A fresh temporary directory (static buffer per call site is the caller's). */
 void tu_mkdtemp(char *buf, size_t bufsz);
 /* Write text to a file; returns 0 on success. */
