@@ -32,7 +32,7 @@ import sys
 import textwrap
 
 PROG = "stickslip plot"
-KINDS = ("time", "forces", "loop", "phase", "all")
+KINDS = ("time", "forces", "loop", "phase", "all", "work")
 FORMATS = (".png", ".pdf", ".svg")
 
 try:  # reported by main() as a clear one-line error, not a traceback
@@ -533,6 +533,66 @@ def figure(res, what="all", t0=None, t1=None):
     return fig
 
 
+# ---- work-precision (the /convergence group of `stickslip converge --h5`) -----------
+
+
+def load_convergence(path):
+    """The /convergence group as a dict, or None when the file has none."""
+    try:
+        f = h5py.File(path, "r")
+    except OSError:
+        return None
+    with f:
+        if "convergence" not in f:
+            return None
+        g = f["convergence"]
+        try:
+            conv = {k: np.asarray(g[k][:], dtype=float) for k in
+                    ("step", "max_abs_error_x", "rms_error_x", "wall_seconds", "rhs_evals")}
+            conv["x_units"] = _attr_str(g["max_abs_error_x"], "units", "m")
+            conv["scheme"] = _attr_str(g, "scheme")
+            conv["order"] = float(g.attrs.get("order", float("nan")))
+            conv["ref_wall"] = float(g.attrs.get("reference_wall_seconds", float("nan")))
+            conv["ref_rhs"] = float(g.attrs.get("reference_rhs_evals", float("nan")))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise PlotError(f"{path}: damaged /convergence group: {exc}") from None
+    if len(conv["step"]) == 0:
+        raise PlotError(f"{path}: the /convergence group has no rows")
+    return conv
+
+
+def work_figure(conv, path):
+    """Error against step (with the fitted order) and against cost (RHS
+    evaluations, wall time), the exact reference's cost marked: the
+    work-precision diagram of a fixed-step scheme."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    h, ex, rx = conv["step"], conv["max_abs_error_x"], conv["rms_error_x"]
+    xu = conv["x_units"]
+    a1.loglog(h, ex, "o-", label="max |x error|")
+    a1.loglog(h, rx, "s--", label="RMS x error")
+    if np.isfinite(conv["order"]) and np.all(ex > 0):
+        k = len(h) // 2
+        a1.loglog(h, ex[k] * (h / h[k]) ** conv["order"], ":", color="gray",
+                  label=f"fitted order {conv['order']:.2f}")
+    a1.set_xlabel(_label("step", "s"))
+    a1.set_ylabel(_label("error", xu))
+    a1.set_title(f"{conv['scheme']}: error against step")
+    a1.grid(True, which="both", alpha=0.3)
+    a1.legend(fontsize="small")
+    a2.loglog(conv["rhs_evals"], ex, "o-", label=f"{conv['scheme']}: max |x error|")
+    if np.isfinite(conv["ref_rhs"]):
+        a2.axvline(conv["ref_rhs"], color="C3", ls="--",
+                   label=f"event-driven reference: {conv['ref_rhs']:.0f} RHS evaluations")
+    a2.set_xlabel("cost [RHS (force) evaluations]")
+    a2.set_ylabel(_label("max |x error|", xu))
+    a2.set_title("work-precision")
+    a2.grid(True, which="both", alpha=0.3)
+    a2.legend(fontsize="small")
+    fig.suptitle(f"{os.path.basename(path)}: convergence against the exact reference")
+    fig.tight_layout()
+    return fig
+
+
 def save(fig, out, dpi=100):
     """Write the figure; same input gives the same bytes (no timestamps,
     no software version, fixed SVG ids)."""
@@ -555,6 +615,11 @@ def render(res, what, out, t0=None, t1=None, dpi=100):
     return out
 
 
+def _groups(path):
+    with h5py.File(path, "r") as f:
+        return set(f.keys())
+
+
 def default_output(path):
     root, ext = os.path.splitext(path)
     return (root if ext.lower() == ".h5" else path) + ".png"
@@ -573,7 +638,9 @@ def parse_args(argv):
                    help="output .png, .pdf or .svg (default: RESULT with .h5 replaced by .png)")
     p.add_argument("--what", choices=KINDS, default="all",
                    help="time: x, v; forces: friction, net force, stop reaction; loop: friction-velocity; "
-                   "phase: x-v; all: the four as a 2x2 figure (default)")
+                   "phase: x-v; all: the four as a 2x2 figure (default); work: the work-precision "
+                   "diagram of a /convergence group (`stickslip converge --h5`; the default for a "
+                   "file that has only that group)")
     p.add_argument("--t0", type=float, metavar="T", help="start of the time window (zoom)")
     p.add_argument("--t1", type=float, metavar="T", help="end of the time window")
     p.add_argument("--dpi", type=int, default=100, metavar="N", help="resolution of PNG output (default 100)")
@@ -591,10 +658,17 @@ def main(argv=None):
         out = args.output or default_output(args.result)
         if os.path.splitext(out)[1].lower() not in FORMATS:
             raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
-        res = load_result(args.result)
-        if not res["complete"]:
-            print(f"{PROG}: warning: {args.result} is incomplete: {res['message']}", file=sys.stderr)
-        fig = figure(res, args.what, args.t0, args.t1)
+        conv = load_convergence(args.result) if os.path.isfile(args.result) else None
+        if args.what == "work" or (conv is not None and "trajectory" not in _groups(args.result)):
+            if conv is None:
+                raise PlotError(f"{args.result}: no /convergence group (write one with "
+                                "`stickslip converge --h5`)")
+            fig = work_figure(conv, args.result)
+        else:
+            res = load_result(args.result)
+            if not res["complete"]:
+                print(f"{PROG}: warning: {args.result} is incomplete: {res['message']}", file=sys.stderr)
+            fig = figure(res, args.what, args.t0, args.t1)
     except PlotError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

@@ -278,6 +278,26 @@ class Command(ImageChecks):
             f["trajectory/t"] = np.arange(3.0)
         self.assert_error(run("plot", part), 2, "not a stickslip result")
 
+    def test_work_precision_diagram(self):
+        study = os.path.join(TMP, "study.h5")
+        p = run("converge", os.path.join(ROOT, "examples", "den_hartog.yaml"), "--scheme", "karnopp",
+                "--steps", "1e-2,3e-3,1e-3", "--h5", study)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run("plot", study)  # only /convergence: the work-precision diagram
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_png(p.stdout.strip())
+        # Written into a result file, it is drawn on request.
+        both = os.path.join(TMP, "both.h5")
+        shutil.copy(RESULTS["den_hartog"], both)
+        p = run("converge", os.path.join(ROOT, "examples", "den_hartog.yaml"), "--scheme", "karnopp",
+                "--steps", "1e-2,1e-3", "--h5", both)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = os.path.join(TMP, "both_work.png")
+        self.assertEqual(run("plot", both, "--what", "work", "-o", out).returncode, 0)
+        self.assert_png(out)
+        self.assert_error(run("plot", RESULTS["janecek_chirp"], "--what", "work", "-o", out), 2,
+                          "no /convergence group")
+
     def test_bad_arguments(self):
         src = RESULTS["janecek_chirp"]
         self.assertEqual(run("plot", src, "--what", "pie").returncode, 2)
