@@ -589,7 +589,7 @@ static int load_signal(ctx *c, int id, const char *path, stsl_interp def, stsl_s
 static const char *const TOP_KEYS[] = {"description", "domain", "element", "friction",
                                        "end_stops",   "inputs", "initial", "simulation",
                                        "output",      NULL};
-static const char *const ELEMENT_KEYS[] = {"mass", "spring", "damper", NULL};
+static const char *const ELEMENT_KEYS[] = {"mass", "inertia", "spring", "damper", NULL};
 static const char *const SPRING_KEYS[] = {"stiffness", "free_position", NULL};
 static const char *const DAMPER_KEYS[] = {"coefficient", NULL};
 static const char *const FRICTION_KEYS[] = {"law",
@@ -710,7 +710,13 @@ static int load_element(const mapr *top, stsl_element_params *e)
     mapr m, s, d;
     int have_s, have_d;
     int rc = map_sub(top, "element", 1, ELEMENT_KEYS, &m, &have_s);
-    if (!rc) rc = map_num(&m, "mass", 1, 0.0, &R_POS, &e->mass);
+    /* A rotating element's "mass" is its inertia (the seeds' word): either
+     * name, not both. */
+    int inertia = !rc ? map_find(&m, "inertia") : 0;
+    if (inertia && map_find(&m, "mass"))
+        rc = fail(m.c, inertia, "element.inertia",
+                  "give either element.mass or element.inertia, not both");
+    if (!rc) rc = map_num(&m, inertia ? "inertia" : "mass", 1, 0.0, &R_POS, &e->mass);
     if (!rc) rc = map_sub(&m, "spring", 0, SPRING_KEYS, &s, &have_s);
     if (!rc && have_s) rc = map_num(&s, "stiffness", 1, 0.0, &R_NONNEG, &e->stiffness);
     if (!rc && have_s) rc = map_num(&s, "free_position", 0, 0.0, NULL, &e->free_position);
@@ -1281,7 +1287,8 @@ static void put_element(FILE *f, const stsl_element_params *e)
 {
     const stsl_friction_params *fr = &e->friction;
     fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
-    fprintf(f, "element:\n  mass: %.17g\n", e->mass);
+    fprintf(f, "element:\n  %s: %.17g\n", e->domain == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass",
+            e->mass);
     fprintf(f, "  spring: {stiffness: %.17g, free_position: %.17g}\n", e->stiffness,
             e->free_position);
     fprintf(f, "  damper: {coefficient: %.17g}\n", e->damping);

@@ -426,6 +426,31 @@ static void bad_parameters_rejected(void **state)
     assert_non_null(strstr(err.msg, "auto, adams, bdf"));
 }
 
+/* Rotational elements may use the seeds' word: inertia for mass. */
+static void rotational_inertia(void **state)
+{
+    (void)state;
+    stsl_config cfg;
+    stsl_error err = {0};
+    const char *yaml = "domain: rotational\nelement: {inertia: 0.02}\n"
+                       "friction: {law: 20sim_c, tc: 0.1, slope: 100}\nsimulation: {t_end: 1}\n";
+    assert_int_equal(stsl_config_load_string(yaml, "r.yaml", NULL, NULL, 0, &cfg, &err), STSL_OK);
+    assert_close(cfg.element.mass, 0.02, 0.0);
+    char *text = stsl_config_to_yaml(&cfg);
+    assert_non_null(strstr(text, "inertia: 0.02"));
+    stsl_config again;
+    assert_int_equal(stsl_config_load_string(text, "again", NULL, NULL, 0, &again, &err), STSL_OK);
+    assert_close(again.element.mass, 0.02, 0.0);
+    free(text);
+    stsl_config_free(&again);
+    stsl_config_free(&cfg);
+    const char *both = "element: {mass: 1, inertia: 2}\nfriction: {dynamic: 1}\n"
+                       "simulation: {t_end: 1}\n";
+    assert_int_equal(stsl_config_load_string(both, "b.yaml", NULL, NULL, 0, &cfg, &err),
+                     STSL_EINPUT);
+    assert_non_null(strstr(err.msg, "b.yaml:1: element.inertia"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,7 +458,7 @@ int main(void)
         cmocka_unit_test(lugre_bristle_transient),     cmocka_unit_test(lugre_presliding),
         cmocka_unit_test(steep_smooth_law_creeps),     cmocka_unit_test(smooth_converges_to_hybrid),
         cmocka_unit_test(jacobians_match_differences), cmocka_unit_test(curve_command),
-        cmocka_unit_test(bad_parameters_rejected),
+        cmocka_unit_test(bad_parameters_rejected),     cmocka_unit_test(rotational_inertia),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
