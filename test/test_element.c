@@ -26,41 +26,8 @@
 #define RT 1e-8
 #define AT 1e-10
 
-/* Load `yaml` (with overrides) and run it into a memory sink. */
-static int run_yaml(const char *yaml, const char *const *sets, int n_sets, stsl_sink *sink,
-                    stsl_error *err)
-{
-    stsl_config cfg;
-    int rc = stsl_config_load_string(yaml, "<test>", NULL, sets, n_sets, &cfg, err);
-    if (rc) {
-        print_error("config: %s\n", err->msg);
-        return rc;
-    }
-    assert_int_equal(stsl_mem_sink_create(sink, err), STSL_OK);
-    rc = stsl_run_element(&cfg.element, &cfg.sim, NULL, sink, NULL, err);
-    stsl_config_free(&cfg);
-    return rc;
-}
-
-static const stsl_mem_result *run_ok(const char *yaml, const char *const *sets, int n,
-                                     stsl_sink *sink)
-{
-    stsl_error err = {0};
-    int rc = run_yaml(yaml, sets, n, sink, &err);
-    if (rc) print_error("run failed: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
-    const stsl_mem_result *r = stsl_mem_sink_result(sink);
-    assert_true(r->complete);
-    return r;
-}
-
-static int count_kind(const stsl_mem_result *r, int kind)
-{
-    int n = 0;
-    for (long i = 0; i < r->n_events; i++)
-        n += r->events[i].kind == kind;
-    return n;
-}
+#define run_ok     tu_run_yaml
+#define count_kind tu_count_kind
 
 /* Last sample at or before t (samples are in time order). */
 static long sample_at(const stsl_mem_result *r, double t)

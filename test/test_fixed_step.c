@@ -35,35 +35,17 @@ static int load(const char *path, const char *const *sets, int n, stsl_config *c
     return rc;
 }
 
-/* Run cfg with its scheme (or the event-driven solver) into a memory sink. */
-static int run_cfg(stsl_config *cfg, stsl_sink *sink, stsl_error *err)
-{
-    assert_int_equal(stsl_mem_sink_create(sink, err), STSL_OK);
-    return stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, sink, NULL, err);
-}
-
 static const stsl_mem_result *run_file(const char *path, const char *const *sets, int n,
                                        stsl_sink *sink)
 {
     stsl_config cfg;
-    stsl_error err = {0};
     assert_int_equal(load(path, sets, n, &cfg), STSL_OK);
-    int rc = run_cfg(&cfg, sink, &err);
-    if (rc) print_error("run failed: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
+    const stsl_mem_result *r = tu_run_config(&cfg, sink);
     stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(sink);
-    assert_true(r->complete);
     return r;
 }
 
-static int count_kind(const stsl_mem_result *r, int kind)
-{
-    int n = 0;
-    for (long i = 0; i < r->n_events; i++)
-        n += r->events[i].kind == kind;
-    return n;
-}
+#define count_kind tu_count_kind
 
 /* ---- converge through the CLI -------------------------------------------- */
 
@@ -348,7 +330,9 @@ static void test_blow_up(void **state)
                                 "simulation: {t_end: 5, scheme: smooth_rk4, step: 0.01}\n",
                                 "t.yaml", NULL, NULL, 0, &cfg, &err),
         STSL_OK);
-    assert_int_equal(run_cfg(&cfg, &s, &err), STSL_ESOLVER);
+    assert_int_equal(stsl_mem_sink_create(&s, &err), STSL_OK);
+    assert_int_equal(stsl_run_element(&cfg.element, &cfg.sim, &cfg.scheme, &s, NULL, &err),
+                     STSL_ESOLVER);
     assert_non_null(strstr(err.msg, "non-finite"));
     assert_non_null(strstr(err.msg, "t = "));
     assert_non_null(strstr(err.msg, "mode SMOOTH"));

@@ -149,21 +149,7 @@ static void simscape_peak_and_tail(void **state)
 
 /* ---- element runs ------------------------------------------------------------ */
 
-static const stsl_mem_result *run(const char *yaml, const char *const *sets, int n_sets,
-                                  stsl_sink *sink)
-{
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load_string(yaml, "<test>", NULL, sets, n_sets, &cfg, &err))
-        print_error("config: %s\n", err.msg);
-    assert_int_equal(err.code, STSL_OK);
-    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
-    int rc = stsl_run_element(&cfg.element, &cfg.sim, NULL, sink, NULL, &err);
-    if (rc) print_error("run: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
-    stsl_config_free(&cfg);
-    return stsl_mem_sink_result(sink);
-}
+#define run tu_run_yaml
 
 static double col(const stsl_mem_result *r, long i, int c)
 {

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "models/run.h"
+
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
 {
     double s = 0.0;
@@ -52,6 +54,39 @@ int tu_cli(char *out, size_t outsz, const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     return tu_run_cli(args, out, outsz);
+}
+
+const stsl_mem_result *tu_run_config(const stsl_config *cfg, stsl_sink *sink)
+{
+    stsl_error err = {0};
+    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
+    int rc = stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, sink, NULL, &err);
+    if (rc) print_error("run failed: %s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    const stsl_mem_result *r = stsl_mem_sink_result(sink);
+    assert_true(r->complete);
+    return r;
+}
+
+const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, int n_sets,
+                                   stsl_sink *sink)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, sets, n_sets, &cfg, &err))
+        print_error("config: %s\n", err.msg);
+    assert_int_equal(err.code, STSL_OK);
+    const stsl_mem_result *r = tu_run_config(&cfg, sink);
+    stsl_config_free(&cfg);
+    return r;
+}
+
+int tu_count_kind(const stsl_mem_result *r, int kind)
+{
+    int n = 0;
+    for (long i = 0; i < r->n_events; i++)
+        n += r->events[i].kind == kind;
+    return n;
 }
 
 void tu_mkdtemp(char *buf, size_t bufsz)

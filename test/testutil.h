@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 
+#include "io/config.h"
+#include "io/mem_sink.h"
+
 /* Weighted RMS norm of (a - ref) with weights 1/(rtol |ref| + atol): < 1
  * means "equal within the tolerance" (STYLE.md, rule 7). */
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol);
@@ -26,6 +29,15 @@ int tu_run_cli(const char *args, char *out, size_t outsz);
 
 /* tu_run_cli with printf-style arguments. */
 int tu_cli(char *out, size_t outsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Run a loaded configuration (its scheme, or event-driven) into a new
+ * memory sink; asserts that the run succeeded and completed. */
+const stsl_mem_result *tu_run_config(const stsl_config *cfg, stsl_sink *sink);
+/* The same from YAML text with overrides. */
+const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, int n_sets,
+                                   stsl_sink *sink);
+/* Number of events of one kind in a result. */
+int tu_count_kind(const stsl_mem_result *r, int kind);
 
 /* A fresh temporary directory (static buffer per call site is the caller's). */
 void tu_mkdtemp(char *buf, size_t bufsz);
