@@ -18,7 +18,9 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     stsl_api_setup();
     stsl_summary_sink_init(&ss, sum, extra && extra->ops ? extra : NULL, &s);
     const stsl_config *c = &cfg->c;
-    int rc = stsl_run_element(&c->element, &c->sim, &c->scheme, &s, NULL, err);
+    stsl_hsolver_opts sim = c->sim;
+    sim.integrate_power = 1; /* the summary's dissipated energy */
+    int rc = stsl_run_element(&c->element, &sim, &c->scheme, &s, NULL, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
      * have none, and a trapezoid over their samples would not be the
      * accurate figure the summary promises. */
