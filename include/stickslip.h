@@ -162,9 +162,11 @@ typedef struct stsl_summary {
     int n_modes;
     const char *mode_names[STSL_SUMMARY_MAX_MODES];
     double mode_time[STSL_SUMMARY_MAX_MODES];
-    /* Energy dissipated by friction, the integral of F_f v dt: a CVODE
+    /* Energy dissipated by friction, the integral of F_f v dt: a CVODES
      * quadrature on the solver's own steps (same method and order as the
-     * state, so as accurate as the state).  NaN for the fixed-step schemes. */
+     * state, so as accurate as the state, and not influencing the steps; it
+     * costs one friction evaluation per step).  NaN for the fixed-step
+     * schemes. */
     double dissipated_energy;
     /* Statistics. */
     long n_events, steps, rhs_evals, guard_evals, segments, jac_evals;

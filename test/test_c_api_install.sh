@@ -61,6 +61,13 @@ for line in open(sys.argv[1]):
 print("closed form and monotonicity hold for", sys.argv[1])
 PY
 
+# The README's example compiles as it stands and runs.
+sed -n '/^## C API/,/^## /p' "$src/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme.c
+test -s readme.c
+# shellcheck disable=SC2046
+cc -std=c17 -Wall -Wextra -Werror -o readme readme.c $(pkg-config --cflags --libs stickslip)
+(cd "$src" && LD_LIBRARY_PATH=$libdir "$work/app/readme") | grep -q "^first breakaway at "
+
 # find_package(stickslip) -> stickslip::stickslip
 mkdir pkg
 cat >pkg/CMakeLists.txt <<'CM'
