@@ -30,7 +30,8 @@
  *     for Debian's serial libhdf5): runs into an HDF5 file then write one at
  *     a time, while everything else (the integration itself, CSV, memory,
  *     summaries) runs in parallel.  A program that also calls HDF5 itself
- *     from other threads must serialise those calls on its own.
+ *     while stickslip writes a file in another thread brackets its own calls
+ *     with stsl_hdf5_lock() / stsl_hdf5_unlock().
  *
  * Why the API has its own names (stsl_rc, stsl_err, stsl_cfg) although the
  * library has a status enum and a config struct inside: the internal ones
@@ -84,6 +85,11 @@ STSL_API const char *stsl_lib_version(void);
 
 /* Free a string returned by this API. NULL-safe. */
 STSL_API void stsl_free(void *p);
+
+/* The library's HDF5 mutex (see Threads above); no-ops when libhdf5 is
+ * thread-safe.  Not recursive: do not call stickslip while holding it. */
+STSL_API void stsl_hdf5_lock(void);
+STSL_API void stsl_hdf5_unlock(void);
 
 /* ---- configuration ----------------------------------------------------- */
 
