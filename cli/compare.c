@@ -13,7 +13,7 @@
  * the reference's value just after the event(s), the others with the value
  * just before.
  *
- * Metric definitions: events/compare.h.  Stuck means at rest relative to
+ * Metric definitions: models/validation.h.  Stuck means at rest relative to
  * the base: modes STUCK, STOP_LOW and STOP_HIGH (a velocity-only candidate
  * cannot tell a stop from a stick), or, for samples of a smooth law (mode
  * SMOOTH) and for candidates without a mode column, |v| <= --stuck-velocity. */
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/compare.h"
+#include "models/validation.h"
 #include "io/candidate.h"
 #include "io/config.h"
 #include "io/h5_read.h"

@@ -255,7 +255,7 @@ static int cmd_check(int argc, char **argv)
         free(yaml);
     } else {
         printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
-               cfg.element.friction.law == STSL_LAW_STRIBECK ? "stribeck" : "coulomb");
+               stsl_law_name(cfg.element.friction.law));
     }
     stsl_config_free(&cfg);
     return 0;

@@ -1,27 +1,5 @@
 #include "events/guards.h"
 
-#include "models/element.h"
-
-static const stsl_mode_desc modes[STSL_N_MODES] = {
-    [STSL_MODE_STUCK] = {"STUCK", 1, 2, {STSL_GUARD_RISING, STSL_GUARD_RISING}},
-    [STSL_MODE_SLIP_POS] = {"SLIP_POS",
-                            0,
-                            3,
-                            {STSL_GUARD_FALLING, STSL_GUARD_RISING, STSL_GUARD_BOTH}},
-    [STSL_MODE_SLIP_NEG] = {"SLIP_NEG",
-                            0,
-                            3,
-                            {STSL_GUARD_RISING, STSL_GUARD_FALLING, STSL_GUARD_BOTH}},
-    [STSL_MODE_STOP_LOW] = {"STOP_LOW", 1, 1, {STSL_GUARD_RISING}},
-    [STSL_MODE_STOP_HIGH] = {"STOP_HIGH", 1, 1, {STSL_GUARD_FALLING}},
-    [STSL_MODE_SMOOTH] = {"SMOOTH", 0, 2, {STSL_GUARD_RISING, STSL_GUARD_FALLING}},
-};
-
-const stsl_mode_desc *stsl_element_modes(void)
-{
-    return modes;
-}
-
 int stsl_guards_eval(int mode, const stsl_guard_in *in, double *g)
 {
     switch (mode) {

@@ -13,7 +13,7 @@
 #ifndef STSL_GUARDS_H
 #define STSL_GUARDS_H
 
-#include "solver/hybrid.h"
+#include "events/modes.h"
 
 enum {
     STSL_G_BREAK_POS = 0,
@@ -34,9 +34,6 @@ typedef struct stsl_guard_in {
     int has_stops;
     int load_varies;
 } stsl_guard_in;
-
-/* The six mode descriptions (names, frozen flags, guard directions). */
-const stsl_mode_desc *stsl_element_modes(void);
 
 /* Guard values of `mode` into g; returns the number of guards. */
 int stsl_guards_eval(int mode, const stsl_guard_in *in, double *g);

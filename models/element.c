@@ -438,11 +438,6 @@ static const stsl_hmodel_ops element_ops = {
 
 /* ---- layout ------------------------------------------------------------------ */
 
-static const char *const kind_names[STSL_N_EVENT_KINDS] = {
-    "stick",        "breakaway",    "reversal",      "impact",
-    "stop_contact", "stop_release", "load_reversal", "input_step"};
-static const char *const mode_names[STSL_N_MODES] = {"STUCK",    "SLIP_POS",  "SLIP_NEG",
-                                                     "STOP_LOW", "STOP_HIGH", "SMOOTH"};
 static const char *const state_names[3] = {"x", "v", "z"};
 
 /* Names and units per domain; rotational elements are named as the seeds
@@ -482,9 +477,9 @@ static void init_layout(stsl_element *e)
                      e->cols,
                      "s",
                      STSL_N_MODES,
-                     mode_names,
+                     stsl_mode_names(),
                      STSL_N_EVENT_KINDS,
-                     kind_names};
+                     stsl_event_kind_names()};
     e->layout = l;
 }
 

@@ -36,12 +36,17 @@
 #define MAX_STEPS 1e12
 #define MAX_COLS  16
 
-static const char *const scheme_names[STSL_N_SCHEMES] = {"event_driven", "karnopp",
-                                                         "fixed_step_hybrid", "smooth_rk4"};
+static const char *const scheme_names[STSL_N_SCHEMES + 1] = {
+    "event_driven", "karnopp", "fixed_step_hybrid", "smooth_rk4", NULL};
 
 const char *stsl_scheme_name(stsl_scheme_kind kind)
 {
     return (int)kind >= 0 && kind < STSL_N_SCHEMES ? scheme_names[kind] : NULL;
+}
+
+const char *const *stsl_scheme_names(void)
+{
+    return scheme_names;
 }
 
 typedef struct run {

@@ -35,6 +35,8 @@ typedef struct stsl_scheme_opts {
 
 /* The configuration's name of a scheme ("karnopp", ...), NULL if out of range. */
 const char *stsl_scheme_name(stsl_scheme_kind kind);
+/* All scheme names, index = kind, then NULL. */
+const char *const *stsl_scheme_names(void);
 
 /* Integrate the element with the fixed step sch->step from t = 0 to
  * sim->t_end (the last step shortened to land on t_end), from the element's

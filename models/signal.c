@@ -18,11 +18,17 @@ struct stsl_signal {
     gsl_spline *spline;    /* table, cubic */
 };
 
+static const char *const type_names[] = {"constant",      "step",         "ramp",  "sine",
+                                         "janecek_chirp", "linear_chirp", "table", NULL};
+
 const char *stsl_signal_type_name(stsl_signal_type type)
 {
-    static const char *const names[] = {"constant",      "step",         "ramp", "sine",
-                                        "janecek_chirp", "linear_chirp", "table"};
-    return (type >= 0 && type <= STSL_SIG_TABLE) ? names[type] : "unknown";
+    return (type >= 0 && type <= STSL_SIG_TABLE) ? type_names[type] : "unknown";
+}
+
+const char *const *stsl_signal_type_names(void)
+{
+    return type_names;
 }
 
 stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err)

@@ -20,7 +20,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include "events/event_log.h"
+#include "solver/event_log.h"
 
 /* Events closer than this (relative to max(1, |t|)) count as one instant for
  * the Zeno guard: a few ulps, because cascades of transitions at one instant

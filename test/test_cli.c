@@ -72,6 +72,12 @@ static void run_info_check(void **state)
     assert_non_null(strstr(header, "x [m]"));
     assert_int_equal(cli("check %sjanecek_chirp.yaml", EX), 0);
     assert_non_null(strstr(out, "valid"));
+    /* check names the configured law, whichever it is (it once said
+     * "coulomb friction" for every law but stribeck). */
+    assert_int_equal(cli("check %slugre_stick_slip.yaml", EX), 0);
+    assert_non_null(strstr(out, "lugre friction"));
+    assert_int_equal(cli("check %s20sim_scvs.yaml", EX), 0);
+    assert_non_null(strstr(out, "20sim_scvs friction"));
     /* Every shipped example passes check and runs to completion. */
     glob_t g;
     assert_int_equal(glob(EX "*.yaml", 0, NULL, &g), 0);

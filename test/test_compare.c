@@ -15,9 +15,9 @@
 
 #include <hdf5.h>
 
-#include "events/compare.h"
 #include "io/candidate.h"
 #include "io/h5_read.h"
+#include "models/validation.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

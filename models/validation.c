@@ -1,7 +1,7 @@
 /* compare.c - metrics of a candidate trajectory against a reference on the
  * same time grid: errors, stuck-time overlap, event matching, dissipated
  * energy (definitions in compare.h). */
-#include "events/compare.h"
+#include "models/validation.h"
 
 #include <math.h>
 #include <stdlib.h>
