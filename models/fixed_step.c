@@ -463,8 +463,5 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     r.st.wall_seconds = now() - wall0;
     if (stats) *stats = r.st;
     if (!begun) return rc;
-    stsl_error end_err;
-    const char *why = rc ? (err ? err->msg : stsl_strerror(rc)) : "";
-    int erc = stsl_sink_end(sink, &r.st, rc == STSL_OK, why, rc ? &end_err : err);
-    return rc ? rc : erc;
+    return stsl_sink_end_run(sink, &r.st, rc, 1, err);
 }

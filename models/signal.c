@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_spline.h>
 
+#include "solver/gsl_setup.h"
+
 /* Samples per period that bound a step: with 20 a window of two steps spans a
  * tenth of a period, so a sinusoidal guard has at most one extremum in it and
  * the frozen-mode scan cannot miss a crossing hidden between samples. */
@@ -60,6 +62,7 @@ stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err)
         /* A natural cubic spline (GSL): position, velocity and acceleration
          * continuous, which base motion needs. Fewer than 3 points: linear. */
         const gsl_interp_type *ty = spec->n >= 3 ? gsl_interp_cspline : gsl_interp_linear;
+        stsl_gsl_setup(); /* a bad table is an error code, not an abort */
         s->spline = gsl_spline_alloc(ty, (size_t)spec->n);
         if (!s->spline) goto nomem;
         if (gsl_spline_init(s->spline, s->spec.tt, s->spec.vv, (size_t)spec->n)) {
