@@ -278,12 +278,9 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
     for (long k = 0; k < mr->n_events; k++) {
         const stsl_mem_event *ev = &mr->events[k];
         if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_cmp_event *ce = &r->events[r->n_events++];
-        memset(ce, 0, sizeof *ce);
-        ce->t = ev->t;
-        snprintf(ce->kind, sizeof ce->kind, "%s",
-                 ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind] : "?");
-        ce->cls = stsl_compare_event_class(ce->kind);
+        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
+                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
+                                                                        : NULL);
     }
 done:
     stsl_sink_free(&sink);
@@ -334,11 +331,7 @@ static long candidate_events(const stsl_candidate *c, const double *t, const dou
     for (long i = 0; i < c->info->n_events; i++) {
         const stsl_h5_event *e = &c->info->events[i];
         if (e->t < t[0] || e->t > t[n - 1]) continue;
-        memset(&ev[k], 0, sizeof ev[k]);
-        ev[k].t = e->t;
-        snprintf(ev[k].kind, sizeof ev[k].kind, "%s", e->kind);
-        ev[k].cls = stsl_compare_event_class(e->kind);
-        k++;
+        stsl_compare_event_set(&ev[k++], e->t, e->kind);
     }
     *out = ev;
     return k;

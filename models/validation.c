@@ -1,9 +1,10 @@
-/* compare.c - metrics of a candidate trajectory against a reference on the
- * same time grid: errors, stuck-time overlap, event matching, dissipated
- * energy (definitions in compare.h). */
+/* validation.c - metrics of a candidate trajectory against a reference on
+ * the same time grid: errors, stuck-time overlap, event matching, dissipated
+ * energy, order fit (definitions in validation.h). */
 #include "models/validation.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,14 @@ stsl_cmp_class stsl_compare_event_class(const char *kind)
     return STSL_CMP_NONE;
 }
 
+void stsl_compare_event_set(stsl_cmp_event *e, double t, const char *kind)
+{
+    memset(e, 0, sizeof *e);
+    e->t = t;
+    snprintf(e->kind, sizeof e->kind, "%s", kind ? kind : "?");
+    e->cls = stsl_compare_event_class(e->kind);
+}
+
 /* Append one event, growing the array geometrically; -1 when out of memory. */
 static int push_event(stsl_cmp_event **ev, long *n, long *cap, double t, const char *kind)
 {
@@ -78,11 +87,7 @@ static int push_event(stsl_cmp_event **ev, long *n, long *cap, double t, const c
         *ev = p;
         *cap = c;
     }
-    stsl_cmp_event *e = &(*ev)[(*n)++];
-    memset(e, 0, sizeof *e);
-    e->t = t;
-    strncpy(e->kind, kind, sizeof e->kind - 1);
-    e->cls = stsl_compare_event_class(kind);
+    stsl_compare_event_set(&(*ev)[(*n)++], t, kind);
     return 0;
 }
 
@@ -273,4 +278,21 @@ double stsl_compare_default_event_window(const double *t, long n)
     }
     free(dt);
     return STSL_CMP_WINDOW_STEPS * med;
+}
+
+/* ---- order ------------------------------------------------------------------ */
+
+double stsl_compare_fit_order(const double *h, const double *err, int n, int *used)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(err[i] > 0.0)) continue;
+        double x = log(h[i]), y = log(err[i]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        m++;
+    }
+    *used = m;
+    double den = m * sxx - sx * sx;
+    return m >= 2 && den > 0.0 ? (m * sxy - sx * sy) / den : NAN;
 }
