@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "models/validation.h"
 #include "io/candidate.h"
 #include "io/config.h"
@@ -65,6 +66,7 @@ static const char *const usage =
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
     "exit codes: 0 ok, 2 bad input (file, line and column named), 3 the reference's\n"
     "re-run failed, 1 the report could not be written\n";
+static const stsl_cli_cmd cmd = {"stickslip compare", usage};
 
 typedef struct cmp_args {
     const char *reference, *candidate, *output;
@@ -93,10 +95,7 @@ typedef struct report {
 
 static int arg_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "stickslip compare: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n%s", usage);
-    return 2;
+    return stsl_cli_usage_error(&cmd, fmt, arg);
 }
 
 static int parse_positive(const char *opt, const char *s, double *out)
@@ -105,7 +104,7 @@ static int parse_positive(const char *opt, const char *s, double *out)
     errno = 0;
     *out = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(*out) || *out < 0) {
-        fprintf(stderr, "stickslip compare: error: %s: not a number >= 0: '%s'\n", opt, s);
+        stsl_cli_error(&cmd, "%s: not a number >= 0: '%s'", opt, s);
         return 2;
     }
     return 0;
@@ -156,8 +155,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
             a->output = optarg;
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return arg_error("unknown or incomplete option: %s", argv[optind - 1]);
         }
@@ -380,7 +378,7 @@ static int write_json(const char *path, const report *r)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "stickslip compare: error: %s: cannot write: %s\n", path, strerror(errno));
+        stsl_cli_error(&cmd, "%s: cannot write: %s", path, strerror(errno));
         return 1;
     }
     fputs("{\n", f);
@@ -439,7 +437,7 @@ static int write_json(const char *path, const report *r)
         json_event(f, &r->cev[r->m.spurious[k]], k + 1 < r->m.n_spurious);
     fputs("  ]\n}\n", f);
     if (fclose(f) != 0) {
-        fprintf(stderr, "stickslip compare: error: %s: write failed\n", path);
+        stsl_cli_error(&cmd, "%s: write failed", path);
         return 1;
     }
     return 0;
@@ -507,7 +505,7 @@ static void print_table(const report *r)
 
 static int fail(const stsl_error *err, int code)
 {
-    fprintf(stderr, "stickslip compare: error: %s\n", err->msg);
+    stsl_cli_error(&cmd, "%s", err->msg);
     return code;
 }
 

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/args.h"
 #include "io/config.h"
 #include "io/convergence_h5.h"
 #include "models/element.h"
@@ -36,7 +37,6 @@
 #include "models/validation.h"
 #include "solver/hybrid.h"
 
-#define MAX_SETS  256
 #define MAX_STEPS 64
 /* Timed runs are repeated until they add up to this or REPEATS_MAX runs,
  * and the median is reported: short runs are dominated by timer noise. */
@@ -63,10 +63,11 @@ static const char *const usage =
     "                      or an existing one gets its /convergence replaced)\n"
     "  --set KEY=VALUE     override a configuration key (repeatable)\n"
     "  -h, --help          this help\n";
+static const stsl_cli_cmd cmd = {"stickslip converge", usage};
 
 typedef struct conv_args {
     const char *config, *output, *h5, *scheme;
-    const char *sets[MAX_SETS + 2];
+    const char *sets[STSL_CLI_MAX_SETS + 2];
     int n_sets;
     double steps[MAX_STEPS];
     int n_steps;
@@ -74,8 +75,7 @@ typedef struct conv_args {
 
 static int arg_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "stickslip converge: error: %s%s\n", what, arg ? arg : "");
-    return 2;
+    return stsl_cli_error(&cmd, "%s%s", what, arg ? arg : "");
 }
 
 /* "1e-2,5e-3": finite numbers > 0, at least two distinct. */
@@ -90,9 +90,7 @@ static int parse_steps(const char *s, conv_args *a)
         errno = 0;
         double h = strtod(tok, &end);
         if (end == tok || *end || errno || !isfinite(h) || !(h > 0.0)) {
-            fprintf(stderr,
-                    "stickslip converge: error: --steps: '%s' is not a step (a number > 0, s)\n",
-                    tok);
+            stsl_cli_error(&cmd, "--steps: '%s' is not a step (a number > 0, s)", tok);
             return 2;
         }
         if (a->n_steps == MAX_STEPS) return arg_error("--steps: more than 64 steps", NULL);
@@ -135,12 +133,10 @@ static int parse_args(int argc, char **argv, conv_args *a)
             a->h5 = optarg;
             break;
         case 's':
-            if (a->n_sets == MAX_SETS) return arg_error("too many --set options", NULL);
-            a->sets[a->n_sets++] = optarg;
+            rc = stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg);
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return arg_error("unknown or incomplete option: ", argv[optind - 1]);
         }
@@ -526,15 +522,8 @@ int stsl_cli_converge(int argc, char **argv)
     a.sets[a.n_sets++] = step_set;
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
-        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
     rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
-    if (rc) {
-        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
-    return 0;
+    return rc ? stsl_cli_fail(&cmd, &err) : 0;
 }
