@@ -1,4 +1,4 @@
-/* `stickslip compare`: the pure metrics of events/compare on hand-made data
+/* `stickslip compare`: the pure metrics of models/validation on hand-made data
  * with known answers, then the command on synthetic pairs built from a
  * reference run (identical, shifted in x, shifted in time, one stick
  * interval removed), CSV and HDF5 from outside, the JSON report, and every
