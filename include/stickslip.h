@@ -25,7 +25,8 @@
  *     used by two threads at once unless all of them only read it (the
  *     `const` functions).  A run owns its solver state; nothing is
  *     process-wide except (a) GSL's error handler, turned off once with
- *     pthread_once, and (b) a mutex that serialises the library's HDF5 calls
+ *     pthread_once (HDF5's error printing is only silenced around the
+ *     library's own calls), and (b) a mutex that serialises the library's HDF5 calls
  *     when libhdf5 is not thread-safe (H5is_library_threadsafe() false, as
  *     for Debian's serial libhdf5): runs into an HDF5 file then write one at
  *     a time, while everything else (the integration itself, CSV, memory,
