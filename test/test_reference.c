@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "io/config.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
 #include "test/testutil.h"
@@ -39,19 +40,20 @@ static const ref_event janecek_ref[] = {
 };
 #define N_REF ((long)(sizeof janecek_ref / sizeof janecek_ref[0]))
 
-static const char *janecek = "element: {mass: 100.0, spring: {stiffness: 8882.643960980423},"
-                             " damper: {coefficient: 200.0}}\n"
-                             "friction: {dynamic: 18.0, static: 26.0}\n"
-                             "inputs: {base_motion: {type: janecek_chirp, amplitude: 0.05,"
-                             " f_max: 0.825, t_max: 9.5}}\n"
-                             "simulation: {t_end: 9.5, output_step: 0}\n";
-
 static void janecek_events_match_reference(void **state)
 {
     (void)state;
-    const char *sets[] = {"simulation.rtol=1e-10", "simulation.atol=1e-12"};
+    /* The shipped example (rtol 1e-10, atol 1e-12).  Its stiffness
+     * 8882.643960980423 is m (3 pi)^2, the reference's, to 1e-16 relative. */
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load(STSL_SOURCE_DIR "/examples/janecek_chirp.yaml", NULL, 0, &cfg, &err))
+        print_error("config: %s\n", err.msg);
+    assert_int_equal(err.code, STSL_OK);
+    assert_true(cfg.sim.rtol == 1e-10 && cfg.sim.atol == 1e-12);
     stsl_sink sink;
-    const stsl_mem_result *r = tu_run_yaml(janecek, sets, 2, &sink);
+    const stsl_mem_result *r = tu_run_config(&cfg, &sink);
+    stsl_config_free(&cfg);
     assert_int_equal(r->n_events, N_REF);
     /* Tolerance: at rtol 1e-10 each segment's end is located with the
      * integration error of the segments before it, which over the ~15
@@ -59,7 +61,8 @@ static void janecek_events_match_reference(void **state)
      * on the times, 1e-11 m on the positions, and 1.2e-8 s at rtol 1e-8,
      * so the error scales with rtol, not with the reference).  The same
      * bound as test_element's: weighted RMS < 1 with rtol 1e-8, atol 1e-10.
-     * A 1 % error in any coefficient moves these times by > 1e-4 s. */
+     * The mutants of scripts/mutants.txt that scale the damper by 1.5, the
+     * spring by 1.01, flip the base inertia or misstate the chirp fail here. */
     for (long i = 0; i < N_REF; i++) {
         assert_int_equal(r->events[i].kind, janecek_ref[i].kind);
         assert_wrms1(r->events[i].t, janecek_ref[i].t, 1e-8, 1e-10);
