@@ -158,7 +158,7 @@ static int run_toy(toy *m, stsl_hsolver_opts o, const double *y0, stsl_sink *sin
 
 /* ---- tests ------------------------------------------------------------------ */
 
-/* A frozen mode's guard rises above zero for 9 ms, between two samples 50 ms
+/* A frozen mode's guard rises above zero for 4.5 ms, between two samples 50 ms
  * apart: the extremum search must find it, at the closed-form time.  The
  * phase puts the peak between the samples at 0.2 and 0.25 s (the model's
  * step bound 1 / (20 f) from t = 0), where the guard is negative: at
