@@ -215,7 +215,7 @@ static void stop_release_at_static_level(void **state)
  * from v0 = 1 m/s against F_a = -4 N decelerates at exactly 7 m/s^2
  * (v_k = 1 - 7 k h) and sticks, since |F_n| = 4 N < F_S (a dynamic-level
  * decision would reverse); F_a = 4 N from rest holds.  Times are k h up to
- * rounding: 1e-12 s. */
+ * rounding: 1e-12 s.  The same for the release from an end stop. */
 static const char *fs_yaml = "element: {mass: %g}\n"
                              "friction: {dynamic: 3.0, static_ratio: 1.5}\n"
                              "inputs: {active_force: %s}\n"
@@ -254,6 +254,28 @@ static void fixed_step_static_level(void **state)
         long end = r->n_samples - 1;
         assert_int_equal(r->mode[end], STSL_MODE_STUCK);
         assert_close(col(r, end, STSL_COL_FRICTION), -4.0, 0.0);
+        stsl_sink_free(&sink);
+
+        /* On x_max = 0.2 m (e = 0) under F_a = 2 - 2 t, F_D = 0.5 N, F_S =
+         * 0.75 N: released at the first step point with 2 - 2 t_k < -0.75,
+         * t_k > 1.375 s: k = 1965 for h = 0.7 ms (1.25 s at the dynamic level). */
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "element: {mass: 1.0}\n"
+                 "friction: {dynamic: 0.5, static_ratio: 1.5}\n"
+                 "end_stops: {min: -1.0, max: 0.2, restitution: 0.0}\n"
+                 "inputs: {active_force: {type: ramp, slope: -2.0, initial: 2.0}}\n"
+                 "simulation: {t_end: 1.5, output_step: 0, scheme: %s, step: 7e-4%s}\n",
+                 schemes[i], i == 0 ? ", karnopp_band: 0.01" : "");
+        r = tu_run_yaml(yaml, NULL, 0, &sink);
+        long release = -1;
+        for (long k = 0; k < r->n_events; k++)
+            if (r->events[k].kind == STSL_EV_STOP_RELEASE) release = k;
+        assert_true(release > 0);
+        assert_int_equal(r->events[release - 1].kind, STSL_EV_STOP_CONTACT);
+        assert_int_equal(r->events[release - 1].mode_after, STSL_MODE_STOP_HIGH);
+        assert_close(r->events[release].t, 1965 * 7e-4, 1e-12);
+        assert_int_equal(r->events[release].mode_after, STSL_MODE_SLIP_NEG);
         stsl_sink_free(&sink);
 
         /* Held from rest by static friction above the dynamic level. */
