@@ -1,0 +1,890 @@
+/* study_h5.c - the study file of `stickslip sweep` (see study_h5.h; the
+ * layout is documented in docs/hdf5-layout.md and changes only with it). */
+#include "io/study_h5.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <hdf5.h>
+
+#include "io/h5_error.h"
+
+/* Rows per chunk of every column: 4096 float64 rows make 32 KiB chunks. */
+#define CHUNK 4096
+/* Rows buffered before they are written (1024 rows of ~1.2 KiB). */
+#define BLOCK 1024
+/* Rows read at once when summarising (64 Ki rows, 0.5 MiB per column). */
+#define READ_BLOCK 65536
+#define MAX_COLS   64
+
+typedef enum ctype { C_F64, C_I64, C_I8, C_STR } ctype;
+
+/* A summary column: name, type, where it lives in stsl_study_row and which
+ * unit it has ('t' time, 'x', 'v', 'E' energy, '1' none, 's' seconds). */
+typedef struct col {
+    char name[64];
+    ctype type;
+    size_t off;
+    char unit;
+} col;
+
+#define F(name, unit)                                                                              \
+    {                                                                                              \
+#name, C_F64, offsetof(stsl_study_row, name), unit                                         \
+    }
+#define I(name)                                                                                    \
+    {                                                                                              \
+#name, C_I64, offsetof(stsl_study_row, name), '1'                                          \
+    }
+static const col HEAD[] = {
+    {"status", C_I8, offsetof(stsl_study_row, status), '1'},
+    {"message", C_STR, offsetof(stsl_study_row, message), '1'},
+    F(t_reached, 't'),
+};
+static const col TAIL[] = {
+    F(first_breakaway, 't'),
+    F(last_stick, 't'),
+    F(stuck_fraction, '1'),
+    F(stop_contact_time, 't'),
+    F(max_abs_x, 'x'),
+    F(max_abs_v, 'v'),
+    F(x_final, 'x'),
+    F(v_final, 'v'),
+    F(dissipated_energy, 'E'),
+    I(steps),
+    I(rhs_evals),
+    F(wall_seconds, 's'),
+};
+#undef F
+#undef I
+#define N_HEAD (int)(sizeof HEAD / sizeof HEAD[0])
+#define N_TAIL (int)(sizeof TAIL / sizeof TAIL[0])
+
+struct stsl_study_h5 {
+    char *path;
+    hid_t file, study, str_t;
+    int n_cols;
+    col cols[MAX_COLS];
+    hid_t ds[MAX_COLS];
+    long n_runs, n_done, n_written, n_failed;
+    stsl_study_row *block;
+    int n_block;
+    void *scratch; /* BLOCK values of the widest column type */
+};
+
+/* ---- HDF5 helpers ---------------------------------------------------------- */
+
+static int h5_fail(stsl_error *err, const char *file, const char *what)
+{
+    char desc[512];
+    stsl_h5_last_error(desc, sizeof desc);
+    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s", file, what,
+                          desc[0] ? ": " : "", desc);
+}
+
+static hid_t str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* Write a scalar attribute, creating it if needed (same type and size, so
+ * an existing one is overwritten in place). */
+static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
+{
+    int rc = -1;
+    hid_t space = -1, a = -1;
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0) return -1;
+    if (ex > 0)
+        a = H5Aopen(obj, name, H5P_DEFAULT);
+    else if ((space = H5Screate(H5S_SCALAR)) >= 0)
+        a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0 && H5Awrite(a, mtype, val) >= 0) rc = 0;
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    return rc;
+}
+
+static int put_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = str_type();
+    int rc = t < 0 ? -1 : put_attr(obj, name, t, t, &value);
+    if (t >= 0) H5Tclose(t);
+    return rc;
+}
+
+static int put_i64(hid_t obj, const char *name, long value)
+{
+    int64_t v = value;
+    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+static int get_attr(hid_t obj, const char *name, hid_t mtype, void *val)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    int rc = H5Aread(a, mtype, val) < 0 ? -1 : 0;
+    H5Aclose(a);
+    return rc;
+}
+
+static int get_str(hid_t obj, const char *name, char *buf, size_t size)
+{
+    char *s = NULL;
+    hid_t t = str_type();
+    int rc = t < 0 ? -1 : get_attr(obj, name, t, &s);
+    if (t >= 0) H5Tclose(t);
+    if (rc == 0) snprintf(buf, size, "%s", s ? s : "");
+    H5free_memory(s);
+    return rc;
+}
+
+/* A scalar string dataset. */
+static int put_text(hid_t loc, const char *name, const char *text)
+{
+    hid_t t = str_type(), space = H5Screate(H5S_SCALAR), d = -1;
+    int rc = -1;
+    if (t >= 0 && space >= 0)
+        d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) >= 0) rc = 0;
+    if (d >= 0) H5Dclose(d);
+    if (space >= 0) H5Sclose(space);
+    if (t >= 0) H5Tclose(t);
+    return rc;
+}
+
+/* The text of a scalar string dataset (malloc'd), NULL on failure. */
+static char *get_text(hid_t loc, const char *name)
+{
+    char *s = NULL, *copy = NULL;
+    hid_t t = str_type(), d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (t >= 0 && d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
+        copy = strdup(s);
+    H5free_memory(s);
+    if (d >= 0) H5Dclose(d);
+    if (t >= 0) H5Tclose(t);
+    return copy;
+}
+
+/* A group that lists its members in creation order (h5py keeps it). */
+static hid_t ordered_group(hid_t loc, const char *name)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+    if (gcpl >= 0 &&
+        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
+        g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl >= 0) H5Pclose(gcpl);
+    return g;
+}
+
+/* Write rows [first, first + n) of a 1-D dataset from memory of `mtype`. */
+static int write_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, const void *data)
+{
+    int rc = -1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
+    if (fs >= 0 && ms >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &first, NULL, &n, NULL) >= 0 &&
+        H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data) >= 0)
+        rc = 0;
+    if (ms >= 0) H5Sclose(ms);
+    if (fs >= 0) H5Sclose(fs);
+    return rc;
+}
+
+static int read_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, void *data)
+{
+    int rc = -1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
+    if (fs >= 0 && ms >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &first, NULL, &n, NULL) >= 0 &&
+        H5Dread(d, mtype, ms, fs, H5P_DEFAULT, data) >= 0)
+        rc = 0;
+    if (ms >= 0) H5Sclose(ms);
+    if (fs >= 0) H5Sclose(fs);
+    return rc;
+}
+
+/* ---- columns ----------------------------------------------------------------- */
+
+static hid_t file_type(const stsl_study_h5 *w, ctype t)
+{
+    return t == C_F64   ? H5T_IEEE_F64LE
+           : t == C_I64 ? H5T_STD_I64LE
+           : t == C_I8  ? H5T_STD_I8LE
+                        : w->str_t;
+}
+
+static hid_t mem_type(const stsl_study_h5 *w, ctype t)
+{
+    return t == C_F64   ? H5T_NATIVE_DOUBLE
+           : t == C_I64 ? H5T_NATIVE_INT64
+           : t == C_I8  ? H5T_NATIVE_INT8
+                        : w->str_t;
+}
+
+/* The columns: HEAD, events_<kind> for every kind, TAIL. */
+static void layout_cols(stsl_study_h5 *w, const stsl_study_info *info)
+{
+    w->n_cols = 0;
+    for (int i = 0; i < N_HEAD; i++)
+        w->cols[w->n_cols++] = HEAD[i];
+    for (int k = 0; k < info->n_kinds; k++) {
+        col *c = &w->cols[w->n_cols++];
+        snprintf(c->name, sizeof c->name, "events_%.50s", info->kind_names[k]);
+        c->type = C_I64;
+        c->off = offsetof(stsl_study_row, events) + (size_t)k * sizeof(long);
+        c->unit = '1';
+    }
+    for (int i = 0; i < N_TAIL; i++)
+        w->cols[w->n_cols++] = TAIL[i];
+}
+
+static const char *unit_of(const col *c, const stsl_study_info *info)
+{
+    const char *u = c->unit == 't'   ? info->time_units
+                    : c->unit == 'x' ? info->x_units
+                    : c->unit == 'v' ? info->v_units
+                    : c->unit == 'E' ? info->energy_units
+                    : c->unit == 's' ? "s"
+                                     : "";
+    return u ? u : "";
+}
+
+/* Fixed shape n_runs, chunked; the fill value marks rows not yet run. */
+static hid_t make_column(stsl_study_h5 *w, hid_t g, const col *c, const stsl_study_info *info)
+{
+    hsize_t dim = (hsize_t)w->n_runs, chunk = dim < CHUNK ? dim : CHUNK;
+    hid_t space = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+    int8_t not_run = STSL_ROW_NOT_RUN;
+    double nan = NAN;
+    int ok = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0;
+    if (ok && c->type == C_I8) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &not_run) >= 0;
+    if (ok && c->type == C_F64) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0;
+    if (ok)
+        d = H5Dcreate2(g, c->name, file_type(w, c->type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d >= 0 && put_str(d, "units", unit_of(c, info)) < 0) {
+        H5Dclose(d);
+        d = -1;
+    }
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    return d;
+}
+
+/* Gather one column of the block into scratch and write it. */
+static int write_column(stsl_study_h5 *w, int j)
+{
+    const col *c = &w->cols[j];
+    for (int i = 0; i < w->n_block; i++) {
+        const char *p = (const char *)&w->block[i] + c->off;
+        if (c->type == C_F64)
+            ((double *)w->scratch)[i] = *(const double *)p;
+        else if (c->type == C_I64)
+            ((int64_t *)w->scratch)[i] = *(const long *)p;
+        else if (c->type == C_I8)
+            ((int8_t *)w->scratch)[i] = (int8_t) * (const int *)p;
+        else
+            ((const char **)w->scratch)[i] = p;
+    }
+    return write_rows(w->ds[j], mem_type(w, c->type), (hsize_t)w->n_written, (hsize_t)w->n_block,
+                      w->scratch);
+}
+
+static int write_block(stsl_study_h5 *w, stsl_error *err)
+{
+    for (int j = 0; j < w->n_cols; j++)
+        if (write_column(w, j) < 0) {
+            char what[128];
+            snprintf(what, sizeof what, "write /study/summary/%s", w->cols[j].name);
+            return h5_fail(err, w->path, what);
+        }
+    w->n_written += w->n_block;
+    w->n_block = 0;
+    return STSL_OK;
+}
+
+/* ---- file -------------------------------------------------------------------- */
+
+/* HDF5 writes metadata whenever its cache evicts an entry; with evictions
+ * off, the file changes only at H5Fflush (and raw data in place), so a kill
+ * between flushes leaves the file as of the last flush. */
+static hid_t fapl_no_evictions(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5AC_cache_config_t c;
+    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (fapl < 0 || H5Pget_mdc_config(fapl, &c) < 0) goto err;
+    c.evictions_enabled = 0;
+    c.incr_mode = H5C_incr__off;
+    c.flash_incr_mode = H5C_flash_incr__off;
+    c.decr_mode = H5C_decr__off;
+    if (H5Pset_mdc_config(fapl, &c) < 0) goto err;
+    return fapl;
+err:
+    if (fapl >= 0) H5Pclose(fapl);
+    return -1;
+}
+
+static int make_parent_dirs(const char *path, stsl_error *err)
+{
+    char *dir = strdup(path);
+    if (!dir) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int rc = STSL_OK;
+    for (char *p = strchr(dir + 1, '/'); p && !rc; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            rc = stsl_error_set(err, STSL_EIO, "%s: cannot create directory %s: %s", path, dir,
+                                strerror(errno));
+        *p = '/';
+    }
+    free(dir);
+    return rc;
+}
+
+static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const stsl_study_info *info,
+                                 stsl_error *err)
+{
+    stsl_study_h5 *w = calloc(1, sizeof *w);
+    if (!w) goto nomem;
+    w->file = w->study = w->str_t = -1;
+    for (int j = 0; j < MAX_COLS; j++)
+        w->ds[j] = -1;
+    w->path = strdup(path);
+    w->block = malloc(BLOCK * sizeof *w->block);
+    w->scratch = malloc(BLOCK * sizeof(double));
+    if (!w->path || !w->block || !w->scratch) goto nomem;
+    w->n_runs = stsl_study_n_variants(s);
+    if (info->n_kinds > STSL_STUDY_MAX_KINDS) {
+        stsl_error_set(err, STSL_EINPUT, "%s: %d event kinds (at most %d)", path, info->n_kinds,
+                       STSL_STUDY_MAX_KINDS);
+        stsl_study_h5_close(w, NULL);
+        return NULL;
+    }
+    layout_cols(w, info);
+    if ((w->str_t = str_type()) < 0) {
+        h5_fail(err, path, "make a string type");
+        stsl_study_h5_close(w, NULL);
+        return NULL;
+    }
+    return w;
+nomem:
+    stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+    stsl_study_h5_close(w, NULL);
+    return NULL;
+}
+
+/* /study/parameters: one column per key, every variant, in blocks. */
+static int write_parameters(stsl_study_h5 *w, const stsl_study *s)
+{
+    int k = stsl_study_n_keys(s), rc = -1;
+    hsize_t dim = (hsize_t)w->n_runs, chunk = dim < CHUNK ? dim : CHUNK;
+    hid_t g = ordered_group(w->study, "parameters"), ds[STSL_STUDY_MAX_KEYS];
+    hid_t space = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    double *buf = malloc((size_t)k * CHUNK * sizeof *buf), vals[STSL_STUDY_MAX_KEYS];
+    int made = 0;
+    if (g < 0 || space < 0 || dcpl < 0 || !buf || H5Pset_chunk(dcpl, 1, &chunk) < 0) goto out;
+    for (; made < k; made++)
+        if ((ds[made] = H5Dcreate2(g, stsl_study_key(s, made), H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                                   dcpl, H5P_DEFAULT)) < 0)
+            goto out;
+    for (long first = 0; first < w->n_runs; first += CHUNK) {
+        long n = w->n_runs - first < CHUNK ? w->n_runs - first : CHUNK;
+        for (long i = 0; i < n; i++) {
+            stsl_study_values(s, first + i, vals);
+            for (int j = 0; j < k; j++)
+                buf[(size_t)j * CHUNK + (size_t)i] = vals[j];
+        }
+        for (int j = 0; j < k; j++)
+            if (write_rows(ds[j], H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n,
+                           buf + (size_t)j * CHUNK) < 0)
+                goto out;
+    }
+    rc = 0;
+out:
+    for (int j = 0; j < made; j++)
+        H5Dclose(ds[j]);
+    free(buf);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
+static int write_header(stsl_study_h5 *w, const stsl_study *s, const stsl_study_info *info)
+{
+    static const char *const COMBINE[] = {"grid", "zip", "latin_hypercube"};
+    char created[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(created, sizeof created, "unknown");
+    int32_t zero = 0;
+    return put_str(w->study, "program", "stickslip") < 0 ||
+                   put_str(w->study, "version", info->version ? info->version : "") < 0 ||
+                   put_str(w->study, "created", created) < 0 ||
+                   put_attr(w->study, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &zero) < 0 ||
+                   put_i64(w->study, "n_runs", w->n_runs) < 0 ||
+                   put_i64(w->study, "n_done", 0) < 0 || put_i64(w->study, "n_failed", 0) < 0 ||
+                   put_str(w->study, "store", stsl_store_name(stsl_study_store(s))) < 0 ||
+                   put_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
+                   put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
+                   put_text(w->study, "base_config", info->base_yaml) < 0
+               ? -1
+               : 0;
+}
+
+static int make_summary(stsl_study_h5 *w, const stsl_study_info *info)
+{
+    hid_t g = ordered_group(w->study, "summary");
+    int rc = g < 0 ? -1 : 0;
+    for (int j = 0; !rc && j < w->n_cols; j++)
+        rc = (w->ds[j] = make_column(w, g, &w->cols[j], info)) < 0 ? -1 : 0;
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
+int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
+                         stsl_study_h5 **out, stsl_error *err)
+{
+    const char *what = "create the file";
+    *out = NULL;
+    int rc = make_parent_dirs(path, err);
+    if (rc) return rc;
+    stsl_study_h5 *w = writer_new(path, s, info, err);
+    if (!w) return err ? err->code : STSL_ENOMEM;
+    hid_t fapl = fapl_no_evictions();
+    if (fapl < 0 || (w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
+    what = "create /study";
+    if ((w->study = ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
+        goto h5err;
+    what = "write /study/parameters";
+    if (write_parameters(w, s) < 0) goto h5err;
+    what = "create /study/summary";
+    if (make_summary(w, info) < 0) goto h5err;
+    what = "flush the file";
+    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) goto h5err;
+    H5Pclose(fapl);
+    *out = w;
+    return STSL_OK;
+h5err:
+    rc = h5_fail(err, path, what);
+    if (fapl >= 0) H5Pclose(fapl);
+    stsl_study_h5_close(w, NULL);
+    return rc;
+}
+
+/* ---- resume ------------------------------------------------------------------ */
+
+static int same_text(hid_t loc, const char *name, const char *want)
+{
+    char *have = get_text(loc, name);
+    int same = have && strcmp(have, want) == 0;
+    free(have);
+    return same;
+}
+
+static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_study_info *info,
+                            stsl_error *err)
+{
+    int64_t n_runs = -1, n_done = -1, n_failed = -1;
+    if (get_attr(w->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
+        get_attr(w->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
+        get_attr(w->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0 || n_done < 0 ||
+        n_done > n_runs || n_failed < 0 || n_failed > n_done)
+        return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (/study counts)",
+                              w->path);
+    if (!same_text(w->study, "study_yaml", stsl_study_text(s)) || n_runs != w->n_runs)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: was started from another study file (its /study/study_yaml "
+                              "differs from %s): cannot resume",
+                              w->path, stsl_study_origin(s));
+    if (!same_text(w->study, "base_config", info->base_yaml))
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: was started with another base configuration (base file or "
+                              "--set changed): cannot resume",
+                              w->path);
+    w->n_done = w->n_written = (long)n_done;
+    w->n_failed = (long)n_failed;
+    return STSL_OK;
+}
+
+static int open_columns(stsl_study_h5 *w, stsl_error *err)
+{
+    hid_t g = H5Gopen2(w->study, "summary", H5P_DEFAULT);
+    if (g < 0) return h5_fail(err, w->path, "open /study/summary");
+    hsize_t n_links = 0;
+    H5G_info_t gi;
+    if (H5Gget_info(g, &gi) >= 0) n_links = gi.nlinks;
+    int rc = n_links == (hsize_t)w->n_cols ? STSL_OK : -1;
+    for (int j = 0; !rc && j < w->n_cols; j++)
+        if ((w->ds[j] = H5Dopen2(g, w->cols[j].name, H5P_DEFAULT)) < 0) rc = -1;
+    H5Gclose(g);
+    if (rc)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: /study/summary has other columns than this program writes "
+                              "(another version or model?): cannot resume",
+                              w->path);
+    return STSL_OK;
+}
+
+int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
+                         stsl_study_h5 **out, stsl_error *err)
+{
+    *out = NULL;
+    stsl_study_h5 *w = writer_new(path, s, info, err);
+    if (!w) return err ? err->code : STSL_ENOMEM;
+    int rc = STSL_OK;
+    hid_t fapl = fapl_no_evictions();
+    if (fapl >= 0) {
+        H5E_BEGIN_TRY
+        {
+            w->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+        }
+        H5E_END_TRY;
+    }
+    if (fapl < 0 || w->file < 0)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: cannot open it to resume (missing, not HDF5, or damaged)", path);
+    if (!rc) {
+        H5E_BEGIN_TRY
+        {
+            w->study = H5Gopen2(w->file, "study", H5P_DEFAULT);
+        }
+        H5E_END_TRY;
+        if (w->study < 0)
+            rc = stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (no /study)",
+                                path);
+    }
+    if (!rc) rc = check_same_study(w, s, info, err);
+    if (!rc) rc = open_columns(w, err);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (rc) {
+        stsl_study_h5_close(w, NULL);
+        return rc;
+    }
+    *out = w;
+    return STSL_OK;
+}
+
+/* ---- rows -------------------------------------------------------------------- */
+
+void stsl_study_row_clear(stsl_study_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->status = STSL_ROW_NOT_RUN;
+    double *nans[] = {&row->t_reached,         &row->first_breakaway,   &row->last_stick,
+                      &row->stuck_fraction,    &row->stop_contact_time, &row->max_abs_x,
+                      &row->max_abs_v,         &row->x_final,           &row->v_final,
+                      &row->dissipated_energy, &row->wall_seconds};
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+        *nans[i] = NAN;
+}
+
+long stsl_study_h5_n_done(const stsl_study_h5 *w)
+{
+    return w->n_done;
+}
+
+long stsl_study_h5_n_failed(const stsl_study_h5 *w)
+{
+    return w->n_failed;
+}
+
+int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
+{
+    if (w->n_done >= w->n_runs)
+        return stsl_error_set(err, STSL_EINPUT, "%s: all %ld rows are written already", w->path,
+                              w->n_runs);
+    w->block[w->n_block++] = *row;
+    w->n_done++;
+    if (row->status != STSL_ROW_OK) w->n_failed++;
+    return w->n_block == BLOCK ? write_block(w, err) : STSL_OK;
+}
+
+int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
+{
+    int rc = w->n_block ? write_block(w, err) : STSL_OK;
+    if (rc) return rc;
+    /* The rows first, then the counts that declare them done. */
+    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0 || put_i64(w->study, "n_done", w->n_done) < 0 ||
+        put_i64(w->study, "n_failed", w->n_failed) < 0 || H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+        return h5_fail(err, w->path, "flush the summary");
+    return STSL_OK;
+}
+
+int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
+{
+    if (!w) return STSL_OK;
+    int rc = STSL_OK;
+    if (w->file >= 0 && w->study >= 0 && err) {
+        rc = stsl_study_h5_flush(w, err);
+        int32_t complete = w->n_done == w->n_runs;
+        if (!rc && put_attr(w->study, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &complete) < 0)
+            rc = h5_fail(err, w->path, "mark the study complete");
+    }
+    for (int j = 0; j < MAX_COLS; j++)
+        if (w->ds[j] >= 0) H5Dclose(w->ds[j]);
+    if (w->study >= 0) H5Gclose(w->study);
+    if (w->str_t >= 0) H5Tclose(w->str_t);
+    if (w->file >= 0 && H5Fclose(w->file) < 0 && !rc && err)
+        rc = h5_fail(err, w->path, "close the file");
+    free(w->scratch);
+    free(w->block);
+    free(w->path);
+    free(w);
+    return rc;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+int stsl_study_h5_is_study(const char *path)
+{
+    int yes = 0;
+    H5E_BEGIN_TRY
+    {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f >= 0) {
+            yes = H5Lexists(f, "study", H5P_DEFAULT) > 0;
+            H5Fclose(f);
+        }
+    }
+    H5E_END_TRY;
+    return yes;
+}
+
+typedef struct reader {
+    hid_t file, study, summary;
+} reader;
+
+static int reader_open(const char *path, reader *r, stsl_error *err)
+{
+    r->file = r->study = r->summary = -1;
+    H5E_BEGIN_TRY
+    {
+        r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (r->file >= 0) r->study = H5Gopen2(r->file, "study", H5P_DEFAULT);
+        if (r->study >= 0) r->summary = H5Gopen2(r->study, "summary", H5P_DEFAULT);
+    }
+    H5E_END_TRY;
+    if (r->summary >= 0) return STSL_OK;
+    if (r->study >= 0) H5Gclose(r->study);
+    if (r->file >= 0) H5Fclose(r->file);
+    return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (%s)", path,
+                          r->file < 0 ? "cannot open it as HDF5" : "no /study/summary");
+}
+
+static void reader_close(reader *r)
+{
+    H5Gclose(r->summary);
+    H5Gclose(r->study);
+    H5Fclose(r->file);
+}
+
+/* Rows [0, n_done): only those are declared done (see stsl_study_h5_flush). */
+static long done_rows(const reader *r)
+{
+    int64_t n = 0;
+    return get_attr(r->study, "n_done", H5T_NATIVE_INT64, &n) < 0 ? -1 : (long)n;
+}
+
+static int read_doubles(const reader *r, const char *name, long first, long n, double *out)
+{
+    hid_t d = -1;
+    H5E_BEGIN_TRY
+    {
+        d = H5Dopen2(r->summary, name, H5P_DEFAULT);
+    }
+    H5E_END_TRY;
+    if (d < 0) return -1;
+    int rc = read_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, out);
+    H5Dclose(d);
+    return rc;
+}
+
+int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
+                              stsl_error *err)
+{
+    reader r;
+    *data = NULL;
+    *n = 0;
+    int rc = reader_open(path, &r, err);
+    if (rc) return rc;
+    long rows = done_rows(&r);
+    double *buf = rows >= 0 ? malloc((size_t)(rows ? rows : 1) * sizeof *buf) : NULL;
+    if (!buf || (rows && read_doubles(&r, name, 0, rows, buf) < 0)) {
+        free(buf);
+        reader_close(&r);
+        return stsl_error_set(err, STSL_EINPUT, "%s: cannot read /study/summary/%s", path, name);
+    }
+    reader_close(&r);
+    *data = buf;
+    *n = rows;
+    return STSL_OK;
+}
+
+int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
+{
+    reader r;
+    char *s = NULL;
+    *msg = NULL;
+    int rc = reader_open(path, &r, err);
+    if (rc) return rc;
+    hid_t t = str_type(), d = H5Dopen2(r.summary, "message", H5P_DEFAULT);
+    if (t < 0 || d < 0 || read_rows(d, t, (hsize_t)i, 1, &s) < 0)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read /study/summary/message[%ld]", path,
+                            i);
+    else
+        *msg = strdup(s ? s : "");
+    H5free_memory(s);
+    if (d >= 0) H5Dclose(d);
+    if (t >= 0) H5Tclose(t);
+    reader_close(&r);
+    return rc;
+}
+
+typedef struct walk {
+    stsl_study_summary *sum;
+    const reader *r;
+    int8_t *status;
+    double *vals;
+} walk;
+
+/* The numeric columns of /study/summary, in creation order. */
+static void list_cols(const reader *r, stsl_study_summary *sum)
+{
+    H5G_info_t gi;
+    if (H5Gget_info(r->summary, &gi) < 0) gi.nlinks = 0;
+    for (hsize_t j = 0; j < gi.nlinks && sum->n_cols < 64; j++) {
+        stsl_study_col_range *c = &sum->cols[sum->n_cols];
+        if (H5Lget_name_by_idx(r->summary, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, j, c->name,
+                               sizeof c->name, H5P_DEFAULT) < 0 ||
+            !strcmp(c->name, "status") || !strcmp(c->name, "message"))
+            continue;
+        hid_t d = H5Dopen2(r->summary, c->name, H5P_DEFAULT);
+        if (d >= 0) {
+            get_str(d, "units", c->units, sizeof c->units);
+            H5Dclose(d);
+        }
+        c->min = c->max = NAN;
+        sum->n_cols++;
+    }
+}
+
+static void fold(stsl_study_col_range *c, const int8_t *status, const double *v, long n)
+{
+    for (long i = 0; i < n; i++) {
+        if (status[i] != STSL_ROW_OK || !isfinite(v[i])) continue;
+        if (c->n_finite++ == 0 || v[i] < c->min) c->min = v[i];
+        if (c->n_finite == 1 || v[i] > c->max) c->max = v[i];
+    }
+}
+
+static int scan_block(walk *wk, long first, long n)
+{
+    stsl_study_summary *sum = wk->sum;
+    hid_t d = H5Dopen2(wk->r->summary, "status", H5P_DEFAULT);
+    int rc = d < 0 || read_rows(d, H5T_NATIVE_INT8, (hsize_t)first, (hsize_t)n, wk->status) < 0;
+    if (d >= 0) H5Dclose(d);
+    for (long i = 0; !rc && i < n && sum->n_first_failures < 5; i++)
+        if (wk->status[i] > STSL_ROW_OK) sum->failure_index[sum->n_first_failures++] = first + i;
+    for (int j = 0; !rc && j < sum->n_cols; j++) {
+        rc = read_doubles(wk->r, sum->cols[j].name, first, n, wk->vals) < 0;
+        if (!rc) fold(&sum->cols[j], wk->status, wk->vals, n);
+    }
+    return rc;
+}
+
+static void key_ranges(const reader *r, stsl_study_summary *sum, double *vals)
+{
+    hid_t g = H5Gopen2(r->study, "parameters", H5P_DEFAULT);
+    H5G_info_t gi;
+    if (g < 0 || H5Gget_info(g, &gi) < 0) gi.nlinks = 0;
+    for (hsize_t j = 0; j < gi.nlinks && sum->n_keys < STSL_STUDY_MAX_KEYS; j++) {
+        int k = sum->n_keys++;
+        H5Lget_name_by_idx(g, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, j, sum->keys[k],
+                           sizeof sum->keys[k], H5P_DEFAULT);
+        stsl_study_col_range c = {.min = NAN, .max = NAN};
+        hid_t d = H5Dopen2(g, sum->keys[k], H5P_DEFAULT);
+        int8_t ok[READ_BLOCK];
+        memset(ok, STSL_ROW_OK, sizeof ok);
+        for (long first = 0; d >= 0 && first < sum->n_runs; first += READ_BLOCK) {
+            long n = sum->n_runs - first < READ_BLOCK ? sum->n_runs - first : READ_BLOCK;
+            if (read_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, vals) < 0) break;
+            fold(&c, ok, vals, n);
+        }
+        if (d >= 0) H5Dclose(d);
+        sum->key_min[k] = c.min;
+        sum->key_max[k] = c.max;
+    }
+    if (g >= 0) H5Gclose(g);
+}
+
+static int read_header(const reader *r, stsl_study_summary *sum)
+{
+    int32_t complete = 0;
+    int64_t n_runs = 0, n_done = 0, n_failed = 0;
+    int rc = get_str(r->study, "version", sum->version, sizeof sum->version) < 0 ||
+             get_str(r->study, "created", sum->created, sizeof sum->created) < 0 ||
+             get_str(r->study, "store", sum->store, sizeof sum->store) < 0 ||
+             get_str(r->study, "combine", sum->combine, sizeof sum->combine) < 0 ||
+             get_attr(r->study, "complete", H5T_NATIVE_INT32, &complete) < 0 ||
+             get_attr(r->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
+             get_attr(r->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
+             get_attr(r->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0;
+    sum->complete = complete;
+    sum->n_runs = (long)n_runs;
+    sum->n_done = (long)n_done;
+    sum->n_failed = (long)n_failed;
+    return rc;
+}
+
+int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
+{
+    reader r;
+    memset(sum, 0, sizeof *sum);
+    int rc = reader_open(path, &r, err);
+    if (rc) return rc;
+    walk wk = {sum, &r, malloc(READ_BLOCK), malloc(READ_BLOCK * sizeof(double))};
+    if (!wk.status || !wk.vals) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
+    H5E_BEGIN_TRY
+    {
+        rc = read_header(&r, sum) ? -1 : 0;
+        if (!rc) list_cols(&r, sum);
+        for (long first = 0; !rc && first < sum->n_done; first += READ_BLOCK)
+            rc = scan_block(&wk, first,
+                            sum->n_done - first < READ_BLOCK ? sum->n_done - first : READ_BLOCK);
+        if (!rc) key_ranges(&r, sum, wk.vals);
+    }
+    H5E_END_TRY;
+    if (rc) {
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
+        goto out;
+    }
+    reader_close(&r);
+    r.file = -1;
+    for (int i = 0; i < sum->n_first_failures && !rc; i++) {
+        char *m = NULL;
+        rc = stsl_study_h5_read_message(path, sum->failure_index[i], &m, err);
+        if (m) snprintf(sum->failure_message[i], STSL_ROW_MSG_MAX, "%s", m);
+        free(m);
+    }
+out:
+    if (r.file >= 0) reader_close(&r);
+    free(wk.status);
+    free(wk.vals);
+    return rc;
+}
