@@ -433,8 +433,23 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
     return STSL_OK;
 }
 
+/* Friction power F_f v_rel: its integral is the energy friction dissipates
+ * (stuck and on a stop v_rel = 0, so the frozen modes add nothing). */
+static double el_power(void *self, int mode, double t, const double *y)
+{
+    const stsl_element *e = self;
+    inputs in;
+    forces f;
+    if (mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG && mode != STSL_MODE_SMOOTH)
+        return 0.0;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    return moving_friction(e, &f, mode, y) * y[1];
+}
+
 static const stsl_hmodel_ops element_ops = {
-    el_rhs, el_guards, el_transition, el_max_step, el_next_time_event, el_outputs, el_jac};
+    el_rhs,     el_guards, el_transition, el_max_step, el_next_time_event,
+    el_outputs, el_jac,    el_power};
 
 /* ---- layout ------------------------------------------------------------------ */
 

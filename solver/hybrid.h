@@ -74,6 +74,11 @@ typedef struct stsl_hmodel_ops {
     /* Optional (NULL: CVODE's difference quotients): the Jacobian df/dy in
      * `mode`, row-major n x n, used with BDF. */
     int (*jac)(void *self, int mode, double t, const double *y, double *J);
+    /* Optional (NULL: none): a power whose integral over the run the solver
+     * accumulates in stsl_stats.work (the element: friction power F_f v),
+     * over every internal step.  Integrated in ordinary modes only: it must
+     * vanish in frozen ones. */
+    double (*power)(void *self, int mode, double t, const double *y);
 } stsl_hmodel_ops;
 
 /* Linear multistep method of the CVODE instance. */
