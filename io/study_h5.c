@@ -888,3 +888,133 @@ out:
     free(wk.vals);
     return rc;
 }
+
+/* ---- CSV --------------------------------------------------------------------- */
+
+/* Rows per block of the CSV export (all columns at once: 4 MiB). */
+#define CSV_BLOCK 4096
+
+/* The datasets of a group in creation order, opened (at most MAX_COLS). */
+static int open_all(hid_t g, hid_t *ds, char names[][64], int *is_int)
+{
+    H5G_info_t gi;
+    int n = 0;
+    if (H5Gget_info(g, &gi) < 0) return -1;
+    for (hsize_t j = 0; j < gi.nlinks && n < MAX_COLS; j++, n++) {
+        if (H5Lget_name_by_idx(g, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, j, names[n], 64,
+                               H5P_DEFAULT) < 0 ||
+            (ds[n] = H5Dopen2(g, names[n], H5P_DEFAULT)) < 0)
+            return -1;
+        hid_t t = H5Dget_type(ds[n]);
+        H5T_class_t cl = H5Tget_class(t);
+        H5Tclose(t);
+        is_int[n] = cl == H5T_INTEGER ? 1 : cl == H5T_STRING ? 2 : 0;
+    }
+    return n;
+}
+
+static void csv_header(FILE *f, hid_t *ds, char names[][64], int n, const char *prefix)
+{
+    for (int j = 0; j < n; j++) {
+        char units[32] = "";
+        get_str(ds[j], "units", units, sizeof units);
+        fprintf(f, ",%s%s%s%s", prefix, names[j], units[0] ? " [" : "", units[0] ? units : "");
+        if (units[0]) fputc(']', f);
+    }
+}
+
+static void csv_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct csv_cols {
+    int n;
+    hid_t ds[MAX_COLS];
+    char names[MAX_COLS][64];
+    int kind[MAX_COLS]; /* 0 float, 1 integer, 2 string */
+} csv_cols;
+
+static int csv_block(FILE *f, const csv_cols *p, const csv_cols *c, long first, long n,
+                     double *vals, char **strs, hid_t str_t)
+{
+    const csv_cols *sets[2] = {p, c};
+    for (int s = 0; s < 2; s++)
+        for (int j = 0; j < sets[s]->n; j++) {
+            double *v = vals + (size_t)(s * MAX_COLS + j) * CSV_BLOCK;
+            int rc =
+                sets[s]->kind[j] == 2
+                    ? read_rows(sets[s]->ds[j], str_t, (hsize_t)first, (hsize_t)n, strs)
+                    : read_rows(sets[s]->ds[j], H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, v);
+            if (rc < 0) return -1;
+        }
+    for (long i = 0; i < n; i++) {
+        fprintf(f, "%ld", first + i);
+        for (int s = 0; s < 2; s++)
+            for (int j = 0; j < sets[s]->n; j++) {
+                double v = vals[(size_t)(s * MAX_COLS + j) * CSV_BLOCK + (size_t)i];
+                fputc(',', f);
+                if (sets[s]->kind[j] == 2)
+                    csv_quoted(f, strs[i]);
+                else
+                    fprintf(f, sets[s]->kind[j] ? "%.0f" : "%.17g", v);
+            }
+        fputc('\n', f);
+    }
+    for (long i = 0; i < n; i++)
+        H5free_memory(strs[i]);
+    return 0;
+}
+
+int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
+{
+    reader r;
+    int rc = reader_open(path, &r, err);
+    if (rc) return rc;
+    csv_cols p = {0}, c = {0};
+    hid_t g = -1, str_t = str_type();
+    double *vals = malloc((size_t)2 * MAX_COLS * CSV_BLOCK * sizeof *vals);
+    char **strs = calloc(CSV_BLOCK, sizeof *strs);
+    FILE *f = NULL;
+    long rows = done_rows(&r);
+    H5E_BEGIN_TRY
+    {
+        g = H5Gopen2(r.study, "parameters", H5P_DEFAULT);
+        p.n = g < 0 ? -1 : open_all(g, p.ds, p.names, p.kind);
+        c.n = open_all(r.summary, c.ds, c.names, c.kind);
+    }
+    H5E_END_TRY;
+    if (p.n < 0 || c.n < 0 || rows < 0 || !vals || !strs || str_t < 0) {
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
+        goto out;
+    }
+    if (!(f = fopen(csv_path, "w"))) {
+        rc = stsl_error_set(err, STSL_EIO, "cannot write %s: %s", csv_path, strerror(errno));
+        goto out;
+    }
+    fputs("variant", f);
+    csv_header(f, p.ds, p.names, p.n, "");
+    csv_header(f, c.ds, c.names, c.n, "");
+    fputc('\n', f);
+    for (long first = 0; first < rows && !rc; first += CSV_BLOCK)
+        if (csv_block(f, &p, &c, first, rows - first < CSV_BLOCK ? rows - first : CSV_BLOCK, vals,
+                      strs, str_t) < 0)
+            rc = stsl_error_set(err, STSL_EIO, "%s: cannot read the summary", path);
+    if (fclose(f) != 0 && !rc) rc = stsl_error_set(err, STSL_EIO, "cannot write %s", csv_path);
+out:
+    for (int j = 0; j < p.n; j++)
+        H5Dclose(p.ds[j]);
+    for (int j = 0; j < c.n; j++)
+        H5Dclose(c.ds[j]);
+    if (g >= 0) H5Gclose(g);
+    if (str_t >= 0) H5Tclose(str_t);
+    free(vals);
+    free(strs);
+    reader_close(&r);
+    return rc;
+}

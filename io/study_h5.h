@@ -116,6 +116,9 @@ int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_erro
  * integer columns are converted. For tests and small studies. */
 int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
                               stsl_error *err);
+/* The done rows as CSV: variant, the parameters, then every summary
+ * column ("name [units]" in the header; NaN as nan; the message quoted). */
+int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err);
 /* Row i's message (malloc'd). */
 int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err);
 
