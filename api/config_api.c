@@ -64,6 +64,14 @@ stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err
     return stsl_config_set(&cfg->c, key, value, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
+stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!cfg || (n > 0 && !assignments) || n < 0)
+        return stsl_api_bad_arg(err, "stsl_cfg_set_all: bad arguments");
+    return stsl_config_apply(&cfg->c, assignments, n, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
 char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err)
 {
     stsl_error e = {0};

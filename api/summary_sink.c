@@ -99,9 +99,21 @@ void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink 
     *out = (stsl_sink){&summary_ops, ss};
 }
 
-long stsl_summary_events(const stsl_summary *s, const char *kind)
+static int kind_index(const stsl_summary *s, const char *kind)
 {
     for (int i = 0; s && kind && i < s->n_kinds; i++)
-        if (strcmp(s->kind_names[i], kind) == 0) return s->events[i];
+        if (strcmp(s->kind_names[i], kind) == 0) return i;
     return -1;
+}
+
+long stsl_summary_events(const stsl_summary *s, const char *kind)
+{
+    int i = kind_index(s, kind);
+    return i >= 0 ? s->events[i] : -1;
+}
+
+double stsl_summary_first_event(const stsl_summary *s, const char *kind)
+{
+    int i = kind_index(s, kind);
+    return i >= 0 ? s->first_event_time[i] : NAN;
 }

@@ -36,17 +36,21 @@ install(FILES ${PROJECT_BINARY_DIR}/stickslipConfig.cmake
 
 # pkg-config: SUNDIALS has no .pc file on Debian, so its libraries are
 # named in Libs.private; the others come through Requires.private.
+file(RELATIVE_PATH STSL_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" STSL_PC_TO_PREFIX "${STSL_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/stickslip.pc.in ${PROJECT_BINARY_DIR}/stickslip.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/stickslip.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The installed CLI: the same sources, with the plotting module looked up
-# where it is installed.
-set(STSL_INSTALLED_PYTHON_DIR ${CMAKE_INSTALL_FULL_DATADIR}/stickslip/python)
+# where it is installed, relative to the executable (the prefix may be
+# chosen at install time).
+set(STSL_INSTALLED_PYTHON_DIR ${CMAKE_INSTALL_DATADIR}/stickslip/python)
+file(RELATIVE_PATH STSL_PYTHON_FROM_BIN /${CMAKE_INSTALL_BINDIR} /${STSL_INSTALLED_PYTHON_DIR})
 file(GLOB STSL_CLI_SOURCES_I CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
 add_executable(stickslip_installed_cli ${STSL_CLI_SOURCES_I})
 target_link_libraries(stickslip_installed_cli PRIVATE stsl)
 target_compile_definitions(stickslip_installed_cli PRIVATE
-  STSL_PYTHON_DIR="${STSL_INSTALLED_PYTHON_DIR}")
+  STSL_PYTHON_DIR="${STSL_PYTHON_FROM_BIN}" STSL_PYTHON_DIR_FROM_EXE)
 set_target_properties(stickslip_installed_cli PROPERTIES OUTPUT_NAME stickslip
   RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/install-bin)
 install(TARGETS stickslip_installed_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

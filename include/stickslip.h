@@ -117,6 +117,14 @@ STSL_API stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err);
  * configuration (tens of microseconds).  On failure *cfg is unchanged. */
 STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err *err);
 
+/* Several assignments "key=value" at once, for keys that are only valid
+ * together (simulation.scheme and simulation.step): exactly `stickslip run
+ * --set A --set B ...` on the effective configuration; a message names the
+ * assignment ("--set simulation.step=0: simulation.step: must be > 0 (got
+ * 0)").  On failure *cfg is unchanged. */
+STSL_API stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n,
+                                  stsl_err *err);
+
 /* The value of `key` as one line of YAML ("18", "{type: janecek_chirp, ...}");
  * free it with stsl_free().  NULL on failure (no such key). */
 STSL_API char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err);
@@ -173,6 +181,8 @@ typedef struct stsl_summary {
 
 /* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
 STSL_API long stsl_summary_events(const stsl_summary *s, const char *kind);
+/* Time of the first event of kind `kind`; NaN when there is none. */
+STSL_API double stsl_summary_first_event(const stsl_summary *s, const char *kind);
 
 /* Where a run's results go besides the summary. */
 typedef enum stsl_output {

@@ -1578,20 +1578,24 @@ int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value,
     if (!key || !value) return stsl_error_set(err, STSL_EINPUT, "set: key and value are required");
     size_t kl = strlen(key), vl = strlen(value);
     char *arg = malloc(kl + vl + 2);
-    char *yaml = arg ? stsl_config_to_yaml(cfg) : NULL;
-    if (!yaml) {
-        free(arg);
-        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
-    }
+    if (!arg) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
     memcpy(arg, key, kl);
     arg[kl] = '=';
     memcpy(arg + kl + 1, value, vl + 1);
     const char *sets[1] = {arg};
-    stsl_config next;
-    int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, 1, &next, err);
+    int rc = stsl_config_apply(cfg, sets, 1, err);
     if (rc) strip_set_prefix(err, arg);
-    free(yaml);
     free(arg);
+    return rc;
+}
+
+int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err)
+{
+    char *yaml = stsl_config_to_yaml(cfg);
+    if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    stsl_config next;
+    int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, n_sets, &next, err);
+    free(yaml);
     if (rc) return rc;
     memcpy(next.source, cfg->source, sizeof next.source);
     memcpy(next.name, cfg->name, sizeof next.name);

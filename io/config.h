@@ -48,6 +48,10 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
 /* The same, always through the full YAML round trip (the reference the fast
  * path is tested against). */
 int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
+/* Several "key.path=value" overrides at once on the effective configuration
+ * (keys that are only valid together: a scheme and its step), with the
+ * messages of --set.  On failure *cfg is unchanged. */
+int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err);
 /* A key's value in the effective configuration as one line of YAML
  * (malloc'd; the caller frees); NULL with `err` filled when there is none. */
 char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err);
