@@ -113,8 +113,40 @@ static void set_message(stsl_study_row *r, int status, const char *msg)
     strcpy(r->message + sizeof r->message - 4, "...");
 }
 
-/* Clone the base, set the variant's keys (each checked as --set checks
- * it), run into a summary only. */
+/* Set the variant's keys one by one (the fast path); when one is refused,
+ * all of them together on a fresh clone decide, since some keys are valid
+ * only together (end_stops.min and max moved past each other). */
+static stsl_cfg *configure(const plan *pl, const double *vals, stsl_err *e)
+{
+    int k = stsl_study_n_keys(pl->study), rc = STSL_RC_OK;
+    char text[STSL_STUDY_MAX_KEYS][32];
+    for (int j = 0; j < k; j++)
+        /* %.17g: the value set is the value in /study/parameters, bit for bit. */
+        snprintf(text[j], sizeof text[j], "%.17g", vals[j]);
+    stsl_cfg *cfg = stsl_cfg_clone(pl->base, e);
+    for (int j = 0; cfg && !rc && j < k; j++)
+        rc = stsl_cfg_set(cfg, stsl_study_key(pl->study, j), text[j], e);
+    if (!rc || !cfg) return cfg;
+    stsl_cfg_free(cfg);
+    char assign[STSL_STUDY_MAX_KEYS][320];
+    const char *list[STSL_STUDY_MAX_KEYS];
+    for (int j = 0; j < k; j++) {
+        snprintf(assign[j], sizeof assign[j], "%s=%s", stsl_study_key(pl->study, j), text[j]);
+        list[j] = assign[j];
+    }
+    stsl_err first = *e;
+    cfg = stsl_cfg_clone(pl->base, e);
+    if (cfg && stsl_cfg_set_all(cfg, list, k, e)) {
+        stsl_cfg_free(cfg);
+        *e = first; /* the one key's own message is the clearer one */
+        e->code = STSL_RC_INPUT;
+        return NULL;
+    }
+    return cfg;
+}
+
+/* Configure the variant (each key checked as --set checks it) and run it
+ * into a summary only. */
 static void run_variant(const plan *pl, long i, stsl_study_row *r)
 {
     double vals[STSL_STUDY_MAX_KEYS], t0 = now_seconds();
@@ -122,18 +154,11 @@ static void run_variant(const plan *pl, long i, stsl_study_row *r)
     stsl_summary sum;
     stsl_study_row_clear(r);
     stsl_study_values(pl->study, i, vals);
-    stsl_cfg *cfg = stsl_cfg_clone(pl->base, &e);
-    int rc = cfg ? STSL_RC_OK : e.code;
-    for (int j = 0; !rc && j < stsl_study_n_keys(pl->study); j++) {
-        char text[32];
-        /* %.17g: the value set is the value in /study/parameters, bit for bit. */
-        snprintf(text, sizeof text, "%.17g", vals[j]);
-        rc = stsl_cfg_set(cfg, stsl_study_key(pl->study, j), text, &e);
-    }
-    if (rc) {
-        set_message(r, cfg ? STSL_ROW_INVALID : STSL_ROW_FAILED, e.message);
+    stsl_cfg *cfg = configure(pl, vals, &e);
+    if (!cfg) {
+        set_message(r, e.code == STSL_RC_INPUT ? STSL_ROW_INVALID : STSL_ROW_FAILED, e.message);
     } else {
-        rc = stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &e);
+        int rc = stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &e);
         fill_row(pl, &sum, r);
         if (rc || !sum.complete)
             set_message(r, STSL_ROW_FAILED, rc ? e.message : sum.message);

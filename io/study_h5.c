@@ -454,8 +454,8 @@ static int make_summary(stsl_study_h5 *w, const stsl_study_info *info)
     return rc;
 }
 
-int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
-                         stsl_study_h5 **out, stsl_error *err)
+static int create_impl(const char *path, const stsl_study *s, const stsl_study_info *info,
+                       stsl_study_h5 **out, stsl_error *err)
 {
     const char *what = "create the file";
     *out = NULL;
@@ -538,8 +538,8 @@ static int open_columns(stsl_study_h5 *w, stsl_error *err)
     return STSL_OK;
 }
 
-int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
-                         stsl_study_h5 **out, stsl_error *err)
+static int resume_impl(const char *path, const stsl_study *s, const stsl_study_info *info,
+                       stsl_study_h5 **out, stsl_error *err)
 {
     *out = NULL;
     stsl_study_h5 *w = writer_new(path, s, info, err);
@@ -601,7 +601,7 @@ long stsl_study_h5_n_failed(const stsl_study_h5 *w)
     return w->n_failed;
 }
 
-int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
+static int append_impl(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
     if (w->n_done >= w->n_runs)
         return stsl_error_set(err, STSL_EINPUT, "%s: all %ld rows are written already", w->path,
@@ -612,7 +612,7 @@ int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error
     return w->n_block == BLOCK ? write_block(w, err) : STSL_OK;
 }
 
-int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
+static int flush_impl(stsl_study_h5 *w, stsl_error *err)
 {
     int rc = w->n_block ? write_block(w, err) : STSL_OK;
     if (rc) return rc;
@@ -623,7 +623,7 @@ int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
     return STSL_OK;
 }
 
-int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
+static int close_impl(stsl_study_h5 *w, stsl_error *err)
 {
     if (!w) return STSL_OK;
     int rc = STSL_OK;
@@ -648,7 +648,7 @@ int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
 
 /* ---- reading ----------------------------------------------------------------- */
 
-int stsl_study_h5_is_study(const char *path)
+static int is_study_impl(const char *path)
 {
     int yes = 0;
     H5E_BEGIN_TRY
@@ -712,8 +712,8 @@ static int read_doubles(const reader *r, const char *name, long first, long n, d
     return rc;
 }
 
-int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
-                              stsl_error *err)
+static int read_column_impl(const char *path, const char *name, double **data, long *n,
+                            stsl_error *err)
 {
     reader r;
     *data = NULL;
@@ -733,7 +733,7 @@ int stsl_study_h5_read_column(const char *path, const char *name, double **data,
     return STSL_OK;
 }
 
-int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
+static int read_message_impl(const char *path, long i, char **msg, stsl_error *err)
 {
     reader r;
     char *s = NULL;
@@ -849,7 +849,7 @@ static int read_header(const reader *r, stsl_study_summary *sum)
     return rc;
 }
 
-int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
+static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error *err)
 {
     reader r;
     memset(sum, 0, sizeof *sum);
@@ -971,7 +971,7 @@ static int csv_block(FILE *f, const csv_cols *p, const csv_cols *c, long first, 
     return 0;
 }
 
-int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
+static int write_csv_impl(const char *path, const char *csv_path, stsl_error *err)
 {
     reader r;
     int rc = reader_open(path, &r, err);
@@ -1016,5 +1016,92 @@ out:
     free(vals);
     free(strs);
     reader_close(&r);
+    return rc;
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+/* HDF5 prints its error stack on stderr unless told otherwise; our messages
+ * name the cause, so its printing is off during our own calls only (not
+ * process-wide: a host program keeps its own setting). */
+#define QUIET(call)                                                                                \
+    do {                                                                                           \
+        H5E_BEGIN_TRY                                                                              \
+        {                                                                                          \
+            call;                                                                                  \
+        }                                                                                          \
+        H5E_END_TRY;                                                                               \
+    } while (0)
+
+int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
+                         stsl_study_h5 **out, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = create_impl(path, s, info, out, err));
+    return rc;
+}
+
+int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
+                         stsl_study_h5 **out, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = resume_impl(path, s, info, out, err));
+    return rc;
+}
+
+int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = append_impl(w, row, err));
+    return rc;
+}
+
+int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = flush_impl(w, err));
+    return rc;
+}
+
+int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = close_impl(w, err));
+    return rc;
+}
+
+int stsl_study_h5_is_study(const char *path)
+{
+    int rc;
+    QUIET(rc = is_study_impl(path));
+    return rc;
+}
+
+int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
+                              stsl_error *err)
+{
+    int rc;
+    QUIET(rc = read_column_impl(path, name, data, n, err));
+    return rc;
+}
+
+int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = read_message_impl(path, i, msg, err));
+    return rc;
+}
+
+int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = summarise_impl(path, sum, err));
+    return rc;
+}
+
+int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
+{
+    int rc;
+    QUIET(rc = write_csv_impl(path, csv_path, err));
     return rc;
 }

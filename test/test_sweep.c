@@ -307,6 +307,31 @@ static void test_failing_variant(void **state)
     assert_non_null(strstr(g_out, "variant 1: friction.dynamic: must be >= 0 (got -1)"));
 }
 
+/* Keys valid only together: moving the lower stop past the initial
+ * position is refused key by key, accepted with the position moved too. */
+static void test_keys_together(void **state)
+{
+    (void)state;
+    char study[512], out[512];
+    write_study("together.yaml",
+                "base: " STSL_SOURCE_DIR "/examples/dv_end_stops.yaml\n"
+                "vary:\n"
+                "  end_stops.min: {values: [0.01, 0.01]}\n"
+                "  initial.position: {values: [0.02, 0.0]}\n"
+                "combine: zip\n",
+                study, sizeof study);
+    path_of("together.h5", out, sizeof out);
+    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, out), 3);
+    assert_int_equal((int)row_value(out, "status", 0), STSL_ROW_OK);
+    assert_int_equal((int)row_value(out, "status", 1), STSL_ROW_INVALID);
+    char *m = NULL;
+    stsl_error err = {0};
+    assert_int_equal(stsl_study_h5_read_message(out, 1, &m, &err), STSL_OK);
+    assert_non_null(
+        strstr(m, "initial.position: must lie within the end stops [0.01, 0.05] (got 0)"));
+    free(m);
+}
+
 /* n_done of a study file another process is writing (-1 when unreadable
  * at this instant). */
 static long peek_done(const char *path)
@@ -407,7 +432,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jobs_identical), cmocka_unit_test(test_row_equals_run),
         cmocka_unit_test(test_bad_study),      cmocka_unit_test(test_failing_variant),
-        cmocka_unit_test(test_kill9_resume),   cmocka_unit_test(test_sigint_resume),
+        cmocka_unit_test(test_keys_together),  cmocka_unit_test(test_kill9_resume),
+        cmocka_unit_test(test_sigint_resume),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];
