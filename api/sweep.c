@@ -10,6 +10,7 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
+#include "api/run_api.h"
 #include "include/stickslip.h"
 #include "io/study.h"
 #include "io/study_h5.h"
@@ -32,8 +33,9 @@ typedef struct slot {
 typedef struct plan {
     const stsl_study *study;
     const stsl_cfg *base;
-    int n_kinds;
+    int n_kinds, n_modes;
     char kinds[STSL_STUDY_MAX_KINDS][32];
+    char modes[STSL_MAX_MODES][32];
 } plan;
 
 typedef struct pool {
@@ -145,8 +147,90 @@ static stsl_cfg *configure(const plan *pl, const double *vals, stsl_err *e)
     return cfg;
 }
 
+/* ---- store: events: a sink that keeps only the events ------------------------ */
+
+typedef struct ev_sink {
+    int ix, iv, inet, ifr;
+    stsl_study_event *ev;
+    long n, cap;
+} ev_sink;
+
+static int evs_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    (void)err;
+    ev_sink *k = self;
+    k->ix = stsl_layout_find(l, "x");
+    k->iv = stsl_layout_find(l, "v");
+    k->inet = stsl_layout_find(l, "net_force");
+    k->ifr = stsl_layout_find(l, "friction");
+    return STSL_OK;
+}
+
+static int evs_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    (void)self, (void)t, (void)mode, (void)cols, (void)err;
+    return STSL_OK;
+}
+
+static double col_or_nan(const double *v, int i)
+{
+    return i >= 0 && v ? v[i] : NAN;
+}
+
+static int evs_event(void *self, const stsl_event_rec *e, stsl_error *err)
+{
+    ev_sink *k = self;
+    if (k->n == k->cap) {
+        long cap = k->cap ? 2 * k->cap : 64;
+        stsl_study_event *p = realloc(k->ev, (size_t)cap * sizeof *p);
+        if (!p) return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping the events");
+        k->ev = p;
+        k->cap = cap;
+    }
+    /* The single run's /events columns (io/h5_sink.c). */
+    k->ev[k->n++] = (stsl_study_event){e->t,
+                                       e->kind,
+                                       e->mode_before,
+                                       e->mode_after,
+                                       col_or_nan(e->before, k->ix),
+                                       col_or_nan(e->before, k->iv),
+                                       col_or_nan(e->after, k->iv),
+                                       col_or_nan(e->after, k->inet),
+                                       col_or_nan(e->after, k->ifr)};
+    return STSL_OK;
+}
+
+static int evs_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
+{
+    (void)self, (void)st, (void)complete, (void)msg, (void)err;
+    return STSL_OK;
+}
+
+static void evs_destroy(void *self)
+{
+    (void)self; /* the events go on with the row; the sweep frees them */
+}
+
+static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, evs_destroy};
+
+/* Run into the summary, and with store: events into an event list (the
+ * row owns it). */
+static int run_cfg(const plan *pl, const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r,
+                   stsl_err *e)
+{
+    if (stsl_study_store(pl->study) != STSL_STORE_EVENTS)
+        return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
+    ev_sink k = {0};
+    stsl_sink sink = {&ev_ops, &k};
+    stsl_error ie = {0};
+    int rc = stsl_api_run_into(cfg, &sink, sum, &ie);
+    r->ev = k.ev;
+    r->n_ev = k.n;
+    return rc ? stsl_api_err(e, &ie) : STSL_RC_OK;
+}
+
 /* Configure the variant (each key checked as --set checks it) and run it
- * into a summary only. */
+ * into a summary (and the events it keeps). */
 static void run_variant(const plan *pl, long i, stsl_study_row *r)
 {
     double vals[STSL_STUDY_MAX_KEYS], t0 = now_seconds();
@@ -158,7 +242,7 @@ static void run_variant(const plan *pl, long i, stsl_study_row *r)
     if (!cfg) {
         set_message(r, e.code == STSL_RC_INPUT ? STSL_ROW_INVALID : STSL_ROW_FAILED, e.message);
     } else {
-        int rc = stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &e);
+        int rc = run_cfg(pl, cfg, &sum, r, &e);
         fill_row(pl, &sum, r);
         if (rc || !sum.complete)
             set_message(r, STSL_ROW_FAILED, rc ? e.message : sum.message);
@@ -259,6 +343,7 @@ static int write_rows(pool *p, writer_state *ws, stsl_error *err)
             rc = stsl_study_h5_append(ws->w, &row, err);
             ws->prog->n_session++;
         }
+        if (got > 0) free(row.ev);
         if (rc) stop_pool(p); /* keep taking rows so that the workers end */
         if (!rc && now_seconds() - ws->last_flush >= FLUSH_SECONDS) {
             rc = stsl_study_h5_flush(ws->w, err);
@@ -354,8 +439,13 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
     int rot = base->c.element.domain == STSL_DOMAIN_ROTATIONAL;
     info->x_units = ix >= 0 ? (rot ? "rad" : "m") : "";
     info->v_units = iv >= 0 ? (rot ? "rad/s" : "m/s") : "";
+    int ifr = stsl_layout_find(l, "friction");
+    info->force_units = ifr >= 0 && l->cols[ifr].units ? l->cols[ifr].units : "";
     info->energy_units = "J";
     info->time_units = "s";
+    pl->n_modes = l->n_modes < STSL_MAX_MODES ? l->n_modes : STSL_MAX_MODES;
+    for (int m = 0; m < pl->n_modes; m++)
+        snprintf(pl->modes[m], sizeof pl->modes[m], "%s", l->mode_names[m]);
     stsl_element_free(el);
     return STSL_OK;
 }
@@ -400,8 +490,18 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
         kinds[k] = pl.kinds[k];
     info.base_yaml = base_yaml;
     info.version = o->version;
+    const char *modes[STSL_MAX_MODES];
+    for (int m = 0; m < pl.n_modes; m++)
+        modes[m] = pl.modes[m];
     info.n_kinds = pl.n_kinds;
     info.kind_names = kinds;
+    info.n_modes = pl.n_modes;
+    info.mode_names = modes;
+    if (!rc && stsl_study_store(s) == STSL_STORE_FULL)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: store: full is not available yet (use summary or events; run "
+                            "single variants with stickslip run --set)",
+                            study_path);
     if (!rc) rc = open_output(s, &info, o, &w, err);
     if (!rc) {
         pl.study = s;

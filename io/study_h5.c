@@ -22,6 +22,10 @@
 /* Rows read at once when summarising (64 Ki rows, 0.5 MiB per column). */
 #define READ_BLOCK 65536
 #define MAX_COLS   64
+/* /study/events: rows per chunk, and the width of its `kind` member (as in
+ * a single run's /events). */
+#define EV_CHUNK 1024
+#define KIND_LEN 16
 
 typedef enum ctype { C_F64, C_I64, C_I8, C_STR } ctype;
 
@@ -75,6 +79,10 @@ struct stsl_study_h5 {
     long n_runs, n_done, n_written, n_failed;
     stsl_study_row *block;
     int n_block;
+    /* store: events */
+    hid_t ev_ds, ev_mtype;
+    long n_ev_rows;
+    char kinds[STSL_STUDY_MAX_KINDS][KIND_LEN + 1];
     void *scratch; /* BLOCK values of the widest column type */
 };
 
@@ -314,6 +322,129 @@ static int write_block(stsl_study_h5 *w, stsl_error *err)
     return STSL_OK;
 }
 
+/* ---- events ------------------------------------------------------------------ */
+
+/* One /study/events row in memory. */
+typedef struct ev_rec {
+    int64_t variant;
+    double t;
+    char kind[KIND_LEN];
+    int8_t mode_before, mode_after;
+    double x, v_before, v_after, net_force, friction;
+} ev_rec;
+
+/* The /study/events compound: packed little-endian in the file (`packed`),
+ * ev_rec in memory; the single run's /events members plus `variant`. */
+static hid_t event_type(int packed)
+{
+    hid_t f64 = packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+    hid_t i8 = packed ? H5T_STD_I8LE : H5T_NATIVE_INT8;
+    hid_t s = H5Tcopy(H5T_C_S1), c = -1;
+    if (s < 0 || H5Tset_size(s, KIND_LEN) < 0 || H5Tset_strpad(s, H5T_STR_NULLPAD) < 0) goto err;
+    if ((c = H5Tcreate(H5T_COMPOUND, packed ? 8 * 7 + KIND_LEN + 2 : sizeof(ev_rec))) < 0) goto err;
+    struct {
+        const char *name;
+        hid_t type;
+        size_t size, off;
+    } m[] = {
+        {"variant", packed ? H5T_STD_I64LE : H5T_NATIVE_INT64, 8, offsetof(ev_rec, variant)},
+        {"t", f64, 8, offsetof(ev_rec, t)},
+        {"kind", s, KIND_LEN, offsetof(ev_rec, kind)},
+        {"mode_before", i8, 1, offsetof(ev_rec, mode_before)},
+        {"mode_after", i8, 1, offsetof(ev_rec, mode_after)},
+        {"x", f64, 8, offsetof(ev_rec, x)},
+        {"v_before", f64, 8, offsetof(ev_rec, v_before)},
+        {"v_after", f64, 8, offsetof(ev_rec, v_after)},
+        {"net_force", f64, 8, offsetof(ev_rec, net_force)},
+        {"friction", f64, 8, offsetof(ev_rec, friction)},
+    };
+    size_t off = 0;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++, off += m[i - 1].size)
+        if (H5Tinsert(c, m[i].name, packed ? off : m[i].off, m[i].type) < 0) goto err;
+    H5Tclose(s);
+    return c;
+err:
+    if (c >= 0) H5Tclose(c);
+    if (s >= 0) H5Tclose(s);
+    return -1;
+}
+
+/* "a,b,c" or "0 A, 1 B" into buf. */
+static void join_names(const char *const *names, int n, int numbered, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < size; i++)
+        used +=
+            (size_t)(numbered
+                         ? snprintf(buf + used, size - used, "%s%d %s", i ? ", " : "", i, names[i])
+                         : snprintf(buf + used, size - used, "%s%s", i ? "," : "", names[i]));
+}
+
+static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
+{
+    hsize_t dim = 0, maxdim = H5S_UNLIMITED, chunk = EV_CHUNK;
+    hid_t ftype = event_type(1), space = H5Screate_simple(1, &dim, &maxdim);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    char kinds[512], modes[512], units[256];
+    join_names(info->kind_names, info->n_kinds, 0, kinds, sizeof kinds);
+    join_names(info->mode_names, info->n_modes, 1, modes, sizeof modes);
+    snprintf(units, sizeof units,
+             "t [s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
+             info->x_units, info->v_units, info->v_units, info->force_units, info->force_units);
+    int rc =
+        ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+        (w->ev_ds = H5Dcreate2(w->study, "events", ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) <
+            0 ||
+        put_str(w->ev_ds, "kind_names", kinds) < 0 || put_str(w->ev_ds, "mode_names", modes) < 0 ||
+        put_str(w->ev_ds, "units", units) < 0 || put_i64(w->study, "n_event_rows", 0) < 0;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (ftype >= 0) H5Tclose(ftype);
+    return rc ? -1 : 0;
+}
+
+static int append_events(stsl_study_h5 *w, long variant, const stsl_study_row *row)
+{
+    if (w->ev_ds < 0 || row->n_ev == 0) return 0;
+    ev_rec *buf = calloc((size_t)row->n_ev, sizeof *buf);
+    if (!buf) return -1;
+    for (long i = 0; i < row->n_ev; i++) {
+        const stsl_study_event *e = &row->ev[i];
+        ev_rec *r = &buf[i];
+        r->variant = variant;
+        r->t = e->t;
+        if (e->kind >= 0 && e->kind < STSL_STUDY_MAX_KINDS)
+            memcpy(r->kind, w->kinds[e->kind], KIND_LEN); /* null-padded */
+        r->mode_before = (int8_t)e->mode_before;
+        r->mode_after = (int8_t)e->mode_after;
+        r->x = e->x;
+        r->v_before = e->v_before;
+        r->v_after = e->v_after;
+        r->net_force = e->net_force;
+        r->friction = e->friction;
+    }
+    hsize_t total = (hsize_t)(w->n_ev_rows + row->n_ev);
+    int rc = H5Dset_extent(w->ev_ds, &total) < 0 ||
+             write_rows(w->ev_ds, w->ev_mtype, (hsize_t)w->n_ev_rows, (hsize_t)row->n_ev, buf) < 0;
+    free(buf);
+    if (!rc) w->n_ev_rows += row->n_ev;
+    return rc ? -1 : 0;
+}
+
+/* Resume: drop the events of rows that were not declared done. */
+static int reopen_events(stsl_study_h5 *w)
+{
+    int64_t n = 0;
+    hsize_t dim;
+    if ((w->ev_ds = H5Dopen2(w->study, "events", H5P_DEFAULT)) < 0 ||
+        get_attr(w->study, "n_event_rows", H5T_NATIVE_INT64, &n) < 0 || n < 0)
+        return -1;
+    dim = (hsize_t)n;
+    w->n_ev_rows = (long)n;
+    return H5Dset_extent(w->ev_ds, &dim) < 0 ? -1 : 0;
+}
+
 /* ---- file -------------------------------------------------------------------- */
 
 /* HDF5 writes metadata whenever its cache evicts an entry; with evictions
@@ -357,7 +488,7 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
 {
     stsl_study_h5 *w = calloc(1, sizeof *w);
     if (!w) goto nomem;
-    w->file = w->study = w->str_t = -1;
+    w->file = w->study = w->str_t = w->ev_ds = w->ev_mtype = -1;
     for (int j = 0; j < MAX_COLS; j++)
         w->ds[j] = -1;
     w->path = strdup(path);
@@ -372,6 +503,13 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
         return NULL;
     }
     layout_cols(w, info);
+    for (int k = 0; k < info->n_kinds; k++)
+        snprintf(w->kinds[k], sizeof w->kinds[k], "%s", info->kind_names[k]);
+    if (stsl_study_store(s) == STSL_STORE_EVENTS && (w->ev_mtype = event_type(0)) < 0) {
+        h5_fail(err, path, "make the event type");
+        stsl_study_h5_close(w, NULL);
+        return NULL;
+    }
     if ((w->str_t = str_type()) < 0) {
         h5_fail(err, path, "make a string type");
         stsl_study_h5_close(w, NULL);
@@ -472,6 +610,8 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     if (write_parameters(w, s) < 0) goto h5err;
     what = "create /study/summary";
     if (make_summary(w, info) < 0) goto h5err;
+    what = "create /study/events";
+    if (w->ev_mtype >= 0 && make_events(w, info) < 0) goto h5err;
     what = "flush the file";
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) goto h5err;
     H5Pclose(fapl);
@@ -568,6 +708,8 @@ static int resume_impl(const char *path, const stsl_study *s, const stsl_study_i
     }
     if (!rc) rc = check_same_study(w, s, info, err);
     if (!rc) rc = open_columns(w, err);
+    if (!rc && w->ev_mtype >= 0 && reopen_events(w) < 0)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: /study/events is missing or damaged", path);
     if (fapl >= 0) H5Pclose(fapl);
     if (rc) {
         stsl_study_h5_close(w, NULL);
@@ -606,7 +748,10 @@ static int append_impl(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *
     if (w->n_done >= w->n_runs)
         return stsl_error_set(err, STSL_EINPUT, "%s: all %ld rows are written already", w->path,
                               w->n_runs);
+    if (append_events(w, w->n_done, row) < 0)
+        return h5_fail(err, w->path, "append to /study/events");
     w->block[w->n_block++] = *row;
+    w->block[w->n_block - 1].ev = NULL; /* borrowed: gone after this call */
     w->n_done++;
     if (row->status != STSL_ROW_OK) w->n_failed++;
     return w->n_block == BLOCK ? write_block(w, err) : STSL_OK;
@@ -618,7 +763,9 @@ static int flush_impl(stsl_study_h5 *w, stsl_error *err)
     if (rc) return rc;
     /* The rows first, then the counts that declare them done. */
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0 || put_i64(w->study, "n_done", w->n_done) < 0 ||
-        put_i64(w->study, "n_failed", w->n_failed) < 0 || H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+        put_i64(w->study, "n_failed", w->n_failed) < 0 ||
+        (w->ev_ds >= 0 && put_i64(w->study, "n_event_rows", w->n_ev_rows) < 0) ||
+        H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
         return h5_fail(err, w->path, "flush the summary");
     return STSL_OK;
 }
@@ -635,6 +782,8 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
     }
     for (int j = 0; j < MAX_COLS; j++)
         if (w->ds[j] >= 0) H5Dclose(w->ds[j]);
+    if (w->ev_ds >= 0) H5Dclose(w->ev_ds);
+    if (w->ev_mtype >= 0) H5Tclose(w->ev_mtype);
     if (w->study >= 0) H5Gclose(w->study);
     if (w->str_t >= 0) H5Tclose(w->str_t);
     if (w->file >= 0 && H5Fclose(w->file) < 0 && !rc && err)

@@ -2,7 +2,8 @@
  * docs/hdf5-layout.md): /study with its attributes, the study YAML and the
  * base configuration; /study/parameters (one column per varied key, all
  * variants, written at creation); /study/summary (one column per summary
- * quantity, one row per variant, written in variant order).
+ * quantity, one row per variant, written in variant order); with store:
+ * events, /study/events (every variant's events, in variant order).
  *
  * Rows are appended in variant order into a fixed block and written to the
  * file when the block is full; stsl_study_h5_flush() makes everything
@@ -33,6 +34,14 @@ typedef enum stsl_row_status {
     STSL_ROW_FAILED = 2    /* the run stopped early (solver, Zeno, max_events) */
 } stsl_row_status;
 
+/* One event of a variant (store: events), as a row of a single run's
+ * /events; a column the model lacks is NaN. */
+typedef struct stsl_study_event {
+    double t;
+    int kind, mode_before, mode_after;
+    double x, v_before, v_after, net_force, friction;
+} stsl_study_event;
+
 /* One variant's summary.  Times of events that did not happen, and every
  * quantity of a variant that did not run, are NaN. */
 typedef struct stsl_study_row {
@@ -47,15 +56,21 @@ typedef struct stsl_study_row {
     double dissipated_energy; /* work of the dry friction, >= 0 */
     long steps, rhs_evals;
     double wall_seconds;
+    /* store: events: the variant's events (borrowed by append; NULL, 0
+     * otherwise). */
+    stsl_study_event *ev;
+    long n_ev;
 } stsl_study_row;
 
 /* What the file records besides the study itself. */
 typedef struct stsl_study_info {
     const char *base_yaml; /* the effective base configuration (after --set) */
     const char *version;   /* program version */
-    const char *x_units, *v_units, *energy_units, *time_units; /* for `units` attributes */
+    const char *x_units, *v_units, *energy_units, *time_units, *force_units; /* `units` */
     int n_kinds;
     const char *const *kind_names;
+    int n_modes; /* store: events: the mode names of mode_before/after */
+    const char *const *mode_names;
 } stsl_study_info;
 
 /* Set a row to "not run": status, NaNs, zero counts, empty message. */
@@ -75,7 +90,8 @@ int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study
                          stsl_study_h5 **out, stsl_error *err);
 long stsl_study_h5_n_done(const stsl_study_h5 *w);
 long stsl_study_h5_n_failed(const stsl_study_h5 *w);
-/* Append the row of variant n_done (rows come in variant order). */
+/* Append the row of variant n_done (rows come in variant order); with
+ * store: events also its events to /study/events. */
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err);
 /* Make every appended row durable (see above). */
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err);

@@ -220,6 +220,83 @@ static void test_row_equals_run(void **state)
     stsl_h5_result_free(&r);
 }
 
+/* store: events: /study/events holds each variant's events, in variant
+ * order, equal to those of `stickslip run` of the variant (times and
+ * states to the bit). */
+static void test_store_events(void **state)
+{
+    (void)state;
+    char study[512], h5[512], run[512], base[512];
+    write_study("events.yaml",
+                "base: " JANECEK "\n"
+                "vary:\n"
+                "  friction.dynamic: {values: [12, 18]}\n"
+                "  inputs.base_motion.amplitude: {values: [0.03, 0.06]}\n"
+                "store: events\n",
+                study, sizeof study);
+    path_of("events.h5", h5, sizeof h5);
+    path_of("events_one.h5", run, sizeof run);
+    path_of("events_base.yaml", base, sizeof base);
+    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q -j 2", study, h5), 0);
+    extract_base(h5, base);
+    assert_int_equal(tu_cli(g_out, sizeof g_out,
+                            "run '%s' -o '%s' -q --set friction.dynamic=18 "
+                            "--set inputs.base_motion.amplitude=0.03",
+                            base, run),
+                     0);
+    stsl_h5_result r;
+    stsl_error err = {0};
+    assert_int_equal(stsl_h5_read(run, &r, &err), STSL_OK);
+    typedef struct {
+        int64_t variant;
+        double t, x, v_after;
+        char kind[16];
+    } ev;
+    hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "study/events", H5P_DEFAULT);
+    hid_t k = H5Tcopy(H5T_C_S1);
+    H5Tset_size(k, 16);
+    hid_t m = H5Tcreate(H5T_COMPOUND, sizeof(ev));
+    H5Tinsert(m, "variant", offsetof(ev, variant), H5T_NATIVE_INT64);
+    H5Tinsert(m, "t", offsetof(ev, t), H5T_NATIVE_DOUBLE);
+    H5Tinsert(m, "x", offsetof(ev, x), H5T_NATIVE_DOUBLE);
+    H5Tinsert(m, "v_after", offsetof(ev, v_after), H5T_NATIVE_DOUBLE);
+    H5Tinsert(m, "kind", offsetof(ev, kind), k);
+    hid_t sp = H5Dget_space(d);
+    long n = (long)H5Sget_simple_extent_npoints(sp), total = 0, at = 0;
+    ev *buf = calloc((size_t)n, sizeof *buf);
+    assert_true(H5Dread(d, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    for (long i = 0; i < 4; i++) {
+        const char *kinds[] = {"stick", "breakaway", "reversal"};
+        for (int j = 0; j < 3; j++) {
+            char col[32];
+            snprintf(col, sizeof col, "events_%s", kinds[j]);
+            total += (long)row_value(h5, col, i);
+        }
+    }
+    assert_int_equal(n, total); /* only these three kinds occur here */
+    for (long i = 1; i < n; i++)
+        assert_true(buf[i].variant >= buf[i - 1].variant);
+    while (at < n && buf[at].variant < 2)
+        at++;
+    /* Variant 2 = (18, 0.03). */
+    for (long e = 0; e < r.n_events; e++, at++) {
+        assert_true(at < n && buf[at].variant == 2);
+        assert_bits(buf[at].t, r.events[e].t, "event t");
+        assert_bits(buf[at].x, r.events[e].x, "event x");
+        assert_bits(buf[at].v_after, r.events[e].v_after, "event v_after");
+        assert_int_equal(strncmp(buf[at].kind, r.events[e].kind, 16), 0);
+    }
+    assert_true(at == n || buf[at].variant == 3);
+    free(buf);
+    H5Sclose(sp);
+    H5Tclose(m);
+    H5Tclose(k);
+    H5Dclose(d);
+    H5Fclose(f);
+    stsl_h5_result_free(&r);
+}
+
 /* Exit 2, the message, and no study file. */
 static void bad(const char *study_text, const char *args, const char *msg)
 {
@@ -249,6 +326,8 @@ static void test_bad_study(void **state)
         "", "bad.yaml:3: element.mass: must be > 0 (got -1)");
     bad(GRID, "--set friction.dynamic=-3", "--set friction.dynamic=-3: friction.dynamic: must be");
     bad(GRID, "--jobs 0", "--jobs: expected a whole number in [1, 1024], got 0");
+    bad("base: " JANECEK "\nvary: {friction.dynamic: {values: [1]}}\nstore: full\n", "",
+        "store: full is not available yet");
     bad("base: missing.yaml\nvary: {friction.dynamic: {values: [1]}}\n", "",
         "bad.yaml:1: base: cannot open ");
 }
@@ -430,10 +509,10 @@ int main(void)
     tu_mkdtemp(g_dir, sizeof g_dir);
     if (!g_dir[0]) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jobs_identical), cmocka_unit_test(test_row_equals_run),
-        cmocka_unit_test(test_bad_study),      cmocka_unit_test(test_failing_variant),
-        cmocka_unit_test(test_keys_together),  cmocka_unit_test(test_kill9_resume),
-        cmocka_unit_test(test_sigint_resume),
+        cmocka_unit_test(test_jobs_identical),  cmocka_unit_test(test_row_equals_run),
+        cmocka_unit_test(test_store_events),    cmocka_unit_test(test_bad_study),
+        cmocka_unit_test(test_failing_variant), cmocka_unit_test(test_keys_together),
+        cmocka_unit_test(test_kill9_resume),    cmocka_unit_test(test_sigint_resume),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];
