@@ -289,19 +289,21 @@ static int vary_key(ctx *c, yaml_node_pair_t *p, vkey *k)
     return spaced(c, q->value, sub, strcmp(how, "logspace") == 0, k);
 }
 
-static int vary(ctx *c, int id)
+/* Each key of the mapping `id` (vary, sample.ranges), read by `one`. */
+static int key_list(ctx *c, int id, const char *path, const char *what,
+                    int (*one)(ctx *, yaml_node_pair_t *, vkey *))
 {
     stsl_study *s = c->s;
-    int rc = check_map(c, id, "vary", NULL);
+    int rc = check_map(c, id, path, NULL);
     if (rc) return rc;
     yaml_node_t *m = node(c, id);
     long n = (long)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-    if (n == 0) return fail(c, id, "vary", "expected at least one key to vary");
+    if (n == 0) return fail(c, id, path, "expected at least one key%s", what);
     if (n > STSL_STUDY_MAX_KEYS)
-        return fail(c, id, "vary", "at most %d keys (got %ld)", STSL_STUDY_MAX_KEYS, n);
+        return fail(c, id, path, "at most %d keys (got %ld)", STSL_STUDY_MAX_KEYS, n);
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; !rc && p < m->data.mapping.pairs.top;
          p++)
-        rc = vary_key(c, p, &s->keys[s->n_keys++]);
+        rc = one(c, p, &s->keys[s->n_keys++]);
     return rc;
 }
 
@@ -387,17 +389,9 @@ static int sample(ctx *c, int id)
     if (!rc) rc = count(c, n_id, "sample.n", 1, STSL_STUDY_MAX_VARIANTS, &s->n_variants);
     /* MT19937 takes an unsigned long seed; 2^32 - 1 is portable. */
     if (!rc && seed_id) rc = count(c, seed_id, "sample.seed", 0, 4294967295.0, &seed);
-    if (!rc) rc = check_map(c, r_id, "sample.ranges", NULL);
+    if (!rc) rc = key_list(c, r_id, "sample.ranges", ": [low, high]", range_key);
     if (rc) return rc;
     s->seed = (unsigned long)seed;
-    yaml_node_t *m = node(c, r_id);
-    long nk = (long)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-    if (nk == 0) return fail(c, r_id, "sample.ranges", "expected at least one key: [low, high]");
-    if (nk > STSL_STUDY_MAX_KEYS)
-        return fail(c, r_id, "sample.ranges", "at most %d keys (got %ld)", STSL_STUDY_MAX_KEYS, nk);
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; !rc && p < m->data.mapping.pairs.top;
-         p++)
-        rc = range_key(c, p, &s->keys[s->n_keys++]);
     s->combine = STSL_COMBINE_LATIN_HYPERCUBE;
     return rc ? rc : draw(c, id);
 }
@@ -524,7 +518,7 @@ static int load_top(ctx *c)
     s->combine = (stsl_combine)v;
     if (!rc && store_id) rc = pick(c, store_id, "store", STORE_NAMES, &v);
     s->store = store_id ? (stsl_store)v : STSL_STORE_SUMMARY;
-    if (!rc && vary_id) rc = vary(c, vary_id);
+    if (!rc && vary_id) rc = key_list(c, vary_id, "vary", " to vary", vary_key);
     if (!rc && vary_id) rc = vary_count(c, combine_id ? combine_id : vary_id);
     if (!rc && sample_id) rc = sample(c, sample_id);
     return rc;
