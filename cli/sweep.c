@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "api/sweep.h"
+#include "cli/args.h"
 #include "io/study.h"
 #include "io/study_h5.h"
 #include "stsl_version.h"
 
-#define MAX_SETS 256
 #define MAX_JOBS 1024
 
 static const char *const usage =
@@ -46,7 +46,7 @@ static const char *const usage =
 
 typedef struct sweep_args {
     const char *study, *output, *csv;
-    const char *sets[MAX_SETS];
+    const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, jobs, resume, quiet;
 } sweep_args;
 
@@ -58,11 +58,7 @@ static void on_signal(int sig)
     g_stop = 1;
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "stickslip: error: %s%s\n\n%s", what, arg, usage);
-    return 2;
-}
+static const stsl_cli_cmd cmd = {"stickslip sweep", usage};
 
 static int cores_available(void)
 {
@@ -93,7 +89,8 @@ static int parse(int argc, char **argv, sweep_args *a)
         case 'j':
             a->jobs = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || a->jobs < 1 || a->jobs > MAX_JOBS)
-                return usage_error("--jobs: expected a whole number in [1, 1024], got ", optarg);
+                return stsl_cli_usage_error(
+                    &cmd, "--jobs: expected a whole number in [1, %d], got %s", MAX_JOBS, optarg);
             break;
         case 'r':
             a->resume = 1;
@@ -102,20 +99,18 @@ static int parse(int argc, char **argv, sweep_args *a)
             a->csv = optarg;
             break;
         case 's':
-            if (a->n_sets == MAX_SETS) return usage_error("too many --set options", "");
-            a->sets[a->n_sets++] = optarg;
+            if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
             break;
         case 'q':
             a->quiet = 1;
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
-            return usage_error("unknown or incomplete option: ", argv[optind - 1]);
+            return stsl_cli_usage_error(&cmd, "unknown or incomplete option: %s", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) return usage_error("expected exactly one study file", "");
+    if (optind != argc - 1) return stsl_cli_usage_error(&cmd, "expected exactly one study file");
     a->study = argv[optind];
     return 0;
 }
@@ -157,7 +152,7 @@ static void print_failures(const char *out, long n_failed)
 {
     stsl_study_summary sum;
     if (stsl_study_h5_summarise(out, &sum, NULL) != STSL_OK) return;
-    fprintf(stderr, "stickslip: %ld variant%s failed; first:\n", n_failed,
+    fprintf(stderr, "stickslip sweep: %ld variant%s failed; first:\n", n_failed,
             n_failed == 1 ? "" : "s");
     for (int i = 0; i < sum.n_first_failures; i++)
         fprintf(stderr, "  variant %ld: %s\n", sum.failure_index[i], sum.failure_message[i]);
@@ -182,20 +177,14 @@ int stsl_cli_sweep(int argc, char **argv)
     stsl_error err = {0};
     rc = stsl_sweep_run(a.study, &o, &p, &err);
     if (tty) fprintf(stderr, "\n");
-    if (rc) {
-        fprintf(stderr, "stickslip: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
-    if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) {
-        fprintf(stderr, "stickslip: error: %s\n", err.msg);
-        return 1;
-    }
+    if (rc) return stsl_cli_fail(&cmd, &err);
+    if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) return stsl_cli_fail(&cmd, &err);
     if (!a.quiet)
         printf("study: %ld variants, %ld done (%ld in %.2f s, %d jobs), %ld failed\noutput: %s\n",
                p.n_runs, p.n_done, p.n_session, p.seconds, a.jobs, p.n_failed, out);
     if (p.n_done < p.n_runs) {
         fprintf(stderr,
-                "stickslip: interrupted: %ld of %ld variants done; continue with "
+                "stickslip sweep: interrupted: %ld of %ld variants done; continue with "
                 "stickslip sweep %s -o %s --resume\n",
                 p.n_done, p.n_runs, a.study, out);
         return 130;
@@ -213,10 +202,8 @@ int stsl_cli_study_info(const char *path)
 {
     stsl_study_summary s;
     stsl_error err = {0};
-    if (stsl_study_h5_summarise(path, &s, &err)) {
-        fprintf(stderr, "stickslip: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
+    static const stsl_cli_cmd info = {"stickslip info", ""};
+    if (stsl_study_h5_summarise(path, &s, &err)) return stsl_cli_fail(&info, &err);
     printf("File:        %s (study, stickslip %s, created %s)\n", path, s.version, s.created);
     if (s.complete)
         printf("Status:      complete\n");

@@ -13,7 +13,7 @@
 
 #include <hdf5.h>
 
-#include "io/h5_error.h"
+#include "io/h5_types.h"
 
 /* Rows per chunk of every column: 4096 float64 rows make 32 KiB chunks. */
 #define CHUNK 4096
@@ -25,7 +25,7 @@
 /* /study/events: rows per chunk, and the width of its `kind` member (as in
  * a single run's /events). */
 #define EV_CHUNK 1024
-#define KIND_LEN 16
+#define KIND_LEN STSL_H5_KIND_LEN
 
 typedef enum ctype { C_F64, C_I64, C_I8, C_STR } ctype;
 
@@ -88,54 +88,21 @@ struct stsl_study_h5 {
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
 
-static int h5_fail(stsl_error *err, const char *file, const char *what)
+/* Overwrite an existing attribute in place (same type and size): the
+ * counters change at every flush, and an in-place write is one small write
+ * where delete + create would rebuild the object header. */
+static int update_attr(hid_t obj, const char *name, hid_t mtype, const void *val)
 {
-    char desc[512];
-    stsl_h5_last_error(desc, sizeof desc);
-    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s", file, what,
-                          desc[0] ? ": " : "", desc);
-}
-
-static hid_t str_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-/* Write a scalar attribute, creating it if needed (same type and size, so
- * an existing one is overwritten in place). */
-static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
-{
-    int rc = -1;
-    hid_t space = -1, a = -1;
-    htri_t ex = H5Aexists(obj, name);
-    if (ex < 0) return -1;
-    if (ex > 0)
-        a = H5Aopen(obj, name, H5P_DEFAULT);
-    else if ((space = H5Screate(H5S_SCALAR)) >= 0)
-        a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (a >= 0 && H5Awrite(a, mtype, val) >= 0) rc = 0;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, mtype, val) < 0 ? -1 : 0;
     if (a >= 0) H5Aclose(a);
-    if (space >= 0) H5Sclose(space);
     return rc;
 }
 
-static int put_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = str_type();
-    int rc = t < 0 ? -1 : put_attr(obj, name, t, t, &value);
-    if (t >= 0) H5Tclose(t);
-    return rc;
-}
-
-static int put_i64(hid_t obj, const char *name, long value)
+static int update_i64(hid_t obj, const char *name, long value)
 {
     int64_t v = value;
-    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+    return update_attr(obj, name, H5T_NATIVE_INT64, &v);
 }
 
 static int get_attr(hid_t obj, const char *name, hid_t mtype, void *val)
@@ -150,7 +117,7 @@ static int get_attr(hid_t obj, const char *name, hid_t mtype, void *val)
 static int get_str(hid_t obj, const char *name, char *buf, size_t size)
 {
     char *s = NULL;
-    hid_t t = str_type();
+    hid_t t = stsl_h5_vlen_str_type();
     int rc = t < 0 ? -1 : get_attr(obj, name, t, &s);
     if (t >= 0) H5Tclose(t);
     if (rc == 0) snprintf(buf, size, "%s", s ? s : "");
@@ -161,7 +128,7 @@ static int get_str(hid_t obj, const char *name, char *buf, size_t size)
 /* A scalar string dataset. */
 static int put_text(hid_t loc, const char *name, const char *text)
 {
-    hid_t t = str_type(), space = H5Screate(H5S_SCALAR), d = -1;
+    hid_t t = stsl_h5_vlen_str_type(), space = H5Screate(H5S_SCALAR), d = -1;
     int rc = -1;
     if (t >= 0 && space >= 0)
         d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -176,7 +143,7 @@ static int put_text(hid_t loc, const char *name, const char *text)
 static char *get_text(hid_t loc, const char *name)
 {
     char *s = NULL, *copy = NULL;
-    hid_t t = str_type(), d = H5Dopen2(loc, name, H5P_DEFAULT);
+    hid_t t = stsl_h5_vlen_str_type(), d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (t >= 0 && d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
         copy = strdup(s);
     H5free_memory(s);
@@ -281,7 +248,7 @@ static hid_t make_column(stsl_study_h5 *w, hid_t g, const col *c, const stsl_stu
     if (ok && c->type == C_F64) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0;
     if (ok)
         d = H5Dcreate2(g, c->name, file_type(w, c->type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (d >= 0 && put_str(d, "units", unit_of(c, info)) < 0) {
+    if (d >= 0 && stsl_h5_put_attr_str(d, "units", unit_of(c, info)) < 0) {
         H5Dclose(d);
         d = -1;
     }
@@ -315,7 +282,7 @@ static int write_block(stsl_study_h5 *w, stsl_error *err)
         if (write_column(w, j) < 0) {
             char what[128];
             snprintf(what, sizeof what, "write /study/summary/%s", w->cols[j].name);
-            return h5_fail(err, w->path, what);
+            return stsl_h5_fail(err, w->path, what);
         }
     w->n_written += w->n_block;
     w->n_block = 0;
@@ -333,40 +300,28 @@ typedef struct ev_rec {
     double x, v_before, v_after, net_force, friction;
 } ev_rec;
 
-/* The /study/events compound: packed little-endian in the file (`packed`),
- * ev_rec in memory; the single run's /events members plus `variant`. */
+/* The /study/events compound: a single run's /events type (io/h5_types,
+ * packed in the file when `packed`, ev_rec in memory) with `variant` (i64)
+ * added as its last member. */
 static hid_t event_type(int packed)
 {
-    hid_t f64 = packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-    hid_t i8 = packed ? H5T_STD_I8LE : H5T_NATIVE_INT8;
-    hid_t s = H5Tcopy(H5T_C_S1), c = -1;
-    if (s < 0 || H5Tset_size(s, KIND_LEN) < 0 || H5Tset_strpad(s, H5T_STR_NULLPAD) < 0) goto err;
-    if ((c = H5Tcreate(H5T_COMPOUND, packed ? 8 * 7 + KIND_LEN + 2 : sizeof(ev_rec))) < 0) goto err;
-    struct {
-        const char *name;
-        hid_t type;
-        size_t size, off;
-    } m[] = {
-        {"variant", packed ? H5T_STD_I64LE : H5T_NATIVE_INT64, 8, offsetof(ev_rec, variant)},
-        {"t", f64, 8, offsetof(ev_rec, t)},
-        {"kind", s, KIND_LEN, offsetof(ev_rec, kind)},
-        {"mode_before", i8, 1, offsetof(ev_rec, mode_before)},
-        {"mode_after", i8, 1, offsetof(ev_rec, mode_after)},
-        {"x", f64, 8, offsetof(ev_rec, x)},
-        {"v_before", f64, 8, offsetof(ev_rec, v_before)},
-        {"v_after", f64, 8, offsetof(ev_rec, v_after)},
-        {"net_force", f64, 8, offsetof(ev_rec, net_force)},
-        {"friction", f64, 8, offsetof(ev_rec, friction)},
-    };
-    size_t off = 0;
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++, off += m[i - 1].size)
-        if (H5Tinsert(c, m[i].name, packed ? off : m[i].off, m[i].type) < 0) goto err;
-    H5Tclose(s);
+    static const stsl_h5_event_layout mem = {
+        sizeof(ev_rec),
+        {offsetof(ev_rec, t), offsetof(ev_rec, kind), offsetof(ev_rec, mode_before),
+         offsetof(ev_rec, mode_after), offsetof(ev_rec, x), offsetof(ev_rec, v_before),
+         offsetof(ev_rec, v_after), offsetof(ev_rec, net_force), offsetof(ev_rec, friction)},
+        1,
+        KIND_LEN,
+        H5T_STR_NULLPAD};
+    hid_t c = stsl_h5_event_type(packed ? NULL : &mem);
+    size_t size = c < 0 ? 0 : H5Tget_size(c);
+    if (c < 0 || (packed && H5Tset_size(c, size + 8) < 0) ||
+        H5Tinsert(c, "variant", packed ? size : offsetof(ev_rec, variant),
+                  packed ? H5T_STD_I64LE : H5T_NATIVE_INT64) < 0) {
+        if (c >= 0) H5Tclose(c);
+        return -1;
+    }
     return c;
-err:
-    if (c >= 0) H5Tclose(c);
-    if (s >= 0) H5Tclose(s);
-    return -1;
 }
 
 /* "a,b,c" or "0 A, 1 B" into buf. */
@@ -392,12 +347,13 @@ static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
     snprintf(units, sizeof units,
              "t [s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
              info->x_units, info->v_units, info->v_units, info->force_units, info->force_units);
-    int rc =
-        ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-        (w->ev_ds = H5Dcreate2(w->study, "events", ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) <
-            0 ||
-        put_str(w->ev_ds, "kind_names", kinds) < 0 || put_str(w->ev_ds, "mode_names", modes) < 0 ||
-        put_str(w->ev_ds, "units", units) < 0 || put_i64(w->study, "n_event_rows", 0) < 0;
+    int rc = ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+             (w->ev_ds = H5Dcreate2(w->study, "events", ftype, space, H5P_DEFAULT, dcpl,
+                                    H5P_DEFAULT)) < 0 ||
+             stsl_h5_put_attr_str(w->ev_ds, "kind_names", kinds) < 0 ||
+             stsl_h5_put_attr_str(w->ev_ds, "mode_names", modes) < 0 ||
+             stsl_h5_put_attr_str(w->ev_ds, "units", units) < 0 ||
+             stsl_h5_put_attr_i64(w->study, "n_event_rows", 0) < 0;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     if (ftype >= 0) H5Tclose(ftype);
@@ -506,12 +462,12 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
     for (int k = 0; k < info->n_kinds; k++)
         snprintf(w->kinds[k], sizeof w->kinds[k], "%s", info->kind_names[k]);
     if (stsl_study_store(s) == STSL_STORE_EVENTS && (w->ev_mtype = event_type(0)) < 0) {
-        h5_fail(err, path, "make the event type");
+        stsl_h5_fail(err, path, "make the event type");
         stsl_study_h5_close(w, NULL);
         return NULL;
     }
-    if ((w->str_t = str_type()) < 0) {
-        h5_fail(err, path, "make a string type");
+    if ((w->str_t = stsl_h5_vlen_str_type()) < 0) {
+        stsl_h5_fail(err, path, "make a string type");
         stsl_study_h5_close(w, NULL);
         return NULL;
     }
@@ -567,15 +523,17 @@ static int write_header(stsl_study_h5 *w, const stsl_study *s, const stsl_study_
     struct tm tm;
     if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
         snprintf(created, sizeof created, "unknown");
-    int32_t zero = 0;
-    return put_str(w->study, "program", "stickslip") < 0 ||
-                   put_str(w->study, "version", info->version ? info->version : "") < 0 ||
-                   put_str(w->study, "created", created) < 0 ||
-                   put_attr(w->study, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &zero) < 0 ||
-                   put_i64(w->study, "n_runs", w->n_runs) < 0 ||
-                   put_i64(w->study, "n_done", 0) < 0 || put_i64(w->study, "n_failed", 0) < 0 ||
-                   put_str(w->study, "store", stsl_store_name(stsl_study_store(s))) < 0 ||
-                   put_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
+    return stsl_h5_put_attr_str(w->study, "program", "stickslip") < 0 ||
+                   stsl_h5_put_attr_str(w->study, "version", info->version ? info->version : "") <
+                       0 ||
+                   stsl_h5_put_attr_str(w->study, "created", created) < 0 ||
+                   stsl_h5_put_attr_int(w->study, "complete", 0) < 0 ||
+                   stsl_h5_put_attr_i64(w->study, "n_runs", w->n_runs) < 0 ||
+                   stsl_h5_put_attr_i64(w->study, "n_done", 0) < 0 ||
+                   stsl_h5_put_attr_i64(w->study, "n_failed", 0) < 0 ||
+                   stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) <
+                       0 ||
+                   stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
                    put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
                    put_text(w->study, "base_config", info->base_yaml) < 0
                ? -1
@@ -618,7 +576,7 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     *out = w;
     return STSL_OK;
 h5err:
-    rc = h5_fail(err, path, what);
+    rc = stsl_h5_fail(err, path, what);
     if (fapl >= 0) H5Pclose(fapl);
     stsl_study_h5_close(w, NULL);
     return rc;
@@ -662,7 +620,7 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
 static int open_columns(stsl_study_h5 *w, stsl_error *err)
 {
     hid_t g = H5Gopen2(w->study, "summary", H5P_DEFAULT);
-    if (g < 0) return h5_fail(err, w->path, "open /study/summary");
+    if (g < 0) return stsl_h5_fail(err, w->path, "open /study/summary");
     hsize_t n_links = 0;
     H5G_info_t gi;
     if (H5Gget_info(g, &gi) >= 0) n_links = gi.nlinks;
@@ -749,7 +707,7 @@ static int append_impl(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *
         return stsl_error_set(err, STSL_EINPUT, "%s: all %ld rows are written already", w->path,
                               w->n_runs);
     if (append_events(w, w->n_done, row) < 0)
-        return h5_fail(err, w->path, "append to /study/events");
+        return stsl_h5_fail(err, w->path, "append to /study/events");
     w->block[w->n_block++] = *row;
     w->block[w->n_block - 1].ev = NULL; /* borrowed: gone after this call */
     w->n_done++;
@@ -762,11 +720,11 @@ static int flush_impl(stsl_study_h5 *w, stsl_error *err)
     int rc = w->n_block ? write_block(w, err) : STSL_OK;
     if (rc) return rc;
     /* The rows first, then the counts that declare them done. */
-    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0 || put_i64(w->study, "n_done", w->n_done) < 0 ||
-        put_i64(w->study, "n_failed", w->n_failed) < 0 ||
-        (w->ev_ds >= 0 && put_i64(w->study, "n_event_rows", w->n_ev_rows) < 0) ||
+    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0 || update_i64(w->study, "n_done", w->n_done) < 0 ||
+        update_i64(w->study, "n_failed", w->n_failed) < 0 ||
+        (w->ev_ds >= 0 && update_i64(w->study, "n_event_rows", w->n_ev_rows) < 0) ||
         H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
-        return h5_fail(err, w->path, "flush the summary");
+        return stsl_h5_fail(err, w->path, "flush the summary");
     return STSL_OK;
 }
 
@@ -777,8 +735,8 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
     if (w->file >= 0 && w->study >= 0 && err) {
         rc = stsl_study_h5_flush(w, err);
         int32_t complete = w->n_done == w->n_runs;
-        if (!rc && put_attr(w->study, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &complete) < 0)
-            rc = h5_fail(err, w->path, "mark the study complete");
+        if (!rc && update_attr(w->study, "complete", H5T_NATIVE_INT32, &complete) < 0)
+            rc = stsl_h5_fail(err, w->path, "mark the study complete");
     }
     for (int j = 0; j < MAX_COLS; j++)
         if (w->ds[j] >= 0) H5Dclose(w->ds[j]);
@@ -787,7 +745,7 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
     if (w->study >= 0) H5Gclose(w->study);
     if (w->str_t >= 0) H5Tclose(w->str_t);
     if (w->file >= 0 && H5Fclose(w->file) < 0 && !rc && err)
-        rc = h5_fail(err, w->path, "close the file");
+        rc = stsl_h5_fail(err, w->path, "close the file");
     free(w->scratch);
     free(w->block);
     free(w->path);
@@ -889,7 +847,7 @@ static int read_message_impl(const char *path, long i, char **msg, stsl_error *e
     *msg = NULL;
     int rc = reader_open(path, &r, err);
     if (rc) return rc;
-    hid_t t = str_type(), d = H5Dopen2(r.summary, "message", H5P_DEFAULT);
+    hid_t t = stsl_h5_vlen_str_type(), d = H5Dopen2(r.summary, "message", H5P_DEFAULT);
     if (t < 0 || d < 0 || read_rows(d, t, (hsize_t)i, 1, &s) < 0)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read /study/summary/message[%ld]", path,
                             i);
@@ -1126,7 +1084,7 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
     int rc = reader_open(path, &r, err);
     if (rc) return rc;
     csv_cols p = {0}, c = {0};
-    hid_t g = -1, str_t = str_type();
+    hid_t g = -1, str_t = stsl_h5_vlen_str_type();
     double *vals = malloc((size_t)2 * MAX_COLS * CSV_BLOCK * sizeof *vals);
     char **strs = calloc(CSV_BLOCK, sizeof *strs);
     FILE *f = NULL;
@@ -1170,23 +1128,11 @@ out:
 
 /* ---- entry points ------------------------------------------------------------ */
 
-/* HDF5 prints its error stack on stderr unless told otherwise; our messages
- * name the cause, so its printing is off during our own calls only (not
- * process-wide: a host program keeps its own setting). */
-#define QUIET(call)                                                                                \
-    do {                                                                                           \
-        H5E_BEGIN_TRY                                                                              \
-        {                                                                                          \
-            call;                                                                                  \
-        }                                                                                          \
-        H5E_END_TRY;                                                                               \
-    } while (0)
-
 int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err)
 {
     int rc;
-    QUIET(rc = create_impl(path, s, info, out, err));
+    STSL_H5_QUIET(rc, create_impl(path, s, info, out, err));
     return rc;
 }
 
@@ -1194,35 +1140,35 @@ int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study
                          stsl_study_h5 **out, stsl_error *err)
 {
     int rc;
-    QUIET(rc = resume_impl(path, s, info, out, err));
+    STSL_H5_QUIET(rc, resume_impl(path, s, info, out, err));
     return rc;
 }
 
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
     int rc;
-    QUIET(rc = append_impl(w, row, err));
+    STSL_H5_QUIET(rc, append_impl(w, row, err));
     return rc;
 }
 
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
 {
     int rc;
-    QUIET(rc = flush_impl(w, err));
+    STSL_H5_QUIET(rc, flush_impl(w, err));
     return rc;
 }
 
 int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
 {
     int rc;
-    QUIET(rc = close_impl(w, err));
+    STSL_H5_QUIET(rc, close_impl(w, err));
     return rc;
 }
 
 int stsl_study_h5_is_study(const char *path)
 {
     int rc;
-    QUIET(rc = is_study_impl(path));
+    STSL_H5_QUIET(rc, is_study_impl(path));
     return rc;
 }
 
@@ -1230,27 +1176,27 @@ int stsl_study_h5_read_column(const char *path, const char *name, double **data,
                               stsl_error *err)
 {
     int rc;
-    QUIET(rc = read_column_impl(path, name, data, n, err));
+    STSL_H5_QUIET(rc, read_column_impl(path, name, data, n, err));
     return rc;
 }
 
 int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
 {
     int rc;
-    QUIET(rc = read_message_impl(path, i, msg, err));
+    STSL_H5_QUIET(rc, read_message_impl(path, i, msg, err));
     return rc;
 }
 
 int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
 {
     int rc;
-    QUIET(rc = summarise_impl(path, sum, err));
+    STSL_H5_QUIET(rc, summarise_impl(path, sum, err));
     return rc;
 }
 
 int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
 {
     int rc;
-    QUIET(rc = write_csv_impl(path, csv_path, err));
+    STSL_H5_QUIET(rc, write_csv_impl(path, csv_path, err));
     return rc;
 }
