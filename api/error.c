@@ -4,14 +4,9 @@
  * spellings on the same numbers. */
 #include "api/error.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <gsl/gsl_errno.h>
-
-#include "stsl_version.h"
 
 _Static_assert(STSL_RC_OK == (int)STSL_OK, "public and internal codes differ");
 _Static_assert(STSL_RC_INPUT == (int)STSL_EINPUT, "public and internal codes differ");
@@ -49,24 +44,10 @@ const char *stsl_rc_name(stsl_rc code)
 
 const char *stsl_lib_version(void)
 {
-    return STSL_VERSION;
+    return STSL_LIB_VERSION;
 }
 
 void stsl_free(void *p)
 {
     free(p);
-}
-
-static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
-
-/* GSL's default handler aborts the process; the library reports errors as
- * values instead.  The handler is process-global, so it is set once. */
-static void setup(void)
-{
-    gsl_set_error_handler_off();
-}
-
-void stsl_api_setup(void)
-{
-    pthread_once(&setup_once, setup);
 }

@@ -1,6 +1,5 @@
-/* error.h - the API's errors and process setup: internal status values
- * turned into the public stsl_err, and the one-time setup every entry point
- * calls first. */
+/* error.h - the API's errors: internal status values turned into the
+ * public stsl_err. */
 #ifndef STSL_API_ERROR_H
 #define STSL_API_ERROR_H
 
@@ -13,8 +12,5 @@ stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in);
 
 /* Fill `out` with STSL_RC_INPUT and a message (for argument checks). */
 stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what);
-
-/* Process-wide setup, done once (pthread_once): GSL's error handler off. */
-void stsl_api_setup(void);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include "include/stickslip.h"
 #include "io/h5_sink.h"
 
 static pthread_mutex_t h5_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -20,56 +21,56 @@ static void probe(void)
     h5_threadsafe = H5is_library_threadsafe(&ts) >= 0 && ts;
 }
 
-static void lock(void)
+void stsl_hdf5_lock(void)
 {
     pthread_once(&probe_once, probe);
     if (!h5_threadsafe) pthread_mutex_lock(&h5_mutex);
 }
 
-static void unlock(void)
+void stsl_hdf5_unlock(void)
 {
     if (!h5_threadsafe) pthread_mutex_unlock(&h5_mutex);
 }
 
 static int lk_begin(void *self, const stsl_layout *layout, stsl_error *err)
 {
-    lock();
+    stsl_hdf5_lock();
     int rc = stsl_sink_begin(self, layout, err);
-    unlock();
+    stsl_hdf5_unlock();
     return rc;
 }
 
 static int lk_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
-    lock();
+    stsl_hdf5_lock();
     int rc = stsl_sink_sample(self, t, mode, cols, err);
-    unlock();
+    stsl_hdf5_unlock();
     return rc;
 }
 
 static int lk_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
-    lock();
+    stsl_hdf5_lock();
     int rc = stsl_sink_event(self, ev, err);
-    unlock();
+    stsl_hdf5_unlock();
     return rc;
 }
 
 static int lk_end(void *self, const stsl_stats *stats, int complete, const char *message,
                   stsl_error *err)
 {
-    lock();
+    stsl_hdf5_lock();
     int rc = stsl_sink_end(self, stats, complete, message, err);
-    unlock();
+    stsl_hdf5_unlock();
     return rc;
 }
 
 static void lk_destroy(void *self)
 {
     if (!self) return;
-    lock();
+    stsl_hdf5_lock();
     stsl_sink_free(self);
-    unlock();
+    stsl_hdf5_unlock();
     free(self);
 }
 
@@ -80,9 +81,9 @@ int stsl_locked_h5_sink_create(const char *path, const char *config_yaml, const 
 {
     stsl_sink *inner = calloc(1, sizeof *inner);
     if (!inner) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    lock();
+    stsl_hdf5_lock();
     int rc = stsl_h5_sink_create(path, config_yaml, version, inner, err);
-    unlock();
+    stsl_hdf5_unlock();
     if (rc) {
         free(inner);
         return rc;

@@ -9,16 +9,16 @@
 #include "api/summary_sink.h"
 #include "io/csv_sink.h"
 #include "models/run.h"
-#include "stsl_version.h"
 
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
     stsl_summary_sink ss;
     stsl_sink s;
-    stsl_api_setup();
     stsl_summary_sink_init(&ss, sum, extra && extra->ops ? extra : NULL, &s);
     const stsl_config *c = &cfg->c;
-    int rc = stsl_run_element(&c->element, &c->sim, &c->scheme, &s, NULL, err);
+    stsl_hsolver_opts sim = c->sim;
+    sim.integrate_power = 1; /* the summary's dissipated energy */
+    int rc = stsl_run_element(&c->element, &sim, &c->scheme, &s, NULL, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
      * have none, and a trapezoid over their samples would not be the
      * accurate figure the summary promises. */
@@ -38,7 +38,7 @@ static int make_output(const stsl_cfg *cfg, stsl_output output, const char *path
         return stsl_error_set(err, STSL_EINPUT, "stsl_run: unknown output %d", (int)output);
     char *yaml = stsl_config_to_yaml(&cfg->c);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    int rc = stsl_locked_h5_sink_create(path, yaml, STSL_VERSION, out, err);
+    int rc = stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
     free(yaml);
     return rc;
 }

@@ -25,12 +25,14 @@
  *     used by two threads at once unless all of them only read it (the
  *     `const` functions).  A run owns its solver state; nothing is
  *     process-wide except (a) GSL's error handler, turned off once with
- *     pthread_once, and (b) a mutex that serialises the library's HDF5 calls
+ *     pthread_once (HDF5's error printing is only silenced around the
+ *     library's own calls), and (b) a mutex that serialises the library's HDF5 calls
  *     when libhdf5 is not thread-safe (H5is_library_threadsafe() false, as
  *     for Debian's serial libhdf5): runs into an HDF5 file then write one at
  *     a time, while everything else (the integration itself, CSV, memory,
  *     summaries) runs in parallel.  A program that also calls HDF5 itself
- *     from other threads must serialise those calls on its own.
+ *     while stickslip writes a file in another thread brackets its own calls
+ *     with stsl_hdf5_lock() / stsl_hdf5_unlock().
  *
  * Why the API has its own names (stsl_rc, stsl_err, stsl_cfg) although the
  * library has a status enum and a config struct inside: the internal ones
@@ -84,6 +86,11 @@ STSL_API const char *stsl_lib_version(void);
 
 /* Free a string returned by this API. NULL-safe. */
 STSL_API void stsl_free(void *p);
+
+/* The library's HDF5 mutex (see Threads above); no-ops when libhdf5 is
+ * thread-safe.  Not recursive: do not call stickslip while holding it. */
+STSL_API void stsl_hdf5_lock(void);
+STSL_API void stsl_hdf5_unlock(void);
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -162,9 +169,11 @@ typedef struct stsl_summary {
     int n_modes;
     const char *mode_names[STSL_SUMMARY_MAX_MODES];
     double mode_time[STSL_SUMMARY_MAX_MODES];
-    /* Energy dissipated by friction, the integral of F_f v dt: a CVODE
+    /* Energy dissipated by friction, the integral of F_f v dt: a CVODES
      * quadrature on the solver's own steps (same method and order as the
-     * state, so as accurate as the state).  NaN for the fixed-step schemes. */
+     * state, so as accurate as the state, and not influencing the steps; it
+     * costs one friction evaluation per step).  NaN for the fixed-step
+     * schemes. */
     double dissipated_energy;
     /* Statistics. */
     long n_events, steps, rhs_evals, guard_evals, segments, jac_evals;

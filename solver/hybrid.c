@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
 #include <gsl/gsl_roots.h>
@@ -47,6 +47,7 @@ struct stsl_hsolver {
     SUNContext ctx;
     N_Vector y;  /* CVODE's state */
     N_Vector yd; /* scratch for dense output */
+    N_Vector q;  /* the power's quadrature (opts.integrate_power only) */
     void *cv;
     SUNNonlinearSolver nls; /* Adams: fixed-point iteration */
     SUNMatrix J;            /* BDF: dense Jacobian and its solver */
@@ -127,6 +128,15 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
     s->stats.rhs_evals++;
     return s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y),
                               N_VGetArrayPointer(ydot));
+}
+
+/* The integrand of the work quadrature (see stsl_stats.work). */
+static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
+{
+    stsl_hsolver *s = ud;
+    N_VGetArrayPointer(qdot)[0] =
+        s->model->ops->power(s->model->self, s->mode, t, N_VGetArrayPointer(y));
+    return 0;
 }
 
 /* Unused root slots (modes with fewer guards than the most) are a constant
@@ -228,6 +238,16 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
         if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
     }
     if (CVodeRootInit(s->cv, s->n_roots, cv_roots)) goto fail;
+    /* The work integral is a CVODES quadrature: integrated on the state's
+     * own steps with the same method and order (one evaluation of the power
+     * per step), so it is as accurate as the state; without error control
+     * on it (the default) it cannot change a single step of the state. */
+    if (s->opts.integrate_power && s->model->ops->power) {
+        s->q = N_VNew_Serial(1, s->ctx);
+        if (!s->q) goto fail;
+        N_VConst(0.0, s->q);
+        if (CVodeQuadInit(s->cv, cv_quad, s->q)) goto fail;
+    }
     if (CVodeSetNoInactiveRootWarn(s->cv)) goto fail;
     /* One-step mode returns after every step; the cap only matters for the
      * internal loop to a stop time. */
@@ -282,6 +302,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (s->J) SUNMatDestroy(s->J);
     if (s->y) N_VDestroy(s->y);
     if (s->yd) N_VDestroy(s->yd);
+    if (s->q) N_VDestroy(s->q);
     if (s->ctx) SUNContext_Free(&s->ctx);
     if (s->root) gsl_root_fsolver_free(s->root);
     if (s->minz) gsl_min_fminimizer_free(s->minz);
@@ -341,6 +362,10 @@ static void close_segment(stsl_hsolver *s)
         long nst = 0;
         CVodeGetNumSteps(s->cv, &nst);
         s->stats.steps += nst;
+        /* The segment's share of the work, read at its end (a root or stop
+         * time inside the last step: CVODES interpolates it there). */
+        if (s->q && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
+            s->stats.work += N_VGetArrayPointer(s->q)[0];
         s->cv_active = 0;
     }
     if (s->mode >= 0 && s->mode < STSL_MAX_MODES) s->stats.mode_time[s->mode] += s->t - s->t_seg;
@@ -361,34 +386,12 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     int dirs[STSL_MAX_GUARDS] = {0};
     for (int i = 0; i < cur_mode(s)->n_guards; i++)
         dirs[i] = cur_mode(s)->guard_dir[i];
-    if (CVodeReInit(s->cv, s->t, s->y) || CVodeSetRootDirection(s->cv, dirs) ||
-        CVodeSetStopTime(s->cv, stop_time(s)))
+    if (s->q) N_VConst(0.0, s->q);
+    if (CVodeReInit(s->cv, s->t, s->y) || (s->q && CVodeQuadReInit(s->cv, s->q)) ||
+        CVodeSetRootDirection(s->cv, dirs) || CVodeSetStopTime(s->cv, stop_time(s)))
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
     s->cv_active = 1;
     return STSL_OK;
-}
-
-/* The model's power integrated over [a, b], one internal CVODE step (or
- * its part up to a root or stop time): 3-point Gauss-Legendre on CVODE's
- * dense output.  The interpolant is the step's own polynomial (order q, up
- * to 12), so the states at the nodes carry the step's local error and no
- * more; the rule is exact to degree 5 and the integrand is smooth inside a
- * step (every switch ends one).  So the work is as accurate as the state,
- * without forcing a step, and costs three interpolations per step. */
-static int add_work(stsl_hsolver *s, double a, double b)
-{
-    static const double node[3] = {-0.7745966692414834, 0.0, 0.7745966692414834};
-    static const double weight[3] = {5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0};
-    if (!s->model->ops->power || !(b > a)) return 0;
-    double sum = 0.0, m = 0.5 * (a + b), r = 0.5 * (b - a);
-    for (int i = 0; i < 3; i++) {
-        double t = m + r * node[i];
-        if (CVodeGetDky(s->cv, t, 0, s->yd) < 0) return -1;
-        sum +=
-            weight[i] * s->model->ops->power(s->model->self, s->mode, t, N_VGetArrayPointer(s->yd));
-    }
-    s->stats.work += (b - a) * sum;
-    return 0;
 }
 
 static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
@@ -409,7 +412,6 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         memcpy(s->ycur, N_VGetArrayPointer(s->y), (size_t)s->n * sizeof(double));
         int rc = emit_grid(s, tret, 1, err);
         if (rc) return rc;
-        if (add_work(s, s->t, tret)) return fail(s, err, STSL_ESOLVER, tret, "dense output failed");
         s->t = tret;
         if (flag == CV_ROOT_RETURN) {
             CVodeGetRootInfo(s->cv, s->rootsfound);

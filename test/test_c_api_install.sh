@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_c_api_install.sh BUILD_DIR SOURCE_DIR - install stickslip into a
+# test_c_api_install.sh BUILD_DIR SOURCE_DIR [CFLAGS] - install stickslip into a
 # temporary prefix outside the source tree, build examples/c_api/sweep.c
 # there against the installed library (pkg-config, shared and static; and
 # find_package), run it and check what it prints against physics:
@@ -12,6 +12,9 @@
 set -eu
 build=$1
 src=$2
+# The build's own C flags (a sanitizer preset's library needs its runtime
+# in the programs that link it).
+cflags=${3:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/stsl-capi.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -26,10 +29,10 @@ test -f "$prefix/include/stickslip.h"
 test "$(find "$prefix/include" -type f | wc -l)" -eq 1
 
 # shellcheck disable=SC2046
-cc -std=c17 -Wall -Wextra -Werror -o sweep sweep.c $(pkg-config --cflags --libs stickslip)
+cc -std=c17 $cflags -Wall -Wextra -Werror -o sweep sweep.c $(pkg-config --cflags --libs stickslip)
 # The static library with pkg-config's private dependencies.
 # shellcheck disable=SC2046
-cc -std=c17 -o sweep_static sweep.c $(pkg-config --cflags stickslip) "$libdir/libstickslip.a" \
+cc -std=c17 $cflags -o sweep_static sweep.c $(pkg-config --cflags stickslip) "$libdir/libstickslip.a" \
     $(pkg-config --static --libs stickslip | sed 's/-lstickslip//')
 if ldd sweep_static | grep -q libstickslip; then
     echo "sweep_static still needs libstickslip.so" >&2
@@ -61,6 +64,13 @@ for line in open(sys.argv[1]):
 print("closed form and monotonicity hold for", sys.argv[1])
 PY
 
+# The README's example compiles as it stands and runs.
+sed -n '/^## C API/,/^## /p' "$src/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme.c
+test -s readme.c
+# shellcheck disable=SC2046
+cc -std=c17 $cflags -Wall -Wextra -Werror -o readme readme.c $(pkg-config --cflags --libs stickslip)
+(cd "$src" && LD_LIBRARY_PATH=$libdir "$work/app/readme") | grep -q "^first breakaway at "
+
 # find_package(stickslip) -> stickslip::stickslip
 mkdir pkg
 cat >pkg/CMakeLists.txt <<'CM'
@@ -70,7 +80,7 @@ find_package(stickslip 0.1 REQUIRED)
 add_executable(sweep ../sweep.c)
 target_link_libraries(sweep PRIVATE stickslip::stickslip)
 CM
-cmake -S pkg -B pkg/build -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake -S pkg -B pkg/build -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="$cflags" >/dev/null
 cmake --build pkg/build >/dev/null
 LD_LIBRARY_PATH=$libdir pkg/build/sweep "$src/examples/janecek_chirp.yaml" >cmake.txt
 cmp shared.txt cmake.txt
