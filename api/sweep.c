@@ -478,7 +478,6 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
     plan pl = {0};
     stsl_study_info info = {0};
     memset(out, 0, sizeof *out);
-    stsl_api_setup();
     int rc = stsl_study_load(study_path, &s, err);
     if (!rc && !(base = load_base(s, o, err))) rc = err ? err->code : STSL_EINPUT;
     if (!rc) rc = check_keys(s, base, err);
