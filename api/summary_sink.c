@@ -26,6 +26,7 @@ static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
     for (int i = 0; i < l->n_kinds; i++) {
         s->kind_names[i] = l->kind_names[i];
         s->first_event_time[i] = NAN;
+        s->last_event_time[i] = NAN;
     }
     s->n_modes = l->n_modes;
     for (int i = 0; i < l->n_modes; i++)
@@ -42,6 +43,8 @@ static int sum_sample(void *self, double t, int mode, const double *cols, stsl_e
     s->t_reached = t;
     s->final_mode = mode >= 0 && mode < s->n_modes ? s->mode_names[mode] : "none";
     memcpy(s->final, cols, (size_t)s->n_cols * sizeof *cols);
+    for (int i = 0; i < s->n_cols; i++)
+        if (fabs(cols[i]) > s->max_abs[i]) s->max_abs[i] = fabs(cols[i]);
     return STSL_OK;
 }
 
@@ -53,6 +56,7 @@ static int sum_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     if (rc) return rc;
     if (ev->kind < 0 || ev->kind >= s->n_kinds) return STSL_OK;
     if (s->events[ev->kind]++ == 0) s->first_event_time[ev->kind] = ev->t;
+    s->last_event_time[ev->kind] = ev->t;
     return STSL_OK;
 }
 

@@ -178,6 +178,14 @@ typedef struct stsl_summary {
     /* Statistics. */
     long n_events, steps, rhs_evals, guard_evals, segments, jac_evals;
     double wall_seconds;
+    /* For batch studies (stickslip sweep): the time of the last event of
+     * each kind (NaN when none), and the largest |value| of each output
+     * column over the samples (the output grid, the start, the end and both
+     * sides of every event).  In the hybrid modes x moves monotonically
+     * between events (v changes sign only at a stick or reversal event), so
+     * max_abs of x is exact; that of v is exact to the output grid. */
+    double last_event_time[STSL_SUMMARY_MAX_KINDS];
+    double max_abs[STSL_SUMMARY_MAX_COLS];
 } stsl_summary;
 
 /* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
