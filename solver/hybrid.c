@@ -63,6 +63,7 @@
 typedef enum hit { HIT_TSTOP = 0, HIT_GUARD = 1 } hit;
 
 static void progress(stsl_hsolver *s, double t);
+static int all_finite(const double *v, int n);
 
 struct stsl_hsolver {
     const stsl_hmodel *model;
@@ -100,6 +101,7 @@ struct stsl_hsolver {
     double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
     int rate_last[STSL_MAX_GUARDS];
     int g_ok;
+    int rhs_bad; /* the right-hand side was not finite (the step failed) */
     /* Progress guard: steps counted, and time at the window's start. */
     long pg_steps;
     double pg_t0, t_start;
@@ -158,8 +160,14 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     stsl_hsolver *s = ud;
     s->stats.rhs_evals++;
-    return s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y),
-                              N_VGetArrayPointer(ydot));
+    int rc = s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y),
+                                N_VGetArrayPointer(ydot));
+    /* Non-finite forces (an overflow) end the run: fatal for CVODE. */
+    if (!rc && !all_finite(N_VGetArrayPointer(ydot), s->n)) {
+        s->rhs_bad = 1;
+        return -1;
+    }
+    return rc;
 }
 
 /* Unused root slots (modes with fewer guards than the most) are a constant
@@ -597,6 +605,11 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         double tret = s->t;
         s->cv_msg[0] = '\0';
         int flag = CVode(s->cv, tstop, s->y, &tret, CV_ONE_STEP);
+        if (flag < 0 && s->rhs_bad) {
+            s->rhs_bad = 0;
+            return fail(s, err, STSL_ESOLVER, s->t,
+                        "the forces became non-finite in the next step (an overflow)");
+        }
         if (flag < 0) {
             char what[768];
             snprintf(what, sizeof what, "CVODE failed (%s: %s)", CVodeGetReturnFlagName(flag),
