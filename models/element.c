@@ -475,10 +475,36 @@ static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transi
         impact(e, side, t, y, out);
 }
 
+/* The mode invariant right after a transition (SPEC "Invariant"): a
+ * finite state, v >= 0 in SLIP_POS and <= 0 in SLIP_NEG, v = 0 at rest, on
+ * the stop in STOP_*.  (The stick force's band is kept by the decisions and
+ * watched while the mode lasts: solver/hybrid.c, frozen_invariant.) */
+static int check_mode_state(const stsl_element *e, int mode, double t, const double *y,
+                            stsl_error *err)
+{
+    const char *bad = NULL;
+    if (!isfinite(y[0]) || !isfinite(y[1]))
+        bad = "the state is not finite";
+    else if ((mode == STSL_MODE_SLIP_POS && y[1] < 0.0) ||
+             (mode == STSL_MODE_SLIP_NEG && y[1] > 0.0))
+        bad = "the velocity has the wrong sign for the slip mode";
+    else if ((mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW ||
+              mode == STSL_MODE_STOP_HIGH) &&
+             y[1] != 0.0)
+        bad = "a mode at rest with a velocity";
+    else if ((mode == STSL_MODE_STOP_HIGH && y[0] != e->p.x_max) ||
+             (mode == STSL_MODE_STOP_LOW && y[0] != e->p.x_min))
+        bad = "a stop mode away from its stop";
+    if (!bad) return STSL_OK;
+    return stsl_error_set(err, STSL_ESOLVER,
+                          "mode invariant violated: %s (entering %s at t = %.17g with x = %.17g, "
+                          "v = %.17g)",
+                          bad, e->layout.mode_names[mode], t, y[0], y[1]);
+}
+
 static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
                          double *y, stsl_transition *out, stsl_error *err)
 {
-    (void)err;
     stsl_element *e = self;
     e->t_seg = t; /* from here on the inputs' right limits apply */
     out->mode = mode;
@@ -513,7 +539,7 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
     check_stop_reached(e, t, y, out);
     int slip = out->mode == STSL_MODE_SLIP_POS || out->mode == STSL_MODE_SLIP_NEG;
     e->rest_start = slip && y[1] == 0.0 ? t : -INFINITY;
-    return STSL_OK;
+    return check_mode_state(e, out->mode, t, y, err);
 }
 
 static const stsl_hmodel_ops element_ops = {
