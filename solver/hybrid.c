@@ -59,6 +59,13 @@
  * 5e-11 at rtol 1e-12, atol 1e-12 (42 atol).  100 covers that with a
  * margin; a miss closer than this is within what the tolerances resolve. */
 #define TOUCH_FACTOR 100.0
+/* A guard is near zero, and its rates are looked at, when its smaller end
+ * value in a step is at most DIP_NEAR of the largest |value| seen in the
+ * segment.  Steps are bounded by 1/20 of the motion's time scales (the
+ * inputs', the natural period), in which a smooth guard rising from a
+ * minimum at zero reaches at most 1 - cos(2 pi / 20) = 4.9 % of its swing:
+ * a dip that reaches zero has both end values far below DIP_NEAR. */
+#define DIP_NEAR 0.1
 
 typedef enum hit { HIT_TSTOP = 0, HIT_GUARD = 1 } hit;
 
@@ -99,11 +106,11 @@ struct stsl_hsolver {
     /* Mode invariant between steps (see check_step): guard values and the
      * sign of their rates at the last step end, valid when g_ok. */
     double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
-    int rate_last[STSL_MAX_GUARDS];
+    double g_cache[STSL_MAX_GUARDS], g_cache_t; /* the last guards CVODE evaluated */
     int g_ok;
     int rhs_bad; /* the right-hand side was not finite (the step failed) */
     /* Progress guard: steps counted, and time at the window's start. */
-    long pg_steps;
+    long pg_steps, pg_next, pg_n0;
     double pg_t0, t_start;
     int started, done, sink_begun;
 };
@@ -160,10 +167,10 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     stsl_hsolver *s = ud;
     s->stats.rhs_evals++;
-    int rc = s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y),
-                                N_VGetArrayPointer(ydot));
+    double *yd = N_VGetArrayPointer(ydot);
+    int rc = s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y), yd);
     /* Non-finite forces (an overflow) end the run: fatal for CVODE. */
-    if (!rc && !all_finite(N_VGetArrayPointer(ydot), s->n)) {
+    if (!rc && !all_finite(yd, s->n)) {
         s->rhs_bad = 1;
         return -1;
     }
@@ -182,6 +189,8 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
                  : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
         g[i] = 1.0;
+    s->g_cache_t = t;
+    memcpy(s->g_cache, g, (size_t)s->n_roots * sizeof(double));
     return rc;
 }
 
@@ -400,6 +409,7 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     s->t_seg = s->t;
     s->stats.segments++;
     s->g_ok = 0;
+    s->g_cache_t = NAN;
     if (cur_mode(s)->frozen) return STSL_OK;
     memcpy(N_VGetArrayPointer(s->y), s->ycur, (size_t)s->n * sizeof(double));
     int dirs[STSL_MAX_GUARDS] = {0};
@@ -488,11 +498,9 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
  * a: the crossing.  From zero at a segment's start: at a, unless q first
  * went in (a short slip that comes back to rest): then where it comes back
  * out after its maximum. */
-static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, int rate_a,
-                         double d)
+static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double d)
 {
     if (qa > 0.0) return dense_root(s, f, a, b);
-    if (rate_a <= 0) return a;
     double m = a + d, qm = dense_q(m, f), mid = 0.5 * (a + b), qmid = dense_q(mid, f);
     if (qmid > qm) m = mid, qm = qmid;
     if (!(qm > 0.0)) return a;
@@ -518,60 +526,67 @@ static int rate_sign(double q, double q_dt, double dt)
     return (r > 0.0) - (r < 0.0);
 }
 
+/* Sign of q's rate at t on the current step's dense output, from q(t) and
+ * q(t + dt) (dt of either sign). */
+static int dense_rate(dense_fn *f, double t, double q, double dt)
+{
+    return rate_sign(q, dense_q(t + dt, f), dt);
+}
+
 /* The mode invariant over the step (s->t, tb] just accepted by CVODE (not
  * a root return): every directed guard stays inside its mode (a RISING
  * guard <= 0, a FALLING one >= 0: v >= 0 in SLIP_POS, ...).  CVODE's
  * rootfinding sees only sign changes between step ends, so two more cases
- * are looked for on the dense output: a guard already at zero where the
- * segment starts that leaves at once, and a dip inside the step (the rate
- * at the step's start points out, at its end in: an extremum) that touches
- * zero to within the integration tolerance or crosses and comes back.
- * Sets *which to the guard (earliest) and *te to the time; *which = -1 when
- * the step is clean. */
+ * are looked for on the dense output: a guard at zero where the segment
+ * starts that leaves at once, and a dip inside the step (the rate at the
+ * step's start points out, at its end in: an extremum) that touches zero
+ * to within the integration tolerance or crosses and comes back.  The
+ * rates cost two dense-output evaluations, so they are looked at only
+ * when the guard is near zero, at most DIP_NEAR of the largest value seen
+ * in the segment (see there).  Sets *which to the guard (earliest) and *te
+ * to the time; *which = -1 when the step is clean. */
 static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, int *which,
                       stsl_error *err)
 {
     const stsl_mode_desc *m = cur_mode(s);
-    double ta = s->t, gb[STSL_MAX_GUARDS], gl[STSL_MAX_GUARDS];
+    double ta = s->t, gb[STSL_MAX_GUARDS];
     double d = RATE_OFFSET * (tb - ta);
     *which = -1;
     *te = tb;
     if (m->n_guards == 0 || !(tb > ta)) return STSL_OK;
-    s->stats.guard_evals++;
-    s->model->ops->guards(s->model->self, s->mode, tb, yb, gb);
+    if (s->g_cache_t == tb) { /* CVODE's own root check at the step's end */
+        memcpy(gb, s->g_cache, sizeof gb);
+    } else {
+        s->stats.guard_evals++;
+        s->model->ops->guards(s->model->self, s->mode, tb, yb, gb);
+    }
     if (!all_finite(gb, m->n_guards))
         return fail(s, err, STSL_ESOLVER, ta, "a guard (force or state) is not finite");
-    if (!s->g_ok) { /* the segment's first step: values and rates at its start */
-        double g0[STSL_MAX_GUARDS];
+    if (!s->g_ok) { /* the segment's first step: the values at its start */
         s->stats.guard_evals++;
         s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
-        if (dense_guards(s, ta + d, g0) < 0) return STSL_OK;
-        for (int i = 0; i < m->n_guards; i++) {
-            s->rate_last[i] = rate_sign(s->g_last[i], g0[i], d);
+        for (int i = 0; i < m->n_guards; i++)
             s->g_max[i] = 0.0;
-        }
     }
-    if (dense_guards(s, tb - d, gl) < 0) return STSL_OK;
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
-        int rb = rate_sign(gb[i], gl[i], -d);
-        if (dir != STSL_GUARD_BOTH) {
-            dense_fn f = {s, i, -(double)dir};
-            double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
-            s->g_max[i] = fmax(s->g_max[i], fmax(fabs(qa), fabs(qb)));
-            double touch = TOUCH_FACTOR * (s->opts.atol + s->opts.rtol * s->g_max[i]);
-            /* A guard outside from the start is a constant (an absent stop)
-             * or a rounding-level touch that the model accepted: not ours. */
-            if (qa < 0.0)
-                ;
-            else if (qb < 0.0)
-                when = leave_time(s, &f, ta, tb, qa, f.sign * s->rate_last[i], d);
-            else if (f.sign * s->rate_last[i] < 0 && f.sign * rb > 0)
-                when = dense_dip(s, &f, ta, tb, qa, qb, f.sign * gl[i], touch);
-            if (when < *te || (*which < 0 && when <= *te)) *te = when, *which = i;
+        dense_fn f = {s, i, -(double)dir};
+        double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
+        double qabs = fabs(qa) > fabs(qb) ? fabs(qa) : fabs(qb); /* no libm call: hot path */
+        if (qabs > s->g_max[i]) s->g_max[i] = qabs;
+        double touch = TOUCH_FACTOR * (s->opts.atol + s->opts.rtol * s->g_max[i]);
+        /* A guard outside from the start is a constant (an absent stop) or
+         * a rounding-level touch that the model accepted: not ours. */
+        if (dir == STSL_GUARD_BOTH || qa < 0.0)
+            ;
+        else if (qb < 0.0)
+            when = leave_time(s, &f, ta, tb, qa, d);
+        else if (fmin(qa, qb) <= DIP_NEAR * s->g_max[i] + touch && dense_rate(&f, ta, qa, d) < 0) {
+            double ql = dense_q(tb - d, &f);
+            if (rate_sign(qb, ql, -d) > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch);
         }
+        if (when < *te || (*which < 0 && when <= *te)) *te = when, *which = i;
         s->g_last[i] = gb[i];
-        s->rate_last[i] = rb;
     }
     s->g_ok = 1;
     return STSL_OK;
@@ -581,19 +596,24 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
  * step at time t. */
 static int progress_guard(stsl_hsolver *s, double t, stsl_error *err)
 {
-    if (++s->pg_steps % PROGRESS_EVERY == 0) progress(s, t);
-    if (s->pg_steps % STALL_WINDOW) return STSL_OK;
+    /* Cheap on the common path: one increment and two tests a step. */
+    if ((++s->pg_steps & (PROGRESS_EVERY - 1)) != 0) return STSL_OK;
+    progress(s, t);
+    if (s->pg_steps < s->pg_next) return STSL_OK;
+    long n = s->pg_steps - s->pg_n0; /* >= STALL_WINDOW */
+    s->pg_next = s->pg_steps + STALL_WINDOW;
     double floor_ = fmax(STALL_SPAN_FRACTION * (s->opts.t_end - s->t_start),
                          STALL_ULPS * DBL_EPSILON * fabs(t));
-    if (t - s->pg_t0 < STALL_WINDOW * floor_) {
+    if (t - s->pg_t0 < (double)n * floor_) {
         char what[256];
         snprintf(what, sizeof what,
-                 "no progress: the last %d steps advanced time by %.3g s, a mean step below the "
+                 "no progress: the last %ld steps advanced time by %.3g s, a mean step below the "
                  "floor of %.3g s (1e-10 of the run, or round-off of t)",
-                 STALL_WINDOW, t - s->pg_t0, floor_);
+                 n, t - s->pg_t0, floor_);
         return fail(s, err, STSL_ESOLVER, t, what);
     }
     s->pg_t0 = t;
+    s->pg_n0 = s->pg_steps;
     return STSL_OK;
 }
 
@@ -906,7 +926,8 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     s->sink = sink;
     s->t = s->t_seg = t0;
     s->t_start = s->pg_t0 = t0;
-    s->pg_steps = 0;
+    s->pg_steps = s->pg_n0 = 0;
+    s->pg_next = STALL_WINDOW;
     s->done = 0;
     s->started = 1;
     s->out_k = s->opts.output_step > 0 ? (long)ceil(t0 / s->opts.output_step - 1e-9) : 0;
