@@ -64,8 +64,10 @@
  * segment.  Steps are bounded by 1/20 of the motion's time scales (the
  * inputs', the natural period), in which a smooth guard rising from a
  * minimum at zero reaches at most 1 - cos(2 pi / 20) = 4.9 % of its swing:
- * a dip that reaches zero has both end values far below DIP_NEAR. */
-#define DIP_NEAR 0.1
+ * a dip that reaches zero has both end values five times below DIP_NEAR
+ * (when the segment has seen the swing's top; it starts near it or sees
+ * the guard fall to the dip). */
+#define DIP_NEAR 0.25
 
 typedef enum hit { HIT_TSTOP = 0, HIT_GUARD = 1 } hit;
 
@@ -103,8 +105,9 @@ struct stsl_hsolver {
     stsl_event_log log;
     struct timespec wall0;
     double last_progress;
-    /* Mode invariant between steps (see check_step): guard values and the
-     * sign of their rates at the last step end, valid when g_ok. */
+    /* Mode invariant between steps (see check_step): guard values at the
+     * last step end (valid when g_ok) and their largest |value| in the
+     * segment. */
     double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
     double g_cache[STSL_MAX_GUARDS], g_cache_t; /* the last guards CVODE evaluated */
     int g_ok;
