@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/end_stop.h"
 #include "events/guards.h"
 #include "events/transition.h"
 #include "models/friction.h"
@@ -38,6 +39,7 @@
 struct stsl_element {
     stsl_element_params p;
     stsl_signal *fa, *load, *base, *anchor;
+    const stsl_end_stop_ops *stop; /* the end stops' behaviour */
     int load_varies;
     int has_base;
     int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (third state) */
@@ -159,8 +161,9 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 static int el_guards(void *self, int mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
-    stsl_guard_in gi = {0.0, 0.0,        0.0,        y[0],           y[1],
-                        0.0, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
+    stsl_guard_in gi = {0.0,    0.0,        0.0,        y[0],           y[1],
+                        0.0,    e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies,
+                        e->stop};
     if (is_moving(mode)) {
         /* Slip guards need only x, v and the load: CVODE checks them every
          * step, so the forces are not computed here. */
@@ -219,12 +222,12 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
         break;
     /* On a stop the stop carries the compressive part, friction the rest. */
     case STSL_MODE_STOP_HIGH:
-        r = fmax(f.fn, 0.0);
-        ff = fmin(f.fn, 0.0);
+        r = e->stop->reaction(+1, f.fn);
+        ff = f.fn - r;
         break;
     case STSL_MODE_STOP_LOW:
-        r = fmax(-f.fn, 0.0);
-        ff = fmax(f.fn, 0.0);
+        r = e->stop->reaction(-1, f.fn);
+        ff = f.fn + r;
         break;
     }
     c[STSL_COL_X] = y[0];
@@ -362,13 +365,13 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     double a_up = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, away, 0.0))) / e->p.mass;
     double a_down = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, back, 0.0))) / e->p.mass;
     double min_h = RESOLVABLE_HEIGHT * (e->p.rtol * fabs(stop) + e->p.atol), vp;
-    if (!stsl_decide_impact(vm, e->p.restitution, a_up, min_h, &vp)) {
+    if (!e->stop->impact(vm, e->p.restitution, a_up, min_h, &vp)) {
         y[1] = vp;
         out->mode = law_mode(e, away);
         out->kind = STSL_EV_IMPACT;
         return;
     }
-    double tail = stsl_bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
+    double tail = e->stop->bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
     out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
     out->again = 1; /* it may be pulled off at once: recheck */
     if (t + tail > t) {
@@ -396,7 +399,7 @@ static void mode_from_state(stsl_element *e, double t, double *y, stsl_transitio
         forces f;
         forces_now(e, t, y, &f);
         int rest = side > 0 ? STSL_MODE_STOP_HIGH : side < 0 ? STSL_MODE_STOP_LOW : STSL_MODE_STUCK;
-        out->mode = side ? stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg)
+        out->mode = side ? e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg)
                          : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
         out->mode = confirm_slip(e, out->mode, rest, t, y);
     }
@@ -526,9 +529,8 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
             forces f;
             forces_now(e, t, y, &f);
             int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
-            out->mode =
-                law_mode(e, confirm_slip(e, stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg),
-                                         mode, t, y));
+            out->mode = law_mode(
+                e, confirm_slip(e, e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg), mode, t, y));
             if (out->mode != mode) {
                 out->kind = STSL_EV_STOP_RELEASE;
                 e->settle_at = INFINITY;
@@ -547,11 +549,6 @@ static const stsl_hmodel_ops element_ops = {
 
 /* ---- layout ------------------------------------------------------------------ */
 
-static const char *const kind_names[STSL_N_EVENT_KINDS] = {
-    "stick",        "breakaway",    "reversal",      "impact",
-    "stop_contact", "stop_release", "load_reversal", "input_step"};
-static const char *const mode_names[STSL_N_MODES] = {"STUCK",    "SLIP_POS",  "SLIP_NEG",
-                                                     "STOP_LOW", "STOP_HIGH", "SMOOTH"};
 static const char *const state_names[3] = {"x", "v", "z"};
 
 /* Names and units per domain; rotational elements are named as the seeds
@@ -591,9 +588,9 @@ static void init_layout(stsl_element *e)
                      e->cols,
                      "s",
                      STSL_N_MODES,
-                     mode_names,
+                     stsl_mode_names(),
                      STSL_N_EVENT_KINDS,
-                     kind_names};
+                     stsl_event_kind_names()};
     e->layout = l;
 }
 
@@ -611,6 +608,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
         return NULL;
     }
     e->p = *p;
+    e->stop = stsl_rigid_stop();
     e->fa = stsl_signal_create(&p->active_force, err);
     e->load = e->fa ? stsl_signal_create(&p->load, err) : NULL;
     e->base = e->load ? stsl_signal_create(&p->base_motion, err) : NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <hdf5.h>
@@ -470,6 +471,37 @@ static void test_reader_errors(void **state)
 
 /* ---- CSV, memory, tee --------------------------------------------------------- */
 
+/* The readers and the sink turn HDF5's error printing off only around
+ * their own calls: after they fail, the process's handler (what h5py or a
+ * caller's own HDF5 code relies on) is still the one it was. */
+static void test_h5_errors_stay_local(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    tu_mkdtemp(dir, sizeof dir);
+    stsl_error err;
+    stsl_h5_result r;
+    stsl_sink s;
+    H5E_auto2_t before_fn, after_fn;
+    void *before_data, *after_data;
+    assert_true(H5Eget_auto2(H5E_DEFAULT, &before_fn, &before_data) >= 0);
+    assert_non_null(before_fn); /* HDF5's default: print the stack */
+    snprintf(path, sizeof path, "%s/bad.h5", dir);
+    /* HDF5's signature, then garbage: H5Fopen itself fails. */
+    assert_int_equal(tu_write_file(path, "\x89HDF\r\n\x1a\nnot a superblock"), 0);
+    assert_int_equal(stsl_h5_read(path, &r, &err), STSL_EINPUT);
+    assert_non_null(strstr(err.msg, "cannot open the HDF5 file"));
+    /* The sink writes PATH.tmp first: a directory there makes H5Fcreate fail. */
+    snprintf(path, sizeof path, "%s/out.h5.tmp", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/out.h5", dir);
+    assert_int_equal(stsl_h5_sink_create(path, "", "0.1.0", &s, &err), STSL_EIO);
+    assert_non_null(strstr(err.msg, "HDF5 could not"));
+    assert_true(H5Eget_auto2(H5E_DEFAULT, &after_fn, &after_data) >= 0);
+    assert_ptr_equal(after_fn, before_fn);
+    assert_ptr_equal(after_data, before_data);
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -645,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_h5_streaming),
         cmocka_unit_test(test_h5_create_errors),
         cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_h5_errors_stay_local),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_tee),
