@@ -111,6 +111,8 @@ struct stsl_hsolver {
      * segment. */
     double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
     double g_cache[STSL_MAX_GUARDS], g_cache_t; /* the last guards CVODE evaluated */
+    double rate_t[STSL_MAX_GUARDS];             /* where rate[] (the sign of q's rate) holds */
+    int rate[STSL_MAX_GUARDS];
     int g_ok;
     int rhs_bad; /* the right-hand side was not finite (the step failed) */
     /* Progress guard: steps counted, and time at the window's start. */
@@ -567,8 +569,10 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
     if (!s->g_ok) { /* the segment's first step: the values at its start */
         s->stats.guard_evals++;
         s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
-        for (int i = 0; i < m->n_guards; i++)
+        for (int i = 0; i < m->n_guards; i++) {
             s->g_max[i] = 0.0;
+            s->rate_t[i] = NAN;
+        }
     }
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
@@ -583,9 +587,15 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
             ;
         else if (qb < 0.0)
             when = leave_time(s, &f, ta, tb, qa, d);
-        else if (fmin(qa, qb) <= DIP_NEAR * s->g_max[i] + touch && dense_rate(&f, ta, qa, d) < 0) {
-            double ql = dense_q(tb - d, &f);
-            if (rate_sign(qb, ql, -d) > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch);
+        else if (fmin(qa, qb) <= DIP_NEAR * s->g_max[i] + touch) {
+            /* The rate at ta is the previous step's at its end when known. */
+            int ra = s->rate_t[i] == ta ? s->rate[i] : dense_rate(&f, ta, qa, d);
+            double ql = ra < 0 ? dense_q(tb - d, &f) : NAN;
+            if (ra < 0) {
+                s->rate[i] = rate_sign(qb, ql, -d);
+                s->rate_t[i] = tb;
+            }
+            if (ra < 0 && s->rate[i] > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch);
         }
         if (when < *te || (*which < 0 && when <= *te)) *te = when, *which = i;
         s->g_last[i] = gb[i];
