@@ -61,6 +61,12 @@ static const range R_GE1 = {1.0, HUGE_VAL, 0, 1};
 static const range R_UNIT = {0.0, 1.0, 0, 0};
 static const range R_EFF_OPP = {0.0, 1.0, 1, 0};
 static const range R_LE1 = {-HUGE_VAL, 1.0, 1, 0};
+/* Lowest efficiencies accepted (see load_friction). */
+#define EFF_OPPOSING_MIN 0.01
+#define EFF_AIDING_MIN   (-100.0)
+/* Most output samples a run may produce: about 80 bytes each in the HDF5
+ * file (time, mode and up to nine columns), so 8 GB. */
+#define MAX_SAMPLES 1e8
 /* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
  * would locate events too coarsely to be worth running. */
 static const range R_RTOL = {1e-14, 1e-2, 0, 0};
@@ -823,6 +829,22 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     if (!rc) rc = load_static(&m, f);
     if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
     if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_LE1, &f->eff_aiding);
+    /* Far outside physics a load would create more friction than any drive
+     * has: (1/EtO - 1) or (1 - EtA) times the load.  The bounds allow 99
+     * and 101 times (an efficiency of 1 %, or the back-driving efficiency
+     * 2 - 1/eta of a worm gear of 1 % forward efficiency, where real ones
+     * have 20 % and more); beyond them the friction levels dwarf every
+     * other force by orders of magnitude and the run means nothing. */
+    if (!rc && f->eff_opposing < EFF_OPPOSING_MIN)
+        rc = fail(m.c, map_find(&m, "efficiency_opposing"), "friction.efficiency_opposing",
+                  "must be in [%g, 1] (got %g): a lower efficiency makes an opposing load create "
+                  "more than 99 times its magnitude as friction",
+                  EFF_OPPOSING_MIN, f->eff_opposing);
+    if (!rc && f->eff_aiding < EFF_AIDING_MIN)
+        rc = fail(m.c, map_find(&m, "efficiency_aiding"), "friction.efficiency_aiding",
+                  "must be in [%g, 1] (got %g): a lower efficiency makes an aiding load create "
+                  "more than 101 times its magnitude as friction",
+                  EFF_AIDING_MIN, f->eff_aiding);
     if (!rc) rc = load_stribeck(&m, f);
     return rc;
 }
@@ -931,6 +953,10 @@ static int load_sim(const mapr *top, stsl_config *cfg)
     int rc = map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
     if (!rc) rc = map_num(&m, "t_end", 1, 0.0, &R_POS, &o->t_end);
     if (!rc) rc = map_num(&m, "output_step", 0, 0.001, &R_NONNEG, &o->output_step);
+    if (!rc && o->output_step > 0.0 && o->t_end / o->output_step > MAX_SAMPLES)
+        rc = fail(m.c, map_find(&m, "output_step"), "simulation.output_step",
+                  "must be 0 or >= t_end / %.0e = %g (got %g: %.3g samples, about 80 bytes each)",
+                  MAX_SAMPLES, o->t_end / MAX_SAMPLES, o->output_step, o->t_end / o->output_step);
     if (!rc) rc = map_num(&m, "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
     if (!rc) rc = map_num(&m, "atol", 0, 1e-12, &R_POS, &o->atol);
     if (!rc) rc = map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
