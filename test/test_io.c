@@ -92,9 +92,9 @@ static void paths(char *dir, size_t dn, char *path, char *tmp, size_t pn)
     assert_true(dir[0] != '\0');
     /* Two directory levels that do not exist yet: create() must make them. */
     snprintf(path, pn, "%s/out/sub/run.h5", dir);
-    /* tmp has room for path plus ".tmp" (callers size it pn + 8). */
-    strcpy(tmp, path);
-    strcat(tmp, ".tmp");
+    /* tmp: the folder of the result, where its temporary file
+     * "run.h5.<pid>-<random>.tmp" lives until end(). */
+    snprintf(tmp, pn, "%s/out/sub", dir);
 }
 
 static void rm_rf(const char *dir)
@@ -130,13 +130,13 @@ static void test_h5_roundtrip(void **state)
     stsl_sink s;
     assert_int_equal(stsl_h5_sink_create(path, config_text, "0.1.0", &s, &err), STSL_OK);
     write_run(&s, 10000, 5);
-    /* Until end() only the .tmp file exists. */
-    assert_true(tu_file_exists(tmp));
+    /* Until end() only the (one) temporary file exists. */
+    assert_int_equal(tu_count_temps(tmp), 1);
     assert_false(tu_file_exists(path));
     stsl_stats st = known_stats();
     assert_int_equal(stsl_sink_end(&s, &st, 1, NULL, &err), STSL_OK);
     stsl_sink_free(&s);
-    assert_false(tu_file_exists(tmp));
+    assert_int_equal(tu_count_temps(tmp), 0);
     assert_true(tu_file_exists(path));
 
     /* Through the reader. */
@@ -271,7 +271,7 @@ static void test_h5_incomplete_and_info(void **state)
     stsl_stats st = known_stats();
     assert_int_equal(stsl_sink_end(&s, &st, 0, "solver failed at t = 2.9 s", &err), STSL_OK);
     stsl_sink_free(&s);
-    assert_false(tu_file_exists(tmp));
+    assert_int_equal(tu_count_temps(tmp), 0);
 
     stsl_h5_result r;
     assert_int_equal(stsl_h5_read(path, &r, &err), STSL_OK);
@@ -348,10 +348,10 @@ static void test_h5_destroy_without_end(void **state)
     stsl_sink s;
     assert_int_equal(stsl_h5_sink_create(path, config_text, "0.1.0", &s, &err), STSL_OK);
     write_run(&s, 5000, 1);
-    assert_true(tu_file_exists(tmp));
+    assert_int_equal(tu_count_temps(tmp), 1);
     stsl_sink_free(&s);
     assert_null(s.ops);
-    assert_false(tu_file_exists(tmp));
+    assert_int_equal(tu_count_temps(tmp), 0);
     assert_false(tu_file_exists(path));
     stsl_sink_free(&s); /* a freed sink frees again harmlessly */
     rm_rf(dir);
