@@ -28,6 +28,7 @@
 
 #include "io/config.h"
 #include "io/convergence_h5.h"
+#include "io/safe_output.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
@@ -529,7 +530,11 @@ int stsl_cli_converge(int argc, char **argv)
         fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
         return stsl_exit_code(err.code);
     }
-    rc = study(&a, &cfg, &err);
+    /* Neither output may be the configuration it reads. */
+    const char *inputs[1] = {a.config};
+    rc = stsl_output_check_inputs(a.output, inputs, 1, &err);
+    if (!rc) rc = stsl_output_check_inputs(a.h5, inputs, 1, &err);
+    if (!rc) rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
     if (rc) {
         fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
