@@ -352,8 +352,8 @@ static int read_hdf5(stsl_candidate *c, const char *const want[N_WANTED], int fr
         if (found < 0) rc = err ? err->code : STSL_EINPUT;
         if (found > 0) {
             if (nm == len[COL_T] && (c->mode = malloc(sizeof *c->mode * (size_t)(nm ? nm : 1))))
-                for (long i = 0; i < nm; i++)
-                    c->mode[i] = (int)m[i];
+                for (long i = 0; i < nm; i++) /* modes are int8 in a result: beyond, -1 */
+                    c->mode[i] = fabs(m[i]) <= 127.0 ? (int)m[i] : -1;
             else if (nm != len[COL_T])
                 rc = stsl_error_set(err, STSL_EINPUT,
                                     "%s: dataset /trajectory/mode: %ld rows, time has %ld", c->path,

@@ -35,6 +35,7 @@
 
 #include "io/config.h"
 #include "io/h5_read.h"
+#include "io/h5_sink.h"
 #include "test/testutil.h"
 
 #define EX   STSL_SOURCE_DIR "/examples/"
@@ -259,6 +260,33 @@ static void concurrent_runs(void **state)
     assert_int_equal(cli("info %s -n 0", res), 0);
     assert_non_null(strstr(out, "Status:      complete"));
     assert_non_null(strstr(out, "Samples:     200"));
+}
+
+/* Two writers of one path, interleaved in one process: each has its own
+ * temporary file; the one that ends second replaces the first's result and
+ * says so; the result is complete and readable. */
+static void replaced_output_is_reported(void **state)
+{
+    (void)state;
+    char res[512];
+    path_in(res, sizeof res, "twice.h5");
+    stsl_sink a, b;
+    stsl_error err;
+    assert_int_equal(stsl_h5_sink_create(res, "", "test", &a, &err), STSL_OK);
+    assert_int_equal(stsl_h5_sink_create(res, "", "test", &b, &err), STSL_OK);
+    assert_int_equal(tu_count_temps(dir), 2);
+    stsl_stats st = {0};
+    assert_int_equal(stsl_sink_end(&a, &st, 1, NULL, &err), STSL_OK);
+    assert_int_equal(stsl_h5_sink_replaced(&a), 0);
+    assert_int_equal(stsl_sink_end(&b, &st, 1, NULL, &err), STSL_OK);
+    assert_int_equal(stsl_h5_sink_replaced(&b), 1);
+    stsl_sink_free(&a);
+    stsl_sink_free(&b);
+    assert_int_equal(tu_count_temps(dir), 0);
+    stsl_h5_result r;
+    assert_int_equal(stsl_h5_read(res, &r, &err), STSL_OK);
+    assert_int_equal(r.complete, 1);
+    stsl_h5_result_free(&r);
 }
 
 /* Size of the largest *.tmp file in dir (0: none). */
@@ -549,6 +577,7 @@ int main(void)
         cmocka_unit_test(file_size_limit),
         cmocka_unit_test(disk_full),
         cmocka_unit_test(concurrent_runs),
+        cmocka_unit_test(replaced_output_is_reported),
         cmocka_unit_test(signals_leave_incomplete_result),
         cmocka_unit_test(config_limits),
         cmocka_unit_test(table_limits),
