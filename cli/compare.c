@@ -13,7 +13,7 @@
  * the reference's value just after the event(s), the others with the value
  * just before.
  *
- * Metric definitions: events/compare.h.  Stuck means at rest relative to
+ * Metric definitions: models/validation.h.  Stuck means at rest relative to
  * the base: modes STUCK, STOP_LOW and STOP_HIGH (a velocity-only candidate
  * cannot tell a stop from a stick), or, for samples of a smooth law (mode
  * SMOOTH) and for candidates without a mode column, |v| <= --stuck-velocity. */
@@ -27,7 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/compare.h"
+#include "cli/args.h"
+#include "models/validation.h"
 #include "io/candidate.h"
 #include "io/config.h"
 #include "io/h5_read.h"
@@ -66,6 +67,7 @@ static const char *const usage =
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
     "exit codes: 0 ok, 2 bad input (file, line and column named), 3 the reference's\n"
     "re-run failed, 1 the report could not be written\n";
+static const stsl_cli_cmd cmd = {"stickslip compare", usage};
 
 typedef struct cmp_args {
     const char *reference, *candidate, *output;
@@ -94,10 +96,7 @@ typedef struct report {
 
 static int arg_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "stickslip compare: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n%s", usage);
-    return 2;
+    return stsl_cli_usage_error(&cmd, fmt, arg);
 }
 
 static int parse_positive(const char *opt, const char *s, double *out)
@@ -106,7 +105,7 @@ static int parse_positive(const char *opt, const char *s, double *out)
     errno = 0;
     *out = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(*out) || *out < 0) {
-        fprintf(stderr, "stickslip compare: error: %s: not a number >= 0: '%s'\n", opt, s);
+        stsl_cli_error(&cmd, "%s: not a number >= 0: '%s'", opt, s);
         return 2;
     }
     return 0;
@@ -157,8 +156,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
             a->output = optarg;
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return arg_error("unknown or incomplete option: %s", argv[optind - 1]);
         }
@@ -279,12 +277,9 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
     for (long k = 0; k < mr->n_events; k++) {
         const stsl_mem_event *ev = &mr->events[k];
         if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_cmp_event *ce = &r->events[r->n_events++];
-        memset(ce, 0, sizeof *ce);
-        ce->t = ev->t;
-        snprintf(ce->kind, sizeof ce->kind, "%s",
-                 ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind] : "?");
-        ce->cls = stsl_compare_event_class(ce->kind);
+        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
+                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
+                                                                        : NULL);
     }
 done:
     stsl_sink_free(&sink);
@@ -335,11 +330,7 @@ static long candidate_events(const stsl_candidate *c, const double *t, const dou
     for (long i = 0; i < c->info->n_events; i++) {
         const stsl_h5_event *e = &c->info->events[i];
         if (e->t < t[0] || e->t > t[n - 1]) continue;
-        memset(&ev[k], 0, sizeof ev[k]);
-        ev[k].t = e->t;
-        snprintf(ev[k].kind, sizeof ev[k].kind, "%s", e->kind);
-        ev[k].cls = stsl_compare_event_class(e->kind);
-        k++;
+        stsl_compare_event_set(&ev[k++], e->t, e->kind);
     }
     *out = ev;
     return k;
@@ -388,7 +379,7 @@ static int write_json(const char *path, const report *r)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "stickslip compare: error: %s: cannot write: %s\n", path, strerror(errno));
+        stsl_cli_error(&cmd, "%s: cannot write: %s", path, strerror(errno));
         return 1;
     }
     fputs("{\n", f);
@@ -447,7 +438,7 @@ static int write_json(const char *path, const report *r)
         json_event(f, &r->cev[r->m.spurious[k]], k + 1 < r->m.n_spurious);
     fputs("  ]\n}\n", f);
     if (fclose(f) != 0) {
-        fprintf(stderr, "stickslip compare: error: %s: write failed\n", path);
+        stsl_cli_error(&cmd, "%s: write failed", path);
         return 1;
     }
     return 0;
@@ -515,7 +506,7 @@ static void print_table(const report *r)
 
 static int fail(const stsl_error *err, int code)
 {
-    fprintf(stderr, "stickslip compare: error: %s\n", err->msg);
+    stsl_cli_error(&cmd, "%s", err->msg);
     return code;
 }
 

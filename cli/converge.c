@@ -10,12 +10,14 @@
  * scheme run; the order is the least-squares slope of log(max |x error|)
  * against log(step).
  *
- * Events of a scheme run are matched to the reference's by kind, greedily
- * in time order, within a window of EVENT_WINDOW_STEPS steps: a fixed-step
- * scheme notices an event up to one step late and its phase error moves
- * later events by a few steps more; a reference event with no scheme event
- * of its kind inside the window is missed, a scheme event left over is
- * spurious. */
+ * Errors, event matching and the order fit are the validation metrics of
+ * models/validation.h, the same as `stickslip compare`'s: events of a scheme
+ * run are matched to the reference's by class, closest pairs first, within
+ * STSL_CMP_WINDOW_STEPS (5) median steps of the scheme run (its step h): a
+ * fixed-step scheme notices an event up to one step late and its phase
+ * error moves later events by a few steps more; a reference event left
+ * without a partner is missed, a scheme event left over is spurious.  So
+ * `compare` of the same reference and scheme result gives the same counts. */
 #include "cli/converge.h"
 
 #include <errno.h>
@@ -26,22 +28,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/args.h"
 #include "io/config.h"
 #include "io/convergence_h5.h"
 #include "io/safe_output.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
+#include "models/validation.h"
 #include "solver/hybrid.h"
 
-#define MAX_SETS  256
 #define MAX_STEPS 64
 /* Timed runs are repeated until they add up to this or REPEATS_MAX runs,
  * and the median is reported: short runs are dominated by timer noise. */
 #define TIMING_BUDGET_S 0.3
 #define REPEATS_MAX     5
-/* See the file comment. */
-#define EVENT_WINDOW_STEPS 10.0
 
 static const char *const usage =
     "usage: stickslip converge CONFIG --scheme S --steps H1,H2,... [-o TABLE.csv] [--h5 OUT.h5]\n"
@@ -52,7 +53,8 @@ static const char *const usage =
     "scheme's time points at the configuration's tolerances.  Prints, per step, the\n"
     "max and RMS error of x, the max error of v, the error of x at t_end, the wall time\n"
     "(median of up to 5 runs without output), the RHS (force) evaluations, the events\n"
-    "missed and invented against the reference (same kind within 10 steps), and the\n"
+    "missed and invented against the reference (as compare matches them: same class,\n"
+    "closest first, within 5 steps), and the\n"
     "fitted order of convergence; then the reference's own cost.\n"
     "\n"
     "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
@@ -62,10 +64,11 @@ static const char *const usage =
     "                      or an existing one gets its /convergence replaced)\n"
     "  --set KEY=VALUE     override a configuration key (repeatable)\n"
     "  -h, --help          this help\n";
+static const stsl_cli_cmd cmd = {"stickslip converge", usage};
 
 typedef struct conv_args {
     const char *config, *output, *h5, *scheme;
-    const char *sets[MAX_SETS + 2];
+    const char *sets[STSL_CLI_MAX_SETS + 2];
     int n_sets;
     double steps[MAX_STEPS];
     int n_steps;
@@ -73,8 +76,7 @@ typedef struct conv_args {
 
 static int arg_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "stickslip converge: error: %s%s\n", what, arg ? arg : "");
-    return 2;
+    return stsl_cli_error(&cmd, "%s%s", what, arg ? arg : "");
 }
 
 /* "1e-2,5e-3": finite numbers > 0, at least two distinct. */
@@ -89,9 +91,7 @@ static int parse_steps(const char *s, conv_args *a)
         errno = 0;
         double h = strtod(tok, &end);
         if (end == tok || *end || errno || !isfinite(h) || !(h > 0.0)) {
-            fprintf(stderr,
-                    "stickslip converge: error: --steps: '%s' is not a step (a number > 0, s)\n",
-                    tok);
+            stsl_cli_error(&cmd, "--steps: '%s' is not a step (a number > 0, s)", tok);
             return 2;
         }
         if (a->n_steps == MAX_STEPS) return arg_error("--steps: more than 64 steps", NULL);
@@ -134,12 +134,10 @@ static int parse_args(int argc, char **argv, conv_args *a)
             a->h5 = optarg;
             break;
         case 's':
-            if (a->n_sets == MAX_SETS) return arg_error("too many --set options", NULL);
-            a->sets[a->n_sets++] = optarg;
+            rc = stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg);
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return arg_error("unknown or incomplete option: ", argv[optind - 1]);
         }
@@ -311,65 +309,60 @@ static double *union_times(trace *runs, int n, long *count)
  * its times); fails if a time point is missing from the reference. */
 static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
 {
-    double sum = 0.0;
+    double *xr = malloc(sizeof *xr * (size_t)(s->n + 1));
+    double *vr = malloc(sizeof *vr * (size_t)(s->n + 1));
+    int rc = xr && vr ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     long j = 0;
-    r->max_x = r->max_v = 0.0;
-    for (long i = 0; i < s->n; i++) {
+    for (long i = 0; !rc && i < s->n; i++) {
         while (j < ref->n && ref->t[j] < s->t[i])
             j++;
         if (j == ref->n || ref->t[j] != s->t[i])
-            return stsl_error_set(err, STSL_EMODEL,
-                                  "the reference has no sample at t = %.17g s of the step %g run",
-                                  s->t[i], r->h);
-        double ex = s->x[i] - ref->x[j], ev = s->v[i] - ref->v[j];
-        r->max_x = fmax(r->max_x, fabs(ex));
-        r->max_v = fmax(r->max_v, fabs(ev));
-        sum += ex * ex;
-        if (i == s->n - 1) r->final_x = ex;
+            rc = stsl_error_set(err, STSL_EMODEL,
+                                "the reference has no sample at t = %.17g s of the step %g run",
+                                s->t[i], r->h);
+        else
+            xr[i] = ref->x[j], vr[i] = ref->v[j];
     }
-    r->rms_x = s->n ? sqrt(sum / (double)s->n) : 0.0;
-    return STSL_OK;
+    if (!rc) {
+        stsl_cmp_errors e;
+        stsl_compare_errors(s->t, xr, vr, s->x, s->v, s->n, &e);
+        r->max_x = e.max_abs_x;
+        r->rms_x = e.rms_x;
+        r->max_v = e.max_abs_v;
+        r->final_x = e.final_x;
+    }
+    free(xr);
+    free(vr);
+    return rc;
 }
 
-/* Greedy matching by kind within the window (see the file comment). */
-static void match_events(const trace *s, const trace *ref, double window, row *r)
+/* The events of a trace as the validation metrics see them. */
+static stsl_cmp_event *trace_events(const trace *tr)
 {
-    char *used = calloc((size_t)(s->n_ev > 0 ? s->n_ev : 1), 1);
-    long matched = 0;
-    r->max_dt = 0.0;
-    for (long i = 0; used && i < ref->n_ev; i++) {
-        long best = -1;
-        for (long j = 0; j < s->n_ev; j++) {
-            double d = fabs(s->ev_t[j] - ref->ev_t[i]);
-            if (!used[j] && s->ev_kind[j] == ref->ev_kind[i] && d <= window &&
-                (best < 0 || d < fabs(s->ev_t[best] - ref->ev_t[i])))
-                best = j;
-        }
-        if (best >= 0) {
-            used[best] = 1;
-            matched++;
-            r->max_dt = fmax(r->max_dt, fabs(s->ev_t[best] - ref->ev_t[i]));
-        }
-    }
-    free(used);
-    r->missed = ref->n_ev - matched;
-    r->spurious = s->n_ev - matched;
+    stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(tr->n_ev + 1));
+    for (long k = 0; ev && k < tr->n_ev; k++)
+        stsl_compare_event_set(&ev[k], tr->ev_t[k], tr->kind_names[tr->ev_kind[k]]);
+    return ev;
 }
 
-/* Least-squares slope of log(err) against log(h) over rows with err > 0. */
-static double fit_order(const row *rows, int n, int *used)
+/* Events matched as `compare` matches them (see the file comment). */
+static int match_events(const trace *s, const trace *ref, row *r, stsl_error *err)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (!(rows[i].max_x > 0.0)) continue;
-        double x = log(rows[i].h), y = log(rows[i].max_x);
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
-        m++;
+    stsl_cmp_event *se = trace_events(s), *re = trace_events(ref);
+    stsl_cmp_matching m;
+    int rc = se && re
+                 ? stsl_compare_match_events(re, ref->n_ev, se, s->n_ev,
+                                             stsl_compare_default_event_window(s->t, s->n), &m, err)
+                 : stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
+    if (!rc) {
+        r->missed = m.n_missed;
+        r->spurious = m.n_spurious;
+        r->max_dt = m.max_abs_dt;
+        stsl_compare_matching_free(&m);
     }
-    *used = m;
-    double den = m * sxx - sx * sx;
-    return m >= 2 && den > 0.0 ? (m * sxy - sx * sy) / den : NAN;
+    free(se);
+    free(re);
+    return rc;
 }
 
 static int write_csv(const char *path, const row *rows, int n, double order, const char *xu,
@@ -398,8 +391,9 @@ static void print_table(const conv_args *a, const stsl_config *cfg, const row *r
     char hx[32], hv[32];
     printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %g\n", a->config,
            a->scheme, cfg->sim.rtol, cfg->sim.atol);
-    printf("errors at every step point; events matched by kind within %g steps\n\n",
-           EVENT_WINDOW_STEPS);
+    printf("errors at every step point; events matched as by compare (by class, closest first, "
+           "within %g steps)\n\n",
+           STSL_CMP_WINDOW_STEPS);
     snprintf(hx, sizeof hx, "[%s]", xu);
     snprintf(hv, sizeof hv, "[%s]", vu);
     printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s  %6s  %8s\n", "step", "max|x err|",
@@ -457,7 +451,7 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
     }
     for (int i = 0; !rc && i < n; i++) {
         rc = errors(&runs[i], &ref, &rows[i], err);
-        match_events(&runs[i], &ref, EVENT_WINDOW_STEPS * rows[i].h, &rows[i]);
+        if (!rc) rc = match_events(&runs[i], &ref, &rows[i], err);
     }
     if (!rc) {
         stsl_element *el = stsl_element_create(&cfg->element, err);
@@ -465,7 +459,10 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
         const char *xu = l ? l->cols[STSL_COL_X].units : "",
                    *vu = l ? l->cols[STSL_COL_V].units : "";
         int used;
-        double order = fit_order(rows, n, &used);
+        double hs[MAX_STEPS], ex[MAX_STEPS];
+        for (int i = 0; i < n; i++)
+            hs[i] = rows[i].h, ex[i] = rows[i].max_x;
+        double order = stsl_compare_fit_order(hs, ex, n, &used);
         print_table(a, cfg, rows, n, order, used, &ref_st, ref_wall, xu, vu);
         if (a->output) rc = write_csv(a->output, rows, n, order, xu, vu, err);
         if (!rc && a->h5) {
@@ -526,19 +523,12 @@ int stsl_cli_converge(int argc, char **argv)
     a.sets[a.n_sets++] = step_set;
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
-        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
     /* Neither output may be the configuration it reads. */
     const char *inputs[1] = {a.config};
     rc = stsl_output_check_inputs(a.output, inputs, 1, &err);
     if (!rc) rc = stsl_output_check_inputs(a.h5, inputs, 1, &err);
     if (!rc) rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
-    if (rc) {
-        fprintf(stderr, "stickslip converge: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
-    return 0;
+    return rc ? stsl_cli_fail(&cmd, &err) : 0;
 }

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "io/config.h"
 #include "io/safe_output.h"
 #include "models/friction.h"
 #include "models/signal.h"
 #include "models/smooth_friction.h"
 
-#define MAX_SETS 256
 /* Default range: this many velocity scales of the law on each side. */
 #define SCALES_SHOWN   5.0
 #define DEFAULT_POINTS 201
@@ -41,10 +41,11 @@ static const char *const usage =
     "  --n N                   number of velocities, >= 2 (default 201)\n"
     "  --set KEY=VALUE         override a configuration key (repeatable)\n"
     "  -h, --help              this help\n";
+static const stsl_cli_cmd cmd = {"stickslip curve", usage};
 
 typedef struct curve_args {
     const char *config, *output;
-    const char *sets[MAX_SETS];
+    const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, have_vmin, have_vmax;
     double vmin, vmax;
     long n;
@@ -52,8 +53,7 @@ typedef struct curve_args {
 
 static int arg_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "stickslip curve: error: %s%s\n", what, arg ? arg : "");
-    return 2;
+    return stsl_cli_error(&cmd, "%s%s", what, arg ? arg : "");
 }
 
 static int parse_number(const char *opt, const char *s, double *out)
@@ -62,7 +62,7 @@ static int parse_number(const char *opt, const char *s, double *out)
     errno = 0;
     *out = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(*out)) {
-        fprintf(stderr, "stickslip curve: error: %s: not a finite number: '%s'\n", opt, s);
+        stsl_cli_error(&cmd, "%s: not a finite number: '%s'", opt, s);
         return 2;
     }
     return 0;
@@ -103,12 +103,10 @@ static int parse_args(int argc, char **argv, curve_args *a)
             a->n = (long)n;
             break;
         case 's':
-            if (a->n_sets == MAX_SETS) return arg_error("too many --set options", NULL);
-            a->sets[a->n_sets++] = optarg;
+            rc = stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg);
             break;
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return arg_error("unknown or incomplete option: ", argv[optind - 1]);
         }
@@ -199,18 +197,14 @@ int stsl_cli_curve(int argc, char **argv)
     if (rc) return rc < 0 ? 0 : rc;
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
-        fprintf(stderr, "stickslip: error: %s\n", err.msg);
-        return stsl_exit_code(err.code);
-    }
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
     const stsl_friction_params *p = &cfg.element.friction;
     double vmax =
         a.have_vmax ? a.vmax : (a.have_vmin && a.vmin >= 0 ? a.vmin + 1.0 : default_vmax(p));
     double vmin = a.have_vmin ? a.vmin : -vmax;
     if (!(vmin < vmax)) {
         stsl_config_free(&cfg);
-        fprintf(stderr, "stickslip curve: error: --vmin (%g) must be below --vmax (%g)\n", vmin,
-                vmax);
+        stsl_cli_error(&cmd, "--vmin (%g) must be below --vmax (%g)", vmin, vmax);
         return 2;
     }
     const char *inputs[1] = {a.config};
@@ -226,15 +220,14 @@ int stsl_cli_curve(int argc, char **argv)
     }
     FILE *f = a.output ? fopen(a.output, "w") : stdout;
     if (!f) {
-        fprintf(stderr, "stickslip curve: error: cannot write %s: %s\n", a.output, strerror(errno));
+        stsl_cli_error(&cmd, "cannot write %s: %s", a.output, strerror(errno));
         stsl_config_free(&cfg);
         return 1;
     }
     write_curve(f, p, load, vmin, vmax, a.n);
     rc = (a.output ? fclose(f) : fflush(f)) != 0;
     if (rc)
-        fprintf(stderr, "stickslip curve: error: writing %s failed\n",
-                a.output ? a.output : "stdout");
+        stsl_cli_error(&cmd, "writing %s failed", a.output ? a.output : "stdout");
     else if (a.output)
         fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a.output, a.n,
                 stsl_law_name(p->law));

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/compare.h"
 #include "cli/converge.h"
 #include "cli/curve.h"
@@ -26,8 +27,6 @@
 #include "models/run.h"
 #include "solver/hybrid.h"
 #include "stsl_version.h"
-
-#define MAX_SETS 256
 
 static const char *const main_usage =
     "usage: stickslip <command> [options]\n"
@@ -82,25 +81,24 @@ static const char *const info_usage =
     "  -n, --events N        list at most N events (default 50; -1 for all)\n"
     "  -h, --help            this help\n";
 
+static const stsl_cli_cmd cmd_main = {"stickslip", main_usage};
+
 static int error_exit(const stsl_error *err)
 {
-    fprintf(stderr, "stickslip: error: %s\n", err->msg);
-    return stsl_exit_code(err->code);
+    return stsl_cli_fail(&cmd_main, err);
 }
 
 static int usage_error(const char *usage, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "stickslip: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n%s", usage);
-    return 2;
+    stsl_cli_cmd cmd = {"stickslip", usage};
+    return stsl_cli_usage_error(&cmd, fmt, arg);
 }
 
 /* ---- run ------------------------------------------------------------------ */
 
 typedef struct run_args {
     const char *config, *output, *csv;
-    const char *sets[MAX_SETS];
+    const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, quiet, print;
     long max_events;
 } run_args;
@@ -196,6 +194,7 @@ static int check_outputs(const run_args *a, const stsl_config *cfg, const char *
 
 static int parse_common(int argc, char **argv, const char *usage, run_args *a)
 {
+    stsl_cli_cmd cmd = {"stickslip", usage};
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
         {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
@@ -215,8 +214,7 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
             a->csv = optarg;
             break;
         case 's':
-            if (a->n_sets == MAX_SETS) return usage_error(usage, "too many --set options%s", "");
-            a->sets[a->n_sets++] = optarg;
+            if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
             break;
         case 'q':
             a->quiet = 1;
@@ -232,8 +230,7 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
             break;
         }
         case 'h':
-            fputs(usage, stdout);
-            return -1;
+            return stsl_cli_help(&cmd);
         default:
             return usage_error(usage, "unknown or incomplete option: %s", argv[optind - 1]);
         }
@@ -295,7 +292,7 @@ static int cmd_check(int argc, char **argv)
         free(yaml);
     } else {
         printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
-               cfg.element.friction.law == STSL_LAW_STRIBECK ? "stribeck" : "coulomb");
+               stsl_law_name(cfg.element.friction.law));
     }
     stsl_config_free(&cfg);
     return 0;
@@ -323,7 +320,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        fputs(main_usage, stdout);
+        stsl_cli_help(&cmd_main);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
@@ -337,6 +334,5 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare")) return stsl_cli_compare(argc - 1, argv + 1);
-    fprintf(stderr, "stickslip: error: unknown command '%s'\n\n%s", cmd, main_usage);
-    return 2;
+    return stsl_cli_usage_error(&cmd_main, "unknown command '%s'", cmd);
 }

@@ -8,12 +8,15 @@
  *   STOP_HIGH 0: F_n + F_S(-1) falling (release into SLIP_NEG)
  *   SMOOTH    0: x - x_max rising   1: x - x_min falling (smooth laws: impacts only;
  *             their static limits at a stop are 0)
+ * (x - x_max, x - x_min: the rigid stop's contact guard; another kind of
+ * stop supplies its own through stsl_end_stop_ops.guard.)
  * An absent stop or a load that never changes gives a constant 1 (never
  * crosses), so that CVODE sees no root that sits at zero. */
 #ifndef STSL_GUARDS_H
 #define STSL_GUARDS_H
 
-#include "solver/hybrid.h"
+#include "events/end_stop.h"
+#include "events/modes.h"
 
 enum {
     STSL_G_BREAK_POS = 0,
@@ -33,10 +36,8 @@ typedef struct stsl_guard_in {
     double x_min, x_max;
     int has_stops;
     int load_varies;
+    const stsl_end_stop_ops *stop; /* the stops' kind (stsl_rigid_stop()) */
 } stsl_guard_in;
-
-/* The six mode descriptions (names, frozen flags, guard directions). */
-const stsl_mode_desc *stsl_element_modes(void);
 
 /* Guard values of `mode` into g; returns the number of guards. */
 int stsl_guards_eval(int mode, const stsl_guard_in *in, double *g);

@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-#include "models/element.h"
+#include "events/modes.h"
 
 int stsl_decide_rest(double fn, double fs_pos, double fs_neg)
 {

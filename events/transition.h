@@ -3,7 +3,7 @@
  *
  * Conventions: F_n is the non-friction net force along +x; fs_pos = F_S(+1)
  * and fs_neg = F_S(-1) are the static limits (magnitudes, >= 0).  Modes and
- * event kinds are those of models/element.h. */
+ * event kinds are those of events/modes.h. */
 #ifndef STSL_TRANSITION_H
 #define STSL_TRANSITION_H
 

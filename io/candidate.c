@@ -14,7 +14,7 @@
 #include <hdf5.h>
 
 #include "io/h5_bounds.h"
-#include "io/h5_error.h"
+#include "io/h5_types.h"
 #include "io/text_input.h"
 
 /* Indices of the columns in the order t, x, v, friction. */
@@ -321,7 +321,6 @@ static int read_hdf5(stsl_candidate *c, const char *const want[N_WANTED], int fr
         free(info);
         c->format = STSL_CAND_HDF5;
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
         char desc[512];
@@ -389,10 +388,11 @@ int stsl_candidate_read(const char *path, const stsl_cand_columns *cols, stsl_ca
         return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return stsl_error_set(err, STSL_EINPUT, "%s: is a directory, not a trajectory file", path);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    int rc = H5Fis_hdf5(path) > 0
-                 ? read_hdf5(c, want, cols->friction != NULL, err)
-                 : (c->format = STSL_CAND_CSV, read_csv(c, want, cols->friction != NULL, err));
+    /* HDF5's stack dump is off only around our own calls (h5_types.h). */
+    int rc;
+    STSL_H5_QUIET(rc, H5Fis_hdf5(path) > 0 ? read_hdf5(c, want, cols->friction != NULL, err)
+                                           : (c->format = STSL_CAND_CSV,
+                                              read_csv(c, want, cols->friction != NULL, err)));
     if (rc) stsl_candidate_free(c);
     return rc;
 }

@@ -514,8 +514,7 @@ static const sig_kind SIGNALS[] = {
 #undef P
 #define N_SIGNALS ((int)(sizeof SIGNALS / sizeof SIGNALS[0]))
 
-static const char *const SIGNAL_NAMES[] = {"constant",      "step",         "ramp",  "sine",
-                                           "janecek_chirp", "linear_chirp", "table", NULL};
+#define SIGNAL_NAMES (stsl_signal_type_names())
 static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
 
 static const sig_kind *kind_of(stsl_signal_type t)
@@ -636,9 +635,8 @@ static const char *const SIM_KEYS[] = {
     "t_end",  "rtol",   "atol", "output_step",  "max_events",
     "method", "scheme", "step", "karnopp_band", "regularisation_velocity",
     NULL};
-/* Same order as stsl_scheme_kind. */
-static const char *const SCHEME_NAMES[] = {"event_driven", "karnopp", "fixed_step_hybrid",
-                                           "smooth_rk4", NULL};
+/* The models' own name tables, index = enum value (one definition each). */
+#define SCHEME_NAMES (stsl_scheme_names())
 /* Karnopp's band dv and the tanh scale v_reg of smooth_rk4 on a hybrid law,
  * in velocity units.  The band must be wider than the velocity change of
  * one step near rest, h |a| / 2, or the scheme steps over it and misses the
@@ -653,9 +651,8 @@ static const char *const SCHEME_NAMES[] = {"event_driven", "karnopp", "fixed_ste
 static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", NULL};
 static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
-/* Same order as stsl_law. */
-static const char *const LAW_NAMES[] = {"coulomb",  "stribeck",   "simscape", "20sim_c", "20sim_v",
-                                        "20sim_cv", "20sim_scvs", "lugre",    NULL};
+/* The models' own name table, index = stsl_law. */
+#define LAW_NAMES (stsl_law_names())
 
 /* A parameter of a smooth law: the seed's name, where it goes, its range. */
 typedef struct law_param {

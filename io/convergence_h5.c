@@ -6,52 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "io/h5_error.h"
-
-static int h5_fail(stsl_error *err, const char *file, const char *what)
-{
-    char desc[512];
-    stsl_h5_last_error(desc, sizeof desc);
-    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s", file, what,
-                          desc[0] ? ": " : "", desc);
-}
-
-static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
-{
-    int rc = -1;
-    hid_t space = H5Screate(H5S_SCALAR), a = -1;
-    if (space < 0) return -1;
-    if ((a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-        H5Awrite(a, mtype, val) >= 0)
-        rc = 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    return rc;
-}
-
-/* Variable-length UTF-8 string attribute (h5py reads it as str). */
-static int put_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0) return -1;
-    int rc = -1;
-    const char *p = value ? value : "";
-    if (H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0)
-        rc = put_attr(obj, name, t, t, &p);
-    H5Tclose(t);
-    return rc;
-}
-
-static int put_f64(hid_t obj, const char *name, double v)
-{
-    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
-}
-
-static int put_i64(hid_t obj, const char *name, long v)
-{
-    int64_t x = v;
-    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &x);
-}
+#include "io/h5_types.h"
 
 /* A 1-D dataset of n values from `data` (memory type mtype), with units. */
 static int put_column(hid_t g, const char *name, hid_t ftype, hid_t mtype, int n, const void *data,
@@ -63,7 +18,7 @@ static int put_column(hid_t g, const char *name, hid_t ftype, hid_t mtype, int n
     if (space < 0) return -1;
     if ((d = H5Dcreate2(g, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
         (n == 0 || H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0) &&
-        put_str(d, "units", units) >= 0)
+        stsl_h5_put_attr_str(d, "units", units) >= 0)
         rc = 0;
     if (d >= 0) H5Dclose(d);
     H5Sclose(space);
@@ -93,18 +48,19 @@ static int write_group(hid_t g, const stsl_convergence_table *t)
     if (put_column(g, "wall_seconds", F, M, n, t->wall_seconds, "s") < 0) return -1;
     if (put_longs(g, "rhs_evals", n, t->rhs_evals) < 0) return -1;
     if (put_longs(g, "events", n, t->events) < 0) return -1;
-    if (put_f64(g, "order", t->order) < 0 || put_str(g, "scheme", t->scheme) < 0 ||
-        put_str(g, "config", t->config_yaml) < 0)
+    if (stsl_h5_put_attr_f64(g, "order", t->order) < 0 ||
+        stsl_h5_put_attr_str(g, "scheme", t->scheme) < 0 ||
+        stsl_h5_put_attr_str(g, "config", t->config_yaml) < 0)
         return -1;
-    if (put_f64(g, "reference_wall_seconds", t->reference_wall_seconds) < 0 ||
-        put_i64(g, "reference_rhs_evals", t->reference_rhs_evals) < 0 ||
-        put_i64(g, "reference_steps", t->reference_steps) < 0 ||
-        put_i64(g, "reference_events", t->reference_events) < 0)
+    if (stsl_h5_put_attr_f64(g, "reference_wall_seconds", t->reference_wall_seconds) < 0 ||
+        stsl_h5_put_attr_i64(g, "reference_rhs_evals", t->reference_rhs_evals) < 0 ||
+        stsl_h5_put_attr_i64(g, "reference_steps", t->reference_steps) < 0 ||
+        stsl_h5_put_attr_i64(g, "reference_events", t->reference_events) < 0)
         return -1;
     return 0;
 }
 
-int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err)
+static int write_table(const char *path, const stsl_convergence_table *t, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t f = -1, g = -1;
@@ -114,16 +70,24 @@ int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t,
                                     : H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     }
     H5E_END_TRY
-    if (f < 0) return h5_fail(err, path, "open or create the file");
+    if (f < 0) return stsl_h5_fail(err, path, "open or create the file");
     htri_t ex = H5Lexists(f, "convergence", H5P_DEFAULT);
     if (ex > 0 && H5Ldelete(f, "convergence", H5P_DEFAULT) < 0)
-        rc = h5_fail(err, path, "replace /convergence");
+        rc = stsl_h5_fail(err, path, "replace /convergence");
     else if (ex < 0)
-        rc = h5_fail(err, path, "look for /convergence");
+        rc = stsl_h5_fail(err, path, "look for /convergence");
     if (!rc && (g = H5Gcreate2(f, "convergence", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        rc = h5_fail(err, path, "create /convergence");
-    if (!rc && write_group(g, t) < 0) rc = h5_fail(err, path, "write /convergence");
+        rc = stsl_h5_fail(err, path, "create /convergence");
+    if (!rc && write_group(g, t) < 0) rc = stsl_h5_fail(err, path, "write /convergence");
     if (g >= 0) H5Gclose(g);
-    if (H5Fclose(f) < 0 && !rc) rc = h5_fail(err, path, "close the file");
+    if (H5Fclose(f) < 0 && !rc) rc = stsl_h5_fail(err, path, "close the file");
+    return rc;
+}
+
+/* HDF5's stack dump is off only around our own calls (h5_types.h). */
+int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, write_table(path, t, err));
     return rc;
 }

@@ -14,7 +14,7 @@
 #include <hdf5.h>
 
 #include "io/h5_bounds.h"
-#include "io/h5_error.h"
+#include "io/h5_types.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -33,8 +33,6 @@ static int bad(stsl_error *err, const char *file, const char *what)
 static hid_t open_file(const char *path, stsl_error *err)
 {
     struct stat st;
-    /* Our messages say what went wrong; HDF5's stack dump would only repeat it. */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (!path || stat(path, &st) != 0) {
         stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path ? path : "(null)",
                        strerror(errno));
@@ -273,33 +271,18 @@ done:
     return rc;
 }
 
-/* The memory type of stsl_h5_event; HDF5 matches compound members by name
+/* The memory layout of stsl_h5_event; HDF5 matches compound members by name
  * and converts int8 to int and the 16-byte null-padded kind to char[24]. */
-static hid_t event_mtype(void)
-{
-    hid_t c = -1, s = H5Tcopy(H5T_C_S1);
-    if (s < 0) return -1;
-    if (H5Tset_size(s, sizeof((stsl_h5_event *)0)->kind) < 0 ||
-        H5Tset_strpad(s, H5T_STR_NULLTERM) < 0 ||
-        (c = H5Tcreate(H5T_COMPOUND, sizeof(stsl_h5_event))) < 0)
-        goto err;
-    if (H5Tinsert(c, "t", offsetof(stsl_h5_event, t), H5T_NATIVE_DOUBLE) < 0 ||
-        H5Tinsert(c, "kind", offsetof(stsl_h5_event, kind), s) < 0 ||
-        H5Tinsert(c, "mode_before", offsetof(stsl_h5_event, mode_before), H5T_NATIVE_INT) < 0 ||
-        H5Tinsert(c, "mode_after", offsetof(stsl_h5_event, mode_after), H5T_NATIVE_INT) < 0 ||
-        H5Tinsert(c, "x", offsetof(stsl_h5_event, x), H5T_NATIVE_DOUBLE) < 0 ||
-        H5Tinsert(c, "v_before", offsetof(stsl_h5_event, v_before), H5T_NATIVE_DOUBLE) < 0 ||
-        H5Tinsert(c, "v_after", offsetof(stsl_h5_event, v_after), H5T_NATIVE_DOUBLE) < 0 ||
-        H5Tinsert(c, "net_force", offsetof(stsl_h5_event, net_force), H5T_NATIVE_DOUBLE) < 0 ||
-        H5Tinsert(c, "friction", offsetof(stsl_h5_event, friction), H5T_NATIVE_DOUBLE) < 0)
-        goto err;
-    H5Tclose(s);
-    return c;
-err:
-    if (c >= 0) H5Tclose(c);
-    H5Tclose(s);
-    return -1;
-}
+static const stsl_h5_event_layout event_layout = {
+    sizeof(stsl_h5_event),
+    {offsetof(stsl_h5_event, t), offsetof(stsl_h5_event, kind),
+     offsetof(stsl_h5_event, mode_before), offsetof(stsl_h5_event, mode_after),
+     offsetof(stsl_h5_event, x), offsetof(stsl_h5_event, v_before),
+     offsetof(stsl_h5_event, v_after), offsetof(stsl_h5_event, net_force),
+     offsetof(stsl_h5_event, friction)},
+    sizeof(int),
+    sizeof((stsl_h5_event *)0)->kind,
+    H5T_STR_NULLTERM};
 
 static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
@@ -320,7 +303,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", p, n);
         goto done;
     }
-    if ((mt = event_mtype()) < 0 || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0)
+    if ((mt = stsl_h5_event_type(&event_layout)) < 0 ||
+        H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0)
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "
                  "v_before, v_after, net_force, friction)");
@@ -374,7 +358,7 @@ done:
 
 /* ---- public ----------------------------------------------------------------- */
 
-int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
+static int read_result(const char *path, stsl_h5_result *res, stsl_error *err)
 {
     int rc;
     memset(res, 0, sizeof *res);
@@ -404,7 +388,7 @@ void stsl_h5_result_free(stsl_h5_result *res)
     res->n_events = 0;
 }
 
-int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
+static int read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t d = -1, t = -1;
@@ -448,6 +432,22 @@ done:
     if (t >= 0) H5Tclose(t);
     if (d >= 0) H5Dclose(d);
     H5Fclose(f);
+    return rc;
+}
+
+/* Our messages say what went wrong; HDF5's stack dump would only repeat it
+ * (and is turned off only around our own calls, h5_types.h). */
+int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, read_result(path, res, err));
+    return rc;
+}
+
+int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, read_column(path, name, data, n, err));
     return rc;
 }
 

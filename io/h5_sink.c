@@ -16,7 +16,7 @@
 
 #include <hdf5.h>
 
-#include "io/h5_error.h"
+#include "io/h5_types.h"
 #include "io/safe_output.h"
 
 /* Rows per chunk and per in-memory block.  4096 float64 rows make 32 KiB
@@ -26,8 +26,6 @@
 /* Events are rare compared with samples; a smaller block keeps the buffer
  * at ~17 KiB. */
 #define EV_BLOCK 256
-/* Width of the fixed-length `kind` member of /events (null-padded). */
-#define KIND_LEN 16
 /* Size of HDF5's metadata cache (chunk index nodes, object headers). */
 #define MDC_BYTES (64 * 1024)
 /* Longest mode name kept for the /stats attribute names. */
@@ -36,7 +34,7 @@
 /* One /events row in memory. */
 typedef struct h5_event {
     double t;
-    char kind[KIND_LEN];
+    char kind[STSL_H5_KIND_LEN];
     int8_t mode_before, mode_after;
     double x, v_before, v_after, net_force, friction;
 } h5_event;
@@ -65,78 +63,6 @@ typedef struct h5_sink {
 } h5_sink;
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
-
-/* Turn the current HDF5 error into STSL_EIO naming the file and operation.
- * Must be called right after the failing call: the next API call clears
- * HDF5's error stack. */
-static int h5_fail(stsl_error *err, const char *file, const char *what)
-{
-    /* A full disk or a file-size limit is the usual cause: say which
-     * (HDF5's own message does not). */
-    int e = errno;
-    int space = e == ENOSPC || e == EFBIG || e == EDQUOT;
-    char desc[512];
-    stsl_h5_last_error(desc, sizeof desc);
-    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s%s%s", file, what,
-                          desc[0] ? ": " : "", desc, space ? ": " : "", space ? strerror(e) : "");
-}
-
-static hid_t vlen_str_type(void)
-{
-    /* Variable-length UTF-8: h5py returns these attributes as str. */
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0) return t;
-    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-/* Create or overwrite a scalar attribute of type `ftype`, written from
- * `mtype` memory.  Returns 0 or -1 with HDF5's error stack set. */
-static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
-{
-    int rc = -1;
-    hid_t space = -1, a = -1;
-    htri_t ex = H5Aexists(obj, name);
-    if (ex < 0) return -1;
-    if (ex > 0 && H5Adelete(obj, name) < 0) return -1;
-    if ((space = H5Screate(H5S_SCALAR)) < 0) goto err;
-    if ((a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
-    if (H5Awrite(a, mtype, val) < 0) goto err;
-    rc = 0;
-err:
-    if (a >= 0) H5Aclose(a);
-    if (space >= 0) H5Sclose(space);
-    return rc;
-}
-
-static int put_attr_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = vlen_str_type();
-    if (t < 0) return -1;
-    const char *p = value ? value : "";
-    int rc = put_attr(obj, name, t, t, &p);
-    H5Tclose(t);
-    return rc;
-}
-
-static int put_attr_int(hid_t obj, const char *name, int value)
-{
-    return put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
-}
-
-static int put_attr_i64(hid_t obj, const char *name, long value)
-{
-    int64_t v = value;
-    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
-}
-
-static int put_attr_f64(hid_t obj, const char *name, double value)
-{
-    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
-}
 
 /* An empty, chunked, unlimited 1-D dataset. */
 static hid_t make_ext_dataset(hid_t loc, const char *name, hid_t ftype, hsize_t chunk)
@@ -178,45 +104,15 @@ err:
     return rc;
 }
 
-/* The /events compound type.  `packed` gives the file type (little-endian,
- * no padding, the same on every machine); otherwise the native memory type
- * of h5_event. */
-static hid_t event_type(int packed)
-{
-    hid_t c = -1, s = -1;
-    hid_t f64 = packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-    hid_t i8 = packed ? H5T_STD_I8LE : H5T_NATIVE_INT8;
-    if ((s = H5Tcopy(H5T_C_S1)) < 0) return -1;
-    if (H5Tset_size(s, KIND_LEN) < 0 || H5Tset_strpad(s, H5T_STR_NULLPAD) < 0) goto err;
-    if ((c = H5Tcreate(H5T_COMPOUND, packed ? 8 * 6 + KIND_LEN + 2 : sizeof(h5_event))) < 0)
-        goto err;
-    struct {
-        const char *name;
-        hid_t type;
-        size_t size, off;
-    } m[] = {
-        {"t", f64, 8, offsetof(h5_event, t)},
-        {"kind", s, KIND_LEN, offsetof(h5_event, kind)},
-        {"mode_before", i8, 1, offsetof(h5_event, mode_before)},
-        {"mode_after", i8, 1, offsetof(h5_event, mode_after)},
-        {"x", f64, 8, offsetof(h5_event, x)},
-        {"v_before", f64, 8, offsetof(h5_event, v_before)},
-        {"v_after", f64, 8, offsetof(h5_event, v_after)},
-        {"net_force", f64, 8, offsetof(h5_event, net_force)},
-        {"friction", f64, 8, offsetof(h5_event, friction)},
-    };
-    size_t off = 0;
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        if (H5Tinsert(c, m[i].name, packed ? off : m[i].off, m[i].type) < 0) goto err;
-        off += m[i].size;
-    }
-    H5Tclose(s);
-    return c;
-err:
-    if (c >= 0) H5Tclose(c);
-    H5Tclose(s);
-    return -1;
-}
+/* The memory layout of h5_event (h5_types.h). */
+static const stsl_h5_event_layout event_layout = {
+    sizeof(h5_event),
+    {offsetof(h5_event, t), offsetof(h5_event, kind), offsetof(h5_event, mode_before),
+     offsetof(h5_event, mode_after), offsetof(h5_event, x), offsetof(h5_event, v_before),
+     offsetof(h5_event, v_after), offsetof(h5_event, net_force), offsetof(h5_event, friction)},
+    sizeof(int8_t),
+    STSL_H5_KIND_LEN,
+    H5T_STR_NULLPAD};
 
 /* ---- small utilities -------------------------------------------------------- */
 
@@ -288,9 +184,9 @@ static int flush_samples(h5_sink *h, stsl_error *err)
     for (int c = 0; c <= h->n_cols; c++)
         if (append_rows(h->dsets[c], H5T_NATIVE_DOUBLE, h->nrows, h->nbuf,
                         h->buf + (size_t)c * TRAJ_BLOCK) < 0)
-            return h5_fail(err, h->tmp, "append to /trajectory");
+            return stsl_h5_fail(err, h->tmp, "append to /trajectory");
     if (append_rows(h->mode_ds, H5T_NATIVE_INT8, h->nrows, h->nbuf, h->mbuf) < 0)
-        return h5_fail(err, h->tmp, "append to /trajectory/mode");
+        return stsl_h5_fail(err, h->tmp, "append to /trajectory/mode");
     h->nrows += h->nbuf;
     h->nbuf = 0;
     return STSL_OK;
@@ -300,7 +196,7 @@ static int flush_events(h5_sink *h, stsl_error *err)
 {
     if (h->nev_buf == 0) return STSL_OK;
     if (append_rows(h->ev_ds, h->ev_mtype, h->nev_rows, h->nev_buf, h->evbuf) < 0)
-        return h5_fail(err, h->tmp, "append to /events");
+        return stsl_h5_fail(err, h->tmp, "append to /events");
     h->nev_rows += h->nev_buf;
     h->nev_buf = 0;
     return STSL_OK;
@@ -310,7 +206,7 @@ static int flush_events(h5_sink *h, stsl_error *err)
 
 static int units_attr(hid_t d, const char *units)
 {
-    return put_attr_str(d, "units", units ? units : "");
+    return stsl_h5_put_attr_str(d, "units", units ? units : "");
 }
 
 static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
@@ -346,8 +242,8 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
     hid_t ftype = -1;
     char *kinds = NULL;
     const char *what = "create /events";
-    if ((ftype = event_type(1)) < 0) goto h5err;
-    if ((h->ev_mtype = event_type(0)) < 0) goto h5err;
+    if ((ftype = stsl_h5_event_type(NULL)) < 0) goto h5err;
+    if ((h->ev_mtype = stsl_h5_event_type(&event_layout)) < 0) goto h5err;
     if ((h->ev_ds = make_ext_dataset(h->file, "events", ftype, EV_BLOCK)) < 0) goto h5err;
 
     const char *u[5];
@@ -364,10 +260,10 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto done;
     }
-    if (put_attr_str(h->ev_ds, "kind_names", kinds) < 0) goto h5err;
+    if (stsl_h5_put_attr_str(h->ev_ds, "kind_names", kinds) < 0) goto h5err;
     goto done;
 h5err:
-    rc = h5_fail(err, h->tmp, what);
+    rc = stsl_h5_fail(err, h->tmp, what);
 done:
     free(kinds);
     if (ftype >= 0) H5Tclose(ftype);
@@ -412,7 +308,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
         (traj = H5Gcreate2(h->file, "trajectory", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
-        rc = h5_fail(err, h->tmp, "create /trajectory");
+        rc = stsl_h5_fail(err, h->tmp, "create /trajectory");
         goto done;
     }
     for (int c = 0; c <= l->n_cols; c++) {
@@ -421,17 +317,18 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         const char *lname = c == 0 ? "time" : l->cols[c - 1].long_name;
         if ((h->dsets[c] = make_ext_dataset(traj, name, H5T_IEEE_F64LE, TRAJ_BLOCK)) < 0 ||
             units_attr(h->dsets[c], units) < 0 ||
-            (lname && put_attr_str(h->dsets[c], "long_name", lname) < 0)) {
+            (lname && stsl_h5_put_attr_str(h->dsets[c], "long_name", lname) < 0)) {
             char what[256];
             snprintf(what, sizeof what, "create /trajectory/%.200s", name);
-            rc = h5_fail(err, h->tmp, what);
+            rc = stsl_h5_fail(err, h->tmp, what);
             goto done;
         }
     }
     if (!(modes = join_names(l->mode_names, l->n_modes, 1))) goto nomem;
     if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK)) < 0 ||
-        units_attr(h->mode_ds, "") < 0 || put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
-        rc = h5_fail(err, h->tmp, "create /trajectory/mode");
+        units_attr(h->mode_ds, "") < 0 ||
+        stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
+        rc = stsl_h5_fail(err, h->tmp, "create /trajectory/mode");
         goto done;
     }
     if ((rc = make_events(h, l, err)) != STSL_OK) goto done;
@@ -480,7 +377,7 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     /* Null-padded, not terminated: a 16-character name fills the member. */
     const char *k = h->kind_names[ev->kind];
     size_t kl = strlen(k);
-    memcpy(e->kind, k, kl < KIND_LEN ? kl : KIND_LEN);
+    memcpy(e->kind, k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
     e->mode_before = (int8_t)ev->mode_before;
     e->mode_after = (int8_t)ev->mode_after;
     e->x = col_or_nan(ev->before, h->ix);
@@ -496,26 +393,26 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t g = H5Gcreate2(h->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return h5_fail(err, h->tmp, "create /stats");
+    if (g < 0) return stsl_h5_fail(err, h->tmp, "create /stats");
     stsl_stats zero = {0};
     if (!st) st = &zero;
-    if (put_attr_i64(g, "steps", st->steps) < 0 ||
-        put_attr_i64(g, "rhs_evals", st->rhs_evals) < 0 ||
-        put_attr_i64(g, "guard_evals", st->guard_evals) < 0 ||
-        put_attr_i64(g, "events", st->events) < 0 ||
-        put_attr_i64(g, "segments", st->segments) < 0 ||
-        put_attr_i64(g, "jac_evals", st->jac_evals) < 0 ||
-        put_attr_f64(g, "wall_seconds", st->wall_seconds) < 0)
+    if (stsl_h5_put_attr_i64(g, "steps", st->steps) < 0 ||
+        stsl_h5_put_attr_i64(g, "rhs_evals", st->rhs_evals) < 0 ||
+        stsl_h5_put_attr_i64(g, "guard_evals", st->guard_evals) < 0 ||
+        stsl_h5_put_attr_i64(g, "events", st->events) < 0 ||
+        stsl_h5_put_attr_i64(g, "segments", st->segments) < 0 ||
+        stsl_h5_put_attr_i64(g, "jac_evals", st->jac_evals) < 0 ||
+        stsl_h5_put_attr_f64(g, "wall_seconds", st->wall_seconds) < 0)
         goto h5err;
     for (int i = 0; i < h->n_modes; i++) {
         char name[NAME_MAX_LEN + 8];
         snprintf(name, sizeof name, "time_%s", h->mode_names[i]);
         double v = i < st->n_modes ? st->mode_time[i] : 0.0;
-        if (put_attr_f64(g, name, v) < 0) goto h5err;
+        if (stsl_h5_put_attr_f64(g, name, v) < 0) goto h5err;
     }
     goto done;
 h5err:
-    rc = h5_fail(err, h->tmp, "write /stats");
+    rc = stsl_h5_fail(err, h->tmp, "write /stats");
 done:
     H5Gclose(g);
     return rc;
@@ -563,10 +460,10 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
     if ((rc = flush_samples(h, err)) != STSL_OK) return rc;
     if ((rc = flush_events(h, err)) != STSL_OK) return rc;
     if ((rc = write_stats(h, st, err)) != STSL_OK) return rc;
-    if (put_attr_int(h->file, "complete", complete ? 1 : 0) < 0 ||
-        put_attr_str(h->file, "message", complete ? "" : (message ? message : "")) < 0)
-        return h5_fail(err, h->tmp, "write the root attributes");
-    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) return h5_fail(err, h->tmp, "flush the file");
+    if (stsl_h5_put_attr_int(h->file, "complete", complete ? 1 : 0) < 0 ||
+        stsl_h5_put_attr_str(h->file, "message", complete ? "" : (message ? message : "")) < 0)
+        return stsl_h5_fail(err, h->tmp, "write the root attributes");
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) return stsl_h5_fail(err, h->tmp, "flush the file");
     close_all(h);
     if ((rc = stsl_output_commit(h->tmp, h->path, &h->mark, &h->replaced, err)) != STSL_OK)
         return rc;
@@ -613,7 +510,49 @@ static int bound_metadata_cache(hid_t fapl)
     return H5Pset_mdc_config(fapl, &c) < 0 ? -1 : 0;
 }
 
-static const stsl_sink_ops h5_ops = {h5_begin, h5_sample, h5_event_op, h5_end, h5_destroy};
+/* The ops with HDF5's error printing off around them: our messages name the
+ * file and operation, HDF5's stack dump on stderr would only repeat them,
+ * and turning it off for the whole process would silence other users of
+ * HDF5 (h5py) too. */
+static int q_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, h5_begin(self, l, err));
+    return rc;
+}
+
+static int q_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, h5_sample(self, t, mode, cols, err));
+    return rc;
+}
+
+static int q_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, h5_event_op(self, ev, err));
+    return rc;
+}
+
+static int q_end(void *self, const stsl_stats *st, int complete, const char *message,
+                 stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, h5_end(self, st, complete, message, err));
+    return rc;
+}
+
+static void q_destroy(void *self)
+{
+    H5E_BEGIN_TRY
+    {
+        h5_destroy(self);
+    }
+    H5E_END_TRY
+}
+
+static const stsl_sink_ops h5_ops = {q_begin, q_sample, q_event, q_end, q_destroy};
 
 int stsl_h5_sink_replaced(const stsl_sink *s)
 {
@@ -621,8 +560,8 @@ int stsl_h5_sink_replaced(const stsl_sink *s)
     return ((const h5_sink *)s->self)->replaced;
 }
 
-int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
-                        stsl_sink *out, stsl_error *err)
+static int sink_create(const char *path, const char *config_yaml, const char *program_version,
+                       stsl_sink *out, stsl_error *err)
 {
     int rc;
     h5_sink *h = NULL;
@@ -630,9 +569,6 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
     const char *what = "create the file";
     if (!path || !path[0] || !out)
         return stsl_error_set(err, STSL_EINPUT, "HDF5 sink: no output path given");
-    /* Our messages name the file and operation; HDF5's own stack dump on
-     * stderr would only duplicate them. */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     if (!(h = calloc(1, sizeof *h))) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->file = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
@@ -653,15 +589,15 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
     utc_now(created, sizeof created);
     what = "write the root attributes";
     /* complete = 0 until end(): a file left behind by a crash says so. */
-    if (put_attr_str(h->file, "program", "stickslip") < 0 ||
-        put_attr_str(h->file, "version", program_version ? program_version : "") < 0 ||
-        put_attr_str(h->file, "created_utc", created) < 0 ||
-        put_attr_int(h->file, "complete", 0) < 0 ||
-        put_attr_str(h->file, "message", "run did not finish") < 0)
+    if (stsl_h5_put_attr_str(h->file, "program", "stickslip") < 0 ||
+        stsl_h5_put_attr_str(h->file, "version", program_version ? program_version : "") < 0 ||
+        stsl_h5_put_attr_str(h->file, "created_utc", created) < 0 ||
+        stsl_h5_put_attr_int(h->file, "complete", 0) < 0 ||
+        stsl_h5_put_attr_str(h->file, "message", "run did not finish") < 0)
         goto h5err;
     what = "write /config";
     const char *text = config_yaml ? config_yaml : "";
-    if ((str_t = vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
+    if ((str_t = stsl_h5_vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
         (cfg = H5Dcreate2(h->file, "config", str_t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
             0 ||
         H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0)
@@ -673,12 +609,20 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
     out->self = h;
     return STSL_OK;
 h5err:
-    rc = h5_fail(err, h->tmp, what);
+    rc = stsl_h5_fail(err, h->tmp, what);
     if (fapl >= 0) H5Pclose(fapl);
     if (cfg >= 0) H5Dclose(cfg);
     if (space >= 0) H5Sclose(space);
     if (str_t >= 0) H5Tclose(str_t);
 fail:
     h5_destroy(h);
+    return rc;
+}
+
+int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
+                        stsl_sink *out, stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, sink_create(path, config_yaml, program_version, out, err));
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/end_stop.h"
 #include "events/guards.h"
 #include "events/transition.h"
 #include "models/friction.h"
@@ -29,6 +30,7 @@
 struct stsl_element {
     stsl_element_params p;
     stsl_signal *fa, *load, *base, *anchor;
+    const stsl_end_stop_ops *stop; /* the end stops' behaviour */
     int load_varies;
     int has_base;
     int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (third state) */
@@ -149,8 +151,9 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 static int el_guards(void *self, int mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
-    stsl_guard_in gi = {0.0, 0.0,        0.0,        y[0],           y[1],
-                        0.0, e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies};
+    stsl_guard_in gi = {0.0,    0.0,        0.0,        y[0],           y[1],
+                        0.0,    e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies,
+                        e->stop};
     if (is_moving(mode)) {
         /* Slip guards need only x, v and the load: CVODE checks them every
          * step, so the forces are not computed here. */
@@ -209,12 +212,12 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
         break;
     /* On a stop the stop carries the compressive part, friction the rest. */
     case STSL_MODE_STOP_HIGH:
-        r = fmax(f.fn, 0.0);
-        ff = fmin(f.fn, 0.0);
+        r = e->stop->reaction(+1, f.fn);
+        ff = f.fn - r;
         break;
     case STSL_MODE_STOP_LOW:
-        r = fmax(-f.fn, 0.0);
-        ff = fmax(f.fn, 0.0);
+        r = e->stop->reaction(-1, f.fn);
+        ff = f.fn + r;
         break;
     }
     c[STSL_COL_X] = y[0];
@@ -301,13 +304,13 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     double a_up = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, away, 0.0))) / e->p.mass;
     double a_down = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, back, 0.0))) / e->p.mass;
     double min_h = RESOLVABLE_HEIGHT * (e->p.rtol * fabs(stop) + e->p.atol), vp;
-    if (!stsl_decide_impact(vm, e->p.restitution, a_up, min_h, &vp)) {
+    if (!e->stop->impact(vm, e->p.restitution, a_up, min_h, &vp)) {
         y[1] = vp;
         out->mode = law_mode(e, away);
         out->kind = STSL_EV_IMPACT;
         return;
     }
-    double tail = stsl_bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
+    double tail = e->stop->bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
     out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
     out->again = 1; /* it may be pulled off at once: recheck */
     if (t + tail > t) {
@@ -334,7 +337,7 @@ static void mode_from_state(stsl_element *e, double t, double *y, stsl_transitio
     } else {
         forces f;
         forces_now(e, t, y, &f);
-        out->mode = side ? stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg)
+        out->mode = side ? e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg)
                          : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
     }
     out->mode = law_mode(e, out->mode);
@@ -421,7 +424,7 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
             forces f;
             forces_now(e, t, y, &f);
             int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
-            out->mode = law_mode(e, stsl_decide_at_stop(side, f.fn, f.fs_pos, f.fs_neg));
+            out->mode = law_mode(e, e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg));
             if (out->mode != mode) {
                 out->kind = STSL_EV_STOP_RELEASE;
                 e->settle_at = INFINITY;
@@ -438,11 +441,6 @@ static const stsl_hmodel_ops element_ops = {
 
 /* ---- layout ------------------------------------------------------------------ */
 
-static const char *const kind_names[STSL_N_EVENT_KINDS] = {
-    "stick",        "breakaway",    "reversal",      "impact",
-    "stop_contact", "stop_release", "load_reversal", "input_step"};
-static const char *const mode_names[STSL_N_MODES] = {"STUCK",    "SLIP_POS",  "SLIP_NEG",
-                                                     "STOP_LOW", "STOP_HIGH", "SMOOTH"};
 static const char *const state_names[3] = {"x", "v", "z"};
 
 /* Names and units per domain; rotational elements are named as the seeds
@@ -482,9 +480,9 @@ static void init_layout(stsl_element *e)
                      e->cols,
                      "s",
                      STSL_N_MODES,
-                     mode_names,
+                     stsl_mode_names(),
                      STSL_N_EVENT_KINDS,
-                     kind_names};
+                     stsl_event_kind_names()};
     e->layout = l;
 }
 
@@ -502,6 +500,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
         return NULL;
     }
     e->p = *p;
+    e->stop = stsl_rigid_stop();
     e->fa = stsl_signal_create(&p->active_force, err);
     e->load = e->fa ? stsl_signal_create(&p->load, err) : NULL;
     e->base = e->load ? stsl_signal_create(&p->base_motion, err) : NULL;

@@ -9,30 +9,10 @@
 #ifndef STSL_ELEMENT_H
 #define STSL_ELEMENT_H
 
+#include "events/modes.h"
+#include "models/friction.h"
 #include "models/signal.h"
 #include "solver/hybrid.h"
-
-enum stsl_mode {
-    STSL_MODE_STUCK = 0,
-    STSL_MODE_SLIP_POS = 1,
-    STSL_MODE_SLIP_NEG = 2,
-    STSL_MODE_STOP_LOW = 3,
-    STSL_MODE_STOP_HIGH = 4,
-    STSL_MODE_SMOOTH = 5, /* smooth friction laws: one continuous mode */
-    STSL_N_MODES = 6
-};
-
-enum stsl_event_kind {
-    STSL_EV_STICK = 0,
-    STSL_EV_BREAKAWAY,
-    STSL_EV_REVERSAL,
-    STSL_EV_IMPACT,       /* bounce off a stop (rebound leaves it) */
-    STSL_EV_STOP_CONTACT, /* comes to rest against a stop */
-    STSL_EV_STOP_RELEASE,
-    STSL_EV_LOAD_REVERSAL,
-    STSL_EV_INPUT_STEP,
-    STSL_N_EVENT_KINDS
-};
 
 /* Output columns (HDF5 /trajectory datasets, CSV columns), in this order. */
 enum stsl_col {
@@ -49,40 +29,6 @@ enum stsl_col {
 };
 
 typedef enum stsl_domain { STSL_DOMAIN_TRANSLATIONAL = 0, STSL_DOMAIN_ROTATIONAL = 1 } stsl_domain;
-/* Friction laws.  The hybrid ones (coulomb, stribeck) have a true STUCK mode;
- * the smooth ones (SPEC §2: Simscape, 20-sim, LuGre) are one continuous mode. */
-typedef enum stsl_law {
-    STSL_LAW_COULOMB = 0,
-    STSL_LAW_STRIBECK = 1,
-    STSL_LAW_SIMSCAPE = 2,
-    STSL_LAW_20SIM_C = 3,
-    STSL_LAW_20SIM_V = 4,
-    STSL_LAW_20SIM_CV = 5,
-    STSL_LAW_20SIM_SCVS = 6,
-    STSL_LAW_LUGRE = 7,
-    STSL_N_LAWS = 8
-} stsl_law;
-
-typedef struct stsl_friction_params {
-    stsl_law law;
-    /* hybrid laws */
-    double dynamic;           /* F_DJ >= 0 */
-    double static_ratio;      /* FSD >= 1 */
-    double eff_opposing;      /* EtO in (0, 1] */
-    double eff_aiding;        /* EtA <= 1 */
-    double stribeck_velocity; /* v_s > 0 (stribeck) */
-    double stribeck_exponent; /* delta > 0 (stribeck) */
-    /* simscape: T_brk, T_C, w_brk, f (the seed's names) */
-    double breakaway, coulomb, breakaway_velocity, viscous;
-    /* 20-sim C, V, CV, SCVS and LuGre: Tc, Tst, slope, v_st, d, sigma0, sigma1 */
-    double tc, tst, slope, v_st, d, sigma0, sigma1;
-} stsl_friction_params;
-
-/* 1 for the smooth laws (no STUCK mode). */
-int stsl_law_is_smooth(stsl_law law);
-/* The configuration's name of a law ("coulomb", "20sim_scvs", ...). */
-const char *stsl_law_name(stsl_law law);
-
 typedef struct stsl_element_params {
     stsl_domain domain;
     double mass;      /* > 0 */

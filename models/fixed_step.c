@@ -36,12 +36,17 @@
 #define MAX_STEPS 1e12
 #define MAX_COLS  16
 
-static const char *const scheme_names[STSL_N_SCHEMES] = {"event_driven", "karnopp",
-                                                         "fixed_step_hybrid", "smooth_rk4"};
+static const char *const scheme_names[STSL_N_SCHEMES + 1] = {
+    "event_driven", "karnopp", "fixed_step_hybrid", "smooth_rk4", NULL};
 
 const char *stsl_scheme_name(stsl_scheme_kind kind)
 {
     return (int)kind >= 0 && kind < STSL_N_SCHEMES ? scheme_names[kind] : NULL;
+}
+
+const char *const *stsl_scheme_names(void)
+{
+    return scheme_names;
 }
 
 typedef struct run {
@@ -462,8 +467,5 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     r.st.wall_seconds = now() - wall0;
     if (stats) *stats = r.st;
     if (!begun) return rc;
-    stsl_error end_err;
-    const char *why = rc ? (err ? err->msg : stsl_strerror(rc)) : "";
-    int erc = stsl_sink_end(sink, &r.st, rc == STSL_OK, why, rc ? &end_err : err);
-    return rc ? rc : erc;
+    return stsl_sink_end_run(sink, &r.st, rc, 1, err);
 }

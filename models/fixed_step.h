@@ -35,6 +35,8 @@ typedef struct stsl_scheme_opts {
 
 /* The configuration's name of a scheme ("karnopp", ...), NULL if out of range. */
 const char *stsl_scheme_name(stsl_scheme_kind kind);
+/* All scheme names, index = kind, then NULL. */
+const char *const *stsl_scheme_names(void);
 
 /* Integrate the element with the fixed step sch->step from t = 0 to
  * sim->t_end (the last step shortened to land on t_end), from the element's
@@ -48,7 +50,7 @@ const char *stsl_scheme_name(stsl_scheme_kind kind);
  *
  * A non-finite state is STSL_ESOLVER naming time, mode and state; more than
  * max_events events is STSL_EMAXEVENTS.  On failure the sink is still ended,
- * marked incomplete with the message (the contract of stsl_hsolver_run).
+ * marked incomplete with the message (stsl_sink_end_run, as stsl_hsolver_run).
  * The element must not be run by another solver at the same time. */
 int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
                         stsl_sink *sink, stsl_stats *stats, stsl_error *err);

@@ -3,6 +3,7 @@
 #include "models/smooth_friction.h"
 
 #include <math.h>
+#include <stddef.h>
 
 void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd, double *fs)
 {
@@ -30,11 +31,18 @@ int stsl_law_is_smooth(stsl_law law)
     return law >= STSL_LAW_SIMSCAPE && law < STSL_N_LAWS;
 }
 
+static const char *const law_names[STSL_N_LAWS + 1] = {"coulomb",    "stribeck", "simscape",
+                                                       "20sim_c",    "20sim_v",  "20sim_cv",
+                                                       "20sim_scvs", "lugre",    NULL};
+
 const char *stsl_law_name(stsl_law law)
 {
-    static const char *const names[STSL_N_LAWS] = {"coulomb", "stribeck", "simscape",   "20sim_c",
-                                                   "20sim_v", "20sim_cv", "20sim_scvs", "lugre"};
-    return (law >= 0 && law < STSL_N_LAWS) ? names[law] : "unknown";
+    return (law >= 0 && law < STSL_N_LAWS) ? law_names[law] : "unknown";
+}
+
+const char *const *stsl_law_names(void)
+{
+    return law_names;
 }
 
 double stsl_friction_steady(const stsl_friction_params *p, double load, double v)

@@ -9,7 +9,42 @@
 #ifndef STSL_FRICTION_H
 #define STSL_FRICTION_H
 
-#include "models/element.h"
+/* Friction laws.  The hybrid ones (coulomb, stribeck) have a true STUCK mode;
+ * the smooth ones (SPEC §2: Simscape, 20-sim, LuGre) are one continuous mode. */
+typedef enum stsl_law {
+    STSL_LAW_COULOMB = 0,
+    STSL_LAW_STRIBECK = 1,
+    STSL_LAW_SIMSCAPE = 2,
+    STSL_LAW_20SIM_C = 3,
+    STSL_LAW_20SIM_V = 4,
+    STSL_LAW_20SIM_CV = 5,
+    STSL_LAW_20SIM_SCVS = 6,
+    STSL_LAW_LUGRE = 7,
+    STSL_N_LAWS = 8
+} stsl_law;
+
+typedef struct stsl_friction_params {
+    stsl_law law;
+    /* hybrid laws */
+    double dynamic;           /* F_DJ >= 0 */
+    double static_ratio;      /* FSD >= 1 */
+    double eff_opposing;      /* EtO in (0, 1] */
+    double eff_aiding;        /* EtA <= 1 */
+    double stribeck_velocity; /* v_s > 0 (stribeck) */
+    double stribeck_exponent; /* delta > 0 (stribeck) */
+    /* simscape: T_brk, T_C, w_brk, f (the seed's names) */
+    double breakaway, coulomb, breakaway_velocity, viscous;
+    /* 20-sim C, V, CV, SCVS and LuGre: Tc, Tst, slope, v_st, d, sigma0, sigma1 */
+    double tc, tst, slope, v_st, d, sigma0, sigma1;
+} stsl_friction_params;
+
+/* 1 for the smooth laws (no STUCK mode). */
+int stsl_law_is_smooth(stsl_law law);
+/* The configuration's name of a law ("coulomb", "20sim_scvs", ...). */
+const char *stsl_law_name(stsl_law law);
+/* The STSL_N_LAWS law names, index = law, then NULL (the table behind
+ * stsl_law_name and the configuration's friction.law). */
+const char *const *stsl_law_names(void);
 
 /* Dynamic (*fd) and static (*fs) friction magnitudes for direction s. */
 void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd,

@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_spline.h>
 
+#include "solver/gsl_setup.h"
+
 /* Samples per period that bound a step: with 20 a window of two steps spans a
  * tenth of a period, so a sinusoidal guard has at most one extremum in it and
  * the frozen-mode scan cannot miss a crossing hidden between samples. */
@@ -18,11 +20,17 @@ struct stsl_signal {
     gsl_spline *spline;    /* table, cubic */
 };
 
+static const char *const type_names[] = {"constant",      "step",         "ramp",  "sine",
+                                         "janecek_chirp", "linear_chirp", "table", NULL};
+
 const char *stsl_signal_type_name(stsl_signal_type type)
 {
-    static const char *const names[] = {"constant",      "step",         "ramp", "sine",
-                                        "janecek_chirp", "linear_chirp", "table"};
-    return (type >= 0 && type <= STSL_SIG_TABLE) ? names[type] : "unknown";
+    return (type >= 0 && type <= STSL_SIG_TABLE) ? type_names[type] : "unknown";
+}
+
+const char *const *stsl_signal_type_names(void)
+{
+    return type_names;
 }
 
 stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err)
@@ -54,6 +62,7 @@ stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err)
         /* A natural cubic spline (GSL): position, velocity and acceleration
          * continuous, which base motion needs. Fewer than 3 points: linear. */
         const gsl_interp_type *ty = spec->n >= 3 ? gsl_interp_cspline : gsl_interp_linear;
+        stsl_gsl_setup(); /* a bad table is an error code, not an abort */
         s->spline = gsl_spline_alloc(ty, (size_t)spec->n);
         if (!s->spline) goto nomem;
         if (gsl_spline_init(s->spline, s->spec.tt, s->spec.vv, (size_t)spec->n)) {

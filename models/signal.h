@@ -64,5 +64,7 @@ int stsl_signal_is_constant(const stsl_signal *s);
 
 /* Name of a signal type as used in the configuration ("sine", ...). */
 const char *stsl_signal_type_name(stsl_signal_type type);
+/* All signal type names, index = type, then NULL. */
+const char *const *stsl_signal_type_names(void);
 
 #endif

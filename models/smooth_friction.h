@@ -13,7 +13,7 @@
 #ifndef STSL_SMOOTH_FRICTION_H
 #define STSL_SMOOTH_FRICTION_H
 
-#include "models/element.h"
+#include "models/friction.h"
 
 /* T(w) of a memoryless smooth law (not lugre); *dT_dw if not NULL. */
 double stsl_smooth_force(const stsl_friction_params *p, double w, double *dT_dw);

@@ -20,7 +20,8 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include "events/event_log.h"
+#include "solver/event_log.h"
+#include "solver/gsl_setup.h"
 
 /* Events closer than this (relative to max(1, |t|)) count as one instant for
  * the Zeno guard: a few ulps, because cascades of transitions at one instant
@@ -254,9 +255,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     for (int i = 0; i < model->n_modes; i++)
         if (model->modes[i].n_guards > s->n_roots) s->n_roots = model->modes[i].n_guards;
     s->mode = -1;
-    /* GSL's default handler aborts; the library reports errors instead.  The
-     * setting is process-wide but constant, so setting it again is harmless. */
-    gsl_set_error_handler_off();
+    stsl_gsl_setup(); /* GSL reports errors as codes, never aborts (once per process) */
     s->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     s->minz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
     int nc = model->layout->n_cols > 0 ? model->layout->n_cols : 1;
@@ -712,10 +711,16 @@ int stsl_hsolver_done(const stsl_hsolver *s)
     return s->done;
 }
 
-int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err)
+/* Close the last segment and take the wall time: the statistics are final. */
+static void close_run(stsl_hsolver *s)
 {
     if (!s->done) close_segment(s);
     s->stats.wall_seconds = now_seconds(&s->wall0);
+}
+
+int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err)
+{
+    close_run(s);
     int complete = status == STSL_OK && s->done;
     if (!s->sink_begun) return STSL_OK;
     return stsl_sink_end(s->sink, &s->stats, complete,
@@ -727,11 +732,9 @@ int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *si
     int rc = stsl_hsolver_start(s, t0, y0, sink, err);
     while (rc == STSL_OK && !s->done)
         rc = stsl_hsolver_step(s, err);
-    if (rc == STSL_OK) return stsl_hsolver_finish(s, STSL_OK, NULL, err);
-    /* Keep what was computed: end the sink, marked incomplete with the cause. */
-    stsl_error end_err;
-    stsl_hsolver_finish(s, rc, err ? err->msg : stsl_strerror(rc), &end_err);
-    return rc;
+    close_run(s);
+    if (!s->sink_begun) return rc;
+    return stsl_sink_end_run(s->sink, &s->stats, rc, s->done, err);
 }
 
 double stsl_hsolver_time(const stsl_hsolver *s)

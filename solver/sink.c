@@ -24,6 +24,17 @@ int stsl_sink_end(stsl_sink *s, const stsl_stats *stats, int complete, const cha
     return (s && s->ops) ? s->ops->end(s->self, stats, complete, message, err) : STSL_OK;
 }
 
+int stsl_sink_end_run(stsl_sink *s, const stsl_stats *stats, int status, int reached_end,
+                      stsl_error *err)
+{
+    if (status == STSL_OK)
+        return stsl_sink_end(s, stats, reached_end, reached_end ? "" : "run did not reach t_end",
+                             err);
+    stsl_error end_err;
+    stsl_sink_end(s, stats, 0, err ? err->msg : stsl_strerror(status), &end_err);
+    return status;
+}
+
 void stsl_sink_free(stsl_sink *s)
 {
     if (s && s->ops) {

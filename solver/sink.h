@@ -76,6 +76,15 @@ int stsl_sink_sample(stsl_sink *s, double t, int mode, const double *cols, stsl_
 int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err);
 int stsl_sink_end(stsl_sink *s, const stsl_stats *stats, int complete, const char *message,
                   stsl_error *err);
+/* The end of a run, the same for every integrator: a run that failed with
+ * `status` still ends its sink, marked incomplete with the cause (err's
+ * message, or the status's description), so that what was computed is
+ * kept, and returns `status` (an error in ending is dropped: err keeps the
+ * cause).  A run that succeeded ends the sink complete when it reached its
+ * end (reached_end = 1; else incomplete, "run did not reach t_end") and
+ * returns the result of ending it. */
+int stsl_sink_end_run(stsl_sink *s, const stsl_stats *stats, int status, int reached_end,
+                      stsl_error *err);
 /* Destroys the sink's content and sets s->ops = NULL. NULL-safe. */
 void stsl_sink_free(stsl_sink *s);
 

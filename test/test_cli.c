@@ -72,6 +72,12 @@ static void run_info_check(void **state)
     assert_non_null(strstr(header, "x [m]"));
     assert_int_equal(cli("check %sjanecek_chirp.yaml", EX), 0);
     assert_non_null(strstr(out, "valid"));
+    /* check names the configured law, whichever it is (it once said
+     * "coulomb friction" for every law but stribeck). */
+    assert_int_equal(cli("check %slugre_stick_slip.yaml", EX), 0);
+    assert_non_null(strstr(out, "lugre friction"));
+    assert_int_equal(cli("check %s20sim_scvs.yaml", EX), 0);
+    assert_non_null(strstr(out, "20sim_scvs friction"));
     /* Every shipped example passes check and runs to completion. */
     glob_t g;
     assert_int_equal(glob(EX "*.yaml", 0, NULL, &g), 0);
@@ -265,6 +271,16 @@ static void info_rejects_non_results(void **state)
     assert_int_equal(cli("info %s", path), 2);
     assert_non_null(strstr(out, path));
     assert_int_equal(cli("info %s/missing.h5", dir), 2);
+    /* A file HDF5 itself fails to open: our one-line message, and no HDF5
+     * error stack (HDF5-DIAG) on stderr, although the library no longer
+     * silences HDF5 for the whole process. */
+    snprintf(path, sizeof path, "%s/trunc.h5", dir);
+    assert_int_equal(tu_write_file(path, "\x89HDF\r\n\x1a\nnot a superblock"), 0);
+    assert_int_equal(cli("info %s", path), 2);
+    assert_non_null(strstr(out, "cannot open the HDF5 file"));
+    assert_null(strstr(out, "HDF5-DIAG"));
+    assert_non_null(strchr(out, '\n'));
+    assert_string_equal(strchr(out, '\n'), "\n"); /* exactly one line */
 }
 
 int main(void)

@@ -129,6 +129,44 @@ static void check_first_order(const char *scheme)
     assert_true(rows[4].max_x < 1e-4 && rows[4].max_x > 1e-6);
 }
 
+/* The count after `label` in compare's table ("  events missed ...   3"). */
+static long compare_count(const char *label)
+{
+    const char *p = strstr(g_out, label);
+    assert_non_null(p);
+    return strtol(p + strlen(label), NULL, 10);
+}
+
+/* converge and compare share one definition of a missed and a spurious
+ * event (models/validation: same class, closest pairs first, within 5
+ * median steps of the candidate): compare of the reference and a karnopp
+ * result at one step gives converge's counts for that step.  The step is
+ * coarse enough that both counts are nonzero (something to agree on). */
+static void test_converge_compare_same_counts(void **state)
+{
+    (void)state;
+    conv_row rows[4];
+    int n = converge(EX("janecek_chirp.yaml"), "karnopp", "5e-3,1e-2", rows, 4);
+    assert_int_equal(n, 2);
+    assert_true(rows[0].h == 5e-3);
+    assert_true(rows[0].missed > 0 && rows[0].spurious > 0);
+    char ref[512], cand[512], args[2048];
+    snprintf(ref, sizeof ref, "%s/jc_ref.h5", g_dir);
+    snprintf(cand, sizeof cand, "%s/jc_karnopp.h5", g_dir);
+    snprintf(args, sizeof args, "run '%s' -o '%s' -q", EX("janecek_chirp.yaml"), ref);
+    assert_int_equal(tu_run_cli(args, g_out, sizeof g_out), 0);
+    /* Every step point is written, as converge sees the scheme run. */
+    snprintf(args, sizeof args,
+             "run '%s' -o '%s' -q --set simulation.scheme=karnopp --set simulation.step=5e-3 "
+             "--set simulation.output_step=0",
+             EX("janecek_chirp.yaml"), cand);
+    assert_int_equal(tu_run_cli(args, g_out, sizeof g_out), 0);
+    snprintf(args, sizeof args, "compare '%s' '%s'", ref, cand);
+    assert_int_equal(tu_run_cli(args, g_out, sizeof g_out), 0);
+    assert_int_equal(compare_count("events missed (reference only)"), rows[0].missed);
+    assert_int_equal(compare_count("events spurious (candidate only)"), rows[0].spurious);
+}
+
 static void test_karnopp_order(void **state)
 {
     (void)state;
@@ -411,12 +449,18 @@ int main(void)
     tu_mkdtemp(g_dir, sizeof g_dir);
     if (!g_dir[0]) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rk4_order),        cmocka_unit_test(test_karnopp_order),
-        cmocka_unit_test(test_hybrid_order),     cmocka_unit_test(test_same_layout),
-        cmocka_unit_test(test_hybrid_events),    cmocka_unit_test(test_karnopp_events),
-        cmocka_unit_test(test_driven_into_stop), cmocka_unit_test(test_dv_end_stops),
-        cmocka_unit_test(test_blow_up),          cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_rk4_order),
+        cmocka_unit_test(test_karnopp_order),
+        cmocka_unit_test(test_hybrid_order),
+        cmocka_unit_test(test_same_layout),
+        cmocka_unit_test(test_hybrid_events),
+        cmocka_unit_test(test_karnopp_events),
+        cmocka_unit_test(test_driven_into_stop),
+        cmocka_unit_test(test_dv_end_stops),
+        cmocka_unit_test(test_blow_up),
+        cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_converge_cli),
+        cmocka_unit_test(test_converge_compare_same_counts),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];

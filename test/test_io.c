@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <hdf5.h>
@@ -470,6 +475,76 @@ static void test_reader_errors(void **state)
 
 /* ---- CSV, memory, tee --------------------------------------------------------- */
 
+/* The readers and the sink turn HDF5's error printing off only around
+ * their own calls: after they fail, the process's handler (what h5py or a
+ * caller's own HDF5 code relies on) is still the one it was. */
+/* Samples until the sink fails (a write error); its status. */
+static int write_run_rc(stsl_sink *s, long n, stsl_error *err)
+{
+    double c[4];
+    int rc = stsl_sink_begin(s, &layout, err);
+    for (long i = 0; rc == STSL_OK && i < n; i++) {
+        sample_cols(i, c);
+        rc = stsl_sink_sample(s, sample_t(i), (int)(i % 3), c, err);
+    }
+    return rc;
+}
+
+static void test_h5_errors_stay_local(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    tu_mkdtemp(dir, sizeof dir);
+    stsl_error err;
+    stsl_h5_result r;
+    stsl_sink s = {0};
+    H5E_auto2_t before_fn, after_fn;
+    void *before_data, *after_data;
+    assert_true(H5Eget_auto2(H5E_DEFAULT, &before_fn, &before_data) >= 0);
+    assert_non_null(before_fn); /* HDF5's default: print the stack */
+    snprintf(path, sizeof path, "%s/bad.h5", dir);
+    /* HDF5's signature, then garbage: H5Fopen itself fails. */
+    assert_int_equal(tu_write_file(path, "\x89HDF\r\n\x1a\nnot a superblock"), 0);
+    assert_int_equal(stsl_h5_read(path, &r, &err), STSL_EINPUT);
+    assert_non_null(strstr(err.msg, "cannot open the HDF5 file"));
+    assert_true(H5Eget_auto2(H5E_DEFAULT, &after_fn, &after_data) >= 0);
+    assert_ptr_equal(after_fn, before_fn);
+    assert_ptr_equal(after_data, before_data);
+    /* The sink's temporary name is unique (nothing can be put in its way):
+     * a file-size limit of 64 KiB makes HDF5's writes fail instead (EFBIG,
+     * SIGXFSZ ignored as the CLI does).  In a child process: after a failed
+     * write HDF5 1.10 cannot shut down cleanly at exit (the CLI turns its
+     * exit handler off, stsl_output_process_setup); _exit skips it. */
+    snprintf(path, sizeof path, "%s/out.h5", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit small = {64 * 1024, RLIM_INFINITY};
+        struct rlimit lim;
+        getrlimit(RLIMIT_FSIZE, &lim);
+        small.rlim_max = lim.rlim_max;
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &small) != 0) _exit(10);
+        int rc = stsl_h5_sink_create(path, "", "0.1.0", &s, &err);
+        stsl_stats st = {0};
+        if (rc == STSL_OK) rc = write_run_rc(&s, 100000, &err);
+        if (rc == STSL_OK) rc = stsl_sink_end(&s, &st, 1, NULL, &err);
+        stsl_sink_free(&s);
+        H5Eget_auto2(H5E_DEFAULT, &after_fn, &after_data);
+        _exit(rc != STSL_EIO                       ? 11
+              : !strstr(err.msg, "HDF5 could not") ? 12
+              : !strstr(err.msg, "File too large") ? 13
+              : after_fn != before_fn              ? 14
+              : after_data != before_data          ? 15
+              : tu_count_temps(dir) != 0           ? 16
+                                                   : 0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -645,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_h5_streaming),
         cmocka_unit_test(test_h5_create_errors),
         cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_h5_errors_stay_local),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_tee),

@@ -91,7 +91,7 @@ static void bounce_tail_series(void **state)
 static void guards_match_spec_table(void **state)
 {
     (void)state;
-    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, -1.0, 1.0, 1, 1};
+    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, -1.0, 1.0, 1, 1, stsl_rigid_stop()};
     double g[STSL_MAX_GUARDS];
     assert_int_equal(stsl_guards_eval(STSL_MODE_STUCK, &in, g), 2);
     assert_close(g[0], 5.0 - 10.0, 0.0);
@@ -119,6 +119,25 @@ static void guards_match_spec_table(void **state)
     assert_int_equal(m[STSL_MODE_SLIP_NEG].guard_dir[0], STSL_GUARD_RISING);
 }
 
+/* The rigid stop's ops: a stop only pushes (its reaction is the compressive
+ * part of F_n, towards the stop), its guard is x - stop, and its impact and
+ * contact decisions are the transition functions tested above. */
+static void rigid_stop_ops(void **state)
+{
+    (void)state;
+    const stsl_end_stop_ops *s = stsl_rigid_stop();
+    assert_true(s->reaction(+1, 3.0) == 3.0);
+    assert_true(s->reaction(+1, -3.0) == 0.0);
+    assert_true(s->reaction(-1, -3.0) == 3.0);
+    assert_true(s->reaction(-1, 3.0) == 0.0);
+    assert_true(s->guard(1.25, 1.0) == 0.25);
+    assert_int_equal(s->contact(+1, -20.0, 5.0, 5.0), STSL_MODE_SLIP_NEG);
+    assert_int_equal(s->contact(-1, 1.0, 5.0, 5.0), STSL_MODE_STOP_LOW);
+    double vp;
+    assert_int_equal(s->impact(2.0, 0.5, 10.0, 1e-9, &vp), 0);
+    assert_true(vp == -1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +147,7 @@ int main(void)
         cmocka_unit_test(impact_rebound),
         cmocka_unit_test(bounce_tail_series),
         cmocka_unit_test(guards_match_spec_table),
+        cmocka_unit_test(rigid_stop_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

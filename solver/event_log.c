@@ -1,4 +1,4 @@
-#include "events/event_log.h"
+#include "solver/event_log.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,11 +1,14 @@
-/* compare.c - metrics of a candidate trajectory against a reference on the
- * same time grid: errors, stuck-time overlap, event matching, dissipated
- * energy (definitions in compare.h). */
-#include "events/compare.h"
+/* validation.c - metrics of a candidate trajectory against a reference on
+ * the same time grid: errors, stuck-time overlap, event matching, dissipated
+ * energy, order fit (definitions in validation.h). */
+#include "models/validation.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "events/modes.h"
 
 /* ---- errors ------------------------------------------------------------------ */
 
@@ -62,10 +65,23 @@ void stsl_compare_stuck(const double *t, const unsigned char *ref_stuck,
 
 stsl_cmp_class stsl_compare_event_class(const char *kind)
 {
-    if (!strcmp(kind, "stick") || !strcmp(kind, "stop_contact")) return STSL_CMP_REST;
-    if (!strcmp(kind, "breakaway") || !strcmp(kind, "stop_release")) return STSL_CMP_START;
-    if (!strcmp(kind, "reversal") || !strcmp(kind, "impact")) return STSL_CMP_TURN;
+    static const stsl_cmp_class cls[STSL_N_EVENT_KINDS] = {
+        [STSL_EV_STICK] = STSL_CMP_REST,         [STSL_EV_STOP_CONTACT] = STSL_CMP_REST,
+        [STSL_EV_BREAKAWAY] = STSL_CMP_START,    [STSL_EV_STOP_RELEASE] = STSL_CMP_START,
+        [STSL_EV_REVERSAL] = STSL_CMP_TURN,      [STSL_EV_IMPACT] = STSL_CMP_TURN,
+        [STSL_EV_LOAD_REVERSAL] = STSL_CMP_NONE, [STSL_EV_INPUT_STEP] = STSL_CMP_NONE};
+    const char *const *names = stsl_event_kind_names();
+    for (int k = 0; k < STSL_N_EVENT_KINDS; k++)
+        if (!strcmp(kind, names[k])) return cls[k];
     return STSL_CMP_NONE;
+}
+
+void stsl_compare_event_set(stsl_cmp_event *e, double t, const char *kind)
+{
+    memset(e, 0, sizeof *e);
+    e->t = t;
+    snprintf(e->kind, sizeof e->kind, "%s", kind ? kind : "?");
+    e->cls = stsl_compare_event_class(e->kind);
 }
 
 /* Append one event, growing the array geometrically; -1 when out of memory. */
@@ -78,13 +94,12 @@ static int push_event(stsl_cmp_event **ev, long *n, long *cap, double t, const c
         *ev = p;
         *cap = c;
     }
-    stsl_cmp_event *e = &(*ev)[(*n)++];
-    memset(e, 0, sizeof *e);
-    e->t = t;
-    strncpy(e->kind, kind, sizeof e->kind - 1);
-    e->cls = stsl_compare_event_class(kind);
+    stsl_compare_event_set(&(*ev)[(*n)++], t, kind);
     return 0;
 }
+
+/* The name of an event kind (the one name table, events/modes). */
+#define KIND(k) (stsl_event_kind_names()[k])
 
 static int opposite(double a, double b)
 {
@@ -102,7 +117,7 @@ long stsl_compare_derive_events(const double *t, const double *v, const unsigned
             if (i + 1 < n && !stuck[i + 1] && opposite(v[i], v[i + 1])) {
                 /* The zero of the chord; a jump (equal times) turns at that time. */
                 double tz = t[i] + (t[i + 1] - t[i]) * (v[i] / (v[i] - v[i + 1]));
-                rc = push_event(&ev, &ne, &cap, tz, "reversal");
+                rc = push_event(&ev, &ne, &cap, tz, KIND(STSL_EV_REVERSAL));
             }
             i++;
             continue;
@@ -111,12 +126,12 @@ long stsl_compare_derive_events(const double *t, const double *v, const unsigned
         while (j + 1 < n && stuck[j + 1])
             j++;
         if (t[j] > t[i]) { /* at rest for a while: the same rule as the stuck time */
-            if (i > 0) rc = push_event(&ev, &ne, &cap, t[i], "stick");
-            if (!rc && j + 1 < n) rc = push_event(&ev, &ne, &cap, t[j], "breakaway");
+            if (i > 0) rc = push_event(&ev, &ne, &cap, t[i], KIND(STSL_EV_STICK));
+            if (!rc && j + 1 < n) rc = push_event(&ev, &ne, &cap, t[j], KIND(STSL_EV_BREAKAWAY));
         } else if (i > 0 && j + 1 < n && opposite(v[i - 1], v[j + 1])) {
             /* Through zero in no time (an event's samples, v = 0 just after a
              * turning point): a reversal, not a rest. */
-            rc = push_event(&ev, &ne, &cap, t[i], "reversal");
+            rc = push_event(&ev, &ne, &cap, t[i], KIND(STSL_EV_REVERSAL));
         }
         i = j + 1;
     }
@@ -273,4 +288,21 @@ double stsl_compare_default_event_window(const double *t, long n)
     }
     free(dt);
     return STSL_CMP_WINDOW_STEPS * med;
+}
+
+/* ---- order ------------------------------------------------------------------ */
+
+double stsl_compare_fit_order(const double *h, const double *err, int n, int *used)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(err[i] > 0.0)) continue;
+        double x = log(h[i]), y = log(err[i]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        m++;
+    }
+    *used = m;
+    double den = m * sxx - sx * sx;
+    return m >= 2 && den > 0.0 ? (m * sxy - sx * sy) / den : NAN;
 }

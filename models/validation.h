@@ -1,5 +1,6 @@
-/* compare.h - metrics of a candidate trajectory against a reference
- * evaluated at the same time points (`stickslip compare`).
+/* validation.h - metrics of a candidate trajectory against a reference
+ * evaluated at the same time points: the one definition used by both
+ * `stickslip compare` and `stickslip converge`.
  *
  * Pure functions on arrays: no files, no solver, so that every definition
  * can be tested on hand-made data.  The two trajectories share one time
@@ -58,6 +59,9 @@ typedef struct stsl_cmp_event {
     stsl_cmp_class cls;
 } stsl_cmp_event;
 
+/* An event at t of the kind named `kind` (NULL: "?"), its class from the name. */
+void stsl_compare_event_set(stsl_cmp_event *e, double t, const char *kind);
+
 /* Events seen in a sampled trajectory (for candidates without an event
  * list).  A run of stuck samples spanning some time is a rest: `stick` at
  * its first sample (unless it opens the trajectory), `breakaway` at its
@@ -108,6 +112,11 @@ double stsl_compare_energy_friction(const double *t, const double *friction, con
  * kinetic-energy loss as dissipated. */
 double stsl_compare_energy_balance(const double *t, const double *v, const double *fn_mid,
                                    double mass, long n);
+
+/* Order of convergence: the least-squares slope of log(err[i]) against
+ * log(h[i]) over the points with err > 0 (*used of them); NaN with fewer
+ * than two such points or a single step. */
+double stsl_compare_fit_order(const double *h, const double *err, int n, int *used);
 
 /* Default --stuck-velocity: STSL_CMP_STUCK_REL times the largest |v| of
  * the reference, but at least `atol` (the reference's absolute tolerance:

@@ -1,0 +1,71 @@
+/* h5_types.h - the HDF5 pieces shared by the result writers and readers:
+ * the /events compound type (defined once, for the file and for every
+ * memory layout that reads or writes it), scalar attributes, HDF5's own
+ * description of its last error, and error messages built from it.
+ *
+ * Error printing: HDF5 prints its error stack on stderr by default.  The
+ * library never turns that off for the process (H5Eset_auto2 would also
+ * silence h5py in the same Python); each public entry point of io/ that may
+ * fail expectedly wraps its HDF5 calls in H5E_BEGIN_TRY / H5E_END_TRY
+ * (STSL_H5_QUIET) and reports failures as its own one-line message. */
+#ifndef STSL_H5_TYPES_H
+#define STSL_H5_TYPES_H
+
+#include <stddef.h>
+
+#include <hdf5.h>
+
+#include "solver/status.h"
+
+/* rc = call, with HDF5's automatic error printing off around it (the error
+ * stack is still kept for stsl_h5_last_error). */
+#define STSL_H5_QUIET(rc, call)                                                                    \
+    do {                                                                                           \
+        H5E_BEGIN_TRY                                                                              \
+        {                                                                                          \
+            rc = (call);                                                                           \
+        }                                                                                          \
+        H5E_END_TRY                                                                                \
+    } while (0)
+
+/* Width of the fixed-length `kind` member of /events in the file (null-padded). */
+#define STSL_H5_KIND_LEN 16
+
+/* A memory layout of one /events row: its size, the offsets of the members
+ * t, kind, mode_before, mode_after, x, v_before, v_after, net_force,
+ * friction (in that order), the size of the two mode members (native signed
+ * integers: 1 for int8_t or sizeof(int)) and the size and padding of the
+ * kind string.  HDF5 converts between layouts member by
+ * member, by name. */
+typedef struct stsl_h5_event_layout {
+    size_t size;
+    size_t off[9];
+    size_t mode_size;
+    size_t kind_size;
+    H5T_str_t kind_pad;
+} stsl_h5_event_layout;
+
+/* The /events compound type: the file type (layout NULL: little-endian,
+ * packed, the same on every machine) or the native memory type of
+ * `layout`.  Close it with H5Tclose; -1 on failure. */
+hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
+
+/* Variable-length UTF-8 string type (h5py reads it as str); -1 on failure. */
+hid_t stsl_h5_vlen_str_type(void);
+/* Create or overwrite a scalar attribute of file type `ftype`, written from
+ * `mtype` memory.  Returns 0 or -1 with HDF5's error stack set. */
+int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val);
+int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vlen UTF-8 */
+int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
+int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
+int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
+
+/* The innermost (most specific) description on HDF5's error stack into buf
+ * ("" when there is none).  Call it right after the failing call: the next
+ * HDF5 API call clears the stack. */
+void stsl_h5_last_error(char *buf, size_t size);
+/* STSL_EIO "FILE: HDF5 could not WHAT: DESCRIPTION" from the current HDF5
+ * error.  Call it right after the failing call. */
+int stsl_h5_fail(stsl_error *err, const char *file, const char *what);
+
+#endif
