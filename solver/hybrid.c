@@ -379,6 +379,9 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
 static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
     for (;;) {
+        /* Every step: a run stuck inside one segment must stop too. */
+        int crc = cancelled(s, s->t, err);
+        if (crc) return crc;
         double hmax = s->model->ops->max_step(s->model->self, s->mode, s->t);
         CVodeSetMaxStep(s->cv, isfinite(hmax) ? hmax : 0.0);
         double tret = s->t;
@@ -539,6 +542,8 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
             return fail(s, err, STSL_EMODEL, ta,
                         "step bound not positive or below time resolution");
         s->stats.steps++;
+        int crc = cancelled(s, ta, err);
+        if (crc) return crc;
         if (ng > 0) {
             eval_guards(s, tb, gb);
             double tr = scan_window(s, have_prev, tp, gp, ta, ga, tb, gb);
