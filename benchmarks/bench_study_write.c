@@ -15,19 +15,6 @@
 
 #define JANECEK STSL_SOURCE_DIR "/examples/janecek_chirp.yaml"
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(const char *what, const char *msg)
-{
-    fprintf(stderr, "bench_study_write: %s: %s\n", what, msg);
-    exit(1);
-}
-
 static void fill(stsl_study_row *r, long i)
 {
     stsl_study_row_clear(r);
@@ -44,34 +31,36 @@ static void fill(stsl_study_row *r, long i)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
-    if (n < 1) die("usage", "bench_study_write [N_ROWS >= 1]");
+    if (n < 1) bench_die("bench_study_write", "usage", "bench_study_write [N_ROWS >= 1]");
     char dir[] = "/tmp/bench_study_write.XXXXXX", study[256], out[256], text[1024];
-    if (!mkdtemp(dir)) die("mkdtemp", "cannot make a temporary directory");
+    if (!mkdtemp(dir))
+        bench_die("bench_study_write", "mkdtemp", "cannot make a temporary directory");
     snprintf(study, sizeof study, "%s/study.yaml", dir);
     snprintf(out, sizeof out, "%s/study.h5", dir);
     snprintf(text, sizeof text, "base: %s\nvary:\n  friction.dynamic: {linspace: [10, 25, %ld]}\n",
              JANECEK, n);
     FILE *f = fopen(study, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f)) die("write", study);
+    if (!f || fputs(text, f) < 0 || fclose(f)) bench_die("bench_study_write", "write", study);
     stsl_sweep_opts o = {out, 1, 0, NULL, 0, "bench", NULL, NULL, NULL};
     stsl_sweep_plan *sp = NULL;
     stsl_study_h5 *w = NULL;
     stsl_error err = {0};
-    if (stsl_sweep_plan_open(study, &o, &sp, &err)) die("study", err.msg);
-    double t0 = now_seconds();
-    if (stsl_sweep_plan_output(sp, &o, &w, &err)) die("create", err.msg);
-    double t1 = now_seconds(), last = t1;
+    if (stsl_sweep_plan_open(study, &o, &sp, &err))
+        bench_die("bench_study_write", "study", err.msg);
+    double t0 = bench_now();
+    if (stsl_sweep_plan_output(sp, &o, &w, &err)) bench_die("bench_study_write", "create", err.msg);
+    double t1 = bench_now(), last = t1;
     stsl_study_row row;
     for (long i = 0; i < n; i++) {
         fill(&row, i);
-        if (stsl_study_h5_append(w, &row, &err)) die("append", err.msg);
-        if (now_seconds() - last >= 1.0) {
-            if (stsl_study_h5_flush(w, &err)) die("flush", err.msg);
-            last = now_seconds();
+        if (stsl_study_h5_append(w, &row, &err)) bench_die("bench_study_write", "append", err.msg);
+        if (bench_now() - last >= 1.0) {
+            if (stsl_study_h5_flush(w, &err)) bench_die("bench_study_write", "flush", err.msg);
+            last = bench_now();
         }
     }
-    if (stsl_study_h5_close(w, &err)) die("close", err.msg);
-    double t2 = now_seconds();
+    if (stsl_study_h5_close(w, &err)) bench_die("bench_study_write", "close", err.msg);
+    double t2 = bench_now();
     printf("study file of %ld variants: created (parameters) in %.2f s; rows written in %.2f s "
            "= %.0f rows/s (%.2f us/row)\n",
            n, t1 - t0, t2 - t1, (double)n / (t2 - t1), 1e6 * (t2 - t1) / (double)n);
