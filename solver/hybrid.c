@@ -448,6 +448,18 @@ static double locate_root(stsl_hsolver *s, int i, double a, double b, double ga,
 static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double m, double b,
                               double ga, double gm, double gb)
 {
+    /* A tie gm == gb (a peak exactly halfway between two samples) brackets
+     * nothing for the minimizer, which needs gm strictly nearer zero than
+     * both ends: the point halfway between m and b does. */
+    if (gm == gb) {
+        double c = 0.5 * (m + b), g[STSL_MAX_GUARDS];
+        eval_guards(s, c, g);
+        if (!(dir * g[i] > dir * gm)) return NAN; /* a plateau: no peak to search */
+        a = m;
+        ga = gm;
+        m = c;
+        gm = g[i];
+    }
     guard_fn f = {s, i, -(double)dir};
     gsl_function F = {guard_at, &f};
     if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -dir * gm, a, -dir * ga, b, -dir * gb) !=
@@ -476,11 +488,12 @@ static int crosses(int dir, double ga, double gb, int at_start)
 }
 
 /* Is the middle of three samples a local extremum on the near side of zero,
- * pointing towards it (so that a crossing may hide between the samples)? */
+ * pointing towards it (so that a crossing may hide between the samples)?  A
+ * tie with the later sample counts: the peak is then between the two. */
 static int extremum_towards(int dir, double gp, double ga, double gb)
 {
-    if (dir >= 0 && gp < 0.0 && ga < 0.0 && gb < 0.0 && ga > gp && ga > gb) return 1;
-    if (dir <= 0 && gp > 0.0 && ga > 0.0 && gb > 0.0 && ga < gp && ga < gb) return -1;
+    if (dir >= 0 && gp < 0.0 && ga < 0.0 && gb < 0.0 && ga > gp && ga >= gb) return 1;
+    if (dir <= 0 && gp > 0.0 && ga > 0.0 && gb > 0.0 && ga < gp && ga <= gb) return -1;
     return 0;
 }
 

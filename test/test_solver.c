@@ -16,8 +16,8 @@
 /* ---- a toy model whose behaviour each test sets ---------------------------- */
 
 typedef struct toy {
-    double f, s0; /* frozen mode: guard sin(2 pi f t) - s0 */
-    double g, e;  /* ball: gravity, restitution */
+    double f, s0, ph; /* frozen mode: guard sin(2 pi f t + ph) - s0 */
+    double g, e;      /* ball: gravity, restitution */
     double t_events[3];
     int n_events;      /* time events at t_events[] */
     int zeno;          /* transition always asks again with an event */
@@ -58,7 +58,7 @@ static int toy_rhs(void *self, int mode, double t, const double *y, double *yd)
 static int toy_guards(void *self, int mode, double t, const double *y, double *g)
 {
     toy *m = self;
-    if (mode == M_WAIT) g[0] = sin(2.0 * M_PI * m->f * t) - m->s0;
+    if (mode == M_WAIT) g[0] = sin(2.0 * M_PI * m->f * t + m->ph) - m->s0;
     if (mode == M_FLY) g[0] = y[0];
     return 0;
 }
@@ -158,27 +158,36 @@ static int run_toy(toy *m, stsl_hsolver_opts o, const double *y0, stsl_sink *sin
 
 /* ---- tests ------------------------------------------------------------------ */
 
-/* A frozen mode's guard rises above zero for 7 ms, between two samples 50 ms
- * apart: the extremum search must find it, at the closed-form time. */
+/* A frozen mode's guard rises above zero for 4.5 ms, between two samples 50 ms
+ * apart: the extremum search must find it, at the closed-form time.  The
+ * phase puts the peak between the samples at 0.2 and 0.25 s (the model's
+ * step bound 1 / (20 f) from t = 0), where the guard is negative: at
+ * 0.2182 s for 0.2 rad, and for pi / 20 at 0.225 s, exactly halfway, where
+ * the two samples tie. */
 static void frozen_guard_hidden_between_samples(void **state)
 {
     (void)state;
-    toy m = {0};
-    m.f = 1.0;
-    m.s0 = 0.9999;
-    double y0[2] = {0, 0};
-    stsl_sink sink;
-    stsl_error err = {0};
-    assert_int_equal(run_toy(&m, opts(1.0, 0.01), y0, &sink, &err), STSL_OK);
-    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
-    assert_int_equal(r->n_events, 1);
-    double exact = asin(m.s0) / (2.0 * M_PI);
-    assert_close(r->events[0].t, exact, 1e-13);
-    assert_int_equal(r->events[0].mode_after, M_GO);
-    /* Frozen scanning costs samples, not integration steps. */
-    assert_true(r->stats.steps < 40);
-    assert_true(r->complete);
-    stsl_sink_free(&sink);
+    const double phases[2] = {0.2, M_PI / 20.0};
+    for (int k = 0; k < 2; k++) {
+        toy m = {0};
+        m.f = 1.0;
+        m.s0 = 0.9999;
+        m.ph = phases[k];
+        assert_true(sin(2.0 * M_PI * 0.2 + m.ph) < m.s0 && sin(2.0 * M_PI * 0.25 + m.ph) < m.s0);
+        double y0[2] = {0, 0};
+        stsl_sink sink;
+        stsl_error err = {0};
+        assert_int_equal(run_toy(&m, opts(1.0, 0.01), y0, &sink, &err), STSL_OK);
+        const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+        assert_int_equal(r->n_events, 1);
+        double exact = (asin(m.s0) - m.ph) / (2.0 * M_PI);
+        assert_close(r->events[0].t, exact, 1e-13);
+        assert_int_equal(r->events[0].mode_after, M_GO);
+        /* Frozen scanning costs samples, not integration steps. */
+        assert_true(r->stats.steps < 40);
+        assert_true(r->complete);
+        stsl_sink_free(&sink);
+    }
 }
 
 /* Bouncing ball: impact times t_k from the closed form, restitution applied,
