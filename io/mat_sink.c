@@ -221,15 +221,24 @@ static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
     return rc;
 }
 
+/* One field per trajectory column, mode ("", dimensionless) too. */
 static int write_units(mat_t *mat, const mat_sink *m)
 {
-    int nf = m->n_cols + 1;
+    int nf = m->n_cols + 2;
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
-    if (!vals) return -1;
-    for (int c = 0; c < nf; c++)
-        vals[c] = mat_text(NULL, m->units[c]);
-    int rc = put(mat, mat_struct("units", (const char *const *)m->names, vals, nf));
+    const char **fields = calloc((size_t)nf, sizeof *fields);
+    int rc = -1;
+    if (vals && fields) {
+        for (int c = 0; c < nf - 1; c++) {
+            fields[c] = m->names[c];
+            vals[c] = mat_text(NULL, m->units[c]);
+        }
+        fields[nf - 1] = "mode";
+        vals[nf - 1] = mat_text(NULL, "");
+        rc = put(mat, mat_struct("units", fields, vals, nf));
+    }
     free(vals);
+    free(fields);
     return rc;
 }
 

@@ -11,7 +11,7 @@
  *               double, and mode (N x 1 int8)
  *   events      struct: t, kind (M x 1 cell of char), mode_before,
  *               mode_after (int8), x, v_before, v_after, net_force, friction
- *   units       struct: t and one field per model column (char)
+ *   units       struct: t, one field per model column, mode (char, '')
  *   mode_names, kind_names  cell of char (index = number + 1)
  *   stats       struct: steps, rhs_evals, guard_evals, events, segments,
  *               jac_evals, wall_seconds, time_<MODE>
