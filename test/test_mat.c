@@ -211,16 +211,6 @@ static void write_modelica(const char *path, int trans)
 
 /* ---- reading the report --------------------------------------------------------- */
 
-static double json_value(const char *json, const char *key)
-{
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(json, pat);
-    if (!p) return NAN;
-    double d;
-    return sscanf(p + strlen(pat), "%lf", &d) == 1 ? d : NAN;
-}
-
 static const char *compare_json(const char *cand, const char *opts)
 {
     static char text[1 << 20];
@@ -245,11 +235,12 @@ static void assert_exact(const char *j)
                           "rms_error_v",     "final_error_x",   "final_error_v",
                           "events_missed",   "events_spurious", "dissipated_energy_difference"};
     for (int k = 0; k < 9; k++) {
-        if (json_value(j, keys[k]) != 0) print_error("%s = %g\n", keys[k], json_value(j, keys[k]));
-        assert_true(json_value(j, keys[k]) == 0);
+        if (tu_json_value(j, keys[k]) != 0)
+            print_error("%s = %g\n", keys[k], tu_json_value(j, keys[k]));
+        assert_true(tu_json_value(j, keys[k]) == 0);
     }
-    assert_true(json_value(j, "stuck_iou") == 1);
-    assert_true(json_value(j, "n_points") == (double)n);
+    assert_true(tu_json_value(j, "stuck_iou") == 1);
+    assert_true(tu_json_value(j, "n_points") == (double)n);
 }
 
 /* ---- candidates ------------------------------------------------------------------- */
@@ -273,9 +264,9 @@ static void v5_struct_with_time(void **state)
         max = fmax(max, fabs((x[i] + dx) - x[i]));
     j = compare_json(p, "--columns t=simout.time,x=simout.signals.values:1,v=simout.signals."
                         "values:2");
-    assert_true(json_value(j, "max_abs_error_x") == max);
-    assert_true(json_value(j, "final_error_x") == (x[n - 1] + dx) - x[n - 1]);
-    assert_true(json_value(j, "max_abs_error_v") == 0);
+    assert_true(tu_json_value(j, "max_abs_error_x") == max);
+    assert_true(tu_json_value(j, "final_error_x") == (x[n - 1] + dx) - x[n - 1]);
+    assert_true(tu_json_value(j, "max_abs_error_v") == 0);
 }
 
 static void matrices_either_orientation(void **state)
@@ -316,8 +307,8 @@ static void modelica_results(void **state)
         for (long i = 0; i < n; i++)
             max = fmax(max, fabs(MASS_M - x[i]));
         j = compare_json(p, "--columns t=time,x=mass.m,v=mass.v");
-        assert_true(json_value(j, "max_abs_error_x") == max);
-        assert_true(json_value(j, "max_abs_error_v") == 0);
+        assert_true(tu_json_value(j, "max_abs_error_x") == max);
+        assert_true(tu_json_value(j, "max_abs_error_v") == 0);
     }
 }
 
