@@ -129,7 +129,7 @@ static int wants_mat(const run_args *a, const char *out)
 static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
                      stsl_error *err)
 {
-    int rc = wants_mat(a, out) ? stsl_mat_sink_create(out, yaml, STSL_VERSION, sink, err)
+    int rc = wants_mat(a, out) ? stsl_mat_sink_create(out, yaml, STSL_VERSION, 0, sink, err)
                                : stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
     if (rc || !a->csv) return rc;
     stsl_sink csv = {0};

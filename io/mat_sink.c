@@ -20,7 +20,7 @@ typedef struct mat_sink {
     char created[32];
     stsl_sink mem;
     int began, ended;
-    long max_samples;
+    long max_bytes, max_samples;
     int n_cols, n_modes, n_kinds;
     char **names, **units; /* n_cols + 1: "t" and the time unit first */
     char **mode_names, **kind_names;
@@ -327,7 +327,7 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
         ok = (m->names[c + 1] = dup_str(l->cols[c].name)) &&
              (m->units[c + 1] = dup_str(l->cols[c].units));
     if (!ok) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", m->path);
-    m->max_samples = STSL_MAT_MAX_BYTES / (8L * (l->n_cols + 1));
+    m->max_samples = m->max_bytes / (8L * (l->n_cols + 1));
     m->began = 1;
     return stsl_sink_begin(&m->mem, l, err);
 }
@@ -338,9 +338,9 @@ static int ms_sample(void *self, double t, int mode, const double *cols, stsl_er
     if (stsl_mem_sink_result(&m->mem)->n_samples >= m->max_samples)
         return stsl_error_set(err, STSL_EIO,
                               "%s: more than %ld samples at t = %.9g: a MAT file's trajectory is "
-                              "held in memory and limited to %ld MiB (STSL_MAT_MAX_BYTES); write "
-                              "HDF5 (-o OUT.h5) for runs this long",
-                              m->path, m->max_samples, t, STSL_MAT_MAX_BYTES >> 20);
+                              "held in memory and limited to %ld bytes (STSL_MAT_MAX_BYTES); "
+                              "write HDF5 (-o OUT.h5) for runs this long",
+                              m->path, m->max_samples, t, m->max_bytes);
     return stsl_sink_sample(&m->mem, t, mode, cols, err);
 }
 
@@ -388,7 +388,7 @@ static void ms_destroy(void *self)
 static const stsl_sink_ops mat_ops = {ms_begin, ms_sample, ms_event, ms_end, ms_destroy};
 
 int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *program_version,
-                         stsl_sink *out, stsl_error *err)
+                         long max_bytes, stsl_sink *out, stsl_error *err)
 {
     if (!path || !path[0] || !out)
         return stsl_error_set(err, STSL_EINPUT, "MAT sink: no output path given");
@@ -409,6 +409,7 @@ int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *
         return rc;
     }
     stsl_out_utc_now(m->created, sizeof m->created);
+    m->max_bytes = max_bytes > 0 ? max_bytes : STSL_MAT_MAX_BYTES;
     out->ops = &mat_ops;
     out->self = m;
     return STSL_OK;

@@ -39,7 +39,8 @@
 /* 1 when `path` ends in ".mat" (any case). */
 int stsl_mat_path(const char *path);
 
+/* max_bytes: the trajectory limit in bytes, 0 for STSL_MAT_MAX_BYTES. */
 int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *program_version,
-                         stsl_sink *out, stsl_error *err);
+                         long max_bytes, stsl_sink *out, stsl_error *err);
 
 #endif

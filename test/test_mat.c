@@ -22,7 +22,10 @@
 #include <hdf5.h>
 #include <matio.h>
 
+#include "io/config.h"
 #include "io/h5_read.h"
+#include "io/mat_sink.h"
+#include "models/run.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"
@@ -549,12 +552,47 @@ static void result_as_mat(void **state)
     assert_non_null(strstr(out, "--format: expected h5 or mat: 'xls'"));
 }
 
+/* Above its limit the MAT sink stops the run with a message naming the
+ * limit and the way out, and still writes what it has, marked incomplete. */
+static void mat_sink_limit(void **state)
+{
+    (void)state;
+    char p[600], txt[4096];
+    path_in_dir(p, sizeof p, "limited.mat");
+    stsl_config cfg;
+    stsl_error err = {0};
+    assert_int_equal(stsl_config_load(EX "belt_stick_slip.yaml", NULL, 0, &cfg, &err), 0);
+    stsl_sink sink = {0};
+    /* 8 bytes x (t + the 8 columns of the element) x 1000 samples. */
+    assert_int_equal(stsl_mat_sink_create(p, "yaml: 1", "test", 72000, &sink, &err), 0);
+    int rc = stsl_run_element(&cfg.element, &cfg.sim, &cfg.scheme, &sink, NULL, &err);
+    stsl_sink_free(&sink);
+    stsl_config_free(&cfg);
+    assert_int_equal(rc, STSL_EIO);
+    if (rc != STSL_EIO || !strstr(err.msg, "more than 1000")) print_error("%d %s\n", rc, err.msg);
+    assert_non_null(strstr(err.msg, "limited.mat: more than 1000 samples at t = "));
+    assert_non_null(strstr(err.msg, "limited to 72000 bytes (STSL_MAT_MAX_BYTES); write HDF5"));
+    mat_t *mat = Mat_Open(p, MAT_ACC_RDONLY);
+    assert_non_null(mat);
+    matvar_t *complete = Mat_VarRead(mat, "complete"), *msg = Mat_VarRead(mat, "message"),
+             *tr = Mat_VarRead(mat, "trajectory");
+    assert_true(*(const double *)complete->data == 0);
+    text_of(msg, txt, sizeof txt);
+    assert_non_null(strstr(txt, "more than 1000 samples"));
+    assert_int_equal(field(tr, "t")->dims[0], 1000);
+    Mat_VarFree(complete);
+    Mat_VarFree(msg);
+    Mat_VarFree(tr);
+    Mat_Close(mat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(v5_struct_with_time), cmocka_unit_test(matrices_either_orientation),
         cmocka_unit_test(modelica_results),    cmocka_unit_test(hdf5_matrices),
         cmocka_unit_test(bad_mappings),        cmocka_unit_test(result_as_mat),
+        cmocka_unit_test(mat_sink_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
