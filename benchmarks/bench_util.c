@@ -11,7 +11,7 @@
 #define MAX_SETS    16
 #define MAX_BATCHES 101
 
-static double seconds(void)
+double bench_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -28,6 +28,12 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp);
+    return v[n / 2];
 }
 
 int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
@@ -50,14 +56,13 @@ int bench_config(const char *path, const char *const *sets, int n_sets, int runs
     double per_run[MAX_BATCHES];
     int rc = 0;
     for (int b = 0; b < batches && !rc; b++) {
-        double t0 = seconds();
+        double t0 = bench_now();
         for (int r = 0; r < runs && !rc; r++)
             rc = one_run(&cfg, &out->stats, &err);
-        per_run[b] = (seconds() - t0) / runs;
+        per_run[b] = (bench_now() - t0) / runs;
     }
     if (rc) fprintf(stderr, "bench: run failed: %s\n", err.msg);
-    qsort(per_run, (size_t)batches, sizeof per_run[0], cmp);
-    out->us_median = 1e6 * per_run[batches / 2];
+    out->us_median = 1e6 * bench_median(per_run, batches);
     out->us_min = 1e6 * per_run[0];
     out->us_max = 1e6 * per_run[batches - 1];
     out->rtol = cfg.sim.rtol;

@@ -17,4 +17,9 @@ typedef struct bench_result {
 int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
                  bench_result *out);
 
+/* Monotonic clock in seconds. */
+double bench_now(void);
+/* The median of v[0..n-1] (sorts v in place). */
+double bench_median(double *v, int n);
+
 #endif

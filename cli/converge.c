@@ -38,6 +38,8 @@
 #include "solver/hybrid.h"
 
 #define MAX_STEPS 64
+/* Step points of all runs of one study together (see stsl_cli_converge). */
+#define MAX_POINTS 1e7
 /* Timed runs are repeated until they add up to this or REPEATS_MAX runs,
  * and the median is reported: short runs are dominated by timer noise. */
 #define TIMING_BUDGET_S 0.3
@@ -522,7 +524,27 @@ int stsl_cli_converge(int argc, char **argv)
     a.sets[a.n_sets++] = step_set;
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
+    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
+        /* The step set above is ours, not the user's: name --steps. */
+        const char *why = strstr(err.msg, step_set) ? strstr(err.msg, "simulation.step: ") : NULL;
+        if (why)
+            return stsl_cli_error(&cmd, "--steps: %g: %s", hmin, why + strlen("simulation.step: "));
+        return stsl_cli_fail(&cmd, &err);
+    }
+    /* Every step point of every run is held in memory (t, x, v and the
+     * union of the time grids: about 50 bytes a point), so the total is
+     * bounded: MAX_POINTS is about 0.5 GB and a few seconds of stepping. */
+    double points = 0.0;
+    for (int i = 0; i < a.n_steps; i++)
+        points += cfg.sim.t_end / a.steps[i];
+    if (points > MAX_POINTS) {
+        double t_end = cfg.sim.t_end;
+        stsl_config_free(&cfg);
+        return stsl_cli_error(&cmd,
+                              "--steps: these steps make %.3g step points over t_end = %g s, at "
+                              "most %.0e (all are held in memory); use larger steps",
+                              points, t_end, MAX_POINTS);
+    }
     rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
     return rc ? stsl_cli_fail(&cmd, &err) : 0;

@@ -16,11 +16,13 @@
 #include "cli/converge.h"
 #include "cli/curve.h"
 #include "cli/plot.h"
+#include "cli/sweep.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
 #include "io/mat_sink.h"
+#include "io/study_h5.h"
 #include "models/element.h"
 #include "models/run.h"
 #include "solver/hybrid.h"
@@ -40,6 +42,7 @@ static const char *const main_usage =
     "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
     "  converge CONFIG  a fixed-step scheme's error and cost against the exact reference\n"
     "  compare REF CANDIDATE  errors, stuck overlap, events of a trajectory against REF\n"
+    "  sweep STUDY    run every variant of a batch study in threads (resumable)\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
@@ -77,7 +80,8 @@ static const char *const info_usage =
     "usage: stickslip info RESULT.h5 [--events N]\n"
     "\n"
     "Print the summary of a result file: completion, statistics, time per mode,\n"
-    "event counts by kind and the event table.\n"
+    "event counts by kind and the event table.  For a study file (stickslip\n"
+    "sweep): counts, first failures, parameter ranges and summary column ranges.\n"
     "\n"
     "  -n, --events N        list at most N events (default 50; -1 for all)\n"
     "  -h, --help            this help\n";
@@ -288,6 +292,7 @@ static int cmd_info(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
+    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
     stsl_h5_result res;
     stsl_error err = {0};
     if (stsl_h5_read(a.config, &res, &err)) return error_exit(&err);
@@ -318,5 +323,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare")) return stsl_cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return stsl_cli_sweep(argc - 1, argv + 1);
     return stsl_cli_usage_error(&cmd_main, "unknown command '%s'", cmd);
 }

@@ -19,6 +19,25 @@
     "plotting needs Debian's python3 with python3-matplotlib and python3-h5py (scripts/setup "     \
     "installs them)"
 
+/* The installed CLI (STSL_PYTHON_DIR_FROM_EXE) looks for the module relative
+ * to its own executable, so that `cmake --install --prefix ANY` works. */
+static const char *module_dir(char *buf, size_t size)
+{
+#ifdef STSL_PYTHON_DIR_FROM_EXE
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(buf, size, "%s/%s", exe, STSL_PYTHON_DIR);
+        return buf;
+    }
+#endif
+    (void)buf;
+    (void)size;
+    return STSL_PYTHON_DIR;
+}
+
 static const char *env_or(const char *name, const char *fallback)
 {
     const char *v = getenv(name);
@@ -27,7 +46,8 @@ static const char *env_or(const char *name, const char *fallback)
 
 int stsl_cli_plot(int argc, char **argv)
 {
-    const char *dir = env_or("STICKSLIP_PYTHON_DIR", STSL_PYTHON_DIR);
+    char own[4200];
+    const char *dir = env_or("STICKSLIP_PYTHON_DIR", module_dir(own, sizeof own));
     const char *python = env_or("STICKSLIP_PYTHON", PLOT_PYTHON);
     size_t n = strlen(dir) + sizeof "/" PLOT_MODULE;
     char *module = malloc(n);

@@ -61,6 +61,12 @@ static const range R_GE1 = {1.0, HUGE_VAL, 0, 1};
 static const range R_UNIT = {0.0, 1.0, 0, 0};
 static const range R_EFF_OPP = {0.0, 1.0, 1, 0};
 static const range R_LE1 = {-HUGE_VAL, 1.0, 1, 0};
+/* Lowest efficiencies accepted (see load_friction). */
+#define EFF_OPPOSING_MIN 0.01
+#define EFF_AIDING_MIN   (-100.0)
+/* Most output samples a run may produce: about 80 bytes each in the HDF5
+ * file (time, mode and up to nine columns), so 8 GB. */
+#define MAX_SAMPLES 1e8
 /* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
  * would locate events too coarsely to be worth running. */
 static const range R_RTOL = {1e-14, 1e-2, 0, 0};
@@ -241,23 +247,34 @@ static int is_yaml_nonfinite(const char *s)
 
 /* A number is a plain scalar that strtod consumes entirely; a quoted "1"
  * is a string in YAML and is refused as one. */
-static int node_num(ctx *c, int id, const char *path, const range *r, double *out)
+/* The one check of a number, for a node of the file and for a value given
+ * to stsl_config_set: 0 and *out, or 1 with the problem in `what`. */
+static int check_num(const yaml_node_t *n, const range *r, double *out, char *what, size_t size)
 {
     char got[64], rt[64];
-    yaml_node_t *n = node_at(c, id);
     range_text(r, rt, sizeof rt);
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return fail(c, id, path, "expected a number%s (got %s)", rt, describe(n, got, sizeof got));
+        return snprintf(what, size, "expected a number%s (got %s)", rt,
+                        describe(n, got, sizeof got)) >= 0;
     const char *s = (const char *)n->data.scalar.value;
     char *end;
     double v = strtod(s, &end);
     if (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v)))
-        return fail(c, id, path, "must be a finite number (got %s)", describe(n, got, sizeof got));
+        return snprintf(what, size, "must be a finite number (got %s)",
+                        describe(n, got, sizeof got)) >= 0;
     if (end == s || *end)
-        return fail(c, id, path, "expected a number%s (got %s)", rt, describe(n, got, sizeof got));
-    if (r && !in_range(r, v)) return fail(c, id, path, "must be%s (got %s)", rt, s);
+        return snprintf(what, size, "expected a number%s (got %s)", rt,
+                        describe(n, got, sizeof got)) >= 0;
+    if (r && !in_range(r, v)) return snprintf(what, size, "must be%s (got %s)", rt, s) >= 0;
     *out = v;
-    return STSL_OK;
+    return 0;
+}
+
+static int node_num(ctx *c, int id, const char *path, const range *r, double *out)
+{
+    char what[512];
+    return check_num(node_at(c, id), r, out, what, sizeof what) ? fail(c, id, path, "%s", what)
+                                                                : STSL_OK;
 }
 
 static int map_num(const mapr *m, const char *key, int required, double def, const range *r,
@@ -812,6 +829,22 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     if (!rc) rc = load_static(&m, f);
     if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
     if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_LE1, &f->eff_aiding);
+    /* Far outside physics a load would create more friction than any drive
+     * has: (1/EtO - 1) or (1 - EtA) times the load.  The bounds allow 99
+     * and 101 times (an efficiency of 1 %, or the back-driving efficiency
+     * 2 - 1/eta of a worm gear of 1 % forward efficiency, where real ones
+     * have 20 % and more); beyond them the friction levels dwarf every
+     * other force by orders of magnitude and the run means nothing. */
+    if (!rc && f->eff_opposing < EFF_OPPOSING_MIN)
+        rc = fail(m.c, map_find(&m, "efficiency_opposing"), "friction.efficiency_opposing",
+                  "must be in [%g, 1] (got %g): a lower efficiency makes an opposing load create "
+                  "more than 99 times its magnitude as friction",
+                  EFF_OPPOSING_MIN, f->eff_opposing);
+    if (!rc && f->eff_aiding < EFF_AIDING_MIN)
+        rc = fail(m.c, map_find(&m, "efficiency_aiding"), "friction.efficiency_aiding",
+                  "must be in [%g, 1] (got %g): a lower efficiency makes an aiding load create "
+                  "more than 101 times its magnitude as friction",
+                  EFF_AIDING_MIN, f->eff_aiding);
     if (!rc) rc = load_stribeck(&m, f);
     return rc;
 }
@@ -920,6 +953,10 @@ static int load_sim(const mapr *top, stsl_config *cfg)
     int rc = map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
     if (!rc) rc = map_num(&m, "t_end", 1, 0.0, &R_POS, &o->t_end);
     if (!rc) rc = map_num(&m, "output_step", 0, 0.001, &R_NONNEG, &o->output_step);
+    if (!rc && o->output_step > 0.0 && o->t_end / o->output_step > MAX_SAMPLES)
+        rc = fail(m.c, map_find(&m, "output_step"), "simulation.output_step",
+                  "must be 0 or >= t_end / %.0e = %g (got %g: %.3g samples, about 80 bytes each)",
+                  MAX_SAMPLES, o->t_end / MAX_SAMPLES, o->output_step, o->t_end / o->output_step);
     if (!rc) rc = map_num(&m, "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
     if (!rc) rc = map_num(&m, "atol", 0, 1e-12, &R_POS, &o->atol);
     if (!rc) rc = map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
@@ -947,6 +984,13 @@ static int load_output(const mapr *top, stsl_config *cfg)
     return rc ? rc : copy_field(m.c, id, "output.file", cfg->output_file, STSL_PATH_MAX, file);
 }
 
+/* The element resolves what the solver resolves (end-stop rebounds). */
+static void sync_tolerances(stsl_config *cfg)
+{
+    cfg->element.rtol = cfg->sim.rtol;
+    cfg->element.atol = cfg->sim.atol;
+}
+
 static int load_top(ctx *c, stsl_config *cfg)
 {
     mapr top;
@@ -967,9 +1011,7 @@ static int load_top(ctx *c, stsl_config *cfg)
     if (!rc) rc = load_initial(&top, e);
     if (!rc) rc = load_sim(&top, cfg);
     if (!rc) rc = load_output(&top, cfg);
-    /* The element resolves what the solver resolves (end-stop rebounds). */
-    e->rtol = cfg->sim.rtol;
-    e->atol = cfg->sim.atol;
+    sync_tolerances(cfg);
     return rc;
 }
 
@@ -1341,4 +1383,332 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
         return NULL;
     }
     return buf;
+}
+
+/* ---------------------------------------------------------------- copy */
+
+static int copy_table(stsl_signal_spec *d, const stsl_signal_spec *s, stsl_error *err)
+{
+    d->tt = d->vv = NULL;
+    if (!s->tt) return STSL_OK;
+    size_t bytes = (size_t)s->n * sizeof(double);
+    d->tt = malloc(bytes);
+    d->vv = malloc(bytes);
+    if (!d->tt || !d->vv) {
+        free(d->tt);
+        free(d->vv);
+        d->tt = d->vv = NULL;
+        d->n = 0;
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory copying the table", s->file);
+    }
+    memcpy(d->tt, s->tt, bytes);
+    memcpy(d->vv, s->vv, bytes);
+    return STSL_OK;
+}
+
+int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
+{
+    *dst = *src;
+    stsl_signal_spec *d[4] = {&dst->element.active_force, &dst->element.load,
+                              &dst->element.base_motion, &dst->element.anchor_motion};
+    const stsl_signal_spec *s[4] = {&src->element.active_force, &src->element.load,
+                                    &src->element.base_motion, &src->element.anchor_motion};
+    for (int i = 0; i < 4; i++)
+        d[i]->tt = d[i]->vv = NULL; /* nothing shared, even on failure */
+    int rc = STSL_OK;
+    for (int i = 0; !rc && i < 4; i++)
+        rc = copy_table(d[i], s[i], err);
+    if (rc) stsl_config_free(dst);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- set, get */
+
+/* When a number key may be set alone.  Every key here is written by
+ * stsl_config_to_yaml, so "present in the document" is never in question;
+ * what remains are the rules between keys (law, domain, scheme, stops). */
+typedef enum when {
+    W_ALWAYS,
+    W_TRANSL,       /* element.mass: the effective YAML names inertia when rotational */
+    W_ROT,          /* element.inertia */
+    W_HYBRID,       /* a hybrid law's keys */
+    W_STRIBECK,     /* stribeck_* */
+    W_NO_STOPS,     /* initial.position must lie within the stops */
+    W_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
+    W_KARNOPP,
+    W_RK4_HYBRID
+} when;
+
+typedef struct num_key {
+    const char *path;
+    size_t off; /* of the double in stsl_config */
+    const range *r;
+    when w;
+} num_key;
+
+/* The same ranges as the loader's map_num calls above; test_api checks that
+ * every key gives the same value and message through the full load. */
+#define NK(path, field, r, w)                                                                      \
+    {                                                                                              \
+        path, offsetof(stsl_config, field), r, w                                                   \
+    }
+static const num_key NUM_KEYS[] = {
+    NK("element.mass", element.mass, &R_POS, W_TRANSL),
+    NK("element.inertia", element.mass, &R_POS, W_ROT),
+    NK("element.spring.stiffness", element.stiffness, &R_NONNEG, W_ALWAYS),
+    NK("element.spring.free_position", element.free_position, NULL, W_ALWAYS),
+    NK("element.damper.coefficient", element.damping, &R_NONNEG, W_ALWAYS),
+    NK("friction.dynamic", element.friction.dynamic, &R_NONNEG, W_HYBRID),
+    NK("friction.static_ratio", element.friction.static_ratio, &R_GE1, W_HYBRID),
+    NK("friction.efficiency_opposing", element.friction.eff_opposing, &R_EFF_OPP, W_HYBRID),
+    NK("friction.efficiency_aiding", element.friction.eff_aiding, &R_LE1, W_HYBRID),
+    NK("friction.stribeck_velocity", element.friction.stribeck_velocity, &R_POS, W_STRIBECK),
+    NK("friction.stribeck_exponent", element.friction.stribeck_exponent, &R_POS, W_STRIBECK),
+    NK("initial.position", element.x0, NULL, W_NO_STOPS),
+    NK("initial.velocity", element.v0, NULL, W_ALWAYS),
+    NK("simulation.t_end", sim.t_end, &R_POS, W_EVENT_DRIVEN),
+    NK("simulation.output_step", sim.output_step, &R_NONNEG, W_ALWAYS),
+    NK("simulation.rtol", sim.rtol, &R_RTOL, W_ALWAYS),
+    NK("simulation.atol", sim.atol, &R_POS, W_ALWAYS),
+    NK("simulation.karnopp_band", scheme.karnopp_band, &R_POS, W_KARNOPP),
+    NK("simulation.regularisation_velocity", scheme.regularisation_velocity, &R_POS, W_RK4_HYBRID),
+};
+#undef NK
+
+static int applies(const stsl_config *cfg, when w)
+{
+    const stsl_element_params *e = &cfg->element;
+    int hybrid = !stsl_law_is_smooth(e->friction.law);
+    switch (w) {
+    case W_TRANSL:
+        return e->domain == STSL_DOMAIN_TRANSLATIONAL;
+    case W_ROT:
+        return e->domain == STSL_DOMAIN_ROTATIONAL;
+    case W_HYBRID:
+        return hybrid;
+    case W_STRIBECK:
+        return e->friction.law == STSL_LAW_STRIBECK;
+    case W_NO_STOPS:
+        return !e->has_stops;
+    case W_EVENT_DRIVEN:
+        return cfg->scheme.kind == STSL_SCHEME_EVENT_DRIVEN;
+    case W_KARNOPP:
+        return cfg->scheme.kind == STSL_SCHEME_KARNOPP;
+    case W_RK4_HYBRID:
+        return cfg->scheme.kind == STSL_SCHEME_SMOOTH_RK4 && hybrid;
+    default:
+        return 1;
+    }
+}
+
+/* A smooth law's parameter, unless a rule ties it to another one. */
+static double *smooth_slot(stsl_config *cfg, const char *name, const range **r)
+{
+    stsl_friction_params *f = &cfg->element.friction;
+    int tied =
+        (f->law == STSL_LAW_SIMSCAPE && (!strcmp(name, "breakaway") || !strcmp(name, "coulomb"))) ||
+        ((f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE) &&
+         (!strcmp(name, "tc") || !strcmp(name, "tst")));
+    if (!stsl_law_is_smooth(f->law) || tied) return NULL;
+    for (const law_param *lp = law_params(f->law); lp && lp->key; lp++)
+        if (!strcmp(lp->key, name)) {
+            *r = lp->r;
+            return (double *)((char *)f + lp->off);
+        }
+    return NULL;
+}
+
+/* inputs.NAME.PARAM of the signal's present type. */
+static double *signal_slot(stsl_config *cfg, const char *rest, const range **r)
+{
+    stsl_signal_spec *specs[4] = {&cfg->element.active_force, &cfg->element.load,
+                                  &cfg->element.base_motion, &cfg->element.anchor_motion};
+    const char *dot = strchr(rest, '.');
+    for (int i = 0; dot && i < 4; i++) {
+        size_t n = strlen(INPUT_KEYS[i]);
+        if (n != (size_t)(dot - rest) || strncmp(rest, INPUT_KEYS[i], n)) continue;
+        if (i == 3 && !cfg->element.has_anchor) return NULL;
+        const sig_kind *k = kind_of(specs[i]->type);
+        for (int j = 0; j < k->n; j++)
+            if (!strcmp(k->p[j].key, dot + 1)) {
+                *r = k->p[j].r;
+                return (double *)((char *)specs[i] + k->p[j].off);
+            }
+    }
+    return NULL;
+}
+
+/* The double behind `key` when it can be set on its own (see `when`);
+ * NULL when it must go through the full load. */
+static double *fast_slot(stsl_config *cfg, const char *key, const range **r)
+{
+    for (size_t i = 0; i < sizeof NUM_KEYS / sizeof NUM_KEYS[0]; i++)
+        if (!strcmp(key, NUM_KEYS[i].path)) {
+            if (!applies(cfg, NUM_KEYS[i].w)) return NULL;
+            *r = NUM_KEYS[i].r;
+            return (double *)((char *)cfg + NUM_KEYS[i].off);
+        }
+    if (!strncmp(key, "friction.", 9)) return smooth_slot(cfg, key + 9, r);
+    if (!strncmp(key, "inputs.", 7)) return signal_slot(cfg, key + 7, r);
+    return NULL;
+}
+
+/* Text that YAML reads as this very plain scalar and strtod reads whole:
+ * for it the document round trip would hand check_num the same string. */
+static int plain_number_text(const char *v)
+{
+    char *end;
+    if (!*v || *v == ' ' || *v == '\t' || *v == '\n' || *v == '\r') return 0;
+    (void)strtod(v, &end);
+    return !*end;
+}
+
+int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
+{
+    const range *r = NULL;
+    double *slot = key && value ? fast_slot(cfg, key, &r) : NULL;
+    if (!slot || !plain_number_text(value)) return stsl_config_set_reload(cfg, key, value, err);
+    yaml_node_t n = {.type = YAML_SCALAR_NODE};
+    n.data.scalar.value = (yaml_char_t *)value;
+    n.data.scalar.length = strlen(value);
+    n.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    char what[512];
+    double v;
+    if (check_num(&n, r, &v, what, sizeof what)) {
+        stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
+        one_line(err);
+        return STSL_EINPUT;
+    }
+    *slot = v;
+    sync_tolerances(cfg);
+    return STSL_OK;
+}
+
+#define EFFECTIVE "effective configuration"
+
+/* Drop "--set KEY=VALUE: " from a message: the caller named no option. */
+static void strip_set_prefix(stsl_error *err, const char *arg)
+{
+    size_t n = strlen(arg);
+    if (!err || strncmp(err->msg, "--set ", 6) || strncmp(err->msg + 6, arg, n) ||
+        strncmp(err->msg + 6 + n, ": ", 2))
+        return;
+    memmove(err->msg, err->msg + 8 + n, strlen(err->msg + 8 + n) + 1);
+}
+
+int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
+{
+    if (!key || !value) return stsl_error_set(err, STSL_EINPUT, "set: key and value are required");
+    size_t kl = strlen(key), vl = strlen(value);
+    char *arg = malloc(kl + vl + 2);
+    if (!arg) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
+    memcpy(arg, key, kl);
+    arg[kl] = '=';
+    memcpy(arg + kl + 1, value, vl + 1);
+    const char *sets[1] = {arg};
+    int rc = stsl_config_apply(cfg, sets, 1, err);
+    if (rc) strip_set_prefix(err, arg);
+    free(arg);
+    return rc;
+}
+
+int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err)
+{
+    char *yaml = stsl_config_to_yaml(cfg);
+    if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    stsl_config next;
+    int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, n_sets, &next, err);
+    free(yaml);
+    if (rc) return rc;
+    memcpy(next.source, cfg->source, sizeof next.source);
+    memcpy(next.name, cfg->name, sizeof next.name);
+    stsl_config_free(cfg);
+    *cfg = next;
+    return STSL_OK;
+}
+
+/* A node as one line of flow YAML. */
+static void put_flow(FILE *f, yaml_document_t *d, yaml_node_t *n)
+{
+    if (n->type == YAML_SCALAR_NODE) {
+        if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+            fputs((const char *)n->data.scalar.value, f);
+        else
+            put_quoted(f, (const char *)n->data.scalar.value);
+    } else if (n->type == YAML_SEQUENCE_NODE) {
+        fputc('[', f);
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+             it++) {
+            if (it > n->data.sequence.items.start) fputs(", ", f);
+            put_flow(f, d, yaml_document_get_node(d, *it));
+        }
+        fputc(']', f);
+    } else {
+        fputc('{', f);
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+             p++) {
+            if (p > n->data.mapping.pairs.start) fputs(", ", f);
+            put_flow(f, d, yaml_document_get_node(d, p->key));
+            fputs(": ", f);
+            put_flow(f, d, yaml_document_get_node(d, p->value));
+        }
+        fputc('}', f);
+    }
+}
+
+/* `key` looked up in the effective configuration's document. */
+static char *get_from_document(const stsl_config *cfg, const char *key, stsl_error *err)
+{
+    char *yaml = stsl_config_to_yaml(cfg), *out = NULL, path[KEYPATH_MAX];
+    size_t len = 0;
+    yaml_parser_t p;
+    if (!yaml || !yaml_parser_initialize(&p)) {
+        free(yaml);
+        stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
+        return NULL;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)yaml, strlen(yaml));
+    ctx c = {.origin = EFFECTIVE, .err = err};
+    int rc = parse_doc(&c, &p), id = 1;
+    snprintf(path, sizeof path, "%s", key);
+    for (char *seg = path, *dot = path; !rc && id && dot; seg = dot + 1) {
+        dot = strchr(seg, '.');
+        if (dot) *dot = '\0';
+        yaml_node_pair_t *pair =
+            node_at(&c, id)->type == YAML_MAPPING_NODE ? find_pair(&c, id, seg) : NULL;
+        id = pair ? pair->value : 0;
+    }
+    FILE *f = !rc && id ? open_memstream(&out, &len) : NULL;
+    if (f) {
+        put_flow(f, &c.doc, node_at(&c, id));
+        if (fclose(f)) {
+            free(out);
+            out = NULL;
+        }
+    }
+    if (!rc && !id)
+        stsl_error_set(err, STSL_EINPUT, "%s: not a key of the effective configuration", key);
+    else if (!rc && !out)
+        stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
+    if (c.have_doc) yaml_document_delete(&c.doc);
+    yaml_parser_delete(&p);
+    free(yaml);
+    return out;
+}
+
+char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
+{
+    const range *r;
+    /* fast_slot only locates the double; nothing is written through it. */
+    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &r) : NULL;
+    if (!key) {
+        stsl_error_set(err, STSL_EINPUT, "get: a key is required");
+        return NULL;
+    }
+    if (!slot) return get_from_document(cfg, key, err);
+    char buf[32], *out;
+    snprintf(buf, sizeof buf, "%.17g", *slot);
+    out = strdup(buf);
+    if (!out) stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
+    return out;
 }

@@ -33,6 +33,28 @@ int stsl_config_load_string(const char *text, const char *origin, const char *ba
 /* The effective configuration, every default filled in, as YAML text
  * (malloc'd; the caller frees).  Loading it again gives the same config. */
 char *stsl_config_to_yaml(const stsl_config *cfg);
+/* A deep copy of `src` into `dst` (table data included): a config must
+ * never be copied by assignment, which would share (and double-free) the
+ * tables.  On failure *dst holds nothing to free. */
+int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err);
+/* Set one key of the effective configuration (as stsl_config_to_yaml writes
+ * it) to a YAML value: exactly `stickslip run EFFECTIVE.yaml --set key=value`,
+ * with the message of that `--set` minus its "--set key=value: " prefix (so
+ * "friction.dynamic: must be >= 0 (got -1)").  A number key that no rule ties
+ * to another (see NUM_KEYS in config.c) is checked by the loader's number
+ * check and written in place, without the YAML round trip (about 40 us).
+ * On failure *cfg is unchanged. */
+int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
+/* The same, always through the full YAML round trip (the reference the fast
+ * path is tested against). */
+int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
+/* Several "key.path=value" overrides at once on the effective configuration
+ * (keys that are only valid together: a scheme and its step), with the
+ * messages of --set.  On failure *cfg is unchanged. */
+int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err);
+/* A key's value in the effective configuration as one line of YAML
+ * (malloc'd; the caller frees); NULL with `err` filled when there is none. */
+char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err);
 /* Free what the config owns (table data). NULL-safe. */
 void stsl_config_free(stsl_config *cfg);
 

@@ -23,6 +23,15 @@
  * what the bounces would), and the stop_contact event is recorded when they
  * would have ended. */
 #define RESOLVABLE_HEIGHT 1000.0
+/* Rounding level of the slip excess (slip_excess), in ulps of the largest
+ * force entering it: a sum of half a dozen terms, each rounded once or
+ * twice, stays well within 64 ulps. */
+#define SLIP_NOISE_ULPS 64.0
+/* Look-ahead of slip_starts when no input sets a time scale (ramps,
+ * constants), relative to max(1, |t|): a ramp's slope r shows after
+ * tau = 1e-3 once r tau exceeds the rounding level, i.e. for every slope
+ * above ~1e-11 N/s at forces of order 1 N. */
+#define SLIP_HORIZON_REL 1e-3
 /* Samples per natural period that bound a step in the slip modes, so that
  * CVODE cannot step over a velocity or stop guard that crosses twice. */
 #define SAMPLES_PER_NATURAL_PERIOD 20.0
@@ -36,6 +45,7 @@ struct stsl_element {
     int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (third state) */
     double t_seg;      /* start of the current segment: selects one-sided input limits */
     double settle_at;  /* end of bounces left out at a stop (INFINITY: none pending) */
+    double rest_start; /* start of the current slip segment if it began at v = 0, else -INFINITY */
     double natural_step;
     stsl_column cols[STSL_N_COLS];
     stsl_layout layout;
@@ -280,6 +290,57 @@ static void forces_now(stsl_element *e, double t, const double *y, forces *f)
     eval_forces(e, &in, y[0], y[1], f);
 }
 
+/* m times the acceleration a slip in direction s (+1, -1) would start with
+ * at (t, x, v = 0): s (F_n - F_f(s, 0)).  *noise is its rounding level: a
+ * few ulps of the largest force that enters it. */
+static double slip_excess(stsl_element *e, int s, double t, double x, double *noise)
+{
+    const stsl_element_params *p = &e->p;
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, x, 0.0, &f);
+    double ff = slip_friction(e, &f, s > 0 ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG, 0.0);
+    double stretch = p->has_anchor ? x + in.xb - in.xa - p->free_position : x - p->free_position;
+    double rate = p->has_anchor ? in.vb - in.va : 0.0;
+    double scale = fabs(in.fa) + fabs(in.load) + fabs(p->stiffness * stretch) +
+                   fabs(p->damping * rate) + fabs(p->mass * in.ab) + fabs(ff);
+    *noise = SLIP_NOISE_ULPS * DBL_EPSILON * scale;
+    return s * (f.fn - ff);
+}
+
+/* SPEC "Touching the static level": does a slip in direction s start at
+ * (t, x, v = 0)?  With v = 0 the motion's first non-zero derivative is that
+ * of the slip excess h(t + tau) at the frozen state (every lower derivative
+ * of v vanishes), so its sign decides.  h(t) itself decides when it stands
+ * clear of rounding; else h is sampled at tau = tau0 2^k, from a few ulps of
+ * t up to the inputs' time scale (and never past the next input
+ * discontinuity), and the first sample clear of rounding gives the sign of
+ * the leading term.  None clear: the net force cannot exceed friction after
+ * the instant (a constant force equal to the level), no slip. */
+static int slip_starts(stsl_element *e, int s, double t, double x)
+{
+    double noise, h = slip_excess(e, s, t, x, &noise);
+    if (fabs(h) > noise) return h > 0.0;
+    double horizon = el_max_step(e, STSL_MODE_STUCK, t);
+    if (!isfinite(horizon)) horizon = SLIP_HORIZON_REL * fmax(1.0, fabs(t));
+    horizon = fmin(horizon, el_next_time_event(e, t) - t);
+    for (double tau = SLIP_NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(t)); tau <= horizon;
+         tau *= 2.0) {
+        h = slip_excess(e, s, t + tau, x, &noise);
+        if (fabs(h) > noise) return h > 0.0;
+    }
+    return 0;
+}
+
+/* A decision to slip from rest (mode `to`, v = 0) holds only if the slip
+ * starts; else the element stays at rest in `rest` (STUCK or a stop mode). */
+static int confirm_slip(stsl_element *e, int to, int rest, double t, const double *y)
+{
+    if (e->smooth || (to != STSL_MODE_SLIP_POS && to != STSL_MODE_SLIP_NEG)) return to;
+    return slip_starts(e, to == STSL_MODE_SLIP_POS ? +1 : -1, t, y[0]) ? to : rest;
+}
+
 /* Which stop the element is on: +1 at x_max, -1 at x_min, 0 neither. */
 static int stop_side(const stsl_element *e, double x)
 {
@@ -337,8 +398,10 @@ static void mode_from_state(stsl_element *e, double t, double *y, stsl_transitio
     } else {
         forces f;
         forces_now(e, t, y, &f);
+        int rest = side > 0 ? STSL_MODE_STOP_HIGH : side < 0 ? STSL_MODE_STOP_LOW : STSL_MODE_STUCK;
         out->mode = side ? e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg)
                          : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
+        out->mode = confirm_slip(e, out->mode, rest, t, y);
     }
     out->mode = law_mode(e, out->mode);
 }
@@ -348,15 +411,20 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
 {
     forces f;
     if (mode == STSL_MODE_STUCK) {
+        /* A force that only touches the static level moves nothing: stay,
+         * no event (SPEC "Touching the static level"). */
         y[1] = 0.0;
-        out->mode = fired[STSL_G_BREAK_POS] ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
-        out->kind = STSL_EV_BREAKAWAY;
+        int to = fired[STSL_G_BREAK_POS] ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
+        out->mode = confirm_slip(e, to, STSL_MODE_STUCK, t, y);
+        out->kind = out->mode == STSL_MODE_STUCK ? STSL_NO_EVENT : STSL_EV_BREAKAWAY;
     } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
         y[1] = 0.0;
-        e->settle_at = INFINITY;
-        out->mode =
-            law_mode(e, mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS);
-        out->kind = STSL_EV_STOP_RELEASE;
+        int to = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
+        out->mode = law_mode(e, confirm_slip(e, to, mode, t, y));
+        if (out->mode != mode) {
+            e->settle_at = INFINITY;
+            out->kind = STSL_EV_STOP_RELEASE;
+        }
     } else if (mode == STSL_MODE_SMOOTH) {
         impact(e, fired[STSL_G_HIGH] ? +1 : -1, t, y, out);
     } else if (fired[STSL_G_STOP]) {
@@ -365,6 +433,17 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
         y[1] = 0.0;
         forces_now(e, t, y, &f);
         stsl_decide_velocity_zero(mode, f.fn, f.fs_pos, f.fs_neg, &out->mode, &out->kind);
+        /* A slip that would leave its sign at once is a stick (SPEC): the
+         * excess decides.  Going on the same way is possible only when v
+         * came to zero while the force was at the level to within
+         * rounding (v falls only while F_n < F_D <= F_S): after a slip that
+         * started from rest it is a stick, else restarts at the level
+         * could follow each other without end. */
+        int back = out->mode == mode && isfinite(e->rest_start);
+        if (back || confirm_slip(e, out->mode, STSL_MODE_STUCK, t, y) != out->mode) {
+            out->mode = STSL_MODE_STUCK;
+            out->kind = STSL_EV_STICK;
+        }
     } else if (fired[STSL_G_LOAD]) {
         out->kind = STSL_EV_LOAD_REVERSAL; /* same mode, other friction branch: restart */
     }
@@ -399,10 +478,36 @@ static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transi
         impact(e, side, t, y, out);
 }
 
+/* The mode invariant right after a transition (SPEC "Invariant"): a
+ * finite state, v >= 0 in SLIP_POS and <= 0 in SLIP_NEG, v = 0 at rest, on
+ * the stop in STOP_*.  (The stick force's band is kept by the decisions and
+ * watched while the mode lasts: solver/hybrid.c, frozen_invariant.) */
+static int check_mode_state(const stsl_element *e, int mode, double t, const double *y,
+                            stsl_error *err)
+{
+    const char *bad = NULL;
+    if (!isfinite(y[0]) || !isfinite(y[1]))
+        bad = "the state is not finite";
+    else if ((mode == STSL_MODE_SLIP_POS && y[1] < 0.0) ||
+             (mode == STSL_MODE_SLIP_NEG && y[1] > 0.0))
+        bad = "the velocity has the wrong sign for the slip mode";
+    else if ((mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW ||
+              mode == STSL_MODE_STOP_HIGH) &&
+             y[1] != 0.0)
+        bad = "a mode at rest with a velocity";
+    else if ((mode == STSL_MODE_STOP_HIGH && y[0] != e->p.x_max) ||
+             (mode == STSL_MODE_STOP_LOW && y[0] != e->p.x_min))
+        bad = "a stop mode away from its stop";
+    if (!bad) return STSL_OK;
+    return stsl_error_set(err, STSL_ESOLVER,
+                          "mode invariant violated: %s (entering %s at t = %.17g with x = %.17g, "
+                          "v = %.17g)",
+                          bad, e->layout.mode_names[mode], t, y[0], y[1]);
+}
+
 static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
                          double *y, stsl_transition *out, stsl_error *err)
 {
-    (void)err;
     stsl_element *e = self;
     e->t_seg = t; /* from here on the inputs' right limits apply */
     out->mode = mode;
@@ -424,7 +529,8 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
             forces f;
             forces_now(e, t, y, &f);
             int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
-            out->mode = law_mode(e, e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg));
+            out->mode = law_mode(
+                e, confirm_slip(e, e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg), mode, t, y));
             if (out->mode != mode) {
                 out->kind = STSL_EV_STOP_RELEASE;
                 e->settle_at = INFINITY;
@@ -433,11 +539,28 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
         break;
     }
     check_stop_reached(e, t, y, out);
-    return STSL_OK;
+    int slip = out->mode == STSL_MODE_SLIP_POS || out->mode == STSL_MODE_SLIP_NEG;
+    e->rest_start = slip && y[1] == 0.0 ? t : -INFINITY;
+    return check_mode_state(e, out->mode, t, y, err);
+}
+
+/* Friction power F_f v_rel: its integral is the energy friction dissipates
+ * (stuck and on a stop v_rel = 0, so the frozen modes add nothing). */
+static double el_power(void *self, int mode, double t, const double *y)
+{
+    const stsl_element *e = self;
+    inputs in;
+    forces f;
+    if (mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG && mode != STSL_MODE_SMOOTH)
+        return 0.0;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    return moving_friction(e, &f, mode, y) * y[1];
 }
 
 static const stsl_hmodel_ops element_ops = {
-    el_rhs, el_guards, el_transition, el_max_step, el_next_time_event, el_outputs, el_jac};
+    el_rhs,     el_guards, el_transition, el_max_step, el_next_time_event,
+    el_outputs, el_jac,    el_power};
 
 /* ---- layout ------------------------------------------------------------------ */
 
@@ -513,6 +636,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->has_base = !stsl_signal_is_constant(e->base);
     e->t_seg = -INFINITY;
     e->settle_at = INFINITY;
+    e->rest_start = -INFINITY;
     if (!(e->p.rtol > 0.0)) e->p.rtol = 1e-10;
     if (!(e->p.atol > 0.0)) e->p.atol = 1e-12;
     e->natural_step = p->stiffness > 0.0

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
 #include <gsl/gsl_roots.h>
@@ -34,10 +34,46 @@
 #define ROOT_MAX_ITER        200
 #define MIN_MAX_ITER         100
 #define DEFAULT_SAME_INSTANT 64
-/* Seconds of wall time between two progress callbacks. */
+/* Seconds of wall time between two progress callbacks, which are
+ * considered every PROGRESS_EVERY steps (a clock read per step would cost
+ * a few per cent of a cheap run). */
 #define PROGRESS_PERIOD 0.5
+#define PROGRESS_EVERY  64
+/* Progress guard: a run whose last STALL_WINDOW steps (CVODE steps and
+ * frozen-mode samples, across segments) advanced time by less than
+ * STALL_WINDOW step floors fails.  The floor is STALL_SPAN_FRACTION of
+ * (t_end - t0), or STALL_ULPS ulps of t where that is larger: at that mean
+ * step the run would need more than 1e10 steps (hours at ~1 us a step), or
+ * would not advance time beyond round-off at all.  20000 steps take about
+ * 20-60 ms, so a stalled run stops within a second. */
+#define STALL_WINDOW        20000
+#define STALL_SPAN_FRACTION 1e-10
+#define STALL_ULPS          64.0
+/* Relative offset, in step sizes, of the finite difference that gives the
+ * sign of a guard's rate at a step end from the dense output. */
+#define RATE_OFFSET 1e-3
+/* A guard whose minimum inside a step comes within TOUCH_FACTOR (atol +
+ * rtol max|g|) of zero touches it (max over the segment's step ends).
+ * CVODE controls the local error; the global error it leaves is larger:
+ * measured at the belt tangency (v = 0.1 (sin 10 t - 1), max|v| = 0.2) the
+ * minimum of the computed v was 9e-11 at rtol 1e-10 (4.6 rtol max|v|) and
+ * 5e-11 at rtol 1e-12, atol 1e-12 (42 atol).  100 covers that with a
+ * margin; a miss closer than this is within what the tolerances resolve. */
+#define TOUCH_FACTOR 100.0
+/* A guard is near zero, and its rates are looked at, when its smaller end
+ * value in a step is at most DIP_NEAR of the largest |value| seen in the
+ * segment.  Steps are bounded by 1/20 of the motion's time scales (the
+ * inputs', the natural period), in which a smooth guard rising from a
+ * minimum at zero reaches at most 1 - cos(2 pi / 20) = 4.9 % of its swing:
+ * a dip that reaches zero has both end values five times below DIP_NEAR
+ * (when the segment has seen the swing's top; it starts near it or sees
+ * the guard fall to the dip). */
+#define DIP_NEAR 0.25
 
 typedef enum hit { HIT_TSTOP = 0, HIT_GUARD = 1 } hit;
+
+static void progress(stsl_hsolver *s, double t);
+static int all_finite(const double *v, int n);
 
 struct stsl_hsolver {
     const stsl_hmodel *model;
@@ -47,6 +83,7 @@ struct stsl_hsolver {
     SUNContext ctx;
     N_Vector y;  /* CVODE's state */
     N_Vector yd; /* scratch for dense output */
+    N_Vector q;  /* the power's quadrature (opts.integrate_power only) */
     void *cv;
     SUNNonlinearSolver nls; /* Adams: fixed-point iteration */
     SUNMatrix J;            /* BDF: dense Jacobian and its solver */
@@ -70,6 +107,18 @@ struct stsl_hsolver {
     stsl_event_log log;
     struct timespec wall0;
     double last_progress;
+    /* Mode invariant between steps (see check_step): guard values at the
+     * last step end (valid when g_ok) and their largest |value| in the
+     * segment. */
+    double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
+    double g_cache[STSL_MAX_GUARDS], g_cache_t; /* the last guards CVODE evaluated */
+    double rate_t[STSL_MAX_GUARDS];             /* where rate[] (the sign of q's rate) holds */
+    int rate[STSL_MAX_GUARDS];
+    int g_ok;
+    int rhs_bad; /* the right-hand side was not finite (the step failed) */
+    /* Progress guard: steps counted, and time at the window's start. */
+    long pg_steps, pg_next, pg_n0;
+    double pg_t0, t_start;
     int started, done, sink_begun;
 };
 
@@ -125,8 +174,23 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     stsl_hsolver *s = ud;
     s->stats.rhs_evals++;
-    return s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y),
-                              N_VGetArrayPointer(ydot));
+    double *yd = N_VGetArrayPointer(ydot);
+    int rc = s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y), yd);
+    /* Non-finite forces (an overflow) end the run: fatal for CVODE. */
+    if (!rc && !all_finite(yd, s->n)) {
+        s->rhs_bad = 1;
+        return -1;
+    }
+    return rc;
+}
+
+/* The integrand of the work quadrature (see stsl_stats.work). */
+static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
+{
+    stsl_hsolver *s = ud;
+    N_VGetArrayPointer(qdot)[0] =
+        s->model->ops->power(s->model->self, s->mode, t, N_VGetArrayPointer(y));
+    return 0;
 }
 
 /* Unused root slots (modes with fewer guards than the most) are a constant
@@ -141,6 +205,8 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
                  : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
         g[i] = 1.0;
+    s->g_cache_t = t;
+    memcpy(s->g_cache, g, (size_t)s->n_roots * sizeof(double));
     return rc;
 }
 
@@ -228,6 +294,16 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
         if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
     }
     if (CVodeRootInit(s->cv, s->n_roots, cv_roots)) goto fail;
+    /* The work integral is a CVODES quadrature: integrated on the state's
+     * own steps with the same method and order (one evaluation of the power
+     * per step), so it is as accurate as the state; without error control
+     * on it (the default) it cannot change a single step of the state. */
+    if (s->opts.integrate_power && s->model->ops->power) {
+        s->q = N_VNew_Serial(1, s->ctx);
+        if (!s->q) goto fail;
+        N_VConst(0.0, s->q);
+        if (CVodeQuadInit(s->cv, cv_quad, s->q)) goto fail;
+    }
     if (CVodeSetNoInactiveRootWarn(s->cv)) goto fail;
     /* One-step mode returns after every step; the cap only matters for the
      * internal loop to a stop time. */
@@ -282,6 +358,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (s->J) SUNMatDestroy(s->J);
     if (s->y) N_VDestroy(s->y);
     if (s->yd) N_VDestroy(s->yd);
+    if (s->q) N_VDestroy(s->q);
     if (s->ctx) SUNContext_Free(&s->ctx);
     if (s->root) gsl_root_fsolver_free(s->root);
     if (s->minz) gsl_min_fminimizer_free(s->minz);
@@ -341,6 +418,10 @@ static void close_segment(stsl_hsolver *s)
         long nst = 0;
         CVodeGetNumSteps(s->cv, &nst);
         s->stats.steps += nst;
+        /* The segment's share of the work, read at its end (a root or stop
+         * time inside the last step: CVODES interpolates it there). */
+        if (s->q && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
+            s->stats.work += N_VGetArrayPointer(s->q)[0];
         s->cv_active = 0;
     }
     if (s->mode >= 0 && s->mode < STSL_MAX_MODES) s->stats.mode_time[s->mode] += s->t - s->t_seg;
@@ -356,15 +437,221 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
 {
     s->t_seg = s->t;
     s->stats.segments++;
+    s->g_ok = 0;
+    s->g_cache_t = NAN;
     if (cur_mode(s)->frozen) return STSL_OK;
     memcpy(N_VGetArrayPointer(s->y), s->ycur, (size_t)s->n * sizeof(double));
     int dirs[STSL_MAX_GUARDS] = {0};
     for (int i = 0; i < cur_mode(s)->n_guards; i++)
         dirs[i] = cur_mode(s)->guard_dir[i];
-    if (CVodeReInit(s->cv, s->t, s->y) || CVodeSetRootDirection(s->cv, dirs) ||
-        CVodeSetStopTime(s->cv, stop_time(s)))
+    if (s->q) N_VConst(0.0, s->q);
+    if (CVodeReInit(s->cv, s->t, s->y) || (s->q && CVodeQuadReInit(s->cv, s->q)) ||
+        CVodeSetRootDirection(s->cv, dirs) || CVodeSetStopTime(s->cv, stop_time(s)))
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
     s->cv_active = 1;
+    return STSL_OK;
+}
+
+/* ---- mode invariant and progress guard ------------------------------------- */
+
+static int all_finite(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* Guards at t on CVODE's dense output (t within the last step). */
+static int dense_guards(stsl_hsolver *s, double t, double *g)
+{
+    if (CVodeGetDky(s->cv, t, 0, s->yd) < 0) return -1;
+    s->stats.guard_evals++;
+    return s->model->ops->guards(s->model->self, s->mode, t, N_VGetArrayPointer(s->yd), g);
+}
+
+/* Guard i on the dense output, oriented (sign = -direction) so that the
+ * mode's inside is q >= 0. */
+typedef struct dense_fn {
+    stsl_hsolver *s;
+    int i;
+    double sign;
+} dense_fn;
+
+static double dense_q(double t, void *p)
+{
+    dense_fn *f = p;
+    double g[STSL_MAX_GUARDS];
+    if (dense_guards(f->s, t, g) < 0) return NAN;
+    return f->sign * g[f->i];
+}
+
+/* Where q leaves the inside between a (q >= 0) and b (q < 0): the upper end
+ * of the final bracket, where it has left. */
+static double dense_root(stsl_hsolver *s, dense_fn *f, double a, double b)
+{
+    gsl_function F = {dense_q, f};
+    if (gsl_root_fsolver_set(s->root, &F, a, b) != GSL_SUCCESS) return b;
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
+    for (int it = 0; it < ROOT_MAX_ITER; it++) {
+        if (gsl_root_fsolver_iterate(s->root) != GSL_SUCCESS) break;
+        if (gsl_root_fsolver_x_upper(s->root) - gsl_root_fsolver_x_lower(s->root) <= tol) break;
+    }
+    return gsl_root_fsolver_x_upper(s->root);
+}
+
+/* q falls at a and rises at b: its minimum inside [a, b] (Brent on the dense
+ * output).  Returns the time q leaves the inside, or touches it to within
+ * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY. */
+static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double qb,
+                        double qlate, double touch)
+{
+    double d = RATE_OFFSET * (b - a), m = b - d, qm = qlate;
+    double mid = 0.5 * (a + b), qmid = dense_q(mid, f);
+    if (qmid < qm) m = mid, qm = qmid;
+    if (!(qm < qa && qm < qb)) return INFINITY; /* no bracket: too flat to matter */
+    gsl_function F = {dense_q, f};
+    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, qm, a, qa, b, qb) != GSL_SUCCESS)
+        return INFINITY;
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
+    for (int it = 0; it < MIN_MAX_ITER && qm >= 0.0; it++) {
+        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
+        m = gsl_min_fminimizer_x_minimum(s->minz);
+        qm = gsl_min_fminimizer_f_minimum(s->minz);
+        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
+        if (hi - lo <= tol) break;
+    }
+    if (qm < 0.0) return dense_root(s, f, a, m);
+    return qm <= touch ? m : INFINITY;
+}
+
+/* q is outside at b (no root was reported): where it left.  From inside at
+ * a: the crossing.  From zero at a segment's start: at a, unless q first
+ * went in (a short slip that comes back to rest): then where it comes back
+ * out after its maximum. */
+static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double d)
+{
+    if (qa > 0.0) return dense_root(s, f, a, b);
+    double m = a + d, qm = dense_q(m, f), mid = 0.5 * (a + b), qmid = dense_q(mid, f);
+    if (qmid > qm) m = mid, qm = qmid;
+    if (!(qm > 0.0)) return a;
+    dense_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
+    gsl_function F = {dense_q, &neg};
+    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -qm, a, -qa, b, -dense_q(b, f)) ==
+        GSL_SUCCESS) {
+        double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
+        for (int it = 0; it < MIN_MAX_ITER; it++) {
+            if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
+            double lo = gsl_min_fminimizer_x_lower(s->minz);
+            if (gsl_min_fminimizer_x_upper(s->minz) - lo <= tol) break;
+        }
+        m = gsl_min_fminimizer_x_minimum(s->minz);
+    }
+    return dense_root(s, f, m, b);
+}
+
+/* Sign of q's rate at t from q(t) and q at t + dt (dt of either sign). */
+static int rate_sign(double q, double q_dt, double dt)
+{
+    double r = (q_dt - q) / dt;
+    return (r > 0.0) - (r < 0.0);
+}
+
+/* Sign of q's rate at t on the current step's dense output, from q(t) and
+ * q(t + dt) (dt of either sign). */
+static int dense_rate(dense_fn *f, double t, double q, double dt)
+{
+    return rate_sign(q, dense_q(t + dt, f), dt);
+}
+
+/* The mode invariant over the step (s->t, tb] just accepted by CVODE (not
+ * a root return): every directed guard stays inside its mode (a RISING
+ * guard <= 0, a FALLING one >= 0: v >= 0 in SLIP_POS, ...).  CVODE's
+ * rootfinding sees only sign changes between step ends, so two more cases
+ * are looked for on the dense output: a guard at zero where the segment
+ * starts that leaves at once, and a dip inside the step (the rate at the
+ * step's start points out, at its end in: an extremum) that touches zero
+ * to within the integration tolerance or crosses and comes back.  The
+ * rates cost two dense-output evaluations, so they are looked at only
+ * when the guard is near zero, at most DIP_NEAR of the largest value seen
+ * in the segment (see there).  Sets *which to the guard (earliest) and *te
+ * to the time; *which = -1 when the step is clean. */
+static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, int *which,
+                      stsl_error *err)
+{
+    const stsl_mode_desc *m = cur_mode(s);
+    double ta = s->t, gb[STSL_MAX_GUARDS];
+    double d = RATE_OFFSET * (tb - ta);
+    *which = -1;
+    *te = tb;
+    if (m->n_guards == 0 || !(tb > ta)) return STSL_OK;
+    if (s->g_cache_t == tb) { /* CVODE's own root check at the step's end */
+        memcpy(gb, s->g_cache, sizeof gb);
+    } else {
+        s->stats.guard_evals++;
+        s->model->ops->guards(s->model->self, s->mode, tb, yb, gb);
+    }
+    if (!all_finite(gb, m->n_guards))
+        return fail(s, err, STSL_ESOLVER, ta, "a guard (force or state) is not finite");
+    if (!s->g_ok) { /* the segment's first step: the values at its start */
+        s->stats.guard_evals++;
+        s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
+        for (int i = 0; i < m->n_guards; i++) {
+            s->g_max[i] = 0.0;
+            s->rate_t[i] = NAN;
+        }
+    }
+    for (int i = 0; i < m->n_guards; i++) {
+        int dir = m->guard_dir[i];
+        dense_fn f = {s, i, -(double)dir};
+        double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
+        double qabs = fabs(qa) > fabs(qb) ? fabs(qa) : fabs(qb); /* no libm call: hot path */
+        if (qabs > s->g_max[i]) s->g_max[i] = qabs;
+        double touch = TOUCH_FACTOR * (s->opts.atol + s->opts.rtol * s->g_max[i]);
+        /* A guard outside from the start is a constant (an absent stop) or
+         * a rounding-level touch that the model accepted: not ours. */
+        if (dir == STSL_GUARD_BOTH || qa < 0.0)
+            ;
+        else if (qb < 0.0)
+            when = leave_time(s, &f, ta, tb, qa, d);
+        else if (fmin(qa, qb) <= DIP_NEAR * s->g_max[i] + touch) {
+            /* The rate at ta is the previous step's at its end when known. */
+            int ra = s->rate_t[i] == ta ? s->rate[i] : dense_rate(&f, ta, qa, d);
+            double ql = ra < 0 ? dense_q(tb - d, &f) : NAN;
+            if (ra < 0) {
+                s->rate[i] = rate_sign(qb, ql, -d);
+                s->rate_t[i] = tb;
+            }
+            if (ra < 0 && s->rate[i] > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch);
+        }
+        if (when < *te || (*which < 0 && when <= *te)) *te = when, *which = i;
+        s->g_last[i] = gb[i];
+    }
+    s->g_ok = 1;
+    return STSL_OK;
+}
+
+/* Progress guard (see STALL_WINDOW) and the progress callback, once per
+ * step at time t. */
+static int progress_guard(stsl_hsolver *s, double t, stsl_error *err)
+{
+    /* Cheap on the common path: one increment and two tests a step. */
+    if ((++s->pg_steps & (PROGRESS_EVERY - 1)) != 0) return STSL_OK;
+    progress(s, t);
+    if (s->pg_steps < s->pg_next) return STSL_OK;
+    long n = s->pg_steps - s->pg_n0; /* >= STALL_WINDOW */
+    s->pg_next = s->pg_steps + STALL_WINDOW;
+    double floor_ = fmax(STALL_SPAN_FRACTION * (s->opts.t_end - s->t_start),
+                         STALL_ULPS * DBL_EPSILON * fabs(t));
+    if (t - s->pg_t0 < (double)n * floor_) {
+        char what[256];
+        snprintf(what, sizeof what,
+                 "no progress: the last %ld steps advanced time by %.3g s, a mean step below the "
+                 "floor of %.3g s (1e-10 of the run, or round-off of t)",
+                 n, t - s->pg_t0, floor_);
+        return fail(s, err, STSL_ESOLVER, t, what);
+    }
+    s->pg_t0 = t;
+    s->pg_n0 = s->pg_steps;
     return STSL_OK;
 }
 
@@ -376,17 +663,43 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         double tret = s->t;
         s->cv_msg[0] = '\0';
         int flag = CVode(s->cv, tstop, s->y, &tret, CV_ONE_STEP);
+        if (flag < 0 && s->rhs_bad) {
+            s->rhs_bad = 0;
+            return fail(s, err, STSL_ESOLVER, s->t,
+                        "the forces became non-finite in the next step (an overflow)");
+        }
         if (flag < 0) {
             char what[768];
             snprintf(what, sizeof what, "CVODE failed (%s: %s)", CVodeGetReturnFlagName(flag),
                      s->cv_msg[0] ? s->cv_msg : "no message");
             return fail(s, err, STSL_ESOLVER, s->t, what);
         }
-        /* ycur first: emit_grid takes the grid point at tret from it. */
-        memcpy(s->ycur, N_VGetArrayPointer(s->y), (size_t)s->n * sizeof(double));
-        int rc = emit_grid(s, tret, 1, err);
-        if (rc) return rc;
-        s->t = tret;
+        const double *yb = N_VGetArrayPointer(s->y);
+        if (!all_finite(yb, s->n)) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "the state became non-finite in the step to t = %.17g (an overflow)", tret);
+            return fail(s, err, STSL_ESOLVER, s->t, what);
+        }
+        double te = tret;
+        int which = -1, rc;
+        if (flag != CV_ROOT_RETURN && (rc = check_step(s, tret, yb, &te, &which, err))) return rc;
+        /* ycur first: emit_grid takes the grid point at te from it.  An
+         * event at the segment's start keeps its exact state. */
+        int inside = te < tret && te > s->t;
+        if (inside && CVodeGetDky(s->cv, te, 0, s->yd) < 0)
+            return fail(s, err, STSL_ESOLVER, te, "dense output failed");
+        if (te > s->t)
+            memcpy(s->ycur, inside ? N_VGetArrayPointer(s->yd) : yb, (size_t)s->n * sizeof(double));
+        if ((rc = emit_grid(s, te, 1, err))) return rc;
+        s->t = te;
+        if ((rc = progress_guard(s, te, err))) return rc;
+        if (which >= 0) { /* the invariant found an event CVODE could not see */
+            for (int i = 0; i < STSL_MAX_GUARDS; i++)
+                s->fired[i] = i == which;
+            *h = HIT_GUARD;
+            return STSL_OK;
+        }
         if (flag == CV_ROOT_RETURN) {
             CVodeGetRootInfo(s->cv, s->rootsfound);
             for (int i = 0; i < STSL_MAX_GUARDS; i++)
@@ -525,15 +838,39 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
     return first;
 }
 
+/* The mode invariant of a frozen mode at a sample tb where no guard crossed:
+ * every crossing is located by scan_window, so a guard outside its mode
+ * here started outside (a rounding-level touch, allowed while it does not
+ * grow: g0 holds the values at the segment's start) and has moved further
+ * out, which no event can resolve. */
+static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const double *gb,
+                            stsl_error *err)
+{
+    const stsl_mode_desc *m = cur_mode(s);
+    if (!all_finite(gb, m->n_guards))
+        return fail(s, err, STSL_ESOLVER, tb, "a guard (force) is not finite");
+    for (int i = 0; i < m->n_guards; i++) {
+        double sign = -(double)m->guard_dir[i], qb = sign * gb[i];
+        if (m->guard_dir[i] != STSL_GUARD_BOTH && qb < 0.0 && qb < fmin(sign * g0[i], 0.0)) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "mode invariant violated: guard %d = %.17g outside the mode", i, gb[i]);
+            return fail(s, err, STSL_ESOLVER, tb, what);
+        }
+    }
+    return STSL_OK;
+}
+
 /* A frozen mode: the state stays put, the guards move with time.  Sample them
  * at the model's step bound and locate crossings without integrating. */
 static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
     int ng = cur_mode(s)->n_guards;
-    double gp[STSL_MAX_GUARDS], ga[STSL_MAX_GUARDS], gb[STSL_MAX_GUARDS];
+    double gp[STSL_MAX_GUARDS], ga[STSL_MAX_GUARDS], gb[STSL_MAX_GUARDS], g0[STSL_MAX_GUARDS];
     double tp = s->t, ta = s->t;
-    int have_prev = 0;
+    int have_prev = 0, rc;
     if (ng > 0) eval_guards(s, ta, ga);
+    if (ng > 0) memcpy(g0, ga, sizeof ga);
     for (;;) {
         double hmax = s->model->ops->max_step(s->model->self, s->mode, ta);
         double tb = (isfinite(hmax) && ta + hmax < tstop) ? ta + hmax : tstop;
@@ -545,19 +882,20 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
             eval_guards(s, tb, gb);
             double tr = scan_window(s, have_prev, tp, gp, ta, ga, tb, gb);
             if (isfinite(tr)) {
-                int rc = emit_grid(s, tr, 0, err);
+                rc = emit_grid(s, tr, 0, err);
                 s->t = tr;
                 *h = HIT_GUARD;
                 return rc;
             }
+            if ((rc = frozen_invariant(s, g0, tb, gb, err))) return rc;
         }
-        int rc = emit_grid(s, tb >= tstop ? tstop : ta, 0, err);
-        if (rc) return rc;
+        if ((rc = emit_grid(s, tb >= tstop ? tstop : ta, 0, err))) return rc;
         if (tb >= tstop) {
             s->t = tstop;
             *h = HIT_TSTOP;
             return STSL_OK;
         }
+        if ((rc = progress_guard(s, tb, err))) return rc;
         tp = ta;
         ta = tb;
         memcpy(gp, ga, sizeof ga);
@@ -638,6 +976,9 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     stsl_event_log_init(&s->log);
     s->sink = sink;
     s->t = s->t_seg = t0;
+    s->t_start = s->pg_t0 = t0;
+    s->pg_steps = s->pg_n0 = 0;
+    s->pg_next = STALL_WINDOW;
     s->done = 0;
     s->started = 1;
     s->out_k = s->opts.output_step > 0 ? (long)ceil(t0 / s->opts.output_step - 1e-9) : 0;
@@ -676,13 +1017,13 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     return open_segment(s, err);
 }
 
-static void progress(stsl_hsolver *s)
+static void progress(stsl_hsolver *s, double t)
 {
     if (!s->opts.progress) return;
     double w = now_seconds(&s->wall0);
     if (w - s->last_progress < PROGRESS_PERIOD) return;
     s->last_progress = w;
-    s->opts.progress(s->opts.progress_ctx, s->t, s->opts.t_end);
+    s->opts.progress(s->opts.progress_ctx, t, s->opts.t_end);
 }
 
 int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
@@ -696,7 +1037,7 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
         rc = cur_mode(s)->frozen ? frozen_advance(s, tstop, &h, err)
                                  : cvode_advance(s, tstop, &h, err);
     if (rc) return rc;
-    progress(s);
+    progress(s, s->t);
     if (h == HIT_TSTOP && s->t >= s->opts.t_end) {
         close_segment(s);
         s->done = 1;

@@ -74,6 +74,11 @@ typedef struct stsl_hmodel_ops {
     /* Optional (NULL: CVODE's difference quotients): the Jacobian df/dy in
      * `mode`, row-major n x n, used with BDF. */
     int (*jac)(void *self, int mode, double t, const double *y, double *J);
+    /* Optional (NULL: none): a power whose integral over the run the solver
+     * accumulates in stsl_stats.work (the element: friction power F_f v)
+     * when opts.integrate_power is set.  Integrated in ordinary modes only: it must
+     * vanish in frozen ones. */
+    double (*power)(void *self, int mode, double t, const double *y);
 } stsl_hmodel_ops;
 
 /* Linear multistep method of the CVODE instance. */
@@ -109,6 +114,9 @@ typedef struct stsl_hsolver_opts {
     const double *output_times;
     long n_output_times;
     int grid_only;
+    /* 1: integrate the model's power (ops->power) into stsl_stats.work (a
+     * CVODES quadrature: one power evaluation per step, so it is asked for). */
+    int integrate_power;
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);
     void *progress_ctx;

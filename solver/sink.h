@@ -53,6 +53,7 @@ typedef struct stsl_stats {
     double wall_seconds;
     int n_modes;
     double mode_time[STSL_MAX_MODES]; /* simulated time spent in each mode */
+    double work; /* integral of the model's power (opts.integrate_power), else 0 */
 } stsl_stats;
 
 typedef struct stsl_sink_ops {

@@ -1,0 +1,118 @@
+/* config_api.c - stsl_cfg_* of stickslip.h over io/config. */
+#include "api/config_api.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/error.h"
+
+static stsl_cfg *new_cfg(stsl_err *err)
+{
+    stsl_cfg *c = malloc(sizeof *c);
+    if (!c && err) {
+        err->code = STSL_RC_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory for a configuration");
+    }
+    return c;
+}
+
+stsl_cfg *stsl_cfg_load(const char *path, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!path) return stsl_api_bad_arg(err, "stsl_cfg_load: path is NULL"), NULL;
+    stsl_cfg *c = new_cfg(err);
+    if (c && stsl_config_load(path, NULL, 0, &c->c, &e)) {
+        stsl_api_err(err, &e);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+stsl_cfg *stsl_cfg_parse(const char *yaml, const char *base_dir, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!yaml) return stsl_api_bad_arg(err, "stsl_cfg_parse: yaml is NULL"), NULL;
+    stsl_cfg *c = new_cfg(err);
+    if (c && stsl_config_load_string(yaml, NULL, base_dir, NULL, 0, &c->c, &e)) {
+        stsl_api_err(err, &e);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_clone: cfg is NULL"), NULL;
+    stsl_cfg *c = new_cfg(err);
+    if (c && stsl_config_copy(&c->c, &cfg->c, &e)) {
+        stsl_api_err(err, &e);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!cfg || !key || !value) return stsl_api_bad_arg(err, "stsl_cfg_set: NULL argument");
+    return stsl_config_set(&cfg->c, key, value, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!cfg || (n > 0 && !assignments) || n < 0)
+        return stsl_api_bad_arg(err, "stsl_cfg_set_all: bad arguments");
+    return stsl_config_apply(&cfg->c, assignments, n, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!cfg || !key) return stsl_api_bad_arg(err, "stsl_cfg_get: NULL argument"), NULL;
+    char *v = stsl_config_get(&cfg->c, key, &e);
+    if (!v) stsl_api_err(err, &e);
+    return v;
+}
+
+char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err)
+{
+    if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_to_yaml: cfg is NULL"), NULL;
+    char *y = stsl_config_to_yaml(&cfg->c);
+    if (!y && err) {
+        err->code = STSL_RC_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory writing the configuration");
+    }
+    return y;
+}
+
+stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
+{
+    if (!path) return stsl_api_bad_arg(err, "stsl_cfg_write: path is NULL");
+    char *y = stsl_cfg_to_yaml(cfg, err);
+    if (!y) return err ? err->code : STSL_RC_NOMEM;
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(y, f) >= 0;
+    int saved = errno;
+    if (f && fclose(f)) ok = 0, saved = errno;
+    free(y);
+    if (ok) return STSL_RC_OK;
+    if (err) {
+        err->code = STSL_RC_IO;
+        snprintf(err->message, sizeof err->message, "cannot write %s: %s", path, strerror(saved));
+    }
+    return STSL_RC_IO;
+}
+
+void stsl_cfg_free(stsl_cfg *cfg)
+{
+    if (!cfg) return;
+    stsl_config_free(&cfg->c);
+    free(cfg);
+}

@@ -1,0 +1,53 @@
+/* error.c - see error.h.  The public codes are spelled in stickslip.h and
+ * the internal ones in solver/status.h (which may not include the public
+ * header: solver/ is the lowest layer); the assertions below keep the two
+ * spellings on the same numbers. */
+#include "api/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(STSL_RC_OK == (int)STSL_OK, "public and internal codes differ");
+_Static_assert(STSL_RC_INPUT == (int)STSL_EINPUT, "public and internal codes differ");
+_Static_assert(STSL_RC_IO == (int)STSL_EIO, "public and internal codes differ");
+_Static_assert(STSL_RC_SOLVER == (int)STSL_ESOLVER, "public and internal codes differ");
+_Static_assert(STSL_RC_ZENO == (int)STSL_EZENO, "public and internal codes differ");
+_Static_assert(STSL_RC_MAXEVENTS == (int)STSL_EMAXEVENTS, "public and internal codes differ");
+_Static_assert(STSL_RC_NOMEM == (int)STSL_ENOMEM, "public and internal codes differ");
+_Static_assert(STSL_RC_MODEL == (int)STSL_EMODEL, "public and internal codes differ");
+_Static_assert(STSL_ERR_MAX == STSL_ERRMSG_MAX, "public and internal messages differ in size");
+
+stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in)
+{
+    stsl_rc code = in ? (stsl_rc)in->code : STSL_RC_OK;
+    if (out) {
+        out->code = code;
+        memcpy(out->message, in ? in->msg : "", in ? sizeof out->message : 1);
+    }
+    return code;
+}
+
+stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what)
+{
+    if (out) {
+        out->code = STSL_RC_INPUT;
+        snprintf(out->message, sizeof out->message, "%s", what);
+    }
+    return STSL_RC_INPUT;
+}
+
+const char *stsl_rc_name(stsl_rc code)
+{
+    return stsl_strerror((stsl_status)code);
+}
+
+const char *stsl_lib_version(void)
+{
+    return STSL_LIB_VERSION;
+}
+
+void stsl_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,183 @@
+/* result.c - see result.h.  The run goes into io/mem_sink (rows) and is
+ * turned into columns once, when it ends: the accessors then only read, so
+ * a result may be read by several threads at once. */
+#include "api/result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/error.h"
+#include "api/run_api.h"
+#include "io/mem_sink.h"
+
+struct stsl_result {
+    stsl_summary sum;
+    long n, n_events;
+    int n_cols;
+    double *t, *mode;                    /* n each */
+    double *cols[STSL_SUMMARY_MAX_COLS]; /* n each */
+    stsl_mem_event *events;              /* n_events */
+};
+
+void stsl_result_free(stsl_result *r)
+{
+    if (!r) return;
+    free(r->t);
+    free(r->mode);
+    for (int i = 0; i < r->n_cols; i++)
+        free(r->cols[i]);
+    free(r->events);
+    free(r);
+}
+
+static double *alloc_col(long n)
+{
+    return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+}
+
+/* Columns and events out of the memory sink's rows. */
+static int take(stsl_result *r, const stsl_mem_result *m, stsl_error *err)
+{
+    r->n = m->n_samples;
+    r->n_cols = m->n_cols < STSL_SUMMARY_MAX_COLS ? m->n_cols : STSL_SUMMARY_MAX_COLS;
+    r->t = alloc_col(r->n);
+    r->mode = alloc_col(r->n);
+    int ok = r->t && r->mode;
+    for (int c = 0; c < r->n_cols; c++)
+        ok = (r->cols[c] = alloc_col(r->n)) && ok;
+    r->events = malloc((size_t)(m->n_events > 0 ? m->n_events : 1) * sizeof *r->events);
+    if (!ok || !r->events) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
+    for (long i = 0; i < r->n; i++) {
+        r->t[i] = m->t[i];
+        r->mode[i] = m->mode[i];
+        for (int c = 0; c < r->n_cols; c++)
+            r->cols[c][i] = m->cols[i * m->n_cols + c];
+    }
+    r->n_events = m->n_events;
+    if (m->n_events) memcpy(r->events, m->events, (size_t)m->n_events * sizeof *r->events);
+    return STSL_OK;
+}
+
+stsl_rc stsl_run_result(const stsl_cfg *cfg, stsl_result **out, stsl_err *err)
+{
+    stsl_error e = {0};
+    stsl_sink mem = {0};
+    if (!out) return stsl_api_bad_arg(err, "stsl_run_result: out is NULL");
+    *out = NULL;
+    if (!cfg) return stsl_api_bad_arg(err, "stsl_run_result: cfg is NULL");
+    stsl_result *r = calloc(1, sizeof *r);
+    int rc = r ? stsl_mem_sink_create(&mem, &e)
+               : stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
+    if (rc) {
+        free(r);
+        return stsl_api_err(err, &e);
+    }
+    rc = stsl_api_run_into(cfg, &mem, &r->sum, &e);
+    stsl_error taking = {0};
+    int trc = take(r, stsl_mem_sink_result(&mem), &taking);
+    stsl_sink_free(&mem);
+    if (trc) {
+        stsl_result_free(r);
+        return stsl_api_err(err, &taking);
+    }
+    *out = r;
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+const stsl_summary *stsl_result_summary(const stsl_result *r)
+{
+    return r ? &r->sum : NULL;
+}
+
+long stsl_result_n_samples(const stsl_result *r)
+{
+    return r ? r->n : 0;
+}
+
+static int col_index(const stsl_result *r, const char *name)
+{
+    for (int c = 0; name && c < r->n_cols; c++)
+        if (strcmp(r->sum.col_names[c], name) == 0) return c;
+    return -1;
+}
+
+const double *stsl_result_column(const stsl_result *r, const char *name)
+{
+    if (!r || !name) return NULL;
+    if (strcmp(name, "t") == 0) return r->t;
+    if (strcmp(name, "mode") == 0) return r->mode;
+    int c = col_index(r, name);
+    return c >= 0 ? r->cols[c] : NULL;
+}
+
+long stsl_result_n_events(const stsl_result *r)
+{
+    return r ? r->n_events : 0;
+}
+
+static const char *name_in(const char *const *names, int n, int i)
+{
+    return i >= 0 && i < n ? names[i] : "none";
+}
+
+stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev, stsl_err *err)
+{
+    if (!r || !ev || i < 0 || i >= r->n_events) {
+        char what[128];
+        snprintf(what, sizeof what, "stsl_result_event: no event %ld (the result has %ld)", i,
+                 r ? r->n_events : 0);
+        return stsl_api_bad_arg(err, what);
+    }
+    const stsl_mem_event *m = &r->events[i];
+    ev->t = m->t;
+    ev->kind = name_in(r->sum.kind_names, r->sum.n_kinds, m->kind);
+    ev->mode_before = name_in(r->sum.mode_names, r->sum.n_modes, m->mode_before);
+    ev->mode_after = name_in(r->sum.mode_names, r->sum.n_modes, m->mode_after);
+    return STSL_RC_OK;
+}
+
+double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after)
+{
+    int c = r ? col_index(r, name) : -1;
+    if (c < 0 || i < 0 || i >= r->n_events) return NAN;
+    return after ? r->events[i].after[c] : r->events[i].before[c];
+}
+
+/* "events.KIND" and "mode_time.MODE". */
+static int named_entry(const stsl_summary *s, const char *name, double *v)
+{
+    if (strncmp(name, "events.", 7) == 0)
+        for (int i = 0; i < s->n_kinds; i++)
+            if (strcmp(name + 7, s->kind_names[i]) == 0) return *v = (double)s->events[i], 1;
+    if (strncmp(name, "mode_time.", 10) == 0)
+        for (int i = 0; i < s->n_modes; i++)
+            if (strcmp(name + 10, s->mode_names[i]) == 0) return *v = s->mode_time[i], 1;
+    return 0;
+}
+
+stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value, stsl_err *err)
+{
+    if (!r || !name || !value) return stsl_api_bad_arg(err, "stsl_result_stat: NULL argument");
+    const stsl_summary *s = &r->sum;
+    const struct {
+        const char *name;
+        double v;
+    } stats[] = {{"steps", (double)s->steps},
+                 {"rhs_evals", (double)s->rhs_evals},
+                 {"guard_evals", (double)s->guard_evals},
+                 {"segments", (double)s->segments},
+                 {"jac_evals", (double)s->jac_evals},
+                 {"events", (double)s->n_events},
+                 {"wall_seconds", s->wall_seconds},
+                 {"t_reached", s->t_reached},
+                 {"dissipated_energy", s->dissipated_energy},
+                 {"complete", (double)s->complete}};
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
+        if (strcmp(name, stats[i].name) == 0) return *value = stats[i].v, STSL_RC_OK;
+    if (named_entry(s, name, value)) return STSL_RC_OK;
+    char what[256];
+    snprintf(what, sizeof what, "stsl_result_stat: no statistic '%.64s'", name);
+    return stsl_api_bad_arg(err, what);
+}

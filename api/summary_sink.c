@@ -1,0 +1,119 @@
+/* summary_sink.c - see summary_sink.h. */
+#include "api/summary_sink.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    stsl_summary_sink *ss = self;
+    stsl_summary *s = ss->sum;
+    int rc = ss->next ? stsl_sink_begin(ss->next, l, err) : STSL_OK;
+    if (rc) return rc;
+    if (l->n_cols > STSL_SUMMARY_MAX_COLS || l->n_kinds > STSL_SUMMARY_MAX_KINDS ||
+        l->n_modes > STSL_SUMMARY_MAX_MODES)
+        return stsl_error_set(err, STSL_EMODEL,
+                              "summary: the model has %d columns, %d event kinds, %d modes "
+                              "(at most %d, %d, %d)",
+                              l->n_cols, l->n_kinds, l->n_modes, STSL_SUMMARY_MAX_COLS,
+                              STSL_SUMMARY_MAX_KINDS, STSL_SUMMARY_MAX_MODES);
+    s->n_cols = l->n_cols;
+    for (int i = 0; i < l->n_cols; i++)
+        s->col_names[i] = l->cols[i].name;
+    s->n_kinds = l->n_kinds;
+    for (int i = 0; i < l->n_kinds; i++) {
+        s->kind_names[i] = l->kind_names[i];
+        s->first_event_time[i] = NAN;
+        s->last_event_time[i] = NAN;
+    }
+    s->n_modes = l->n_modes;
+    for (int i = 0; i < l->n_modes; i++)
+        s->mode_names[i] = l->mode_names[i];
+    return STSL_OK;
+}
+
+static int sum_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    stsl_summary_sink *ss = self;
+    stsl_summary *s = ss->sum;
+    int rc = ss->next ? stsl_sink_sample(ss->next, t, mode, cols, err) : STSL_OK;
+    if (rc) return rc;
+    s->t_reached = t;
+    s->final_mode = mode >= 0 && mode < s->n_modes ? s->mode_names[mode] : "none";
+    memcpy(s->final, cols, (size_t)s->n_cols * sizeof *cols);
+    for (int i = 0; i < s->n_cols; i++)
+        if (fabs(cols[i]) > s->max_abs[i]) s->max_abs[i] = fabs(cols[i]);
+    return STSL_OK;
+}
+
+static int sum_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    stsl_summary_sink *ss = self;
+    stsl_summary *s = ss->sum;
+    int rc = ss->next ? stsl_sink_event(ss->next, ev, err) : STSL_OK;
+    if (rc) return rc;
+    if (ev->kind < 0 || ev->kind >= s->n_kinds) return STSL_OK;
+    if (s->events[ev->kind]++ == 0) s->first_event_time[ev->kind] = ev->t;
+    s->last_event_time[ev->kind] = ev->t;
+    return STSL_OK;
+}
+
+static int sum_end(void *self, const stsl_stats *st, int complete, const char *message,
+                   stsl_error *err)
+{
+    stsl_summary_sink *ss = self;
+    stsl_summary *s = ss->sum;
+    /* The summary is filled even when the next sink fails to end. */
+    int rc = ss->next ? stsl_sink_end(ss->next, st, complete, message, err) : STSL_OK;
+    s->complete = complete;
+    snprintf(s->message, sizeof s->message, "%s", complete || !message ? "" : message);
+    for (int i = 0; i < s->n_modes && i < st->n_modes; i++)
+        s->mode_time[i] = st->mode_time[i];
+    s->dissipated_energy = st->work;
+    s->n_events = st->events;
+    s->steps = st->steps;
+    s->rhs_evals = st->rhs_evals;
+    s->guard_evals = st->guard_evals;
+    s->segments = st->segments;
+    s->jac_evals = st->jac_evals;
+    s->wall_seconds = st->wall_seconds;
+    return rc;
+}
+
+static void sum_destroy(void *self)
+{
+    (void)self; /* everything is borrowed */
+}
+
+static const stsl_sink_ops summary_ops = {sum_begin, sum_sample, sum_event, sum_end, sum_destroy};
+
+void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink *next,
+                            stsl_sink *out)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->final_mode = "none";
+    sum->dissipated_energy = NAN;
+    *ss = (stsl_summary_sink){sum, next};
+    *out = (stsl_sink){&summary_ops, ss};
+}
+
+static int kind_index(const stsl_summary *s, const char *kind)
+{
+    for (int i = 0; s && kind && i < s->n_kinds; i++)
+        if (strcmp(s->kind_names[i], kind) == 0) return i;
+    return -1;
+}
+
+long stsl_summary_events(const stsl_summary *s, const char *kind)
+{
+    int i = kind_index(s, kind);
+    return i >= 0 ? s->events[i] : -1;
+}
+
+double stsl_summary_first_event(const stsl_summary *s, const char *kind)
+{
+    int i = kind_index(s, kind);
+    return i >= 0 ? s->first_event_time[i] : NAN;
+}

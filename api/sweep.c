@@ -1,0 +1,522 @@
+/* sweep.c - see sweep.h. */
+#include "api/sweep.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/config_api.h"
+#include "api/error.h"
+#include "api/run_api.h"
+#include "include/stickslip.h"
+#include "io/study.h"
+#include "io/study_h5.h"
+#include "models/element.h"
+
+/* Rows a worker may run ahead of the writer (ring of ~5 MiB). */
+#define WINDOW 4096
+/* Rows are made durable at least this often (seconds): a killed study
+ * loses at most this much work. */
+#define FLUSH_SECONDS 1.0
+/* Progress is reported at most this often (seconds). */
+#define PROGRESS_SECONDS 0.1
+
+typedef struct slot {
+    int ready;
+    stsl_study_row row;
+} slot;
+
+/* What every worker reads (never written while they run). */
+typedef struct plan {
+    const stsl_study *study;
+    const stsl_cfg *base;
+    int n_kinds, n_modes;
+    char kinds[STSL_STUDY_MAX_KINDS][32];
+    char modes[STSL_MAX_MODES][32];
+} plan;
+
+typedef struct pool {
+    const plan *pl;
+    pthread_mutex_t mu;
+    pthread_cond_t row_ready, space;
+    long next;    /* next variant to claim */
+    long end;     /* one past the last variant */
+    long written; /* rows taken by the writer */
+    int stop;     /* no more claims */
+    int running;  /* workers alive */
+    slot *ring;   /* WINDOW slots, variant i in ring[i % WINDOW] */
+} pool;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- one variant ------------------------------------------------------------- */
+
+static int col_index(const stsl_summary *s, const char *name)
+{
+    for (int i = 0; i < s->n_cols; i++)
+        if (!strcmp(s->col_names[i], name)) return i;
+    return -1;
+}
+
+static int kind_index(const stsl_summary *s, const char *name)
+{
+    for (int i = 0; i < s->n_kinds; i++)
+        if (!strcmp(s->kind_names[i], name)) return i;
+    return -1;
+}
+
+static double mode_time(const stsl_summary *s, const char *name)
+{
+    for (int i = 0; i < s->n_modes; i++)
+        if (!strcmp(s->mode_names[i], name)) return s->mode_time[i];
+    return 0.0;
+}
+
+/* The row of a run that got as far as its summary. */
+static void fill_row(const plan *pl, const stsl_summary *s, stsl_study_row *r)
+{
+    int ix = col_index(s, "x"), iv = col_index(s, "v");
+    int ib = kind_index(s, "breakaway"), is = kind_index(s, "stick");
+    r->t_reached = s->t_reached;
+    for (int k = 0; k < pl->n_kinds; k++) {
+        int i = kind_index(s, pl->kinds[k]);
+        r->events[k] = i >= 0 ? s->events[i] : 0;
+    }
+    r->first_breakaway = ib >= 0 ? s->first_event_time[ib] : NAN;
+    r->last_stick = is >= 0 ? s->last_event_time[is] : NAN;
+    r->stuck_fraction = s->t_reached > 0.0 ? mode_time(s, "STUCK") / s->t_reached : NAN;
+    r->stop_contact_time = mode_time(s, "STOP_LOW") + mode_time(s, "STOP_HIGH");
+    r->max_abs_x = ix >= 0 ? s->max_abs[ix] : NAN;
+    r->max_abs_v = iv >= 0 ? s->max_abs[iv] : NAN;
+    r->x_final = ix >= 0 ? s->final[ix] : NAN;
+    r->v_final = iv >= 0 ? s->final[iv] : NAN;
+    r->dissipated_energy = s->dissipated_energy;
+    r->steps = s->steps;
+    r->rhs_evals = s->rhs_evals;
+}
+
+static void set_message(stsl_study_row *r, int status, const char *msg)
+{
+    r->status = status;
+    size_t n = strlen(msg);
+    if (n < sizeof r->message) {
+        memcpy(r->message, msg, n + 1);
+        return;
+    }
+    memcpy(r->message, msg, sizeof r->message - 4);
+    strcpy(r->message + sizeof r->message - 4, "...");
+}
+
+/* Set the variant's keys one by one (the fast path); when one is refused,
+ * all of them together on a fresh clone decide, since some keys are valid
+ * only together (end_stops.min and max moved past each other). */
+static stsl_cfg *configure(const plan *pl, const double *vals, stsl_err *e)
+{
+    int k = stsl_study_n_keys(pl->study), rc = STSL_RC_OK;
+    char text[STSL_STUDY_MAX_KEYS][32];
+    for (int j = 0; j < k; j++)
+        /* %.17g: the value set is the value in /study/parameters, bit for bit. */
+        snprintf(text[j], sizeof text[j], "%.17g", vals[j]);
+    stsl_cfg *cfg = stsl_cfg_clone(pl->base, e);
+    for (int j = 0; cfg && !rc && j < k; j++)
+        rc = stsl_cfg_set(cfg, stsl_study_key(pl->study, j), text[j], e);
+    if (!rc || !cfg) return cfg;
+    stsl_cfg_free(cfg);
+    char assign[STSL_STUDY_MAX_KEYS][320];
+    const char *list[STSL_STUDY_MAX_KEYS];
+    for (int j = 0; j < k; j++) {
+        snprintf(assign[j], sizeof assign[j], "%s=%s", stsl_study_key(pl->study, j), text[j]);
+        list[j] = assign[j];
+    }
+    stsl_err first = *e;
+    cfg = stsl_cfg_clone(pl->base, e);
+    if (cfg && stsl_cfg_set_all(cfg, list, k, e)) {
+        stsl_cfg_free(cfg);
+        *e = first; /* the one key's own message is the clearer one */
+        e->code = STSL_RC_INPUT;
+        return NULL;
+    }
+    return cfg;
+}
+
+/* ---- store: events: a sink that keeps only the events ------------------------ */
+
+typedef struct ev_sink {
+    int ix, iv, inet, ifr;
+    stsl_study_event *ev;
+    long n, cap;
+} ev_sink;
+
+static int evs_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    (void)err;
+    ev_sink *k = self;
+    k->ix = stsl_layout_find(l, "x");
+    k->iv = stsl_layout_find(l, "v");
+    k->inet = stsl_layout_find(l, "net_force");
+    k->ifr = stsl_layout_find(l, "friction");
+    return STSL_OK;
+}
+
+static int evs_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    (void)self, (void)t, (void)mode, (void)cols, (void)err;
+    return STSL_OK;
+}
+
+static double col_or_nan(const double *v, int i)
+{
+    return i >= 0 && v ? v[i] : NAN;
+}
+
+static int evs_event(void *self, const stsl_event_rec *e, stsl_error *err)
+{
+    ev_sink *k = self;
+    if (k->n == k->cap) {
+        long cap = k->cap ? 2 * k->cap : 64;
+        stsl_study_event *p = realloc(k->ev, (size_t)cap * sizeof *p);
+        if (!p) return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping the events");
+        k->ev = p;
+        k->cap = cap;
+    }
+    /* The single run's /events columns (io/h5_sink.c). */
+    k->ev[k->n++] = (stsl_study_event){e->t,
+                                       e->kind,
+                                       e->mode_before,
+                                       e->mode_after,
+                                       col_or_nan(e->before, k->ix),
+                                       col_or_nan(e->before, k->iv),
+                                       col_or_nan(e->after, k->iv),
+                                       col_or_nan(e->after, k->inet),
+                                       col_or_nan(e->after, k->ifr)};
+    return STSL_OK;
+}
+
+static int evs_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
+{
+    (void)self, (void)st, (void)complete, (void)msg, (void)err;
+    return STSL_OK;
+}
+
+static void evs_destroy(void *self)
+{
+    (void)self; /* the events go on with the row; the sweep frees them */
+}
+
+static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, evs_destroy};
+
+/* Run into the summary, and with store: events into an event list (the
+ * row owns it). */
+static int run_cfg(const plan *pl, const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r,
+                   stsl_err *e)
+{
+    if (stsl_study_store(pl->study) != STSL_STORE_EVENTS)
+        return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
+    ev_sink k = {0};
+    stsl_sink sink = {&ev_ops, &k};
+    stsl_error ie = {0};
+    int rc = stsl_api_run_into(cfg, &sink, sum, &ie);
+    r->ev = k.ev;
+    r->n_ev = k.n;
+    return rc ? stsl_api_err(e, &ie) : STSL_RC_OK;
+}
+
+/* Configure the variant (each key checked as --set checks it) and run it
+ * into a summary (and the events it keeps). */
+static void run_variant(const plan *pl, long i, stsl_study_row *r)
+{
+    double vals[STSL_STUDY_MAX_KEYS], t0 = now_seconds();
+    stsl_err e = {0};
+    stsl_summary sum;
+    stsl_study_row_clear(r);
+    stsl_study_values(pl->study, i, vals);
+    stsl_cfg *cfg = configure(pl, vals, &e);
+    if (!cfg) {
+        set_message(r, e.code == STSL_RC_INPUT ? STSL_ROW_INVALID : STSL_ROW_FAILED, e.message);
+    } else {
+        int rc = run_cfg(pl, cfg, &sum, r, &e);
+        fill_row(pl, &sum, r);
+        if (rc || !sum.complete)
+            set_message(r, STSL_ROW_FAILED, rc ? e.message : sum.message);
+        else
+            r->status = STSL_ROW_OK;
+    }
+    stsl_cfg_free(cfg);
+    r->wall_seconds = now_seconds() - t0;
+}
+
+/* ---- threads ----------------------------------------------------------------- */
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    stsl_study_row row;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->next < p->end && p->next >= p->written + WINDOW)
+            pthread_cond_wait(&p->space, &p->mu);
+        if (p->stop || p->next >= p->end) break;
+        long i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        run_variant(p->pl, i, &row);
+        pthread_mutex_lock(&p->mu);
+        p->ring[i % WINDOW].row = row;
+        p->ring[i % WINDOW].ready = 1;
+        pthread_cond_signal(&p->row_ready);
+    }
+    p->running--;
+    pthread_cond_signal(&p->row_ready);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Wait up to `timeout` for the next row; 1 with it in *row, 0 on timeout,
+ * -1 when no row will come.  Variants are claimed in order and a worker
+ * fills its slot before it exits, so with no worker left an empty slot
+ * means that variant was never claimed: the end. */
+static int next_row(pool *p, double timeout, stsl_study_row *row)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double t = (double)ts.tv_nsec * 1e-9 + timeout;
+    ts.tv_sec += (time_t)t;
+    ts.tv_nsec = (long)((t - floor(t)) * 1e9);
+    pthread_mutex_lock(&p->mu);
+    slot *s = &p->ring[p->written % WINDOW];
+    while (!s->ready && p->running > 0)
+        if (pthread_cond_timedwait(&p->row_ready, &p->mu, &ts)) break;
+    int got = s->ready ? 1 : p->running == 0 ? -1 : 0;
+    if (got > 0) {
+        *row = s->row;
+        s->ready = 0;
+        p->written++;
+        pthread_cond_broadcast(&p->space);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return got;
+}
+
+static void stop_pool(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->space);
+    pthread_mutex_unlock(&p->mu);
+}
+
+typedef struct writer_state {
+    stsl_study_h5 *w;
+    const stsl_sweep_opts *o;
+    stsl_sweep_progress *prog;
+    double t0, last_flush, last_report;
+} writer_state;
+
+static void report(writer_state *ws, int force)
+{
+    double t = now_seconds();
+    if (!ws->o->progress || (!force && t - ws->last_report < PROGRESS_SECONDS)) return;
+    ws->last_report = t;
+    ws->prog->n_done = stsl_study_h5_n_done(ws->w);
+    ws->prog->n_failed = stsl_study_h5_n_failed(ws->w);
+    ws->prog->seconds = t - ws->t0;
+    ws->o->progress(ws->o->progress_ctx, ws->prog);
+}
+
+/* The calling thread: take rows in order, write, flush, report. */
+static int write_rows(pool *p, writer_state *ws, stsl_error *err)
+{
+    stsl_study_row row;
+    int rc = STSL_OK;
+    for (;;) {
+        if (ws->o->stop && *ws->o->stop) stop_pool(p);
+        int got = next_row(p, PROGRESS_SECONDS, &row);
+        if (got < 0) break;
+        if (got > 0 && !rc) {
+            rc = stsl_study_h5_append(ws->w, &row, err);
+            ws->prog->n_session++;
+        }
+        if (got > 0) free(row.ev);
+        if (rc) stop_pool(p); /* keep taking rows so that the workers end */
+        if (!rc && now_seconds() - ws->last_flush >= FLUSH_SECONDS) {
+            rc = stsl_study_h5_flush(ws->w, err);
+            ws->last_flush = now_seconds();
+        }
+        if (!rc) report(ws, 0);
+    }
+    return rc;
+}
+
+static int run_pool(const plan *pl, long first, writer_state *ws, stsl_error *err)
+{
+    int jobs = ws->o->jobs > 0 ? ws->o->jobs : 1;
+    pool p = {.pl = pl, .next = first, .end = stsl_study_n_variants(pl->study), .written = first};
+    pthread_t *th = malloc((size_t)jobs * sizeof *th);
+    p.ring = calloc(WINDOW, sizeof *p.ring);
+    if (!th || !p.ring) {
+        free(th);
+        free(p.ring);
+        return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory");
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.row_ready, NULL);
+    pthread_cond_init(&p.space, NULL);
+    int started = 0;
+    pthread_mutex_lock(&p.mu);
+    for (; started < jobs; started++) {
+        if (pthread_create(&th[started], NULL, worker, &p)) break;
+        p.running++;
+    }
+    pthread_mutex_unlock(&p.mu);
+    int rc = started ? write_rows(&p, ws, err)
+                     : stsl_error_set(err, STSL_ENOMEM, "sweep: cannot start a thread");
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_cond_destroy(&p.space);
+    pthread_cond_destroy(&p.row_ready);
+    pthread_mutex_destroy(&p.mu);
+    free(p.ring);
+    free(th);
+    return rc;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+/* The base with --set applied; messages carry the base's own name (the
+ * study file's, with its line numbers, for an inline base). */
+static stsl_cfg *load_base(const stsl_study *s, const stsl_sweep_opts *o, stsl_error *err)
+{
+    stsl_cfg *c = calloc(1, sizeof *c);
+    if (!c) return stsl_error_set(err, STSL_ENOMEM, "out of memory"), NULL;
+    const char *dir = stsl_study_base_dir(s);
+    int rc = stsl_config_load_string(stsl_study_base_text(s), stsl_study_base_origin(s),
+                                     *dir ? dir : NULL, o->sets, o->n_sets, &c->c, err);
+    if (rc) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* A varied key that the base does not have is a bad study, not a column
+ * of failed rows. */
+static int check_keys(const stsl_study *s, const stsl_cfg *base, stsl_error *err)
+{
+    const char *where =
+        stsl_study_combine(s) == STSL_COMBINE_LATIN_HYPERCUBE ? "sample.ranges" : "vary";
+    for (int j = 0; j < stsl_study_n_keys(s); j++) {
+        stsl_err e = {0};
+        char *v = stsl_cfg_get(base, stsl_study_key(s, j), &e);
+        stsl_free(v);
+        if (!v)
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "%s:%d: %s.%s: not a key of the base "
+                                  "configuration (%s)",
+                                  stsl_study_origin(s), stsl_study_key_line(s, j), where,
+                                  stsl_study_key(s, j), e.message);
+    }
+    return STSL_OK;
+}
+
+/* Event kinds and units from the base's element (every variant is the
+ * same model). */
+static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info, stsl_error *err)
+{
+    stsl_element *el = stsl_element_create(&base->c.element, err);
+    if (!el) return err ? err->code : STSL_EMODEL;
+    const stsl_layout *l = stsl_element_layout(el);
+    pl->n_kinds = l->n_kinds < STSL_STUDY_MAX_KINDS ? l->n_kinds : STSL_STUDY_MAX_KINDS;
+    for (int k = 0; k < pl->n_kinds; k++)
+        snprintf(pl->kinds[k], sizeof pl->kinds[k], "%s", l->kind_names[k]);
+    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
+    int rot = base->c.element.domain == STSL_DOMAIN_ROTATIONAL;
+    info->x_units = ix >= 0 ? (rot ? "rad" : "m") : "";
+    info->v_units = iv >= 0 ? (rot ? "rad/s" : "m/s") : "";
+    int ifr = stsl_layout_find(l, "friction");
+    info->force_units = ifr >= 0 && l->cols[ifr].units ? l->cols[ifr].units : "";
+    info->energy_units = "J";
+    info->time_units = "s";
+    pl->n_modes = l->n_modes < STSL_MAX_MODES ? l->n_modes : STSL_MAX_MODES;
+    for (int m = 0; m < pl->n_modes; m++)
+        snprintf(pl->modes[m], sizeof pl->modes[m], "%s", l->mode_names[m]);
+    stsl_element_free(el);
+    return STSL_OK;
+}
+
+/* Open the study file: resumed, or new.  An unfinished study is never
+ * replaced by accident. */
+static int open_output(const stsl_study *s, const stsl_study_info *info, const stsl_sweep_opts *o,
+                       stsl_study_h5 **w, stsl_error *err)
+{
+    int exists = stsl_study_h5_is_study(o->output);
+    if (o->resume && exists) return stsl_study_h5_resume(o->output, s, info, w, err);
+    if (exists && !o->resume) {
+        stsl_study_summary sum;
+        if (stsl_study_h5_summarise(o->output, &sum, NULL) == STSL_OK && !sum.complete)
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "%s: holds an unfinished study (%ld of %ld variants done): "
+                                  "continue it with --resume, or remove it",
+                                  o->output, sum.n_done, sum.n_runs);
+    }
+    return stsl_study_h5_create(o->output, s, info, w, err);
+}
+
+int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
+                   stsl_error *err)
+{
+    stsl_study *s = NULL;
+    stsl_cfg *base = NULL;
+    stsl_study_h5 *w = NULL;
+    char *base_yaml = NULL;
+    plan pl = {0};
+    stsl_study_info info = {0};
+    memset(out, 0, sizeof *out);
+    int rc = stsl_study_load(study_path, &s, err);
+    if (!rc && !(base = load_base(s, o, err))) rc = err ? err->code : STSL_EINPUT;
+    if (!rc) rc = check_keys(s, base, err);
+    if (!rc && !(base_yaml = stsl_config_to_yaml(&base->c)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (!rc) rc = describe_model(base, &pl, &info, err);
+    const char *kinds[STSL_STUDY_MAX_KINDS];
+    for (int k = 0; k < pl.n_kinds; k++)
+        kinds[k] = pl.kinds[k];
+    info.base_yaml = base_yaml;
+    info.version = o->version;
+    const char *modes[STSL_MAX_MODES];
+    for (int m = 0; m < pl.n_modes; m++)
+        modes[m] = pl.modes[m];
+    info.n_kinds = pl.n_kinds;
+    info.kind_names = kinds;
+    info.n_modes = pl.n_modes;
+    info.mode_names = modes;
+    if (!rc && stsl_study_store(s) == STSL_STORE_FULL)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: store: full is not available yet (use summary or events; run "
+                            "single variants with stickslip run --set)",
+                            study_path);
+    if (!rc) rc = open_output(s, &info, o, &w, err);
+    if (!rc) {
+        pl.study = s;
+        pl.base = base;
+        writer_state ws = {w, o, out, now_seconds(), now_seconds(), 0.0};
+        out->n_runs = stsl_study_n_variants(s);
+        rc = run_pool(&pl, stsl_study_h5_n_done(w), &ws, err);
+        out->n_done = stsl_study_h5_n_done(w);
+        out->n_failed = stsl_study_h5_n_failed(w);
+        out->seconds = now_seconds() - ws.t0;
+        int crc = stsl_study_h5_close(w, rc ? NULL : err);
+        if (!rc) rc = crc;
+        if (!rc && o->progress) o->progress(o->progress_ctx, out);
+    }
+    free(base_yaml);
+    stsl_cfg_free(base);
+    stsl_study_free(s);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* sweep.h - a batch study run in threads (`stickslip sweep`): every
+ * variant of a study file is a clone of the base configuration with its
+ * keys set through the public API, run into a summary only, and its row
+ * written to the study file in variant order by the calling thread (the
+ * only one that touches HDF5), so that the file does not depend on the
+ * number of threads.
+ *
+ * Worker threads claim variants in order from a shared counter; a worker
+ * runs at most WINDOW variants ahead of the last row written (the rows in
+ * between wait in a ring), so memory does not grow with the study. */
+#ifndef STSL_API_SWEEP_H
+#define STSL_API_SWEEP_H
+
+#include <signal.h>
+
+#include "solver/status.h"
+
+typedef struct stsl_sweep_progress {
+    long n_runs;    /* variants in the study */
+    long n_done;    /* rows in the file (earlier sessions included) */
+    long n_failed;  /* of those, failed or invalid */
+    long n_session; /* rows written by this call */
+    double seconds; /* since this call started */
+} stsl_sweep_progress;
+
+typedef struct stsl_sweep_opts {
+    const char *output;      /* the study file (.h5) */
+    int jobs;                /* worker threads (>= 1) */
+    int resume;              /* continue `output` if it holds an unfinished study */
+    const char *const *sets; /* --set KEY=VALUE on the base configuration */
+    int n_sets;
+    const char *version; /* program version recorded in the file */
+    /* Called by the writing thread after rows are written, at most ~10
+     * times a second, and once at the end (may be NULL). */
+    void (*progress)(void *ctx, const stsl_sweep_progress *p);
+    void *progress_ctx;
+    /* Set (by a signal handler) to stop: running variants finish, their
+     * rows are written, the file is flushed and left incomplete. */
+    volatile sig_atomic_t *stop;
+} stsl_sweep_opts;
+
+/* Run the study at `study_path`.  Returns STSL_EINPUT for a bad study, base
+ * configuration, --set or vary key (nothing written), STSL_EIO when the
+ * study file cannot be written; otherwise STSL_OK with *out filled (failed
+ * variants are rows, counted in out->n_failed; out->n_done < out->n_runs
+ * when stopped). */
+int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
+                   stsl_error *err);
+
+#endif

@@ -1,0 +1,110 @@
+/* bench_sweep.c - what `stickslip sweep` costs per variant: a study of
+ * 10,000 Janecek variants (friction.dynamic 10..25 N x base amplitude
+ * 0.02..0.08 m, 100 x 100 grid, summary only) run with 1 and 2 jobs, next
+ * to the in-process cost of a single run measured in the same invocation
+ * on every 10th variant (configured beforehand; only stsl_run timed).
+ *
+ * Per-variant CPU of the sweep = the process CPU time of the whole sweep
+ * (threads, clone, set, run, study file) / variants.  Usage:
+ *   bench_sweep [N_PER_AXIS]   (default 100: 10,000 variants) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/sweep.h"
+#include "benchmarks/bench_util.h"
+#include "include/stickslip.h"
+#include "io/study.h"
+
+#define JANECEK STSL_SOURCE_DIR "/examples/janecek_chirp.yaml"
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *what, const char *msg)
+{
+    fprintf(stderr, "bench_sweep: %s: %s\n", what, msg);
+    exit(1);
+}
+
+/* Mean CPU seconds of stsl_run over every 10th variant of the study. */
+static double single_runs(const stsl_study *s, long *count)
+{
+    stsl_err e;
+    stsl_cfg *base = stsl_cfg_load(JANECEK, &e);
+    if (!base) die("load", e.message);
+    double cpu = 0.0, vals[2];
+    *count = 0;
+    for (long i = 0; i < stsl_study_n_variants(s); i += 10) {
+        stsl_cfg *c = stsl_cfg_clone(base, &e);
+        stsl_study_values(s, i, vals);
+        char v0[32], v1[32];
+        snprintf(v0, sizeof v0, "%.17g", vals[0]);
+        snprintf(v1, sizeof v1, "%.17g", vals[1]);
+        if (!c || stsl_cfg_set(c, stsl_study_key(s, 0), v0, &e) ||
+            stsl_cfg_set(c, stsl_study_key(s, 1), v1, &e))
+            die("configure", e.message);
+        stsl_summary sum;
+        double t0 = cpu_now();
+        if (stsl_run(c, STSL_OUTPUT_NONE, NULL, &sum, &e)) die("run", e.message);
+        cpu += cpu_now() - t0;
+        stsl_cfg_free(c);
+        ++*count;
+    }
+    stsl_cfg_free(base);
+    return cpu / (double)*count;
+}
+
+static double sweep(const char *study, const char *out, int jobs, double single)
+{
+    stsl_sweep_opts o = {out, jobs, 0, NULL, 0, "bench", NULL, NULL, NULL};
+    stsl_sweep_progress p;
+    stsl_error err = {0};
+    remove(out);
+    double c0 = cpu_now();
+    if (stsl_sweep_run(study, &o, &p, &err)) die("sweep", err.msg);
+    double cpu = (cpu_now() - c0) / (double)p.n_done;
+    printf("sweep --jobs %d: %6ld variants in %6.2f s: %7.0f runs/s, CPU %6.0f us/variant "
+           "(%+5.1f %% vs single run), %ld failed\n",
+           jobs, p.n_done, p.seconds, (double)p.n_done / p.seconds, 1e6 * cpu,
+           100.0 * (cpu / single - 1.0), p.n_failed);
+    return (double)p.n_done / p.seconds;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 100;
+    if (n < 2) die("usage", "bench_sweep [N_PER_AXIS >= 2]");
+    char dir[] = "/tmp/bench_sweep.XXXXXX", study[256], out[256], text[1024];
+    if (!mkdtemp(dir)) die("mkdtemp", "cannot make a temporary directory");
+    snprintf(study, sizeof study, "%s/study.yaml", dir);
+    snprintf(out, sizeof out, "%s/study.h5", dir);
+    snprintf(text, sizeof text,
+             "base: %s\nvary:\n  friction.dynamic: {linspace: [10, 25, %d]}\n"
+             "  inputs.base_motion.amplitude: {linspace: [0.02, 0.08, %d]}\n",
+             JANECEK, n, n);
+    FILE *f = fopen(study, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f)) die("write", study);
+    stsl_study *s = NULL;
+    stsl_error err;
+    if (stsl_study_load(study, &s, &err)) die("study", err.msg);
+    long count;
+    double single = single_runs(s, &count);
+    printf("janecek_chirp, %ld variants, summary only\n", stsl_study_n_variants(s));
+    printf("single in-process run (stsl_run, %ld of the variants): CPU %6.0f us/run = %7.0f "
+           "runs/s per core\n",
+           count, 1e6 * single, 1.0 / single);
+    double r1 = sweep(study, out, 1, single), r2 = sweep(study, out, 2, single);
+    printf("2 jobs / 1 job: %.2fx the throughput\n", r2 / r1);
+    stsl_study_free(s);
+    remove(out);
+    remove(study);
+    rmdir(dir);
+    return 0;
+}

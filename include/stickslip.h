@@ -1,0 +1,253 @@
+/* stickslip.h - the public C API of stickslip, the only installed header.
+ *
+ * stickslip simulates a mechanical element with dry friction exactly: stick,
+ * slip, reversal, breakaway and end-stop contact are modes of a hybrid
+ * system integrated by CVODE, every switch located by rootfinding.  This
+ * header offers: a configuration (the YAML file of the command line, loaded,
+ * copied and changed key by key), a run of it (into a file, into memory, or
+ * into a summary only) and errors as values.
+ *
+ * Conventions (they hold for every function below unless its comment says
+ * otherwise):
+ *   - Failure: a function that can fail returns a stsl_rc (0 = STSL_RC_OK,
+ *     negative = failure) or NULL, and fills `*err` (when err is not NULL)
+ *     with the code and a one-line message naming the cause (file, line, key,
+ *     value, allowed range; for a solver failure time, mode and state).  The
+ *     library never prints, never exits and keeps no "last error".
+ *   - Ownership: a pointer returned by a `_load`, `_parse`, `_clone` or
+ *     `_run_result` function is the caller's and is freed by the matching
+ *     `_free`; a returned `char *` is freed with stsl_free(); a `const`
+ *     pointer returned by an accessor is borrowed from its object and valid
+ *     until that object is freed.  Arguments are borrowed for the call only.
+ *     All `_free` functions accept NULL.
+ *   - Threads: every function may be called from several threads at once on
+ *     different objects; an object (a stsl_cfg, a stsl_result) must not be
+ *     used by two threads at once unless all of them only read it (the
+ *     `const` functions).  A run owns its solver state; nothing is
+ *     process-wide except (a) GSL's error handler, turned off once with
+ *     pthread_once (HDF5's error printing is only silenced around the
+ *     library's own calls), and (b) a mutex that serialises the library's HDF5 calls
+ *     when libhdf5 is not thread-safe (H5is_library_threadsafe() false, as
+ *     for Debian's serial libhdf5): runs into an HDF5 file then write one at
+ *     a time, while everything else (the integration itself, CSV, memory,
+ *     summaries) runs in parallel.  A program that also calls HDF5 itself
+ *     while stickslip writes a file in another thread brackets its own calls
+ *     with stsl_hdf5_lock() / stsl_hdf5_unlock().
+ *
+ * Why the API has its own names (stsl_rc, stsl_err, stsl_cfg) although the
+ * library has a status enum and a config struct inside: the internal ones
+ * belong to the lowest layers (solver/, io/), which must not include this
+ * header, and this header must not expose them (they change with the
+ * implementation).  So the public codes are spelled here once, with the
+ * same values as the internal ones, and api/error.c asserts at compile time
+ * that each pair is equal: two spellings, one set of numbers, no drift. */
+#ifndef STICKSLIP_H
+#define STICKSLIP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility: only what this header
+ * declares is exported from libstickslip.so. */
+#if defined(__GNUC__)
+#define STSL_API __attribute__((visibility("default")))
+#else
+#define STSL_API
+#endif
+
+/* ---- errors ---------------------------------------------------------- */
+
+typedef enum stsl_rc {
+    STSL_RC_OK = 0,
+    STSL_RC_INPUT = -1,     /* bad configuration, key, value or argument */
+    STSL_RC_IO = -2,        /* a file could not be read or written */
+    STSL_RC_SOLVER = -3,    /* CVODE failed (step size too small, too much work, ...) */
+    STSL_RC_ZENO = -4,      /* events keep firing at one instant */
+    STSL_RC_MAXEVENTS = -5, /* simulation.max_events exceeded */
+    STSL_RC_NOMEM = -6,     /* an allocation failed */
+    STSL_RC_MODEL = -7      /* the model failed in a callback */
+} stsl_rc;
+
+#define STSL_ERR_MAX 2048
+
+/* An error value: the code and a message that names the cause. */
+typedef struct stsl_err {
+    stsl_rc code;
+    char message[STSL_ERR_MAX];
+} stsl_err;
+
+/* Short description of a code ("bad input", "solver failure", ...): a
+ * static string, never NULL. */
+STSL_API const char *stsl_rc_name(stsl_rc code);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (static string). */
+STSL_API const char *stsl_lib_version(void);
+
+/* Free a string returned by this API. NULL-safe. */
+STSL_API void stsl_free(void *p);
+
+/* The library's HDF5 mutex (see Threads above); no-ops when libhdf5 is
+ * thread-safe.  Not recursive: do not call stickslip while holding it. */
+STSL_API void stsl_hdf5_lock(void);
+STSL_API void stsl_hdf5_unlock(void);
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* A validated configuration (docs/configuration.md lists its keys).  Every
+ * key holds a value (defaults filled in): the "effective configuration". */
+typedef struct stsl_cfg stsl_cfg;
+
+/* Load and validate the YAML file at `path`.  Relative table files are
+ * read relative to the file's directory, now (the tables are kept in
+ * memory).  NULL on failure ("FILE:LINE: key.path: what"). */
+STSL_API stsl_cfg *stsl_cfg_load(const char *path, stsl_err *err);
+
+/* The same from YAML text; `base_dir` resolves relative table files (NULL:
+ * the current directory).  Messages name the text "<string>". */
+STSL_API stsl_cfg *stsl_cfg_parse(const char *yaml, const char *base_dir, stsl_err *err);
+
+/* A deep copy (table data included): the copy and the original are
+ * independent and each is freed on its own.  NULL on failure (memory). */
+STSL_API stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err);
+
+/* Set `key` (a dotted path, "friction.dynamic") to `value`, YAML text
+ * ("20", "{type: sine, amplitude: 1, frequency: 2}").  Exactly what
+ * `stickslip run --set key=value` does on the effective configuration, with
+ * the same checks and messages minus the "--set ..." prefix:
+ * "friction.dynamic: must be >= 0 (got -1)".  So keys apply to the
+ * configuration as stsl_cfg_to_yaml() prints it: a friction.static given as
+ * a force was turned into friction.static_ratio at load (setting
+ * friction.dynamic keeps that ratio), and a rotational element's mass is
+ * element.inertia.  A number key that no rule ties to another key is set
+ * in well under a microsecond; other keys re-validate the whole
+ * configuration (tens of microseconds).  On failure *cfg is unchanged. */
+STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err *err);
+
+/* Several assignments "key=value" at once, for keys that are only valid
+ * together (simulation.scheme and simulation.step): exactly `stickslip run
+ * --set A --set B ...` on the effective configuration; a message names the
+ * assignment ("--set simulation.step=0: simulation.step: must be > 0 (got
+ * 0)").  On failure *cfg is unchanged. */
+STSL_API stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n,
+                                  stsl_err *err);
+
+/* The value of `key` as one line of YAML ("18", "{type: janecek_chirp, ...}");
+ * free it with stsl_free().  NULL on failure (no such key). */
+STSL_API char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err);
+
+/* The effective configuration as YAML text (free with stsl_free()).
+ * Parsing it again gives the same configuration.  NULL on failure. */
+STSL_API char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err);
+
+/* Write that text to the file `path`. */
+STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err);
+
+STSL_API void stsl_cfg_free(stsl_cfg *cfg);
+
+/* ---- runs ------------------------------------------------------------- */
+
+#define STSL_SUMMARY_MAX_MODES 8
+#define STSL_SUMMARY_MAX_KINDS 16
+#define STSL_SUMMARY_MAX_COLS  16
+
+/* What a run did, without its trajectory.  Names are static strings. */
+typedef struct stsl_summary {
+    int complete;      /* 1: t_end was reached */
+    char message[512]; /* why not, when complete == 0 ("" otherwise) */
+    double t_reached;  /* time of the last sample */
+    /* The state at t_reached: every output column (x, v, a, friction, ...). */
+    int n_cols;
+    const char *col_names[STSL_SUMMARY_MAX_COLS];
+    double final[STSL_SUMMARY_MAX_COLS];
+    const char *final_mode;
+    /* Events by kind ("stick", "breakaway", ...) and time per mode. */
+    int n_kinds;
+    const char *kind_names[STSL_SUMMARY_MAX_KINDS];
+    long events[STSL_SUMMARY_MAX_KINDS];
+    double first_event_time[STSL_SUMMARY_MAX_KINDS]; /* NaN when none */
+    int n_modes;
+    const char *mode_names[STSL_SUMMARY_MAX_MODES];
+    double mode_time[STSL_SUMMARY_MAX_MODES];
+    /* Energy dissipated by friction, the integral of F_f v dt: a CVODES
+     * quadrature on the solver's own steps (same method and order as the
+     * state, so as accurate as the state, and not influencing the steps; it
+     * costs one friction evaluation per step).  NaN for the fixed-step
+     * schemes. */
+    double dissipated_energy;
+    /* Statistics. */
+    long n_events, steps, rhs_evals, guard_evals, segments, jac_evals;
+    double wall_seconds;
+    /* For batch studies (stickslip sweep): the time of the last event of
+     * each kind (NaN when none), and the largest |value| of each output
+     * column over the samples (the output grid, the start, the end and both
+     * sides of every event).  In the hybrid modes x moves monotonically
+     * between events (v changes sign only at a stick or reversal event), so
+     * max_abs of x is exact; that of v is exact to the output grid. */
+    double last_event_time[STSL_SUMMARY_MAX_KINDS];
+    double max_abs[STSL_SUMMARY_MAX_COLS];
+} stsl_summary;
+
+/* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
+STSL_API long stsl_summary_events(const stsl_summary *s, const char *kind);
+/* Time of the first event of kind `kind`; NaN when there is none. */
+STSL_API double stsl_summary_first_event(const stsl_summary *s, const char *kind);
+
+/* Where a run's results go besides the summary. */
+typedef enum stsl_output {
+    STSL_OUTPUT_NONE = 0, /* summary only: nothing is stored */
+    STSL_OUTPUT_HDF5 = 1, /* `path` is the .h5 file (docs/hdf5-layout.md) */
+    STSL_OUTPUT_CSV = 2   /* `path` is a prefix: PREFIX_trajectory.csv, PREFIX_events.csv */
+} stsl_output;
+
+/* Run `cfg` from t = 0 and fill `summary` (may be NULL).  A run that fails
+ * on the way (solver failure, max_events, ...) still fills the summary up
+ * to where it got (complete = 0) and, for a file output, still writes the
+ * file, marked incomplete; the failure is returned.  output.file of the
+ * configuration is ignored: `path` says where. */
+STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
+                          stsl_summary *summary, stsl_err *err);
+
+/* ---- in-memory results ------------------------------------------------ */
+
+/* A whole run in memory: its samples, events and summary. */
+typedef struct stsl_result stsl_result;
+
+/* Run `cfg` and keep everything.  On a failure of the run itself the result
+ * is still returned in *out (incomplete, see its summary) together with the
+ * failure code; *out is NULL only when nothing could be run. */
+STSL_API stsl_rc stsl_run_result(const stsl_cfg *cfg, stsl_result **out, stsl_err *err);
+
+STSL_API const stsl_summary *stsl_result_summary(const stsl_result *r);
+STSL_API long stsl_result_n_samples(const stsl_result *r);
+/* The samples of column `name`: "t", "mode" (as numbers) or an output
+ * column ("x", "v", "a", "friction", ...); NULL when there is no such
+ * column.  stsl_result_n_samples() values. */
+STSL_API const double *stsl_result_column(const stsl_result *r, const char *name);
+
+typedef struct stsl_event {
+    double t;
+    const char *kind; /* "breakaway", "stick", ... */
+    const char *mode_before, *mode_after;
+} stsl_event;
+
+STSL_API long stsl_result_n_events(const stsl_result *r);
+/* Event i (0-based, in time order); STSL_RC_INPUT when i is out of range. */
+STSL_API stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev, stsl_err *err);
+/* Output column `name` just before (after = 0) or after (after = 1) event
+ * i; NaN when i or name does not exist. */
+STSL_API double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after);
+/* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
+ * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
+ * "complete", "events.KIND", "mode_time.MODE".  STSL_RC_INPUT for an
+ * unknown name. */
+STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
+                                  stsl_err *err);
+
+STSL_API void stsl_result_free(stsl_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,361 @@
+/* test_api.c - the public C API (include/stickslip.h): set gives exactly
+ * what the YAML round trip (the CLI's --set) gives, clones are deep, runs
+ * into a summary, memory and files agree, the dissipated energy is the
+ * closed form of a Coulomb element, errors are values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "include/stickslip.h"
+#include "io/config.h"
+#include "test/testutil.h"
+
+#define EX(name) STSL_SOURCE_DIR "/examples/" name
+
+/* ---- set: the fast path is the YAML round trip ------------------------- */
+
+static const char *const KEYS[] = {"element.mass",
+                                   "element.inertia",
+                                   "element.spring.stiffness",
+                                   "element.spring.free_position",
+                                   "element.damper.coefficient",
+                                   "friction.dynamic",
+                                   "friction.static_ratio",
+                                   "friction.efficiency_opposing",
+                                   "friction.efficiency_aiding",
+                                   "friction.stribeck_velocity",
+                                   "friction.stribeck_exponent",
+                                   "initial.position",
+                                   "initial.velocity",
+                                   "simulation.t_end",
+                                   "simulation.output_step",
+                                   "simulation.rtol",
+                                   "simulation.atol",
+                                   "simulation.karnopp_band",
+                                   "simulation.regularisation_velocity",
+                                   "friction.breakaway",
+                                   "friction.coulomb",
+                                   "friction.breakaway_velocity",
+                                   "friction.viscous",
+                                   "friction.tc",
+                                   "friction.tst",
+                                   "friction.slope",
+                                   "friction.v_st",
+                                   "friction.d",
+                                   "friction.sigma0",
+                                   "friction.sigma1",
+                                   "inputs.base_motion.amplitude",
+                                   "inputs.base_motion.f_max",
+                                   "inputs.base_motion.t_max",
+                                   "inputs.base_motion.slope",
+                                   "inputs.base_motion.start_time",
+                                   "inputs.base_motion.initial",
+                                   "inputs.active_force.amplitude",
+                                   "inputs.active_force.frequency",
+                                   "inputs.active_force.phase",
+                                   "inputs.anchor_motion.value",
+                                   "inputs.load.value",
+                                   "simulation.max_events",
+                                   "friction.static",
+                                   "end_stops.max",
+                                   "simulation.step",
+                                   "friction.nonsense"};
+static const char *const VALUES[] = {"-1",   "0",   "0.5", "1", "2.5",   "1e400", "nan",  "1e-15",
+                                     "3e-3", "abc", "'1'", "",  "1 # c", " 7",    "0x10", "1e-3"};
+
+typedef struct variant {
+    const char *file;
+    const char *sets[2];
+} variant;
+
+static const variant VARIANTS[] = {
+    {EX("janecek_chirp.yaml"), {NULL, NULL}},
+    {EX("janecek_chirp.yaml"), {"friction.law=stribeck", "friction.stribeck_velocity=0.01"}},
+    {EX("janecek_chirp.yaml"), {"simulation.scheme=karnopp", "simulation.step=1e-4"}},
+    {EX("janecek_chirp.yaml"), {"simulation.scheme=smooth_rk4", "simulation.step=1e-4"}},
+    {EX("simscape_rotational.yaml"), {NULL, NULL}},
+    {EX("lugre_stick_slip.yaml"), {NULL, NULL}},
+    {EX("20sim_scvs.yaml"), {NULL, NULL}},
+    {EX("dv_end_stops.yaml"), {NULL, NULL}},
+};
+
+static void load_variant(const variant *v, stsl_config *cfg)
+{
+    stsl_error err = {0};
+    int n = v->sets[0] ? (v->sets[1] ? 2 : 1) : 0;
+    if (stsl_config_load(v->file, v->sets, n, cfg, &err)) fail_msg("%s", err.msg);
+}
+
+/* Every key x value on every variant: the same status, the same message,
+ * the same effective configuration after, whichever path set takes. */
+static void set_equals_round_trip(void **state)
+{
+    (void)state;
+    long fast_ok = 0;
+    for (size_t v = 0; v < sizeof VARIANTS / sizeof VARIANTS[0]; v++) {
+        stsl_config base;
+        load_variant(&VARIANTS[v], &base);
+        for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
+            for (size_t i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
+                stsl_config a, b;
+                stsl_error ea = {0}, eb = {0};
+                assert_int_equal(stsl_config_copy(&a, &base, &ea), 0);
+                assert_int_equal(stsl_config_copy(&b, &base, &eb), 0);
+                int ra = stsl_config_set(&a, KEYS[k], VALUES[i], &ea);
+                int rb = stsl_config_set_reload(&b, KEYS[k], VALUES[i], &eb);
+                if (ra != rb || (ra && strcmp(ea.msg, eb.msg)))
+                    fail_msg("%s %s=%s: fast %d '%s', round trip %d '%s'", VARIANTS[v].file,
+                             KEYS[k], VALUES[i], ra, ea.msg, rb, eb.msg);
+                if (!ra) {
+                    char *ya = stsl_config_to_yaml(&a), *yb = stsl_config_to_yaml(&b);
+                    assert_string_equal(ya, yb);
+                    free(ya);
+                    free(yb);
+                    fast_ok++;
+                }
+                stsl_config_free(&a);
+                stsl_config_free(&b);
+            }
+        stsl_config_free(&base);
+    }
+    assert_true(fast_ok > 100); /* the comparison covered accepted values too */
+}
+
+/* The message is the CLI's --set message without its "--set ..." prefix. */
+static void set_message_as_cli(void **state)
+{
+    (void)state;
+    stsl_err err;
+    char out[4096];
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    assert_non_null(c);
+    assert_int_equal(stsl_cfg_set(c, "element.mass", "-1", &err), STSL_RC_INPUT);
+    assert_int_equal(err.code, STSL_RC_INPUT);
+    assert_string_equal(err.message, "element.mass: must be > 0 (got -1)");
+    assert_int_equal(
+        tu_cli(out, sizeof out, "check %s --set element.mass=-1", EX("janecek_chirp.yaml")), 2);
+    assert_non_null(strstr(out, "--set element.mass=-1: element.mass: must be > 0 (got -1)"));
+    /* A failed set leaves the configuration as it was. */
+    char *m = stsl_cfg_get(c, "element.mass", &err);
+    assert_string_equal(m, "100");
+    stsl_free(m);
+    /* Keys the effective configuration does not have. */
+    assert_int_equal(stsl_cfg_set(c, "friction.nonsense", "1", &err), STSL_RC_INPUT);
+    assert_non_null(strstr(err.message, "friction.nonsense: unknown key"));
+    assert_null(stsl_cfg_get(c, "friction.nonsense", &err));
+    assert_string_equal(err.message, "friction.nonsense: not a key of the effective configuration");
+    stsl_cfg_free(c);
+}
+
+static void get_values(void **state)
+{
+    (void)state;
+    stsl_err err;
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    char *v = stsl_cfg_get(c, "friction.dynamic", &err);
+    assert_string_equal(v, "18");
+    stsl_free(v);
+    v = stsl_cfg_get(c, "friction.law", &err);
+    assert_string_equal(v, "coulomb");
+    stsl_free(v);
+    v = stsl_cfg_get(c, "element.spring", &err);
+    assert_string_equal(v, "{stiffness: 8882.6439609804238, free_position: 0}");
+    stsl_free(v);
+    /* A value read back and set again changes nothing. */
+    assert_int_equal(
+        stsl_cfg_set(c, "inputs.base_motion", "{type: sine, amplitude: 0.01, frequency: 2}", &err),
+        0);
+    v = stsl_cfg_get(c, "inputs.base_motion", &err);
+    assert_string_equal(v, "{type: sine, amplitude: 0.01, frequency: 2, phase: 0, offset: 0}");
+    char *before = stsl_cfg_to_yaml(c, &err);
+    assert_int_equal(stsl_cfg_set(c, "inputs.base_motion", v, &err), 0);
+    char *after = stsl_cfg_to_yaml(c, &err);
+    assert_string_equal(before, after);
+    stsl_free(v);
+    stsl_free(before);
+    stsl_free(after);
+    stsl_cfg_free(c);
+}
+
+/* ---- clone -------------------------------------------------------------- */
+
+/* A clone owns its table: freeing the original and running the clone is
+ * clean (asan would see a shared table as use-after-free or double free),
+ * and both give the same run while both live. */
+static void clone_is_deep(void **state)
+{
+    (void)state;
+    char dir[256], path[300], yaml[512];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/force.csv", dir);
+    assert_int_equal(tu_write_file(path, "time,force\n0,0\n0.5,30\n1,-30\n2,0\n"), 0);
+    snprintf(yaml, sizeof yaml,
+             "element: {mass: 1}\nfriction: {dynamic: 10, static_ratio: 1.5}\n"
+             "inputs: {active_force: {type: table, file: force.csv}}\n"
+             "simulation: {t_end: 2}\n");
+    stsl_err err;
+    stsl_cfg *a = stsl_cfg_parse(yaml, dir, &err);
+    assert_non_null(a);
+    stsl_cfg *b = stsl_cfg_clone(a, &err);
+    assert_non_null(b);
+    stsl_summary sa, sb;
+    assert_int_equal(stsl_run(a, STSL_OUTPUT_NONE, NULL, &sa, &err), 0);
+    stsl_cfg_free(a);
+    assert_int_equal(stsl_run(b, STSL_OUTPUT_NONE, NULL, &sb, &err), 0);
+    assert_true(sa.n_events > 0);
+    assert_int_equal(sa.n_events, sb.n_events);
+    assert_memory_equal(sa.final, sb.final, sizeof sa.final);
+    assert_memory_equal(sa.first_event_time, sb.first_event_time, sizeof sa.first_event_time);
+    stsl_cfg_free(b);
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+/* The summary of a run without storage, the in-memory result and an HDF5
+ * and a CSV run are the same run. */
+static void outputs_agree(void **state)
+{
+    (void)state;
+    char dir[256], h5[300], csv[300], csvfile[320];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(h5, sizeof h5, "%s/run.h5", dir);
+    snprintf(csv, sizeof csv, "%s/run", dir);
+    snprintf(csvfile, sizeof csvfile, "%s/run_events.csv", dir);
+    stsl_err err;
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    stsl_summary s0, s1, s2;
+    stsl_result *r = NULL;
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_NONE, NULL, &s0, &err), 0);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_HDF5, h5, &s1, &err), 0);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_CSV, csv, &s2, &err), 0);
+    assert_int_equal(stsl_run_result(c, &r, &err), 0);
+    assert_true(tu_file_exists(h5) && tu_file_exists(csvfile));
+    const stsl_summary *sr = stsl_result_summary(r);
+    assert_int_equal(s0.complete, 1);
+    assert_string_equal(s0.message, "");
+    assert_true(s0.t_reached == 9.5);
+    const stsl_summary *all[3] = {&s1, &s2, sr};
+    for (int i = 0; i < 3; i++) {
+        assert_memory_equal(s0.final, all[i]->final, sizeof s0.final);
+        assert_memory_equal(s0.events, all[i]->events, sizeof s0.events);
+        assert_memory_equal(s0.mode_time, all[i]->mode_time, sizeof s0.mode_time);
+        assert_true(s0.dissipated_energy == all[i]->dissipated_energy);
+    }
+    /* Read by name. */
+    long n = stsl_result_n_samples(r), ne = stsl_result_n_events(r);
+    const double *t = stsl_result_column(r, "t"), *x = stsl_result_column(r, "x");
+    assert_non_null(t);
+    assert_non_null(x);
+    assert_null(stsl_result_column(r, "nonsense"));
+    assert_true(t[n - 1] == 9.5);
+    assert_true(x[n - 1] == s0.final[0]);
+    assert_string_equal(s0.col_names[0], "x");
+    assert_int_equal(ne, s0.n_events);
+    stsl_event ev;
+    assert_int_equal(stsl_result_event(r, 0, &ev, &err), 0);
+    assert_string_equal(ev.kind, "breakaway");
+    assert_string_equal(ev.mode_before, "STUCK");
+    assert_true(ev.t == stsl_summary_first_event(&s0, "breakaway"));
+    assert_int_equal(stsl_result_event(r, ne, &ev, &err), STSL_RC_INPUT);
+    assert_true(isnan(stsl_result_event_value(r, 0, "nonsense", 0)));
+    assert_true(stsl_result_event_value(r, 0, "v", 0) == 0.0);
+    double v;
+    assert_int_equal(stsl_result_stat(r, "events.breakaway", &v, &err), 0);
+    assert_true(v == (double)stsl_summary_events(&s0, "breakaway"));
+    assert_int_equal(stsl_result_stat(r, "mode_time.STUCK", &v, &err), 0);
+    assert_true(v > 0 && v == s0.mode_time[0]);
+    assert_int_equal(stsl_result_stat(r, "steps", &v, &err), 0);
+    assert_true(v == (double)s0.steps);
+    assert_int_equal(stsl_result_stat(r, "nonsense", &v, &err), STSL_RC_INPUT);
+    assert_int_equal(stsl_summary_events(&s0, "nonsense"), -1);
+    stsl_result_free(r);
+    stsl_cfg_free(c);
+}
+
+/* Coulomb friction with efficiencies 1 is F_D against the motion, so the
+ * energy it dissipates is F_D times the distance slid: the sum of |dx|
+ * over the slip segments between events (the velocity keeps its sign
+ * inside a segment: a reversal is an event).  The positions at events
+ * carry the solver's error (rtol 1e-10 over a few oscillations: ~1e-9
+ * relative), and so does the quadrature; 1e-8 relative is asked.  The
+ * output grid does not enter: with output_step 0 the figure is the same
+ * to the last bit. */
+static void dissipated_energy_closed_form(void **state)
+{
+    (void)state;
+    stsl_err err;
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    stsl_result *r = NULL;
+    assert_int_equal(stsl_run_result(c, &r, &err), 0);
+    const stsl_summary *s = stsl_result_summary(r);
+    double dist = 0.0;
+    long ne = stsl_result_n_events(r);
+    for (long i = 0; i < ne; i++) {
+        stsl_event ev;
+        stsl_result_event(r, i, &ev, &err);
+        if (strncmp(ev.mode_after, "SLIP", 4)) continue;
+        double x0 = stsl_result_event_value(r, i, "x", 1);
+        double x1 = i + 1 < ne ? stsl_result_event_value(r, i + 1, "x", 0) : s->final[0];
+        dist += fabs(x1 - x0);
+    }
+    assert_true(dist > 0.01);
+    assert_close(s->dissipated_energy, 18.0 * dist, 1e-8 * 18.0 * dist);
+    stsl_summary s0;
+    assert_int_equal(stsl_cfg_set(c, "simulation.output_step", "0", &err), 0);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_NONE, NULL, &s0, &err), 0);
+    assert_true(s0.dissipated_energy == s->dissipated_energy);
+    /* Fixed-step schemes have no quadrature: NaN, not a rough figure. */
+    const char *karnopp[] = {"simulation.scheme=karnopp", "simulation.step=1e-3"};
+    assert_int_equal(stsl_cfg_set(c, "simulation.scheme", "karnopp", &err), STSL_RC_INPUT);
+    assert_non_null(strstr(err.message, "simulation.step: missing required key"));
+    assert_int_equal(stsl_cfg_set_all(c, karnopp, 2, &err), 0);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_NONE, NULL, &s0, &err), 0);
+    assert_true(isnan(s0.dissipated_energy));
+    stsl_result_free(r);
+    stsl_cfg_free(c);
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static void errors_are_values(void **state)
+{
+    (void)state;
+    stsl_err err;
+    assert_null(stsl_cfg_load("/nonexistent/x.yaml", &err));
+    assert_int_equal(err.code, STSL_RC_INPUT);
+    assert_non_null(strstr(err.message, "cannot open /nonexistent/x.yaml"));
+    assert_null(stsl_cfg_parse("element: {mass: 0}\n", NULL, &err));
+    assert_non_null(strstr(err.message, "<string>:1: element.mass: must be > 0 (got 0)"));
+    assert_null(stsl_cfg_load(NULL, NULL)); /* NULL err is allowed */
+    /* A run that fails still reports how far it got. */
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    assert_int_equal(stsl_cfg_set(c, "simulation.max_events", "3", &err), 0);
+    stsl_summary s;
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_NONE, NULL, &s, &err), STSL_RC_MAXEVENTS);
+    assert_int_equal(s.complete, 0);
+    assert_true(s.t_reached > 0 && s.t_reached < 9.5);
+    assert_true(strlen(s.message) > 0);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_HDF5, "", &s, &err), STSL_RC_INPUT);
+    assert_string_equal(stsl_rc_name(STSL_RC_SOLVER), "solver failure");
+    assert_string_equal(stsl_lib_version(), "0.1.0");
+    stsl_cfg_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(set_equals_round_trip),
+        cmocka_unit_test(set_message_as_cli),
+        cmocka_unit_test(get_values),
+        cmocka_unit_test(clone_is_deep),
+        cmocka_unit_test(outputs_agree),
+        cmocka_unit_test(dissipated_energy_closed_form),
+        cmocka_unit_test(errors_are_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
