@@ -53,23 +53,43 @@ typedef struct mapr {
 typedef struct range {
     double lo, hi;
     int lo_open, hi_open;
+    /* Values in [lo, hi] but below phys_lo are refused too, with `why`:
+     * admissible by SPEC's formulas, but far outside physics (NULL: none). */
+    const char *why;
+    double phys_lo;
 } range;
 
-static const range R_POS = {0.0, HUGE_VAL, 1, 1};
-static const range R_NONNEG = {0.0, HUGE_VAL, 0, 1};
-static const range R_GE1 = {1.0, HUGE_VAL, 0, 1};
-static const range R_UNIT = {0.0, 1.0, 0, 0};
-static const range R_EFF_OPP = {0.0, 1.0, 1, 0};
-static const range R_LE1 = {-HUGE_VAL, 1.0, 1, 0};
-/* Lowest efficiencies accepted (see load_friction). */
-#define EFF_OPPOSING_MIN 0.01
-#define EFF_AIDING_MIN   (-100.0)
+static const range R_POS = {0.0, HUGE_VAL, 1, 1, NULL, 0.0};
+static const range R_NONNEG = {0.0, HUGE_VAL, 0, 1, NULL, 0.0};
+static const range R_GE1 = {1.0, HUGE_VAL, 0, 1, NULL, 0.0};
+static const range R_UNIT = {0.0, 1.0, 0, 0, NULL, 0.0};
+/* Far outside physics a load would create more friction than any drive
+ * has: (1/EtO - 1) or (1 - EtA) times the load.  The bounds allow 99 and
+ * 101 times (an efficiency of 1 %, or the back-driving efficiency 2 - 1/eta
+ * of a worm gear of 1 % forward efficiency, where real ones have 20 % and
+ * more); beyond them the friction levels dwarf every other force by orders
+ * of magnitude and the run means nothing.  The bounds live in the ranges so
+ * that the loader and the fast set (stsl_config_set) refuse alike. */
+static const range R_EFF_OPP = {0.0,
+                                1.0,
+                                1,
+                                0,
+                                "a lower efficiency makes an opposing load create more than 99 "
+                                "times its magnitude as friction",
+                                0.01};
+static const range R_EFF_AID = {-HUGE_VAL,
+                                1.0,
+                                1,
+                                0,
+                                "a lower efficiency makes an aiding load create more than 101 "
+                                "times its magnitude as friction",
+                                -100.0};
 /* Most output samples a run may produce: about 80 bytes each in the HDF5
  * file (time, mode and up to nine columns), so 8 GB. */
 #define MAX_SAMPLES 1e8
 /* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
  * would locate events too coarsely to be worth running. */
-static const range R_RTOL = {1e-14, 1e-2, 0, 0};
+static const range R_RTOL = {1e-14, 1e-2, 0, 0, NULL, 0.0};
 
 /* ---------------------------------------------------------------- errors */
 
@@ -266,6 +286,9 @@ static int check_num(const yaml_node_t *n, const range *r, double *out, char *wh
         return snprintf(what, size, "expected a number%s (got %s)", rt,
                         describe(n, got, sizeof got)) >= 0;
     if (r && !in_range(r, v)) return snprintf(what, size, "must be%s (got %s)", rt, s) >= 0;
+    if (r && r->why && v < r->phys_lo)
+        return snprintf(what, size, "must be in [%g, %g] (got %s): %s", r->phys_lo, r->hi, s,
+                        r->why) >= 0;
     *out = v;
     return 0;
 }
@@ -751,7 +774,7 @@ static int load_static(const mapr *m, stsl_friction_params *f)
     if (!(f->dynamic > 0.0))
         return fail(m->c, st, "friction.static",
                     "needs friction.dynamic > 0 (use static_ratio when dynamic is 0)");
-    range r = {f->dynamic, HUGE_VAL, 0, 1};
+    range r = {f->dynamic, HUGE_VAL, 0, 1, NULL, 0.0};
     double fs;
     int rc = node_num(m->c, st, "friction.static", &r, &fs);
     if (!rc) f->static_ratio = fs / f->dynamic;
@@ -828,23 +851,7 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     if (!rc) rc = map_num(&m, "dynamic", 1, 0.0, &R_NONNEG, &f->dynamic);
     if (!rc) rc = load_static(&m, f);
     if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
-    if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_LE1, &f->eff_aiding);
-    /* Far outside physics a load would create more friction than any drive
-     * has: (1/EtO - 1) or (1 - EtA) times the load.  The bounds allow 99
-     * and 101 times (an efficiency of 1 %, or the back-driving efficiency
-     * 2 - 1/eta of a worm gear of 1 % forward efficiency, where real ones
-     * have 20 % and more); beyond them the friction levels dwarf every
-     * other force by orders of magnitude and the run means nothing. */
-    if (!rc && f->eff_opposing < EFF_OPPOSING_MIN)
-        rc = fail(m.c, map_find(&m, "efficiency_opposing"), "friction.efficiency_opposing",
-                  "must be in [%g, 1] (got %g): a lower efficiency makes an opposing load create "
-                  "more than 99 times its magnitude as friction",
-                  EFF_OPPOSING_MIN, f->eff_opposing);
-    if (!rc && f->eff_aiding < EFF_AIDING_MIN)
-        rc = fail(m.c, map_find(&m, "efficiency_aiding"), "friction.efficiency_aiding",
-                  "must be in [%g, 1] (got %g): a lower efficiency makes an aiding load create "
-                  "more than 101 times its magnitude as friction",
-                  EFF_AIDING_MIN, f->eff_aiding);
+    if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_EFF_AID, &f->eff_aiding);
     if (!rc) rc = load_stribeck(&m, f);
     return rc;
 }
@@ -944,6 +951,13 @@ static int load_scheme(const mapr *m, stsl_config *cfg)
     return rc;
 }
 
+/* The one rule between two keys that the fast set can break by changing
+ * either of them: the number of output samples t_end / output_step. */
+static int too_many_samples(const stsl_hsolver_opts *o)
+{
+    return o->output_step > 0.0 && o->t_end / o->output_step > MAX_SAMPLES;
+}
+
 static int load_sim(const mapr *top, stsl_config *cfg)
 {
     stsl_hsolver_opts *o = &cfg->sim;
@@ -953,7 +967,7 @@ static int load_sim(const mapr *top, stsl_config *cfg)
     int rc = map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
     if (!rc) rc = map_num(&m, "t_end", 1, 0.0, &R_POS, &o->t_end);
     if (!rc) rc = map_num(&m, "output_step", 0, 0.001, &R_NONNEG, &o->output_step);
-    if (!rc && o->output_step > 0.0 && o->t_end / o->output_step > MAX_SAMPLES)
+    if (!rc && too_many_samples(o))
         rc = fail(m.c, map_find(&m, "output_step"), "simulation.output_step",
                   "must be 0 or >= t_end / %.0e = %g (got %g: %.3g samples, about 80 bytes each)",
                   MAX_SAMPLES, o->t_end / MAX_SAMPLES, o->output_step, o->t_end / o->output_step);
@@ -1461,7 +1475,7 @@ static const num_key NUM_KEYS[] = {
     NK("friction.dynamic", element.friction.dynamic, &R_NONNEG, W_HYBRID),
     NK("friction.static_ratio", element.friction.static_ratio, &R_GE1, W_HYBRID),
     NK("friction.efficiency_opposing", element.friction.eff_opposing, &R_EFF_OPP, W_HYBRID),
-    NK("friction.efficiency_aiding", element.friction.eff_aiding, &R_LE1, W_HYBRID),
+    NK("friction.efficiency_aiding", element.friction.eff_aiding, &R_EFF_AID, W_HYBRID),
     NK("friction.stribeck_velocity", element.friction.stribeck_velocity, &R_POS, W_STRIBECK),
     NK("friction.stribeck_exponent", element.friction.stribeck_exponent, &R_POS, W_STRIBECK),
     NK("initial.position", element.x0, NULL, W_NO_STOPS),
@@ -1579,7 +1593,14 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
         one_line(err);
         return STSL_EINPUT;
     }
+    double before = *slot;
     *slot = v;
+    if (too_many_samples(&cfg->sim)) {
+        /* Refused by a rule between keys: the full load words it (and names
+         * the key the loader blames), so both paths say the same. */
+        *slot = before;
+        return stsl_config_set_reload(cfg, key, value, err);
+    }
     sync_tolerances(cfg);
     return STSL_OK;
 }
