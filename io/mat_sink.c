@@ -34,12 +34,10 @@ int stsl_mat_path(const char *path)
 
 /* ---- small utilities ---------------------------------------------------------- */
 
+/* A copy; NULL (a layout without units) becomes "". */
 static char *dup_str(const char *s)
 {
-    size_t n = strlen(s ? s : "") + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s ? s : "", n);
-    return p;
+    return strdup(s ? s : "");
 }
 
 static void free_strs(char **s, int n)
