@@ -14,9 +14,12 @@
 
 #include "io/mem_sink.h"
 #include "io/out_file.h"
+#include "io/safe_output.h"
 
 typedef struct mat_sink {
     char *path, *tmp, *yaml, *version;
+    stsl_output_mark mark; /* the final path when the run began */
+    int replaced;          /* end() replaced a result another run wrote meanwhile */
     char created[32];
     stsl_sink mem;
     int began, ended;
@@ -360,7 +363,8 @@ static int ms_end(void *self, const stsl_stats *st, int complete, const char *me
     }
     if ((rc = stsl_sink_end(&m->mem, st, complete, message, err)) != STSL_OK) return rc;
     if ((rc = write_file(m, err)) != STSL_OK) return rc;
-    if ((rc = stsl_out_commit(m->tmp, m->path, err)) != STSL_OK) return rc;
+    if ((rc = stsl_output_commit(m->tmp, m->path, &m->mark, &m->replaced, err)) != STSL_OK)
+        return rc;
     m->ended = 1;
     return STSL_OK;
 }
@@ -385,6 +389,12 @@ static void ms_destroy(void *self)
 
 static const stsl_sink_ops mat_ops = {ms_begin, ms_sample, ms_event, ms_end, ms_destroy};
 
+int stsl_mat_sink_replaced(const stsl_sink *s)
+{
+    if (!s || s->ops != &mat_ops) return 0;
+    return ((const mat_sink *)s->self)->replaced;
+}
+
 int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *program_version,
                          long max_bytes, stsl_sink *out, stsl_error *err)
 {
@@ -396,7 +406,9 @@ int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *
     if (!(m->path = dup_str(path)) || !(m->yaml = dup_str(config_yaml)) ||
         !(m->version = dup_str(program_version)))
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (!rc) rc = stsl_out_prepare(path, &m->tmp, err);
+    if (!rc) rc = stsl_output_check_regular(path, "a MAT result", err);
+    if (!rc) rc = stsl_out_make_parent_dirs(path, err);
+    if (!rc) rc = stsl_output_temp(path, &m->tmp, &m->mark, err);
     if (!rc) rc = stsl_mem_sink_create(&m->mem, err);
     /* Fail now, before the run, when the file cannot be created. */
     mat_t *probe = rc ? NULL : Mat_CreateVer(m->tmp, NULL, MAT_FT_MAT5);

@@ -23,8 +23,9 @@
  * and a second copy of one struct while writing).  A run whose trajectory
  * would exceed STSL_MAT_MAX_BYTES stops with an error naming the limit (v5
  * variables cannot exceed 2 GiB anyway); long runs belong in HDF5, whose
- * writer uses constant memory.  The file is written as "<path>.tmp" and
- * renamed in end() (io/out_file.h); an incomplete run is still written, with
+ * writer uses constant memory.  The file is written under a unique
+ * temporary name and renamed in end() (io/safe_output.h, as the HDF5
+ * result); an incomplete run is still written, with
  * complete = 0 and its message. */
 #ifndef STSL_MAT_SINK_H
 #define STSL_MAT_SINK_H
@@ -42,5 +43,9 @@ int stsl_mat_path(const char *path);
 /* max_bytes: the trajectory limit in bytes, 0 for STSL_MAT_MAX_BYTES. */
 int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *program_version,
                          long max_bytes, stsl_sink *out, stsl_error *err);
+
+/* 1 when end() replaced a result that another run wrote to the same path
+ * meanwhile (io/safe_output.h); 0 for any other sink. */
+int stsl_mat_sink_replaced(const stsl_sink *s);
 
 #endif

@@ -1,5 +1,5 @@
-/* out_file.c - parent directories, temporary name and rename of a result
- * file (out_file.h). */
+/* out_file.c - parent directories and time stamp of a result file
+ * (out_file.h). */
 #include "io/out_file.h"
 
 #include <errno.h>
@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* mkdir -p of the directory part of `path`. */
-static int make_parent_dirs(const char *path, stsl_error *err)
+int stsl_out_make_parent_dirs(const char *path, stsl_error *err)
 {
     size_t len = strlen(path) + 1;
     char *dir = malloc(len);
@@ -35,24 +34,6 @@ static int make_parent_dirs(const char *path, stsl_error *err)
     }
     free(dir);
     return rc;
-}
-
-int stsl_out_prepare(const char *path, char **tmp, stsl_error *err)
-{
-    size_t n = strlen(path);
-    *tmp = malloc(n + 5);
-    if (!*tmp) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    memcpy(*tmp, path, n);
-    memcpy(*tmp + n, ".tmp", 5);
-    return make_parent_dirs(path, err);
-}
-
-int stsl_out_commit(const char *tmp, const char *path, stsl_error *err)
-{
-    if (rename(tmp, path) != 0)
-        return stsl_error_set(err, STSL_EIO, "%s: cannot rename %s into place: %s", path, tmp,
-                              strerror(errno));
-    return STSL_OK;
 }
 
 void stsl_out_utc_now(char *buf, size_t n)

@@ -1,7 +1,6 @@
-/* out_file.h - what every result writer does around its file: the parent
- * directories, the temporary name "<path>.tmp" written first and renamed
- * into place at the end (a crash never leaves a half file under the final
- * name), and the creation time stamp. */
+/* out_file.h - what every result writer does around its file besides the
+ * temporary name and the rename (io/safe_output.h): the parent directories
+ * and the creation time stamp. */
 #ifndef STSL_OUT_FILE_H
 #define STSL_OUT_FILE_H
 
@@ -9,11 +8,8 @@
 
 #include "solver/status.h"
 
-/* mkdir -p of the directory part of `path`, then *tmp = "<path>.tmp"
- * (malloc'd; NULL on failure). */
-int stsl_out_prepare(const char *path, char **tmp, stsl_error *err);
-/* Rename the finished `tmp` to `path`. */
-int stsl_out_commit(const char *tmp, const char *path, stsl_error *err);
+/* mkdir -p of the directory part of `path`. */
+int stsl_out_make_parent_dirs(const char *path, stsl_error *err);
 /* The current UTC time as YYYY-MM-DDTHH:MM:SSZ ("unknown" if unavailable). */
 void stsl_out_utc_now(char *buf, size_t n);
 

@@ -1,5 +1,6 @@
 #include "test/testutil.h"
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -135,4 +136,18 @@ double tu_json_value(const char *json, const char *key)
     if (!p) return NAN;
     double d;
     return sscanf(p + strlen(pat), "%lf", &d) == 1 ? d : NAN;
+}
+
+int tu_count_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        n += l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0;
+    }
+    closedir(d);
+    return n;
 }
