@@ -658,6 +658,13 @@ def _study_axes(s, path, x, y, z):
     return list(s["keys"])
 
 
+def _log_if_wide(ax, which, v):
+    """A logarithmic axis for a key spanning two decades or more (a logspace)."""
+    v = v[np.isfinite(v)]
+    if v.size and v.min() > 0 and v.max() / v.min() >= 100:
+        (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+
+
 def _mark_failed(ax, xs, ys, failed):
     if failed.any():
         ax.plot(xs[failed], ys[failed], "x", color="red", ms=7, mew=1.5, ls="none",
@@ -673,6 +680,7 @@ def _line(ax, s, key, z):
     _mark_failed(ax, x, np.full(x.shape, base), failed)
     ax.set_xlabel(key)
     ax.set_ylabel(_label(z, s["units"].get(z, "")))
+    _log_if_wide(ax, "x", x)
     ax.grid(True, alpha=0.3)
 
 
@@ -700,6 +708,8 @@ def _heat(fig, ax, s, kx, ky, z):
     _mark_failed(ax, x, y, failed)
     ax.set_xlabel(kx)
     ax.set_ylabel(ky)
+    _log_if_wide(ax, "x", x)
+    _log_if_wide(ax, "y", y)
 
 
 def _matrix(fig, s, keys, z):
