@@ -558,7 +558,10 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
     int rc = stsl_sweep_plan_open(study_path, o, &sp, err);
     if (!rc) rc = stsl_sweep_plan_output(sp, o, &w, err);
     if (!rc) {
-        writer_state ws = {w, o, out, now_seconds(), now_seconds(), 0.0};
+        /* last_flush = -inf: the first row written is flushed at once, so the
+         * file shows progress from the start (a study shorter than
+         * FLUSH_SECONDS would otherwise show none until it ends). */
+        writer_state ws = {w, o, out, now_seconds(), -INFINITY, 0.0};
         out->n_runs = stsl_study_n_variants(sp->study);
         rc = stsl_sweep_plan_run(sp, stsl_study_h5_n_done(w), out->n_runs, o->jobs, o->stop,
                                  write_row, &ws, err);

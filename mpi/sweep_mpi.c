@@ -1,6 +1,7 @@
 /* sweep_mpi.c - see sweep_mpi.h. */
 #include "mpi/sweep_mpi.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,7 +267,8 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_worker
 {
     stsl_sweep_plan *sp = NULL;
     queue q = {.o = o, .prog = out, .busy = n_workers};
-    q.t0 = q.last_flush = now_seconds();
+    q.t0 = now_seconds();
+    q.last_flush = -INFINITY; /* the first rows are flushed at once, as in a threaded run */
     int rc = stsl_sweep_plan_open(study_path, o, &sp, err);
     if (!rc) rc = stsl_sweep_plan_output(sp, o, &q.w, err);
     if (!rc) {
