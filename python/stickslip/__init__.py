@@ -8,11 +8,11 @@
 
 A binding (cffi, ABI mode) of the C API in stickslip.h; README, "Python".
 """
-from ._core import (Config, Error, FileError, InputError, Result, SolverError, load, run,
-                    version)
+from ._core import (Config, Error, FileError, InputError, Result, SolverError, load, read,
+                    run, version)
 from .sweep import Sweep, sweep
 
 __version__ = version()
 
 __all__ = ["Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
-           "run", "sweep", "__version__"]
+           "read", "run", "sweep", "__version__"]

@@ -196,32 +196,38 @@ def _summary_stats(s):
 
 
 _EVENT_VALUES = ("x", "v", "friction")
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U16"), ("mode_after", "U16")]
+_EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
 
 
 class Result:
     """A run in memory: samples as numpy arrays, events, statistics.
 
     The arrays are copies owned by numpy (the C result is freed at once).
+    Output columns are attributes (r.x, r.v, r.a, r.friction, ...) and in
+    r.columns; r.mode holds mode numbers, named by r.mode_names.
     """
 
-    def __init__(self, cfg, handle):
+    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg):
+        self.t, self.mode, self.columns = t, mode, columns
+        self.mode_names, self.events, self.stats = mode_names, events, stats
+        self.complete, self.message, self.units = complete, message, units
+        self._cfg = cfg
+
+    @classmethod
+    def _from_handle(cls, cfg, handle):
         s = lib.stsl_result_summary(handle)
         n = lib.stsl_result_n_samples(handle)
-        self.columns = {}
+        columns = {}
         for i in range(s.n_cols):
             name = ffi.string(s.col_names[i]).decode()
-            self.columns[name] = _column(handle, name, n)
-        self.t = _column(handle, "t", n)
-        self.mode = _column(handle, "mode", n).astype(np.int8)
-        self.mode_names = [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)]
-        self.events = _events(handle)
-        self.stats = _summary_stats(s)
-        self.complete = bool(s.complete)
-        self.message = ffi.string(s.message).decode()
-        domain = cfg["domain"]
-        self.units = {"t": "s", "mode": ""}
-        self.units.update(_UNITS.get(domain, {}))
-        self._cfg = cfg
+            columns[name] = _column(handle, name, n)
+        units = {"t": "s", "mode": ""}
+        units.update(_UNITS.get(cfg["domain"], {}))
+        return cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
+                   [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
+                   _events(handle), _summary_stats(s), bool(s.complete),
+                   ffi.string(s.message).decode(), units, cfg)
 
     def __getattr__(self, name):
         cols = self.__dict__.get("columns", {})
@@ -258,9 +264,7 @@ def _column(handle, name, n):
 
 def _events(handle):
     n = lib.stsl_result_n_events(handle)
-    dtype = [("t", "f8"), ("kind", "U24"), ("mode_before", "U16"), ("mode_after", "U16")]
-    dtype += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
-    out = np.zeros(n, dtype=dtype)
+    out = np.zeros(n, dtype=_EVENT_DTYPE)
     ev = ffi.new("stsl_event *")
     err = _new_err()
     for i in range(n):
@@ -288,7 +292,7 @@ def run(cfg, output_step=None):
     if out[0] == ffi.NULL:
         _raise(err)
     try:
-        result = Result(cfg.copy(), out[0])
+        result = Result._from_handle(cfg.copy(), out[0])
     finally:
         lib.stsl_result_free(out[0])
     if rc != 0:
@@ -296,9 +300,40 @@ def run(cfg, output_step=None):
     return result
 
 
+def read(path):
+    """A Result from a file written by `stickslip run` or Result.save().
+
+    Read with h5py (Debian's python3-h5py): the C API has no reader yet.
+    Events carry what the file has: friction_before is NaN there."""
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        tr = f["trajectory"]
+        names = {}
+        for item in tr["mode"].attrs["mode_names"].split(", "):
+            num, name = item.split(" ", 1)
+            names[int(num)] = name
+        mode_names = [names[k] for k in sorted(names)]
+        columns = {k: ds[:] for k, ds in tr.items() if k not in ("t", "mode")}
+        units = {k: ds.attrs["units"] for k, ds in tr.items()}
+        ev = f["events"][:]
+        events = np.zeros(len(ev), dtype=_EVENT_DTYPE)
+        events["t"] = ev["t"]
+        events["kind"] = [k.rstrip(b"\0").decode() for k in ev["kind"]]
+        events["mode_before"] = [names.get(int(m), str(m)) for m in ev["mode_before"]]
+        events["mode_after"] = [names.get(int(m), str(m)) for m in ev["mode_after"]]
+        events["x_before"] = events["x_after"] = ev["x"]
+        events["v_before"], events["v_after"] = ev["v_before"], ev["v_after"]
+        events["friction_before"], events["friction_after"] = np.nan, ev["friction"]
+        stats = {k: v.item() for k, v in f["stats"].attrs.items()}
+        cfg = Config.from_yaml(f["config"].asstr()[()])
+        return Result(tr["t"][:], tr["mode"][:].astype(np.int8), columns, mode_names, events,
+                      stats, int(f.attrs["complete"]) == 1, f.attrs["message"], units, cfg)
+
+
 def version():
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
-__all__ = ["Config", "Result", "Error", "InputError", "FileError", "SolverError", "load", "run",
-           "version"]
+__all__ = ["Config", "Result", "Error", "InputError", "FileError", "SolverError", "load", "read",
+           "run", "version"]

@@ -56,6 +56,13 @@ def test_run_equals_cli_hdf5_bit_for_bit(tmp_path):
             assert np.array_equal(ev["t"], r.events["t"])
             assert [k.decode() for k in ev["kind"]] == list(r.events["kind"])
             assert np.array_equal(ev["v_before"], r.events["v_before"])
+    back = ss.read(saved)
+    for name in ("t", "x", "v", "friction", "mode"):
+        assert np.array_equal(getattr(back, name), getattr(r, name)), name
+    assert back.complete and back.units["x"] == r.units["x"]
+    assert np.array_equal(back.events["t"], r.events["t"])
+    assert list(back.events["mode_after"]) == list(r.events["mode_after"])
+    assert back.config.to_yaml() == r.config.to_yaml()
     assert r.units["x"] == "m" and r.units["t"] == "s"
     assert r.stats["events"] == len(r.events) and r.stats["steps"] > 0
 
