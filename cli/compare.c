@@ -33,6 +33,7 @@
 #include "io/config.h"
 #include "io/h5_read.h"
 #include "io/mem_sink.h"
+#include "io/safe_output.h"
 #include "models/element.h"
 #include "solver/hybrid.h"
 
@@ -515,6 +516,8 @@ int stsl_cli_compare(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
     stsl_error err = {0};
+    const char *inputs[2] = {a.reference, a.candidate};
+    if (stsl_output_check_inputs(a.output, inputs, 2, &err)) return fail(&err, 2);
     stsl_h5_result ref;
     if (stsl_h5_read(a.reference, &ref, &err)) return fail(&err, 2);
     if (!ref.config_yaml || !ref.config_yaml[0]) {

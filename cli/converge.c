@@ -31,6 +31,7 @@
 #include "cli/args.h"
 #include "io/config.h"
 #include "io/convergence_h5.h"
+#include "io/safe_output.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
@@ -545,7 +546,11 @@ int stsl_cli_converge(int argc, char **argv)
                               "most %.0e (all are held in memory); use larger steps",
                               points, t_end, MAX_POINTS);
     }
-    rc = study(&a, &cfg, &err);
+    /* Neither output may be the configuration it reads. */
+    const char *inputs[1] = {a.config};
+    rc = stsl_output_check_inputs(a.output, inputs, 1, &err);
+    if (!rc) rc = stsl_output_check_inputs(a.h5, inputs, 1, &err);
+    if (!rc) rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
     return rc ? stsl_cli_fail(&cmd, &err) : 0;
 }

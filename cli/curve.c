@@ -18,6 +18,7 @@
 
 #include "cli/args.h"
 #include "io/config.h"
+#include "io/safe_output.h"
 #include "models/friction.h"
 #include "models/signal.h"
 #include "models/smooth_friction.h"
@@ -161,6 +162,34 @@ static void write_curve(FILE *f, const stsl_friction_params *p, double load, dou
     }
 }
 
+/* Velocities beyond this make no physical sense and their differences
+ * overflow (vmax - vmin = inf gives NaN rows). */
+#define CURVE_VLIMIT 1e15
+
+/* The range is bounded and every force of it finite: checked before a
+ * byte is written, so a bad range leaves no half table. */
+static int check_curve(const stsl_friction_params *p, double load, double vmin, double vmax, long n)
+{
+    if (!(fabs(vmin) <= CURVE_VLIMIT && fabs(vmax) <= CURVE_VLIMIT)) {
+        fprintf(stderr,
+                "stickslip curve: error: --vmin %g / --vmax %g outside the allowed range "
+                "[-%g, %g]\n",
+                vmin, vmax, CURVE_VLIMIT, CURVE_VLIMIT);
+        return 2;
+    }
+    for (long i = 0; i < n; i++) {
+        double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
+        if (!isfinite(stsl_friction_steady(p, load, v))) {
+            fprintf(stderr,
+                    "stickslip curve: error: the friction force is not finite at velocity %g; "
+                    "choose a smaller --vmin/--vmax\n",
+                    v);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int stsl_cli_curve(int argc, char **argv)
 {
     curve_args a;
@@ -178,13 +207,24 @@ int stsl_cli_curve(int argc, char **argv)
         stsl_cli_error(&cmd, "--vmin (%g) must be below --vmax (%g)", vmin, vmax);
         return 2;
     }
+    const char *inputs[1] = {a.config};
+    double load = load_at_start(&cfg.element);
+    rc = check_curve(p, load, vmin, vmax, a.n);
+    if (!rc && a.output && stsl_output_check_inputs(a.output, inputs, 1, &err)) {
+        fprintf(stderr, "stickslip curve: error: %s\n", err.msg);
+        rc = 2;
+    }
+    if (rc) {
+        stsl_config_free(&cfg);
+        return rc;
+    }
     FILE *f = a.output ? fopen(a.output, "w") : stdout;
     if (!f) {
         stsl_cli_error(&cmd, "cannot write %s: %s", a.output, strerror(errno));
         stsl_config_free(&cfg);
         return 1;
     }
-    write_curve(f, p, load_at_start(&cfg.element), vmin, vmax, a.n);
+    write_curve(f, p, load, vmin, vmax, a.n);
     rc = (a.output ? fclose(f) : fflush(f)) != 0;
     if (rc)
         stsl_cli_error(&cmd, "writing %s failed", a.output ? a.output : "stdout");

@@ -4,6 +4,7 @@
  * result), 3 solver failure (the result file is still written, marked
  * incomplete), 1 anything else (I/O). */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,14 @@
 #include "cli/compare.h"
 #include "cli/converge.h"
 #include "cli/curve.h"
+#include "cli/interrupt.h"
 #include "cli/plot.h"
 #include "cli/sweep.h"
 #include "io/config.h"
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
+#include "io/safe_output.h"
 #include "io/study_h5.h"
 #include "models/element.h"
 #include "models/run.h"
@@ -120,9 +123,10 @@ static void default_output(const stsl_config *cfg, char *buf, size_t n)
 }
 
 static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
-                     stsl_error *err)
+                     stsl_sink *h5_only, stsl_error *err)
 {
     int rc = stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
+    *h5_only = *sink;
     if (rc || !a->csv) return rc;
     stsl_sink csv = {0};
     if ((rc = stsl_csv_sink_create(a->csv, &csv, err))) {
@@ -154,15 +158,41 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     /* Bad parameters are bad input: check them before a file is created. */
     stsl_element *check = stsl_element_create(&cfg->element, err);
     stsl_element_free(check);
-    stsl_sink sink = {0};
-    int rc = check ? make_sink(a, out, yaml, &sink, err) : err->code;
+    stsl_sink sink = {0}, h5 = {0};
+    int rc = check ? make_sink(a, out, yaml, &sink, &h5, err) : err->code;
     if (!rc) {
         cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
+        cfg->sim.cancel = stsl_cli_interrupt_cancel;
         rc = stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, &sink, NULL, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
+        if (stsl_h5_sink_replaced(&h5))
+            fprintf(stderr,
+                    "stickslip: warning: %s was written by another run while this one ran; "
+                    "replaced it with this run's result\n",
+                    out);
     }
     stsl_sink_free(&sink);
     free(yaml);
+    return rc;
+}
+
+/* Neither the result nor the CSV files may be one of the inputs (the
+ * configuration, its table files): writing would destroy them. */
+static int check_outputs(const run_args *a, const stsl_config *cfg, const char *out,
+                         stsl_error *err)
+{
+    const stsl_signal_spec *sig[4] = {&cfg->element.active_force, &cfg->element.load,
+                                      &cfg->element.base_motion, &cfg->element.anchor_motion};
+    const char *inputs[5] = {a->config};
+    for (int i = 0; i < 4; i++)
+        inputs[i + 1] = sig[i]->type == STSL_SIG_TABLE ? sig[i]->file : NULL;
+    int rc = stsl_output_check_inputs(out, inputs, 5, err);
+    if (!rc) rc = stsl_output_check_regular(out, "an HDF5 result", err);
+    for (int k = 0; !rc && a->csv && k < 2; k++) {
+        char csv[STSL_PATH_MAX + 32];
+        snprintf(csv, sizeof csv, "%s_%s.csv", a->csv, k ? "events" : "trajectory");
+        rc = stsl_output_check_inputs(csv, inputs, 5, err);
+    }
     return rc;
 }
 
@@ -227,11 +257,21 @@ static int cmd_run(int argc, char **argv)
         snprintf(out, sizeof out, "%s", a.output);
     else
         default_output(&cfg, out, sizeof out);
-    rc = simulate(&a, &cfg, out, &err);
+    rc = check_outputs(&a, &cfg, out, &err);
+    /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
+    stsl_cli_interrupt_install();
+    if (!rc) rc = simulate(&a, &cfg, out, &err);
     stsl_config_free(&cfg);
     if (rc == STSL_OK) {
         print_summary(out, a.quiet);
         return 0;
+    }
+    int sig = stsl_cli_interrupt_signal();
+    if (rc == STSL_ECANCELLED && sig) {
+        fprintf(stderr, "stickslip: interrupted by %s: %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+                err.msg);
+        fprintf(stderr, "stickslip: results up to then are in %s (marked incomplete)\n", out);
+        return 128 + sig;
     }
     int code = error_exit(&err);
     if (code == 3)
@@ -278,6 +318,7 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    stsl_output_process_setup();
     if (argc < 2) {
         fputs(main_usage, stderr);
         return 2;

@@ -13,7 +13,9 @@
 
 #include <hdf5.h>
 
+#include "io/h5_bounds.h"
 #include "io/h5_types.h"
+#include "io/text_input.h"
 
 /* Indices of the columns in the order t, x, v, friction. */
 enum { COL_T = 0, COL_X, COL_V, COL_F, N_WANTED };
@@ -106,38 +108,6 @@ static int blank_or_comment(const char *s)
     return *s == '\0' || *s == '#';
 }
 
-/* The whole file as a NUL-terminated string (malloc'd). */
-static char *slurp(const char *path, stsl_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1) break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b) free(buf);
-        buf = b;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) {
-        stsl_error_set(err, STSL_ENOMEM, "%s: out of memory reading the file", path);
-        return NULL;
-    }
-    if (bad) {
-        free(buf);
-        stsl_error_set(err, STSL_EINPUT, "%s: read error", path);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Fields looked at per row: a wanted column further right is reported as
  * not in the header (no real export is that wide). */
 #define MAX_FIELDS 1024
@@ -161,8 +131,11 @@ static int parse_number(const char *path, long line, const char *col, const char
 static int read_csv(stsl_candidate *c, const char *const want[N_WANTED], int friction_required,
                     stsl_error *err)
 {
-    char *text = slurp(c->path, err);
-    if (!text) return err ? err->code : STSL_EINPUT;
+    /* Bounded, no NUL, valid UTF-8, without a BOM (io/text_input). */
+    char *text = NULL;
+    size_t text_len = 0;
+    int trc = stsl_text_read(c->path, &stsl_candidate_limits, &text, &text_len, err);
+    if (trc) return trc;
     char **fields = malloc(sizeof *fields * MAX_FIELDS);
     long *lines = NULL;
     int rc = STSL_OK;
@@ -302,6 +275,7 @@ static int read_dataset(hid_t f, const stsl_candidate *c, const char *name, doub
             goto out;
         }
         long len = (long)(rank == 2 ? dims[0] * dims[1] : dims[0]);
+        if (stsl_h5_check_rows(d, (hsize_t)len, c->path, where, err)) goto out;
         double *buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
         if (!buf) {
             stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld values", c->path, len);
@@ -377,8 +351,8 @@ static int read_hdf5(stsl_candidate *c, const char *const want[N_WANTED], int fr
         if (found < 0) rc = err ? err->code : STSL_EINPUT;
         if (found > 0) {
             if (nm == len[COL_T] && (c->mode = malloc(sizeof *c->mode * (size_t)(nm ? nm : 1))))
-                for (long i = 0; i < nm; i++)
-                    c->mode[i] = (int)m[i];
+                for (long i = 0; i < nm; i++) /* modes are int8 in a result: beyond, -1 */
+                    c->mode[i] = fabs(m[i]) <= 127.0 ? (int)m[i] : -1;
             else if (nm != len[COL_T])
                 rc = stsl_error_set(err, STSL_EINPUT,
                                     "%s: dataset /trajectory/mode: %ld rows, time has %ld", c->path,

@@ -11,6 +11,7 @@
 #include "io/config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+
+#include "io/text_input.h"
 
 #define KEYPATH_MAX 256
 /* Deeper override values are refused: no configuration key is nested that
@@ -443,16 +446,17 @@ static int table_line(tabread *r, char *line)
     return table_push(r, t, v);
 }
 
-static int table_lines(tabread *r, FILE *f)
+/* `text` (checked by stsl_text_read: bounded, no NUL) is cut in place. */
+static int table_lines(tabread *r, char *text)
 {
-    char *line = NULL;
-    size_t cap = 0;
     int rc = STSL_OK;
-    while (rc == STSL_OK && getline(&line, &cap, f) != -1) {
+    for (char *line = text; rc == STSL_OK && line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
         r->line++;
         rc = table_line(r, line);
+        line = nl ? nl + 1 : NULL;
     }
-    free(line);
     if (rc == STSL_OK && r->b.n < 2) {
         if (r->line == 0) r->line = 1;
         rc = table_fail(r, "needs at least 2 data rows (found %d)", r->b.n);
@@ -463,11 +467,14 @@ static int table_lines(tabread *r, FILE *f)
 /* Read the table of `s->file` into s->n/tt/vv; `id` is the file node. */
 static int read_table(ctx *c, int id, const char *keypath, stsl_signal_spec *s)
 {
-    FILE *f = fopen(s->file, "r");
-    if (!f) return fail(c, id, keypath, "cannot open %s: %s", s->file, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    stsl_error why;
+    if (stsl_text_read(s->file, &stsl_table_limits, &text, &len, &why))
+        return fail(c, id, keypath, "%s", why.msg);
     tabread r = {.c = c, .file = s->file, .keypath = keypath};
-    int rc = table_lines(&r, f);
-    fclose(f);
+    int rc = table_lines(&r, text);
+    free(text);
     if (rc) {
         free(r.b.t);
         free(r.b.v);
@@ -1124,12 +1131,15 @@ static int graft_value(ctx *c, const char *arg, const char *text, int *out)
     yaml_parser_t p;
     yaml_document_t val;
     int rc = STSL_OK;
+    size_t start = 0;
+    char where[KEYPATH_MAX + 8];
+    snprintf(where, sizeof where, "--set %.*s", KEYPATH_MAX, arg);
+    if ((rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, c->err)))
+        return rc;
     if (!yaml_parser_initialize(&p))
         return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
     if (!yaml_parser_load(&p, &val)) {
-        char where[KEYPATH_MAX + 8];
-        snprintf(where, sizeof where, "--set %.*s", KEYPATH_MAX, arg);
         rc = yaml_fail(c->err, where, &p);
         yaml_parser_delete(&p);
         return rc;
@@ -1258,25 +1268,26 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
     memset(cfg, 0, sizeof *cfg);
     if (strlen(path) >= STSL_PATH_MAX)
         return stsl_error_set(err, STSL_EINPUT, "%s: path too long", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    int rc = stsl_text_read(path, &stsl_config_limits, &text, &len, err);
+    if (rc) {
         one_line(err);
-        return STSL_EINPUT;
+        return rc;
     }
     if (!yaml_parser_initialize(&p)) {
-        fclose(f);
+        free(text);
         return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
     }
-    yaml_parser_set_input_file(&p, f);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
     memcpy(dir, path, dl);
     dir[dl] = '\0';
     ctx c = {.origin = path, .base_dir = dl ? dir : NULL, .err = err};
     init_config(cfg, path, path);
-    int rc = load_parsed(&c, &p, sets, n_sets, cfg);
-    fclose(f);
+    rc = load_parsed(&c, &p, sets, n_sets, cfg);
+    free(text);
     return rc;
 }
 
@@ -1285,9 +1296,13 @@ int stsl_config_load_string(const char *text, const char *origin, const char *ba
 {
     yaml_parser_t p;
     memset(cfg, 0, sizeof *cfg);
+    const char *where = origin && *origin ? origin : "<string>";
+    size_t start = 0;
+    int rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, err);
+    if (rc) return rc;
     if (!yaml_parser_initialize(&p)) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    ctx c = {.origin = origin && *origin ? origin : "<string>", .base_dir = base_dir, .err = err};
+    yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
+    ctx c = {.origin = where, .base_dir = base_dir, .err = err};
     init_config(cfg, "<string>", origin);
     return load_parsed(&c, &p, sets, n_sets, cfg);
 }
@@ -1329,8 +1344,11 @@ static void put_signal(FILE *f, const char *key, const stsl_signal_spec *s)
     for (int i = 0; i < k->n; i++)
         fprintf(f, ", %s: %.17g", k->p[i].key, *(const double *)((const char *)s + k->p[i].off));
     if (s->type == STSL_SIG_TABLE) {
+        /* Absolute: the effective configuration (a result's /config) must
+         * name the same table from any working directory. */
+        char abs[PATH_MAX];
         fputs(", file: ", f);
-        put_quoted(f, s->file);
+        put_quoted(f, s->file[0] != '/' && realpath(s->file, abs) ? abs : s->file);
         fprintf(f, ", interpolation: %s", INTERP_NAMES[s->interpolation == STSL_INTERP_CUBIC]);
     }
     fputs("}\n", f);

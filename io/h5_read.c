@@ -13,6 +13,7 @@
 
 #include <hdf5.h>
 
+#include "io/h5_bounds.h"
 #include "io/h5_types.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -295,6 +296,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = bad(err, p, "/events is not a 1-D compound dataset");
         goto done;
     }
+    if ((rc = stsl_h5_check_rows(d, (hsize_t)n, p, "/events", err))) goto done;
     res->n_events = n;
     if (n == 0) goto done;
     if (!(res->events = calloc((size_t)n, sizeof *res->events))) {
@@ -413,6 +415,7 @@ static int read_column(const char *path, const char *name, double **data, long *
         rc = bad(err, path, what);
         goto done;
     }
+    if ((rc = stsl_h5_check_rows(d, (hsize_t)len, path, full, err))) goto done;
     double *buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
     if (!buf) {
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld values", path, len);

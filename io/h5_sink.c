@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
 #include "io/h5_types.h"
+#include "io/safe_output.h"
 
 /* Rows per chunk and per in-memory block.  4096 float64 rows make 32 KiB
  * chunks: small enough that a short run wastes little, large enough that
@@ -45,6 +47,8 @@ typedef struct h5_sink {
     hid_t ev_ds;   /* /events */
     hid_t ev_mtype;
     int began, ended;
+    stsl_output_mark mark; /* the final path when the run began */
+    int replaced;          /* end() replaced a result another run wrote meanwhile */
     int n_cols;
     double *buf;   /* (n_cols + 1) blocks of TRAJ_BLOCK values, t first */
     int8_t *mbuf;  /* TRAJ_BLOCK modes */
@@ -414,6 +418,20 @@ done:
     return rc;
 }
 
+/* An unfinished file is removed; its last writes may have failed (disk
+ * full, file-size limit), and then HDF5 1.10 cannot close it: H5Fclose
+ * fails half-way (flushing, then extending the file) and leaves an
+ * identifier whose shared part is gone, which HDF5's exit handler reads
+ * (segfault in H5F__close_cb).  Emptying the file first frees the space
+ * the close needs on a full disk; the CLI also turns the exit handler off
+ * (stsl_output_process_setup) for the file-size limit, where nothing helps. */
+static void discard_storage(hid_t file)
+{
+    void *handle = NULL;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle) return;
+    if (ftruncate(*(int *)handle, 0) != 0) return; /* best effort: it is removed next */
+}
+
 static void close_all(h5_sink *h)
 {
     if (h->dsets)
@@ -447,9 +465,8 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
         return stsl_h5_fail(err, h->tmp, "write the root attributes");
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) return stsl_h5_fail(err, h->tmp, "flush the file");
     close_all(h);
-    if (rename(h->tmp, h->path) != 0)
-        return stsl_error_set(err, STSL_EIO, "%s: cannot rename %s into place: %s", h->path, h->tmp,
-                              strerror(errno));
+    if ((rc = stsl_output_commit(h->tmp, h->path, &h->mark, &h->replaced, err)) != STSL_OK)
+        return rc;
     h->ended = 1;
     return STSL_OK;
 }
@@ -458,6 +475,8 @@ static void h5_destroy(void *self)
 {
     h5_sink *h = self;
     if (!h) return;
+    /* Unfinished: the file is removed, and its last writes may have failed. */
+    if (!h->ended && h->file >= 0) discard_storage(h->file);
     close_all(h);
     /* Without a successful end() the .tmp file is an unfinished result. */
     if (!h->ended && h->tmp) remove(h->tmp);
@@ -535,6 +554,12 @@ static void q_destroy(void *self)
 
 static const stsl_sink_ops h5_ops = {q_begin, q_sample, q_event, q_end, q_destroy};
 
+int stsl_h5_sink_replaced(const stsl_sink *s)
+{
+    if (!s || s->ops != &h5_ops) return 0;
+    return ((const h5_sink *)s->self)->replaced;
+}
+
 static int sink_create(const char *path, const char *config_yaml, const char *program_version,
                        stsl_sink *out, stsl_error *err)
 {
@@ -547,16 +572,13 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
 
     if (!(h = calloc(1, sizeof *h))) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->file = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
-    size_t n = strlen(path);
-    h->path = dup_str(path);
-    h->tmp = malloc(n + 5);
-    if (!h->path || !h->tmp) {
+    if (!(h->path = dup_str(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto fail;
     }
-    memcpy(h->tmp, path, n);
-    memcpy(h->tmp + n, ".tmp", 5);
+    if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto fail;
     if ((rc = make_parent_dirs(path, err)) != STSL_OK) goto fail;
+    if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
 
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
         (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)

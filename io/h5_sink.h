@@ -1,10 +1,12 @@
 /* h5_sink.h - the HDF5 result writer (layout in README / docs).
  *
- * Writes to "<path>.tmp" and renames to `path` in end(), so a crash never
- * leaves a half file under the final name.  Trajectory datasets are chunked
- * and extendible and written through a fixed-size buffer: memory does not
- * grow with the run length.  A run that ends with complete = 0 is still
- * renamed into place, with the root attributes complete = 0 and message. */
+ * Writes to "<path>.<pid>-<random>.tmp" (io/safe_output) and renames to
+ * `path` in end(), so a crash never leaves a half file under the final
+ * name and concurrent runs cannot delete each other's work.  A device or
+ * FIFO as `path` is refused (STSL_EINPUT): the rename would replace it.  Trajectory datasets are
+ * chunked and extendible and written through a fixed-size buffer: memory does not grow with the run
+ * length.  A run that ends with complete = 0 is still renamed into place, with the root attributes
+ * complete = 0 and message. */
 #ifndef STSL_H5_SINK_H
 #define STSL_H5_SINK_H
 
@@ -14,5 +16,8 @@
  * attribute `version`. */
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
                         stsl_sink *out, stsl_error *err);
+/* 1 when end() replaced a result that another run wrote to the same path
+ * while this one ran (the caller may warn); 0 otherwise or not an HDF5 sink. */
+int stsl_h5_sink_replaced(const stsl_sink *s);
 
 #endif

@@ -1,8 +1,10 @@
 /* h5_types.c - the HDF5 pieces shared by io/ (see h5_types.h). */
 #include "io/h5_types.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- /events ---------------------------------------------------------------- */
 
@@ -118,8 +120,12 @@ void stsl_h5_last_error(char *buf, size_t size)
 
 int stsl_h5_fail(stsl_error *err, const char *file, const char *what)
 {
+    /* A full disk or a file-size limit is the usual cause of a failed
+     * write: say which (HDF5's own description does not). */
+    int e = errno;
+    int space = e == ENOSPC || e == EFBIG || e == EDQUOT;
     char desc[512];
     stsl_h5_last_error(desc, sizeof desc);
-    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s", file, what,
-                          desc[0] ? ": " : "", desc);
+    return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s%s%s", file, what,
+                          desc[0] ? ": " : "", desc, space ? ": " : "", space ? strerror(e) : "");
 }

@@ -444,6 +444,10 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
         double yprev[STSL_MAX_STATE];
         int from = r.mode;
         step_result sr = {{0}, STSL_NO_EVENT};
+        if (sim->cancel && sim->cancel(sim->cancel_ctx)) {
+            rc = stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r.t);
+            break;
+        }
         memcpy(yprev, r.y, sizeof yprev);
         if (sch->kind == STSL_SCHEME_KARNOPP)
             karnopp_step(&r, t1, dt, r.y, &sr);

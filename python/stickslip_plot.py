@@ -91,6 +91,23 @@ def _attr_str(obj, name, default=""):
     return str(v)
 
 
+# Deflate compresses at most 1032:1; a dataset stored through a filter that
+# claims more than this many times the file's size is not data the file
+# holds (the same rule as io/h5_bounds.c).
+FILTER_RATIO = 1100
+
+
+def _read(ds, path):
+    """ds[:] after checking the dataset's extent against the file size: a
+    crafted file of a few kB may claim 10^9 rows."""
+    need = ds.size * ds.dtype.itemsize
+    room = os.path.getsize(path) * (FILTER_RATIO if ds.id.get_create_plist().get_nfilters() else 1)
+    if need > room:
+        raise PlotError(f"{path}: dataset {ds.name} claims {ds.size} rows, more than the file of "
+                        f"{os.path.getsize(path)} bytes can hold: a damaged or crafted file")
+    return ds[:]
+
+
 def load_result(path):
     """Read a result file into a dict.
 
@@ -113,13 +130,13 @@ def load_result(path):
             if _attr_str(f, "program") != "stickslip":
                 raise PlotError(f"{path}: not a stickslip result (root attribute program is not 'stickslip')")
             tr = f["trajectory"]
-            t = np.asarray(tr["t"][:], dtype=float)
-            mode = np.asarray(tr["mode"][:], dtype=int)
+            t = np.asarray(_read(tr["t"], path), dtype=float)
+            mode = np.asarray(_read(tr["mode"], path), dtype=int)
             cols, units = {}, {"t": _attr_str(tr["t"], "units", "s")}
             for name in tr:
                 if name in ("t", "mode"):
                     continue
-                cols[name] = np.asarray(tr[name][:], dtype=float)
+                cols[name] = np.asarray(_read(tr[name], path), dtype=float)
                 units[name] = _attr_str(tr[name], "units")
             mode_names = {}
             for item in _attr_str(tr["mode"], "mode_names").split(","):
@@ -127,7 +144,7 @@ def load_result(path):
                 if num.lstrip("-").isdigit():
                     mode_names[int(num)] = name.strip()
             events = []
-            for row in f["events"][:]:
+            for row in _read(f["events"], path):
                 ev = {k: row[k] for k in row.dtype.names}
                 ev["kind"] = bytes(ev["kind"]).rstrip(b"\0").decode("ascii", "replace")
                 for k in ("mode_before", "mode_after"):
@@ -547,7 +564,7 @@ def load_convergence(path):
             return None
         g = f["convergence"]
         try:
-            conv = {k: np.asarray(g[k][:], dtype=float) for k in
+            conv = {k: np.asarray(_read(g[k], path), dtype=float) for k in
                     ("step", "max_abs_error_x", "rms_error_x", "wall_seconds", "rhs_evals")}
             conv["x_units"] = _attr_str(g["max_abs_error_x"], "units", "m")
             conv["scheme"] = _attr_str(g, "scheme")
@@ -672,10 +689,21 @@ def main(argv=None):
     except PlotError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print(f"{PROG}: error: {args.result}: out of memory reading it", file=sys.stderr)
+        return 2
+    except Exception as exc:  # never a traceback: one line naming the file and the cause
+        print(f"{PROG}: error: {args.result}: cannot plot: {type(exc).__name__}: {exc}".splitlines()[0],
+              file=sys.stderr)
+        return 2
     try:
         save(fig, out, args.dpi)
     except OSError as exc:
         print(f"{PROG}: error: {out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # e.g. matplotlib on absurd data: one line, no traceback
+        print(f"{PROG}: error: {out}: cannot draw: {type(exc).__name__}: {exc}".splitlines()[0],
+              file=sys.stderr)
         return 1
     print(out)
     return 0

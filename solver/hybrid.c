@@ -383,8 +383,16 @@ static double grid_time(const stsl_hsolver *s, long k)
     return (double)k * s->opts.output_step;
 }
 
+static int cancelled(stsl_hsolver *s, double t, stsl_error *err)
+{
+    if (!s->opts.cancel || !s->opts.cancel(s->opts.cancel_ctx)) return STSL_OK;
+    return fail(s, err, STSL_ECANCELLED, t, "run cancelled");
+}
+
 static int emit(stsl_hsolver *s, double t, int mode, const double *y, stsl_error *err)
 {
+    int rc = cancelled(s, s->t, err);
+    if (rc) return rc;
     s->model->ops->outputs(s->model->self, mode, t, y, s->cols_a);
     return stsl_sink_sample(s->sink, t, mode, s->cols_a, err);
 }
@@ -658,6 +666,9 @@ static int progress_guard(stsl_hsolver *s, double t, stsl_error *err)
 static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
     for (;;) {
+        /* Every step: a run stuck inside one segment must stop too. */
+        int crc = cancelled(s, s->t, err);
+        if (crc) return crc;
         double hmax = s->model->ops->max_step(s->model->self, s->mode, s->t);
         CVodeSetMaxStep(s->cv, isfinite(hmax) ? hmax : 0.0);
         double tret = s->t;
@@ -670,8 +681,11 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         }
         if (flag < 0) {
             char what[768];
-            snprintf(what, sizeof what, "CVODE failed (%s: %s)", CVodeGetReturnFlagName(flag),
+            /* SUNDIALS 6 returns a malloc'd name: ours to free. */
+            char *name = CVodeGetReturnFlagName(flag);
+            snprintf(what, sizeof what, "CVODE failed (%s: %s)", name ? name : "?",
                      s->cv_msg[0] ? s->cv_msg : "no message");
+            free(name);
             return fail(s, err, STSL_ESOLVER, s->t, what);
         }
         const double *yb = N_VGetArrayPointer(s->y);
@@ -878,6 +892,8 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
             return fail(s, err, STSL_EMODEL, ta,
                         "step bound not positive or below time resolution");
         s->stats.steps++;
+        int crc = cancelled(s, ta, err);
+        if (crc) return crc;
         if (ng > 0) {
             eval_guards(s, tb, gb);
             double tr = scan_window(s, have_prev, tp, gp, ta, ga, tb, gb);
@@ -1032,8 +1048,8 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
     if (s->done) return STSL_OK;
     double tstop = stop_time(s);
     hit h = HIT_TSTOP;
-    int rc = STSL_OK;
-    if (tstop > s->t)
+    int rc = cancelled(s, s->t, err);
+    if (!rc && tstop > s->t)
         rc = cur_mode(s)->frozen ? frozen_advance(s, tstop, &h, err)
                                  : cvode_advance(s, tstop, &h, err);
     if (rc) return rc;

@@ -120,6 +120,11 @@ typedef struct stsl_hsolver_opts {
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);
     void *progress_ctx;
+    /* Asked before every advance and every output sample (may be NULL):
+     * nonzero stops the run with STSL_ECANCELLED, the result ended as
+     * incomplete.  How a program asks (a signal flag) is its own business. */
+    int (*cancel)(void *ctx);
+    void *cancel_ctx;
 } stsl_hsolver_opts;
 
 typedef struct stsl_hsolver stsl_hsolver;

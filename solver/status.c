@@ -23,6 +23,8 @@ const char *stsl_strerror(stsl_status code)
         return "out of memory";
     case STSL_EMODEL:
         return "model callback failed";
+    case STSL_ECANCELLED:
+        return "cancelled";
     }
     return "unknown status";
 }

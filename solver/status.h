@@ -16,7 +16,8 @@ typedef enum stsl_status {
     STSL_EZENO = -4,      /* events keep firing at one instant */
     STSL_EMAXEVENTS = -5, /* simulation.max_events exceeded */
     STSL_ENOMEM = -6,     /* an allocation failed */
-    STSL_EMODEL = -7      /* the model returned an error from a callback */
+    STSL_EMODEL = -7,     /* the model returned an error from a callback */
+    STSL_ECANCELLED = -8  /* the caller's cancel callback stopped the run (e.g. Ctrl-C) */
 } stsl_status;
 
 #define STSL_ERRMSG_MAX 2048

@@ -1,5 +1,6 @@
 #include "test/testutil.h"
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -125,4 +126,18 @@ void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char 
     print_error("%s = %.17g, expected %.17g: weighted RMS error %.3g >= 1 (rtol %.3g, atol %.3g)\n",
                 expr, a, ref, w, rtol, atol);
     _fail(file, line);
+}
+
+int tu_count_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        n += l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0;
+    }
+    closedir(d);
+    return n;
 }

@@ -45,5 +45,7 @@ void tu_mkdtemp(char *buf, size_t bufsz);
 int tu_write_file(const char *path, const char *text);
 /* 1 when the file exists. */
 int tu_file_exists(const char *path);
+/* Number of files named *.tmp in `dir` (temporary results left behind). */
+int tu_count_temps(const char *dir);
 
 #endif
