@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Overhead of ss.run over the C run, Janecek case (examples/janecek_chirp.yaml).
 
-Times, median of N repetitions each, the same run three ways:
+Times the same run three ways, interleaved, N rounds (min and median):
   C       stsl_run_result + stsl_result_free called directly (cffi's call
           costs ~1 µs: this is the C run);
   ss.run  the whole Python call: config copy, run, columns and events into
@@ -41,20 +41,24 @@ def py_run():
     ss.run(cfg)
 
 
-def median_ms(f):
-    f()  # warm up
-    times = []
+def measure(fs):
+    """Times of each function, interleaved (one of each per round) so that
+    a change of machine load hits all alike; min and median in ms."""
+    times = {f: [] for f in fs}
+    for f in fs:
+        f()  # warm up
     for _ in range(N):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+        for f in fs:
+            t0 = time.perf_counter()
+            f()
+            times[f].append(time.perf_counter() - t0)
+    return {f: (min(ts) * 1e3, statistics.median(ts) * 1e3) for f, ts in times.items()}
 
 
-c = median_ms(c_run)
-p = median_ms(py_run)
-s = median_ms(c_summary)
-print(f"Janecek, {N} runs each, median wall time:")
-print(f"  C stsl_run_result     {c:8.3f} ms")
-print(f"  ss.run                {p:8.3f} ms   overhead {p - c:+.3f} ms ({(p / c - 1) * 100:+.1f} %)")
-print(f"  C stsl_run (summary)  {s:8.3f} ms")
+m = measure([c_run, py_run, c_summary])
+(c, cm), (p, pm), (s, sm) = m[c_run], m[py_run], m[c_summary]
+print(f"Janecek, {N} rounds, wall time min / median:")
+print(f"  C stsl_run_result     {c:8.3f} / {cm:8.3f} ms")
+print(f"  ss.run                {p:8.3f} / {pm:8.3f} ms   overhead (min) {p - c:+.3f} ms "
+      f"({(p / c - 1) * 100:+.1f} %)")
+print(f"  C stsl_run (summary)  {s:8.3f} / {sm:8.3f} ms")
