@@ -34,5 +34,5 @@ if(BUILD_TESTING)
   add_test(NAME test_python COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider
     ${PROJECT_SOURCE_DIR}/test/python)
   set_tests_properties(test_python PROPERTIES SKIP_RETURN_CODE 5
-    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;STICKSLIP_BIN=$<TARGET_FILE:stickslip>")
+    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;STICKSLIP_BIN=$<TARGET_FILE:stickslip>;STSL_BUILD_DIR=${PROJECT_BINARY_DIR}")
 endif()

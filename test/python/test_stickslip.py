@@ -210,3 +210,20 @@ def test_memory_flat_over_10000_runs():
     # A leak of even 100 bytes per run would grow RSS by ~1 MiB over 10,000
     # runs; allocator noise is a few hundred KiB.
     assert grown < 1024, f"RSS grew by {grown} KiB over 10,000 runs"
+
+
+@pytest.mark.skipif("STSL_BUILD_DIR" not in os.environ, reason="needs the build tree (ctest sets it)")
+def test_cmake_install_gives_an_importable_package(tmp_path):
+    p = subprocess.run(["cmake", "--install", os.environ["STSL_BUILD_DIR"], "--prefix",
+                        str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("STICKSLIP_LIB", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(tmp_path / "lib" / "python3" / "dist-packages")
+    code = ("import stickslip, stickslip._libpath as l; "
+            "print(stickslip.__version__, stickslip.__file__, l.LIBRARY)")
+    p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env,
+                       cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    version, package, library = p.stdout.split()
+    assert version == ss.__version__
+    assert package.startswith(str(tmp_path)) and library.startswith(str(tmp_path))
