@@ -16,6 +16,7 @@ _Static_assert(STSL_RC_ZENO == (int)STSL_EZENO, "public and internal codes diffe
 _Static_assert(STSL_RC_MAXEVENTS == (int)STSL_EMAXEVENTS, "public and internal codes differ");
 _Static_assert(STSL_RC_NOMEM == (int)STSL_ENOMEM, "public and internal codes differ");
 _Static_assert(STSL_RC_MODEL == (int)STSL_EMODEL, "public and internal codes differ");
+_Static_assert(STSL_RC_CANCELLED == (int)STSL_ECANCELLED, "public and internal codes differ");
 _Static_assert(STSL_ERR_MAX == STSL_ERRMSG_MAX, "public and internal messages differ in size");
 
 stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in)

@@ -66,7 +66,8 @@ typedef enum stsl_rc {
     STSL_RC_ZENO = -4,      /* events keep firing at one instant */
     STSL_RC_MAXEVENTS = -5, /* simulation.max_events exceeded */
     STSL_RC_NOMEM = -6,     /* an allocation failed */
-    STSL_RC_MODEL = -7      /* the model failed in a callback */
+    STSL_RC_MODEL = -7,     /* the model failed in a callback */
+    STSL_RC_CANCELLED = -8  /* the run was cancelled (the CLI's Ctrl-C; a sweep stopped) */
 } stsl_rc;
 
 #define STSL_ERR_MAX 2048
