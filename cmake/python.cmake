@@ -35,4 +35,12 @@ if(BUILD_TESTING)
     ${PROJECT_SOURCE_DIR}/test/python)
   set_tests_properties(test_python PROPERTIES SKIP_RETURN_CODE 5
     ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;STICKSLIP_BIN=$<TARGET_FILE:stickslip>;STSL_BUILD_DIR=${PROJECT_BINARY_DIR}")
+  # A sanitized libstickslip.so cannot be loaded into Debian's python3
+  # (the sanitizer runtime must come first in the process, and the
+  # interpreter's own allocations would be reported as leaks): the asan
+  # build checks the library through the C tests and shows this one as
+  # disabled, not passed.
+  if(CMAKE_C_FLAGS MATCHES "sanitize")
+    set_tests_properties(test_python PROPERTIES DISABLED TRUE)
+  endif()
 endif()
