@@ -18,15 +18,15 @@ add_custom_command(OUTPUT ${STSL_PY_BUILD}/_cdef.h
   DEPENDS ${STSL_PUBLIC_HEADER}
   COMMENT "cffi declarations from stickslip.h")
 file(GENERATE OUTPUT ${STSL_PY_BUILD}/_libpath.py
-  CONTENT "LIBRARY = \"$<TARGET_FILE:stickslip_shared>\"\n")
-add_custom_target(python_package ALL DEPENDS ${STSL_PY_BUILD}/_cdef.h stickslip_shared)
+  CONTENT "LIBRARY = \"$<TARGET_FILE:stickslip_shared>\"\nPROGRAM = \"$<TARGET_FILE:stickslip>\"\n")
+add_custom_target(python_package ALL DEPENDS ${STSL_PY_BUILD}/_cdef.h stickslip_shared stickslip)
 
 install(FILES ${STSL_PY_SOURCES} ${STSL_PY_BUILD}/_cdef.h
   DESTINATION ${STSL_PYTHON_SITEDIR}/stickslip)
 # The installed package names the installed library (the prefix is known
 # only at install time).
 install(CODE "file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${STSL_PYTHON_SITEDIR}/stickslip/_libpath.py\"
-  \"LIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:stickslip_shared>\\\"\\n\")")
+  \"LIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:stickslip_shared>\\\"\\nPROGRAM = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/stickslip\\\"\\n\")")
 
 # pytest of the package in the build tree; exit 5 (no test collected) is
 # reported as skipped, not passed.

@@ -10,9 +10,10 @@ A binding (cffi, ABI mode) of the C API in stickslip.h; README, "Python".
 """
 from ._core import (Config, Error, FileError, InputError, Result, SolverError, load, read,
                     run, version)
+from .compare import compare
 from .sweep import Sweep, sweep
 
 __version__ = version()
 
-__all__ = ["Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
+__all__ = ["compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
            "read", "run", "sweep", "__version__"]

@@ -227,3 +227,22 @@ def test_cmake_install_gives_an_importable_package(tmp_path):
     version, package, library = p.stdout.split()
     assert version == ss.__version__
     assert package.startswith(str(tmp_path)) and library.startswith(str(tmp_path))
+
+
+def test_compare_metrics_of_a_shifted_position():
+    r = ss.run(ss.load(JANECEK))
+    rep = ss.compare(r, r.t, r.x + 1e-3, r.v)
+    # A constant offset of x is its max, RMS and final error; each x + 1e-3
+    # is rounded once (|x| < 0.1: an ulp is < 2e-17), so 1e-15 is loose.
+    for key in ("max_abs_error_x", "rms_error_x", "final_error_x"):
+        assert abs(rep[key] - 1e-3) < 1e-15, key
+    # v untouched: the reference re-run at the candidate's own times gives
+    # the same velocities, the same stuck intervals and the same events.
+    assert rep["max_abs_error_v"] == 0 and rep["stuck_iou"] == 1
+    assert rep["events_missed"] == 0 and rep["events_spurious"] == 0
+    assert rep["events_matched"] == len(r.events) and rep["n_points"] == len(r.t)
+    with pytest.raises(ss.InputError) as e:
+        ss.compare(r, r.t[::-1], r.x, r.v)
+    assert "column 't'" in str(e.value) and "time must increase" in str(e.value)
+    with pytest.raises(ss.InputError):
+        ss.compare(r, r.t, r.x[:-1], r.v)
