@@ -95,10 +95,22 @@ def test_unknown_key_and_missing_file():
     with pytest.raises(ss.InputError) as e:
         cfg["friction.no_such_key"] = 1
     assert "friction.no_such_key" in str(e.value)
-    with pytest.raises(ss.Error) as e:
+    with pytest.raises(ss.InputError) as e:
         ss.load("/nonexistent/x.yaml")
     p = cli("check", "/nonexistent/x.yaml")
-    assert p.returncode in (1, 2) and str(e.value) in p.stderr
+    assert p.returncode == 2 and p.stderr.strip() == "stickslip: error: " + str(e.value)
+
+
+def test_save_where_no_file_can_be_is_a_file_error(tmp_path):
+    blocker = tmp_path / "plain_file"
+    blocker.write_text("")
+    target = blocker / "out.h5"  # a directory that is a file: nothing can create it
+    r = ss.run(ss.Config.from_dict(CHEAP))
+    with pytest.raises(ss.FileError) as e:
+        r.save(target)
+    assert str(target) in str(e.value)
+    p = cli("run", JANECEK, "-o", str(target), "--quiet")
+    assert p.returncode == 1 and str(e.value).split(":")[0] in p.stderr
 
 
 def test_bad_yaml_names_line():
