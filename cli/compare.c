@@ -1,4 +1,4 @@
-/* compare.c - `stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v]
+/* compare.c - `stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v | t=A,x=B:1,v=B:2]
  * [--stuck-velocity V] [--event-window T] [-o REPORT.json]`.
  *
  * The reference's /config is run again with the candidate's times as its
@@ -30,6 +30,7 @@
 #include "cli/args.h"
 #include "models/validation.h"
 #include "io/candidate.h"
+#include "io/column_map.h"
 #include "io/config.h"
 #include "io/h5_read.h"
 #include "io/mem_sink.h"
@@ -45,18 +46,23 @@
 #define MAX_EVENT_ROWS 100
 
 static const char *const usage =
-    "usage: stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v[,friction]]\n"
+    "usage: stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v[,friction] |\n"
+    "                         --columns t=A,x=B:1,v=B:2[,friction=C]]\n"
     "                         [--stuck-velocity V] [--event-window T] [-o REPORT.json]\n"
     "\n"
-    "Compare a trajectory (CANDIDATE: a stickslip result, an HDF5 file or a CSV with a\n"
-    "header) against the exact reference: the reference's /config is run again with the\n"
-    "candidate's time points as output times, so both are compared at the same instants.\n"
+    "Compare a trajectory (CANDIDATE: a stickslip result, an HDF5 file, a MAT file (v4,\n"
+    "v5, v7, v7.3, Modelica results) or a CSV with a header) against the exact\n"
+    "reference: the reference's /config is run again with the candidate's time points\n"
+    "as output times, so both are compared at the same instants.\n"
     "Reports max, RMS and final errors of x and v, the stuck-time overlap (intersection\n"
     "over union), matched, missed and spurious events, and the dissipated energy.\n"
     "\n"
     "  --columns T,X,V[,F]     names of the time, position, velocity (and friction)\n"
     "                          columns (default t,x,v; a header 'x [m]' matches x;\n"
     "                          HDF5: datasets at the root or under /trajectory)\n"
+    "  --columns t=A,x=B,v=C   by role; a source is a name, a MAT field path\n"
+    "                          (simout.signals.values) or a Modelica variable\n"
+    "                          (mass.s), NAME:N the N-th column (1-based) of a matrix\n"
     "  --stuck-velocity V      |v| <= V counts as stuck for a candidate without modes\n"
     "                          (default 1e-6 of the reference's max |v|, at least its atol)\n"
     "  --event-window T        events match within T seconds (default 5 median steps of\n"
@@ -71,8 +77,7 @@ static const stsl_cli_cmd cmd = {"stickslip compare", usage};
 
 typedef struct cmp_args {
     const char *reference, *candidate, *output;
-    char columns[512];
-    const char *names[4];                /* t, x, v, friction (NULL) pointing into columns */
+    stsl_column_map columns;             /* t, x, v, friction (NULL) */
     double stuck_velocity, event_window; /* < 0: default */
 } cmp_args;
 
@@ -113,17 +118,8 @@ static int parse_positive(const char *opt, const char *s, double *out)
 
 static int parse_columns(cmp_args *a, const char *s)
 {
-    snprintf(a->columns, sizeof a->columns, "%s", s);
-    int n = 0;
-    for (char *tok = a->columns, *next; tok; tok = next) {
-        if ((next = strchr(tok, ','))) *next++ = '\0';
-        if (n == 4) return arg_error("--columns: at most four names (t,x,v,friction): '%s'", s);
-        while (*tok == ' ')
-            tok++;
-        if (!*tok) return arg_error("--columns: empty name in '%s'", s);
-        a->names[n++] = tok;
-    }
-    if (n < 3) return arg_error("--columns: expected time,position,velocity names: '%s'", s);
+    stsl_error err = {0};
+    if (stsl_column_map_parse(s, &a->columns, &err)) return arg_error("%s", err.msg);
     return 0;
 }
 
@@ -536,7 +532,8 @@ int stsl_cli_compare(int argc, char **argv)
         stsl_h5_result_free(&ref);
         return fail(&err, 2);
     }
-    stsl_cand_columns cols = {a.names[0], a.names[1], a.names[2], a.names[3]};
+    const char *const *nm = a.columns.names;
+    stsl_cand_columns cols = {nm[STSL_ROLE_T], nm[STSL_ROLE_X], nm[STSL_ROLE_V], nm[STSL_ROLE_F]};
     stsl_candidate cand;
     stsl_element *el = NULL;
     aligned r = {0};
@@ -583,9 +580,9 @@ int stsl_cli_compare(int argc, char **argv)
     /* Metrics. */
     rep.ref_path = a.reference;
     rep.cand_path = a.candidate;
-    rep.cand_format = cand.format == STSL_CAND_CSV    ? "csv"
-                      : cand.format == STSL_CAND_HDF5 ? "hdf5"
-                                                      : "stickslip result";
+    static const char *const formats[] = {"csv", "hdf5", "stickslip result", "mat",
+                                          "modelica result"};
+    rep.cand_format = formats[cand.format];
     rep.t_units = ref.time_units[0] ? ref.time_units : "s";
     rep.x_units = ref.x_units;
     rep.v_units = ref.v_units;

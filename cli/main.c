@@ -23,6 +23,7 @@
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
+#include "io/mat_sink.h"
 #include "io/safe_output.h"
 #include "io/study_h5.h"
 #include "models/element.h"
@@ -53,12 +54,15 @@ static const char *const main_usage =
     "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete)\n";
 
 static const char *const run_usage =
-    "usage: stickslip run CONFIG [-o OUT.h5] [--csv PREFIX] [--set KEY=VALUE]... [--quiet]\n"
+    "usage: stickslip run CONFIG [-o OUT.h5|OUT.mat] [--format h5|mat] [--csv PREFIX]\n"
+    "                     [--set KEY=VALUE]... [--quiet]\n"
     "\n"
-    "Simulate CONFIG (YAML) and write the result as HDF5.\n"
+    "Simulate CONFIG (YAML) and write the result as HDF5 (or a MAT file for MATLAB/Octave).\n"
     "\n"
     "  -o, --output OUT.h5   result file (default: output.file from the config,\n"
     "                        else results/<config name>.h5)\n"
+    "  --format h5|mat       result format (default: mat for a name ending in .mat,\n"
+    "                        else h5); mat: MAT v5, compressed, loadable with load()\n"
     "  --csv PREFIX          also write PREFIX_trajectory.csv and PREFIX_events.csv\n"
     "  --set KEY=VALUE       override a configuration key, e.g. --set simulation.t_end=2\n"
     "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, "
@@ -102,6 +106,7 @@ static int usage_error(const char *usage, const char *fmt, const char *arg)
 
 typedef struct run_args {
     const char *config, *output, *csv;
+    int mat; /* --format mat (or -o *.mat) */
     const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, quiet, print;
     long max_events;
@@ -114,18 +119,25 @@ static void progress_line(void *ctx, double t, double t_end)
     fflush(stderr);
 }
 
-static void default_output(const stsl_config *cfg, char *buf, size_t n)
+static void default_output(const stsl_config *cfg, const char *ext, char *buf, size_t n)
 {
     if (cfg->output_file[0])
         snprintf(buf, n, "%s", cfg->output_file);
     else
-        snprintf(buf, n, "results/%s.h5", cfg->name);
+        snprintf(buf, n, "results/%s.%s", cfg->name, ext);
+}
+
+/* --format mat, or a name ending in .mat. */
+static int wants_mat(const run_args *a, const char *out)
+{
+    return a->mat > 0 || (a->mat == 0 && stsl_mat_path(out));
 }
 
 static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
                      stsl_sink *h5_only, stsl_error *err)
 {
-    int rc = stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
+    int rc = wants_mat(a, out) ? stsl_mat_sink_create(out, yaml, STSL_VERSION, 0, sink, err)
+                               : stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
     *h5_only = *sink;
     if (rc || !a->csv) return rc;
     stsl_sink csv = {0};
@@ -137,9 +149,13 @@ static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_
     return stsl_sink_tee(h5, csv, sink, err);
 }
 
-static void print_summary(const char *out, int quiet)
+static void print_summary(const run_args *a, const char *out)
 {
-    if (quiet) return;
+    if (a->quiet) return;
+    if (wants_mat(a, out)) {
+        printf("output: %s (MAT v5: load('%s') in MATLAB or Octave)\n", out, out);
+        return;
+    }
     stsl_h5_result res;
     stsl_error err;
     if (stsl_h5_read(out, &res, &err)) {
@@ -165,7 +181,7 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
         cfg->sim.cancel = stsl_cli_interrupt_cancel;
         rc = stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, &sink, NULL, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
-        if (stsl_h5_sink_replaced(&h5))
+        if (stsl_h5_sink_replaced(&h5) || stsl_mat_sink_replaced(&h5))
             fprintf(stderr,
                     "stickslip: warning: %s was written by another run while this one ran; "
                     "replaced it with this run's result\n",
@@ -187,7 +203,9 @@ static int check_outputs(const run_args *a, const stsl_config *cfg, const char *
     for (int i = 0; i < 4; i++)
         inputs[i + 1] = sig[i]->type == STSL_SIG_TABLE ? sig[i]->file : NULL;
     int rc = stsl_output_check_inputs(out, inputs, 5, err);
-    if (!rc) rc = stsl_output_check_regular(out, "an HDF5 result", err);
+    if (!rc)
+        rc = stsl_output_check_regular(out, wants_mat(a, out) ? "a MAT result" : "an HDF5 result",
+                                       err);
     for (int k = 0; !rc && a->csv && k < 2; k++) {
         char csv[STSL_PATH_MAX + 32];
         snprintf(csv, sizeof csv, "%s_%s.csv", a->csv, k ? "events" : "trajectory");
@@ -199,11 +217,15 @@ static int check_outputs(const run_args *a, const stsl_config *cfg, const char *
 static int parse_common(int argc, char **argv, const char *usage, run_args *a)
 {
     stsl_cli_cmd cmd = {"stickslip", usage};
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
-        {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
-        {"print", no_argument, NULL, 'p'},        {"events", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"csv", required_argument, NULL, 'c'},
+                                             {"set", required_argument, NULL, 's'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"print", no_argument, NULL, 'p'},
+                                             {"events", required_argument, NULL, 'n'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->max_events = 50;
     optind = 1;
@@ -216,6 +238,11 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
             break;
         case 'c':
             a->csv = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "mat") && strcmp(optarg, "h5") && strcmp(optarg, "hdf5"))
+                return usage_error(usage, "--format: expected h5 or mat: '%s'", optarg);
+            a->mat = strcmp(optarg, "mat") ? -1 : 1;
             break;
         case 's':
             if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
@@ -256,14 +283,14 @@ static int cmd_run(int argc, char **argv)
     if (a.output)
         snprintf(out, sizeof out, "%s", a.output);
     else
-        default_output(&cfg, out, sizeof out);
+        default_output(&cfg, a.mat > 0 ? "mat" : "h5", out, sizeof out);
     rc = check_outputs(&a, &cfg, out, &err);
     /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
     stsl_cli_interrupt_install();
     if (!rc) rc = simulate(&a, &cfg, out, &err);
     stsl_config_free(&cfg);
     if (rc == STSL_OK) {
-        print_summary(out, a.quiet);
+        print_summary(&a, out);
         return 0;
     }
     int sig = stsl_cli_interrupt_signal();

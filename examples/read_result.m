@@ -1,7 +1,9 @@
 function r = read_result(file)
 % READ_RESULT  Read a stickslip result file (docs/hdf5-layout.md) in MATLAB.
 %
-%   r = read_result('results/janecek_chirp.h5') returns a struct with fields
+%   r = read_result('results/janecek_chirp.h5') or
+%   r = read_result('results/janecek_chirp.mat') (stickslip run -o X.mat)
+%   returns a struct with fields
 %     complete (logical), message, version, config (YAML text),
 %     t, x, v, a, friction, net_force, stop_reaction, x_base, v_base (columns
 %     of /trajectory, double), mode (int8), units (struct: field -> unit),
@@ -10,11 +12,44 @@ function r = read_result(file)
 %     mode_after, x, v_before, v_after, net_force, friction), stats (struct).
 %   Called without an output argument it prints the summary and event table.
 %
-%   Uses only h5read, h5readatt and h5info (MATLAB R2011a or later).
+%   HDF5: uses only h5read, h5readatt and h5info (MATLAB R2011a or later).
 %   GNU Octave 7 has no h5read/h5readatt, and its load -hdf5 stops at the
-%   variable-length string /config: in Octave use `stickslip run --csv`
-%   (see README, "Reading results").
+%   variable-length string /config: in Octave write the result as MAT
+%   (stickslip run -o X.mat), which plain `load` reads in both.
 
+  if numel(file) > 4 && strcmpi(file(end-3:end), '.mat')
+    r = read_mat(file);
+  else
+    r = read_h5(file);
+  end
+  if nargout == 0
+    print_summary(r);
+    clear r
+  end
+end
+
+function r = read_mat(file)
+  % A MAT result holds the same groups as structs (src io/mat_sink.h).
+  S = load(file);
+  r.complete = double(S.complete) == 1;
+  r.message = S.message;
+  r.version = S.version;
+  r.config = S.config;
+  names = fieldnames(S.trajectory);
+  for i = 1:numel(names)
+    r.(names{i}) = S.trajectory.(names{i});
+  end
+  r.units = S.units;
+  r.mode_names = S.mode_names(:).';
+  r.events = S.events;
+  r.events.kind = S.events.kind(:);
+  if isempty(S.events.t)
+    r.events.kind = {};
+  end
+  r.stats = S.stats;
+end
+
+function r = read_h5(file)
   r.complete = double(h5readatt(file, '/', 'complete')) == 1;
   r.message = as_char(h5readatt(file, '/', 'message'));
   r.version = as_char(h5readatt(file, '/', 'version'));
@@ -51,11 +86,6 @@ function r = read_result(file)
   sinfo = h5info(file, '/stats');
   for i = 1:numel(sinfo.Attributes)
     r.stats.(sinfo.Attributes(i).Name) = double(sinfo.Attributes(i).Value);
-  end
-
-  if nargout == 0
-    print_summary(r);
-    clear r
   end
 end
 

@@ -13,8 +13,10 @@
 
 #include <hdf5.h>
 
+#include "io/column_map.h"
 #include "io/h5_bounds.h"
 #include "io/h5_types.h"
+#include "io/mat_candidate.h"
 #include "io/text_input.h"
 
 /* Indices of the columns in the order t, x, v, friction. */
@@ -50,8 +52,8 @@ static int alloc_arrays(stsl_candidate *c, long cap, int with_friction, stsl_err
 /* Time may not decrease; it may repeat (a jump).  The message names the
  * row by its CSV line (`lines`) or its HDF5 dataset and index. */
 typedef struct row_namer {
-    const long *lines; /* CSV: line of each row; NULL for HDF5 */
-    const char *dataset;
+    const long *lines;   /* CSV: line of each row; NULL for HDF5 */
+    const char *dataset; /* HDF5: "dataset /t"; MAT: "'tout'" */
 } row_namer;
 
 static int check_time(const stsl_candidate *c, const char *tname, const row_namer *rn,
@@ -65,8 +67,8 @@ static int check_time(const stsl_candidate *c, const char *tname, const row_name
         if (rn->lines)
             return stsl_error_set(err, STSL_EINPUT, "%s:%ld: column '%s': %s", c->path,
                                   rn->lines[i], tname, msg);
-        return stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: row %ld: %s", c->path, rn->dataset,
-                              i, msg);
+        return stsl_error_set(err, STSL_EINPUT, "%s: %s: row %ld: %s", c->path, rn->dataset, i,
+                              msg);
     }
     if (c->n < 2 || !(c->t[c->n - 1] > c->t[0]))
         return stsl_error_set(err, STSL_EINPUT,
@@ -236,16 +238,20 @@ done:
 
 /* ---- HDF5 ------------------------------------------------------------------------ */
 
-/* Read the 1-D (or N x 1) numeric dataset `name` at the root or under
- * /trajectory into a malloc'd array; *where gets its full path.  Returns 1
- * when found and read, 0 when absent, <0 on error (err set). */
-static int read_dataset(hid_t f, const stsl_candidate *c, const char *name, double **out, long *n,
+/* Read the numeric dataset `spec` ("name" or "name:N", column_map.h) at
+ * the root or under /trajectory (a name with '/': from the root only) into
+ * a malloc'd array; *where gets its full path.  Returns 1 when found and
+ * read, 0 when absent, <0 on error (err set). */
+static int read_dataset(hid_t f, const stsl_candidate *c, const char *spec, double **out, long *n,
                         char *where, size_t wsz, stsl_error *err)
 {
+    char name[256];
+    long col;
+    if (stsl_column_ref_split(spec, name, sizeof name, &col)) return 0;
     const char *prefixes[] = {"/", "/trajectory/"};
     for (int k = 0; k < 2; k++) {
-        snprintf(where, wsz, "%s%s", prefixes[k], name);
-        if (strchr(name, '/')) return 0;
+        if (k == 1 && strchr(name, '/')) return 0;
+        snprintf(where, wsz, "%s%s", prefixes[k], name + (name[0] == '/'));
         if (k == 1 && H5Lexists(f, "trajectory", H5P_DEFAULT) <= 0) return 0;
         if (H5Lexists(f, where, H5P_DEFAULT) <= 0) continue;
         /* A group of that name is not the column: look further. */
@@ -253,6 +259,7 @@ static int read_dataset(hid_t f, const stsl_candidate *c, const char *name, doub
         if (d < 0) continue;
         int rc = -1;
         char desc[512] = "";
+        double *buf = NULL;
         if ((t = H5Dget_type(d)) < 0 || (s = H5Dget_space(d)) < 0) {
             stsl_h5_last_error(desc, sizeof desc);
             stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: cannot open (%s)", c->path, where,
@@ -261,44 +268,50 @@ static int read_dataset(hid_t f, const stsl_candidate *c, const char *name, doub
         }
         H5T_class_t cls = H5Tget_class(t);
         int rank = H5Sget_simple_extent_ndims(s);
-        hsize_t dims[2] = {0, 0};
+        hsize_t dims[2] = {0, 1};
         if (rank >= 1 && rank <= 2) H5Sget_simple_extent_dims(s, dims, NULL);
         if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
             stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: not numbers", c->path, where);
             goto out;
         }
-        if (rank < 1 || rank > 2 || (rank == 2 && dims[0] != 1 && dims[1] != 1)) {
+        if (rank < 1 || rank > 2) {
             stsl_error_set(err, STSL_EINPUT,
-                           "%s: dataset %s: expected one column of values (1-D or N x 1), has "
-                           "rank %d",
+                           "%s: dataset %s: expected a column of values or a samples x signals "
+                           "matrix, has rank %d",
                            c->path, where, rank);
             goto out;
         }
-        long len = (long)(rank == 2 ? dims[0] * dims[1] : dims[0]);
+        long len = (long)(dims[0] * dims[1]);
         if (stsl_h5_check_rows(d, (hsize_t)len, c->path, where, err)) goto out;
-        double *buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
+        buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
         if (!buf) {
             stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld values", c->path, len);
             goto out;
         }
         if (len > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             stsl_h5_last_error(desc, sizeof desc);
-            free(buf);
             stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: cannot read (%s)", c->path, where,
                            desc);
             goto out;
         }
-        for (long i = 0; i < len; i++)
-            if (!isfinite(buf[i])) {
+        /* Row-major d0 x d1 is column-major d1 x d0. */
+        char what[320];
+        snprintf(what, sizeof what, "dataset %s", where);
+        if (stsl_column_pick(c->path, what, name, buf, (size_t)dims[1], (size_t)dims[0], col, out,
+                             n, err))
+            goto out;
+        if (col) snprintf(where + strlen(where), wsz - strlen(where), ":%ld", col);
+        for (long i = 0; i < *n; i++)
+            if (!isfinite((*out)[i])) {
                 stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: row %ld: not a finite number",
                                c->path, where, i);
-                free(buf);
+                free(*out);
+                *out = NULL;
                 goto out;
             }
-        *out = buf;
-        *n = len;
         rc = 1;
     out:
+        free(buf);
         if (s >= 0) H5Sclose(s);
         if (t >= 0) H5Tclose(t);
         if (d >= 0) H5Dclose(d);
@@ -370,7 +383,29 @@ static int read_hdf5(stsl_candidate *c, const char *const want[N_WANTED], int fr
                                 where[w], len[w], where[COL_T], len[COL_T]);
     if (rc) return rc;
     c->n = len[COL_T];
-    row_namer rn = {NULL, where[COL_T]};
+    char what[320];
+    snprintf(what, sizeof what, "dataset %s", where[COL_T]);
+    row_namer rn = {NULL, what};
+    return check_time(c, want[COL_T], &rn, err);
+}
+
+/* ---- MAT -------------------------------------------------------------------------- */
+
+static int read_mat(stsl_candidate *c, const char *const want[N_WANTED], int friction_required,
+                    stsl_error *err)
+{
+    stsl_mat_columns m;
+    int rc = stsl_mat_read_columns(c->path, want, friction_required, &m, err);
+    if (rc) return rc;
+    c->format = m.modelica ? STSL_CAND_MODELICA : STSL_CAND_MAT;
+    c->n = m.n;
+    c->t = m.data[COL_T];
+    c->x = m.data[COL_X];
+    c->v = m.data[COL_V];
+    c->friction = m.data[COL_F];
+    char what[300];
+    snprintf(what, sizeof what, "'%s'", want[COL_T]);
+    row_namer rn = {NULL, what};
     return check_time(c, want[COL_T], &rn, err);
 }
 
@@ -388,6 +423,14 @@ int stsl_candidate_read(const char *path, const stsl_cand_columns *cols, stsl_ca
         return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return stsl_error_set(err, STSL_EINPUT, "%s: is a directory, not a trajectory file", path);
+    if (stsl_mat_is_mat_file(path)) {
+        /* Before HDF5: a v7.3 MAT file is an HDF5 file too. */
+        const char *mw[N_WANTED] = {cols->t, cols->x, cols->v, cols->friction};
+        int rc;
+        STSL_H5_QUIET(rc, read_mat(c, mw, cols->friction != NULL, err));
+        if (rc) stsl_candidate_free(c);
+        return rc;
+    }
     /* HDF5's stack dump is off only around our own calls (h5_types.h). */
     int rc;
     STSL_H5_QUIET(rc, H5Fis_hdf5(path) > 0 ? read_hdf5(c, want, cols->friction != NULL, err)

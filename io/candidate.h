@@ -7,7 +7,10 @@
  * comma); a name matches case-insensitively, and a header field may carry a
  * unit in brackets ("x [m]" matches x); any column order; other columns are
  * ignored.  HDF5: datasets of those names at the root or under /trajectory,
- * 1-D (or N x 1), float or integer.  A stickslip result (root attribute
+ * 1-D (or N x 1), float or integer, or "name:N", column N (1-based) of a
+ * matrix of samples x signals, either orientation (column_map.h); a name
+ * with '/' is a path from the root.  MAT files (v4, v5, v7, v7.3, Modelica
+ * results): io/mat_candidate.h.  A stickslip result (root attribute
  * program = "stickslip") also gives its mode column and its /events.
  *
  * Time must not decrease.  A time may repeat: a jump, the values just
@@ -24,8 +27,10 @@
 
 typedef enum stsl_cand_format {
     STSL_CAND_CSV = 0,
-    STSL_CAND_HDF5 = 1,     /* a user's HDF5 file */
-    STSL_CAND_STICKSLIP = 2 /* a stickslip result file */
+    STSL_CAND_HDF5 = 1,      /* a user's HDF5 file */
+    STSL_CAND_STICKSLIP = 2, /* a stickslip result file */
+    STSL_CAND_MAT = 3,       /* a MAT file */
+    STSL_CAND_MODELICA = 4   /* a Modelica result (MAT v4) */
 } stsl_cand_format;
 
 /* Column names to look for.  friction may be NULL: then a column named

@@ -17,6 +17,7 @@
 #include <hdf5.h>
 
 #include "io/h5_types.h"
+#include "io/out_file.h"
 #include "io/safe_output.h"
 
 /* Rows per chunk and per in-memory block.  4096 float64 rows make 32 KiB
@@ -122,40 +123,6 @@ static char *dup_str(const char *s)
     char *p = malloc(n);
     if (p) memcpy(p, s, n);
     return p;
-}
-
-/* mkdir -p of the directory part of `path`. */
-static int make_parent_dirs(const char *path, stsl_error *err)
-{
-    char *dir = dup_str(path);
-    if (!dir) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    char *slash = strrchr(dir, '/');
-    int rc = STSL_OK;
-    if (slash && slash != dir) {
-        *slash = '\0';
-        for (char *p = dir + 1;; p++) {
-            if (*p != '/' && *p != '\0') continue;
-            char c = *p;
-            *p = '\0';
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-                rc = stsl_error_set(err, STSL_EIO, "%s: cannot create directory %s: %s", path, dir,
-                                    strerror(errno));
-                break;
-            }
-            *p = c;
-            if (c == '\0') break;
-        }
-    }
-    free(dir);
-    return rc;
-}
-
-static void utc_now(char *buf, size_t n)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm) == NULL || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(buf, n, "unknown");
 }
 
 /* "name1, name2, ..." or "0 NAME0, 1 NAME1, ..." into a malloc'd string. */
@@ -577,7 +544,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
         goto fail;
     }
     if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto fail;
-    if ((rc = make_parent_dirs(path, err)) != STSL_OK) goto fail;
+    if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto fail;
     if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
 
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
@@ -586,7 +553,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     H5Pclose(fapl);
     fapl = -1;
     char created[32];
-    utc_now(created, sizeof created);
+    stsl_out_utc_now(created, sizeof created);
     what = "write the root attributes";
     /* complete = 0 until end(): a file left behind by a crash says so. */
     if (stsl_h5_put_attr_str(h->file, "program", "stickslip") < 0 ||

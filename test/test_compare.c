@@ -265,17 +265,6 @@ static void write_csv(const char *path, const traj *tr, double dt, double dx, do
     fclose(f);
 }
 
-/* The number after "key": in the JSON text; NAN for null or absent. */
-static double json_value(const char *json, const char *key)
-{
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(json, pat);
-    if (!p) return NAN;
-    double d;
-    return sscanf(p + strlen(pat), "%lf", &d) == 1 ? d : NAN;
-}
-
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -323,11 +312,11 @@ static void assert_identical(const char *j, long n_events)
                           "rms_error_v",     "final_error_x",   "max_event_time_error",
                           "events_missed",   "events_spurious", "dissipated_energy_difference"};
     for (int k = 0; k < 9; k++) {
-        if (json_value(j, keys[k]) != 0) print_error("%s\n", keys[k]);
-        assert_true(json_value(j, keys[k]) == 0);
+        if (tu_json_value(j, keys[k]) != 0) print_error("%s\n", keys[k]);
+        assert_true(tu_json_value(j, keys[k]) == 0);
     }
-    assert_true(json_value(j, "stuck_iou") == 1);
-    assert_true(json_value(j, "events_matched") == (double)n_events);
+    assert_true(tu_json_value(j, "stuck_iou") == 1);
+    assert_true(tu_json_value(j, "events_matched") == (double)n_events);
 }
 
 static void identical_files(void **state)
@@ -353,7 +342,7 @@ static void identical_files(void **state)
     j = compare_json(dh_h5, csv, "");
     assert_identical(j, dh.res.n_events);
     assert_int_equal(count_kind(&dh.res, "reversal"), 4);
-    assert_true(json_value(j, "dissipated_energy_reference") > 0.5499);
+    assert_true(tu_json_value(j, "dissipated_energy_reference") > 0.5499);
     /* Two-sided: the spring energy released, k (0.105^2 - 0.005^2) / 2 =
      * 0.55 J, less the trapezoidal rule's deficit on each slip half-cycle's
      * sinusoidal velocity, (omega h)^2 / 12 relative (omega = 10 rad/s,
@@ -363,10 +352,10 @@ static void identical_files(void **state)
      * 1e-9 J): 2e-8 J.  The energy-balance estimate (this CSV) and the
      * friction column (the file itself) alike. */
     const double e_dh = 0.55 * (1.0 - 1e-4 / 12.0);
-    assert_close(json_value(j, "dissipated_energy_reference"), e_dh, 2e-8);
-    assert_close(json_value(j, "dissipated_energy_candidate"), e_dh, 2e-8);
+    assert_close(tu_json_value(j, "dissipated_energy_reference"), e_dh, 2e-8);
+    assert_close(tu_json_value(j, "dissipated_energy_candidate"), e_dh, 2e-8);
     j = compare_json(dh_h5, dh_h5, "");
-    assert_close(json_value(j, "dissipated_energy_reference"), e_dh, 2e-8);
+    assert_close(tu_json_value(j, "dissipated_energy_reference"), e_dh, 2e-8);
     /* One row per instant (the value just before each event only): the
      * reference at an event instant is at rest if it is on either side, so
      * the stuck phase still starts at the stick, exactly. */
@@ -398,12 +387,12 @@ static void shifted_copies(void **state)
     for (long i = 0; i < belt.n; i++)
         xmax = fmax(xmax, fabs(belt.x[i]));
     double tol = DBL_EPSILON * (xmax + 1e-3), tol_rms = tol + (double)belt.n * DBL_EPSILON * 1e-3;
-    assert_close(json_value(j, "max_abs_error_x"), 1e-3, tol);
-    assert_close(json_value(j, "rms_error_x"), 1e-3, tol_rms);
-    assert_close(json_value(j, "final_error_x"), 1e-3, tol);
-    assert_true(json_value(j, "max_abs_error_v") == 0);
-    assert_true(json_value(j, "stuck_iou") == 1);
-    assert_true(json_value(j, "events_matched") == (double)belt.res.n_events);
+    assert_close(tu_json_value(j, "max_abs_error_x"), 1e-3, tol);
+    assert_close(tu_json_value(j, "rms_error_x"), 1e-3, tol_rms);
+    assert_close(tu_json_value(j, "final_error_x"), 1e-3, tol);
+    assert_true(tu_json_value(j, "max_abs_error_v") == 0);
+    assert_true(tu_json_value(j, "stuck_iou") == 1);
+    assert_true(tu_json_value(j, "events_matched") == (double)belt.res.n_events);
     /* 2 ms late: every event matched 2 ms late, the rows beyond t_end
      * dropped (and counted), the first stuck phase still starts the run. */
     long beyond = 0;
@@ -412,17 +401,17 @@ static void shifted_copies(void **state)
     snprintf(csv, sizeof csv, "%s/belt_dt.csv", dir);
     write_csv(csv, &belt, 2e-3, 0, 1, 0, 0);
     j = compare_json(belt_h5, csv, "");
-    assert_true(json_value(j, "events_matched") == (double)belt.res.n_events);
-    assert_true(json_value(j, "events_missed") == 0);
-    assert_close(json_value(j, "max_event_time_error"), 2e-3, 1e-12);
+    assert_true(tu_json_value(j, "events_matched") == (double)belt.res.n_events);
+    assert_true(tu_json_value(j, "events_missed") == 0);
+    assert_close(tu_json_value(j, "max_event_time_error"), 2e-3, 1e-12);
     assert_true(beyond >= 2);
-    assert_true(json_value(j, "points_dropped") == (double)beyond);
-    assert_close(json_value(j, "t_first"), 2e-3, 1e-15);
+    assert_true(tu_json_value(j, "points_dropped") == (double)beyond);
+    assert_close(tu_json_value(j, "t_first"), 2e-3, 1e-15);
     /* With a window narrower than the shift nothing matches any more. */
     j = compare_json(belt_h5, csv, "--event-window 1e-3");
-    assert_true(json_value(j, "events_matched") == 0);
-    assert_true(json_value(j, "events_missed") == (double)belt.res.n_events);
-    assert_true(json_value(j, "events_spurious") == (double)belt.res.n_events);
+    assert_true(tu_json_value(j, "events_matched") == 0);
+    assert_true(tu_json_value(j, "events_missed") == (double)belt.res.n_events);
+    assert_true(tu_json_value(j, "events_spurious") == (double)belt.res.n_events);
     assert_non_null(strstr(j, "\"max_event_time_error\": null"));
 }
 
@@ -446,14 +435,14 @@ static void one_stick_interval_removed(void **state)
     snprintf(csv, sizeof csv, "%s/belt_nostick.csv", dir);
     write_csv(csv, &belt, 0, 0, ta, tb, -1e-3);
     const char *j = compare_json(belt_h5, csv, "");
-    assert_close(json_value(j, "stuck_time_reference"), stuck, 1e-12);
-    assert_close(json_value(j, "stuck_time_candidate"), stuck - (tb - ta), 1e-12);
-    assert_close(json_value(j, "stuck_iou"), (stuck - (tb - ta)) / stuck, 1e-12);
-    assert_true(json_value(j, "events_missed") == 2);
-    assert_true(json_value(j, "events_spurious") == 0);
-    assert_true(json_value(j, "events_matched") == (double)ne - 2);
-    assert_close(json_value(j, "max_abs_error_v"), 1e-3, 1e-15);
-    assert_true(json_value(j, "max_abs_error_x") == 0);
+    assert_close(tu_json_value(j, "stuck_time_reference"), stuck, 1e-12);
+    assert_close(tu_json_value(j, "stuck_time_candidate"), stuck - (tb - ta), 1e-12);
+    assert_close(tu_json_value(j, "stuck_iou"), (stuck - (tb - ta)) / stuck, 1e-12);
+    assert_true(tu_json_value(j, "events_missed") == 2);
+    assert_true(tu_json_value(j, "events_spurious") == 0);
+    assert_true(tu_json_value(j, "events_matched") == (double)ne - 2);
+    assert_close(tu_json_value(j, "max_abs_error_v"), 1e-3, 1e-15);
+    assert_true(tu_json_value(j, "max_abs_error_x") == 0);
     assert_non_null(strstr(j, "\"missed_events\": [\n    {\"kind\": \"stick\""));
 }
 

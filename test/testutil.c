@@ -128,6 +128,16 @@ void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char 
     _fail(file, line);
 }
 
+double tu_json_value(const char *json, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(json, pat);
+    if (!p) return NAN;
+    double d;
+    return sscanf(p + strlen(pat), "%lf", &d) == 1 ? d : NAN;
+}
+
 int tu_count_temps(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -39,6 +39,10 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
 /* Number of events of one kind in a result. */
 int tu_count_kind(const stsl_mem_result *r, int kind);
 
+/* The number after "key": in a JSON text (a report of compare); NAN for
+ * null or absent. */
+double tu_json_value(const char *json, const char *key);
+
 /* A fresh temporary directory (static buffer per call site is the caller's). */
 void tu_mkdtemp(char *buf, size_t bufsz);
 /* Write text to a file; returns 0 on success. */

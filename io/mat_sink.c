@@ -1,0 +1,426 @@
+/* mat_sink.c - the MAT v5 result writer (variables and limits in
+ * mat_sink.h).  Samples and events are kept by a memory sink; end() writes
+ * them with matio and renames the file into place. */
+#include "io/mat_sink.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <matio.h>
+
+#include "io/mem_sink.h"
+#include "io/out_file.h"
+#include "io/safe_output.h"
+
+typedef struct mat_sink {
+    char *path, *tmp, *yaml, *version;
+    stsl_output_mark mark; /* the final path when the run began */
+    int replaced;          /* end() replaced a result another run wrote meanwhile */
+    char created[32];
+    stsl_sink mem;
+    int began, ended;
+    long max_bytes, max_samples;
+    int n_cols, n_modes, n_kinds;
+    char **names, **units; /* n_cols + 1: "t" and the time unit first */
+    char **mode_names, **kind_names;
+} mat_sink;
+
+int stsl_mat_path(const char *path)
+{
+    size_t len = strlen(path);
+    return len > 4 && !strcasecmp(path + len - 4, ".mat");
+}
+
+/* ---- small utilities ---------------------------------------------------------- */
+
+/* A copy; NULL (a layout without units) becomes "". */
+static char *dup_str(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static void free_strs(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* A copy of n strings (NULL entries become ""); NULL when out of memory. */
+static char **dup_strs(const char *const *s, int n)
+{
+    char **d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
+    for (int i = 0; d && i < n; i++)
+        if (!(d[i] = dup_str(s[i]))) {
+            free_strs(d, n);
+            return NULL;
+        }
+    return d;
+}
+
+/* ---- matio variables (NULL name: a struct field or a cell) ---------------------- */
+
+/* A 1 x n char row.  Stored as UTF-16 (MATLAB's own char storage):
+ * matio 1.5.23 sizes compressed 8-bit char data inside structs and cells
+ * as if it were 16-bit, and Octave's load rejects the result. */
+static matvar_t *mat_text(const char *name, const char *s)
+{
+    size_t n = strlen(s);
+    uint16_t *w = malloc(sizeof *w * (n ? n : 1));
+    if (!w) return NULL;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (unsigned char)s[i];
+    size_t dims[2] = {1, n};
+    matvar_t *v = Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT16, 2, dims, w, 0);
+    free(w);
+    return v;
+}
+
+static matvar_t *mat_scalar(const char *name, double v)
+{
+    size_t dims[2] = {1, 1};
+    return Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, &v, 0);
+}
+
+/* An n x 1 column; the data is copied. */
+static matvar_t *mat_column(const double *v, long n)
+{
+    size_t dims[2] = {(size_t)n, 1};
+    return Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, (void *)v, 0);
+}
+
+static matvar_t *mat_int8_column(const int8_t *v, long n)
+{
+    size_t dims[2] = {(size_t)n, 1};
+    return Mat_VarCreate(NULL, MAT_C_INT8, MAT_T_INT8, 2, dims, (void *)v, 0);
+}
+
+/* An n x 1 cell array of char rows. */
+static matvar_t *mat_cellstr(const char *name, const char *const *s, long n)
+{
+    matvar_t **cells = calloc((size_t)(n > 0 ? n : 1), sizeof *cells);
+    if (!cells) return NULL;
+    int ok = 1;
+    for (long i = 0; i < n; i++)
+        ok &= (cells[i] = mat_text(NULL, s[i])) != NULL;
+    size_t dims[2] = {(size_t)n, 1};
+    matvar_t *c = ok ? Mat_VarCreate(name, MAT_C_CELL, MAT_T_CELL, 2, dims, cells, 0) : NULL;
+    if (!c)
+        for (long i = 0; i < n; i++)
+            Mat_VarFree(cells[i]);
+    free(cells);
+    return c;
+}
+
+/* A 1 x 1 struct of the given fields (taken over, also on failure). */
+static matvar_t *mat_struct(const char *name, const char *const *fields, matvar_t **vals, int n)
+{
+    size_t dims[2] = {1, 1};
+    int ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= vals[i] != NULL;
+    matvar_t *s =
+        ok ? Mat_VarCreateStruct(name, 2, dims, (const char **)fields, (unsigned)n) : NULL;
+    for (int i = 0; i < n; i++) {
+        if (s && Mat_VarSetStructFieldByName(s, fields[i], 0, vals[i]) == NULL) continue;
+        if (!s) Mat_VarFree(vals[i]);
+    }
+    return s;
+}
+
+/* Write and free one variable. */
+static int put(mat_t *mat, matvar_t *v)
+{
+    int rc = v ? Mat_VarWrite(mat, v, MAT_COMPRESSION_ZLIB) : -1;
+    Mat_VarFree(v);
+    return rc;
+}
+
+/* ---- the groups ----------------------------------------------------------------- */
+
+static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
+{
+    int nf = m->n_cols + 2;
+    const char **fields = calloc((size_t)nf, sizeof *fields);
+    matvar_t **vals = calloc((size_t)nf, sizeof *vals);
+    double *col = malloc(sizeof *col * (size_t)(r->n_samples + 1));
+    int8_t *mode = malloc((size_t)(r->n_samples + 1));
+    int rc = -1;
+    if (!fields || !vals || !col || !mode) goto out;
+    fields[0] = "t";
+    vals[0] = mat_column(r->t, r->n_samples);
+    for (int c = 0; c < m->n_cols; c++) {
+        for (long i = 0; i < r->n_samples; i++)
+            col[i] = r->cols[(size_t)i * (size_t)r->n_cols + (size_t)c];
+        fields[c + 1] = m->names[c + 1];
+        vals[c + 1] = mat_column(col, r->n_samples);
+    }
+    for (long i = 0; i < r->n_samples; i++)
+        mode[i] = (int8_t)r->mode[i];
+    fields[nf - 1] = "mode";
+    vals[nf - 1] = mat_int8_column(mode, r->n_samples);
+    rc = put(mat, mat_struct("trajectory", fields, vals, nf));
+out:
+    free(fields);
+    free(vals);
+    free(col);
+    free(mode);
+    return rc;
+}
+
+/* Index of a named model column, -1 when absent. */
+static int col_index(const mat_sink *m, const char *name)
+{
+    for (int c = 0; c < m->n_cols; c++)
+        if (!strcmp(m->names[c + 1], name)) return c;
+    return -1;
+}
+
+static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
+{
+    enum { E_T, E_X, E_VB, E_VA, E_NET, E_FR, E_NUM };
+    static const char *const fields[] = {"t",        "kind",    "mode_before", "mode_after", "x",
+                                         "v_before", "v_after", "net_force",   "friction"};
+    long n = r->n_events;
+    size_t sz = (size_t)(n > 0 ? n : 1);
+    double *num[E_NUM] = {0};
+    int8_t *mb = malloc(sz), *ma = malloc(sz);
+    const char **kinds = calloc(sz, sizeof *kinds);
+    int ok = mb && ma && kinds, rc = -1;
+    for (int k = 0; k < E_NUM; k++)
+        ok &= (num[k] = malloc(sizeof(double) * sz)) != NULL;
+    int ix = col_index(m, "x"), iv = col_index(m, "v"), inet = col_index(m, "net_force"),
+        ifr = col_index(m, "friction");
+    for (long i = 0; ok && i < n; i++) {
+        const stsl_mem_event *e = &r->events[i];
+        num[E_T][i] = e->t;
+        num[E_X][i] = ix >= 0 ? e->before[ix] : NAN;
+        num[E_VB][i] = iv >= 0 ? e->before[iv] : NAN;
+        num[E_VA][i] = iv >= 0 ? e->after[iv] : NAN;
+        num[E_NET][i] = inet >= 0 ? e->after[inet] : NAN;
+        num[E_FR][i] = ifr >= 0 ? e->after[ifr] : NAN;
+        kinds[i] = e->kind >= 0 && e->kind < m->n_kinds ? m->kind_names[e->kind] : "";
+        mb[i] = (int8_t)e->mode_before;
+        ma[i] = (int8_t)e->mode_after;
+    }
+    if (ok) {
+        matvar_t *vals[] = {
+            mat_column(num[E_T], n),  mat_cellstr(NULL, kinds, n), mat_int8_column(mb, n),
+            mat_int8_column(ma, n),   mat_column(num[E_X], n),     mat_column(num[E_VB], n),
+            mat_column(num[E_VA], n), mat_column(num[E_NET], n),   mat_column(num[E_FR], n)};
+        rc = put(mat, mat_struct("events", fields, vals, 9));
+    }
+    for (int k = 0; k < E_NUM; k++)
+        free(num[k]);
+    free(mb);
+    free(ma);
+    free(kinds);
+    return rc;
+}
+
+/* One field per trajectory column, mode ("", dimensionless) too. */
+static int write_units(mat_t *mat, const mat_sink *m)
+{
+    int nf = m->n_cols + 2;
+    matvar_t **vals = calloc((size_t)nf, sizeof *vals);
+    const char **fields = calloc((size_t)nf, sizeof *fields);
+    int rc = -1;
+    if (vals && fields) {
+        for (int c = 0; c < nf - 1; c++) {
+            fields[c] = m->names[c];
+            vals[c] = mat_text(NULL, m->units[c]);
+        }
+        fields[nf - 1] = "mode";
+        vals[nf - 1] = mat_text(NULL, "");
+        rc = put(mat, mat_struct("units", fields, vals, nf));
+    }
+    free(vals);
+    free(fields);
+    return rc;
+}
+
+static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
+{
+    enum { N_FIXED = 7 };
+    int nf = N_FIXED + m->n_modes;
+    const char *fixed[N_FIXED] = {"steps",    "rhs_evals", "guard_evals", "events",
+                                  "segments", "jac_evals", "wall_seconds"};
+    double vfixed[N_FIXED] = {(double)st->steps,  (double)st->rhs_evals, (double)st->guard_evals,
+                              (double)st->events, (double)st->segments,  (double)st->jac_evals,
+                              st->wall_seconds};
+    const char **fields = calloc((size_t)nf, sizeof *fields);
+    char **mode_fields = calloc((size_t)(m->n_modes + 1), sizeof *mode_fields);
+    matvar_t **vals = calloc((size_t)nf, sizeof *vals);
+    int rc = -1;
+    if (!fields || !mode_fields || !vals) goto out;
+    for (int k = 0; k < N_FIXED; k++) {
+        fields[k] = fixed[k];
+        vals[k] = mat_scalar(NULL, vfixed[k]);
+    }
+    for (int k = 0; k < m->n_modes; k++) {
+        size_t len = strlen(m->mode_names[k]) + 6;
+        if (!(mode_fields[k] = malloc(len))) goto out;
+        snprintf(mode_fields[k], len, "time_%s", m->mode_names[k]);
+        fields[N_FIXED + k] = mode_fields[k];
+        vals[N_FIXED + k] = mat_scalar(NULL, k < STSL_MAX_MODES ? st->mode_time[k] : NAN);
+    }
+    rc = put(mat, mat_struct("stats", fields, vals, nf));
+    memset(vals, 0, sizeof *vals * (size_t)nf);
+out:
+    for (int k = 0; vals && k < nf; k++)
+        Mat_VarFree(vals[k]);
+    free_strs(mode_fields, m->n_modes);
+    free(fields);
+    free(vals);
+    return rc;
+}
+
+static int write_file(mat_sink *m, stsl_error *err)
+{
+    const stsl_mem_result *r = stsl_mem_sink_result(&m->mem);
+    char header[116];
+    /* The text must begin "MATLAB 5.0 MAT-file": readers look for it. */
+    snprintf(header, sizeof header, "MATLAB 5.0 MAT-file, written by stickslip %s", m->version);
+    mat_t *mat = Mat_CreateVer(m->tmp, header, MAT_FT_MAT5);
+    if (!mat) return stsl_error_set(err, STSL_EIO, "%s: cannot create the MAT file", m->tmp);
+    const char *what = "trajectory";
+    int bad = write_trajectory(mat, m, r);
+    if (!bad) bad = write_events(mat, m, r), what = "events";
+    if (!bad) bad = write_units(mat, m), what = "units";
+    if (!bad)
+        bad = put(mat, mat_cellstr("mode_names", (const char *const *)m->mode_names, m->n_modes)),
+        what = "mode_names";
+    if (!bad)
+        bad = put(mat, mat_cellstr("kind_names", (const char *const *)m->kind_names, m->n_kinds)),
+        what = "kind_names";
+    if (!bad) bad = write_stats(mat, m, &r->stats), what = "stats";
+    if (!bad) bad = put(mat, mat_text("config", m->yaml)), what = "config";
+    if (!bad) bad = put(mat, mat_scalar("complete", r->complete ? 1.0 : 0.0)), what = "complete";
+    if (!bad) bad = put(mat, mat_text("message", r->complete ? "" : r->message)), what = "message";
+    if (!bad) bad = put(mat, mat_text("program", "stickslip")), what = "program";
+    if (!bad) bad = put(mat, mat_text("version", m->version)), what = "version";
+    if (!bad) bad = put(mat, mat_text("created_utc", m->created)), what = "created_utc";
+    if (Mat_Close(mat) != 0 && !bad) bad = 1, what = "the end of the file";
+    if (bad) return stsl_error_set(err, STSL_EIO, "%s: cannot write %s", m->tmp, what);
+    return STSL_OK;
+}
+
+/* ---- the sink ops ---------------------------------------------------------------- */
+
+static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    mat_sink *m = self;
+    if (m->began) return stsl_error_set(err, STSL_EINPUT, "%s: sink begun twice", m->path);
+    m->n_cols = l->n_cols;
+    m->n_modes = l->n_modes;
+    m->n_kinds = l->n_kinds;
+    m->names = calloc((size_t)l->n_cols + 1, sizeof *m->names);
+    m->units = calloc((size_t)l->n_cols + 1, sizeof *m->units);
+    m->mode_names = dup_strs(l->mode_names, l->n_modes);
+    m->kind_names = dup_strs(l->kind_names, l->n_kinds);
+    int ok = m->names && m->units && m->mode_names && m->kind_names &&
+             (m->names[0] = dup_str("t")) && (m->units[0] = dup_str(l->time_units));
+    for (int c = 0; ok && c < l->n_cols; c++)
+        ok = (m->names[c + 1] = dup_str(l->cols[c].name)) &&
+             (m->units[c + 1] = dup_str(l->cols[c].units));
+    if (!ok) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", m->path);
+    m->max_samples = m->max_bytes / (8L * (l->n_cols + 1));
+    m->began = 1;
+    return stsl_sink_begin(&m->mem, l, err);
+}
+
+static int ms_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    mat_sink *m = self;
+    if (stsl_mem_sink_result(&m->mem)->n_samples >= m->max_samples)
+        return stsl_error_set(err, STSL_EIO,
+                              "%s: more than %ld samples at t = %.9g: a MAT file's trajectory is "
+                              "held in memory and limited to %ld bytes (STSL_MAT_MAX_BYTES); "
+                              "write HDF5 (-o OUT.h5) for runs this long",
+                              m->path, m->max_samples, t, m->max_bytes);
+    return stsl_sink_sample(&m->mem, t, mode, cols, err);
+}
+
+static int ms_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    return stsl_sink_event(&((mat_sink *)self)->mem, ev, err);
+}
+
+static int ms_end(void *self, const stsl_stats *st, int complete, const char *message,
+                  stsl_error *err)
+{
+    mat_sink *m = self;
+    if (m->ended) return stsl_error_set(err, STSL_EINPUT, "%s: sink ended twice", m->path);
+    int rc;
+    if (!m->began) {
+        /* A run that failed before begin() still leaves a readable file. */
+        stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL};
+        if ((rc = ms_begin(m, &empty, err)) != STSL_OK) return rc;
+    }
+    if ((rc = stsl_sink_end(&m->mem, st, complete, message, err)) != STSL_OK) return rc;
+    if ((rc = write_file(m, err)) != STSL_OK) return rc;
+    if ((rc = stsl_output_commit(m->tmp, m->path, &m->mark, &m->replaced, err)) != STSL_OK)
+        return rc;
+    m->ended = 1;
+    return STSL_OK;
+}
+
+static void ms_destroy(void *self)
+{
+    mat_sink *m = self;
+    if (!m) return;
+    /* Without a successful end() the .tmp file is an unfinished result. */
+    if (!m->ended && m->tmp) remove(m->tmp);
+    stsl_sink_free(&m->mem);
+    free_strs(m->names, m->n_cols + 1);
+    free_strs(m->units, m->n_cols + 1);
+    free_strs(m->mode_names, m->n_modes);
+    free_strs(m->kind_names, m->n_kinds);
+    free(m->path);
+    free(m->tmp);
+    free(m->yaml);
+    free(m->version);
+    free(m);
+}
+
+static const stsl_sink_ops mat_ops = {ms_begin, ms_sample, ms_event, ms_end, ms_destroy};
+
+int stsl_mat_sink_replaced(const stsl_sink *s)
+{
+    if (!s || s->ops != &mat_ops) return 0;
+    return ((const mat_sink *)s->self)->replaced;
+}
+
+int stsl_mat_sink_create(const char *path, const char *config_yaml, const char *program_version,
+                         long max_bytes, stsl_sink *out, stsl_error *err)
+{
+    if (!path || !path[0] || !out)
+        return stsl_error_set(err, STSL_EINPUT, "MAT sink: no output path given");
+    mat_sink *m = calloc(1, sizeof *m);
+    if (!m) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int rc = STSL_OK;
+    if (!(m->path = dup_str(path)) || !(m->yaml = dup_str(config_yaml)) ||
+        !(m->version = dup_str(program_version)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (!rc) rc = stsl_output_check_regular(path, "a MAT result", err);
+    if (!rc) rc = stsl_out_make_parent_dirs(path, err);
+    if (!rc) rc = stsl_output_temp(path, &m->tmp, &m->mark, err);
+    if (!rc) rc = stsl_mem_sink_create(&m->mem, err);
+    /* Fail now, before the run, when the file cannot be created. */
+    mat_t *probe = rc ? NULL : Mat_CreateVer(m->tmp, NULL, MAT_FT_MAT5);
+    if (!rc && !probe) rc = stsl_error_set(err, STSL_EIO, "%s: cannot create the MAT file", m->tmp);
+    if (probe) Mat_Close(probe);
+    if (rc) {
+        ms_destroy(m);
+        return rc;
+    }
+    stsl_out_utc_now(m->created, sizeof m->created);
+    m->max_bytes = max_bytes > 0 ? max_bytes : STSL_MAT_MAX_BYTES;
+    out->ops = &mat_ops;
+    out->self = m;
+    return STSL_OK;
+}
