@@ -505,7 +505,10 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
     if (!rc) {
         pl.study = s;
         pl.base = base;
-        writer_state ws = {w, o, out, now_seconds(), now_seconds(), 0.0};
+        /* last_flush = -inf: the first row written is flushed at once, so the
+         * file shows progress from the start (a study shorter than
+         * FLUSH_SECONDS would otherwise show none until it ends). */
+        writer_state ws = {w, o, out, now_seconds(), -INFINITY, 0.0};
         out->n_runs = stsl_study_n_variants(s);
         rc = run_pool(&pl, stsl_study_h5_n_done(w), &ws, err);
         out->n_done = stsl_study_h5_n_done(w);
