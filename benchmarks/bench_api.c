@@ -66,7 +66,7 @@ static double clone_set_batch(const stsl_cfg *cfg)
 }
 
 /* The same plain runs through the internal run function without the
- * dissipated-energy quadrature: what the summary's energy costs. */
+ * dissipated energy: what the summary's energy costs (coulomb: F_D dx per segment). */
 static double internal_batch(const stsl_cfg *cfg, int power)
 {
     const stsl_config *c = &cfg->c;
@@ -111,7 +111,7 @@ int main(void)
            100.0 * (s - p) / p);
     printf("  clone + set + free   %8.2f us alone = %.3f %% of a plain run\n", 1e6 * c,
            100.0 * c / p);
-    printf("  internal run, energy quadrature off %8.1f us, on %8.1f us (%+.2f %%)\n", 1e6 * w0,
+    printf("  internal run, dissipated energy off %8.1f us, on %8.1f us (%+.2f %%)\n", 1e6 * w0,
            1e6 * w1, 100.0 * (w1 - w0) / w0);
     stsl_cfg_free(cfg);
     return 0;

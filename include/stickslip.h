@@ -170,11 +170,18 @@ typedef struct stsl_summary {
     int n_modes;
     const char *mode_names[STSL_SUMMARY_MAX_MODES];
     double mode_time[STSL_SUMMARY_MAX_MODES];
-    /* Energy dissipated by friction, the integral of F_f v dt: a CVODES
-     * quadrature on the solver's own steps (same method and order as the
-     * state, so as accurate as the state, and not influencing the steps; it
-     * costs one friction evaluation per step).  NaN for the fixed-step
-     * schemes. */
+    /* Energy dissipated by friction: the integral of F_f v dt, with F_f the
+     * friction force alone (the dry friction of a hybrid law, the whole
+     * force of a smooth law or LuGre; never the damper nor the stop
+     * reaction) and v the velocity relative to the base.  Nothing slides
+     * while stuck or on a stop: no work there.  In a slip segment whose
+     * friction level is constant (coulomb, or stribeck with static_ratio 1,
+     * under a constant load or with both efficiencies 1) it is F_D (x_end -
+     * x_start) with the segment's own F_D, exactly and at no cost; elsewhere
+     * a CVODES quadrature on the solver's own steps (same method and order
+     * as the state, so as accurate as the state, and not influencing the
+     * steps; it costs one friction evaluation per step).  NaN for the
+     * fixed-step schemes. */
     double dissipated_energy;
     /* Statistics. */
     long n_events, steps, rhs_evals, guard_evals, segments, jac_evals;

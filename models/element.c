@@ -558,9 +558,39 @@ static double el_power(void *self, int mode, double t, const double *y)
     return moving_friction(e, &f, mode, y) * y[1];
 }
 
-static const stsl_hmodel_ops element_ops = {
-    el_rhs,     el_guards, el_transition, el_max_step, el_next_time_event,
-    el_outputs, el_jac,    el_power};
+/* 1 when a slip segment's dry friction is its value at the start for the
+ * whole segment: a hybrid law without a Stribeck excess (coulomb, or
+ * static_ratio 1), whose level does not follow the load (efficiencies 1)
+ * or under a constant load.  A load that only changes sign is not enough:
+ * its magnitude still moves the level. */
+static int level_is_constant(const stsl_element *e)
+{
+    const stsl_friction_params *fp = &e->p.friction;
+    if (e->smooth || e->lugre) return 0;
+    if (fp->law == STSL_LAW_STRIBECK && fp->static_ratio != 1.0) return 0;
+    return !e->load_varies || (fp->eff_opposing == 1.0 && fp->eff_aiding == 1.0);
+}
+
+/* The power F_f v is F_f dx/dt (v is the rate of x, both relative to the
+ * base): with F_f constant over a slip segment its work is F_f (x_end -
+ * x_start), exactly.  Everything else is integrated. */
+static int el_work_form(void *self, int mode, double t, const double *y, stsl_work_form *out)
+{
+    const stsl_element *e = self;
+    if ((mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG) || !level_is_constant(e))
+        return 0;
+    inputs in;
+    forces f;
+    eval_inputs(e, t, &in);
+    eval_forces(e, &in, y[0], y[1], &f);
+    out->index = 0;
+    out->coef = slip_friction(e, &f, mode, y[1]);
+    return 1;
+}
+
+static const stsl_hmodel_ops element_ops = {el_rhs,      el_guards,          el_transition,
+                                            el_max_step, el_next_time_event, el_outputs,
+                                            el_jac,      el_power,           el_work_form};
 
 /* ---- layout ------------------------------------------------------------------ */
 

@@ -81,9 +81,13 @@ struct stsl_hsolver {
     int n, n_roots;
 
     SUNContext ctx;
-    N_Vector y;  /* CVODE's state */
-    N_Vector yd; /* scratch for dense output */
-    N_Vector q;  /* the power's quadrature (opts.integrate_power only) */
+    N_Vector y;          /* CVODE's state */
+    N_Vector yd;         /* scratch for dense output */
+    N_Vector q;          /* the power's quadrature (opts.integrate_power only) */
+    int q_on;            /* CVodeQuadInit done: the quadrature runs in every segment from then on */
+    int seg_exact;       /* the current segment's work is a difference of states */
+    stsl_work_form form; /* ... this one (seg_exact) */
+    double seg_y0;       /* y[form.index] at the segment's start (seg_exact) */
     void *cv;
     SUNNonlinearSolver nls; /* Adams: fixed-point iteration */
     SUNMatrix J;            /* BDF: dense Jacobian and its solver */
@@ -294,15 +298,12 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
         if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
     }
     if (CVodeRootInit(s->cv, s->n_roots, cv_roots)) goto fail;
-    /* The work integral is a CVODES quadrature: integrated on the state's
-     * own steps with the same method and order (one evaluation of the power
-     * per step), so it is as accurate as the state; without error control
-     * on it (the default) it cannot change a single step of the state. */
+    /* The work integral's vector; the quadrature itself starts with the
+     * first segment that needs it (start_quadrature). */
     if (s->opts.integrate_power && s->model->ops->power) {
         s->q = N_VNew_Serial(1, s->ctx);
         if (!s->q) goto fail;
         N_VConst(0.0, s->q);
-        if (CVodeQuadInit(s->cv, cv_quad, s->q)) goto fail;
     }
     if (CVodeSetNoInactiveRootWarn(s->cv)) goto fail;
     /* One-step mode returns after every step; the cap only matters for the
@@ -428,7 +429,9 @@ static void close_segment(stsl_hsolver *s)
         s->stats.steps += nst;
         /* The segment's share of the work, read at its end (a root or stop
          * time inside the last step: CVODES interpolates it there). */
-        if (s->q && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
+        if (s->seg_exact)
+            s->stats.work += s->form.coef * (s->ycur[s->form.index] - s->seg_y0);
+        else if (s->q_on && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
             s->stats.work += N_VGetArrayPointer(s->q)[0];
         s->cv_active = 0;
     }
@@ -439,6 +442,35 @@ static double stop_time(const stsl_hsolver *s)
 {
     double te = s->model->ops->next_time_event(s->model->self, s->t);
     return te < s->opts.t_end ? te : s->opts.t_end;
+}
+
+/* How the segment about to open gets its work.  The quadrature is a
+ * CVODES quadrature: integrated on the state's own steps with the same
+ * method and order (one evaluation of the power per step), so it is as
+ * accurate as the state; without error control on it (the default) it
+ * cannot change a single step of the state.  It starts with the first
+ * segment that needs it and then runs in every segment (CVODES can switch
+ * it off only by freeing it, and a run's segments of one mode all answer
+ * alike for the element); a segment with an exact form still takes the
+ * difference of states.  Returns nonzero when CVodeQuadInit failed. */
+static int plan_work(stsl_hsolver *s)
+{
+    s->seg_exact = 0;
+    if (!s->q) return 0;
+    const stsl_hmodel_ops *ops = s->model->ops;
+    if (ops->work_form && ops->work_form(s->model->self, s->mode, s->t, s->ycur, &s->form) &&
+        s->form.index >= 0 && s->form.index < s->n) {
+        s->seg_exact = 1;
+        s->seg_y0 = s->ycur[s->form.index];
+    } else if (!s->q_on) {
+        N_VConst(0.0, s->q);
+        if (CVodeQuadInit(s->cv, cv_quad, s->q)) return -1;
+        s->q_on = 1;
+        return 0;
+    }
+    if (!s->q_on) return 0;
+    N_VConst(0.0, s->q);
+    return CVodeQuadReInit(s->cv, s->q);
 }
 
 static int open_segment(stsl_hsolver *s, stsl_error *err)
@@ -452,9 +484,8 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     int dirs[STSL_MAX_GUARDS] = {0};
     for (int i = 0; i < cur_mode(s)->n_guards; i++)
         dirs[i] = cur_mode(s)->guard_dir[i];
-    if (s->q) N_VConst(0.0, s->q);
-    if (CVodeReInit(s->cv, s->t, s->y) || (s->q && CVodeQuadReInit(s->cv, s->q)) ||
-        CVodeSetRootDirection(s->cv, dirs) || CVodeSetStopTime(s->cv, stop_time(s)))
+    if (CVodeReInit(s->cv, s->t, s->y) || plan_work(s) || CVodeSetRootDirection(s->cv, dirs) ||
+        CVodeSetStopTime(s->cv, stop_time(s)))
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
     s->cv_active = 1;
     return STSL_OK;

@@ -54,6 +54,14 @@ typedef struct stsl_transition {
     int again; /* 1: record this event, then call again with STSL_REASON_RECHECK */
 } stsl_transition;
 
+/* A segment whose power is a constant times the rate of one state
+ * component: its work is coef * (y_end[index] - y_start[index]), exactly,
+ * with no quadrature (ops->work_form). */
+typedef struct stsl_work_form {
+    int index;   /* the state component whose rate the power is proportional to */
+    double coef; /* the constant over the whole segment */
+} stsl_work_form;
+
 typedef struct stsl_hmodel_ops {
     /* ydot = f(t, y) in `mode`; return 0, >0 recoverable, <0 fatal (CVODE's convention). */
     int (*rhs)(void *self, int mode, double t, const double *y, double *ydot);
@@ -79,6 +87,13 @@ typedef struct stsl_hmodel_ops {
      * when opts.integrate_power is set.  Integrated in ordinary modes only: it must
      * vanish in frozen ones. */
     double (*power)(void *self, int mode, double t, const double *y);
+    /* Optional (NULL: every segment's power is integrated): called when a
+     * segment in an ordinary `mode` opens at (t, y).  Return 1 and fill `out`
+     * when the power over the whole segment (until its next event or time
+     * event) is out->coef * dy[out->index]/dt with a constant coef: its work
+     * is then taken as a difference of states, exactly and for free.
+     * Return 0 when the power must be integrated. */
+    int (*work_form)(void *self, int mode, double t, const double *y, stsl_work_form *out);
 } stsl_hmodel_ops;
 
 /* Linear multistep method of the CVODE instance. */
@@ -114,8 +129,10 @@ typedef struct stsl_hsolver_opts {
     const double *output_times;
     long n_output_times;
     int grid_only;
-    /* 1: integrate the model's power (ops->power) into stsl_stats.work (a
-     * CVODES quadrature: one power evaluation per step, so it is asked for). */
+    /* 1: integrate the model's power (ops->power) into stsl_stats.work: a
+     * difference of states where ops->work_form says the segment allows it,
+     * else a CVODES quadrature (one power evaluation per step, so it is
+     * asked for). */
     int integrate_power;
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);

@@ -320,6 +320,70 @@ static void dissipated_energy_closed_form(void **state)
     stsl_cfg_free(c);
 }
 
+/* Run a YAML text into a summary that must end stuck (v = 0). */
+static void run_to_rest(const char *yaml, stsl_summary *s)
+{
+    stsl_err err;
+    stsl_cfg *c = stsl_cfg_parse(yaml, NULL, &err);
+    assert_non_null(c);
+    assert_int_equal(stsl_run(c, STSL_OUTPUT_NONE, NULL, s, &err), 0);
+    assert_int_equal(s->complete, 1);
+    assert_string_equal(s->final_mode, "STUCK");
+    assert_string_equal(s->col_names[0], "x");
+    assert_string_equal(s->col_names[1], "v");
+    assert_true(s->final[1] == 0.0);
+    stsl_cfg_free(c);
+}
+
+/* A Stribeck level varies with the speed, so the energy is the quadrature
+ * of F_f v.  Checked against the energy balance, which does not use it: a
+ * spring-mass released from x0 at rest, with no damper and no input, comes
+ * to rest at x_end (several reversals on the way), so friction took
+ * k (x0^2 - x_end^2) / 2.  The quadrature rides on the state's steps with
+ * the state's method and order; its error is of the state's order (rtol
+ * 1e-10 over ~10 segments: ~1e-9 relative), and x_end carries the state's
+ * error (~1e-12 m, 1e-11 of the energy).  1e-7 relative leaves a margin of
+ * 100 and still catches a segment left out or counted twice (each carries
+ * more than 1 % of the energy). */
+static void dissipated_energy_stribeck_balance(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0, spring: {stiffness: 100.0}}\n"
+                       "friction: {law: stribeck, dynamic: 1.0, static_ratio: 1.5,\n"
+                       "           stribeck_velocity: 0.1}\n"
+                       "initial: {position: 0.2, velocity: 0.0}\n"
+                       "simulation: {t_end: 10.0, output_step: 0, rtol: 1e-10, atol: 1e-12}\n";
+    stsl_summary s;
+    run_to_rest(yaml, &s);
+    assert_true(stsl_summary_events(&s, "reversal") >= 4);
+    double x1 = s.final[0];
+    double balance = 0.5 * 100.0 * (0.2 * 0.2 - x1 * x1);
+    assert_true(balance > 1.9);
+    assert_close(s.dissipated_energy, balance, 1e-7 * balance);
+}
+
+/* A constant aiding load with EtA < 1 raises the level to F_D = 3 +
+ * (1 - 0.5) 2 = 4 N (a constant level: the exact path, with the load's
+ * share).  From v0 = 1 m/s the net deceleration is (4 - 2) / 1 = 2 m/s^2,
+ * so the element stops at x = 1 / (2 2) = 0.25 m having taken
+ * 4 0.25 = 1 J, which the energy balance confirms: m v0^2 / 2 + F_R x_end.
+ * x_end carries the state's error (rtol 1e-10): 1e-9 relative is asked. */
+static void dissipated_energy_constant_load(void **state)
+{
+    (void)state;
+    const char *yaml = "element: {mass: 1.0}\n"
+                       "friction: {law: coulomb, dynamic: 3.0, static_ratio: 1.5,\n"
+                       "           efficiency_opposing: 0.8, efficiency_aiding: 0.5}\n"
+                       "inputs: {load: {type: constant, value: 2.0}}\n"
+                       "initial: {position: 0.0, velocity: 1.0}\n"
+                       "simulation: {t_end: 1.0, output_step: 0, rtol: 1e-10, atol: 1e-12}\n";
+    stsl_summary s;
+    run_to_rest(yaml, &s);
+    assert_close(s.final[0], 0.25, 1e-9 * 0.25);
+    assert_close(s.dissipated_energy, 1.0, 1e-9);
+    assert_close(s.dissipated_energy, 0.5 + 2.0 * s.final[0], 1e-9);
+}
+
 /* ---- errors ---------------------------------------------------------------- */
 
 static void errors_are_values(void **state)
@@ -355,6 +419,8 @@ int main(void)
         cmocka_unit_test(clone_is_deep),
         cmocka_unit_test(outputs_agree),
         cmocka_unit_test(dissipated_energy_closed_form),
+        cmocka_unit_test(dissipated_energy_stribeck_balance),
+        cmocka_unit_test(dissipated_energy_constant_load),
         cmocka_unit_test(errors_are_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

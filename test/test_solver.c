@@ -124,8 +124,9 @@ static void toy_outputs(void *self, int mode, double t, const double *y, double 
     c[1] = y[1];
 }
 
-static const stsl_hmodel_ops toy_ops = {toy_rhs,        toy_guards,  toy_transition, toy_max_step,
-                                        toy_next_event, toy_outputs, NULL,           NULL};
+static const stsl_hmodel_ops toy_ops = {toy_rhs,      toy_guards,     toy_transition,
+                                        toy_max_step, toy_next_event, toy_outputs,
+                                        NULL,         NULL,           NULL};
 
 static stsl_hmodel toy_model(toy *m)
 {

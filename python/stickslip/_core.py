@@ -1,0 +1,339 @@
+"""Configurations, runs and results over the C API (include/stickslip.h)."""
+import json
+
+import numpy as np
+
+from ._lib import ffi, lib
+
+# Units of the output columns by domain, as docs/hdf5-layout.md lists them.
+_UNITS = {
+    "translational": {"x": "m", "v": "m/s", "a": "m/s^2", "friction": "N"},
+    "rotational": {"x": "rad", "v": "rad/s", "a": "rad/s^2", "friction": "N·m"},
+}
+
+
+class Error(Exception):
+    """Base of every stickslip error; `code` is the C API's stsl_rc."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+class InputError(Error, ValueError):
+    """A bad configuration, key, value or argument (stickslip exit code 2)."""
+
+
+class FileError(Error, OSError):
+    """A file could not be read or written (exit code 1)."""
+
+
+class SolverError(Error, RuntimeError):
+    """A run failed on the way (exit code 3); `result` holds what it reached."""
+
+    def __init__(self, message, code=None, result=None):
+        super().__init__(message, code)
+        self.result = result
+
+
+def _raise(err, result=None):
+    code = int(err.code)
+    message = ffi.string(err.message).decode()
+    if code == lib.STSL_RC_INPUT:
+        raise InputError(message, code)
+    if code == lib.STSL_RC_IO:
+        raise FileError(message, code)
+    if code == lib.STSL_RC_NOMEM:
+        raise MemoryError(message)
+    raise SolverError(message, code, result)
+
+
+def _new_err():
+    return ffi.new("stsl_err *")
+
+
+def _yaml(value):
+    """One line of YAML for a Python value (JSON is YAML's flow style)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        # repr() of a float is the shortest text that reads back to the
+        # same double, so the C side gets the value to the last bit.
+        return repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+    return json.dumps(value, default=_json_default)
+
+
+def _json_default(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    raise TypeError(f"cannot turn {type(value).__name__} into YAML")
+
+
+def _from_yaml_line(text):
+    """A number key comes back as a float, anything else as its YAML text."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    if text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+class Config:
+    """A validated configuration: every key holds a value (defaults filled).
+
+    Keys are dotted paths ("friction.dynamic"); setting one runs the same
+    checks as `stickslip run --set`, at once.
+    """
+
+    def __init__(self, handle):
+        self._h = ffi.gc(handle, lib.stsl_cfg_free)
+
+    @classmethod
+    def from_yaml(cls, text, base_dir=None):
+        err = _new_err()
+        h = lib.stsl_cfg_parse(text.encode(), base_dir.encode() if base_dir else ffi.NULL, err)
+        if h == ffi.NULL:
+            _raise(err)
+        return cls(h)
+
+    @classmethod
+    def from_dict(cls, d, base_dir=None):
+        return cls.from_yaml(json.dumps(d, default=_json_default), base_dir)
+
+    def copy(self):
+        err = _new_err()
+        h = lib.stsl_cfg_clone(self._h, err)
+        if h == ffi.NULL:
+            _raise(err)
+        return Config(h)
+
+    def __getitem__(self, key):
+        err = _new_err()
+        s = lib.stsl_cfg_get(self._h, key.encode(), err)
+        if s == ffi.NULL:
+            raise KeyError(ffi.string(err.message).decode())
+        try:
+            return _from_yaml_line(ffi.string(s).decode())
+        finally:
+            lib.stsl_free(s)
+
+    def __setitem__(self, key, value):
+        err = _new_err()
+        if lib.stsl_cfg_set(self._h, key.encode(), _yaml(value).encode(), err) != 0:
+            _raise(err)
+
+    def update(self, assignments):
+        """Set several keys at once, for keys only valid together
+        (simulation.scheme and simulation.step)."""
+        texts = [ffi.new("char[]", f"{k}={_yaml(v)}".encode()) for k, v in assignments.items()]
+        arr = ffi.new("const char *[]", texts)
+        err = _new_err()
+        if lib.stsl_cfg_set_all(self._h, arr, len(texts), err) != 0:
+            _raise(err)
+
+    def to_yaml(self):
+        err = _new_err()
+        s = lib.stsl_cfg_to_yaml(self._h, err)
+        if s == ffi.NULL:
+            _raise(err)
+        try:
+            return ffi.string(s).decode()
+        finally:
+            lib.stsl_free(s)
+
+    def write(self, path):
+        err = _new_err()
+        if lib.stsl_cfg_write(self._h, str(path).encode(), err) != 0:
+            _raise(err)
+
+    def __repr__(self):
+        return f"<stickslip.Config\n{self.to_yaml()}>"
+
+
+def load(path):
+    """Load and validate a YAML configuration file."""
+    err = _new_err()
+    h = lib.stsl_cfg_load(str(path).encode(), err)
+    if h == ffi.NULL:
+        _raise(err)
+    return Config(h)
+
+
+def _with(cfg, output_step):
+    if output_step is None:
+        return cfg
+    c = cfg.copy()
+    c["simulation.output_step"] = output_step
+    return c
+
+
+def _summary_stats(s):
+    """The statistics of a stsl_summary as a dict (names of stsl_result_stat)."""
+    stats = {
+        "steps": s.steps,
+        "rhs_evals": s.rhs_evals,
+        "guard_evals": s.guard_evals,
+        "segments": s.segments,
+        "jac_evals": s.jac_evals,
+        "events": s.n_events,
+        "wall_seconds": s.wall_seconds,
+        "t_reached": s.t_reached,
+        "dissipated_energy": s.dissipated_energy,
+        "complete": bool(s.complete),
+    }
+    for i in range(s.n_kinds):
+        stats["events." + ffi.string(s.kind_names[i]).decode()] = s.events[i]
+    for i in range(s.n_modes):
+        stats["mode_time." + ffi.string(s.mode_names[i]).decode()] = s.mode_time[i]
+    return stats
+
+
+_EVENT_VALUES = ("x", "v", "friction")
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U16"), ("mode_after", "U16")]
+_EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
+
+
+class Result:
+    """A run in memory: samples as numpy arrays, events, statistics.
+
+    The arrays are copies owned by numpy (the C result is freed at once).
+    Output columns are attributes (r.x, r.v, r.a, r.friction, ...) and in
+    r.columns; r.mode holds mode numbers, named by r.mode_names.
+    """
+
+    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg):
+        self.t, self.mode, self.columns = t, mode, columns
+        self.mode_names, self.events, self.stats = mode_names, events, stats
+        self.complete, self.message, self.units = complete, message, units
+        self._cfg = cfg
+
+    @classmethod
+    def _from_handle(cls, cfg, handle):
+        s = lib.stsl_result_summary(handle)
+        n = lib.stsl_result_n_samples(handle)
+        columns = {}
+        for i in range(s.n_cols):
+            name = ffi.string(s.col_names[i]).decode()
+            columns[name] = _column(handle, name, n)
+        units = {"t": "s", "mode": ""}
+        units.update(_UNITS.get(cfg["domain"], {}))
+        return cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
+                   [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
+                   _events(handle), _summary_stats(s), bool(s.complete),
+                   ffi.string(s.message).decode(), units, cfg)
+
+    def __getattr__(self, name):
+        cols = self.__dict__.get("columns", {})
+        if name in cols:
+            return cols[name]
+        raise AttributeError(name)
+
+    @property
+    def config(self):
+        return self._cfg
+
+    def save(self, path):
+        """Write the run to an HDF5 file in the layout of `stickslip run`.
+
+        The run is repeated into the file: a run is deterministic, so the
+        file holds these very samples (the tests check it bit for bit), and
+        the library's HDF5 writer stays the one definition of the layout."""
+        err = _new_err()
+        rc = lib.stsl_run(self._cfg._h, lib.STSL_OUTPUT_HDF5, str(path).encode(), ffi.NULL, err)
+        if rc != 0 and int(err.code) in (lib.STSL_RC_INPUT, lib.STSL_RC_IO, lib.STSL_RC_NOMEM):
+            _raise(err)
+
+    def __repr__(self):
+        state = "complete" if self.complete else f"incomplete: {self.message}"
+        return f"<stickslip.Result {len(self.t)} samples, {len(self.events)} events, {state}>"
+
+
+def _column(handle, name, n):
+    p = lib.stsl_result_column(handle, name.encode())
+    if p == ffi.NULL:
+        return np.empty(0)
+    return np.frombuffer(ffi.buffer(p, n * 8), dtype=np.float64).copy()
+
+
+def _events(handle):
+    n = lib.stsl_result_n_events(handle)
+    out = np.zeros(n, dtype=_EVENT_DTYPE)
+    ev = ffi.new("stsl_event *")
+    err = _new_err()
+    for i in range(n):
+        if lib.stsl_result_event(handle, i, ev, err) != 0:
+            _raise(err)
+        row = [ev.t, ffi.string(ev.kind).decode(), ffi.string(ev.mode_before).decode(),
+               ffi.string(ev.mode_after).decode()]
+        for c in _EVENT_VALUES:
+            for after in (0, 1):
+                row.append(lib.stsl_result_event_value(handle, i, c.encode(), after))
+        out[i] = tuple(row)
+    return out
+
+
+def run(cfg, output_step=None):
+    """Run `cfg` from t = 0 and return a Result.
+
+    output_step overrides simulation.output_step for this run only.  A run
+    that fails on the way raises SolverError whose `result` is the partial
+    Result."""
+    cfg = _with(cfg, output_step)
+    out = ffi.new("stsl_result **")
+    err = _new_err()
+    rc = lib.stsl_run_result(cfg._h, out, err)
+    if out[0] == ffi.NULL:
+        _raise(err)
+    try:
+        result = Result._from_handle(cfg.copy(), out[0])
+    finally:
+        lib.stsl_result_free(out[0])
+    if rc != 0:
+        _raise(err, result)
+    return result
+
+
+def read(path):
+    """A Result from a file written by `stickslip run` or Result.save().
+
+    Read with h5py (Debian's python3-h5py): the C API has no reader yet.
+    Events carry what the file has: friction_before is NaN there."""
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        tr = f["trajectory"]
+        names = {}
+        for item in tr["mode"].attrs["mode_names"].split(", "):
+            num, name = item.split(" ", 1)
+            names[int(num)] = name
+        mode_names = [names[k] for k in sorted(names)]
+        columns = {k: ds[:] for k, ds in tr.items() if k not in ("t", "mode")}
+        units = {k: ds.attrs["units"] for k, ds in tr.items()}
+        ev = f["events"][:]
+        events = np.zeros(len(ev), dtype=_EVENT_DTYPE)
+        events["t"] = ev["t"]
+        events["kind"] = [k.rstrip(b"\0").decode() for k in ev["kind"]]
+        events["mode_before"] = [names.get(int(m), str(m)) for m in ev["mode_before"]]
+        events["mode_after"] = [names.get(int(m), str(m)) for m in ev["mode_after"]]
+        events["x_before"] = events["x_after"] = ev["x"]
+        events["v_before"], events["v_after"] = ev["v_before"], ev["v_after"]
+        events["friction_before"], events["friction_after"] = np.nan, ev["friction"]
+        stats = {k: v.item() for k, v in f["stats"].attrs.items()}
+        cfg = Config.from_yaml(f["config"].asstr()[()])
+        return Result(tr["t"][:], tr["mode"][:].astype(np.int8), columns, mode_names, events,
+                      stats, int(f.attrs["complete"]) == 1, f.attrs["message"], units, cfg)
+
+
+def version():
+    return ffi.string(lib.stsl_lib_version()).decode()
+
+
+__all__ = ["Config", "Result", "Error", "InputError", "FileError", "SolverError", "load", "read",
+           "run", "version"]

@@ -1,0 +1,39 @@
+"""The cffi binding (ABI mode) to libstickslip.so.
+
+The declarations are not copied from stickslip.h: the build runs the C
+preprocessor over include/stickslip.h into `_cdef.h` beside this file (see
+cmake/python.cmake), and only the visibility attribute, which cffi's parser
+does not know, is removed here.  So the header stays the one definition of
+the API, and a change to it reaches Python at the next build.
+
+cffi releases the GIL around every call of a C function in ABI mode too
+(its call path wraps ffi_call in Py_BEGIN/END_ALLOW_THREADS), so a run or a
+sweep variant executing in C lets other Python threads run.
+"""
+import os
+import re
+
+from cffi import FFI
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _cdef_text():
+    with open(os.path.join(_here, "_cdef.h"), encoding="utf-8") as f:
+        text = f.read()
+    return re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", text)
+
+
+def _lib_path():
+    # STICKSLIP_LIB overrides the library found at build or install time.
+    path = os.environ.get("STICKSLIP_LIB")
+    if path:
+        return path
+    from ._libpath import LIBRARY
+
+    return LIBRARY
+
+
+ffi = FFI()
+ffi.cdef(_cdef_text())
+lib = ffi.dlopen(_lib_path())

@@ -1,0 +1,105 @@
+"""ss.sweep: many variants of one configuration, run in threads.
+
+Each variant is a copy of the configuration with the varied keys set, run
+into a summary only (stsl_run with STSL_OUTPUT_NONE): no trajectory is kept.
+The threads spend their time inside the C call, where cffi has released the
+GIL, so `jobs` threads run the variants in parallel.
+"""
+import concurrent.futures
+
+import numpy as np
+
+from ._core import InputError, _new_err, _raise
+from ._lib import ffi, lib
+
+
+class Sweep:
+    """The variants (`parameters`) and what each run did (`summary`), both
+    numpy structured arrays with one row per variant; `messages` holds why a
+    variant did not complete ("" when it did)."""
+
+    def __init__(self, parameters, summary, messages):
+        self.parameters = parameters
+        self.summary = summary
+        self.messages = messages
+
+    def to_pandas(self):
+        """One DataFrame: the parameters' columns, then the summary's."""
+        import pandas as pd
+
+        left = pd.DataFrame.from_records(self.parameters)
+        right = pd.DataFrame.from_records(self.summary)
+        return pd.concat([left, right], axis=1)
+
+    def __len__(self):
+        return len(self.parameters)
+
+
+def _variants(vary):
+    keys = list(vary)
+    values = [np.asarray(vary[k]).ravel() for k in keys]
+    n = {len(v) for v in values}
+    if len(n) != 1:
+        raise InputError("sweep: every array in vary must have the same length (one row per variant)")
+    return keys, values, n.pop()
+
+
+def _fields(s):
+    """The summary's columns, named from the first run's names."""
+    names = ["complete", "t_reached", "n_events", "dissipated_energy", "steps", "wall_seconds"]
+    for i in range(s.n_kinds):
+        k = ffi.string(s.kind_names[i]).decode()
+        names += [f"events_{k}", f"first_{k}", f"last_{k}"]
+    for i in range(s.n_modes):
+        names.append("time_" + ffi.string(s.mode_names[i]).decode())
+    for i in range(s.n_cols):
+        c = ffi.string(s.col_names[i]).decode()
+        names += [f"final_{c}", f"max_abs_{c}"]
+    return names
+
+
+def _row(s):
+    row = [bool(s.complete), s.t_reached, s.n_events, s.dissipated_energy, s.steps,
+           s.wall_seconds]
+    for i in range(s.n_kinds):
+        row += [s.events[i], s.first_event_time[i], s.last_event_time[i]]
+    row += [s.mode_time[i] for i in range(s.n_modes)]
+    for i in range(s.n_cols):
+        row += [s.final[i], s.max_abs[i]]
+    return row
+
+
+def _run_one(cfg, keys, values, i):
+    c = cfg.copy()
+    for k, v in zip(keys, values):
+        c[k] = v[i]
+    s = ffi.new("stsl_summary *")
+    err = _new_err()
+    rc = lib.stsl_run(c._h, lib.STSL_OUTPUT_NONE, ffi.NULL, s, err)
+    if rc != 0 and int(err.code) in (lib.STSL_RC_INPUT, lib.STSL_RC_IO, lib.STSL_RC_NOMEM):
+        _raise(err)
+    message = ffi.string(s.message).decode() if not s.complete else ""
+    return _fields(s), _row(s), message
+
+
+def sweep(cfg, vary, jobs=1):
+    """Run one variant per index of the arrays in `vary` ({key: array});
+    all arrays have one length (for a grid, pass np.meshgrid(...) arrays
+    raveled).  A variant whose value is refused raises InputError before
+    anything is lost; a variant that fails in the solver is a row with
+    complete = False and its message in `messages`."""
+    keys, values, n = _variants(vary)
+    for k, v in zip(keys, values):  # refuse a bad value before running anything
+        probe = cfg.copy()
+        for x in np.unique(v):
+            probe[k] = x
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+        done = list(pool.map(lambda i: _run_one(cfg, keys, values, i), range(n)))
+    parameters = np.zeros(n, dtype=[(k, v.dtype) for k, v in zip(keys, values)])
+    for k, v in zip(keys, values):
+        parameters[k] = v
+    fields = done[0][0] if done else []
+    dtype = [(f, "?" if f == "complete" else ("i8" if f.startswith(("events_", "n_", "steps")) else "f8"))
+             for f in fields]
+    summary = np.array([tuple(d[1]) for d in done], dtype=dtype)
+    return Sweep(parameters, summary, [d[2] for d in done])
