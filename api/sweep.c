@@ -38,6 +38,17 @@ typedef struct plan {
     char modes[STSL_MAX_MODES][32];
 } plan;
 
+/* A loaded study ready to run (see sweep.h). */
+struct stsl_sweep_plan {
+    plan pl;
+    stsl_study *study;
+    stsl_cfg *base;
+    char *base_yaml;
+    stsl_study_info info;
+    const char *kinds[STSL_STUDY_MAX_KINDS];
+    const char *modes[STSL_MAX_MODES];
+};
+
 typedef struct pool {
     const plan *pl;
     pthread_mutex_t mu;
@@ -330,34 +341,47 @@ static void report(writer_state *ws, int force)
     ws->o->progress(ws->o->progress_ctx, ws->prog);
 }
 
-/* The calling thread: take rows in order, write, flush, report. */
-static int write_rows(pool *p, writer_state *ws, stsl_error *err)
+/* The file's consumer: write, flush, report (row NULL: an idle tick). */
+static int write_row(void *ctx, const stsl_study_row *row, stsl_error *err)
+{
+    writer_state *ws = ctx;
+    int rc = STSL_OK;
+    if (row) {
+        rc = stsl_study_h5_append(ws->w, row, err);
+        ws->prog->n_session++;
+    }
+    if (!rc && now_seconds() - ws->last_flush >= FLUSH_SECONDS) {
+        rc = stsl_study_h5_flush(ws->w, err);
+        ws->last_flush = now_seconds();
+    }
+    if (!rc) report(ws, 0);
+    return rc;
+}
+
+/* The calling thread: hand the rows in order to `take`. */
+static int take_rows(pool *p, volatile sig_atomic_t *stop, stsl_sweep_take take, void *ctx,
+                     stsl_error *err)
 {
     stsl_study_row row;
     int rc = STSL_OK;
     for (;;) {
-        if (ws->o->stop && *ws->o->stop) stop_pool(p);
+        if (stop && *stop) stop_pool(p);
         int got = next_row(p, PROGRESS_SECONDS, &row);
         if (got < 0) break;
-        if (got > 0 && !rc) {
-            rc = stsl_study_h5_append(ws->w, &row, err);
-            ws->prog->n_session++;
-        }
+        if (!rc) rc = take(ctx, got > 0 ? &row : NULL, err);
         if (got > 0) free(row.ev);
         if (rc) stop_pool(p); /* keep taking rows so that the workers end */
-        if (!rc && now_seconds() - ws->last_flush >= FLUSH_SECONDS) {
-            rc = stsl_study_h5_flush(ws->w, err);
-            ws->last_flush = now_seconds();
-        }
-        if (!rc) report(ws, 0);
     }
     return rc;
 }
 
-static int run_pool(const plan *pl, long first, writer_state *ws, stsl_error *err)
+int stsl_sweep_plan_run(const stsl_sweep_plan *sp, long first, long end, int jobs,
+                        volatile sig_atomic_t *stop, stsl_sweep_take take, void *ctx,
+                        stsl_error *err)
 {
-    int jobs = ws->o->jobs > 0 ? ws->o->jobs : 1;
-    pool p = {.pl = pl, .next = first, .end = stsl_study_n_variants(pl->study), .written = first};
+    const plan *pl = &sp->pl;
+    jobs = jobs > 0 ? jobs : 1;
+    pool p = {.pl = pl, .next = first, .end = end, .written = first};
     pthread_t *th = malloc((size_t)jobs * sizeof *th);
     p.ring = calloc(WINDOW, sizeof *p.ring);
     if (!th || !p.ring) {
@@ -375,7 +399,7 @@ static int run_pool(const plan *pl, long first, writer_state *ws, stsl_error *er
         p.running++;
     }
     pthread_mutex_unlock(&p.mu);
-    int rc = started ? write_rows(&p, ws, err)
+    int rc = started ? take_rows(&p, stop, take, ctx, err)
                      : stsl_error_set(err, STSL_ENOMEM, "sweep: cannot start a thread");
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
@@ -468,49 +492,79 @@ static int open_output(const stsl_study *s, const stsl_study_info *info, const s
     return stsl_study_h5_create(o->output, s, info, w, err);
 }
 
-int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
-                   stsl_error *err)
+void stsl_sweep_plan_free(stsl_sweep_plan *sp)
 {
-    stsl_study *s = NULL;
-    stsl_cfg *base = NULL;
-    stsl_study_h5 *w = NULL;
-    char *base_yaml = NULL;
-    plan pl = {0};
-    stsl_study_info info = {0};
-    memset(out, 0, sizeof *out);
-    int rc = stsl_study_load(study_path, &s, err);
-    if (!rc && !(base = load_base(s, o, err))) rc = err ? err->code : STSL_EINPUT;
-    if (!rc) rc = check_keys(s, base, err);
-    if (!rc && !(base_yaml = stsl_config_to_yaml(&base->c)))
+    if (!sp) return;
+    free(sp->base_yaml);
+    stsl_cfg_free(sp->base);
+    stsl_study_free(sp->study);
+    free(sp);
+}
+
+int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_plan **out,
+                         stsl_error *err)
+{
+    *out = NULL;
+    stsl_sweep_plan *sp = calloc(1, sizeof *sp);
+    if (!sp) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int rc = stsl_study_load(study_path, &sp->study, err);
+    if (!rc && !(sp->base = load_base(sp->study, o, err))) rc = err ? err->code : STSL_EINPUT;
+    if (!rc) rc = check_keys(sp->study, sp->base, err);
+    if (!rc && !(sp->base_yaml = stsl_config_to_yaml(&sp->base->c)))
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (!rc) rc = describe_model(base, &pl, &info, err);
-    const char *kinds[STSL_STUDY_MAX_KINDS];
-    for (int k = 0; k < pl.n_kinds; k++)
-        kinds[k] = pl.kinds[k];
-    info.base_yaml = base_yaml;
-    info.version = o->version;
-    const char *modes[STSL_MAX_MODES];
-    for (int m = 0; m < pl.n_modes; m++)
-        modes[m] = pl.modes[m];
-    info.n_kinds = pl.n_kinds;
-    info.kind_names = kinds;
-    info.n_modes = pl.n_modes;
-    info.mode_names = modes;
-    if (!rc && stsl_study_store(s) == STSL_STORE_FULL)
+    if (!rc) rc = describe_model(sp->base, &sp->pl, &sp->info, err);
+    if (!rc && stsl_study_store(sp->study) == STSL_STORE_FULL)
         rc = stsl_error_set(err, STSL_EINPUT,
                             "%s: store: full is not available yet (use summary or events; run "
                             "single variants with stickslip run --set)",
                             study_path);
-    if (!rc) rc = open_output(s, &info, o, &w, err);
+    if (rc) {
+        stsl_sweep_plan_free(sp);
+        return rc;
+    }
+    for (int k = 0; k < sp->pl.n_kinds; k++)
+        sp->kinds[k] = sp->pl.kinds[k];
+    for (int m = 0; m < sp->pl.n_modes; m++)
+        sp->modes[m] = sp->pl.modes[m];
+    sp->info.base_yaml = sp->base_yaml;
+    sp->info.version = o->version;
+    sp->info.n_kinds = sp->pl.n_kinds;
+    sp->info.kind_names = sp->kinds;
+    sp->info.n_modes = sp->pl.n_modes;
+    sp->info.mode_names = sp->modes;
+    sp->pl.study = sp->study;
+    sp->pl.base = sp->base;
+    *out = sp;
+    return STSL_OK;
+}
+
+long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp)
+{
+    return stsl_study_n_variants(sp->study);
+}
+
+int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
+                           stsl_error *err)
+{
+    return open_output(sp->study, &sp->info, o, w, err);
+}
+
+int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
+                   stsl_error *err)
+{
+    stsl_sweep_plan *sp = NULL;
+    stsl_study_h5 *w = NULL;
+    memset(out, 0, sizeof *out);
+    int rc = stsl_sweep_plan_open(study_path, o, &sp, err);
+    if (!rc) rc = stsl_sweep_plan_output(sp, o, &w, err);
     if (!rc) {
-        pl.study = s;
-        pl.base = base;
         /* last_flush = -inf: the first row written is flushed at once, so the
          * file shows progress from the start (a study shorter than
          * FLUSH_SECONDS would otherwise show none until it ends). */
         writer_state ws = {w, o, out, now_seconds(), -INFINITY, 0.0};
-        out->n_runs = stsl_study_n_variants(s);
-        rc = run_pool(&pl, stsl_study_h5_n_done(w), &ws, err);
+        out->n_runs = stsl_study_n_variants(sp->study);
+        rc = stsl_sweep_plan_run(sp, stsl_study_h5_n_done(w), out->n_runs, o->jobs, o->stop,
+                                 write_row, &ws, err);
         out->n_done = stsl_study_h5_n_done(w);
         out->n_failed = stsl_study_h5_n_failed(w);
         out->seconds = now_seconds() - ws.t0;
@@ -518,8 +572,6 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
         if (!rc) rc = crc;
         if (!rc && o->progress) o->progress(o->progress_ctx, out);
     }
-    free(base_yaml);
-    stsl_cfg_free(base);
-    stsl_study_free(s);
+    stsl_sweep_plan_free(sp);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include <signal.h>
 
+#include "io/study_h5.h"
 #include "solver/status.h"
 
 typedef struct stsl_sweep_progress {
@@ -46,5 +47,26 @@ typedef struct stsl_sweep_opts {
  * when stopped). */
 int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
                    stsl_error *err);
+
+/* ---- the parts, for a runner that distributes variants (stickslip-mpi) ---- */
+
+/* A study loaded and checked as stsl_sweep_run does (o->sets, o->version
+ * are used): the study, its base configuration, its model's kinds. */
+typedef struct stsl_sweep_plan stsl_sweep_plan;
+int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_plan **out,
+                         stsl_error *err);
+long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp);
+/* Create, or with o->resume continue, the study file o->output. */
+int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
+                           stsl_error *err);
+/* Receives the rows of stsl_sweep_plan_run in variant order, in the calling
+ * thread (row->ev is freed after it returns); row NULL: nothing new within
+ * ~0.1 s.  A non-zero return stops the run with that error. */
+typedef int (*stsl_sweep_take)(void *ctx, const stsl_study_row *row, stsl_error *err);
+/* Run variants [first, end) in `jobs` threads, the rows to `take`. */
+int stsl_sweep_plan_run(const stsl_sweep_plan *sp, long first, long end, int jobs,
+                        volatile sig_atomic_t *stop, stsl_sweep_take take, void *ctx,
+                        stsl_error *err);
+void stsl_sweep_plan_free(stsl_sweep_plan *sp);
 
 #endif

@@ -27,18 +27,12 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void die(const char *what, const char *msg)
-{
-    fprintf(stderr, "bench_sweep: %s: %s\n", what, msg);
-    exit(1);
-}
-
 /* Mean CPU seconds of stsl_run over every 10th variant of the study. */
 static double single_runs(const stsl_study *s, long *count)
 {
     stsl_err e;
     stsl_cfg *base = stsl_cfg_load(JANECEK, &e);
-    if (!base) die("load", e.message);
+    if (!base) bench_die("bench_sweep", "load", e.message);
     double cpu = 0.0, vals[2];
     *count = 0;
     for (long i = 0; i < stsl_study_n_variants(s); i += 10) {
@@ -49,10 +43,11 @@ static double single_runs(const stsl_study *s, long *count)
         snprintf(v1, sizeof v1, "%.17g", vals[1]);
         if (!c || stsl_cfg_set(c, stsl_study_key(s, 0), v0, &e) ||
             stsl_cfg_set(c, stsl_study_key(s, 1), v1, &e))
-            die("configure", e.message);
+            bench_die("bench_sweep", "configure", e.message);
         stsl_summary sum;
         double t0 = cpu_now();
-        if (stsl_run(c, STSL_OUTPUT_NONE, NULL, &sum, &e)) die("run", e.message);
+        if (stsl_run(c, STSL_OUTPUT_NONE, NULL, &sum, &e))
+            bench_die("bench_sweep", "run", e.message);
         cpu += cpu_now() - t0;
         stsl_cfg_free(c);
         ++*count;
@@ -68,7 +63,7 @@ static double sweep(const char *study, const char *out, int jobs, double single)
     stsl_error err = {0};
     remove(out);
     double c0 = cpu_now();
-    if (stsl_sweep_run(study, &o, &p, &err)) die("sweep", err.msg);
+    if (stsl_sweep_run(study, &o, &p, &err)) bench_die("bench_sweep", "sweep", err.msg);
     double cpu = (cpu_now() - c0) / (double)p.n_done;
     printf("sweep --jobs %d: %6ld variants in %6.2f s: %7.0f runs/s, CPU %6.0f us/variant "
            "(%+5.1f %% vs single run), %ld failed\n",
@@ -80,9 +75,9 @@ static double sweep(const char *study, const char *out, int jobs, double single)
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 100;
-    if (n < 2) die("usage", "bench_sweep [N_PER_AXIS >= 2]");
+    if (n < 2) bench_die("bench_sweep", "usage", "bench_sweep [N_PER_AXIS >= 2]");
     char dir[] = "/tmp/bench_sweep.XXXXXX", study[256], out[256], text[1024];
-    if (!mkdtemp(dir)) die("mkdtemp", "cannot make a temporary directory");
+    if (!mkdtemp(dir)) bench_die("bench_sweep", "mkdtemp", "cannot make a temporary directory");
     snprintf(study, sizeof study, "%s/study.yaml", dir);
     snprintf(out, sizeof out, "%s/study.h5", dir);
     snprintf(text, sizeof text,
@@ -90,10 +85,10 @@ int main(int argc, char **argv)
              "  inputs.base_motion.amplitude: {linspace: [0.02, 0.08, %d]}\n",
              JANECEK, n, n);
     FILE *f = fopen(study, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f)) die("write", study);
+    if (!f || fputs(text, f) < 0 || fclose(f)) bench_die("bench_sweep", "write", study);
     stsl_study *s = NULL;
     stsl_error err;
-    if (stsl_study_load(study, &s, &err)) die("study", err.msg);
+    if (stsl_study_load(study, &s, &err)) bench_die("bench_sweep", "study", err.msg);
     long count;
     double single = single_runs(s, &count);
     printf("janecek_chirp, %ld variants, summary only\n", stsl_study_n_variants(s));

@@ -18,6 +18,12 @@ double bench_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+void bench_die(const char *prog, const char *what, const char *msg)
+{
+    fprintf(stderr, "%s: %s: %s\n", prog, what, msg);
+    exit(1);
+}
+
 static int one_run(const stsl_config *cfg, stsl_stats *st, stsl_error *err)
 {
     stsl_sink none = {0}; /* a sink without ops drops everything */

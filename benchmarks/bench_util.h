@@ -19,6 +19,9 @@ int bench_config(const char *path, const char *const *sets, int n_sets, int runs
 
 /* Monotonic clock in seconds. */
 double bench_now(void);
+/* Print "PROG: WHAT: MSG" to stderr and exit 1 (a benchmark that cannot
+ * measure). */
+void bench_die(const char *prog, const char *what, const char *msg);
 /* The median of v[0..n-1] (sorts v in place). */
 double bench_median(double *v, int n);
 

@@ -160,6 +160,12 @@ static void print_failures(const char *out, long n_failed)
 
 int stsl_cli_sweep(int argc, char **argv)
 {
+    static const stsl_cli_sweep_runner threads = {stsl_sweep_run, 1, "stickslip sweep"};
+    return stsl_cli_sweep_with(argc, argv, &threads);
+}
+
+int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
+{
     sweep_args a;
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
@@ -168,6 +174,7 @@ int stsl_cli_sweep(int argc, char **argv)
         snprintf(out, sizeof out, "%s", a.output);
     else
         default_output(a.study, out, sizeof out);
+    if (!r->writer) a.quiet = 1;
     int tty = !a.quiet && isatty(STDERR_FILENO);
     stsl_sweep_opts o = {
         out,  a.jobs, a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
@@ -175,18 +182,20 @@ int stsl_cli_sweep(int argc, char **argv)
     install_handlers();
     stsl_sweep_progress p;
     stsl_error err = {0};
-    rc = stsl_sweep_run(a.study, &o, &p, &err);
+    rc = r->run(a.study, &o, &p, &err);
     if (tty) fprintf(stderr, "\n");
-    if (rc) return stsl_cli_fail(&cmd, &err);
+    const stsl_cli_cmd named = {r->name, usage};
+    if (rc) return r->writer ? stsl_cli_fail(&named, &err) : 0;
+    if (!r->writer) return 0;
     if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) return stsl_cli_fail(&cmd, &err);
     if (!a.quiet)
         printf("study: %ld variants, %ld done (%ld in %.2f s, %d jobs), %ld failed\noutput: %s\n",
                p.n_runs, p.n_done, p.n_session, p.seconds, a.jobs, p.n_failed, out);
     if (p.n_done < p.n_runs) {
         fprintf(stderr,
-                "stickslip sweep: interrupted: %ld of %ld variants done; continue with "
-                "stickslip sweep %s -o %s --resume\n",
-                p.n_done, p.n_runs, a.study, out);
+                "%s: interrupted: %ld of %ld variants done; continue with "
+                "%s %s -o %s --resume\n",
+                r->name, p.n_done, p.n_runs, r->name, a.study, out);
         return 130;
     }
     if (p.n_failed) {

@@ -3,8 +3,21 @@
 #ifndef STSL_CLI_SWEEP_H
 #define STSL_CLI_SWEEP_H
 
+#include "api/sweep.h"
+
 /* argv[0] is "sweep"; returns the process exit code. */
 int stsl_cli_sweep(int argc, char **argv);
+
+/* What runs the study behind the same arguments, messages and exit codes:
+ * stsl_sweep_run for `stickslip sweep`, the MPI runner for stickslip-mpi.
+ * A process that is not the writer (an MPI worker rank) prints nothing. */
+typedef struct stsl_cli_sweep_runner {
+    int (*run)(const char *study, const stsl_sweep_opts *o, stsl_sweep_progress *out,
+               stsl_error *err);
+    int writer;
+    const char *name; /* the command in messages ("stickslip sweep") */
+} stsl_cli_sweep_runner;
+int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r);
 
 /* Print the summary of a study file; returns the exit code. */
 int stsl_cli_study_info(const char *path);

@@ -610,6 +610,150 @@ def work_figure(conv, path):
     return fig
 
 
+# ---- study files (`stickslip sweep`) -------------------------------------------
+
+
+def load_study(path):
+    """Read what a parameter map needs from a study file: keys (the varied
+    keys, in the study's order), params (key -> array), columns (summary
+    column name -> array, `message` left out), units, status, n_done."""
+    with h5py.File(path, "r") as f:
+        st = f["study"]
+        n = int(st.attrs["n_done"])
+        keys = list(st["parameters"].keys())  # creation order (tracked by the writer)
+        params = {k: np.asarray(st["parameters"][k][:n], dtype=float) for k in keys}
+        cols, units = {}, {}
+        for name, d in st["summary"].items():
+            if name != "message":
+                cols[name] = np.asarray(d[:n], dtype=float)
+                units[name] = d.attrs.get("units", "")
+                units[name] = units[name].decode() if isinstance(units[name], bytes) else units[name]
+        return {"keys": keys, "params": params, "columns": cols, "units": units,
+                "status": np.asarray(st["summary"]["status"][:n]), "n_done": n,
+                "n_runs": int(st.attrs["n_runs"]), "complete": int(st.attrs["complete"]) == 1}
+
+
+def is_study(path):
+    try:
+        with h5py.File(path, "r") as f:
+            return "study" in f
+    except OSError:
+        return False
+
+
+def _study_axes(s, path, x, y, z):
+    """The keys to draw against (checked) and the z column name."""
+    cols = sorted(c for c in s["columns"] if c != "status")
+    if z is None:
+        raise PlotError(f"{path}: a study needs --z COLUMN (one of: {', '.join(cols)})")
+    if z not in s["columns"]:
+        raise PlotError(f"{path}: no summary column '{z}' (one of: {', '.join(cols)})")
+    for k in (x, y):
+        if k is not None and k not in s["keys"]:
+            raise PlotError(f"{path}: '{k}' is not a varied key of the study (varied: {', '.join(s['keys'])})")
+    if y is not None and x is None:
+        raise PlotError("--y needs --x")
+    if x is not None:
+        return [x] if y is None else [x, y]
+    return list(s["keys"])
+
+
+def _log_if_wide(ax, which, v):
+    """A logarithmic axis for a key spanning two decades or more (a logspace)."""
+    v = v[np.isfinite(v)]
+    if v.size and v.min() > 0 and v.max() / v.min() >= 100:
+        (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+
+
+def _mark_failed(ax, xs, ys, failed):
+    if failed.any():
+        ax.plot(xs[failed], ys[failed], "x", color="red", ms=7, mew=1.5, ls="none",
+                label=f"failed or invalid ({int(failed.sum())})")
+        ax.legend(fontsize="small", loc="best")
+
+
+def _line(ax, s, key, z):
+    x, v, failed = s["params"][key], s["columns"][z], s["status"] != 0
+    order = np.argsort(x[~failed], kind="stable")
+    ax.plot(x[~failed][order], v[~failed][order], "o-", ms=3, color="C0")
+    base = np.nanmin(v[~failed]) if (~failed).any() and np.isfinite(v[~failed]).any() else 0.0
+    _mark_failed(ax, x, np.full(x.shape, base), failed)
+    ax.set_xlabel(key)
+    ax.set_ylabel(_label(z, s["units"].get(z, "")))
+    _log_if_wide(ax, "x", x)
+    ax.grid(True, alpha=0.3)
+
+
+def _grid(x, y):
+    """The (x, y) grid the variants fill, or None when they do not fill one."""
+    ux, uy = np.unique(x), np.unique(y)
+    if ux.size * uy.size != x.size:
+        return None
+    pairs = set(zip(x.tolist(), y.tolist()))
+    return (ux, uy) if len(pairs) == x.size else None
+
+
+def _heat(fig, ax, s, kx, ky, z):
+    x, y, v, failed = s["params"][kx], s["params"][ky], s["columns"][z].copy(), s["status"] != 0
+    v[failed] = np.nan
+    g = _grid(x, y)
+    if g is not None:  # a full grid: one cell per variant
+        ux, uy = g
+        img = np.full((uy.size, ux.size), np.nan)
+        img[np.searchsorted(uy, y), np.searchsorted(ux, x)] = v
+        m = ax.pcolormesh(ux, uy, img, shading="nearest", cmap="viridis")
+    else:  # a sample: one coloured point per variant
+        m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, cmap="viridis")
+    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")))
+    _mark_failed(ax, x, y, failed)
+    ax.set_xlabel(kx)
+    ax.set_ylabel(ky)
+    _log_if_wide(ax, "x", x)
+    _log_if_wide(ax, "y", y)
+
+
+def _matrix(fig, s, keys, z):
+    """Key i against key j coloured by z below the diagonal; z against key i on it."""
+    n = len(keys)
+    axes = fig.subplots(n, n, squeeze=False)
+    v, failed = s["columns"][z], s["status"] != 0
+    m = None
+    for i, ki in enumerate(keys):
+        for j, kj in enumerate(keys):
+            ax = axes[i][j]
+            if i == j:
+                _line(ax, s, ki, z)
+            elif i > j:
+                m = ax.scatter(s["params"][kj][~failed], s["params"][ki][~failed], c=v[~failed],
+                               s=8, cmap="viridis")
+                _mark_failed(ax, s["params"][kj], s["params"][ki], failed)
+                ax.set_xlabel(kj)
+                ax.set_ylabel(ki)
+            else:
+                ax.axis("off")
+    if m is not None:
+        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")))
+
+
+def study_figure(s, path, x=None, y=None, z=None):
+    """A parameter map of summary column z: a line for one key, a heat map
+    for two, a scatter matrix for more; failed variants marked with a red x."""
+    keys = _study_axes(s, path, x, y, z)
+    if s["n_done"] == 0:
+        raise PlotError(f"{path}: no variant has run yet")
+    if len(keys) <= 2:
+        fig, ax = plt.subplots(figsize=(7, 5))
+        (_line(ax, s, keys[0], z) if len(keys) == 1 else _heat(fig, ax, s, keys[0], keys[1], z))
+    else:
+        fig = plt.figure(figsize=(3.2 * len(keys), 3.0 * len(keys)))
+        _matrix(fig, s, keys, z)
+    state = "" if s["complete"] else f", INCOMPLETE ({s['n_done']} of {s['n_runs']})"
+    fig.suptitle(f"{os.path.basename(path)}: {z}{state}")
+    if len(keys) <= 2:
+        fig.tight_layout()
+    return fig
+
+
 def save(fig, out, dpi=100):
     """Write the figure; same input gives the same bytes (no timestamps,
     no software version, fixed SVG ids)."""
@@ -650,7 +794,8 @@ def parse_args(argv):
         epilog="Exit codes: 0 written (an incomplete result is plotted with INCOMPLETE in the title "
         "and a warning), 2 bad input, 1 the output could not be written.",
     )
-    p.add_argument("result", metavar="RESULT.h5", help="result file written by `stickslip run`")
+    p.add_argument("result", metavar="RESULT.h5",
+                   help="result file written by `stickslip run`, or a study file of `stickslip sweep`")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="output .png, .pdf or .svg (default: RESULT with .h5 replaced by .png)")
     p.add_argument("--what", choices=KINDS, default="all",
@@ -661,6 +806,10 @@ def parse_args(argv):
     p.add_argument("--t0", type=float, metavar="T", help="start of the time window (zoom)")
     p.add_argument("--t1", type=float, metavar="T", help="end of the time window")
     p.add_argument("--dpi", type=int, default=100, metavar="N", help="resolution of PNG output (default 100)")
+    p.add_argument("--x", metavar="KEY", help="study file: the varied key along x")
+    p.add_argument("--y", metavar="KEY", help="study file: the varied key along y (a heat map)")
+    p.add_argument("--z", metavar="COLUMN", help="study file: the summary column to map "
+                   "(a line for one varied key, a heat map for two, a scatter matrix for more)")
     return p.parse_args(argv)
 
 
@@ -676,7 +825,9 @@ def main(argv=None):
         if os.path.splitext(out)[1].lower() not in FORMATS:
             raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
         conv = load_convergence(args.result) if os.path.isfile(args.result) else None
-        if args.what == "work" or (conv is not None and "trajectory" not in _groups(args.result)):
+        if os.path.isfile(args.result) and is_study(args.result):
+            fig = study_figure(load_study(args.result), args.result, args.x, args.y, args.z)
+        elif args.what == "work" or (conv is not None and "trajectory" not in _groups(args.result)):
             if conv is None:
                 raise PlotError(f"{args.result}: no /convergence group (write one with "
                                 "`stickslip converge --h5`)")

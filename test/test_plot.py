@@ -345,6 +345,19 @@ class Gallery(ImageChecks):
         for png in glob.glob(os.path.join(ROOT, "docs", "gallery", "*.png")):
             name = os.path.splitext(os.path.basename(png))[0]
             self.assertTrue(os.path.exists(os.path.join(ROOT, "examples", name + ".yaml")), f"stale {png}")
+        # Studies: docs/gallery/studies/NAME.png for examples/studies/NAME.yaml.
+        for study in sorted(glob.glob(os.path.join(ROOT, "examples", "studies", "*.yaml"))):
+            name = os.path.splitext(os.path.basename(study))[0]
+            png = os.path.join(ROOT, "docs", "gallery", "studies", name + ".png")
+            with self.subTest(study=name):
+                self.assertTrue(os.path.exists(png), f"{png} missing: run scripts/gallery")
+                self.assert_png(png, max_bytes=150 * 1024)
+                self.assertTrue(f"(docs/gallery/studies/{name}.png)" in readme, f"README does not show {name}.png")
+                with open(study, encoding="utf-8") as f:
+                    self.assertIn("\n# gallery: --z ", f.read(), f"{study}: no '# gallery:' line for scripts/gallery")
+        for png in glob.glob(os.path.join(ROOT, "docs", "gallery", "studies", "*.png")):
+            name = os.path.splitext(os.path.basename(png))[0]
+            self.assertTrue(os.path.exists(os.path.join(ROOT, "examples", "studies", name + ".yaml")), f"stale {png}")
 
 
 class Reader(unittest.TestCase):

@@ -1,0 +1,46 @@
+/* main.c - `stickslip-mpi sweep`, the MPI build of `stickslip sweep`
+ * (same arguments, messages and exit codes), run as
+ * `mpirun -n K stickslip-mpi sweep STUDY.yaml ...`.
+ *
+ * A separate executable rather than MPI inside `stickslip`: loading
+ * OpenMPI's libraries would make every plain command start slower (README,
+ * "Batch studies on a cluster", has the measurement). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/sweep.h"
+#include "mpi/sweep_mpi.h"
+#include "stsl_version.h"
+
+static const char *const usage =
+    "usage: mpirun -n K stickslip-mpi sweep STUDY.yaml [options of stickslip sweep]\n"
+    "       stickslip-mpi --version\n"
+    "\n"
+    "Run a study over MPI ranks: rank 0 hands out chunks of variants and writes\n"
+    "the study file; every other rank runs its chunks in --jobs threads.\n"
+    "The file equals that of `stickslip sweep`. See `stickslip sweep --help`.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("stickslip-mpi %s\n", STSL_VERSION);
+        return 0;
+    }
+    if (argc < 2 || strcmp(argv[1], "sweep")) {
+        fprintf(stderr, "%s", usage);
+        return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+    }
+    /* Only the main thread calls MPI (the rows reach it from the
+     * worker threads through stsl_sweep_plan_run's callback). */
+    int provided = 0, rank = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "stickslip-mpi: MPI_Init_thread failed\n");
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const stsl_cli_sweep_runner r = {stsl_mpi_sweep_run, rank == 0, "stickslip-mpi sweep"};
+    int rc = stsl_cli_sweep_with(argc - 1, argv + 1, &r);
+    MPI_Finalize();
+    return rc;
+}

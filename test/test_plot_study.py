@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""`stickslip plot STUDY.h5 --z COLUMN`: the parameter map of a study file.
+
+A 3 x 2 grid over den_hartog.yaml with one invalid friction level: the heat
+map's cells are the file's column at the variants' (x, y), the failed
+variants are the red crosses, the line for one key is the column against
+that key in order; three keys give a scatter matrix; unknown keys and
+columns are one-line errors with exit 2."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import stickslip_plot as sp  # noqa: E402
+
+BIN = os.environ["STICKSLIP_BIN"]
+BASE = os.path.join(ROOT, "examples", "den_hartog.yaml")
+
+
+def sweep(d, name, vary):
+    study, out = os.path.join(d, name + ".yaml"), os.path.join(d, name + ".h5")
+    with open(study, "w") as f:
+        f.write(f"base: {BASE}\nvary:\n" + "".join(f"  {k}: {{values: {v}}}\n" for k, v in vary))
+    subprocess.run([BIN, "sweep", study, "-o", out, "-q", "-j", "1"], check=False,
+                   stderr=subprocess.DEVNULL)  # exit 3 and its list: the invalid variants
+    return out
+
+
+def plot(*args):
+    return subprocess.run([BIN, "plot", *args], capture_output=True, text=True)
+
+
+def crosses(ax):
+    """(x, y) of the failed-variant markers."""
+    return [tuple(p) for ln in ax.get_lines() if ln.get_marker() == "x"
+            for p in np.column_stack([ln.get_xdata(), ln.get_ydata()])]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        two = sweep(d, "two", [("element.mass", "[1, 2, 3]"), ("friction.dynamic", "[0.5, -1]")])
+        with h5py.File(two) as f:
+            z = f["study/summary/dissipated_energy"][()]
+            status = f["study/summary/status"][()]
+        assert list(status) == [0, 1] * 3, status
+        s = sp.load_study(two)
+        fig = sp.study_figure(s, two, z="dissipated_energy")
+        ax = fig.axes[0]
+        # rows: friction -1, 0.5 (ascending); columns: mass 1, 2, 3
+        mesh = np.ma.filled(ax.collections[0].get_array(), np.nan).reshape(2, 3)
+        assert np.array_equal(mesh[1], z[0::2]), (mesh, z)  # friction 0.5: the file's values
+        assert np.isnan(mesh[0]).all(), mesh  # the invalid row is blank ...
+        assert sorted(crosses(ax)) == [(1.0, -1.0), (2.0, -1.0), (3.0, -1.0)], crosses(ax)  # ... and crossed
+        fig = sp.study_figure(s, two, x="element.mass", z="dissipated_energy")
+        ln = fig.axes[0].get_lines()[0]
+        assert list(ln.get_xdata()) == [1, 2, 3] and np.array_equal(ln.get_ydata(), z[0::2])
+
+        three = sweep(d, "three", [("element.mass", "[1, 2]"), ("friction.dynamic", "[0.5, 1]"),
+                                   ("element.spring.stiffness", "[50, 100]")])
+        fig = sp.study_figure(sp.load_study(three), three, z="stuck_fraction")
+        assert len([a for a in fig.axes if a.axison]) == 3 + 3 + 1, fig.axes  # 3 diag, 3 below, colorbar
+
+        png = os.path.join(d, "map.png")
+        p = plot(two, "--z", "dissipated_energy", "-o", png)
+        assert p.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", p.stderr
+        p = plot(two, "--z", "nonsense", "-o", png)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1, p
+        assert p.stderr.startswith(f"stickslip plot: error: {two}: no summary column 'nonsense' (one of: "), p.stderr
+        p = plot(two, "--x", "element.nope", "--z", "steps", "-o", png)
+        assert p.returncode == 2 and p.stderr == (f"stickslip plot: error: {two}: 'element.nope' is not a "
+                                                  "varied key of the study (varied: element.mass, "
+                                                  "friction.dynamic)\n"), p.stderr
+        p = plot(two, "-o", png)
+        assert p.returncode == 2 and "a study needs --z COLUMN" in p.stderr, p.stderr
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
