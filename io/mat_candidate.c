@@ -335,7 +335,8 @@ static double data_at(const modelica *m, const matvar_t *d, size_t s, size_t k)
 static int modelica_column(const modelica *m, const char *file, const char *spec, double **out,
                            long *n, stsl_error *err)
 {
-    char want[PATH_LEN], name[PATH_LEN], first[PATH_LEN] = "";
+    char want[PATH_LEN], name[PATH_LEN],
+        first[4 * (PATH_LEN + 4)] = ""; /* the first four names, whole */
     size_t i;
     snprintf(want, sizeof want, "%s", spec);
     for (i = 0; i < m->n_vars; i++) {

@@ -244,7 +244,7 @@ static int spaced(ctx *c, int id, const char *path, int is_log, vkey *k)
     yaml_node_item_t *it;
     int len;
     double a, b;
-    long n;
+    long n = 0; /* set by count(); 0 keeps -O2 from seeing it unset */
     int rc = seq(c, id, path, 3, "[start, stop, count]", &it, &len);
     if (!rc) rc = num(c, it[0], path, &a);
     if (!rc) rc = num(c, it[1], path, &b);
