@@ -82,6 +82,31 @@ def n_done(path):
         return -1
 
 
+def signal_when_started(p, out, sig):
+    """Send `sig` to the process `p` writing the study file `out` once the
+    file declares a row done; wait for it to end.  Returns its stderr
+    (None unless piped); asserts that it was stopped mid-study."""
+    done = -1
+    for _ in range(3000):
+        time.sleep(0.01)
+        done = n_done(out)
+        if done >= 1:
+            break
+    p.send_signal(sig)
+    _, err = p.communicate()
+    assert done >= 1, done
+    with h5py.File(out, "r") as f:
+        st = f["study"].attrs
+        assert st["complete"] == 0 and 1 <= st["n_done"] < st["n_runs"], dict(st)
+    return err
+
+
+# Six variants, two of them invalid (friction.dynamic -1: rows 2 and 3 have
+# no result); variant 4 is (18, 0.03).
+FULL_STUDY = ("vary:\n  friction.dynamic: {values: [12, -1, 18]}\n"
+              "  inputs.base_motion.amplitude: {values: [0.03, 0.06]}\nstore: full\n")
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -137,19 +162,7 @@ def check_kill9_resume(d, base_text):
     out, ref = os.path.join(d, "killed.h5"), os.path.join(d, "long_ref.h5")
     p = subprocess.Popen([BIN, "sweep", study, "-o", out, "-j", "1", *T_END],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    done = -1
-    for _ in range(3000):
-        time.sleep(0.01)
-        done = n_done(out)
-        if done >= 1:
-            break
-    p.send_signal(signal.SIGKILL)
-    p.wait()
-    assert done >= 1, done
-    with h5py.File(out, "r") as f:
-        st = f["study"]
-        got = int(st.attrs["n_done"])
-        assert st.attrs["complete"] == 0 and 1 <= got < 300, got
+    signal_when_started(p, out, signal.SIGKILL)
     p = sweep(study, "-o", out, "--resume", "-j", "2", "-q", *T_END)
     assert p.returncode == 0, p.stderr
     p = sweep(study, "-o", ref, "-q", *T_END)
@@ -162,9 +175,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         base_text = f"base: {BASE}\n"
         study = os.path.join(d, "full.yaml")
-        # friction.dynamic -1 is invalid: rows 2 and 3 have no result.
-        write(study, base_text + "vary:\n  friction.dynamic: {values: [12, -1, 18]}\n"
-              "  inputs.base_motion.amplitude: {values: [0.03, 0.06]}\nstore: full\n")
+        write(study, base_text + FULL_STUDY)
         one, two = os.path.join(d, "j1.h5"), os.path.join(d, "j2.h5")
         for out, jobs in [(one, "1"), (two, "2")]:
             p = sweep(study, "-o", out, "-q", "-j", jobs)

@@ -17,9 +17,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-from test_sweep_full import n_done, same_study
+from test_sweep_full import FULL_STUDY, same_study, signal_when_started
 
 import h5py
 import numpy as np
@@ -58,23 +57,6 @@ def same(a, b, path):
             assert fa["study"][k][()] == fb["study"][k][()], k
 
 
-def stop_when_started(p, out, sig):
-    """Send `sig` to `p` once the study file declares a row done."""
-    done = -1
-    for _ in range(3000):
-        time.sleep(0.01)
-        done = n_done(out)
-        if done >= 1:
-            break
-    p.send_signal(sig)
-    _, err = p.communicate()
-    assert done >= 1, done
-    with h5py.File(out, "r") as f:
-        st = f["study"].attrs
-        assert st["complete"] == 0 and 1 <= st["n_done"] < st["n_runs"], dict(st)
-    return err
-
-
 def check_resume(d):
     study = os.path.join(d, "long.yaml")
     with open(study, "w") as f:
@@ -91,14 +73,14 @@ def check_resume(d):
     p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", "3", MPI_BIN,
                           "sweep", study, "-o", out, "-j", "1"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = stop_when_started(p, out, signal.SIGINT)
+    err = signal_when_started(p, out, signal.SIGINT)
     assert p.returncode != 0
     assert "interrupted:" in err and "--resume" in err, err
     # A threaded study killed with SIGKILL: the file as of its last flush.
     cut = os.path.join(d, "killed.h5")
     p = subprocess.Popen([BIN, "sweep", study, "-o", cut, "-j", "1"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    stop_when_started(p, cut, signal.SIGKILL)
+    signal_when_started(p, cut, signal.SIGKILL)
     for path in [out, cut]:
         p = mpirun(2, study, "-o", path, "--resume", "-j", "2")
         assert p.returncode == 0, (p.returncode, p.stderr)
@@ -132,11 +114,7 @@ def main():
                 same(ref, out, path)
         full = os.path.join(d, "full.yaml")
         with open(full, "w") as f:
-            f.write(f"base: {BASE}\n"
-                    "vary:\n"
-                    "  friction.dynamic: {values: [12, -1, 18]}\n"
-                    "  inputs.base_motion.amplitude: {values: [0.03, 0.06]}\n"
-                    "store: full\n")
+            f.write(f"base: {BASE}\n" + FULL_STUDY)
         ref_full, mpi_full = os.path.join(d, "full_ref.h5"), os.path.join(d, "full_mpi.h5")
         assert subprocess.run([BIN, "sweep", full, "-o", ref_full, "-q", "-j", "1"]).returncode == 3
         p = mpirun(3, full, "-o", mpi_full, "-q", "-j", "1")
