@@ -30,7 +30,7 @@ def run(case, el, method, rtol, atol):
     mode = el.initial_mode(x, v)
     events = []
     breaks = [b for b in el.breaks if 0 < b < t_end] + [t_end]
-    load_dir = 0  # direction of the load's next zero crossing
+    load_dir = 0  # direction of the load's next zero crossing; 0: not known yet
 
     while t < t_end:
         t_stop = min(b for b in breaks if b > t)
@@ -39,6 +39,7 @@ def run(case, el, method, rtol, atol):
             gm = _terminal(lambda tt, y: -el.fn(tt, y[0], 0.0) - el.fs(-1, tt), 1)
             sol = solve_ivp(lambda tt, y: (0.0, 0.0), (t, t_stop), (x, 0.0), method=method,
                             rtol=rtol, atol=atol, events=(gp, gm), max_step=hmax)
+            load_dir = 0  # the load may change sign while stuck
             if sol.status == 1:
                 i = 0 if len(sol.t_events[0]) else 1
                 t, mode, v = float(sol.t_events[i][0]), (1, -1)[i], 0.0
@@ -67,7 +68,7 @@ def run(case, el, method, rtol, atol):
             continue
         if len(sol.t_events[0]):
             t, x = float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
-            v = 0.0
+            v, load_dir = 0.0, 0
             f = el.fn(t, x, 0.0)
             if -el.fs(-1, t) <= f <= el.fs(1, t):
                 mode = 0
@@ -79,7 +80,7 @@ def run(case, el, method, rtol, atol):
             t = float(sol.t_events[1][0])
             x, v = (float(a) for a in sol.y_events[1][0])
             events.append(('load_reversal', t, x))
-            load_dir = -load_dir
+            load_dir = -load_dir  # F_R is ~0 here: its sign cannot tell the next crossing
     if not el.x_min < x < el.x_max:
         raise RuntimeError(f'{case.name}: an end stop was reached; not modelled by the peers')
     return events, (x, v)
