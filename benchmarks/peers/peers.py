@@ -309,7 +309,12 @@ given to every tool alike, stickslip's `simulation.atol` included):
   a stick that lasts one step and leaves the other way is read as the
   reversal it is).
   All four cases can be expressed this way; an end stop (none is reached
-  in these cases) would need a second, unilateral interaction.
+  in these cases) would need a second, unilateral interaction. Not used:
+  `NewtonImpactFrictionNSL` is 2-D/3-D contact friction under a normal
+  impulse, not a 1-D friction with a given level; `LagrangianLinearTIDS` with
+  `MoreauJeanOSI` and the same relay did not reproduce Den Hartog's closed
+  form (it oscillated on past the rest at π/2 s), while the first-order form
+  above does (rest at −0.00500108 m for h = 1e-3).
 
 The cases reach no end stop, and the references refuse one (exact_element
 raises), so every tool is judged on the same stick–slip physics.

@@ -6,7 +6,11 @@ with dry friction lambda (a force, B = (0, 1/m)) tied to the velocity y = v by
 a relay: lambda in [lb, ub], lambda = lb when v > 0, ub when v < 0 (RelayNSL,
 one-step problem Relay), integrated by EulerMoreauOSI (theta = 1/2) on the
 fixed step h: Moreau-Jean's scheme for first-order systems, which solves the
-friction as an inclusion in every step instead of locating switches.
+friction as an inclusion in every step instead of locating switches.  (The
+Lagrangian form, LagrangianLinearTIDS with MoreauJeanOSI and the same relay,
+did not reproduce Den Hartog's closed form: it oscillated on past the rest
+at pi/2 s; NewtonImpactFrictionNSL is contact friction under a normal
+impulse, 2-D or 3-D, not a 1-D friction of a given level.)
 
 Siconos' friction laws are convex: a relay has one pair of bounds, not a
 static and a dynamic level.  The step loop therefore sets the bounds before
