@@ -32,7 +32,11 @@ static void linear_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_V
     const sunrealtype *xd = dat(x), *yd = dat(y);
     sunrealtype *zd = dat(z);
     sunindextype n = len(x);
-    if (a == 1.0 && b == 1.0) { /* first: CVODE's predictor, q (q + 1) / 2 calls a step */
+    if (a == 1.0 && b == 1.0 && n == 2) { /* CVODE's predictor, q (q + 1) / 2 calls a step */
+        sunrealtype z0 = xd[0] + yd[0], z1 = xd[1] + yd[1]; /* both read first: z may be x */
+        zd[0] = z0;
+        zd[1] = z1;
+    } else if (a == 1.0 && b == 1.0) {
         for (sunindextype i = 0; i < n; i++)
             zd[i] = xd[i] + yd[i];
     } else if (a == b && a != 1.0 && a != -1.0) {
