@@ -199,8 +199,9 @@ int plain_janecek_run(double rtol, double atol, int bdf, plain_result *out)
     return rc;
 }
 
-int plain_check_events(const plain_result *r, double tol_t, char *msg, int n)
+int plain_check_events(const plain_result *r, double tol_t, double *max_err, char *msg, int n)
 {
+    *max_err = 0.0;
     if (r->n_events != N_REF) {
         snprintf(msg, (size_t)n, "%d events, the reference has %ld", r->n_events, N_REF);
         return 1;
@@ -212,6 +213,7 @@ int plain_check_events(const plain_result *r, double tol_t, char *msg, int n)
                      i, r->ev[i].kind, r->ev[i].t, janecek_ref[i].kind, janecek_ref[i].t);
             return 1;
         }
+        *max_err = fmax(*max_err, fabs(r->ev[i].t - janecek_ref[i].t));
     }
     return 0;
 }
@@ -238,13 +240,14 @@ int main(int argc, char **argv)
         per_run[b] = (bench_now() - t0) / runs;
     }
     char msg[256];
+    double err;
     /* 1e-6 s: at rtol 1e-8 the event times are good to ~1e-7 s (issue 11). */
-    if (plain_check_events(&r, 1e-6 + 1e4 * rtol, msg, sizeof msg))
+    if (plain_check_events(&r, 1e-6 + 1e4 * rtol, &err, msg, sizeof msg))
         bench_die(argv[0], "events differ from the reference", msg);
     printf("plain CVODE (%s) janecek rtol=%.0e: %.1f us/run, %ld steps/run (%ld stuck), %ld "
-           "rhs/run, %d events (match the reference)\n",
+           "rhs/run, %d events (the reference's, times within %.1e s)\n",
            bdf ? "bdf+dense" : "adams+fixed point", rtol, 1e6 * bench_median(per_run, batches),
-           r.steps, r.steps_stuck, r.rhs_evals, r.n_events);
+           r.steps, r.steps_stuck, r.rhs_evals, r.n_events, err);
     return 0;
 }
 #endif

@@ -24,8 +24,8 @@ typedef struct plain_result {
 int plain_janecek_run(double rtol, double atol, int bdf, plain_result *out);
 
 /* Compare the events with test/reference/janecek_events.h: 0 when the
- * kinds match one for one and every time is within tol_t seconds; else 1
- * with the first difference in msg. */
-int plain_check_events(const plain_result *r, double tol_t, char *msg, int n);
+ * kinds match one for one and every time is within tol_t seconds (*max_err:
+ * the largest time difference); else 1 with the first difference in msg. */
+int plain_check_events(const plain_result *r, double tol_t, double *max_err, char *msg, int n);
 
 #endif
