@@ -9,6 +9,7 @@
 #ifndef STSL_ELEMENT_H
 #define STSL_ELEMENT_H
 
+#include "events/end_stop.h"
 #include "events/modes.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -38,6 +39,10 @@ typedef struct stsl_element_params {
     stsl_friction_params friction;
     int has_stops; /* 0: no end stops */
     double x_min, x_max, restitution;
+    /* The stops' model (events/end_stop.h); a compliant stop's contact
+     * stiffness (> 0) and damping (>= 0). */
+    stsl_stop_model stop_model;
+    double stop_stiffness, stop_damping;
     stsl_signal_spec active_force, load, base_motion, anchor_motion;
     int has_anchor; /* 1: spring and damper attach to anchor_motion, not the base */
     double x0, v0;
