@@ -30,6 +30,7 @@
 #include "io/config.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
+#include "models/run.h"
 #include "test/testutil.h"
 
 #define RT 1e-8
@@ -365,6 +366,24 @@ static void config_errors(void **state)
     }
 }
 
+/* The fixed-step schemes put a body on a rigid stop: a compliant one given
+ * to them past the configuration (parameters built in C) is refused too. */
+static void fixed_step_refuses_compliant(void **state)
+{
+    (void)state;
+    stsl_config cfg;
+    stsl_error err = {0};
+    assert_int_equal(stsl_config_load_string(BASE "end_stops: {min: -1, max: 1, model: compliant, "
+                                                  "stiffness: 1e4}\n",
+                                             "t.yaml", NULL, NULL, 0, &cfg, &err),
+                     0);
+    stsl_scheme_opts sch = {.kind = STSL_SCHEME_KARNOPP, .step = 1e-3, .karnopp_band = 1e-4};
+    assert_int_equal(stsl_run_element(&cfg.element, &cfg.sim, &sch, NULL, NULL, &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "simulation.scheme: karnopp models rigid end stops only; "
+                                 "end_stops.model: compliant needs scheme event_driven");
+    stsl_config_free(&cfg);
+}
+
 /* The effective configuration keeps the model and its parameters (a --set
  * of another key goes through it), and a rigid stop's text is unchanged. */
 static void config_round_trip(void **state)
@@ -406,6 +425,7 @@ int main(void)
         cmocka_unit_test(jacobian_in_contact),
         cmocka_unit_test(config_errors),
         cmocka_unit_test(config_round_trip),
+        cmocka_unit_test(fixed_step_refuses_compliant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
