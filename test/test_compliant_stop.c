@@ -118,22 +118,30 @@ static void bounce_closed_form(void **state)
  * (zeta 1.5) and an underdamped (zeta 0.2) contact.  The transients decay
  * like exp(-38 t) and exp(-20 t): after 3 s they are below 1e-26 of the
  * gap, far under the tolerance. */
+/* A frictionless element of mass m at rest at 0, pressed by the constant
+ * force f into a compliant stop at x = gap (stiffness k, damping c), run
+ * for 3 s. */
+static const stsl_mem_result *run_pressed(double m, double gap, double k, double c, double f,
+                                          stsl_sink *sink)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "element: {mass: %g}\nfriction: {dynamic: 0.0}\n"
+             "end_stops: {min: -1, max: %g, model: compliant, stiffness: %g, damping: %g}\n"
+             "inputs: {active_force: {type: constant, value: %g}}\n"
+             "simulation: {t_end: 3.0, output_step: 0.001}\n",
+             m, gap, k, c, f);
+    return tu_run_yaml(yaml, NULL, 0, sink);
+}
+
 static void static_penetration(void **state)
 {
     (void)state;
     const double m = 1.0, k = 1.0e4, f = 10.0, gap = 0.01;
     const double zetas[] = {1.5, 0.2};
     for (size_t z = 0; z < 2; z++) {
-        double c = 2.0 * zetas[z] * sqrt(k * m);
-        char yaml[512];
-        snprintf(yaml, sizeof yaml,
-                 "element: {mass: %g}\nfriction: {dynamic: 0.0}\n"
-                 "end_stops: {min: -1, max: %g, model: compliant, stiffness: %g, damping: %g}\n"
-                 "inputs: {active_force: {type: constant, value: %g}}\n"
-                 "simulation: {t_end: 3.0, output_step: 0.01}\n",
-                 m, gap, k, c, f);
         stsl_sink sink;
-        const stsl_mem_result *r = tu_run_yaml(yaml, NULL, 0, &sink);
+        const stsl_mem_result *r = run_pressed(m, gap, k, 2.0 * zetas[z] * sqrt(k * m), f, &sink);
         long last = r->n_samples - 1;
         assert_wrms1(col(r, last, STSL_COL_X) - gap, f / k, RT, AT);
         assert_wrms1(col(r, last, STSL_COL_STOP_REACTION), f, RT, AT);
@@ -158,15 +166,8 @@ static void leaves_inside_and_returns(void **state)
 {
     (void)state;
     const double m = 1.0, k = 1.0e4, c = 140.0, f = 1.0, gap = 0.01;
-    char yaml[512];
-    snprintf(yaml, sizeof yaml,
-             "element: {mass: %g}\nfriction: {dynamic: 0.0}\n"
-             "end_stops: {min: -1, max: %g, model: compliant, stiffness: %g, damping: %g}\n"
-             "inputs: {active_force: {type: constant, value: %g}}\n"
-             "simulation: {t_end: 2.0, output_step: 0.001}\n",
-             m, gap, k, c, f);
     stsl_sink sink;
-    const stsl_mem_result *r = tu_run_yaml(yaml, NULL, 0, &sink);
+    const stsl_mem_result *r = run_pressed(m, gap, k, c, f, &sink);
     long end = nth_event(r, STSL_EV_CONTACT_END, 0), again = nth_event(r, STSL_EV_CONTACT_BEGIN, 1);
     assert_true(end > 0 && again > end);
     double scale = c * sqrt(2.0 * f * gap / m);
@@ -366,6 +367,13 @@ static void config_errors(void **state)
     }
 }
 
+/* Load `text` (asserted to be accepted). */
+static void load_ok(const char *text, stsl_config *cfg)
+{
+    stsl_error err = {0};
+    if (stsl_config_load_string(text, "t.yaml", NULL, NULL, 0, cfg, &err)) fail_msg("%s", err.msg);
+}
+
 /* The fixed-step schemes put a body on a rigid stop: a compliant one given
  * to them past the configuration (parameters built in C) is refused too. */
 static void fixed_step_refuses_compliant(void **state)
@@ -373,10 +381,7 @@ static void fixed_step_refuses_compliant(void **state)
     (void)state;
     stsl_config cfg;
     stsl_error err = {0};
-    assert_int_equal(stsl_config_load_string(BASE "end_stops: {min: -1, max: 1, model: compliant, "
-                                                  "stiffness: 1e4}\n",
-                                             "t.yaml", NULL, NULL, 0, &cfg, &err),
-                     0);
+    load_ok(BASE "end_stops: {min: -1, max: 1, model: compliant, stiffness: 1e4}\n", &cfg);
     stsl_scheme_opts sch = {.kind = STSL_SCHEME_KARNOPP, .step = 1e-3, .karnopp_band = 1e-4};
     assert_int_equal(stsl_run_element(&cfg.element, &cfg.sim, &sch, NULL, NULL, &err), STSL_EINPUT);
     assert_string_equal(err.msg, "simulation.scheme: karnopp models rigid end stops only; "
@@ -391,10 +396,8 @@ static void config_round_trip(void **state)
     (void)state;
     stsl_config cfg;
     stsl_error err = {0};
-    assert_int_equal(stsl_config_load_string(BASE "end_stops: {min: -1, max: 1, model: compliant, "
-                                                  "stiffness: 2.5e5, damping: 40}\n",
-                                             "t.yaml", NULL, NULL, 0, &cfg, &err),
-                     0);
+    load_ok(BASE "end_stops: {min: -1, max: 1, model: compliant, stiffness: 2.5e5, damping: 40}\n",
+            &cfg);
     assert_int_equal(cfg.element.stop_model, STSL_STOP_COMPLIANT);
     assert_int_equal(stsl_config_set(&cfg, "friction.dynamic", "2", &err), 0);
     assert_int_equal(stsl_config_set(&cfg, "end_stops.damping", "7.5", &err), 0);
@@ -405,9 +408,7 @@ static void config_round_trip(void **state)
     assert_string_equal(v, "compliant");
     free(v);
     stsl_config_free(&cfg);
-    assert_int_equal(stsl_config_load_string(BASE "end_stops: {min: -1, max: 1}\n", "t.yaml", NULL,
-                                             NULL, 0, &cfg, &err),
-                     0);
+    load_ok(BASE "end_stops: {min: -1, max: 1}\n", &cfg);
     char *y = stsl_config_to_yaml(&cfg);
     assert_non_null(strstr(y, "end_stops: {min: -1, max: 1, restitution: 0}\n"));
     free(y);
