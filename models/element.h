@@ -4,7 +4,8 @@
  * State y = (x, v): position and velocity relative to the base, and z, the
  * bristle deflection, for LuGre.  Modes: STUCK, SLIP_POS, SLIP_NEG,
  * STOP_LOW, STOP_HIGH for the hybrid laws, SMOOTH (plus the stop modes) for
- * the smooth laws (numbering fixed by the HDF5 layout).  Forces: F_n = F_a + F_R - k (x - x_s) - c
+ * the smooth laws, and with compliant stops the CONTACT_* modes inside them
+ * (numbering fixed by the HDF5 layout; events/modes.h).  Forces: F_n = F_a + F_R - k (x - x_s) - c
  * v - m a_b (or the anchor form), m a = F_n - F_f + R. */
 #ifndef STSL_ELEMENT_H
 #define STSL_ELEMENT_H
