@@ -450,15 +450,17 @@ static int friction_from_state(stsl_element *e, int side, double t, const double
     return confirm_slip(e, to, rest, t, y);
 }
 
-/* Contact with the compliant stop `side` begins at (t, y): where the body
- * crosses delta = 0 inwards it is put on the stop's surface (the root is
- * located to within the solver's tolerance; the rigid stop does the same);
- * where it comes back into contact inside the stop (P back to 0 after it
- * left) the state stays.  No velocity jump: the stop's force starts at
- * c delta' (or 0). */
-static void contact_begin(stsl_element *e, int side, double t, double *y, stsl_transition *out)
+/* Contact with the compliant stop `side` begins at (t, y).  When its guard
+ * fired (`crossed`) moving inwards, the body crossed delta = 0 and is put on
+ * the stop's surface (the root is located to within the solver's
+ * tolerance, either side; the rigid stop does the same); where it comes
+ * back into contact inside the stop (P back to 0 after it left), or is
+ * found inside by the state alone (delta >= 0 already), the state stays.
+ * No velocity jump: the stop's force starts at c delta' (or 0). */
+static void contact_begin(stsl_element *e, int side, int crossed, double t, double *y,
+                          stsl_transition *out)
 {
-    if (side * y[1] > 0.0) y[0] = side > 0 ? e->p.x_max : e->p.x_min;
+    if (crossed && side * y[1] > 0.0) y[0] = side > 0 ? e->p.x_max : e->p.x_min;
     out->mode = law_mode(e, friction_from_state(e, side, t, y));
     out->kind = STSL_EV_CONTACT_BEGIN;
 }
@@ -507,10 +509,10 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
         out->mode = fr; /* the stop's force has fallen to 0: it lets go */
         out->kind = STSL_EV_CONTACT_END;
     } else if (e->compliant && fr == STSL_MODE_SMOOTH) {
-        contact_begin(e, fired[STSL_G_HIGH] ? +1 : -1, t, y, out);
+        contact_begin(e, fired[STSL_G_HIGH] ? +1 : -1, 1, t, y, out);
     } else if (e->compliant && !side && (fired[STSL_G_STOP] || fired[STSL_G_BEHIND])) {
         int ahead = fr == STSL_MODE_SLIP_POS ? +1 : -1;
-        contact_begin(e, fired[STSL_G_STOP] ? ahead : -ahead, t, y, out);
+        contact_begin(e, fired[STSL_G_STOP] ? ahead : -ahead, 1, t, y, out);
     } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
         y[1] = 0.0;
         int to = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
@@ -571,7 +573,7 @@ static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transi
 {
     if (e->compliant) { /* likewise a compliant stop's contact (not just after it ended) */
         int at = stsl_mode_contact_side(out->mode) ? 0 : contact_side(e, y[0], y[1]);
-        if (at && out->kind != STSL_EV_CONTACT_END) contact_begin(e, at, t, y, out);
+        if (at && out->kind != STSL_EV_CONTACT_END) contact_begin(e, at, 0, t, y, out);
         return;
     }
     int side = out->mode == STSL_MODE_SLIP_POS ? +1 : out->mode == STSL_MODE_SLIP_NEG ? -1 : 0;
