@@ -194,6 +194,13 @@ typedef struct stsl_summary {
      * max_abs of x is exact; that of v is exact to the output grid. */
     double last_event_time[STSL_SUMMARY_MAX_KINDS];
     double max_abs[STSL_SUMMARY_MAX_COLS];
+    /* Units, as the model states them (the one table: the element's
+     * columns, docs/hdf5-layout.md): of time, of each output column
+     * (col_units[i] for col_names[i]) and of dissipated_energy.  Static
+     * strings, or borrowed from the stsl_result read from a file. */
+    const char *time_units;
+    const char *col_units[STSL_SUMMARY_MAX_COLS];
+    const char *energy_units;
 } stsl_summary;
 
 /* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
@@ -212,7 +219,11 @@ typedef enum stsl_output {
  * on the way (solver failure, max_events, ...) still fills the summary up
  * to where it got (complete = 0) and, for a file output, still writes the
  * file, marked incomplete; the failure is returned.  output.file of the
- * configuration is ignored: `path` says where. */
+ * configuration is ignored: `path` says where.  Missing directories of an
+ * HDF5 `path` are created (mkdir -p), as `stickslip run -o` does; one that
+ * cannot be created (a plain file in the way, no permission) is
+ * STSL_RC_IO naming it.  The CSV prefix's directory must exist (as for
+ * `stickslip run --csv`): STSL_RC_IO naming the file otherwise. */
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 
@@ -253,6 +264,24 @@ STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double
                                   stsl_err *err);
 
 STSL_API void stsl_result_free(stsl_result *r);
+
+/* ---- results from files ------------------------------------------------ */
+
+/* Read a result file written by `stickslip run -o FILE.h5` or by stsl_run
+ * (STSL_OUTPUT_HDF5) into the stsl_result a run in memory gives: the same
+ * samples, the events with their values just before and just after (taken
+ * from the file's two rows at each event instant), the names and units,
+ * and the summary computed from them as the run computed it.  What the file
+ * does not hold: the summary's dissipated_energy (NaN), and, for a run of a
+ * fixed-step scheme (no rows of its own at an event), the event values
+ * other than x before, v before and after, net_force and friction after
+ * (NaN).  When `cfg` is not NULL, *cfg receives the run's configuration
+ * (/config; relative table files from the file's directory; its messages
+ * name "FILE:/config").  Failure, with *out (and *cfg) NULL: STSL_RC_INPUT
+ * naming the file for a missing file, a file that is not HDF5, not a
+ * stickslip result, or a study file (`stickslip sweep`); STSL_RC_NOMEM. */
+STSL_API stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg,
+                                  stsl_err *err);
 
 #ifdef __cplusplus
 }

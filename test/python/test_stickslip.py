@@ -67,6 +67,50 @@ def test_run_equals_cli_hdf5_bit_for_bit(tmp_path):
     assert r.stats["events"] == len(r.events) and r.stats["steps"] > 0
 
 
+# Run in a fresh interpreter: that h5py is never imported is only seen there.
+READ_WITHOUT_H5PY = r"""
+import math, subprocess, sys
+import numpy as np
+import stickslip as ss
+cli, config, path = sys.argv[1:4]
+assert subprocess.run([cli, "run", config, "-o", path, "--quiet"]).returncode == 0
+back, r = ss.read(path), ss.run(ss.load(config))
+for name in ["t", "mode"] + list(r.columns):
+    a, b = getattr(r, name), getattr(back, name)
+    assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+assert r.events.dtype == back.events.dtype and r.events.tobytes() == back.events.tobytes()
+# wall_seconds is each run's own clock; the file does not keep the energy.
+assert math.isnan(back.stats.pop("dissipated_energy")) and r.stats.pop("dissipated_energy") > 0
+back.stats.pop("wall_seconds"), r.stats.pop("wall_seconds")
+assert back.stats == r.stats, (back.stats, r.stats)
+assert back.units == r.units and back.mode_names == r.mode_names
+assert (back.complete, back.message) == (r.complete, r.message)
+assert back.config.to_yaml() == r.config.to_yaml()
+assert "h5py" not in sys.modules
+print(len(r.t), len(r.events))
+"""
+
+
+def test_read_of_a_cli_file_is_the_run_without_h5py(tmp_path):
+    p = subprocess.run(["/usr/bin/python3", "-c", READ_WITHOUT_H5PY, CLI, JANECEK,
+                        str(tmp_path / "cli.h5")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    samples, events = map(int, p.stdout.split())
+    assert samples > 9000 and events > 10
+
+
+def test_read_refuses_wrong_files(tmp_path):
+    missing = tmp_path / "missing.h5"
+    with pytest.raises(ss.InputError) as e:
+        ss.read(missing)
+    assert str(e.value) == f"{missing}: cannot open: No such file or directory"
+    text = tmp_path / "text.h5"
+    text.write_text("not hdf5\n")
+    with pytest.raises(ss.InputError) as e:
+        ss.read(text)
+    assert str(e.value) == f"{text}: not an HDF5 file"
+
+
 def test_config_roundtrip_and_set():
     cfg = ss.load(JANECEK)
     assert cfg["friction.dynamic"] == 18.0
