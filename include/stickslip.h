@@ -283,6 +283,43 @@ STSL_API void stsl_result_free(stsl_result *r);
 STSL_API stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg,
                                   stsl_err *err);
 
+/* ---- comparing a trajectory with the exact one ------------------------- */
+
+/* The metrics of `stickslip compare` (names as in its JSON report; their
+ * definitions in docs and models/validation.h).  Units are static strings. */
+typedef struct stsl_compare_metrics {
+    long n_points;       /* candidate samples compared */
+    long points_dropped; /* candidate samples outside the reference's [0, t_end] */
+    double t_first, t_last;
+    double max_abs_error_x, rms_error_x, final_error_x; /* candidate - reference */
+    double max_abs_error_v, rms_error_v, final_error_v;
+    double stuck_iou, stuck_time_reference, stuck_time_candidate;
+    double stuck_velocity; /* the |v| below which the candidate counts as stuck */
+    long events_matched, events_missed, events_spurious;
+    long events_ignored_reference, events_ignored_candidate;
+    double max_event_time_error; /* NaN without matched events */
+    double event_window;
+    double dissipated_energy_reference, dissipated_energy_candidate, dissipated_energy_difference;
+    /* "friction column, trapezoidal rule" or, without friction arrays,
+     * "energy balance with the reference model's F_n" */
+    const char *energy_method;
+    const char *t_units, *x_units, *v_units, *energy_units;
+} stsl_compare_metrics;
+
+/* Judge the candidate trajectory t, x, v (and friction, may be NULL) of n
+ * samples against the exact run of `ref`, exactly as `stickslip compare
+ * REF.h5 CANDIDATE` does with the configuration in REF.h5: `ref` is run
+ * again with the candidate's times as its output times.  stuck_velocity
+ * and event_window: < 0 or NaN for the command's defaults.  STSL_RC_INPUT
+ * for a time that goes back ("candidate: t[5] = ... goes back from ...
+ * (time must increase)"), a value that is not finite, or fewer than two
+ * distinct times within [0, t_end]; a failure of the re-run is its own
+ * code, its message starting "re-running the reference: ". */
+STSL_API stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x,
+                              const double *v, const double *friction, long n,
+                              double stuck_velocity, double event_window, stsl_compare_metrics *out,
+                              stsl_err *err);
+
 #ifdef __cplusplus
 }
 #endif

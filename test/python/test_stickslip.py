@@ -1,5 +1,6 @@
 """pytest tests of the Python package (issue 12), run by ctest with the
 package and library of the build tree (PYTHONPATH, STICKSLIP_BIN)."""
+import json
 import os
 import subprocess
 import threading
@@ -297,8 +298,46 @@ def test_compare_metrics_of_a_shifted_position():
     assert rep["max_abs_error_v"] == 0 and rep["stuck_iou"] == 1
     assert rep["events_missed"] == 0 and rep["events_spurious"] == 0
     assert rep["events_matched"] == len(r.events) and rep["n_points"] == len(r.t)
+    assert rep["units"] == {"t": "s", "x": "m", "v": "m/s", "energy": "J"}
+    t = r.t.copy()
+    t[[5, 6]] = t[[6, 5]]
     with pytest.raises(ss.InputError) as e:
-        ss.compare(r, r.t[::-1], r.x, r.v)
-    assert "column 't'" in str(e.value) and "time must increase" in str(e.value)
+        ss.compare(r, t, r.x, r.v)
+    # %.17g, as the command's messages print times.
+    assert str(e.value) == (f"candidate: t[6] = {t[6]:.17g} goes back from {t[5]:.17g} "
+                            "(time must increase)")
+    with pytest.raises(ss.InputError) as e:
+        ss.compare(r, r.t, np.where(r.t > 1, np.nan, r.x), r.v)
+    assert str(e.value).startswith("candidate: x[") and "is not finite (nan)" in str(e.value)
+    with pytest.raises(ss.InputError) as e:
+        ss.compare(r, r.t + 100, r.x, r.v)
+    assert str(e.value) == "candidate: fewer than two distinct times within the reference's [0, 9.5] s"
     with pytest.raises(ss.InputError):
         ss.compare(r, r.t, r.x[:-1], r.v)
+
+
+@pytest.mark.parametrize("with_friction", [True, False])
+def test_compare_equals_the_command(tmp_path, with_friction):
+    """The numbers of ss.compare are those of `stickslip compare -o` for the
+    same reference file and candidate: a Karnopp run of the Janecek case,
+    written as CSV with 17 significant digits (every double exactly)."""
+    ref = tmp_path / "ref.h5"
+    assert cli("run", JANECEK, "-o", str(ref), "--quiet").returncode == 0
+    cfg = ss.load(JANECEK)
+    cfg.update({"simulation.scheme": "karnopp", "simulation.step": 1e-4})
+    cand = ss.run(cfg)
+    cols = {"t": cand.t, "x": cand.x, "v": cand.v}
+    if with_friction:
+        cols["friction"] = cand.friction
+    csv = tmp_path / "cand.csv"
+    np.savetxt(csv, np.column_stack(list(cols.values())), fmt="%.17g", delimiter=",",
+               header=",".join(cols), comments="")
+    report = tmp_path / "report.json"
+    p = cli("compare", str(ref), str(csv), "-o", str(report))
+    assert p.returncode == 0, p.stderr
+    with open(report, encoding="utf-8") as f:
+        want = json.load(f)
+    got = ss.compare(ss.read(ref), *cols.values())
+    assert 0 < got["events_matched"] and 0 < got["max_abs_error_x"] < 1e-3
+    for key, value in got.items():
+        assert value == want[key], key  # exact: the same code on the same doubles
