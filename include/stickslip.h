@@ -144,6 +144,16 @@ STSL_API char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err);
 /* Write that text to the file `path`. */
 STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err);
 
+/* Make runs of `cfg` (stsl_run, stsl_run_result) stop once *flag is
+ * nonzero (NULL: never).  The flag is read at every solver step, so another
+ * thread may set it while the run goes on; it is borrowed and must outlive
+ * the runs.  A stopped run returns STSL_RC_CANCELLED, message "run
+ * cancelled at ..." (time, mode, state), and keeps what it computed up to there, as a
+ * failed run does (summary and result incomplete, a file marked
+ * incomplete).  Clones made afterwards share the flag; setting keys keeps
+ * it. */
+STSL_API void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag);
+
 STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */

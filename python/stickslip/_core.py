@@ -29,6 +29,31 @@ class SolverError(Error, RuntimeError):
         self.result = result
 
 
+class CancelledError(Error):
+    """A run or sweep stopped by its Cancel (or Ctrl-C during a sweep);
+    `result` holds what it reached (a Result, or the Sweep of the variants
+    that ran)."""
+
+    def __init__(self, message, code=None, result=None):
+        super().__init__(message, code)
+        self.result = result
+
+
+class Cancel:
+    """A flag that stops the runs given it (ss.run(..., cancel=c),
+    ss.sweep(..., cancel=c)) at their next solver step once set, from any
+    thread: c.set()."""
+
+    def __init__(self):
+        self._flag = ffi.new("int *")
+
+    def set(self):
+        self._flag[0] = 1
+
+    def is_set(self):
+        return self._flag[0] != 0
+
+
 def _raise(err, result=None):
     code = int(err.code)
     message = ffi.string(err.message).decode()
@@ -38,6 +63,8 @@ def _raise(err, result=None):
         raise FileError(message, code)
     if code == lib.STSL_RC_NOMEM:
         raise MemoryError(message)
+    if code == lib.STSL_RC_CANCELLED:
+        raise CancelledError(message, code, result)
     raise SolverError(message, code, result)
 
 
@@ -280,16 +307,29 @@ def _events(handle):
     return out
 
 
-def run(cfg, output_step=None):
+def _cancellable(cfg, cancel):
+    """A copy of cfg whose runs watch `cancel`'s flag (cfg itself without one)."""
+    if cancel is None:
+        return cfg
+    c = cfg.copy()
+    lib.stsl_cfg_set_cancel(c._h, cancel._flag)
+    c._cancel = cancel  # the flag lives as long as the configuration that reads it
+    return c
+
+
+def run(cfg, output_step=None, cancel=None):
     """Run `cfg` from t = 0 and return a Result.
 
     output_step overrides simulation.output_step for this run only.  A run
     that fails on the way raises SolverError whose `result` is the partial
-    Result."""
-    cfg = _with(cfg, output_step)
+    Result; one stopped by `cancel` (a Cancel, set from another thread)
+    raises CancelledError, with the partial Result too."""
+    cfg = _cancellable(_with(cfg, output_step), cancel)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
+    if cancel is not None:
+        lib.stsl_cfg_set_cancel(cfg._h, ffi.NULL)  # the Result's copy must not watch it
     if out[0] == ffi.NULL:
         _raise(err)
     try:
@@ -322,5 +362,5 @@ def version():
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
-__all__ = ["Config", "Result", "Error", "InputError", "FileError", "SolverError", "load", "read",
-           "run", "version"]
+__all__ = ["Cancel", "CancelledError", "Config", "Result", "Error", "InputError", "FileError",
+           "SolverError", "load", "read", "run", "version"]

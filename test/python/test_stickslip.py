@@ -158,6 +158,17 @@ def test_save_where_no_file_can_be_is_a_file_error(tmp_path):
     assert p.returncode == 1 and str(e.value).split(":")[0] in p.stderr
 
 
+def test_save_creates_missing_directories_as_the_cli_does(tmp_path):
+    r = ss.run(ss.Config.from_dict(CHEAP))
+    target = tmp_path / "new" / "sub" / "out.h5"
+    r.save(target)
+    back = ss.read(target)
+    assert back.t.tobytes() == r.t.tobytes() and back.x.tobytes() == r.x.tobytes()
+    cli_target = tmp_path / "cli_new" / "sub" / "out.h5"
+    assert cli("run", JANECEK, "-o", str(cli_target), "--quiet").returncode == 0
+    assert cli_target.is_file()
+
+
 def test_bad_yaml_names_line():
     with pytest.raises(ss.InputError) as e:
         ss.Config.from_yaml("element: {mass: -3}\n")
@@ -176,6 +187,43 @@ def test_solver_failure_carries_partial_result():
     assert len(r.events) == 4 and r.t[-1] < 9.5 and len(r.t) > 0
     p = cli("run", JANECEK, "--set", "simulation.max_events=3", "-o", os.devnull + ".h5")
     assert p.returncode == 3
+
+
+def test_cancelled_run_raises_with_the_partial_result():
+    cfg = ss.Config.from_dict(CHEAP)
+    cfg["simulation.t_end"] = 1e5  # minutes of stick-slip: only the cancel ends it
+    cancel = ss.Cancel()
+    timer = threading.Timer(0.2, cancel.set)
+    timer.start()
+    with pytest.raises(ss.CancelledError) as e:
+        ss.run(cfg, cancel=cancel)
+    timer.join()
+    r = e.value.result
+    assert e.value.code == ss._lib.lib.STSL_RC_CANCELLED
+    assert str(e.value).startswith("run cancelled at t = ") and r.message == str(e.value)
+    assert not r.complete and 0 < r.t[-1] < 1e5 and len(r.events) > 0
+    assert not isinstance(e.value, ss.SolverError)
+    # The configuration keeps no flag: it runs (shortened) to its end again.
+    cfg["simulation.t_end"] = 0.5
+    assert ss.run(cfg).complete and r.config["simulation.t_end"] == 1e5
+
+
+def test_cancelled_sweep_raises_with_the_variants_that_ran():
+    cfg = ss.Config.from_dict(CHEAP)
+    cfg["simulation.t_end"] = 20.0
+    cancel = ss.Cancel()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    with pytest.raises(ss.CancelledError) as e:
+        ss.sweep(cfg, vary={"friction.dynamic": np.linspace(0.5, 1.4, 10000)}, jobs=2,
+                 cancel=cancel)
+    timer.join()
+    s = e.value.result
+    assert 0 < len(s) < 10000 and str(e.value) == f"sweep cancelled: {len(s)} of 10000 variants ran"
+    # Those cut short say so; the others completed.
+    cut = [m for m in s.messages if m]
+    assert all(m.startswith("run cancelled at t = ") for m in cut) and len(cut) <= 2
+    assert np.count_nonzero(s.summary["complete"]) == len(s) - len(cut)
 
 
 def test_sweep_rows_equal_single_runs():
