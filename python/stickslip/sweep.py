@@ -18,10 +18,11 @@ class Sweep:
     numpy structured arrays with one row per variant; `messages` holds why a
     variant did not complete ("" when it did)."""
 
-    def __init__(self, parameters, summary, messages):
+    def __init__(self, parameters, summary, messages, units):
         self.parameters = parameters
         self.summary = summary
         self.messages = messages
+        self.units = units  # of the summary's columns ("" for counts and flags)
 
     def to_pandas(self):
         """One DataFrame: the parameters' columns, then the summary's."""
@@ -45,17 +46,21 @@ def _variants(vary):
 
 
 def _fields(s):
-    """The summary's columns, named from the first run's names."""
-    names = ["complete", "t_reached", "n_events", "dissipated_energy", "steps", "wall_seconds"]
+    """The summary's columns, named from the first run's names, with their
+    units from the run's summary (the model's table)."""
+    time, energy = ffi.string(s.time_units).decode(), ffi.string(s.energy_units).decode()
+    # wall_seconds is the clock's, in seconds whatever the model's time unit.
+    fields = [("complete", ""), ("t_reached", time), ("n_events", ""),
+              ("dissipated_energy", energy), ("steps", ""), ("wall_seconds", "s")]
     for i in range(s.n_kinds):
         k = ffi.string(s.kind_names[i]).decode()
-        names += [f"events_{k}", f"first_{k}", f"last_{k}"]
+        fields += [(f"events_{k}", ""), (f"first_{k}", time), (f"last_{k}", time)]
     for i in range(s.n_modes):
-        names.append("time_" + ffi.string(s.mode_names[i]).decode())
+        fields.append(("time_" + ffi.string(s.mode_names[i]).decode(), time))
     for i in range(s.n_cols):
-        c = ffi.string(s.col_names[i]).decode()
-        names += [f"final_{c}", f"max_abs_{c}"]
-    return names
+        c, unit = ffi.string(s.col_names[i]).decode(), ffi.string(s.col_units[i]).decode()
+        fields += [(f"final_{c}", unit), (f"max_abs_{c}", unit)]
+    return fields
 
 
 def _row(s):
@@ -93,9 +98,9 @@ def _collect(keys, values, done):
     rows = [done[i] for i in ran]
     fields = rows[0][0] if rows else []
     dtype = [(f, "?" if f == "complete" else ("i8" if f.startswith(("events_", "n_", "steps")) else "f8"))
-             for f in fields]
+             for f, _ in fields]
     summary = np.array([tuple(d[1]) for d in rows], dtype=dtype)
-    return Sweep(parameters, summary, [d[2] for d in rows])
+    return Sweep(parameters, summary, [d[2] for d in rows], dict(fields))
 
 
 def sweep(cfg, vary, jobs=1, cancel=None):
