@@ -191,7 +191,7 @@ def test_bad_yaml_names_line():
     assert "element.mass" in str(e.value)
 
 
-def test_solver_failure_carries_partial_result():
+def test_solver_failure_carries_partial_result(tmp_path):
     cfg = ss.load(JANECEK)
     cfg["simulation.max_events"] = 3
     with pytest.raises(ss.SolverError) as e:
@@ -200,8 +200,15 @@ def test_solver_failure_carries_partial_result():
     assert r is not None and not r.complete and r.message == str(e.value)
     # The events up to and including the one that went past the limit.
     assert len(r.events) == 4 and r.t[-1] < 9.5 and len(r.t) > 0
-    p = cli("run", JANECEK, "--set", "simulation.max_events=3", "-o", os.devnull + ".h5")
-    assert p.returncode == 3
+    out = tmp_path / "me.h5"
+    p = cli("run", JANECEK, "--set", "simulation.max_events=3", "-o", str(out), "--quiet")
+    # The command's exit code 3 and its message, word for word.
+    assert p.returncode == 3 and p.stderr.startswith(f"stickslip: error: {e.value}\n")
+    assert str(e.value).startswith("more than simulation.max_events = 3 events at t = ")
+    # The file the command wrote holds the same partial run.
+    back = ss.read(out)
+    assert not back.complete and back.message == r.message
+    assert back.t.tobytes() == r.t.tobytes() and back.events.tobytes() == r.events.tobytes()
 
 
 def test_cancelled_run_raises_with_the_partial_result():
