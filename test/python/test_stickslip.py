@@ -1,5 +1,6 @@
 """pytest tests of the Python package (issue 12), run by ctest with the
 package and library of the build tree (PYTHONPATH, STICKSLIP_BIN)."""
+import ast
 import json
 import os
 import subprocess
@@ -352,7 +353,7 @@ def test_cmake_install_gives_an_importable_package(tmp_path):
                         str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("STICKSLIP_LIB", "PYTHONPATH")}
-    env["PYTHONPATH"] = str(tmp_path / "lib" / "python3" / "dist-packages")
+    env["PYTHONPATH"] = str(tmp_path / os.environ["STSL_PY_SITEDIR"])
     code = ("import stickslip, stickslip._libpath as l; "
             "print(stickslip.__version__, stickslip.__file__, l.LIBRARY)")
     p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env,
@@ -361,6 +362,13 @@ def test_cmake_install_gives_an_importable_package(tmp_path):
     version, package, library = p.stdout.split()
     assert version == ss.__version__
     assert package.startswith(str(tmp_path)) and library.startswith(str(tmp_path))
+    # Into the configured prefix (the README's plain `cmake --install`) the
+    # package lands where /usr/bin/python3 looks without a PYTHONPATH.
+    site = os.path.join(os.environ["STSL_INSTALL_PREFIX"], os.environ["STSL_PY_SITEDIR"])
+    env.pop("PYTHONPATH")
+    p = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(repr(sys.path))"], env=env,
+                       capture_output=True, text=True, cwd=str(tmp_path))
+    assert site in ast.literal_eval(p.stdout), (site, p.stdout)
 
 
 def test_compare_metrics_of_a_shifted_position():
