@@ -384,6 +384,8 @@ static void fill_metrics(const stsl_cmp_report *r, stsl_compare_metrics *m)
         .dissipated_energy_candidate = r->energy_cand,
         .dissipated_energy_difference = r->energy_cand - r->energy_ref,
         .energy_method = r->energy_method,
+        .candidate_stuck_rule = r->cand_stuck_rule,
+        .candidate_events_source = r->cand_events_source,
         .t_units = r->t_units,
         .x_units = r->x_units,
         .v_units = r->v_units,

@@ -313,6 +313,8 @@ typedef struct stsl_compare_metrics {
     /* "friction column, trapezoidal rule" or, without friction arrays,
      * "energy balance with the reference model's F_n" */
     const char *energy_method;
+    const char *candidate_stuck_rule;    /* "candidate: |v| <= stuck velocity" */
+    const char *candidate_events_source; /* "candidate events: from its samples" */
     const char *t_units, *x_units, *v_units, *energy_units;
 } stsl_compare_metrics;
 

@@ -28,10 +28,11 @@ def _array(a):
 
 def compare(result, t, x, v, friction=None, event_window=None, stuck_velocity=None):
     """Judge the candidate trajectory (t, x, v[, friction]) against the
-    exact run of `result`'s configuration; returns the numbers of the
-    report of `stickslip compare -o` as a dict (max_abs_error_x,
-    rms_error_v, stuck_iou, events_matched, ...; max_event_time_error is
-    None without matched events, as null there) and their "units"."""
+    exact run of `result`'s configuration; returns the report of
+    `stickslip compare -o` as a dict, without its file names and event
+    lists: max_abs_error_x, rms_error_v, stuck_iou, events_matched, ...
+    (max_event_time_error is None without matched events, null there), the
+    rules used (energy_method, candidate_stuck_rule, ...) and "units"."""
     arrays = [_array(a) for a in (t, x, v)]
     if friction is not None:
         arrays.append(_array(friction))
@@ -50,7 +51,8 @@ def compare(result, t, x, v, friction=None, event_window=None, stuck_velocity=No
     for k in _VALUES:
         value = float(getattr(out, k))
         report[k] = None if math.isnan(value) else value
-    report["energy_method"] = ffi.string(out.energy_method).decode()
+    for k in ("energy_method", "candidate_stuck_rule", "candidate_events_source"):
+        report[k] = ffi.string(getattr(out, k)).decode()
     report["units"] = {k: ffi.string(getattr(out, f"{k}_units")).decode()
                        for k in ("t", "x", "v", "energy")}
     return report
