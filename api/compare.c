@@ -9,6 +9,7 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/summary_sink.h"
+#include "events/modes.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
 #include "solver/hybrid.h"
@@ -139,7 +140,8 @@ done:
 
 static int mode_is_stuck(int mode, double v, double thr)
 {
-    if (mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
+    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
+    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
         return 1;
     return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
 }

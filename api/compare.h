@@ -16,10 +16,10 @@
  * just before.
  *
  * Metric definitions: models/validation.h.  Stuck means at rest relative to
- * the base: modes STUCK, STOP_LOW and STOP_HIGH (a velocity-only candidate
- * cannot tell a stop from a stick), or, for samples of a smooth law (mode
- * SMOOTH) and for candidates without a mode column, |v| <= the stuck
- * velocity. */
+ * the base: modes STUCK, STOP_LOW, STOP_HIGH and CONTACT_*_STUCK (a
+ * velocity-only candidate cannot tell a stop from a stick), or, for samples
+ * of a smooth law (mode SMOOTH) and for candidates without a mode column,
+ * |v| <= the stuck velocity. */
 #ifndef STSL_API_COMPARE_H
 #define STSL_API_COMPARE_H
 
