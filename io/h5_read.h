@@ -7,7 +7,7 @@
 #include "solver/sink.h"
 
 /* Most trajectory columns and event kinds a file may have for
- * stsl_h5_read (the model has 9 and 7). */
+ * stsl_h5_read (as many as stsl_summary holds). */
 #define STSL_H5_MAX_COLS  16
 #define STSL_H5_MAX_KINDS 16
 

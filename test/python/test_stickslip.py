@@ -1,6 +1,7 @@
 """pytest tests of the Python package (issue 12), run by ctest with the
 package and library of the build tree (PYTHONPATH, STICKSLIP_BIN)."""
 import ast
+import glob
 import json
 import os
 import subprocess
@@ -99,6 +100,24 @@ def test_read_of_a_cli_file_is_the_run_without_h5py(tmp_path):
     assert p.returncode == 0, p.stderr
     samples, events = map(int, p.stdout.split())
     assert samples > 9000 and events > 10
+
+
+@pytest.mark.parametrize("example", sorted(glob.glob(os.path.join(SRC, "examples", "*.yaml"))),
+                         ids=os.path.basename)
+def test_read_equals_run_for_every_example(tmp_path, example):
+    """Every model the examples have (hybrid laws, smooth laws, LuGre's z,
+    rigid and compliant stops, rotational): the file the command writes
+    reads back as ss.run's Result, to the last bit."""
+    out = tmp_path / "r.h5"
+    p = cli("run", example, "-o", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    r, back = ss.run(ss.load(example)), ss.read(out)
+    for name in ["t", "mode"] + list(r.columns):
+        assert getattr(r, name).tobytes() == getattr(back, name).tobytes(), name
+    assert r.events.tobytes() == back.events.tobytes()
+    for d in (r.stats, back.stats):  # the clock's, and not in the file
+        d.pop("wall_seconds"), d.pop("dissipated_energy")
+    assert r.stats == back.stats and r.units == back.units and r.mode_names == back.mode_names
 
 
 def test_read_refuses_wrong_files(tmp_path):
