@@ -10,6 +10,7 @@
  * key is read with its type, default and admissible range. */
 #include "io/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -775,21 +776,23 @@ static int load_element(const mapr *top, stsl_element_params *e)
 }
 
 /* `static` (a force) is the friendlier spelling of static_ratio; it only
- * means something when there is a dynamic level to divide by. */
-static int load_static(const mapr *m, stsl_friction_params *f)
+ * means something when there is a dynamic level to divide by.  Which one
+ * was given is kept: a later friction.dynamic keeps that force or ratio. */
+static int load_static(const mapr *m, stsl_config *cfg)
 {
+    stsl_friction_params *f = &cfg->element.friction;
     int sr = map_find(m, "static_ratio"), st = map_find(m, "static");
     if (sr && st)
         return fail(m->c, st, "friction.static",
                     "give either friction.static or friction.static_ratio, not both");
+    cfg->static_given = st ? STSL_STATIC_FORCE : sr ? STSL_STATIC_RATIO : STSL_STATIC_DEFAULT;
     if (!st) return map_num(m, "static_ratio", 0, 1.0, &R_GE1, &f->static_ratio);
     if (!(f->dynamic > 0.0))
         return fail(m->c, st, "friction.static",
                     "needs friction.dynamic > 0 (use static_ratio when dynamic is 0)");
     range r = {f->dynamic, HUGE_VAL, 0, 1, NULL, 0.0};
-    double fs;
-    int rc = node_num(m->c, st, "friction.static", &r, &fs);
-    if (!rc) f->static_ratio = fs / f->dynamic;
+    int rc = node_num(m->c, st, "friction.static", &r, &cfg->static_force);
+    if (!rc) f->static_ratio = cfg->static_force / f->dynamic;
     return rc;
 }
 
@@ -850,8 +853,9 @@ static int load_smooth(const mapr *m, stsl_friction_params *f)
     return rc;
 }
 
-static int load_friction(const mapr *top, stsl_friction_params *f)
+static int load_friction(const mapr *top, stsl_config *cfg)
 {
+    stsl_friction_params *f = &cfg->element.friction;
     mapr m;
     int have, law = STSL_LAW_COULOMB;
     int rc = map_sub(top, "friction", 1, FRICTION_KEYS, &m, &have);
@@ -861,7 +865,7 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
         rc = reject_key(&m, SMOOTH_KEYS[i], f->law);
     if (!rc) rc = map_num(&m, "dynamic", 1, 0.0, &R_NONNEG, &f->dynamic);
-    if (!rc) rc = load_static(&m, f);
+    if (!rc) rc = load_static(&m, cfg);
     if (!rc) rc = map_num(&m, "efficiency_opposing", 0, 1.0, &R_EFF_OPP, &f->eff_opposing);
     if (!rc) rc = map_num(&m, "efficiency_aiding", 0, 1.0, &R_EFF_AID, &f->eff_aiding);
     if (!rc) rc = load_stribeck(&m, f);
@@ -1069,7 +1073,7 @@ static int load_top(ctx *c, stsl_config *cfg)
     if (!rc) rc = map_enum(&top, "domain", DOMAIN_NAMES, 0, &dom);
     e->domain = (stsl_domain)dom;
     if (!rc) rc = load_element(&top, e);
-    if (!rc) rc = load_friction(&top, &e->friction);
+    if (!rc) rc = load_friction(&top, cfg);
     if (!rc) rc = load_stops(&top, e);
     if (!rc) rc = load_inputs(&top, e);
     if (!rc) rc = load_initial(&top, e);
@@ -1397,8 +1401,24 @@ static void put_signal(FILE *f, const char *key, const stsl_signal_spec *s)
     fputs("}\n", f);
 }
 
-static void put_element(FILE *f, const stsl_element_params *e)
+/* The static level in the words the file used, so that loading the
+ * effective configuration again keeps what friction.dynamic keeps; the
+ * default is stated as a comment, since writing it would make it a given
+ * ratio (refusing a later friction.static). */
+static void put_static(FILE *f, const stsl_config *cfg)
 {
+    const stsl_friction_params *fr = &cfg->element.friction;
+    if (cfg->static_given == STSL_STATIC_FORCE)
+        fprintf(f, "  static: %.17g\n", cfg->static_force);
+    else if (cfg->static_given == STSL_STATIC_RATIO)
+        fprintf(f, "  static_ratio: %.17g\n", fr->static_ratio);
+    else
+        fputs("  # static_ratio: 1 (the default: the static level is the dynamic one)\n", f);
+}
+
+static void put_element(FILE *f, const stsl_config *cfg)
+{
+    const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
     fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
     fprintf(f, "element:\n  %s: %.17g\n", e->domain == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass",
@@ -1411,7 +1431,8 @@ static void put_element(FILE *f, const stsl_element_params *e)
         for (const law_param *lp = law_params(fr->law); lp->key; lp++)
             fprintf(f, "  %s: %.17g\n", lp->key, *(const double *)((const char *)fr + lp->off));
     } else {
-        fprintf(f, "  dynamic: %.17g\n  static_ratio: %.17g\n", fr->dynamic, fr->static_ratio);
+        fprintf(f, "  dynamic: %.17g\n", fr->dynamic);
+        put_static(f, cfg);
         fprintf(f, "  efficiency_opposing: %.17g\n  efficiency_aiding: %.17g\n", fr->eff_opposing,
                 fr->eff_aiding);
     }
@@ -1441,7 +1462,7 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     fputs("# stickslip: effective configuration, every default filled in\n", f);
-    put_element(f, &cfg->element);
+    put_element(f, cfg);
     fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
             cfg->sim.output_step);
     fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n  method: %s\n", cfg->sim.rtol,
@@ -1512,6 +1533,8 @@ typedef enum when {
     W_TRANSL,       /* element.mass: the effective YAML names inertia when rotational */
     W_ROT,          /* element.inertia */
     W_HYBRID,       /* a hybrid law's keys */
+    W_NOT_RATIO,    /* friction.static: not next to a given static_ratio */
+    W_NOT_FORCE,    /* friction.static_ratio: not next to a given static */
     W_STRIBECK,     /* stribeck_* */
     W_NO_STOPS,     /* initial.position must lie within the stops */
     W_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
@@ -1539,7 +1562,9 @@ static const num_key NUM_KEYS[] = {
     NK("element.spring.free_position", element.free_position, NULL, W_ALWAYS),
     NK("element.damper.coefficient", element.damping, &R_NONNEG, W_ALWAYS),
     NK("friction.dynamic", element.friction.dynamic, &R_NONNEG, W_HYBRID),
-    NK("friction.static_ratio", element.friction.static_ratio, &R_GE1, W_HYBRID),
+    NK("friction.static_ratio", element.friction.static_ratio, &R_GE1, W_NOT_FORCE),
+    /* Its range is the dynamic level's: checked by tie_static_level. */
+    NK("friction.static", static_force, NULL, W_NOT_RATIO),
     NK("friction.efficiency_opposing", element.friction.eff_opposing, &R_EFF_OPP, W_HYBRID),
     NK("friction.efficiency_aiding", element.friction.eff_aiding, &R_EFF_AID, W_HYBRID),
     NK("friction.stribeck_velocity", element.friction.stribeck_velocity, &R_POS, W_STRIBECK),
@@ -1566,6 +1591,10 @@ static int applies(const stsl_config *cfg, when w)
         return e->domain == STSL_DOMAIN_ROTATIONAL;
     case W_HYBRID:
         return hybrid;
+    case W_NOT_RATIO:
+        return hybrid && cfg->static_given != STSL_STATIC_RATIO;
+    case W_NOT_FORCE:
+        return hybrid && cfg->static_given != STSL_STATIC_FORCE;
     case W_STRIBECK:
         return e->friction.law == STSL_LAW_STRIBECK;
     case W_NO_STOPS:
@@ -1643,6 +1672,21 @@ static int plain_number_text(const char *v)
     return !*end;
 }
 
+/* The static level after `slot` was set: it is now given the way that key
+ * gives it, and a given force fixes the ratio (setting friction.dynamic
+ * keeps the force, as `--set` on the file does).  0 when the levels break
+ * the loader's rule static >= dynamic > 0. */
+static int tie_static_level(stsl_config *cfg, const double *slot)
+{
+    stsl_friction_params *f = &cfg->element.friction;
+    if (slot == &cfg->static_force) cfg->static_given = STSL_STATIC_FORCE;
+    if (slot == &f->static_ratio) cfg->static_given = STSL_STATIC_RATIO;
+    if (cfg->static_given != STSL_STATIC_FORCE) return 1;
+    if (!(f->dynamic > 0.0) || cfg->static_force < f->dynamic) return 0;
+    f->static_ratio = cfg->static_force / f->dynamic;
+    return 1;
+}
+
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     const range *r = NULL;
@@ -1655,16 +1699,20 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
     char what[512];
     double v;
     if (check_num(&n, r, &v, what, sizeof what)) {
+        if (slot == &cfg->static_force) return stsl_config_set_reload(cfg, key, value, err);
         stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
         one_line(err);
         return STSL_EINPUT;
     }
-    double before = *slot;
+    double before = *slot, ratio = cfg->element.friction.static_ratio;
+    stsl_static_given given = cfg->static_given;
     *slot = v;
-    if (too_many_samples(&cfg->sim)) {
+    if (too_many_samples(&cfg->sim) || !tie_static_level(cfg, slot)) {
         /* Refused by a rule between keys: the full load words it (and names
          * the key the loader blames), so both paths say the same. */
         *slot = before;
+        cfg->element.friction.static_ratio = ratio;
+        cfg->static_given = given;
         return stsl_config_set_reload(cfg, key, value, err);
     }
     sync_tolerances(cfg);
@@ -1699,6 +1747,20 @@ int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value,
     return rc;
 }
 
+/* Drop "effective configuration:LINE: ": that text is never shown to the
+ * caller, who set a key of it (a rule between keys can blame one the
+ * caller did not set: friction.static below a new friction.dynamic). */
+static void strip_effective_line(stsl_error *err)
+{
+    size_t n = strlen(EFFECTIVE ":");
+    char *p = err ? err->msg + n : NULL;
+    if (!err || strncmp(err->msg, EFFECTIVE ":", n) || !isdigit((unsigned char)*p)) return;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (strncmp(p, ": ", 2)) return;
+    memmove(err->msg, p + 2, strlen(p + 2) + 1);
+}
+
 int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err)
 {
     char *yaml = stsl_config_to_yaml(cfg);
@@ -1706,6 +1768,7 @@ int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, sts
     stsl_config next;
     int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, n_sets, &next, err);
     free(yaml);
+    if (rc) strip_effective_line(err);
     if (rc) return rc;
     memcpy(next.source, cfg->source, sizeof next.source);
     memcpy(next.name, cfg->name, sizeof next.name);
@@ -1788,6 +1851,11 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     const range *r;
     /* fast_slot only locates the double; nothing is written through it. */
     const double *slot = key ? fast_slot((stsl_config *)cfg, key, &r) : NULL;
+    /* A static level the document does not state (given the other way, or
+     * the default) is not a key of it. */
+    if ((slot == &cfg->static_force && cfg->static_given != STSL_STATIC_FORCE) ||
+        (slot == &cfg->element.friction.static_ratio && cfg->static_given != STSL_STATIC_RATIO))
+        slot = NULL;
     if (!key) {
         stsl_error_set(err, STSL_EINPUT, "get: a key is required");
         return NULL;

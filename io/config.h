@@ -12,6 +12,14 @@
 #include "models/fixed_step.h"
 #include "solver/hybrid.h"
 
+/* How the file gave a hybrid law's static level: what a later change of
+ * friction.dynamic keeps (the force, or the ratio). */
+typedef enum stsl_static_given {
+    STSL_STATIC_DEFAULT, /* neither key: static_ratio 1, the ratio is kept */
+    STSL_STATIC_RATIO,   /* friction.static_ratio: the ratio is kept */
+    STSL_STATIC_FORCE    /* friction.static: the force is kept */
+} stsl_static_given;
+
 typedef struct stsl_config {
     char source[STSL_PATH_MAX]; /* path it was loaded from ("<string>" for text) */
     char name[256];             /* file name without directory and extension */
@@ -19,6 +27,8 @@ typedef struct stsl_config {
     stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
+    stsl_static_given static_given;  /* which of friction.static / static_ratio */
+    double static_force;             /* friction.static as given (STSL_STATIC_FORCE) */
 } stsl_config;
 
 /* Load and validate the file at `path`, after applying `n_sets` overrides
@@ -43,6 +53,9 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err);
  * "friction.dynamic: must be >= 0 (got -1)").  A number key that no rule ties
  * to another (see NUM_KEYS in config.c) is checked by the loader's number
  * check and written in place, without the YAML round trip (about 40 us).
+ * The effective configuration keeps the static level as the file gave it,
+ * so friction.dynamic keeps a friction.static force (refusing a dynamic
+ * level above it) or else the ratio, as `--set` on the file itself does.
  * On failure *cfg is unchanged. */
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
 /* The same, always through the full YAML round trip (the reference the fast
