@@ -1024,6 +1024,11 @@ static int load_sim(const mapr *top, stsl_config *cfg)
     if (!rc) rc = map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
     o->method = (stsl_method)method;
     if (!rc) rc = load_scheme(&m, cfg);
+    if (!rc && cfg->verify != STSL_VERIFY_OFF && cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+        rc = fail(m.c, map_find(&m, "verify"), "simulation.verify",
+                  "needs scheme event_driven: a fixed-step scheme has no tolerance to tighten "
+                  "(got scheme %s)",
+                  SCHEME_NAMES[cfg->scheme.kind]);
     return rc;
 }
 
@@ -1431,7 +1436,7 @@ static void put_atol(FILE *f, const stsl_config *cfg)
     double a[3];
     const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
     int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
-    fputs("  atol: auto   # rtol x natural scales:", f);
+    fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale):", f);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %s %.3g %s", i ? "," : "", names[i], a[i], units[i]);
     fputc('\n', f);

@@ -28,6 +28,7 @@ typedef struct stsl_h5_result {
     /* `units` attributes of /trajectory/{t,x,v,net_force,friction} ("" if absent). */
     char time_units[24], x_units[24], v_units[24], net_force_units[24], friction_units[24];
     char quantities[512]; /* "x: position [m], v: velocity [m/s], ..." ("" in older files) */
+    char err_units[192];  /* /stats estimated_error_units ("" when not verified) */
 } stsl_h5_result;
 
 /* Read the root attributes, /config, /events and /stats (not the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/modes.h"
 #include "models/run.h"
 
 /* The check run's rtol is the run's / VERIFY_FACTOR: its error is then
@@ -178,10 +179,30 @@ static int check_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
     return stsl_run_element(&q, &o, NULL, &s, NULL, err);
 }
 
+static const char *kind_name(int kind)
+{
+    return kind >= 0 && kind < STSL_N_EVENT_KINDS ? stsl_event_kind_names()[kind] : "no event";
+}
+
+/* "event 7: this run has stick at t = ..., the check run (rtol 1e-12) has
+ * breakaway at t = ..." */
+static void describe_mismatch(const stsl_stats *v, char *buf, size_t n)
+{
+    char ta[48] = "", tb[48] = "";
+    if (!isnan(v->diff_t[0])) snprintf(ta, sizeof ta, " at t = %.17g s", v->diff_t[0]);
+    if (!isnan(v->diff_t[1])) snprintf(tb, sizeof tb, " at t = %.17g s", v->diff_t[1]);
+    snprintf(buf, n,
+             "the event sequence differs from the check run at rtol %g: event %ld: this run has "
+             "%s%s, the check run has %s%s",
+             v->verify_rtol, v->diff_event + 1, kind_name(v->diff_kind[0]), ta,
+             kind_name(v->diff_kind[1]), tb);
+}
+
 int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                       const stsl_scheme_opts *sch, stsl_verify_mode mode, stsl_sink *sink,
                       stsl_stats *stats, char *check_msg, size_t n, stsl_error *err)
 {
+    char msg[STSL_ERRMSG_MAX + 128] = "";
     int fixed = sch && sch->kind != STSL_SCHEME_EVENT_DRIVEN;
     if (mode == STSL_VERIFY_OFF || fixed) return stsl_run_element(p, sim, sch, sink, stats, err);
     recorder check = {0}, run = {.inner = sink};
@@ -190,7 +211,8 @@ int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim
     int crc = check_run(p, sim, &check, &rtol_check, &cerr);
     if (crc) {
         run.verdict.verify = STSL_VERIFY_FAILED;
-        if (check_msg) snprintf(check_msg, n, "%s", cerr.msg);
+        snprintf(msg, sizeof msg, "the check run at rtol %g failed: %s",
+                 fmax(sim->rtol / VERIFY_FACTOR, STSL_VERIFY_RTOL_MIN), cerr.msg);
     } else {
         run.check = &check;
     }
@@ -202,5 +224,9 @@ int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim
     if (stats) *stats = st;
     free(check.ev);
     free(run.ev);
+    if (st.verify == STSL_VERIFY_MISMATCH) describe_mismatch(&st, msg, sizeof msg);
+    if (check_msg && n) snprintf(check_msg, n, "%s", msg);
+    if (!rc && mode == STSL_VERIFY_STRICT && msg[0])
+        rc = stsl_error_set(err, STSL_ESOLVER, "verify strict: %s", msg);
     return rc;
 }

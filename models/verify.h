@@ -33,11 +33,14 @@ const char *const *stsl_verify_mode_names(void);
  * when atol is given, else 0 (the rule of the run, applied to the new rtol). */
 void stsl_verify_tolerances(double rtol, double atol, double *rtol_check, double *atol_check);
 
-/* stsl_run_element, and with mode != OFF (event-driven only) the check
- * run first and the comparison filled into the statistics the sink ends
- * with and into *stats.  A failed check run does not fail the run: its
- * statistics say STSL_VERIFY_FAILED and the message is in `check_msg`
- * (may be NULL; `n` bytes).  Returns the run's own status. */
+/* stsl_run_element, and with mode != OFF (event-driven only; a fixed-step
+ * scheme has no tolerance and runs unverified) the check run first and the
+ * comparison filled into the statistics the sink ends with and into
+ * *stats.  When the event sequences differ or the check run fails,
+ * `check_msg` (may be NULL; `n` bytes) says so, naming the first differing
+ * event (number, kind, time in both runs), else it is "".  Returns the
+ * run's own status, except in STRICT mode, where such a finding of a run
+ * that succeeded is STSL_ESOLVER with that message. */
 int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                       const stsl_scheme_opts *sch, stsl_verify_mode mode, stsl_sink *sink,
                       stsl_stats *stats, char *check_msg, size_t n, stsl_error *err);
