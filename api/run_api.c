@@ -9,6 +9,7 @@
 #include "api/summary_sink.h"
 #include "io/csv_sink.h"
 #include "models/run.h"
+#include "models/verify.h"
 
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
@@ -18,7 +19,8 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     const stsl_config *c = &cfg->c;
     stsl_hsolver_opts sim = c->sim;
     sim.integrate_power = 1; /* the summary's dissipated energy */
-    int rc = stsl_run_element(&c->element, &sim, &c->scheme, &s, NULL, err);
+    int rc = stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, &s, NULL,
+                               sum->verify_message, sizeof sum->verify_message, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
      * have none, and a trapezoid over their samples would not be the
      * accurate figure the summary promises. */
