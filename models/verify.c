@@ -203,6 +203,7 @@ int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim
                       stsl_stats *stats, char *check_msg, size_t n, stsl_error *err)
 {
     char msg[STSL_ERRMSG_MAX + 128] = "";
+    if (check_msg && n) check_msg[0] = '\0';
     int fixed = sch && sch->kind != STSL_SCHEME_EVENT_DRIVEN;
     if (mode == STSL_VERIFY_OFF || fixed) return stsl_run_element(p, sim, sch, sink, stats, err);
     recorder check = {0}, run = {.inner = sink};
