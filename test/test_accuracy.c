@@ -73,7 +73,7 @@ static double run_janecek(const stsl_config *cfg, stsl_stats *st)
     return e;
 }
 
-/* Bound: with the rule the error stays at 1 to 3 times rtol (in seconds)
+/* Bound: with the rule the error stays at 1 to 5 times rtol (in seconds)
  * from rtol 1e-6 to 1e-13 (benchmarks/bench_tolerance; 4.5e-12 s
  * measured here), so 20 rtol = 2e-11 s leaves a factor 4.  The old fixed
  * atol of 1e-12 floored the error at 4.5e-10 s for every rtol <= 1e-11:
