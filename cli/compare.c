@@ -286,6 +286,16 @@ done:
 
 /* ---- metrics -------------------------------------------------------------------- */
 
+/* The reference's absolute tolerance on v: atol as given, or the one the
+ * rule derives from rtol (README "Numerics"). */
+static double velocity_atol(const stsl_config *cfg)
+{
+    double a[3];
+    const char *units[3];
+    stsl_element_atol(&cfg->element, cfg->sim.rtol, cfg->sim.atol, a, units);
+    return a[1];
+}
+
 static int mode_is_stuck(int mode, double v, double thr)
 {
     if (mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
@@ -594,7 +604,7 @@ int stsl_cli_compare(int argc, char **argv)
     stsl_compare_errors(t, r.x, r.v, x, v, n, &rep.e);
     rep.stuck_default = a.stuck_velocity < 0;
     rep.stuck_velocity = rep.stuck_default
-                             ? stsl_compare_default_stuck_velocity(r.v, n, cfg.sim.atol)
+                             ? stsl_compare_default_stuck_velocity(r.v, n, velocity_atol(&cfg))
                              : a.stuck_velocity;
     rs = malloc((size_t)n);
     cs = malloc((size_t)n);

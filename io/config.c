@@ -988,11 +988,16 @@ static int map_atol(const mapr *m, double *out)
 static int load_tolerances(const mapr *m, stsl_config *cfg)
 {
     stsl_hsolver_opts *o = &cfg->sim;
-    int acc = map_find(m, "accuracy"), rc;
-    if (acc && map_find(m, "rtol"))
+    int acc = map_find(m, "accuracy"), rt = map_find(m, "rtol"), rc;
+    /* An override (--set, stsl_cfg_set) wins over the file's other key, so
+     * that accuracy can be set on an effective configuration (which
+     * writes rtol); both in the file, or both overridden, is refused. */
+    int acc_set = acc && graft_of(m->c, acc), rt_set = rt && graft_of(m->c, rt);
+    if (acc && rt && acc_set == rt_set)
         return fail(m->c, acc, "simulation.accuracy",
                     "sets rtol (and atol unless given): give accuracy or rtol, not both");
-    rc = map_num(m, acc ? "accuracy" : "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
+    int use_acc = acc && (!rt || acc_set);
+    rc = map_num(m, use_acc ? "accuracy" : "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
     if (!rc) rc = map_atol(m, &o->atol);
     int v = STSL_VERIFY_OFF;
     if (!rc) rc = map_enum(m, "verify", stsl_verify_mode_names(), STSL_VERIFY_OFF, &v);

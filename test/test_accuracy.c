@@ -120,6 +120,13 @@ static void accuracy_sets_both(void **state)
     assert_string_equal(got, "auto");
     free(got);
     stsl_config_free(&cfg);
+    /* On an effective configuration (which writes rtol) the override wins. */
+    const char *set_acc[] = {"simulation.accuracy=1e-9"};
+    assert_int_equal(stsl_config_load_string(b, "<b>", NULL, set_acc, 1, &cfg, &err), STSL_OK);
+    assert_true(cfg.sim.rtol == 1e-9 && cfg.sim.atol == 0.0);
+    assert_int_equal(stsl_config_set(&cfg, "simulation.accuracy", "1e-11", &err), STSL_OK);
+    assert_true(cfg.sim.rtol == 1e-11);
+    stsl_config_free(&cfg);
     assert_int_equal(stsl_config_load_string(c, "<c>", NULL, NULL, 0, &cfg, &err), STSL_EINPUT);
     assert_string_equal(err.msg, "<c>:4: simulation.accuracy: sets rtol (and atol unless given): "
                                  "give accuracy or rtol, not both");
