@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <matio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,12 +216,28 @@ static void verify_in_file_and_info(void **state)
     assert_true(res.stats.err_event_time > 1e-15 && res.stats.err_event_time < 1e-7);
     assert_string_equal(res.err_units, "estimated_error_event_time [s], estimated_error_x [m], "
                                        "estimated_error_v [m/s]");
+    double est = res.stats.err_event_time;
     stsl_h5_result_free(&res);
     /* Not asked for: nothing in /stats. */
     assert_int_equal(cli("run %s -o %s -q", yaml, h5), 0);
     assert_int_equal(stsl_h5_read(h5, &res, &err), STSL_OK);
     assert_int_equal(res.stats.verify, STSL_VERIFY_NONE);
     stsl_h5_result_free(&res);
+    /* The MAT result carries the same numbers in its stats struct. */
+    char mat[512];
+    snprintf(mat, sizeof mat, "%s/belt.mat", dir);
+    assert_int_equal(cli("run %s -o %s -q --verify", yaml, mat), 0);
+    mat_t *mf = Mat_Open(mat, MAT_ACC_RDONLY);
+    assert_non_null(mf);
+    matvar_t *st = Mat_VarRead(mf, "stats");
+    assert_non_null(st);
+    matvar_t *f = Mat_VarGetStructFieldByName(st, "estimated_error_event_time", 0);
+    assert_non_null(f);
+    assert_true(((const double *)f->data)[0] == est); /* the same run, bit for bit */
+    f = Mat_VarGetStructFieldByName(st, "verify", 0);
+    assert_true(f && ((const double *)f->data)[0] == STSL_VERIFY_MATCHED);
+    Mat_VarFree(st);
+    Mat_Close(mf);
     /* A fixed-step scheme has no tolerance to tighten. */
     assert_int_equal(cli("check %s --set simulation.verify=on --set simulation.scheme=karnopp "
                          "--set simulation.step=1e-4",
