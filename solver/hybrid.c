@@ -301,7 +301,7 @@ static int set_tolerances(stsl_hsolver *s)
     for (int i = 1; i < s->n; i++)
         s->atol_min = fmin(s->atol_min, a[i]);
     if (s->opts.atol > 0.0) return CVodeSStolerances(s->cv, s->opts.rtol, s->opts.atol);
-    N_Vector v = N_VNew_Serial(s->n, s->ctx);
+    N_Vector v = N_VClone(s->y); /* the state's own vector type */
     if (!v) return -1;
     memcpy(N_VGetArrayPointer(v), a, (size_t)s->n * sizeof(double));
     int rc = CVodeSVtolerances(s->cv, s->opts.rtol, v); /* CVODE keeps a copy */
