@@ -42,36 +42,53 @@ double bench_median(double *v, int n)
     return v[n / 2];
 }
 
-int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
-                 bench_result *out)
+int bench_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg)
 {
-    if (runs < 1 || batches < 1 || batches > MAX_BATCHES || n_sets >= MAX_SETS) {
-        fprintf(stderr, "bench: runs >= 1, batches 1..%d\n", MAX_BATCHES);
+    if (n_sets >= MAX_SETS) {
+        fprintf(stderr, "bench: at most %d settings\n", MAX_SETS - 1);
         return 2;
     }
     const char *all[MAX_SETS];
     for (int i = 0; i < n_sets; i++)
         all[i] = sets[i];
     all[n_sets] = "simulation.output_step=0";
-    stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load(path, all, n_sets + 1, &cfg, &err)) {
+    if (stsl_config_load(path, all, n_sets + 1, cfg, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return 2;
     }
-    double per_run[MAX_BATCHES];
+    return 0;
+}
+
+int bench_batch(const stsl_config *cfg, int runs, stsl_stats *st, double *per_run)
+{
+    stsl_error err = {0};
     int rc = 0;
-    for (int b = 0; b < batches && !rc; b++) {
-        double t0 = bench_now();
-        for (int r = 0; r < runs && !rc; r++)
-            rc = one_run(&cfg, &out->stats, &err);
-        per_run[b] = (bench_now() - t0) / runs;
-    }
+    double t0 = bench_now();
+    for (int r = 0; r < runs && !rc; r++)
+        rc = one_run(cfg, st, &err);
+    *per_run = (bench_now() - t0) / runs;
     if (rc) fprintf(stderr, "bench: run failed: %s\n", err.msg);
+    return rc ? 3 : 0;
+}
+
+int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
+                 bench_result *out)
+{
+    if (runs < 1 || batches < 1 || batches > MAX_BATCHES) {
+        fprintf(stderr, "bench: runs >= 1, batches 1..%d\n", MAX_BATCHES);
+        return 2;
+    }
+    stsl_config cfg;
+    int rc = bench_load(path, sets, n_sets, &cfg);
+    if (rc) return rc;
+    double per_run[MAX_BATCHES];
+    for (int b = 0; b < batches && !rc; b++)
+        rc = bench_batch(&cfg, runs, &out->stats, &per_run[b]);
     out->us_median = 1e6 * bench_median(per_run, batches);
     out->us_min = 1e6 * per_run[0];
     out->us_max = 1e6 * per_run[batches - 1];
     out->rtol = cfg.sim.rtol;
     stsl_config_free(&cfg);
-    return rc ? 3 : 0;
+    return rc;
 }

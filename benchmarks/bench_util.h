@@ -4,6 +4,7 @@
 #ifndef STSL_BENCH_UTIL_H
 #define STSL_BENCH_UTIL_H
 
+#include "io/config.h"
 #include "solver/sink.h"
 
 typedef struct bench_result {
@@ -16,6 +17,13 @@ typedef struct bench_result {
  * of `batches` batches. Prints the reason and returns nonzero on failure. */
 int bench_config(const char *path, const char *const *sets, int n_sets, int runs, int batches,
                  bench_result *out);
+
+/* Load `path` with `sets` plus output_step=0 into cfg (free it with
+ * stsl_config_free).  Prints the reason and returns nonzero on failure. */
+int bench_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg);
+/* Run cfg `runs` times; *per_run: the mean wall time of one run (s), *st:
+ * the last run's statistics.  Prints the reason and returns 3 on failure. */
+int bench_batch(const stsl_config *cfg, int runs, stsl_stats *st, double *per_run);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);

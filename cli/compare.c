@@ -14,8 +14,8 @@
  * just before.
  *
  * Metric definitions: models/validation.h.  Stuck means at rest relative to
- * the base: modes STUCK, STOP_LOW and STOP_HIGH (a velocity-only candidate
- * cannot tell a stop from a stick), or, for samples of a smooth law (mode
+ * the base: modes STUCK, STOP_LOW, STOP_HIGH and CONTACT_*_STUCK (a
+ * velocity-only candidate cannot tell a stop from a stick), or, for samples of a smooth law (mode
  * SMOOTH) and for candidates without a mode column, |v| <= --stuck-velocity. */
 #include "cli/compare.h"
 
@@ -298,7 +298,8 @@ static double velocity_atol(const stsl_config *cfg)
 
 static int mode_is_stuck(int mode, double v, double thr)
 {
-    if (mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
+    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
+    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
         return 1;
     return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
 }

@@ -15,7 +15,21 @@ enum stsl_mode {
     STSL_MODE_STOP_LOW = 3,
     STSL_MODE_STOP_HIGH = 4,
     STSL_MODE_SMOOTH = 5, /* smooth friction laws: one continuous mode */
-    STSL_N_MODES = 6
+    /* In contact with a compliant stop (the body penetrates it and moves
+     * under its force; friction acts as off the stop): the friction state
+     * and the side. */
+    STSL_MODE_CONTACT_LOW_STUCK = 6,
+    STSL_MODE_CONTACT_LOW_SLIP_POS = 7,
+    STSL_MODE_CONTACT_LOW_SLIP_NEG = 8,
+    STSL_MODE_CONTACT_HIGH_STUCK = 9,
+    STSL_MODE_CONTACT_HIGH_SLIP_POS = 10,
+    STSL_MODE_CONTACT_HIGH_SLIP_NEG = 11,
+    STSL_MODE_CONTACT_LOW_SMOOTH = 12,
+    STSL_MODE_CONTACT_HIGH_SMOOTH = 13,
+    STSL_N_MODES = 14,
+    /* An element with rigid stops (or none) has only the first six: its
+     * layout lists those, as before compliant stops existed. */
+    STSL_N_RIGID_MODES = 6
 };
 
 enum stsl_event_kind {
@@ -27,7 +41,10 @@ enum stsl_event_kind {
     STSL_EV_STOP_RELEASE,
     STSL_EV_LOAD_REVERSAL,
     STSL_EV_INPUT_STEP,
-    STSL_N_EVENT_KINDS
+    STSL_EV_CONTACT_BEGIN, /* a compliant stop: penetration begins (or resumes) */
+    STSL_EV_CONTACT_END,   /* a compliant stop: its force has fallen to 0 */
+    STSL_N_EVENT_KINDS,
+    STSL_N_RIGID_EVENT_KINDS = STSL_EV_CONTACT_BEGIN /* kinds without compliant stops */
 };
 
 /* The STSL_N_MODES mode names ("STUCK", ...), index = mode. */
@@ -35,7 +52,20 @@ const char *const *stsl_mode_names(void);
 /* The STSL_N_EVENT_KINDS event kind names ("stick", ...), index = kind. */
 const char *const *stsl_event_kind_names(void);
 /* The STSL_N_MODES mode descriptions for the solver (names, frozen flags,
- * guard directions; guards.h numbers the guards). */
+ * guard directions; guards.h numbers the guards), for an element whose
+ * stops are rigid (compliant = 0) or compliant (1: its slip modes watch
+ * both stops, since it can come back into contact while leaving one). */
+const stsl_mode_desc *stsl_element_modes_for(int compliant);
+/* The rigid one (stsl_element_modes_for(0)). */
 const stsl_mode_desc *stsl_element_modes(void);
+
+/* The parts of a mode: its contact side (+1 CONTACT_HIGH_*, -1
+ * CONTACT_LOW_*, 0 otherwise) and its friction state (STUCK, SLIP_POS,
+ * SLIP_NEG or SMOOTH for a contact mode; the mode itself otherwise). */
+int stsl_mode_contact_side(int mode);
+int stsl_mode_friction(int mode);
+/* The mode of friction state `friction` (STUCK, SLIP_*, SMOOTH) in contact
+ * with the compliant stop `side` (0: not in contact: `friction` itself). */
+int stsl_mode_in_contact(int friction, int side);
 
 #endif

@@ -148,7 +148,7 @@ STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */
 
-#define STSL_SUMMARY_MAX_MODES 8
+#define STSL_SUMMARY_MAX_MODES 16
 #define STSL_SUMMARY_MAX_KINDS 16
 #define STSL_SUMMARY_MAX_COLS  16
 

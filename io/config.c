@@ -667,7 +667,12 @@ static const char *const SMOOTH_KEYS[] = {"breakaway", "coulomb", "breakaway_vel
 static const char *const HYBRID_KEYS[] = {
     "dynamic",           "static_ratio",      "static", "efficiency_opposing", "efficiency_aiding",
     "stribeck_velocity", "stribeck_exponent", NULL};
-static const char *const STOPS_KEYS[] = {"min", "max", "restitution", NULL};
+static const char *const STOPS_KEYS[] = {"min",       "max",     "model", "restitution",
+                                         "stiffness", "damping", NULL};
+/* The keys of each stop model (index = stsl_stop_model), and its name table. */
+static const char *const RIGID_STOP_KEYS[] = {"restitution", NULL};
+static const char *const COMPLIANT_STOP_KEYS[] = {"stiffness", "damping", NULL};
+#define STOP_MODEL_NAMES (stsl_stop_model_names())
 static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
                                          NULL};
 static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
@@ -863,14 +868,44 @@ static int load_friction(const mapr *top, stsl_friction_params *f)
     return rc;
 }
 
+/* A key of the other stop model given: name the model in use. */
+static int reject_stop_keys(const mapr *m, const char *const *keys, int model)
+{
+    for (int i = 0; keys[i]; i++) {
+        char path[KEYPATH_MAX];
+        int id = map_find(m, keys[i]);
+        join(path, m->path, keys[i]);
+        if (id)
+            return fail(m->c, id, path, "not a parameter of end_stops.model: %s",
+                        STOP_MODEL_NAMES[model]);
+    }
+    return STSL_OK;
+}
+
+/* The compliant stop's contact stiffness (required) and damping. */
+static int load_compliant_stop(const mapr *m, stsl_element_params *e)
+{
+    int rc = reject_stop_keys(m, RIGID_STOP_KEYS, STSL_STOP_COMPLIANT);
+    if (!rc) rc = map_num(m, "stiffness", 1, 0.0, &R_POS, &e->stop_stiffness);
+    if (!rc) rc = map_num(m, "damping", 0, 0.0, &R_NONNEG, &e->stop_damping);
+    return rc;
+}
+
 static int load_stops(const mapr *top, stsl_element_params *e)
 {
     mapr m;
+    int model = STSL_STOP_RIGID;
+    e->stop_model = STSL_STOP_RIGID;
     int rc = map_sub(top, "end_stops", 0, STOPS_KEYS, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
     rc = map_num(&m, "min", 1, 0.0, NULL, &e->x_min);
     if (!rc) rc = map_num(&m, "max", 1, 0.0, NULL, &e->x_max);
-    if (!rc) rc = map_num(&m, "restitution", 0, 0.0, &R_UNIT, &e->restitution);
+    if (!rc) rc = map_enum(&m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &model);
+    e->stop_model = (stsl_stop_model)model;
+    if (!rc && model == STSL_STOP_COMPLIANT) rc = load_compliant_stop(&m, e);
+    if (!rc && model == STSL_STOP_RIGID) rc = reject_stop_keys(&m, COMPLIANT_STOP_KEYS, model);
+    if (!rc && model == STSL_STOP_RIGID)
+        rc = map_num(&m, "restitution", 0, 0.0, &R_UNIT, &e->restitution);
     if (!rc && !(e->x_min < e->x_max))
         rc = fail(m.c, map_find(&m, "max"), "end_stops.max",
                   "must be > end_stops.min (got min %g, max %g)", e->x_min, e->x_max);
@@ -942,6 +977,14 @@ static int load_scheme(const mapr *m, stsl_config *cfg)
                     "%s needs a hybrid friction law (coulomb, stribeck), not %s; use smooth_rk4 "
                     "for smooth laws",
                     SCHEME_NAMES[kind], LAW_NAMES[cfg->element.friction.law]);
+    /* The fixed-step schemes put a body on a rigid stop; a compliant one
+     * is a contact mode of the event-driven solver only. */
+    if (kind != STSL_SCHEME_EVENT_DRIVEN && cfg->element.has_stops &&
+        cfg->element.stop_model == STSL_STOP_COMPLIANT)
+        return fail(m->c, sid, "simulation.scheme",
+                    "%s models rigid end stops only; end_stops.model: compliant needs "
+                    "scheme event_driven",
+                    SCHEME_NAMES[kind]);
     if (kind == STSL_SCHEME_EVENT_DRIVEN) return STSL_OK;
     rc = map_num(m, "step", 1, 0.0, &R_POS, &s->step);
     if (!rc && s->step > cfg->sim.t_end)
@@ -1419,7 +1462,12 @@ static void put_element(FILE *f, const stsl_element_params *e)
     if (fr->law == STSL_LAW_STRIBECK)
         fprintf(f, "  stribeck_velocity: %.17g\n  stribeck_exponent: %.17g\n",
                 fr->stribeck_velocity, fr->stribeck_exponent);
-    if (e->has_stops)
+    if (e->has_stops && e->stop_model == STSL_STOP_COMPLIANT)
+        fprintf(f,
+                "end_stops: {min: %.17g, max: %.17g, model: compliant, stiffness: %.17g, "
+                "damping: %.17g}\n",
+                e->x_min, e->x_max, e->stop_stiffness, e->stop_damping);
+    else if (e->has_stops) /* rigid: the model key left to its default, as before it existed */
         fprintf(f, "end_stops: {min: %.17g, max: %.17g, restitution: %.17g}\n", e->x_min, e->x_max,
                 e->restitution);
     fputs("inputs:\n", f);

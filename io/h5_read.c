@@ -497,9 +497,25 @@ static void print_verify(const stsl_h5_result *res, FILE *out)
         fprintf(out, "             first differing event: number %ld\n", st->diff_event + 1);
 }
 
+/* The widths of the mode-name column (at least 16) and of the events'
+ * "before -> after" column (at least 24): the compliant stops' CONTACT_*
+ * names are longer than the rest, whose tables keep their widths. */
+static void name_widths(const stsl_h5_result *res, int *w_mode, int *w_pair)
+{
+    int longest = 0;
+    for (int i = 0; i < res->stats.n_modes; i++) {
+        int n = (int)strlen(mode_name(res, i));
+        if (n > longest) longest = n;
+    }
+    *w_mode = longest > 16 ? longest : 16;
+    *w_pair = 2 * longest + 4 > 24 ? 2 * longest + 4 : 24;
+}
+
 void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
 {
     const stsl_stats *st = &res->stats;
+    int w_mode, w_pair;
+    name_widths(res, &w_mode, &w_pair);
     fprintf(out, "File:        %s\n", res->path);
     fprintf(out, "Program:     %s %s, created %s\n", res->program, res->version, res->created_utc);
     if (res->complete)
@@ -523,7 +539,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         total += st->mode_time[i];
     if (st->n_modes > 0) fprintf(out, "Time per mode:\n");
     for (int i = 0; i < st->n_modes; i++)
-        fprintf(out, "  %-16s %14.6g %s  %6.2f %%\n", mode_name(res, i), st->mode_time[i],
+        fprintf(out, "  %-*s %14.6g %s  %6.2f %%\n", w_mode, mode_name(res, i), st->mode_time[i],
                 res->time_units, total > 0 ? 100.0 * st->mode_time[i] / total : 0.0);
 
     /* Kinds in order of first appearance; the file's events are few enough
@@ -548,16 +564,16 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
     snprintf(h[3], sizeof h[3], "v_after [%s]", res->v_units);
     snprintf(h[4], sizeof h[4], "net_force [%s]", res->net_force_units);
     snprintf(h[5], sizeof h[5], "friction [%s]", res->friction_units);
-    fprintf(out, "\n%14s  %-16s %-24s %14s %16s %16s %16s %16s\n", h[0], "kind", "mode", h[1], h[2],
-            h[3], h[4], h[5]);
+    fprintf(out, "\n%14s  %-16s %-*s %14s %16s %16s %16s %16s\n", h[0], "kind", w_pair, "mode",
+            h[1], h[2], h[3], h[4], h[5]);
     long shown = max_events < 0 || max_events > res->n_events ? res->n_events : max_events;
     for (long i = 0; i < shown; i++) {
         const stsl_h5_event *e = &res->events[i];
         char modes[64];
         snprintf(modes, sizeof modes, "%s -> %s", mode_name(res, e->mode_before),
                  mode_name(res, e->mode_after));
-        fprintf(out, "%14.9g  %-16s %-24s %14.6g %16.6g %16.6g %16.6g %16.6g\n", e->t, e->kind,
-                modes, e->x, e->v_before, e->v_after, e->net_force, e->friction);
+        fprintf(out, "%14.9g  %-16s %-*s %14.6g %16.6g %16.6g %16.6g %16.6g\n", e->t, e->kind,
+                w_pair, modes, e->x, e->v_before, e->v_after, e->net_force, e->friction);
     }
     if (shown < res->n_events) fprintf(out, "... %ld more\n", res->n_events - shown);
 }

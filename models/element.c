@@ -40,6 +40,8 @@ struct stsl_element {
     stsl_element_params p;
     stsl_signal *fa, *load, *base, *anchor;
     const stsl_end_stop_ops *stop; /* the end stops' behaviour */
+    stsl_stop_params sp;           /* and their positions and parameters */
+    int compliant;                 /* compliant stops (contact modes) */
     int load_varies;
     int has_base;
     int smooth, lugre; /* a smooth law (SMOOTH mode); LuGre (third state) */
@@ -47,7 +49,8 @@ struct stsl_element {
     double settle_at;  /* end of bounces left out at a stop (INFINITY: none pending) */
     double rest_start; /* start of the current slip segment if it began at v = 0, else -INFINITY */
     double natural_step;
-    double scale[3]; /* natural sizes of x, v, sigma0 z (stsl_element_state_scales) */
+    double contact_step; /* natural_step with the compliant stop's stiffness added */
+    double scale[3];     /* natural sizes of x, v, sigma0 z (stsl_element_state_scales) */
     stsl_column cols[STSL_N_COLS];
     stsl_layout layout;
     stsl_hmodel model;
@@ -105,19 +108,42 @@ static void eval_forces(const stsl_element *e, const inputs *in, double x, doubl
 
 static int is_moving(int mode)
 {
-    return mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG || mode == STSL_MODE_SMOOTH;
+    int fr = stsl_mode_friction(mode);
+    return fr == STSL_MODE_SLIP_POS || fr == STSL_MODE_SLIP_NEG || fr == STSL_MODE_SMOOTH;
+}
+
+static int is_slip(int mode)
+{
+    int fr = stsl_mode_friction(mode);
+    return fr == STSL_MODE_SLIP_POS || fr == STSL_MODE_SLIP_NEG;
 }
 
 /* The hybrid decisions speak of STUCK and SLIP_*: a smooth element is in
- * SMOOTH for all of them. */
+ * SMOOTH for all of them (in contact with a compliant stop: its SMOOTH). */
 static int law_mode(const stsl_element *e, int mode)
 {
-    return (e->smooth && mode <= STSL_MODE_SLIP_NEG) ? STSL_MODE_SMOOTH : mode;
+    if (!e->smooth || stsl_mode_friction(mode) > STSL_MODE_SLIP_NEG) return mode;
+    return stsl_mode_in_contact(STSL_MODE_SMOOTH, stsl_mode_contact_side(mode));
+}
+
+/* The force of the compliant stop `side` on the element at (x, v) (along
+ * +x: it pushes back out); 0 for side 0 or rigid stops. */
+static double side_force(const stsl_element *e, int side, double x, double v)
+{
+    if (!side || !e->compliant) return 0.0;
+    return -side * e->stop->reaction(&e->sp, side, 0.0, x, v);
+}
+
+/* The same for the contact `mode` is in. */
+static double stop_force(const stsl_element *e, int mode, double x, double v)
+{
+    return side_force(e, stsl_mode_contact_side(mode), x, v);
 }
 
 /* Dry friction F_f (the force entering as -F_f) while slipping. */
 static double slip_friction(const stsl_element *e, const forces *f, int mode, double v)
 {
+    mode = stsl_mode_friction(mode);
     if (mode == STSL_MODE_SMOOTH) return stsl_smooth_force(&e->p.friction, v, NULL);
     if (mode == STSL_MODE_SLIP_POS)
         return stsl_friction_slip(&e->p.friction, f->fd_pos, f->fs_pos, fabs(v));
@@ -152,7 +178,8 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
     eval_inputs(e, t, &in);
     eval_forces(e, &in, y[0], y[1], &f);
     ydot[0] = y[1];
-    ydot[1] = (f.fn - moving_friction(e, &f, mode, y)) / e->p.mass;
+    ydot[1] =
+        (f.fn - moving_friction(e, &f, mode, y) + stop_force(e, mode, y[0], y[1])) / e->p.mass;
     if (e->lugre)
         ydot[2] = e->p.friction.sigma0 *
                   stsl_lugre_zdot(&e->p.friction, y[1], bristle_z(e, y), NULL, NULL);
@@ -162,8 +189,7 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
 static int el_guards(void *self, int mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
-    stsl_guard_in gi = {0.0,    0.0,        0.0,        y[0],           y[1],
-                        0.0,    e->p.x_min, e->p.x_max, e->p.has_stops, e->load_varies,
+    stsl_guard_in gi = {0.0,    0.0, 0.0, y[0], y[1], 0.0, &e->sp, e->p.has_stops, e->load_varies,
                         e->stop};
     if (is_moving(mode)) {
         /* Slip guards need only x, v and the load: CVODE checks them every
@@ -174,7 +200,7 @@ static int el_guards(void *self, int mode, double t, const double *y, double *g)
         forces f;
         eval_inputs(e, t, &in);
         eval_forces(e, &in, y[0], y[1], &f);
-        gi.fn = f.fn;
+        gi.fn = f.fn + stop_force(e, mode, y[0], 0.0); /* at rest: v = 0 */
         gi.fs_pos = f.fs_pos;
         gi.fs_neg = f.fs_neg;
         gi.load = in.load;
@@ -190,7 +216,8 @@ static double el_max_step(void *self, int mode, double t)
     h = fmin(h, stsl_signal_max_step(e->load, t));
     h = fmin(h, stsl_signal_max_step(e->base, t));
     h = fmin(h, stsl_signal_max_step(e->anchor, t));
-    if (is_moving(mode)) h = fmin(h, e->natural_step);
+    if (is_moving(mode))
+        h = fmin(h, stsl_mode_contact_side(mode) ? e->contact_step : e->natural_step);
     return h;
 }
 
@@ -211,29 +238,31 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
     forces f;
     eval_inputs(e, t, &in);
     eval_forces(e, &in, y[0], y[1], &f);
-    double ff = 0.0, r = 0.0;
-    switch (mode) {
+    double ff = 0.0, r = 0.0, push = stop_force(e, mode, y[0], is_moving(mode) ? y[1] : 0.0);
+    switch (stsl_mode_friction(mode)) {
     case STSL_MODE_SLIP_POS:
     case STSL_MODE_SLIP_NEG:
     case STSL_MODE_SMOOTH:
         ff = moving_friction(e, &f, mode, y);
+        r = fabs(push);
         break;
-    case STSL_MODE_STUCK:
-        ff = f.fn;
+    case STSL_MODE_STUCK: /* friction holds what the compliant stop does not */
+        ff = f.fn + push;
+        r = fabs(push);
         break;
     /* On a stop the stop carries the compressive part, friction the rest. */
     case STSL_MODE_STOP_HIGH:
-        r = e->stop->reaction(+1, f.fn);
+        r = e->stop->reaction(&e->sp, +1, f.fn, y[0], y[1]);
         ff = f.fn - r;
         break;
     case STSL_MODE_STOP_LOW:
-        r = e->stop->reaction(-1, f.fn);
+        r = e->stop->reaction(&e->sp, -1, f.fn, y[0], y[1]);
         ff = f.fn + r;
         break;
     }
     c[STSL_COL_X] = y[0];
     c[STSL_COL_V] = y[1];
-    c[STSL_COL_A] = is_moving(mode) ? (f.fn - ff) / e->p.mass : 0.0;
+    c[STSL_COL_A] = is_moving(mode) ? (f.fn - ff + push) / e->p.mass : 0.0;
     c[STSL_COL_FRICTION] = ff;
     c[STSL_COL_NET_FORCE] = f.fn;
     c[STSL_COL_STOP_REACTION] = r;
@@ -261,15 +290,22 @@ static int el_jac(void *self, int mode, double t, const double *y, double *J)
         forces f;
         eval_inputs(e, t, &in);
         eval_forces(e, &in, y[0], y[1], &f);
-        double fd = mode == STSL_MODE_SLIP_POS ? f.fd_pos : f.fd_neg;
-        double fs = mode == STSL_MODE_SLIP_POS ? f.fs_pos : f.fs_neg;
+        int pos = stsl_mode_friction(mode) == STSL_MODE_SLIP_POS;
+        double fd = pos ? f.fd_pos : f.fd_neg;
+        double fs = pos ? f.fs_pos : f.fs_neg;
         /* d/dv of sign(v) F(|v|) is F'(|v|) on either side. */
         double r = fabs(y[1]) / fp->stribeck_velocity, dl = fp->stribeck_exponent;
         dT_dv = (fs - fd) * exp(-pow(r, dl)) * (-dl * pow(r, dl - 1.0)) / fp->stribeck_velocity;
     }
+    /* In contact the stop adds its stiffness and damping (P >= 0 there). */
+    double kc = 0.0, cc = 0.0;
+    if (stsl_mode_contact_side(mode) && e->compliant) {
+        kc = e->sp.stiffness;
+        cc = e->sp.damping;
+    }
     J[0 * n + 1] = 1.0;
-    J[1 * n + 0] = -e->p.stiffness / m;
-    J[1 * n + 1] = (-e->p.damping - dT_dv) / m;
+    J[1 * n + 0] = (-e->p.stiffness - kc) / m;
+    J[1 * n + 1] = (-e->p.damping - cc - dT_dv) / m;
     if (e->lugre) {
         double zw, zz;
         stsl_lugre_zdot(fp, y[1], bristle_z(e, y), &zw, &zz);
@@ -292,9 +328,10 @@ static void forces_now(stsl_element *e, double t, const double *y, forces *f)
 }
 
 /* m times the acceleration a slip in direction s (+1, -1) would start with
- * at (t, x, v = 0): s (F_n - F_f(s, 0)).  *noise is its rounding level: a
- * few ulps of the largest force that enters it. */
-static double slip_excess(stsl_element *e, int s, double t, double x, double *noise)
+ * at (t, x, v = 0), in contact with the compliant stop `side` (0: none):
+ * s (F_n + R - F_f(s, 0)).  *noise is its rounding level: a few ulps of the
+ * largest force that enters it. */
+static double slip_excess(stsl_element *e, int s, int side, double t, double x, double *noise)
 {
     const stsl_element_params *p = &e->p;
     inputs in;
@@ -302,12 +339,13 @@ static double slip_excess(stsl_element *e, int s, double t, double x, double *no
     eval_inputs(e, t, &in);
     eval_forces(e, &in, x, 0.0, &f);
     double ff = slip_friction(e, &f, s > 0 ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG, 0.0);
+    double push = side_force(e, side, x, 0.0);
     double stretch = p->has_anchor ? x + in.xb - in.xa - p->free_position : x - p->free_position;
     double rate = p->has_anchor ? in.vb - in.va : 0.0;
     double scale = fabs(in.fa) + fabs(in.load) + fabs(p->stiffness * stretch) +
-                   fabs(p->damping * rate) + fabs(p->mass * in.ab) + fabs(ff);
+                   fabs(p->damping * rate) + fabs(p->mass * in.ab) + fabs(ff) + fabs(push);
     *noise = SLIP_NOISE_ULPS * DBL_EPSILON * scale;
-    return s * (f.fn - ff);
+    return s * (f.fn + push - ff);
 }
 
 /* SPEC "Touching the static level": does a slip in direction s start at
@@ -319,33 +357,35 @@ static double slip_excess(stsl_element *e, int s, double t, double x, double *no
  * discontinuity), and the first sample clear of rounding gives the sign of
  * the leading term.  None clear: the net force cannot exceed friction after
  * the instant (a constant force equal to the level), no slip. */
-static int slip_starts(stsl_element *e, int s, double t, double x)
+static int slip_starts(stsl_element *e, int s, int side, double t, double x)
 {
-    double noise, h = slip_excess(e, s, t, x, &noise);
+    double noise, h = slip_excess(e, s, side, t, x, &noise);
     if (fabs(h) > noise) return h > 0.0;
     double horizon = el_max_step(e, STSL_MODE_STUCK, t);
     if (!isfinite(horizon)) horizon = SLIP_HORIZON_REL * fmax(1.0, fabs(t));
     horizon = fmin(horizon, el_next_time_event(e, t) - t);
     for (double tau = SLIP_NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(t)); tau <= horizon;
          tau *= 2.0) {
-        h = slip_excess(e, s, t + tau, x, &noise);
+        h = slip_excess(e, s, side, t + tau, x, &noise);
         if (fabs(h) > noise) return h > 0.0;
     }
     return 0;
 }
 
-/* A decision to slip from rest (mode `to`, v = 0) holds only if the slip
- * starts; else the element stays at rest in `rest` (STUCK or a stop mode). */
+/* A decision to slip from rest (mode `to`, v = 0; in contact with a
+ * compliant stop or not) holds only if the slip starts; else the element
+ * stays at rest in `rest` (STUCK, a stop mode or a CONTACT_*_STUCK). */
 static int confirm_slip(stsl_element *e, int to, int rest, double t, const double *y)
 {
-    if (e->smooth || (to != STSL_MODE_SLIP_POS && to != STSL_MODE_SLIP_NEG)) return to;
-    return slip_starts(e, to == STSL_MODE_SLIP_POS ? +1 : -1, t, y[0]) ? to : rest;
+    if (e->smooth || !is_slip(to)) return to;
+    int s = stsl_mode_friction(to) == STSL_MODE_SLIP_POS ? +1 : -1;
+    return slip_starts(e, s, stsl_mode_contact_side(to), t, y[0]) ? to : rest;
 }
 
-/* Which stop the element is on: +1 at x_max, -1 at x_min, 0 neither. */
+/* Which rigid stop the element is on: +1 at x_max, -1 at x_min, 0 neither. */
 static int stop_side(const stsl_element *e, double x)
 {
-    if (!e->p.has_stops) return 0;
+    if (!e->p.has_stops || e->compliant) return 0;
     if (x >= e->p.x_max) return +1;
     if (x <= e->p.x_min) return -1;
     return 0;
@@ -383,10 +423,57 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     }
 }
 
+/* The compliant stop the state (x, v) is in contact with: +1, -1, or 0.
+ * In contact: penetrating (delta >= 0) and either moving in or pushed out
+ * (P = k delta + c delta' > 0); a body at delta = 0 at rest only touches. */
+static int contact_side(const stsl_element *e, double x, double v)
+{
+    if (!e->p.has_stops || !e->compliant) return 0;
+    for (int side = -1; side <= 1; side += 2) {
+        double delta = side * (x - (side > 0 ? e->p.x_max : e->p.x_min));
+        if (delta >= 0.0 && (side * v > 0.0 || e->stop->reaction(&e->sp, side, 0.0, x, v) > 0.0))
+            return side;
+    }
+    return 0;
+}
+
+/* The friction state at (t, y) in contact with `side` (0: none): by the sign
+ * of v, at rest by the stick test on the net force with the stop's. */
+static int friction_from_state(stsl_element *e, int side, double t, const double *y)
+{
+    if (y[1] > 0.0) return stsl_mode_in_contact(STSL_MODE_SLIP_POS, side);
+    if (y[1] < 0.0) return stsl_mode_in_contact(STSL_MODE_SLIP_NEG, side);
+    forces f;
+    forces_now(e, t, y, &f);
+    double fn = f.fn + side_force(e, side, y[0], 0.0);
+    int rest = stsl_mode_in_contact(STSL_MODE_STUCK, side);
+    int to = stsl_mode_in_contact(stsl_decide_rest(fn, f.fs_pos, f.fs_neg), side);
+    return confirm_slip(e, to, rest, t, y);
+}
+
+/* Contact with the compliant stop `side` begins at (t, y).  When its guard
+ * fired (`crossed`) moving inwards, the body crossed delta = 0 and is put on
+ * the stop's surface (the root is located to within the solver's
+ * tolerance, either side; the rigid stop does the same); where it comes
+ * back into contact inside the stop (P back to 0 after it left), or is
+ * found inside by the state alone (delta >= 0 already), the state stays.
+ * No velocity jump: the stop's force starts at c delta' (or 0). */
+static void contact_begin(stsl_element *e, int side, int crossed, double t, double *y,
+                          stsl_transition *out)
+{
+    if (crossed && side * y[1] > 0.0) y[0] = side > 0 ? e->p.x_max : e->p.x_min;
+    out->mode = law_mode(e, friction_from_state(e, side, t, y));
+    out->kind = STSL_EV_CONTACT_BEGIN;
+}
+
 /* The mode that state (t, y) calls for, independent of the previous mode:
  * the initial mode, and the mode after an input discontinuity. */
 static void mode_from_state(stsl_element *e, double t, double *y, stsl_transition *out)
 {
+    if (e->compliant) {
+        out->mode = law_mode(e, friction_from_state(e, contact_side(e, y[0], y[1]), t, y));
+        return;
+    }
     int side = stop_side(e, y[0]);
     if (side != 0 && y[1] * side > 0.0) { /* moving into a stop */
         impact(e, side, t, y, out);
@@ -411,13 +498,22 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
                      stsl_transition *out)
 {
     forces f;
-    if (mode == STSL_MODE_STUCK) {
+    int side = stsl_mode_contact_side(mode), fr = stsl_mode_friction(mode);
+    if (fr == STSL_MODE_STUCK) {
         /* A force that only touches the static level moves nothing: stay,
          * no event (SPEC "Touching the static level"). */
         y[1] = 0.0;
         int to = fired[STSL_G_BREAK_POS] ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
-        out->mode = confirm_slip(e, to, STSL_MODE_STUCK, t, y);
-        out->kind = out->mode == STSL_MODE_STUCK ? STSL_NO_EVENT : STSL_EV_BREAKAWAY;
+        out->mode = confirm_slip(e, stsl_mode_in_contact(to, side), mode, t, y);
+        out->kind = out->mode == mode ? STSL_NO_EVENT : STSL_EV_BREAKAWAY;
+    } else if (side && (fr == STSL_MODE_SMOOTH ? fired[STSL_G_LEAVE] : fired[STSL_G_STOP])) {
+        out->mode = fr; /* the stop's force has fallen to 0: it lets go */
+        out->kind = STSL_EV_CONTACT_END;
+    } else if (e->compliant && fr == STSL_MODE_SMOOTH) {
+        contact_begin(e, fired[STSL_G_HIGH] ? +1 : -1, 1, t, y, out);
+    } else if (e->compliant && !side && (fired[STSL_G_STOP] || fired[STSL_G_BEHIND])) {
+        int ahead = fr == STSL_MODE_SLIP_POS ? +1 : -1;
+        contact_begin(e, fired[STSL_G_STOP] ? ahead : -ahead, 1, t, y, out);
     } else if (mode == STSL_MODE_STOP_HIGH || mode == STSL_MODE_STOP_LOW) {
         y[1] = 0.0;
         int to = mode == STSL_MODE_STOP_HIGH ? STSL_MODE_SLIP_NEG : STSL_MODE_SLIP_POS;
@@ -433,7 +529,9 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
     } else if (fired[STSL_G_VZERO]) {
         y[1] = 0.0;
         forces_now(e, t, y, &f);
-        stsl_decide_velocity_zero(mode, f.fn, f.fs_pos, f.fs_neg, &out->mode, &out->kind);
+        stsl_decide_velocity_zero(fr, f.fn + side_force(e, side, y[0], 0.0), f.fs_pos, f.fs_neg,
+                                  &out->mode, &out->kind);
+        out->mode = stsl_mode_in_contact(out->mode, side);
         /* A slip that would leave its sign at once is a stick (SPEC): the
          * excess decides.  Going on the same way is possible only when v
          * came to zero while the force was at the level to within
@@ -441,8 +539,9 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
          * started from rest it is a stick, else restarts at the level
          * could follow each other without end. */
         int back = out->mode == mode && isfinite(e->rest_start);
-        if (back || confirm_slip(e, out->mode, STSL_MODE_STUCK, t, y) != out->mode) {
-            out->mode = STSL_MODE_STUCK;
+        int stuck = stsl_mode_in_contact(STSL_MODE_STUCK, side);
+        if (back || confirm_slip(e, out->mode, stuck, t, y) != out->mode) {
+            out->mode = stuck;
             out->kind = STSL_EV_STICK;
         }
     } else if (fired[STSL_G_LOAD]) {
@@ -473,6 +572,11 @@ static void on_time_event(stsl_element *e, double t, double *y, stsl_transition 
  * starts at zero and could not fire. */
 static void check_stop_reached(stsl_element *e, double t, double *y, stsl_transition *out)
 {
+    if (e->compliant) { /* likewise a compliant stop's contact (not just after it ended) */
+        int at = stsl_mode_contact_side(out->mode) ? 0 : contact_side(e, y[0], y[1]);
+        if (at && out->kind != STSL_EV_CONTACT_END) contact_begin(e, at, 0, t, y, out);
+        return;
+    }
     int side = out->mode == STSL_MODE_SLIP_POS ? +1 : out->mode == STSL_MODE_SLIP_NEG ? -1 : 0;
     if (out->mode == STSL_MODE_SMOOTH) side = (y[1] > 0.0) - (y[1] < 0.0);
     if (side && out->kind != STSL_EV_IMPACT && stop_side(e, y[0]) == side)
@@ -487,18 +591,21 @@ static int check_mode_state(const stsl_element *e, int mode, double t, const dou
                             stsl_error *err)
 {
     const char *bad = NULL;
-    if (!isfinite(y[0]) || !isfinite(y[1]))
-        bad = "the state is not finite";
-    else if ((mode == STSL_MODE_SLIP_POS && y[1] < 0.0) ||
-             (mode == STSL_MODE_SLIP_NEG && y[1] > 0.0))
+    if (!isfinite(y[0]) || !isfinite(y[1])) bad = "the state is not finite";
+    int fr = stsl_mode_friction(mode), side = stsl_mode_contact_side(mode);
+    double stop = side > 0 ? e->p.x_max : e->p.x_min;
+    if (!bad &&
+        ((fr == STSL_MODE_SLIP_POS && y[1] < 0.0) || (fr == STSL_MODE_SLIP_NEG && y[1] > 0.0)))
         bad = "the velocity has the wrong sign for the slip mode";
-    else if ((mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW ||
-              mode == STSL_MODE_STOP_HIGH) &&
+    else if (!bad &&
+             (fr == STSL_MODE_STUCK || fr == STSL_MODE_STOP_LOW || fr == STSL_MODE_STOP_HIGH) &&
              y[1] != 0.0)
         bad = "a mode at rest with a velocity";
-    else if ((mode == STSL_MODE_STOP_HIGH && y[0] != e->p.x_max) ||
-             (mode == STSL_MODE_STOP_LOW && y[0] != e->p.x_min))
+    else if (!bad && ((mode == STSL_MODE_STOP_HIGH && y[0] != e->p.x_max) ||
+                      (mode == STSL_MODE_STOP_LOW && y[0] != e->p.x_min)))
         bad = "a stop mode away from its stop";
+    else if (!bad && side && side * (y[0] - stop) < 0.0)
+        bad = "a contact mode outside its stop";
     if (!bad) return STSL_OK;
     return stsl_error_set(err, STSL_ESOLVER,
                           "mode invariant violated: %s (entering %s at t = %.17g with x = %.17g, "
@@ -540,7 +647,7 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
         break;
     }
     check_stop_reached(e, t, y, out);
-    int slip = out->mode == STSL_MODE_SLIP_POS || out->mode == STSL_MODE_SLIP_NEG;
+    int slip = is_slip(out->mode);
     e->rest_start = slip && y[1] == 0.0 ? t : -INFINITY;
     return check_mode_state(e, out->mode, t, y, err);
 }
@@ -552,8 +659,7 @@ static double el_power(void *self, int mode, double t, const double *y)
     const stsl_element *e = self;
     inputs in;
     forces f;
-    if (mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG && mode != STSL_MODE_SMOOTH)
-        return 0.0;
+    if (!is_moving(mode)) return 0.0;
     eval_inputs(e, t, &in);
     eval_forces(e, &in, y[0], y[1], &f);
     return moving_friction(e, &f, mode, y) * y[1];
@@ -578,8 +684,7 @@ static int level_is_constant(const stsl_element *e)
 static int el_work_form(void *self, int mode, double t, const double *y, stsl_work_form *out)
 {
     const stsl_element *e = self;
-    if ((mode != STSL_MODE_SLIP_POS && mode != STSL_MODE_SLIP_NEG) || !level_is_constant(e))
-        return 0;
+    if (!is_slip(mode) || !level_is_constant(e)) return 0;
     inputs in;
     forces f;
     eval_inputs(e, t, &in);
@@ -630,12 +735,14 @@ static void init_layout(stsl_element *e)
     const stsl_column *cols = e->p.domain == STSL_DOMAIN_ROTATIONAL ? rot_cols : trans_cols;
     memcpy(e->cols, cols, sizeof e->cols);
     /* z only where it exists (LuGre). */
+    /* The contact modes and their events only with compliant stops: a
+     * layout without them is the one from before they existed. */
     stsl_layout l = {e->lugre ? STSL_N_COLS : STSL_N_COLS - 1,
                      e->cols,
                      "s",
-                     STSL_N_MODES,
+                     e->compliant ? STSL_N_MODES : STSL_N_RIGID_MODES,
                      stsl_mode_names(),
-                     STSL_N_EVENT_KINDS,
+                     e->compliant ? STSL_N_EVENT_KINDS : STSL_N_RIGID_EVENT_KINDS,
                      stsl_event_kind_names()};
     e->layout = l;
 }
@@ -711,8 +818,9 @@ static void keep_smaller(double *l, double cand)
  * inputs' sizes (force_scale).
  *   Length L: the smallest of the element's lengths, so that no feature
  * goes unresolved: the width of the stick band F/k, LuGre's presliding
- * deflection F/sigma0, the stops' range, the amplitude of an oscillating
- * base or anchor motion; 1 when there is none.
+ * deflection F/sigma0, the stops' range, a compliant stop's penetration
+ * F/k_stop, the amplitude of an oscillating base or anchor motion; 1 when
+ * there is none.
  *   Time T: sqrt(m/k) with a spring; without, the time sqrt(m L / F) in
  * which the force level moves the mass across L; m/c with only a damper;
  * else 1.  Velocity V = L / T (with a spring and L = F/k this is F /
@@ -724,6 +832,8 @@ void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
     if (k > 0.0) keep_smaller(&l, f / k);
     if (p->friction.law == STSL_LAW_LUGRE) keep_smaller(&l, f / p->friction.sigma0);
     if (p->has_stops) keep_smaller(&l, p->x_max - p->x_min);
+    if (p->has_stops && p->stop_model == STSL_STOP_COMPLIANT)
+        keep_smaller(&l, f / p->stop_stiffness); /* the penetration under F */
     keep_smaller(&l, oscillation_amplitude(&p->base_motion));
     if (p->has_anchor) keep_smaller(&l, oscillation_amplitude(&p->anchor_motion));
     if (!isfinite(l)) l = 1.0;
@@ -766,7 +876,10 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
         return NULL;
     }
     e->p = *p;
-    e->stop = stsl_rigid_stop();
+    e->stop = stsl_end_stop(p->stop_model);
+    e->compliant = e->stop->compliant;
+    e->sp =
+        (stsl_stop_params){p->x_min, p->x_max, p->restitution, p->stop_stiffness, p->stop_damping};
     e->fa = stsl_signal_create(&p->active_force, err);
     e->load = e->fa ? stsl_signal_create(&p->load, err) : NULL;
     e->base = e->load ? stsl_signal_create(&p->base_motion, err) : NULL;
@@ -787,14 +900,18 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->natural_step = p->stiffness > 0.0
                           ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) / SAMPLES_PER_NATURAL_PERIOD
                           : INFINITY;
+    double k_contact = p->stiffness + (e->compliant ? p->stop_stiffness : 0.0);
+    e->contact_step = k_contact > 0.0
+                          ? 2.0 * M_PI * sqrt(p->mass / k_contact) / SAMPLES_PER_NATURAL_PERIOD
+                          : INFINITY;
     e->smooth = stsl_law_is_smooth(p->friction.law);
     e->lugre = p->friction.law == STSL_LAW_LUGRE;
     init_layout(e);
     e->model.ops = &element_ops;
     e->model.self = e;
     e->model.n_state = e->lugre ? 3 : 2;
-    e->model.n_modes = STSL_N_MODES;
-    e->model.modes = stsl_element_modes();
+    e->model.n_modes = e->layout.n_modes;
+    e->model.modes = stsl_element_modes_for(e->compliant);
     e->model.layout = &e->layout;
     e->model.state_names = state_names;
     e->model.state_scale = e->scale;

@@ -4,11 +4,13 @@
  * State y = (x, v): position and velocity relative to the base, and z, the
  * bristle deflection, for LuGre.  Modes: STUCK, SLIP_POS, SLIP_NEG,
  * STOP_LOW, STOP_HIGH for the hybrid laws, SMOOTH (plus the stop modes) for
- * the smooth laws (numbering fixed by the HDF5 layout).  Forces: F_n = F_a + F_R - k (x - x_s) - c
+ * the smooth laws, and with compliant stops the CONTACT_* modes inside them
+ * (numbering fixed by the HDF5 layout; events/modes.h).  Forces: F_n = F_a + F_R - k (x - x_s) - c
  * v - m a_b (or the anchor form), m a = F_n - F_f + R. */
 #ifndef STSL_ELEMENT_H
 #define STSL_ELEMENT_H
 
+#include "events/end_stop.h"
 #include "events/modes.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -38,6 +40,10 @@ typedef struct stsl_element_params {
     stsl_friction_params friction;
     int has_stops; /* 0: no end stops */
     double x_min, x_max, restitution;
+    /* The stops' model (events/end_stop.h); a compliant stop's contact
+     * stiffness (> 0) and damping (>= 0). */
+    stsl_stop_model stop_model;
+    double stop_stiffness, stop_damping;
     stsl_signal_spec active_force, load, base_motion, anchor_motion;
     int has_anchor; /* 1: spring and damper attach to anchor_motion, not the base */
     double x0, v0;

@@ -400,6 +400,12 @@ static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
                               "simulation.scheme: %s needs a hybrid friction law (coulomb, "
                               "stribeck); use smooth_rk4 for smooth laws",
                               name);
+    const stsl_element_params *p = stsl_element_get_params(e);
+    if (p->has_stops && p->stop_model != STSL_STOP_RIGID) /* the config says it at its line */
+        return stsl_error_set(err, STSL_EINPUT,
+                              "simulation.scheme: %s models rigid end stops only; "
+                              "end_stops.model: compliant needs scheme event_driven",
+                              name);
     if (sch->kind == STSL_SCHEME_KARNOPP && !(sch->karnopp_band > 0.0))
         return stsl_error_set(err, STSL_EINPUT, "simulation.karnopp_band: must be > 0 (got %g)",
                               sch->karnopp_band);

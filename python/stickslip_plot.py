@@ -54,6 +54,7 @@ except ImportError as exc:  # pragma: no cover - depends on the machine
 SHADES = {
     "STUCK": ("STUCK (locked)", "#9ecae1"),
     "STOP": ("on an end stop", "#fdae6b"),
+    "CONTACT": ("in a compliant stop", "#fdd0a2"),
 }
 # Event markers: Janecek marks the borders between basic states with circles.
 EVENT_STYLE = {
@@ -65,6 +66,8 @@ EVENT_STYLE = {
     "stop_release": ("v", "#e377c2"),
     "load_reversal": ("P", "#7f7f7f"),
     "input_step": ("*", "#bcbd22"),
+    "contact_begin": (">", "#17becf"),
+    "contact_end": ("<", "#e6550d"),
 }
 LINE_COLORS = {
     "x": "#1f77b4",
@@ -274,7 +277,7 @@ def static_limits(res):
             label = f"static limits [{lo:.4g}, {hi:.4g}] (load {fr_load:.4g})"
         return lo, hi, label
     fric = res["cols"].get("friction")
-    stuck = res["mode"] == 0
+    stuck = np.isin(res["mode"], _stuck_modes(res))
     if fric is not None and stuck.any():
         return float(fric[stuck].min()), float(fric[stuck].max()), "friction range while STUCK (load varies)"
     return None
@@ -313,8 +316,17 @@ def _has_base(res):
     return xb is not None and bool(np.any(xb != 0.0))
 
 
+def _modes_named(res, test):
+    return [k for k, n in res["mode_names"].items() if test(n)]
+
+
+def _stuck_modes(res):
+    """STUCK (0) and, with compliant stops, stuck while pressed into one."""
+    return [0] + _modes_named(res, lambda n: n.startswith("CONTACT_") and n.endswith("_STUCK"))
+
+
 def _stop_modes(res):
-    return [k for k, n in res["mode_names"].items() if n.startswith("STOP")]
+    return _modes_named(res, lambda n: n.startswith("STOP"))
 
 
 def _runs(t, mask):
@@ -331,10 +343,14 @@ def _shade(ax, res, sel, used):
     """Shade STUCK and stop-contact intervals: one collection per class,
     spanning the axes' height, not counted in the data limits."""
     t, mode = res["t"][sel], res["mode"][sel]
-    classes = [("STUCK", mode == 0)]
+    # Stuck inside a compliant stop (CONTACT_*_STUCK) is shaded both ways.
+    classes = [("STUCK", np.isin(mode, _stuck_modes(res)))]
     stops = _stop_modes(res)
     if stops:
         classes.append(("STOP", np.isin(mode, stops)))
+    contacts = _modes_named(res, lambda n: n.startswith("CONTACT_"))
+    if contacts:
+        classes.append(("CONTACT", np.isin(mode, contacts)))
     for cls, mask in classes:
         runs = _runs(t, mask)
         if runs:

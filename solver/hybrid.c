@@ -22,6 +22,7 @@
 
 #include "solver/event_log.h"
 #include "solver/gsl_setup.h"
+#include "solver/small_vector.h"
 
 /* Events closer than this (relative to max(1, |t|)) count as one instant for
  * the Zeno guard: a few ulps, because cascades of transitions at one instant
@@ -175,12 +176,16 @@ static int fail(stsl_hsolver *s, stsl_error *err, stsl_status code, double t, co
 
 /* ---- CVODE callbacks ------------------------------------------------------ */
 
+/* Every vector CVODE hands to a callback is a clone of one of ours, all
+ * small serial vectors (solver/small_vector.h): their data is NV_DATA_S,
+ * without the ops-table call of N_VGetArrayPointer in the hot path. */
+
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     stsl_hsolver *s = ud;
     s->stats.rhs_evals++;
-    double *yd = N_VGetArrayPointer(ydot);
-    int rc = s->model->ops->rhs(s->model->self, s->mode, t, N_VGetArrayPointer(y), yd);
+    double *yd = NV_DATA_S(ydot);
+    int rc = s->model->ops->rhs(s->model->self, s->mode, t, NV_DATA_S(y), yd);
     /* Non-finite forces (an overflow) end the run: fatal for CVODE. */
     if (!rc && !all_finite(yd, s->n)) {
         s->rhs_bad = 1;
@@ -193,8 +198,7 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
 {
     stsl_hsolver *s = ud;
-    N_VGetArrayPointer(qdot)[0] =
-        s->model->ops->power(s->model->self, s->mode, t, N_VGetArrayPointer(y));
+    NV_DATA_S(qdot)[0] = s->model->ops->power(s->model->self, s->mode, t, NV_DATA_S(y));
     return 0;
 }
 
@@ -205,9 +209,8 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
     stsl_hsolver *s = ud;
     const stsl_mode_desc *m = cur_mode(s);
     s->stats.guard_evals++;
-    int rc = m->n_guards > 0
-                 ? s->model->ops->guards(s->model->self, s->mode, t, N_VGetArrayPointer(y), g)
-                 : 0;
+    int rc =
+        m->n_guards > 0 ? s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(y), g) : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
         g[i] = 1.0;
     s->g_cache_t = t;
@@ -225,7 +228,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud,
     stsl_hsolver *s = ud;
     double rows[STSL_MAX_STATE * STSL_MAX_STATE];
     s->stats.jac_evals++;
-    int rc = s->model->ops->jac(s->model->self, s->mode, t, N_VGetArrayPointer(y), rows);
+    int rc = s->model->ops->jac(s->model->self, s->mode, t, NV_DATA_S(y), rows);
     for (int i = 0; i < s->n; i++)
         for (int j = 0; j < s->n; j++)
             SM_ELEMENT_D(J, i, j) = rows[i * s->n + j];
@@ -312,8 +315,10 @@ static int set_tolerances(stsl_hsolver *s)
 static int setup_cvode(stsl_hsolver *s, stsl_error *err)
 {
     if (SUNContext_Create(NULL, &s->ctx)) goto fail;
-    s->y = N_VNew_Serial(s->n, s->ctx);
-    s->yd = N_VNew_Serial(s->n, s->ctx);
+    /* CVODE clones its work vectors from y, so all of them get the small
+     * vectors' fast operations (bit-identical to plain serial ones). */
+    s->y = stsl_small_vector_new(s->n, s->ctx);
+    s->yd = stsl_small_vector_new(s->n, s->ctx);
     if (!s->y || !s->yd) goto fail;
     N_VConst(0.0, s->y);
     /* Adams-Moulton with fixed-point iteration for the hybrid slip modes:
@@ -343,7 +348,7 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
     /* The work integral's vector; the quadrature itself starts with the
      * first segment that needs it (start_quadrature). */
     if (s->opts.integrate_power && s->model->ops->power) {
-        s->q = N_VNew_Serial(1, s->ctx);
+        s->q = stsl_small_vector_new(1, s->ctx);
         if (!s->q) goto fail;
         N_VConst(0.0, s->q);
     }
@@ -452,7 +457,7 @@ static int emit_grid(stsl_hsolver *s, double t_lim, int dense, stsl_error *err)
         if (dense && tg != t_lim) {
             if (CVodeGetDky(s->cv, tg, 0, s->yd) < 0)
                 return fail(s, err, STSL_ESOLVER, tg, "dense output failed");
-            y = N_VGetArrayPointer(s->yd);
+            y = NV_DATA_S(s->yd);
         }
         int rc = emit(s, tg, s->mode, y, err);
         if (rc) return rc;
@@ -474,7 +479,7 @@ static void close_segment(stsl_hsolver *s)
         if (s->seg_exact)
             s->stats.work += s->form.coef * (s->ycur[s->form.index] - s->seg_y0);
         else if (s->q_on && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
-            s->stats.work += N_VGetArrayPointer(s->q)[0];
+            s->stats.work += NV_DATA_S(s->q)[0];
         s->cv_active = 0;
     }
     if (s->mode >= 0 && s->mode < STSL_MAX_MODES) s->stats.mode_time[s->mode] += s->t - s->t_seg;
@@ -522,7 +527,7 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     s->g_ok = 0;
     s->g_cache_t = NAN;
     if (cur_mode(s)->frozen) return STSL_OK;
-    memcpy(N_VGetArrayPointer(s->y), s->ycur, (size_t)s->n * sizeof(double));
+    memcpy(NV_DATA_S(s->y), s->ycur, (size_t)s->n * sizeof(double));
     int dirs[STSL_MAX_GUARDS] = {0};
     for (int i = 0; i < cur_mode(s)->n_guards; i++)
         dirs[i] = cur_mode(s)->guard_dir[i];
@@ -547,7 +552,7 @@ static int dense_guards(stsl_hsolver *s, double t, double *g)
 {
     if (CVodeGetDky(s->cv, t, 0, s->yd) < 0) return -1;
     s->stats.guard_evals++;
-    return s->model->ops->guards(s->model->self, s->mode, t, N_VGetArrayPointer(s->yd), g);
+    return s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(s->yd), g);
 }
 
 /* Guard i on the dense output, oriented (sign = -direction) so that the
@@ -761,7 +766,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
             free(name);
             return fail(s, err, STSL_ESOLVER, s->t, what);
         }
-        const double *yb = N_VGetArrayPointer(s->y);
+        const double *yb = NV_DATA_S(s->y);
         if (!all_finite(yb, s->n)) {
             char what[160];
             snprintf(what, sizeof what,
@@ -777,7 +782,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         if (inside && CVodeGetDky(s->cv, te, 0, s->yd) < 0)
             return fail(s, err, STSL_ESOLVER, te, "dense output failed");
         if (te > s->t)
-            memcpy(s->ycur, inside ? N_VGetArrayPointer(s->yd) : yb, (size_t)s->n * sizeof(double));
+            memcpy(s->ycur, inside ? NV_DATA_S(s->yd) : yb, (size_t)s->n * sizeof(double));
         if ((rc = emit_grid(s, te, 1, err))) return rc;
         s->t = te;
         if ((rc = progress_guard(s, te, err))) return rc;

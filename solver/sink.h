@@ -12,7 +12,7 @@
 
 #include "solver/status.h"
 
-#define STSL_MAX_MODES 8
+#define STSL_MAX_MODES 16
 
 /* One trajectory column (besides time and mode). */
 typedef struct stsl_column {

@@ -82,6 +82,7 @@ static const variant VARIANTS[] = {
     {EX("lugre_stick_slip.yaml"), {NULL, NULL}},
     {EX("20sim_scvs.yaml"), {NULL, NULL}},
     {EX("dv_end_stops.yaml"), {NULL, NULL}},
+    {EX("dv_compliant_stops.yaml"), {NULL, NULL}},
 };
 
 static void load_variant(const variant *v, stsl_config *cfg)

@@ -47,7 +47,7 @@ def run(*args, env=None):
 def setUpModule():
     global TMP
     TMP = tempfile.mkdtemp(prefix="test_plot_")
-    for name in CASES + ("dv_stuck_opposing", "dv_irreversible"):
+    for name in CASES + ("dv_stuck_opposing", "dv_irreversible", "dv_compliant_stops"):
         out = os.path.join(TMP, name + ".h5")
         p = run("run", os.path.join(ROOT, "examples", name + ".yaml"), "-o", out, "--quiet")
         assert p.returncode == 0, p.stderr
@@ -165,6 +165,21 @@ class Content(unittest.TestCase):
         self.assertIn("stop reaction |R| (magnitude)", [ln.get_label() for ln in forces.get_lines()])
         # No base motion: no x_base curve.
         self.assertNotIn("x_base (base)", [ln.get_label() for a in fig.axes for ln in a.get_lines()])
+
+    def test_compliant_contact_shaded_and_marked(self):
+        res = sp.load_result(RESULTS["dv_compliant_stops"])
+        names = res["mode_names"]
+        self.assertEqual(names[9], "CONTACT_HIGH_STUCK")
+        self.assertEqual(len(names), 14)
+        # Stuck inside a compliant stop is stuck too (shaded, and the band's envelope).
+        self.assertEqual(sorted(sp._stuck_modes(res)), [0, 6, 9])
+        fig = sp.figure(res, "all")
+        labels = self.legend_labels(fig)
+        for want in ("in a compliant stop", "STUCK (locked)", "event: contact_begin", "event: contact_end"):
+            self.assertIn(want, labels)
+        self.assertNotIn("on an end stop", labels)  # no rigid-stop mode in the file
+        kinds = {e["kind"] for e in res["events"]}
+        self.assertTrue({"contact_begin", "contact_end", "stick", "breakaway"} <= kinds)
 
     def test_loop_breaks_at_impacts(self):
         res = sp.load_result(RESULTS["dv_end_stops"])

@@ -91,7 +91,8 @@ static void bounce_tail_series(void **state)
 static void guards_match_spec_table(void **state)
 {
     (void)state;
-    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, -1.0, 1.0, 1, 1, stsl_rigid_stop()};
+    const stsl_stop_params sp = {-1.0, 1.0, 0.0, 0.0, 0.0};
+    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, &sp, 1, 1, stsl_rigid_stop()};
     double g[STSL_MAX_GUARDS];
     assert_int_equal(stsl_guards_eval(STSL_MODE_STUCK, &in, g), 2);
     assert_close(g[0], 5.0 - 10.0, 0.0);
@@ -126,11 +127,12 @@ static void rigid_stop_ops(void **state)
 {
     (void)state;
     const stsl_end_stop_ops *s = stsl_rigid_stop();
-    assert_true(s->reaction(+1, 3.0) == 3.0);
-    assert_true(s->reaction(+1, -3.0) == 0.0);
-    assert_true(s->reaction(-1, -3.0) == 3.0);
-    assert_true(s->reaction(-1, 3.0) == 0.0);
-    assert_true(s->guard(1.25, 1.0) == 0.25);
+    const stsl_stop_params p = {-1.0, 1.0, 0.5, 0.0, 0.0};
+    assert_true(s->reaction(&p, +1, 3.0, 1.0, 0.0) == 3.0);
+    assert_true(s->reaction(&p, +1, -3.0, 1.0, 0.0) == 0.0);
+    assert_true(s->reaction(&p, -1, -3.0, -1.0, 0.0) == 3.0);
+    assert_true(s->reaction(&p, -1, 3.0, -1.0, 0.0) == 0.0);
+    assert_true(s->guard(&p, +1, 1.25, 0.0) == 0.25);
     assert_int_equal(s->contact(+1, -20.0, 5.0, 5.0), STSL_MODE_SLIP_NEG);
     assert_int_equal(s->contact(-1, 1.0, 5.0, 5.0), STSL_MODE_STOP_LOW);
     double vp;
