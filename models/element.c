@@ -819,9 +819,11 @@ static void keep_smaller(double *l, double cand)
  *   Length L: the smallest of the element's lengths, so that no feature
  * goes unresolved: the width of the stick band F/k, LuGre's presliding
  * deflection F/sigma0, the stops' range, a compliant stop's penetration
- * F/k_stop, the amplitude of an oscillating base or anchor motion; 1 when
- * there is none.
- *   Time T: sqrt(m/k) with a spring; without, the time sqrt(m L / F) in
+ * F/k_stop and its penetration at the initial speed |v0| sqrt(m/k_stop),
+ * the amplitude of an oscillating base or anchor motion; 1 when there is
+ * none.
+ *   Time T: sqrt(m/k) with a spring (else sqrt(m/k_stop) with compliant
+ * stops, the contact's time scale); without, the time sqrt(m L / F) in
  * which the force level moves the mass across L; m/c with only a damper;
  * else 1.  Velocity V = L / T (with a spring and L = F/k this is F /
  * sqrt(k m), the speed a released stick band reaches).
@@ -832,13 +834,18 @@ void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
     if (k > 0.0) keep_smaller(&l, f / k);
     if (p->friction.law == STSL_LAW_LUGRE) keep_smaller(&l, f / p->friction.sigma0);
     if (p->has_stops) keep_smaller(&l, p->x_max - p->x_min);
-    if (p->has_stops && p->stop_model == STSL_STOP_COMPLIANT)
-        keep_smaller(&l, f / p->stop_stiffness); /* the penetration under F */
+    int compliant = p->has_stops && p->stop_model == STSL_STOP_COMPLIANT;
+    if (compliant) { /* the penetration under F, and at the initial speed */
+        keep_smaller(&l, f / p->stop_stiffness);
+        keep_smaller(&l, fabs(p->v0) * sqrt(m / p->stop_stiffness));
+    }
     keep_smaller(&l, oscillation_amplitude(&p->base_motion));
     if (p->has_anchor) keep_smaller(&l, oscillation_amplitude(&p->anchor_motion));
     if (!isfinite(l)) l = 1.0;
     if (k > 0.0)
         t = sqrt(m / k);
+    else if (compliant)
+        t = sqrt(m / p->stop_stiffness);
     else if (f > 0.0)
         t = sqrt(m * l / f);
     else if (p->damping > 0.0)
