@@ -11,6 +11,7 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/run_api.h"
+#include "api/summary_sink.h"
 #include "include/stickslip.h"
 #include "io/run_record.h"
 #include "io/study.h"
@@ -484,6 +485,13 @@ static int check_keys(const stsl_study *s, const stsl_cfg *base, stsl_error *err
     return STSL_OK;
 }
 
+/* The model's unit of column `name` ("" without that column). */
+static const char *col_units(const stsl_layout *l, const char *name)
+{
+    int i = stsl_layout_find(l, name);
+    return i >= 0 && l->cols[i].units ? l->cols[i].units : "";
+}
+
 /* Event kinds and units from the base's element (every variant is the
  * same model). */
 static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info, stsl_error *err)
@@ -494,14 +502,11 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
     pl->n_kinds = l->n_kinds < STSL_STUDY_MAX_KINDS ? l->n_kinds : STSL_STUDY_MAX_KINDS;
     for (int k = 0; k < pl->n_kinds; k++)
         snprintf(pl->kinds[k], sizeof pl->kinds[k], "%s", l->kind_names[k]);
-    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
-    int rot = base->c.element.domain == STSL_DOMAIN_ROTATIONAL;
-    info->x_units = ix >= 0 ? (rot ? "rad" : "m") : "";
-    info->v_units = iv >= 0 ? (rot ? "rad/s" : "m/s") : "";
-    int ifr = stsl_layout_find(l, "friction");
-    info->force_units = ifr >= 0 && l->cols[ifr].units ? l->cols[ifr].units : "";
-    info->energy_units = "J";
-    info->time_units = "s";
+    info->x_units = col_units(l, "x");
+    info->v_units = col_units(l, "v");
+    info->force_units = col_units(l, "friction");
+    info->energy_units = STSL_ENERGY_UNITS;
+    info->time_units = l->time_units ? l->time_units : "";
     pl->n_modes = l->n_modes < STSL_MAX_MODES ? l->n_modes : STSL_MAX_MODES;
     for (int m = 0; m < pl->n_modes; m++)
         snprintf(pl->modes[m], sizeof pl->modes[m], "%s", l->mode_names[m]);
