@@ -10,6 +10,7 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/verify.h"
 #include "solver/hybrid.h"
 
 /* How the file gave a hybrid law's static level: what a later change of
@@ -27,6 +28,7 @@ typedef struct stsl_config {
     stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
+    stsl_verify_mode verify;         /* simulation.verify (run --verify) */
     stsl_static_given static_given;  /* which of friction.static / static_ratio */
     double static_force;             /* friction.static as given (STSL_STATIC_FORCE) */
 } stsl_config;

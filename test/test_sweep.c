@@ -231,6 +231,19 @@ static void test_row_equals_run(void **state)
     }
 }
 
+/* Sweep a two-variant study into `h5`: exit 3, variant 0 runs, variant 1
+ * is invalid; its message (the caller frees it). */
+static char *valid_then_invalid(const char *study, const char *h5)
+{
+    char *m = NULL;
+    stsl_error err = {0};
+    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, h5), 3);
+    assert_int_equal((int)row_value(h5, "status", 0), STSL_ROW_OK);
+    assert_int_equal((int)row_value(h5, "status", 1), STSL_ROW_INVALID);
+    assert_int_equal(stsl_study_h5_read_message(h5, 1, &m, &err), STSL_OK);
+    return m;
+}
+
 /* A dynamic level above the file's static force is an invalid variant
  * whose message is the loader's, as `stickslip run BASE --set` refuses it;
  * the dynamic level equal to the static force is allowed. */
@@ -244,12 +257,7 @@ static void test_dynamic_above_static_variant(void **state)
                 study, sizeof study);
     path_of("above.h5", h5, sizeof h5);
     path_of("above_one.h5", run, sizeof run);
-    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, h5), 3);
-    assert_int_equal((int)row_value(h5, "status", 0), STSL_ROW_OK);
-    assert_int_equal((int)row_value(h5, "status", 1), STSL_ROW_INVALID);
-    char *m = NULL;
-    stsl_error err = {0};
-    assert_int_equal(stsl_study_h5_read_message(h5, 1, &m, &err), STSL_OK);
+    char *m = valid_then_invalid(study, h5);
     assert_string_equal(m, "friction.static: must be >= 30 (got 26)");
     free(m);
     assert_int_equal(
@@ -437,12 +445,7 @@ static void test_keys_together(void **state)
                 "combine: zip\n",
                 study, sizeof study);
     path_of("together.h5", out, sizeof out);
-    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, out), 3);
-    assert_int_equal((int)row_value(out, "status", 0), STSL_ROW_OK);
-    assert_int_equal((int)row_value(out, "status", 1), STSL_ROW_INVALID);
-    char *m = NULL;
-    stsl_error err = {0};
-    assert_int_equal(stsl_study_h5_read_message(out, 1, &m, &err), STSL_OK);
+    char *m = valid_then_invalid(study, out);
     assert_non_null(
         strstr(m, "initial.position: must lie within the end stops [0.01, 0.05] (got 0)"));
     free(m);
