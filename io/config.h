@@ -10,6 +10,7 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/verify.h"
 #include "solver/hybrid.h"
 
 typedef struct stsl_config {
@@ -19,6 +20,7 @@ typedef struct stsl_config {
     stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
+    stsl_verify_mode verify;         /* simulation.verify (run --verify) */
 } stsl_config;
 
 /* Load and validate the file at `path`, after applying `n_sets` overrides
