@@ -79,7 +79,8 @@ static int read_between(const stsl_cr_map *m, stsl_end ends[2])
     return rc;
 }
 
-/* The ends of a contact or stop: body: a (against the base) or between. */
+/* The ends: body: a (against the base; contacts and stops) or between;
+ * a coupling's keys have no `body`, so it always gives between. */
 static int read_ends(const stsl_cr_map *m, stsl_end ends[2], int *between, int allow_body)
 {
     char path[KEYPATH_MAX];
@@ -87,8 +88,6 @@ static int read_ends(const stsl_cr_map *m, stsl_end ends[2], int *between, int a
     *between = bw != 0;
     stsl_cr_join(path, m->path, allow_body ? "body" : "between");
     if (b && bw) return stsl_cr_fail(m->c, bw, path, "give either body: or between:, not both");
-    if (b && !allow_body)
-        return stsl_cr_fail(m->c, b, path, "a coupling joins two ends: give between: [a, b]");
     if (!b && !bw)
         return stsl_cr_fail(m->c, m->id, path,
                             allow_body ? "missing required key (body: NAME, or between: [a, b])"
