@@ -10,7 +10,7 @@
 
 static stsl_cfg *new_cfg(stsl_err *err)
 {
-    stsl_cfg *c = malloc(sizeof *c);
+    stsl_cfg *c = calloc(1, sizeof *c);
     if (!c && err) {
         err->code = STSL_RC_NOMEM;
         snprintf(err->message, sizeof err->message, "out of memory for a configuration");
@@ -54,6 +54,7 @@ stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err)
         free(c);
         return NULL;
     }
+    if (c) c->cancel = cfg->cancel;
     return c;
 }
 
@@ -108,6 +109,11 @@ stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
         snprintf(err->message, sizeof err->message, "cannot write %s: %s", path, strerror(saved));
     }
     return STSL_RC_IO;
+}
+
+void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag)
+{
+    if (cfg) cfg->cancel = flag;
 }
 
 void stsl_cfg_free(stsl_cfg *cfg)

@@ -8,6 +8,9 @@
 
 struct stsl_cfg {
     stsl_config c;
+    /* stsl_cfg_set_cancel's flag (NULL: none).  Beside c, not in it, so that
+     * a key set by re-validating the whole configuration cannot drop it. */
+    const volatile int *cancel;
 };
 
 #endif

@@ -10,16 +10,6 @@
 
 #include "api/error.h"
 #include "api/run_api.h"
-#include "io/mem_sink.h"
-
-struct stsl_result {
-    stsl_summary sum;
-    long n, n_events;
-    int n_cols;
-    double *t, *mode;                    /* n each */
-    double *cols[STSL_SUMMARY_MAX_COLS]; /* n each */
-    stsl_mem_event *events;              /* n_events */
-};
 
 void stsl_result_free(stsl_result *r)
 {
@@ -29,6 +19,7 @@ void stsl_result_free(stsl_result *r)
     for (int i = 0; i < r->n_cols; i++)
         free(r->cols[i]);
     free(r->events);
+    free(r->names);
     free(r);
 }
 
@@ -38,7 +29,7 @@ static double *alloc_col(long n)
 }
 
 /* Columns and events out of the memory sink's rows. */
-static int take(stsl_result *r, const stsl_mem_result *m, stsl_error *err)
+int stsl_api_result_take(stsl_result *r, const stsl_mem_result *m, stsl_error *err)
 {
     r->n = m->n_samples;
     r->n_cols = m->n_cols < STSL_SUMMARY_MAX_COLS ? m->n_cols : STSL_SUMMARY_MAX_COLS;
@@ -76,7 +67,7 @@ stsl_rc stsl_run_result(const stsl_cfg *cfg, stsl_result **out, stsl_err *err)
     }
     rc = stsl_api_run_into(cfg, &mem, &r->sum, &e);
     stsl_error taking = {0};
-    int trc = take(r, stsl_mem_sink_result(&mem), &taking);
+    int trc = stsl_api_result_take(r, stsl_mem_sink_result(&mem), &taking);
     stsl_sink_free(&mem);
     if (trc) {
         stsl_result_free(r);

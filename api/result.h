@@ -1,8 +1,24 @@
 /* result.h - the in-memory result of stickslip.h (stsl_result): a run kept
- * whole, its columns stored by column so that each is one array. */
+ * whole, its columns stored by column so that each is one array.  Made from
+ * the memory sink's rows, by a run (result.c) or by replaying a result file
+ * (result_read.c). */
 #ifndef STSL_API_RESULT_H
 #define STSL_API_RESULT_H
 
 #include "include/stickslip.h"
+#include "io/mem_sink.h"
+
+struct stsl_result {
+    stsl_summary sum;
+    long n, n_events;
+    int n_cols;
+    double *t, *mode;                    /* n each */
+    double *cols[STSL_SUMMARY_MAX_COLS]; /* n each */
+    stsl_mem_event *events;              /* n_events */
+    void *names; /* a result read from a file: the strings sum points into */
+};
+
+/* Fill the empty result `r` with the columns and events of `m`. */
+int stsl_api_result_take(stsl_result *r, const stsl_mem_result *m, stsl_error *err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "api/run_api.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "api/error.h"
@@ -10,6 +11,12 @@
 #include "io/config_system.h"
 #include "io/csv_sink.h"
 #include "models/run.h"
+
+/* The solver's cancel callback over stsl_cfg_set_cancel's flag. */
+static int flag_set(void *ctx)
+{
+    return *(const volatile int *)ctx != 0;
+}
 
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
@@ -21,6 +28,10 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     int refused = stsl_config_require_element(c, err);
     if (refused) return refused;
     sim.integrate_power = 1; /* the summary's dissipated energy */
+    if (cfg->cancel) {
+        sim.cancel = flag_set;
+        sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
+    }
     int rc = stsl_run_element(&c->element, &sim, &c->scheme, &s, NULL, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
      * have none, and a trapezoid over their samples would not be the

@@ -20,8 +20,11 @@ static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
                               l->n_cols, l->n_kinds, l->n_modes, STSL_SUMMARY_MAX_COLS,
                               STSL_SUMMARY_MAX_KINDS, STSL_SUMMARY_MAX_MODES);
     s->n_cols = l->n_cols;
-    for (int i = 0; i < l->n_cols; i++)
+    for (int i = 0; i < l->n_cols; i++) {
         s->col_names[i] = l->cols[i].name;
+        s->col_units[i] = l->cols[i].units ? l->cols[i].units : "";
+    }
+    s->time_units = l->time_units ? l->time_units : "";
     s->n_kinds = l->n_kinds;
     for (int i = 0; i < l->n_kinds; i++) {
         s->kind_names[i] = l->kind_names[i];
@@ -95,6 +98,8 @@ void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink 
     memset(sum, 0, sizeof *sum);
     sum->final_mode = "none";
     sum->dissipated_energy = NAN;
+    sum->time_units = "";
+    sum->energy_units = STSL_ENERGY_UNITS;
     *ss = (stsl_summary_sink){sum, next};
     *out = (stsl_sink){&summary_ops, ss};
 }

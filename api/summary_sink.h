@@ -7,6 +7,10 @@
 #include "include/stickslip.h"
 #include "solver/sink.h"
 
+/* The unit of dissipated_energy: work of a force over metres or of a torque
+ * over radians, joules both. */
+#define STSL_ENERGY_UNITS "J"
+
 /* The sink's content: where the summary goes and the sink (borrowed, may
  * be NULL) that every operation is passed on to first. */
 typedef struct stsl_summary_sink {

@@ -11,14 +11,20 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/run_api.h"
-#include "io/config_system.h"
+#include "api/summary_sink.h"
 #include "include/stickslip.h"
+#include "io/config_system.h"
+#include "io/run_record.h"
 #include "io/study.h"
 #include "io/study_h5.h"
 #include "models/element.h"
 
 /* Rows a worker may run ahead of the writer (ring of ~5 MiB). */
 #define WINDOW 4096
+/* With store: full a row holds its whole run until written: variants run
+ * at most this many per thread ahead of the writer (one running, one
+ * waiting), so memory is a few runs a thread, not WINDOW runs. */
+#define FULL_WINDOW_PER_JOB 2
 /* Rows are made durable at least this often (seconds): a killed study
  * loses at most this much work. */
 #define FLUSH_SECONDS 1.0
@@ -57,6 +63,7 @@ typedef struct pool {
     long next;    /* next variant to claim */
     long end;     /* one past the last variant */
     long written; /* rows taken by the writer */
+    long window;  /* variants claimed ahead of `written` (<= WINDOW) */
     int stop;     /* no more claims */
     int running;  /* workers alive */
     slot *ring;   /* WINDOW slots, variant i in ring[i % WINDOW] */
@@ -225,16 +232,43 @@ static void evs_destroy(void *self)
 
 static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, evs_destroy};
 
-/* Run into the summary, and with store: events into an event list (the
- * row owns it). */
+/* Run into the summary and a recording sink; the row gets the variant's
+ * configuration text and the record (see stsl_study_row.run). */
+static int run_full(const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r, stsl_error *e)
+{
+    stsl_sink sink = {0};
+    char *yaml = stsl_config_to_yaml(&cfg->c);
+    int rc = yaml ? stsl_record_sink_create(&sink, e)
+                  : stsl_error_set(e, STSL_ENOMEM, "out of memory writing the configuration");
+    if (!rc) rc = stsl_api_run_into(cfg, &sink, sum, e);
+    void *rec = NULL;
+    size_t n = 0, ny = yaml ? strlen(yaml) + 1 : 0;
+    stsl_record_take(&sink, &rec, &n);
+    stsl_sink_free(&sink);
+    /* A run that ended its sink (complete or not) has a result to keep. */
+    if (rec && (r->run = malloc(ny + n))) {
+        memcpy(r->run, yaml, ny);
+        memcpy((char *)r->run + ny, rec, n);
+        r->run_size = ny + n;
+    } else if (rec && !rc) {
+        rc = stsl_error_set(e, STSL_ENOMEM, "out of memory keeping the run (%zu bytes)", ny + n);
+    }
+    free(rec);
+    free(yaml);
+    return rc;
+}
+
+/* Run into the summary, and with store: events into an event list, with
+ * store: full into a record of the whole run (the row owns them). */
 static int run_cfg(const plan *pl, const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r,
                    stsl_err *e)
 {
-    if (stsl_study_store(pl->study) != STSL_STORE_EVENTS)
-        return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
+    stsl_store store = stsl_study_store(pl->study);
+    if (store == STSL_STORE_SUMMARY) return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
+    stsl_error ie = {0};
+    if (store == STSL_STORE_FULL) return run_full(cfg, sum, r, &ie) ? stsl_api_err(e, &ie) : 0;
     ev_sink k = {0};
     stsl_sink sink = {&ev_ops, &k};
-    stsl_error ie = {0};
     int rc = stsl_api_run_into(cfg, &sink, sum, &ie);
     r->ev = k.ev;
     r->n_ev = k.n;
@@ -273,7 +307,7 @@ static void *worker(void *arg)
     stsl_study_row row;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && p->next < p->end && p->next >= p->written + WINDOW)
+        while (!p->stop && p->next < p->end && p->next >= p->written + p->window)
             pthread_cond_wait(&p->space, &p->mu);
         if (p->stop || p->next >= p->end) break;
         long i = p->next++;
@@ -370,7 +404,7 @@ static int take_rows(pool *p, volatile sig_atomic_t *stop, stsl_sweep_take take,
         int got = next_row(p, PROGRESS_SECONDS, &row);
         if (got < 0) break;
         if (!rc) rc = take(ctx, got > 0 ? &row : NULL, err);
-        if (got > 0) free(row.ev);
+        if (got > 0) free(row.ev), free(row.run);
         if (rc) stop_pool(p); /* keep taking rows so that the workers end */
     }
     return rc;
@@ -382,7 +416,9 @@ int stsl_sweep_plan_run(const stsl_sweep_plan *sp, long first, long end, int job
 {
     const plan *pl = &sp->pl;
     jobs = jobs > 0 ? jobs : 1;
-    pool p = {.pl = pl, .next = first, .end = end, .written = first};
+    pool p = {.pl = pl, .next = first, .end = end, .written = first, .window = WINDOW};
+    if (stsl_study_store(pl->study) == STSL_STORE_FULL && FULL_WINDOW_PER_JOB * jobs < WINDOW)
+        p.window = FULL_WINDOW_PER_JOB * jobs;
     pthread_t *th = malloc((size_t)jobs * sizeof *th);
     p.ring = calloc(WINDOW, sizeof *p.ring);
     if (!th || !p.ring) {
@@ -451,6 +487,13 @@ static int check_keys(const stsl_study *s, const stsl_cfg *base, stsl_error *err
     return STSL_OK;
 }
 
+/* The model's unit of column `name` ("" without that column). */
+static const char *col_units(const stsl_layout *l, const char *name)
+{
+    int i = stsl_layout_find(l, name);
+    return i >= 0 && l->cols[i].units ? l->cols[i].units : "";
+}
+
 /* Event kinds and units from the base's element (every variant is the
  * same model). */
 static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info, stsl_error *err)
@@ -461,14 +504,11 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
     pl->n_kinds = l->n_kinds < STSL_STUDY_MAX_KINDS ? l->n_kinds : STSL_STUDY_MAX_KINDS;
     for (int k = 0; k < pl->n_kinds; k++)
         snprintf(pl->kinds[k], sizeof pl->kinds[k], "%s", l->kind_names[k]);
-    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
-    int rot = base->c.element.domain == STSL_DOMAIN_ROTATIONAL;
-    info->x_units = ix >= 0 ? (rot ? "rad" : "m") : "";
-    info->v_units = iv >= 0 ? (rot ? "rad/s" : "m/s") : "";
-    int ifr = stsl_layout_find(l, "friction");
-    info->force_units = ifr >= 0 && l->cols[ifr].units ? l->cols[ifr].units : "";
-    info->energy_units = "J";
-    info->time_units = "s";
+    info->x_units = col_units(l, "x");
+    info->v_units = col_units(l, "v");
+    info->force_units = col_units(l, "friction");
+    info->energy_units = STSL_ENERGY_UNITS;
+    info->time_units = l->time_units ? l->time_units : "";
     pl->n_modes = l->n_modes < STSL_MAX_MODES ? l->n_modes : STSL_MAX_MODES;
     for (int m = 0; m < pl->n_modes; m++)
         snprintf(pl->modes[m], sizeof pl->modes[m], "%s", l->mode_names[m]);
@@ -515,11 +555,6 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
     if (!rc && !(sp->base_yaml = stsl_config_to_yaml(&sp->base->c)))
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
     if (!rc) rc = describe_model(sp->base, &sp->pl, &sp->info, err);
-    if (!rc && stsl_study_store(sp->study) == STSL_STORE_FULL)
-        rc = stsl_error_set(err, STSL_EINPUT,
-                            "%s: store: full is not available yet (use summary or events; run "
-                            "single variants with stickslip run --set)",
-                            study_path);
     if (rc) {
         stsl_sweep_plan_free(sp);
         return rc;
@@ -543,6 +578,11 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
 long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp)
 {
     return stsl_study_n_variants(sp->study);
+}
+
+int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp)
+{
+    return stsl_study_store(sp->study) == STSL_STORE_FULL;
 }
 
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,

@@ -7,7 +7,9 @@
  *
  * Worker threads claim variants in order from a shared counter; a worker
  * runs at most WINDOW variants ahead of the last row written (the rows in
- * between wait in a ring), so memory does not grow with the study. */
+ * between wait in a ring), so memory does not grow with the study; with
+ * store: full, where a row holds its whole run until written, at most two
+ * variants per thread. */
 #ifndef STSL_API_SWEEP_H
 #define STSL_API_SWEEP_H
 
@@ -56,11 +58,13 @@ typedef struct stsl_sweep_plan stsl_sweep_plan;
 int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_plan **out,
                          stsl_error *err);
 long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp);
+/* 1 with store: full (rows carry whole runs: keep fewer of them waiting). */
+int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp);
 /* Create, or with o->resume continue, the study file o->output. */
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
                            stsl_error *err);
 /* Receives the rows of stsl_sweep_plan_run in variant order, in the calling
- * thread (row->ev is freed after it returns); row NULL: nothing new within
+ * thread (row->ev and row->run are freed after it returns); row NULL: nothing new within
  * ~0.1 s.  A non-zero return stops the run with that error. */
 typedef int (*stsl_sweep_take)(void *ctx, const stsl_study_row *row, stsl_error *err);
 /* Run variants [first, end) in `jobs` threads, the rows to `take`. */

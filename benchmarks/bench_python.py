@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Overhead of ss.run over the C run, Janecek case (examples/janecek_chirp.yaml).
 
-Times the same run three ways, interleaved, N rounds (min and median):
+Times the same run three ways, interleaved, N rounds (min and median of
+the wall time, and the median of the calling thread's CPU time, which a
+machine busy with other processes disturbs far less):
   C       stsl_run_result + stsl_result_free called directly (cffi's call
           costs ~1 µs: this is the C run);
   ss.run  the whole Python call: config copy, run, columns and events into
@@ -43,22 +45,27 @@ def py_run():
 
 def measure(fs):
     """Times of each function, interleaved (one of each per round) so that
-    a change of machine load hits all alike; min and median in ms."""
-    times = {f: [] for f in fs}
+    a change of machine load hits all alike: wall min, wall median and CPU
+    (thread) median, in ms."""
+    wall = {f: [] for f in fs}
+    cpu = {f: [] for f in fs}
     for f in fs:
         f()  # warm up
     for _ in range(N):
         for f in fs:
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             f()
-            times[f].append(time.perf_counter() - t0)
-    return {f: (min(ts) * 1e3, statistics.median(ts) * 1e3) for f, ts in times.items()}
+            wall[f].append(time.perf_counter() - t0)
+            cpu[f].append(time.thread_time() - c0)
+    return {f: (min(wall[f]) * 1e3, statistics.median(wall[f]) * 1e3,
+                statistics.median(cpu[f]) * 1e3) for f in fs}
 
 
 m = measure([c_run, py_run, c_summary])
-(c, cm), (p, pm), (s, sm) = m[c_run], m[py_run], m[c_summary]
-print(f"Janecek, {N} rounds, wall time min / median:")
-print(f"  C stsl_run_result     {c:8.3f} / {cm:8.3f} ms")
-print(f"  ss.run                {p:8.3f} / {pm:8.3f} ms   overhead (min) {p - c:+.3f} ms "
-      f"({(p / c - 1) * 100:+.1f} %)")
-print(f"  C stsl_run (summary)  {s:8.3f} / {sm:8.3f} ms")
+(c, cm, cc), (p, pm, pc), (s, sm, sc) = m[c_run], m[py_run], m[c_summary]
+print(f"Janecek, {N} rounds; wall min / wall median / CPU median:")
+print(f"  C stsl_run_result     {c:8.3f} / {cm:8.3f} / {cc:8.3f} ms")
+print(f"  ss.run                {p:8.3f} / {pm:8.3f} / {pc:8.3f} ms")
+print(f"  C stsl_run (summary)  {s:8.3f} / {sm:8.3f} / {sc:8.3f} ms")
+print(f"  overhead of ss.run: wall min {p - c:+.3f} ms ({(p / c - 1) * 100:+.1f} %), "
+      f"CPU median {pc - cc:+.3f} ms ({(pc / cc - 1) * 100:+.1f} %)")

@@ -1,22 +1,10 @@
 /* compare.c - `stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v | t=A,x=B:1,v=B:2]
  * [--stuck-velocity V] [--event-window T] [-o REPORT.json]`.
  *
- * The reference's /config is run again with the candidate's times as its
- * only output times (grid_only), so the reference is evaluated exactly
- * there and no interpolation error is charged to the candidate.  Candidate
- * times outside the reference's [0, t_end] are dropped (a longer export
- * from another tool is common and its overlap is still worth comparing; the
- * count is reported); times within TIME_SLACK of the ends count as the end
- * itself, since a time accumulated step by step misses t_end by a few ulps.
- * Where the candidate repeats a time (a jump) and the reference has an
- * event at exactly that time, the last row of that time is compared with
- * the reference's value just after the event(s), the others with the value
- * just before.
- *
- * Metric definitions: models/validation.h.  Stuck means at rest relative to
- * the base: modes STUCK, STOP_LOW, STOP_HIGH and CONTACT_*_STUCK (a
- * velocity-only candidate cannot tell a stop from a stick), or, for samples of a smooth law (mode
- * SMOOTH) and for candidates without a mode column, |v| <= --stuck-velocity. */
+ * The reference's /config is run again at the candidate's times and the
+ * metrics computed by api/compare.h (where the alignment, the span and the
+ * stuck rule are described; stsl_compare() of the C API is the same); this
+ * file reads the two files and prints the report. */
 #include "cli/compare.h"
 
 #include <errno.h>
@@ -27,21 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/compare.h"
+#include "api/summary_sink.h"
 #include "cli/args.h"
-#include "models/validation.h"
 #include "io/candidate.h"
 #include "io/column_map.h"
 #include "io/config.h"
 #include "io/h5_read.h"
-#include "io/mem_sink.h"
 #include "io/safe_output.h"
-#include "models/element.h"
-#include "solver/hybrid.h"
-
-/* Relative tolerance on the ends of [0, t_end] for candidate times: far
- * above the rounding of an accumulated time (1e-16 per step), far below any
- * time step worth comparing. */
-#define TIME_SLACK 1e-9
 /* Event rows listed in the table per list (all go to the JSON report). */
 #define MAX_EVENT_ROWS 100
 
@@ -84,19 +65,7 @@ typedef struct cmp_args {
 /* Everything the comparison computed, for the table and the JSON. */
 typedef struct report {
     const char *ref_path, *cand_path, *cand_format;
-    const char *t_units, *x_units, *v_units;
-    long n, dropped;
-    double t_first, t_last, t_end;
-    stsl_cmp_errors e;
-    double stuck_velocity;
-    int stuck_default, window_default;
-    const char *cand_stuck_rule, *cand_events_source, *energy_method;
-    stsl_cmp_stuck stuck;
-    double window;
-    const stsl_cmp_event *rev, *cev;
-    long n_rev, n_cev;
-    stsl_cmp_matching m;
-    double energy_ref, energy_cand;
+    stsl_cmp_report c;
 } report;
 
 static int arg_error(const char *fmt, const char *arg)
@@ -164,173 +133,20 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     return 0;
 }
 
-/* ---- the reference at the candidate's times ------------------------------------ */
+/* ---- the candidate's own events ----------------------------------------------- */
 
-/* The reference aligned row by row with the candidate. */
-typedef struct aligned {
-    double *x, *v, *f;
-    int *mode;
-    /* The mode just after the reference's last event at exactly this time
-     * (= mode without one): at the instant of a stick or a breakaway the
-     * element is at rest, whichever side the row's values come from. */
-    int *mode_after;
-    stsl_cmp_event *events; /* the re-run's events within the compared span */
-    long n_events;
-} aligned;
-
-static void aligned_free(aligned *r)
+/* A stickslip result's /events as the comparison's event list (NULL, 0 for
+ * other candidates); -1 when out of memory. */
+static long candidate_events(const stsl_candidate *c, stsl_cmp_event **out)
 {
-    free(r->x);
-    free(r->v);
-    free(r->f);
-    free(r->mode);
-    free(r->mode_after);
-    free(r->events);
-}
-
-/* Index of the last event at exactly time t, or -1. */
-static long last_event_at(const stsl_mem_result *mr, double t)
-{
-    long lo = 0, hi = mr->n_events; /* first event with time > t */
-    while (lo < hi) {
-        long mid = (lo + hi) / 2;
-        if (mr->events[mid].t <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo > 0 && mr->events[lo - 1].t == t ? lo - 1 : -1;
-}
-
-/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
- * and fill r.  A failed run is returned as is (the caller exits 3). */
-static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t, long n,
-                 aligned *r, stsl_error *err)
-{
-    double *u = malloc(sizeof *u * (size_t)n);
-    stsl_hsolver *s = NULL;
-    stsl_sink sink = {0};
-    int rc = STSL_OK;
-    r->x = malloc(sizeof *r->x * (size_t)n);
-    r->v = malloc(sizeof *r->v * (size_t)n);
-    r->f = malloc(sizeof *r->f * (size_t)n);
-    r->mode = malloc(sizeof *r->mode * (size_t)n);
-    r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
-    if (!u || !r->x || !r->v || !r->f || !r->mode || !r->mode_after) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-        goto done;
-    }
-    long nu = 0;
-    for (long i = 0; i < n; i++)
-        if (nu == 0 || t[i] > u[nu - 1]) u[nu++] = t[i];
-    stsl_hsolver_opts o = cfg->sim;
-    o.output_times = u;
-    o.n_output_times = nu;
-    o.grid_only = 1;
-    o.progress = NULL;
-    if ((rc = stsl_mem_sink_create(&sink, err))) goto done;
-    if (!(s = stsl_hsolver_create(stsl_element_model(el), &o, err))) {
-        rc = err ? err->code : STSL_ESOLVER;
-        goto done;
-    }
-    double y0[STSL_MAX_STATE];
-    stsl_element_initial_state(el, y0);
-    if ((rc = stsl_hsolver_run(s, 0.0, y0, &sink, err))) goto done;
-    const stsl_mem_result *mr = stsl_mem_sink_result(&sink);
-    const stsl_layout *lay = stsl_element_layout(el);
-    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
-        cf = stsl_layout_find(lay, "friction");
-    if (mr->n_samples != nu || cx < 0 || cv < 0 || cf < 0) {
-        rc = stsl_error_set(err, STSL_ESOLVER,
-                            "the re-run gave %ld samples for %ld distinct candidate times",
-                            mr->n_samples, nu);
-        goto done;
-    }
-    for (long i = 0, j = -1; i < n; i++) {
-        if (i == 0 || t[i] > t[i - 1]) j++;
-        int last_of_repeat = i > 0 && t[i] == t[i - 1] && (i + 1 == n || t[i + 1] > t[i]);
-        long k = last_event_at(mr, t[i]);
-        r->mode_after[i] = k >= 0 ? mr->events[k].mode_after : mr->mode[j];
-        if (last_of_repeat && k >= 0) {
-            r->x[i] = mr->events[k].after[cx];
-            r->v[i] = mr->events[k].after[cv];
-            r->f[i] = mr->events[k].after[cf];
-            r->mode[i] = mr->events[k].mode_after;
-        } else {
-            const double *row = mr->cols + (size_t)j * (size_t)mr->n_cols;
-            r->x[i] = row[cx];
-            r->v[i] = row[cv];
-            r->f[i] = row[cf];
-            r->mode[i] = mr->mode[j];
-        }
-    }
-    /* Events within the compared span: the candidate cannot see others. */
-    r->events = malloc(sizeof *r->events * (size_t)(mr->n_events + 1));
-    if (!r->events) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld events", mr->n_events);
-        goto done;
-    }
-    for (long k = 0; k < mr->n_events; k++) {
-        const stsl_mem_event *ev = &mr->events[k];
-        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
-                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
-                                                                        : NULL);
-    }
-done:
-    stsl_sink_free(&sink);
-    stsl_hsolver_free(s);
-    free(u);
-    return rc;
-}
-
-/* ---- metrics -------------------------------------------------------------------- */
-
-static int mode_is_stuck(int mode, double v, double thr)
-{
-    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
-    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
-        return 1;
-    return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
-}
-
-/* Energy dissipated along (t, x, v) from the balance with the reference
- * model's non-friction force F_n at the middle of each interval. */
-static double energy_balance(const stsl_element *el, const double *t, const double *x,
-                             const double *v, long n, double *fn_mid)
-{
-    for (long i = 0; i + 1 < n; i++) {
-        double y[STSL_MAX_STATE] = {0};
-        y[0] = 0.5 * (x[i] + x[i + 1]);
-        y[1] = 0.5 * (v[i] + v[i + 1]);
-        stsl_element_forces f;
-        stsl_element_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
-        fn_mid[i] = f.fn;
-    }
-    return stsl_compare_energy_balance(t, v, fn_mid, stsl_element_get_params(el)->mass, n);
-}
-
-/* Candidate events: a hybrid stickslip result's own /events, else those
- * seen in its samples (a smooth law's result has no stick events to list). */
-static long candidate_events(const stsl_candidate *c, const double *t, const double *v,
-                             const unsigned char *stuck, long n, int *from_file,
-                             stsl_cmp_event **out)
-{
-    int smooth = 0;
-    for (long i = 0; c->mode && i < c->n; i++)
-        smooth |= c->mode[i] == STSL_MODE_SMOOTH;
-    *from_file = c->info && c->mode && !smooth;
-    if (!*from_file) return stsl_compare_derive_events(t, v, stuck, n, out);
+    *out = NULL;
+    if (!c->info || !c->mode) return 0;
     stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(c->info->n_events + 1));
     if (!ev) return -1;
-    long k = 0;
-    for (long i = 0; i < c->info->n_events; i++) {
-        const stsl_h5_event *e = &c->info->events[i];
-        if (e->t < t[0] || e->t > t[n - 1]) continue;
-        stsl_compare_event_set(&ev[k++], e->t, e->kind);
-    }
+    for (long i = 0; i < c->info->n_events; i++)
+        stsl_compare_event_set(&ev[i], c->info->events[i].t, c->info->events[i].kind);
     *out = ev;
-    return k;
+    return c->info->n_events;
 }
 
 /* ---- output -------------------------------------------------------------------- */
@@ -383,56 +199,57 @@ static int write_json(const char *path, const report *r)
     json_str(f, "reference", r->ref_path);
     json_str(f, "candidate", r->cand_path);
     json_str(f, "candidate_format", r->cand_format);
-    fprintf(f, "  \"n_points\": %ld,\n  \"points_dropped\": %ld,\n", r->n, r->dropped);
-    json_num(f, "t_first", r->t_first, 1);
-    json_num(f, "t_last", r->t_last, 1);
-    json_num(f, "max_abs_error_x", r->e.max_abs_x, 1);
-    json_num(f, "max_abs_error_v", r->e.max_abs_v, 1);
-    json_num(f, "rms_error_x", r->e.rms_x, 1);
-    json_num(f, "rms_error_v", r->e.rms_v, 1);
-    json_num(f, "final_error_x", r->e.final_x, 1);
-    json_num(f, "final_error_v", r->e.final_v, 1);
-    json_num(f, "stuck_iou", r->stuck.iou, 1);
-    json_num(f, "stuck_time_reference", r->stuck.ref_time, 1);
-    json_num(f, "stuck_time_candidate", r->stuck.cand_time, 1);
-    json_num(f, "stuck_velocity", r->stuck_velocity, 1);
-    json_str(f, "candidate_stuck_rule", r->cand_stuck_rule);
-    fprintf(f, "  \"events_matched\": %ld,\n  \"events_missed\": %ld,\n", r->m.n_matched,
-            r->m.n_missed);
-    fprintf(f, "  \"events_spurious\": %ld,\n", r->m.n_spurious);
+    fprintf(f, "  \"n_points\": %ld,\n  \"points_dropped\": %ld,\n", r->c.n, r->c.dropped);
+    json_num(f, "t_first", r->c.t_first, 1);
+    json_num(f, "t_last", r->c.t_last, 1);
+    json_num(f, "max_abs_error_x", r->c.e.max_abs_x, 1);
+    json_num(f, "max_abs_error_v", r->c.e.max_abs_v, 1);
+    json_num(f, "rms_error_x", r->c.e.rms_x, 1);
+    json_num(f, "rms_error_v", r->c.e.rms_v, 1);
+    json_num(f, "final_error_x", r->c.e.final_x, 1);
+    json_num(f, "final_error_v", r->c.e.final_v, 1);
+    json_num(f, "stuck_iou", r->c.stuck.iou, 1);
+    json_num(f, "stuck_time_reference", r->c.stuck.ref_time, 1);
+    json_num(f, "stuck_time_candidate", r->c.stuck.cand_time, 1);
+    json_num(f, "stuck_velocity", r->c.stuck_velocity, 1);
+    json_str(f, "candidate_stuck_rule", r->c.cand_stuck_rule);
+    fprintf(f, "  \"events_matched\": %ld,\n  \"events_missed\": %ld,\n", r->c.m.n_matched,
+            r->c.m.n_missed);
+    fprintf(f, "  \"events_spurious\": %ld,\n", r->c.m.n_spurious);
     fprintf(f, "  \"events_ignored_reference\": %ld,\n  \"events_ignored_candidate\": %ld,\n",
-            r->m.n_ignored_ref, r->m.n_ignored_cand);
+            r->c.m.n_ignored_ref, r->c.m.n_ignored_cand);
     /* No pair, no time error: null rather than a 0 that would read as perfect. */
-    json_num(f, "max_event_time_error", r->m.n_matched ? r->m.max_abs_dt : NAN, 1);
-    json_num(f, "event_window", r->window, 1);
-    json_str(f, "candidate_events_source", r->cand_events_source);
-    json_num(f, "dissipated_energy_reference", r->energy_ref, 1);
-    json_num(f, "dissipated_energy_candidate", r->energy_cand, 1);
-    json_num(f, "dissipated_energy_difference", r->energy_cand - r->energy_ref, 1);
-    json_str(f, "energy_method", r->energy_method);
+    json_num(f, "max_event_time_error", r->c.m.n_matched ? r->c.m.max_abs_dt : NAN, 1);
+    json_num(f, "event_window", r->c.window, 1);
+    json_str(f, "candidate_events_source", r->c.cand_events_source);
+    json_num(f, "dissipated_energy_reference", r->c.energy_ref, 1);
+    json_num(f, "dissipated_energy_candidate", r->c.energy_cand, 1);
+    json_num(f, "dissipated_energy_difference", r->c.energy_cand - r->c.energy_ref, 1);
+    json_str(f, "energy_method", r->c.energy_method);
     fputs("  \"units\": {\"t\": ", f);
-    json_str_value(f, r->t_units);
+    json_str_value(f, r->c.t_units);
     fputs(", \"x\": ", f);
-    json_str_value(f, r->x_units);
+    json_str_value(f, r->c.x_units);
     fputs(", \"v\": ", f);
-    json_str_value(f, r->v_units);
-    fputs(", \"energy\": \"J\"},\n", f);
+    json_str_value(f, r->c.v_units);
+    fputs(", \"energy\": \"" STSL_ENERGY_UNITS "\"},\n", f);
     fputs("  \"matched_events\": [\n", f);
-    for (long k = 0; k < r->m.n_matched; k++) {
-        const stsl_cmp_pair *p = &r->m.pairs[k];
+    for (long k = 0; k < r->c.m.n_matched; k++) {
+        const stsl_cmp_pair *p = &r->c.m.pairs[k];
         fputs("    {\"kind_reference\": ", f);
-        json_str_value(f, r->rev[p->ref].kind);
+        json_str_value(f, r->c.rev[p->ref].kind);
         fputs(", \"kind_candidate\": ", f);
-        json_str_value(f, r->cev[p->cand].kind);
+        json_str_value(f, r->c.cev[p->cand].kind);
         fprintf(f, ", \"t_reference\": %.17g, \"t_candidate\": %.17g, \"dt\": %.17g}%s\n",
-                r->rev[p->ref].t, r->cev[p->cand].t, p->dt, k + 1 < r->m.n_matched ? "," : "");
+                r->c.rev[p->ref].t, r->c.cev[p->cand].t, p->dt,
+                k + 1 < r->c.m.n_matched ? "," : "");
     }
     fputs("  ],\n  \"missed_events\": [\n", f);
-    for (long k = 0; k < r->m.n_missed; k++)
-        json_event(f, &r->rev[r->m.missed[k]], k + 1 < r->m.n_missed);
+    for (long k = 0; k < r->c.m.n_missed; k++)
+        json_event(f, &r->c.rev[r->c.m.missed[k]], k + 1 < r->c.m.n_missed);
     fputs("  ],\n  \"spurious_events\": [\n", f);
-    for (long k = 0; k < r->m.n_spurious; k++)
-        json_event(f, &r->cev[r->m.spurious[k]], k + 1 < r->m.n_spurious);
+    for (long k = 0; k < r->c.m.n_spurious; k++)
+        json_event(f, &r->c.cev[r->c.m.spurious[k]], k + 1 < r->c.m.n_spurious);
     fputs("  ]\n}\n", f);
     if (fclose(f) != 0) {
         stsl_cli_error(&cmd, "%s: write failed", path);
@@ -444,58 +261,58 @@ static int write_json(const char *path, const report *r)
 static void print_table(const report *r)
 {
     printf("Reference:   %s (its /config re-run at the candidate's %ld time points)\n", r->ref_path,
-           r->n);
-    printf("Candidate:   %s (%s), t = %.9g .. %.9g %s", r->cand_path, r->cand_format, r->t_first,
-           r->t_last, r->t_units);
-    if (r->dropped)
-        printf(", %ld points outside [0, %.9g] %s dropped", r->dropped, r->t_end, r->t_units);
+           r->c.n);
+    printf("Candidate:   %s (%s), t = %.9g .. %.9g %s", r->cand_path, r->cand_format, r->c.t_first,
+           r->c.t_last, r->c.t_units);
+    if (r->c.dropped)
+        printf(", %ld points outside [0, %.9g] %s dropped", r->c.dropped, r->c.t_end, r->c.t_units);
     printf("\n\n");
     printf("  %-38s %15s  %s\n", "quantity", "value", "unit");
-    printf("  %-38s %15.6e  %s\n", "max |x error|", r->e.max_abs_x, r->x_units);
-    printf("  %-38s %15.6e  %s\n", "RMS x error (time-weighted)", r->e.rms_x, r->x_units);
-    printf("  %-38s %15.6e  %s\n", "final x error (candidate - reference)", r->e.final_x,
-           r->x_units);
-    printf("  %-38s %15.6e  %s\n", "max |v error|", r->e.max_abs_v, r->v_units);
-    printf("  %-38s %15.6e  %s\n", "RMS v error (time-weighted)", r->e.rms_v, r->v_units);
-    printf("  %-38s %15.6e  %s\n", "final v error (candidate - reference)", r->e.final_v,
-           r->v_units);
-    printf("  %-38s %15.9g  %s\n", "stuck time, reference", r->stuck.ref_time, r->t_units);
-    printf("  %-38s %15.9g  %s\n", "stuck time, candidate", r->stuck.cand_time, r->t_units);
-    printf("  %-38s %15.9g  %s\n", "stuck-time overlap (IoU)", r->stuck.iou, "-");
-    printf("  %-38s %15.3e  %s  (%s%s)\n", "stuck velocity", r->stuck_velocity, r->v_units,
-           r->cand_stuck_rule, r->stuck_default ? ", default" : "");
-    printf("  %-38s %15ld\n", "events matched", r->m.n_matched);
-    printf("  %-38s %15ld\n", "events missed (reference only)", r->m.n_missed);
-    printf("  %-38s %15ld\n", "events spurious (candidate only)", r->m.n_spurious);
-    if (r->m.n_matched)
-        printf("  %-38s %15.6e  %s\n", "max |event time error|", r->m.max_abs_dt, r->t_units);
+    printf("  %-38s %15.6e  %s\n", "max |x error|", r->c.e.max_abs_x, r->c.x_units);
+    printf("  %-38s %15.6e  %s\n", "RMS x error (time-weighted)", r->c.e.rms_x, r->c.x_units);
+    printf("  %-38s %15.6e  %s\n", "final x error (candidate - reference)", r->c.e.final_x,
+           r->c.x_units);
+    printf("  %-38s %15.6e  %s\n", "max |v error|", r->c.e.max_abs_v, r->c.v_units);
+    printf("  %-38s %15.6e  %s\n", "RMS v error (time-weighted)", r->c.e.rms_v, r->c.v_units);
+    printf("  %-38s %15.6e  %s\n", "final v error (candidate - reference)", r->c.e.final_v,
+           r->c.v_units);
+    printf("  %-38s %15.9g  %s\n", "stuck time, reference", r->c.stuck.ref_time, r->c.t_units);
+    printf("  %-38s %15.9g  %s\n", "stuck time, candidate", r->c.stuck.cand_time, r->c.t_units);
+    printf("  %-38s %15.9g  %s\n", "stuck-time overlap (IoU)", r->c.stuck.iou, "-");
+    printf("  %-38s %15.3e  %s  (%s%s)\n", "stuck velocity", r->c.stuck_velocity, r->c.v_units,
+           r->c.cand_stuck_rule, r->c.stuck_default ? ", default" : "");
+    printf("  %-38s %15ld\n", "events matched", r->c.m.n_matched);
+    printf("  %-38s %15ld\n", "events missed (reference only)", r->c.m.n_missed);
+    printf("  %-38s %15ld\n", "events spurious (candidate only)", r->c.m.n_spurious);
+    if (r->c.m.n_matched)
+        printf("  %-38s %15.6e  %s\n", "max |event time error|", r->c.m.max_abs_dt, r->c.t_units);
     else
-        printf("  %-38s %15s  %s\n", "max |event time error|", "-", r->t_units);
-    printf("  %-38s %15.6e  %s  (%s%s)\n", "event window", r->window, r->t_units,
-           r->cand_events_source, r->window_default ? ", default" : "");
-    printf("  %-38s %15.9g  %s\n", "dissipated energy, reference", r->energy_ref, "J");
-    printf("  %-38s %15.9g  %s\n", "dissipated energy, candidate", r->energy_cand, "J");
+        printf("  %-38s %15s  %s\n", "max |event time error|", "-", r->c.t_units);
+    printf("  %-38s %15.6e  %s  (%s%s)\n", "event window", r->c.window, r->c.t_units,
+           r->c.cand_events_source, r->c.window_default ? ", default" : "");
+    printf("  %-38s %15.9g  %s\n", "dissipated energy, reference", r->c.energy_ref, "J");
+    printf("  %-38s %15.9g  %s\n", "dissipated energy, candidate", r->c.energy_cand, "J");
     printf("  %-38s %15.6e  %s  (%s)\n", "dissipated energy difference",
-           r->energy_cand - r->energy_ref, "J", r->energy_method);
-    if (r->m.n_ignored_ref || r->m.n_ignored_cand)
+           r->c.energy_cand - r->c.energy_ref, "J", r->c.energy_method);
+    if (r->c.m.n_ignored_ref || r->c.m.n_ignored_cand)
         printf("  (not matched: %ld reference and %ld candidate load_reversal/input_step "
                "events)\n",
-               r->m.n_ignored_ref, r->m.n_ignored_cand);
-    if (r->m.n_matched + r->m.n_missed + r->m.n_spurious == 0) return;
+               r->c.m.n_ignored_ref, r->c.m.n_ignored_cand);
+    if (r->c.m.n_matched + r->c.m.n_missed + r->c.m.n_spurious == 0) return;
     printf("\n  %-14s %-14s %18s %18s %14s\n", "reference", "candidate", "t_ref", "t_cand", "dt");
     long rows = 0;
-    for (long k = 0; k < r->m.n_matched && rows < MAX_EVENT_ROWS; k++, rows++) {
-        const stsl_cmp_pair *p = &r->m.pairs[k];
-        printf("  %-14s %-14s %18.10f %18.10f %14.6e\n", r->rev[p->ref].kind, r->cev[p->cand].kind,
-               r->rev[p->ref].t, r->cev[p->cand].t, p->dt);
+    for (long k = 0; k < r->c.m.n_matched && rows < MAX_EVENT_ROWS; k++, rows++) {
+        const stsl_cmp_pair *p = &r->c.m.pairs[k];
+        printf("  %-14s %-14s %18.10f %18.10f %14.6e\n", r->c.rev[p->ref].kind,
+               r->c.cev[p->cand].kind, r->c.rev[p->ref].t, r->c.cev[p->cand].t, p->dt);
     }
-    for (long k = 0; k < r->m.n_missed && rows < MAX_EVENT_ROWS; k++, rows++)
-        printf("  %-14s %-14s %18.10f %18s %14s\n", r->rev[r->m.missed[k]].kind, "(missed)",
-               r->rev[r->m.missed[k]].t, "", "");
-    for (long k = 0; k < r->m.n_spurious && rows < MAX_EVENT_ROWS; k++, rows++)
-        printf("  %-14s %-14s %18s %18.10f %14s\n", "(spurious)", r->cev[r->m.spurious[k]].kind, "",
-               r->cev[r->m.spurious[k]].t, "");
-    long total = r->m.n_matched + r->m.n_missed + r->m.n_spurious;
+    for (long k = 0; k < r->c.m.n_missed && rows < MAX_EVENT_ROWS; k++, rows++)
+        printf("  %-14s %-14s %18.10f %18s %14s\n", r->c.rev[r->c.m.missed[k]].kind, "(missed)",
+               r->c.rev[r->c.m.missed[k]].t, "", "");
+    for (long k = 0; k < r->c.m.n_spurious && rows < MAX_EVENT_ROWS; k++, rows++)
+        printf("  %-14s %-14s %18s %18.10f %14s\n", "(spurious)", r->c.cev[r->c.m.spurious[k]].kind,
+               "", r->c.cev[r->c.m.spurious[k]].t, "");
+    long total = r->c.m.n_matched + r->c.m.n_missed + r->c.m.n_spurious;
     if (total > rows) printf("  ... %ld more (all in the JSON report, -o)\n", total - rows);
 }
 
@@ -536,132 +353,37 @@ int stsl_cli_compare(int argc, char **argv)
     const char *const *nm = a.columns.names;
     stsl_cand_columns cols = {nm[STSL_ROLE_T], nm[STSL_ROLE_X], nm[STSL_ROLE_V], nm[STSL_ROLE_F]};
     stsl_candidate cand;
-    stsl_element *el = NULL;
-    aligned r = {0};
-    report rep = {0};
     stsl_cmp_event *cev = NULL;
-    double *fn_mid = NULL;
-    unsigned char *rs = NULL, *cs = NULL;
     int code = 0;
     if (stsl_candidate_read(a.candidate, &cols, &cand, &err)) {
         code = fail(&err, 2);
         goto out_cfg;
     }
-    /* The compared span: candidate rows inside [0, t_end], ends snapped. */
-    double t_end = cfg.sim.t_end, slack = TIME_SLACK * fmax(1.0, t_end);
-    long i0 = 0, i1 = cand.n;
-    while (i0 < cand.n && cand.t[i0] < -slack)
-        i0++;
-    while (i1 > i0 && cand.t[i1 - 1] > t_end + slack)
-        i1--;
-    long n = i1 - i0;
-    double *t = cand.t + i0, *x = cand.x + i0, *v = cand.v + i0;
-    for (long i = 0; i < n; i++)
-        t[i] = fmin(fmax(t[i], 0.0), t_end);
-    if (n < 2 || !(t[n - 1] > t[0])) {
-        stsl_error_set(&err, STSL_EINPUT,
-                       "%s: fewer than two distinct times within the reference's [0, %.9g] %s",
-                       cand.path, t_end, ref.time_units);
-        code = fail(&err, 2);
-        goto out;
-    }
     if (cand.info && !cand.info->complete)
         fprintf(stderr,
                 "stickslip compare: warning: %s is incomplete (%s); comparing what it has\n",
                 cand.path, cand.info->message);
-    if (!(el = stsl_element_create(&cfg.element, &err))) {
-        code = fail(&err, 2);
-        goto out;
-    }
-    if ((rc = rerun(&cfg, el, t, n, &r, &err))) {
-        stsl_error_wrap(&err, "%s: re-running the reference", a.reference);
-        code = fail(&err, rc == STSL_ENOMEM ? 1 : 3);
-        goto out;
-    }
-    /* Metrics. */
-    rep.ref_path = a.reference;
-    rep.cand_path = a.candidate;
+    long ncev = candidate_events(&cand, &cev);
+    stsl_cmp_candidate c = {cand.path,     cand.n,    cand.t, cand.x, cand.v,
+                            cand.friction, cand.mode, cev,    ncev};
     static const char *const formats[] = {"csv", "hdf5", "stickslip result", "mat",
                                           "modelica result"};
-    rep.cand_format = formats[cand.format];
-    rep.t_units = ref.time_units[0] ? ref.time_units : "s";
-    rep.x_units = ref.x_units;
-    rep.v_units = ref.v_units;
-    rep.n = n;
-    rep.dropped = cand.n - n;
-    rep.t_first = t[0];
-    rep.t_last = t[n - 1];
-    rep.t_end = t_end;
-    stsl_compare_errors(t, r.x, r.v, x, v, n, &rep.e);
-    rep.stuck_default = a.stuck_velocity < 0;
-    rep.stuck_velocity = rep.stuck_default
-                             ? stsl_compare_default_stuck_velocity(r.v, n, cfg.sim.atol)
-                             : a.stuck_velocity;
-    rs = malloc((size_t)n);
-    cs = malloc((size_t)n);
-    fn_mid = malloc(sizeof *fn_mid * (size_t)n);
-    if (!rs || !cs || !fn_mid) {
-        stsl_error_set(&err, STSL_ENOMEM, "out of memory");
-        code = fail(&err, 1);
-        goto out;
-    }
-    const int *cmode = cand.mode ? cand.mode + i0 : NULL;
-    for (long i = 0; i < n; i++) {
-        rs[i] = (unsigned char)(mode_is_stuck(r.mode[i], r.v[i], rep.stuck_velocity) ||
-                                mode_is_stuck(r.mode_after[i], r.v[i], rep.stuck_velocity));
-        cs[i] = (unsigned char)(cmode ? mode_is_stuck(cmode[i], v[i], rep.stuck_velocity)
-                                      : fabs(v[i]) <= rep.stuck_velocity);
-    }
-    int smooth = 0;
-    for (long i = 0; cmode && i < n; i++)
-        smooth |= cmode[i] == STSL_MODE_SMOOTH;
-    rep.cand_stuck_rule = !cmode   ? "candidate: |v| <= stuck velocity"
-                          : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
-                                   : "candidate: its mode column";
-    stsl_compare_stuck(t, rs, cs, n, &rep.stuck);
-    int from_file = 0;
-    long ncev = candidate_events(&cand, t, v, cs, n, &from_file, &cev);
+    report rep = {a.reference, a.candidate, formats[cand.format], {0}};
     if (ncev < 0) {
         stsl_error_set(&err, STSL_ENOMEM, "out of memory for the candidate's events");
         code = fail(&err, 1);
-        goto out;
-    }
-    rep.cand_events_source =
-        from_file ? "candidate events: its /events" : "candidate events: from its samples";
-    rep.window_default = a.event_window < 0;
-    rep.window = rep.window_default ? stsl_compare_default_event_window(t, n) : a.event_window;
-    rep.rev = r.events;
-    rep.n_rev = r.n_events;
-    rep.cev = cev;
-    rep.n_cev = ncev;
-    if (stsl_compare_match_events(r.events, r.n_events, cev, ncev, rep.window, &rep.m, &err)) {
-        code = fail(&err, 1);
-        goto out;
-    }
-    /* The same quadrature for both, so that the difference is the
-     * candidate's and not the quadrature's. */
-    if (cand.friction) {
-        rep.energy_method = "friction column, trapezoidal rule";
-        rep.energy_ref = stsl_compare_energy_friction(t, r.f, r.v, n);
-        rep.energy_cand = stsl_compare_energy_friction(t, cand.friction + i0, v, n);
+    } else if ((rc = stsl_cmp_against(&cfg, &c, a.stuck_velocity, a.event_window, &rep.c, &err))) {
+        if (rep.c.rerun_failed) stsl_error_wrap(&err, "%s", a.reference);
+        code = fail(&err, rc == STSL_ENOMEM ? 1 : rep.c.rerun_failed ? 3 : 2);
     } else {
-        rep.energy_method = "energy balance with the reference model's F_n";
-        rep.energy_ref = energy_balance(el, t, r.x, r.v, n, fn_mid);
-        rep.energy_cand = energy_balance(el, t, x, v, n, fn_mid);
+        print_table(&rep);
+        if (a.output) {
+            code = write_json(a.output, &rep);
+            if (!code) printf("\nreport: %s\n", a.output);
+        }
+        stsl_cmp_report_free(&rep.c);
     }
-    print_table(&rep);
-    if (a.output) {
-        code = write_json(a.output, &rep);
-        if (!code) printf("\nreport: %s\n", a.output);
-    }
-    stsl_compare_matching_free(&rep.m);
-out:
-    free(rs);
-    free(cs);
-    free(fn_mid);
     free(cev);
-    aligned_free(&r);
-    stsl_element_free(el);
     stsl_candidate_free(&cand);
 out_cfg:
     stsl_config_free(&cfg);

@@ -221,6 +221,11 @@ int stsl_cli_study_info(const char *path)
                s.n_done, s.n_runs);
     printf("Variants:    %ld (%s), store: %s\n", s.n_runs, s.combine, s.store);
     printf("Done:        %ld, failed %ld\n", s.n_done, s.n_failed);
+    if (!strcmp(s.store, "full"))
+        printf("Runs:        %ld results under /runs/NNNNNN (NNNNNN: the variant; invalid "
+               "variants have none),\n             each in the layout of a single run "
+               "(h5py: f[\"runs/000042\"][\"trajectory/x\"])\n",
+               s.n_full_runs);
     for (int i = 0; i < s.n_first_failures; i++)
         printf("  variant %ld: %s\n", s.failure_index[i], s.failure_message[i]);
     printf("Parameters:\n");

@@ -144,6 +144,16 @@ STSL_API char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err);
 /* Write that text to the file `path`. */
 STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err);
 
+/* Make runs of `cfg` (stsl_run, stsl_run_result) stop once *flag is
+ * nonzero (NULL: never).  The flag is read at every solver step, so another
+ * thread may set it while the run goes on; it is borrowed and must outlive
+ * the runs.  A stopped run returns STSL_RC_CANCELLED, message "run
+ * cancelled at ..." (time, mode, state), and keeps what it computed up to there, as a
+ * failed run does (summary and result incomplete, a file marked
+ * incomplete).  Clones made afterwards share the flag; setting keys keeps
+ * it. */
+STSL_API void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag);
+
 STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */
@@ -194,6 +204,13 @@ typedef struct stsl_summary {
      * max_abs of x is exact; that of v is exact to the output grid. */
     double last_event_time[STSL_SUMMARY_MAX_KINDS];
     double max_abs[STSL_SUMMARY_MAX_COLS];
+    /* Units, as the model states them (the one table: the element's
+     * columns, docs/hdf5-layout.md): of time, of each output column
+     * (col_units[i] for col_names[i]) and of dissipated_energy.  Static
+     * strings, or borrowed from the stsl_result read from a file. */
+    const char *time_units;
+    const char *col_units[STSL_SUMMARY_MAX_COLS];
+    const char *energy_units;
 } stsl_summary;
 
 /* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
@@ -212,7 +229,11 @@ typedef enum stsl_output {
  * on the way (solver failure, max_events, ...) still fills the summary up
  * to where it got (complete = 0) and, for a file output, still writes the
  * file, marked incomplete; the failure is returned.  output.file of the
- * configuration is ignored: `path` says where. */
+ * configuration is ignored: `path` says where.  Missing directories of an
+ * HDF5 `path` are created (mkdir -p), as `stickslip run -o` does; one that
+ * cannot be created (a plain file in the way, no permission) is
+ * STSL_RC_IO naming it.  The CSV prefix's directory must exist (as for
+ * `stickslip run --csv`): STSL_RC_IO naming the file otherwise. */
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 
@@ -253,6 +274,63 @@ STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double
                                   stsl_err *err);
 
 STSL_API void stsl_result_free(stsl_result *r);
+
+/* ---- results from files ------------------------------------------------ */
+
+/* Read a result file written by `stickslip run -o FILE.h5` or by stsl_run
+ * (STSL_OUTPUT_HDF5) into the stsl_result a run in memory gives: the same
+ * samples, the events with their values just before and just after (taken
+ * from the file's two rows at each event instant), the names and units,
+ * and the summary computed from them as the run computed it.  What the file
+ * does not hold: the summary's dissipated_energy (NaN), and, for a run of a
+ * fixed-step scheme (no rows of its own at an event), the event values
+ * other than x before, v before and after, net_force and friction after
+ * (NaN).  When `cfg` is not NULL, *cfg receives the run's configuration
+ * (/config; relative table files from the file's directory; its messages
+ * name "FILE:/config").  Failure, with *out (and *cfg) NULL: STSL_RC_INPUT
+ * naming the file for a missing file, a file that is not HDF5, not a
+ * stickslip result, or a study file (`stickslip sweep`); STSL_RC_NOMEM. */
+STSL_API stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg,
+                                  stsl_err *err);
+
+/* ---- comparing a trajectory with the exact one ------------------------- */
+
+/* The metrics of `stickslip compare` (names as in its JSON report; their
+ * definitions in docs and models/validation.h).  Units are static strings. */
+typedef struct stsl_compare_metrics {
+    long n_points;       /* candidate samples compared */
+    long points_dropped; /* candidate samples outside the reference's [0, t_end] */
+    double t_first, t_last;
+    double max_abs_error_x, rms_error_x, final_error_x; /* candidate - reference */
+    double max_abs_error_v, rms_error_v, final_error_v;
+    double stuck_iou, stuck_time_reference, stuck_time_candidate;
+    double stuck_velocity; /* the |v| below which the candidate counts as stuck */
+    long events_matched, events_missed, events_spurious;
+    long events_ignored_reference, events_ignored_candidate;
+    double max_event_time_error; /* NaN without matched events */
+    double event_window;
+    double dissipated_energy_reference, dissipated_energy_candidate, dissipated_energy_difference;
+    /* "friction column, trapezoidal rule" or, without friction arrays,
+     * "energy balance with the reference model's F_n" */
+    const char *energy_method;
+    const char *candidate_stuck_rule;    /* "candidate: |v| <= stuck velocity" */
+    const char *candidate_events_source; /* "candidate events: from its samples" */
+    const char *t_units, *x_units, *v_units, *energy_units;
+} stsl_compare_metrics;
+
+/* Judge the candidate trajectory t, x, v (and friction, may be NULL) of n
+ * samples against the exact run of `ref`, exactly as `stickslip compare
+ * REF.h5 CANDIDATE` does with the configuration in REF.h5: `ref` is run
+ * again with the candidate's times as its output times.  stuck_velocity
+ * and event_window: < 0 or NaN for the command's defaults.  STSL_RC_INPUT
+ * for a time that goes back ("candidate: t[5] = ... goes back from ...
+ * (time must increase)"), a value that is not finite, or fewer than two
+ * distinct times within [0, t_end]; a failure of the re-run is its own
+ * code, its message starting "re-running the reference: ". */
+STSL_API stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x,
+                              const double *v, const double *friction, long n,
+                              double stuck_velocity, double event_window, stsl_compare_metrics *out,
+                              stsl_err *err);
 
 #ifdef __cplusplus
 }

@@ -229,6 +229,31 @@ static void describe_quantities(hid_t traj, stsl_h5_result *res)
     }
 }
 
+/* The datasets of /trajectory besides t and mode, in creation order (the
+ * writer's column order, h5_sink.c), with their units and long names. */
+static int list_columns(hid_t traj, stsl_h5_result *res, stsl_error *err)
+{
+    H5G_info_t info;
+    if (H5Gget_info(traj, &info) < 0) return bad(err, res->path, "cannot list /trajectory");
+    res->n_cols = 0;
+    for (hsize_t i = 0; i < info.nlinks; i++) {
+        char name[sizeof res->col_names[0]];
+        ssize_t len = H5Lget_name_by_idx(traj, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, name,
+                                         sizeof name, H5P_DEFAULT);
+        if (len < 0 || (size_t)len >= sizeof res->col_names[0])
+            return bad(err, res->path, "cannot list /trajectory in creation order");
+        if (strcmp(name, "t") == 0 || strcmp(name, "mode") == 0) continue;
+        if (res->n_cols == STSL_H5_MAX_COLS)
+            return stsl_error_set(err, STSL_EINPUT, "%s: /trajectory has more than %d columns",
+                                  res->path, STSL_H5_MAX_COLS);
+        int c = res->n_cols++;
+        memcpy(res->col_names[c], name, sizeof name);
+        units_of(traj, name, res->col_units[c], sizeof res->col_units[c]);
+        traj_attr(traj, name, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
+    }
+    return STSL_OK;
+}
+
 static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -264,6 +289,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     units_of(traj, "net_force", res->net_force_units, sizeof res->net_force_units);
     units_of(traj, "friction", res->friction_units, sizeof res->friction_units);
     describe_quantities(traj, res);
+    rc = list_columns(traj, res, err);
 done:
     if (m >= 0) H5Dclose(m);
     if (t >= 0) H5Dclose(t);
@@ -284,6 +310,20 @@ static const stsl_h5_event_layout event_layout = {
     sizeof((stsl_h5_event *)0)->kind,
     H5T_STR_NULLTERM};
 
+/* "stick,breakaway,..." into res->kind_names; 0 or -1 (too many, too long). */
+static int parse_kind_names(const char *s, stsl_h5_result *res)
+{
+    res->n_kinds = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (res->n_kinds == STSL_H5_MAX_KINDS || len >= sizeof res->kind_names[0]) return -1;
+        memcpy(res->kind_names[res->n_kinds], s, len);
+        res->kind_names[res->n_kinds++][len] = '\0';
+        s += len + (s[len] == ',');
+    }
+    return 0;
+}
+
 static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -291,6 +331,11 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     hid_t d = -1, mt = -1, ft = -1;
     if (H5Lexists(f, "events", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /events");
     if ((d = H5Dopen2(f, "events", H5P_DEFAULT)) < 0) return bad(err, p, "cannot open /events");
+    char kinds[1024];
+    if (attr_str(d, "kind_names", kinds, sizeof kinds) == 0 && parse_kind_names(kinds, res) < 0) {
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /events kind_names '%s'", p, kinds);
+        goto done;
+    }
     long n = ds_length(d);
     if (n < 0 || (ft = H5Dget_type(d)) < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
         rc = bad(err, p, "/events is not a 1-D compound dataset");

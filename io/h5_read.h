@@ -6,6 +6,11 @@
 
 #include "solver/sink.h"
 
+/* Most trajectory columns and event kinds a file may have for
+ * stsl_h5_read (as many as stsl_summary holds). */
+#define STSL_H5_MAX_COLS  16
+#define STSL_H5_MAX_KINDS 16
+
 typedef struct stsl_h5_event {
     double t;
     char kind[24];
@@ -28,6 +33,15 @@ typedef struct stsl_h5_result {
     /* `units` attributes of /trajectory/{t,x,v,net_force,friction} ("" if absent). */
     char time_units[24], x_units[24], v_units[24], net_force_units[24], friction_units[24];
     char quantities[512]; /* "x: position [m], v: velocity [m/s], ..." ("" in older files) */
+    /* The /trajectory datasets besides t and mode, in creation order (the
+     * model's column order), with their `units` and `long_name` ("" when
+     * absent); at most STSL_H5_MAX_COLS (more: an error). */
+    int n_cols;
+    char col_names[STSL_H5_MAX_COLS][32], col_units[STSL_H5_MAX_COLS][24];
+    char col_long_names[STSL_H5_MAX_COLS][64];
+    /* /events attribute kind_names split at ',' (index = kind number). */
+    int n_kinds;
+    char kind_names[STSL_H5_MAX_KINDS][24];
 } stsl_h5_result;
 
 /* Read the root attributes, /config, /events and /stats (not the

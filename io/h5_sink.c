@@ -41,8 +41,11 @@ typedef struct h5_event {
 } h5_event;
 
 typedef struct h5_sink {
-    char *path, *tmp;
-    hid_t file;
+    char *path, *tmp; /* a run in a group: both name it as "FILE:/GROUP" for messages */
+    hid_t file;       /* the file this sink created (-1 for a run in a group) */
+    hid_t root;       /* where the layout goes: the file, or the run's group */
+    hid_t parent;     /* a run in a group: the group's parent (borrowed) and its name */
+    char *group;
     hid_t *dsets;  /* t, one per column, in that order (n_cols + 1) */
     hid_t mode_ds; /* /trajectory/mode */
     hid_t ev_ds;   /* /events */
@@ -211,7 +214,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
     const char *what = "create /events";
     if ((ftype = stsl_h5_event_type(NULL)) < 0) goto h5err;
     if ((h->ev_mtype = stsl_h5_event_type(&event_layout)) < 0) goto h5err;
-    if ((h->ev_ds = make_ext_dataset(h->file, "events", ftype, EV_BLOCK)) < 0) goto h5err;
+    if ((h->ev_ds = make_ext_dataset(h->root, "events", ftype, EV_BLOCK)) < 0) goto h5err;
 
     const char *u[5];
     int idx[5] = {h->ix, h->iv, h->iv, h->inet, h->ifr};
@@ -274,7 +277,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     /* Track creation order so that h5py lists t, the columns, then mode. */
     if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
-        (traj = H5Gcreate2(h->file, "trajectory", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
+        (traj = H5Gcreate2(h->root, "trajectory", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
         rc = stsl_h5_fail(err, h->tmp, "create /trajectory");
         goto done;
     }
@@ -359,7 +362,7 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
 static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
 {
     int rc = STSL_OK;
-    hid_t g = H5Gcreate2(h->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(h->root, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return stsl_h5_fail(err, h->tmp, "create /stats");
     stsl_stats zero = {0};
     if (!st) st = &zero;
@@ -409,8 +412,9 @@ static void close_all(h5_sink *h)
     if (h->mode_ds >= 0) H5Dclose(h->mode_ds);
     if (h->ev_ds >= 0) H5Dclose(h->ev_ds);
     if (h->ev_mtype >= 0) H5Tclose(h->ev_mtype);
+    if (h->root >= 0 && h->root != h->file) H5Gclose(h->root);
     if (h->file >= 0) H5Fclose(h->file);
-    h->mode_ds = h->ev_ds = h->ev_mtype = h->file = -1;
+    h->mode_ds = h->ev_ds = h->ev_mtype = h->file = h->root = -1;
 }
 
 static int h5_end(void *self, const stsl_stats *st, int complete, const char *message,
@@ -427,9 +431,15 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
     if ((rc = flush_samples(h, err)) != STSL_OK) return rc;
     if ((rc = flush_events(h, err)) != STSL_OK) return rc;
     if ((rc = write_stats(h, st, err)) != STSL_OK) return rc;
-    if (stsl_h5_put_attr_int(h->file, "complete", complete ? 1 : 0) < 0 ||
-        stsl_h5_put_attr_str(h->file, "message", complete ? "" : (message ? message : "")) < 0)
+    if (stsl_h5_put_attr_int(h->root, "complete", complete ? 1 : 0) < 0 ||
+        stsl_h5_put_attr_str(h->root, "message", complete ? "" : (message ? message : "")) < 0)
         return stsl_h5_fail(err, h->tmp, "write the root attributes");
+    if (h->parent >= 0) {
+        /* A run in a group: the file's owner flushes it when it chooses. */
+        close_all(h);
+        h->ended = 1;
+        return STSL_OK;
+    }
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) return stsl_h5_fail(err, h->tmp, "flush the file");
     close_all(h);
     if ((rc = stsl_output_commit(h->tmp, h->path, &h->mark, &h->replaced, err)) != STSL_OK)
@@ -444,9 +454,12 @@ static void h5_destroy(void *self)
     if (!h) return;
     /* Unfinished: the file is removed, and its last writes may have failed. */
     if (!h->ended && h->file >= 0) discard_storage(h->file);
+    int in_group = h->parent >= 0;
     close_all(h);
-    /* Without a successful end() the .tmp file is an unfinished result. */
-    if (!h->ended && h->tmp) remove(h->tmp);
+    /* Without a successful end() the .tmp file, or the group, is an
+     * unfinished result (best effort: its owner replaces it on resume). */
+    if (!h->ended && in_group && h->group) H5Ldelete(h->parent, h->group, H5P_DEFAULT);
+    if (!h->ended && h->tmp && !in_group) remove(h->tmp);
     if (h->kind_names)
         for (int i = 0; i < h->n_kinds; i++)
             free(h->kind_names[i]);
@@ -455,6 +468,7 @@ static void h5_destroy(void *self)
     free(h->mbuf);
     free(h->path);
     free(h->tmp);
+    free(h->group);
     free(h);
 }
 
@@ -527,18 +541,53 @@ int stsl_h5_sink_replaced(const stsl_sink *s)
     return ((const h5_sink *)s->self)->replaced;
 }
 
+/* The root attributes and /config of a result at h->root.  complete = 0
+ * until end(): a result left behind by a crash says so. */
+static int write_header(h5_sink *h, const char *config_yaml, const char *program_version,
+                        stsl_error *err)
+{
+    hid_t str_t = -1, space = -1, cfg = -1;
+    char created[32];
+    stsl_out_utc_now(created, sizeof created);
+    const char *what = "write the root attributes";
+    if (stsl_h5_put_attr_str(h->root, "program", "stickslip") < 0 ||
+        stsl_h5_put_attr_str(h->root, "version", program_version ? program_version : "") < 0 ||
+        stsl_h5_put_attr_str(h->root, "created_utc", created) < 0 ||
+        stsl_h5_put_attr_int(h->root, "complete", 0) < 0 ||
+        stsl_h5_put_attr_str(h->root, "message", "run did not finish") < 0)
+        goto h5err;
+    what = "write /config";
+    const char *text = config_yaml ? config_yaml : "";
+    if ((str_t = stsl_h5_vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
+        (cfg = H5Dcreate2(h->root, "config", str_t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
+            0 ||
+        H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0)
+        goto h5err;
+    what = NULL;
+h5err:
+    if (cfg >= 0) H5Dclose(cfg);
+    if (space >= 0) H5Sclose(space);
+    if (str_t >= 0) H5Tclose(str_t);
+    return what ? stsl_h5_fail(err, h->tmp, what) : STSL_OK;
+}
+
+static h5_sink *sink_new(void)
+{
+    h5_sink *h = calloc(1, sizeof *h);
+    if (h) h->file = h->root = h->parent = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
+    return h;
+}
+
 static int sink_create(const char *path, const char *config_yaml, const char *program_version,
                        stsl_sink *out, stsl_error *err)
 {
     int rc;
     h5_sink *h = NULL;
-    hid_t str_t = -1, space = -1, cfg = -1, fapl = -1;
-    const char *what = "create the file";
+    hid_t fapl = -1;
     if (!path || !path[0] || !out)
         return stsl_error_set(err, STSL_EINPUT, "HDF5 sink: no output path given");
 
-    if (!(h = calloc(1, sizeof *h))) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    h->file = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
+    if (!(h = sink_new())) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     if (!(h->path = dup_str(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto fail;
@@ -548,42 +597,51 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
 
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
-        (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
-        goto h5err;
+        (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        rc = stsl_h5_fail(err, h->tmp, "create the file");
+        if (fapl >= 0) H5Pclose(fapl);
+        goto fail;
+    }
     H5Pclose(fapl);
-    fapl = -1;
-    char created[32];
-    stsl_out_utc_now(created, sizeof created);
-    what = "write the root attributes";
-    /* complete = 0 until end(): a file left behind by a crash says so. */
-    if (stsl_h5_put_attr_str(h->file, "program", "stickslip") < 0 ||
-        stsl_h5_put_attr_str(h->file, "version", program_version ? program_version : "") < 0 ||
-        stsl_h5_put_attr_str(h->file, "created_utc", created) < 0 ||
-        stsl_h5_put_attr_int(h->file, "complete", 0) < 0 ||
-        stsl_h5_put_attr_str(h->file, "message", "run did not finish") < 0)
-        goto h5err;
-    what = "write /config";
-    const char *text = config_yaml ? config_yaml : "";
-    if ((str_t = stsl_h5_vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
-        (cfg = H5Dcreate2(h->file, "config", str_t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
-            0 ||
-        H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0)
-        goto h5err;
-    H5Dclose(cfg);
-    H5Sclose(space);
-    H5Tclose(str_t);
+    h->root = h->file;
+    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) goto fail;
     out->ops = &h5_ops;
     out->self = h;
     return STSL_OK;
-h5err:
-    rc = stsl_h5_fail(err, h->tmp, what);
-    if (fapl >= 0) H5Pclose(fapl);
-    if (cfg >= 0) H5Dclose(cfg);
-    if (space >= 0) H5Sclose(space);
-    if (str_t >= 0) H5Tclose(str_t);
 fail:
     h5_destroy(h);
     return rc;
+}
+
+static int sink_create_in(hid_t parent, const char *name, const char *label,
+                          const char *config_yaml, const char *program_version, stsl_sink *out,
+                          stsl_error *err)
+{
+    int rc;
+    h5_sink *h = sink_new();
+    if (!h) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    h->parent = parent;
+    if (!(h->path = dup_str(label ? label : name)) || !(h->tmp = dup_str(h->path))) {
+        h5_destroy(h);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        rc = stsl_h5_fail(err, h->tmp, "create the group");
+        h5_destroy(h);
+        return rc;
+    }
+    /* The group is ours from here: an unfinished one is deleted. */
+    if (!(h->group = dup_str(name))) {
+        h5_destroy(h);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) {
+        h5_destroy(h);
+        return rc;
+    }
+    out->ops = &h5_ops;
+    out->self = h;
+    return STSL_OK;
 }
 
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
@@ -591,5 +649,14 @@ int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *p
 {
     int rc;
     STSL_H5_QUIET(rc, sink_create(path, config_yaml, program_version, out, err));
+    return rc;
+}
+
+int stsl_h5_sink_create_in(hid_t parent, const char *name, const char *label,
+                           const char *config_yaml, const char *program_version, stsl_sink *out,
+                           stsl_error *err)
+{
+    int rc;
+    STSL_H5_QUIET(rc, sink_create_in(parent, name, label, config_yaml, program_version, out, err));
     return rc;
 }

@@ -3,7 +3,9 @@
  * base configuration; /study/parameters (one column per varied key, all
  * variants, written at creation); /study/summary (one column per summary
  * quantity, one row per variant, written in variant order); with store:
- * events, /study/events (every variant's events, in variant order).
+ * events, /study/events (every variant's events, in variant order); with
+ * store: full, /runs/NNNNNN (each variant's result in the layout of a
+ * single run, written by io/h5_sink into the group).
  *
  * Rows are appended in variant order into a fixed block and written to the
  * file when the block is full; stsl_study_h5_flush() makes everything
@@ -60,6 +62,12 @@ typedef struct stsl_study_row {
      * otherwise). */
     stsl_study_event *ev;
     long n_ev;
+    /* store: full: the variant's whole run (borrowed by append; NULL, 0 for
+     * an invalid variant and with the other stores): its effective
+     * configuration as YAML text and its NUL, then the run's record
+     * (io/run_record), written as /runs/NNNNNN. */
+    void *run;
+    size_t run_size;
 } stsl_study_row;
 
 /* What the file records besides the study itself. */
@@ -85,13 +93,17 @@ int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study
                          stsl_study_h5 **out, stsl_error *err);
 /* Open a study file left incomplete to continue it.  STSL_EINPUT when it
  * is not a study file, or records another study text, base configuration
- * or event kinds than `s` and `info` (resuming would mix two studies). */
+ * or event kinds than `s` and `info` (resuming would mix two studies).
+ * With store: full, the groups /runs/NNNNNN of rows not declared done
+ * (half written when the study stopped) are deleted, and the file flushed,
+ * before anything new is written. */
 int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err);
 long stsl_study_h5_n_done(const stsl_study_h5 *w);
 long stsl_study_h5_n_failed(const stsl_study_h5 *w);
 /* Append the row of variant n_done (rows come in variant order); with
- * store: events also its events to /study/events. */
+ * store: events also its events to /study/events, with store: full its
+ * run as /runs/NNNNNN. */
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err);
 /* Make every appended row durable (see above). */
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err);
@@ -120,6 +132,7 @@ typedef struct stsl_study_summary {
     double key_min[STSL_STUDY_MAX_KEYS], key_max[STSL_STUDY_MAX_KEYS];
     int n_cols;
     stsl_study_col_range cols[64];
+    long n_full_runs;     /* store: full: the groups under /runs */
     int n_first_failures; /* at most 5: variant index and message */
     long failure_index[5];
     char failure_message[5][STSL_ROW_MSG_MAX];

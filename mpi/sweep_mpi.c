@@ -1,6 +1,7 @@
 /* sweep_mpi.c - see sweep_mpi.h. */
 #include "mpi/sweep_mpi.h"
 
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -9,12 +10,19 @@
 
 #include "api/error.h"
 
-enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_EVENTS = 3, TAG_WORK = 4 };
+enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_EVENTS = 3, TAG_WORK = 4, TAG_RUN = 5 };
 
 /* Variants per chunk for each of a worker's threads: enough that a chunk
  * keeps every thread busy and its round trip to rank 0 is small against
  * its runs (~1 ms each); see chunk_size(). */
 #define CHUNK_PER_THREAD 16
+/* store: full: a row carries its whole run (~1 MB for a Janecek variant),
+ * which rank 0 holds until written: chunks of a few runs a thread. */
+#define FULL_CHUNK_PER_THREAD 2
+/* Rank 0 hands out variants at most this many chunks per worker beyond the
+ * file's next row: a slow chunk holds up the others' rows, which wait in
+ * rank 0's memory, so that memory is bounded by this, not by the study. */
+#define AHEAD_CHUNKS_PER_WORKER 2
 /* Rank 0's file is made durable at least this often (as a threaded run). */
 #define FLUSH_SECONDS    1.0
 #define PROGRESS_SECONDS 0.1
@@ -23,6 +31,7 @@ enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_EVENTS = 3, TAG_WORK = 4 };
  * n < 0 before its first chunk, -2 when it could not load the study. */
 typedef struct head {
     long first, n, n_ev;
+    size_t n_run; /* bytes of runs (store: full) */
 } head;
 
 typedef struct chunk {
@@ -30,6 +39,8 @@ typedef struct chunk {
     long first, n, n_ev, cap, cap_ev;
     stsl_study_row *rows;
     stsl_study_event *ev;
+    char *run; /* the rows' runs, one after another */
+    size_t n_run, cap_run;
 } chunk;
 
 static double now_seconds(void)
@@ -39,8 +50,14 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int reserve(chunk *c, long n, long n_ev, stsl_error *err)
+static int reserve(chunk *c, long n, long n_ev, size_t n_run, stsl_error *err)
 {
+    if (n_run > c->cap_run) {
+        char *r = realloc(c->run, n_run);
+        if (!r) return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory for runs");
+        c->run = r;
+        c->cap_run = n_run;
+    }
     if (n > c->cap) {
         stsl_study_row *r = realloc(c->rows, (size_t)n * sizeof *r);
         if (!r) return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory for a chunk");
@@ -66,18 +83,26 @@ static int keep_row(void *ctx, const stsl_study_row *row, stsl_error *err)
     long need_ev = c->n_ev + row->n_ev;
     long cap_ev = c->cap_ev < need_ev ? 2 * need_ev : c->cap_ev;
     long cap = c->cap <= c->n ? 2 * c->n + 8 : c->cap;
-    if (reserve(c, cap, cap_ev, err)) return err ? err->code : STSL_ENOMEM;
+    size_t need_run = c->n_run + (row->run ? row->run_size : 0);
+    if (need_run > (size_t)INT_MAX) /* one message; MPI counts are ints */
+        return stsl_error_set(err, STSL_ENOMEM, "sweep: %zu bytes of runs in a chunk, at most %d",
+                              need_run, INT_MAX);
+    size_t cap_run = c->cap_run < need_run ? 2 * need_run : c->cap_run;
+    if (reserve(c, cap, cap_ev, cap_run, err)) return err ? err->code : STSL_ENOMEM;
     if (row->n_ev) memcpy(c->ev + c->n_ev, row->ev, (size_t)row->n_ev * sizeof *row->ev);
     c->n_ev = need_ev;
+    if (row->run) memcpy(c->run + c->n_run, row->run, row->run_size);
+    c->n_run = need_run;
     c->rows[c->n] = *row;
-    c->rows[c->n].ev = NULL; /* rebuilt from the event block on rank 0 */
+    c->rows[c->n].ev = NULL;  /* rebuilt from the event block on rank 0 */
+    c->rows[c->n].run = NULL; /* rebuilt from the run block on rank 0 */
     c->n++;
     return STSL_OK;
 }
 
 static void send_chunk(const chunk *c)
 {
-    head h = {c->first, c->n, c->n_ev};
+    head h = {c->first, c->n, c->n_ev, c->n > 0 ? c->n_run : 0};
     MPI_Send(&h, (int)sizeof h, MPI_BYTE, 0, TAG_HEAD, MPI_COMM_WORLD);
     if (c->n > 0)
         MPI_Send(c->rows, (int)((size_t)c->n * sizeof *c->rows), MPI_BYTE, 0, TAG_ROWS,
@@ -85,6 +110,8 @@ static void send_chunk(const chunk *c)
     if (c->n_ev > 0)
         MPI_Send(c->ev, (int)((size_t)c->n_ev * sizeof *c->ev), MPI_BYTE, 0, TAG_EVENTS,
                  MPI_COMM_WORLD);
+    if (c->n > 0 && c->n_run > 0)
+        MPI_Send(c->run, (int)c->n_run, MPI_BYTE, 0, TAG_RUN, MPI_COMM_WORLD);
 }
 
 /* Ask for work by sending the last chunk's rows; run what comes back until
@@ -101,6 +128,9 @@ static int worker(const char *study_path, const stsl_sweep_opts *o, stsl_error *
         if (range[1] <= range[0]) break;
         c.first = range[0];
         c.n = c.n_ev = 0;
+        c.n_run = 0;
+        /* No stop flag: rank 0 counts on every chunk it hands out coming
+         * back whole (it stops handing out chunks when signalled). */
         if (stsl_sweep_plan_run(sp, range[0], range[1], o->jobs, NULL, keep_row, &c, err)) {
             c.n = -2; /* out of memory: rank 0 stops the study */
             c.n_ev = 0;
@@ -108,6 +138,7 @@ static int worker(const char *study_path, const stsl_sweep_opts *o, stsl_error *
     }
     free(c.rows);
     free(c.ev);
+    free(c.run);
     stsl_sweep_plan_free(sp);
     return rc;
 }
@@ -116,12 +147,17 @@ static int worker(const char *study_path, const stsl_sweep_opts *o, stsl_error *
 
 typedef struct queue {
     long next, end, chunk;
-    int stop; /* no more chunks handed out */
-    int busy; /* workers holding a chunk or not yet heard from */
+    long ahead; /* variants handed out at most this far past the file's next row */
+    int stop;   /* no more chunks handed out */
+    int busy;   /* workers holding a chunk or not yet heard from */
     /* Chunks received ahead of the file's next row (a slower chunk before
-     * them is still running): as many as arrive during the slowest chunk. */
+     * them is still running): fewer than `ahead` / `chunk` + 1. */
     chunk *pending;
     int n_pending;
+    /* Workers that asked for work while the window was full: they get it
+     * as soon as the file's next row moves on. */
+    int *waiting;
+    int n_waiting;
     stsl_study_h5 *w;
     const stsl_sweep_opts *o;
     stsl_sweep_progress *prog;
@@ -130,10 +166,11 @@ typedef struct queue {
 
 /* Small enough that every worker gets several chunks (the queue balances
  * the slow variants), large enough to keep a worker's threads busy. */
-static long chunk_size(long n, int n_workers, int jobs)
+static long chunk_size(long n, int n_workers, int jobs, int store_full)
 {
     long per = (n + 4L * n_workers - 1) / (4L * n_workers);
-    long full = (long)CHUNK_PER_THREAD * (jobs > 0 ? jobs : 1);
+    long full =
+        (long)(store_full ? FULL_CHUNK_PER_THREAD : CHUNK_PER_THREAD) * (jobs > 0 ? jobs : 1);
     long c = per < full ? per : full;
     return c > 0 ? c : 1;
 }
@@ -145,23 +182,45 @@ static int recv_chunk(int src, chunk *c, stsl_error *err)
     c->first = h.first;
     c->n = h.n;
     c->n_ev = h.n_ev;
+    c->n_run = h.n_run;
     if (h.n <= 0) return STSL_OK;
-    if (reserve(c, h.n, h.n_ev, err)) return err ? err->code : STSL_ENOMEM;
+    if (reserve(c, h.n, h.n_ev, h.n_run, err)) return err ? err->code : STSL_ENOMEM;
     MPI_Recv(c->rows, (int)((size_t)h.n * sizeof *c->rows), MPI_BYTE, src, TAG_ROWS, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
     if (h.n_ev > 0)
         MPI_Recv(c->ev, (int)((size_t)h.n_ev * sizeof *c->ev), MPI_BYTE, src, TAG_EVENTS,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (h.n_run > 0)
+        MPI_Recv(c->run, (int)h.n_run, MPI_BYTE, src, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     long k = 0;
+    size_t at = 0;
     for (long i = 0; i < h.n; i++) {
         c->rows[i].ev = c->rows[i].n_ev ? c->ev + k : NULL;
         k += c->rows[i].n_ev;
+        c->rows[i].run = c->rows[i].run_size ? c->run + at : NULL;
+        at += c->rows[i].run_size;
     }
-    return STSL_OK;
+    return at == h.n_run ? STSL_OK
+                         : stsl_error_set(err, STSL_EIO,
+                                          "sweep: rank %d sent %zu bytes of runs "
+                                          "for rows of %zu",
+                                          src, h.n_run, at);
 }
 
+/* Whether a worker asking now would have to wait for the window. */
+static int window_full(const queue *q)
+{
+    return !q->stop && q->next < q->end && q->next >= stsl_study_h5_n_done(q->w) + q->ahead;
+}
+
+/* The next chunk to `dst`, an empty range when there is no more work, or
+ * (window full) nothing yet: `dst` waits. */
 static void send_work(queue *q, int dst)
 {
+    if (window_full(q)) {
+        q->waiting[q->n_waiting++] = dst;
+        return;
+    }
     long range[2] = {q->next, q->next};
     if (!q->stop && q->next < q->end) {
         range[1] = q->next + q->chunk < q->end ? q->next + q->chunk : q->end;
@@ -183,6 +242,16 @@ static void report(queue *q, int force)
     q->o->progress(q->o->progress_ctx, q->prog);
 }
 
+/* Hand work to the waiting workers the window now lets in (all of them,
+ * with an empty range, once stopped). */
+static void serve_waiting(queue *q)
+{
+    int n = q->n_waiting;
+    q->n_waiting = 0;
+    for (int k = 0; k < n; k++)
+        send_work(q, q->waiting[k]);
+}
+
 /* Append every pending chunk that continues the file, in variant order. */
 static int write_ready(queue *q, stsl_error *err)
 {
@@ -196,6 +265,7 @@ static int write_ready(queue *q, stsl_error *err)
                 if (rc) return rc;
                 q->prog->n_session++;
             }
+            c->n_run = 0;
             c->used = 0;
             found = 1;
         }
@@ -208,7 +278,8 @@ static int write_ready(queue *q, stsl_error *err)
 }
 
 /* Wait for any worker without spinning a core (MPI_Recv busy-polls): a
- * worker's message is due every chunk, so a 1 ms nap costs nothing. */
+ * worker's message is due every chunk, so a 1 ms nap costs nothing.  -1:
+ * stopped (a signal) while workers wait for the window: dismiss them. */
 static int wait_any(queue *q)
 {
     for (;;) {
@@ -217,6 +288,7 @@ static int wait_any(queue *q)
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_HEAD, MPI_COMM_WORLD, &flag, &st);
         if (flag) return st.MPI_SOURCE;
         if (q->o->stop && *q->o->stop) q->stop = 1;
+        if (q->stop && q->n_waiting > 0) return -1;
         report(q, 0);
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
@@ -241,7 +313,10 @@ static int serve(queue *q, int rc, stsl_error *err)
 {
     chunk scratch = {0}; /* what is received while failing, then dropped */
     while (q->busy > 0) {
+        serve_waiting(q);
+        if (q->busy == 0) break;
         int src = wait_any(q);
+        if (src < 0) continue;
         chunk *c = rc ? NULL : free_slot(q);
         if (!c && !rc) rc = stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory");
         if (!c) c = &scratch;
@@ -259,6 +334,7 @@ static int serve(queue *q, int rc, stsl_error *err)
     }
     free(scratch.rows);
     free(scratch.ev);
+    free(scratch.run);
     return rc;
 }
 
@@ -267,14 +343,17 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_worker
 {
     stsl_sweep_plan *sp = NULL;
     queue q = {.o = o, .prog = out, .busy = n_workers};
+    q.waiting = malloc((size_t)n_workers * sizeof *q.waiting);
     q.t0 = now_seconds();
     q.last_flush = -INFINITY; /* the first rows are flushed at once, as in a threaded run */
-    int rc = stsl_sweep_plan_open(study_path, o, &sp, err);
+    int rc = q.waiting ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory");
+    if (!rc) rc = stsl_sweep_plan_open(study_path, o, &sp, err);
     if (!rc) rc = stsl_sweep_plan_output(sp, o, &q.w, err);
     if (!rc) {
         out->n_runs = q.end = stsl_sweep_plan_n_variants(sp);
         q.next = stsl_study_h5_n_done(q.w);
-        q.chunk = chunk_size(q.end - q.next, n_workers, o->jobs);
+        q.chunk = chunk_size(q.end - q.next, n_workers, o->jobs, stsl_sweep_plan_store_full(sp));
+        q.ahead = (long)AHEAD_CHUNKS_PER_WORKER * n_workers * q.chunk;
     }
     q.stop = rc != 0; /* dismiss the workers all the same */
     rc = serve(&q, rc, err);
@@ -289,8 +368,10 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_worker
     for (int k = 0; k < q.n_pending; k++) {
         free(q.pending[k].rows);
         free(q.pending[k].ev);
+        free(q.pending[k].run);
     }
     free(q.pending);
+    free(q.waiting);
     stsl_sweep_plan_free(sp);
     return rc;
 }

@@ -326,8 +326,6 @@ static void test_bad_study(void **state)
         "", "bad.yaml:3: element.mass: must be > 0 (got -1)");
     bad(GRID, "--set friction.dynamic=-3", "--set friction.dynamic=-3: friction.dynamic: must be");
     bad(GRID, "--jobs 0", "--jobs: expected a whole number in [1, 1024], got 0");
-    bad("base: " JANECEK "\nvary: {friction.dynamic: {values: [1]}}\nstore: full\n", "",
-        "store: full is not available yet");
     bad("base: missing.yaml\nvary: {friction.dynamic: {values: [1]}}\n", "",
         "bad.yaml:1: base: cannot open ");
 }

@@ -3,14 +3,22 @@
 sweep --jobs 1`: every summary column (the wall time aside), the
 parameters, the event table and the counts equal bit for bit, with one
 worker rank and with two (whose chunks arrive out of order and must be
-written in variant order), a failed variant's message included; a bad
-study ends with exit 2 and no file.  Exit 77 (skipped) without mpirun."""
+written in variant order), a failed variant's message included; with
+store: full every /runs/NNNNNN too; a bad study ends with exit 2 and no
+file.  Resuming under MPI: a study stopped by Ctrl-C (SIGINT) to mpirun
+is left incomplete by rank 0, and one killed with SIGKILL in a threaded
+run is cut back to its last flush; `mpirun -n 2 stickslip-mpi sweep
+--resume` ends either with the summary of the uninterrupted study.
+Exit 77 (skipped) without mpirun."""
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+from test_sweep_full import FULL_STUDY, same_study, signal_when_started
 
 import h5py
 import numpy as np
@@ -43,15 +51,48 @@ def same(a, b, path):
             eq = x.tolist() == y.tolist() if x.dtype.kind == "O" else x.tobytes() == y.tobytes()
             assert x.shape == y.shape and eq, f"{path}/{name} differs"
         for k in ATTRS:
-            assert fa["study"].attrs[k] == fb["study"].attrs[k], k
+            if k in fa["study"].attrs or k in fb["study"].attrs:
+                assert fa["study"].attrs[k] == fb["study"].attrs[k], k
         for k in ["study_yaml", "base_config"]:
             assert fa["study"][k][()] == fb["study"][k][()], k
+
+
+def check_resume(d):
+    study = os.path.join(d, "long.yaml")
+    with open(study, "w") as f:
+        f.write(f"base: {BASE}\n"
+                "vary:\n"
+                "  friction.dynamic: {linspace: [10, 25, 100]}\n"
+                "  inputs.base_motion.amplitude: {linspace: [0.02, 0.08, 10]}\n")
+    ref = os.path.join(d, "long_ref.h5")
+    p = subprocess.run([BIN, "sweep", study, "-o", ref, "-q", "-j", "2"])
+    assert p.returncode == 0
+    # Ctrl-C to mpirun: it passes the signal on; rank 0 stops handing out
+    # chunks, writes what came back, flushes and says how to resume.
+    out = os.path.join(d, "sigint.h5")
+    p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", "3", MPI_BIN,
+                          "sweep", study, "-o", out, "-j", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = signal_when_started(p, out, signal.SIGINT)
+    assert p.returncode != 0
+    assert "interrupted:" in err and "--resume" in err, err
+    # A threaded study killed with SIGKILL: the file as of its last flush.
+    cut = os.path.join(d, "killed.h5")
+    p = subprocess.Popen([BIN, "sweep", study, "-o", cut, "-j", "1"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    signal_when_started(p, cut, signal.SIGKILL)
+    for path in [out, cut]:
+        p = mpirun(2, study, "-o", path, "--resume", "-j", "2")
+        assert p.returncode == 0, (p.returncode, p.stderr)
+        assert "1000 variants, 1000 done" in p.stdout, p.stdout
+        same(ref, path, "study/summary")
 
 
 def main():
     if not MPIRUN:
         print("mpirun is not installed (Debian: openmpi-bin): skipped")
         return 77
+    os.environ["HDF5_USE_FILE_LOCKING"] = "FALSE"  # n_done() reads a file being written
     with tempfile.TemporaryDirectory() as d:
         study = os.path.join(d, "s.yaml")
         with open(study, "w") as f:
@@ -71,6 +112,15 @@ def main():
             assert "6 variants failed" in p.stderr, p.stderr
             for path in ["study/summary", "study/parameters", "study/events"]:
                 same(ref, out, path)
+        full = os.path.join(d, "full.yaml")
+        with open(full, "w") as f:
+            f.write(f"base: {BASE}\n" + FULL_STUDY)
+        ref_full, mpi_full = os.path.join(d, "full_ref.h5"), os.path.join(d, "full_mpi.h5")
+        assert subprocess.run([BIN, "sweep", full, "-o", ref_full, "-q", "-j", "1"]).returncode == 3
+        p = mpirun(3, full, "-o", mpi_full, "-q", "-j", "1")
+        assert p.returncode == 3, (p.returncode, p.stderr)
+        same_study(ref_full, mpi_full)
+        check_resume(d)
         bad = os.path.join(d, "bad.yaml")
         with open(bad, "w") as f:
             f.write(f"base: {BASE}\nvary:\n  friction.nonsense: {{values: [1, 2]}}\n")

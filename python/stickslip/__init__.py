@@ -8,12 +8,12 @@
 
 A binding (cffi, ABI mode) of the C API in stickslip.h; README, "Python".
 """
-from ._core import (Config, Error, FileError, InputError, Result, SolverError, load, read,
-                    run, version)
+from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError, Result,
+                    SolverError, load, read, run, version)
 from .compare import compare
 from .sweep import Sweep, sweep
 
 __version__ = version()
 
-__all__ = ["compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
            "read", "run", "sweep", "__version__"]

@@ -5,13 +5,6 @@ import numpy as np
 
 from ._lib import ffi, lib
 
-# Units of the output columns by domain, as docs/hdf5-layout.md lists them.
-_UNITS = {
-    "translational": {"x": "m", "v": "m/s", "a": "m/s^2", "friction": "N"},
-    "rotational": {"x": "rad", "v": "rad/s", "a": "rad/s^2", "friction": "N·m"},
-}
-
-
 class Error(Exception):
     """Base of every stickslip error; `code` is the C API's stsl_rc."""
 
@@ -36,6 +29,31 @@ class SolverError(Error, RuntimeError):
         self.result = result
 
 
+class CancelledError(Error):
+    """A run or sweep stopped by its Cancel (or Ctrl-C during a sweep);
+    `result` holds what it reached (a Result, or the Sweep of the variants
+    that ran)."""
+
+    def __init__(self, message, code=None, result=None):
+        super().__init__(message, code)
+        self.result = result
+
+
+class Cancel:
+    """A flag that stops the runs given it (ss.run(..., cancel=c),
+    ss.sweep(..., cancel=c)) at their next solver step once set, from any
+    thread: c.set()."""
+
+    def __init__(self):
+        self._flag = ffi.new("int *")
+
+    def set(self):
+        self._flag[0] = 1
+
+    def is_set(self):
+        return self._flag[0] != 0
+
+
 def _raise(err, result=None):
     code = int(err.code)
     message = ffi.string(err.message).decode()
@@ -45,6 +63,8 @@ def _raise(err, result=None):
         raise FileError(message, code)
     if code == lib.STSL_RC_NOMEM:
         raise MemoryError(message)
+    if code == lib.STSL_RC_CANCELLED:
+        raise CancelledError(message, code, result)
     raise SolverError(message, code, result)
 
 
@@ -222,12 +242,10 @@ class Result:
         for i in range(s.n_cols):
             name = ffi.string(s.col_names[i]).decode()
             columns[name] = _column(handle, name, n)
-        units = {"t": "s", "mode": ""}
-        units.update(_UNITS.get(cfg["domain"], {}))
         return cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
                    [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
                    _events(handle), _summary_stats(s), bool(s.complete),
-                   ffi.string(s.message).decode(), units, cfg)
+                   ffi.string(s.message).decode(), _units(s), cfg)
 
     def __getattr__(self, name):
         cols = self.__dict__.get("columns", {})
@@ -255,6 +273,16 @@ class Result:
         return f"<stickslip.Result {len(self.t)} samples, {len(self.events)} events, {state}>"
 
 
+def _units(s):
+    """The units of t, mode, every column and the dissipated energy, as the
+    library's summary states them (the model's one table)."""
+    units = {"t": ffi.string(s.time_units).decode(), "mode": ""}
+    for i in range(s.n_cols):
+        units[ffi.string(s.col_names[i]).decode()] = ffi.string(s.col_units[i]).decode()
+    units["dissipated_energy"] = ffi.string(s.energy_units).decode()
+    return units
+
+
 def _column(handle, name, n):
     p = lib.stsl_result_column(handle, name.encode())
     if p == ffi.NULL:
@@ -279,16 +307,29 @@ def _events(handle):
     return out
 
 
-def run(cfg, output_step=None):
+def _cancellable(cfg, cancel):
+    """A copy of cfg whose runs watch `cancel`'s flag (cfg itself without one)."""
+    if cancel is None:
+        return cfg
+    c = cfg.copy()
+    lib.stsl_cfg_set_cancel(c._h, cancel._flag)
+    c._cancel = cancel  # the flag lives as long as the configuration that reads it
+    return c
+
+
+def run(cfg, output_step=None, cancel=None):
     """Run `cfg` from t = 0 and return a Result.
 
     output_step overrides simulation.output_step for this run only.  A run
     that fails on the way raises SolverError whose `result` is the partial
-    Result."""
-    cfg = _with(cfg, output_step)
+    Result; one stopped by `cancel` (a Cancel, set from another thread)
+    raises CancelledError, with the partial Result too."""
+    cfg = _cancellable(_with(cfg, output_step), cancel)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
+    if cancel is not None:
+        lib.stsl_cfg_set_cancel(cfg._h, ffi.NULL)  # the Result's copy must not watch it
     if out[0] == ffi.NULL:
         _raise(err)
     try:
@@ -301,39 +342,25 @@ def run(cfg, output_step=None):
 
 
 def read(path):
-    """A Result from a file written by `stickslip run` or Result.save().
-
-    Read with h5py (Debian's python3-h5py): the C API has no reader yet.
-    Events carry what the file has: friction_before is NaN there."""
-    import h5py
-
-    with h5py.File(path, "r") as f:
-        tr = f["trajectory"]
-        names = {}
-        for item in tr["mode"].attrs["mode_names"].split(", "):
-            num, name = item.split(" ", 1)
-            names[int(num)] = name
-        mode_names = [names[k] for k in sorted(names)]
-        columns = {k: ds[:] for k, ds in tr.items() if k not in ("t", "mode")}
-        units = {k: ds.attrs["units"] for k, ds in tr.items()}
-        ev = f["events"][:]
-        events = np.zeros(len(ev), dtype=_EVENT_DTYPE)
-        events["t"] = ev["t"]
-        events["kind"] = [k.rstrip(b"\0").decode() for k in ev["kind"]]
-        events["mode_before"] = [names.get(int(m), str(m)) for m in ev["mode_before"]]
-        events["mode_after"] = [names.get(int(m), str(m)) for m in ev["mode_after"]]
-        events["x_before"] = events["x_after"] = ev["x"]
-        events["v_before"], events["v_after"] = ev["v_before"], ev["v_after"]
-        events["friction_before"], events["friction_after"] = np.nan, ev["friction"]
-        stats = {k: v.item() for k, v in f["stats"].attrs.items()}
-        cfg = Config.from_yaml(f["config"].asstr()[()])
-        return Result(tr["t"][:], tr["mode"][:].astype(np.int8), columns, mode_names, events,
-                      stats, int(f.attrs["complete"]) == 1, f.attrs["message"], units, cfg)
+    """A Result from a file written by `stickslip run -o` or Result.save():
+    the Result ss.run gives for that run (stsl_result_read; no h5py).  The
+    file does not hold the dissipated energy: stats["dissipated_energy"] is
+    NaN."""
+    out = ffi.new("stsl_result **")
+    cfg = ffi.new("stsl_cfg **")
+    err = _new_err()
+    if lib.stsl_result_read(str(path).encode(), out, cfg, err) != 0:
+        _raise(err)
+    config = Config(cfg[0])
+    try:
+        return Result._from_handle(config, out[0])
+    finally:
+        lib.stsl_result_free(out[0])
 
 
 def version():
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
-__all__ = ["Config", "Result", "Error", "InputError", "FileError", "SolverError", "load", "read",
-           "run", "version"]
+__all__ = ["Cancel", "CancelledError", "Config", "Result", "Error", "InputError", "FileError",
+           "SolverError", "load", "read", "run", "version"]

@@ -1,56 +1,58 @@
 """ss.compare: the metrics of `stickslip compare` for arrays in Python.
 
 The metrics (re-running the reference at the candidate's times, stuck-time
-IoU, event matching, dissipated energy) are defined once, in the library's
-models/validation and the command's compare; the C API does not export them
-yet, so this runs the command on a temporary reference file and a CSV of the
-arrays (written with 17 significant digits: every double exactly) and
-returns its JSON report as a dict.
+IoU, event matching, dissipated energy) are defined once, in the library
+(api/compare.c over models/validation); this calls stsl_compare() in the
+process, with the GIL released while the reference runs again.
 """
-import json
-import os
-import subprocess
-import tempfile
+import math
 
 import numpy as np
 
-from ._core import FileError, InputError, SolverError
+from ._core import InputError, _new_err, _raise
+from ._lib import ffi, lib
+
+# The members of stsl_compare_metrics, named as in the command's JSON report.
+_COUNTS = ("n_points", "points_dropped", "events_matched", "events_missed", "events_spurious",
+           "events_ignored_reference", "events_ignored_candidate")
+_VALUES = ("t_first", "t_last", "max_abs_error_x", "rms_error_x", "final_error_x",
+           "max_abs_error_v", "rms_error_v", "final_error_v", "stuck_iou",
+           "stuck_time_reference", "stuck_time_candidate", "stuck_velocity",
+           "max_event_time_error", "event_window", "dissipated_energy_reference",
+           "dissipated_energy_candidate", "dissipated_energy_difference")
 
 
-def _program():
-    # STICKSLIP_BIN overrides the command found at build or install time.
-    path = os.environ.get("STICKSLIP_BIN")
-    if path:
-        return path
-    from ._libpath import PROGRAM
-
-    return PROGRAM
+def _array(a):
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float64).ravel())
 
 
 def compare(result, t, x, v, friction=None, event_window=None, stuck_velocity=None):
     """Judge the candidate trajectory (t, x, v[, friction]) against the
-    exact `result`; returns the report of `stickslip compare -o` as a dict
-    (max_abs_error_x, rms_error_v, stuck_iou, events_matched, ...)."""
-    cols = {"t": t, "x": x, "v": v}
+    exact run of `result`'s configuration; returns the report of
+    `stickslip compare -o` as a dict, without its file names and event
+    lists: max_abs_error_x, rms_error_v, stuck_iou, events_matched, ...
+    (max_event_time_error is None without matched events, null there), the
+    rules used (energy_method, candidate_stuck_rule, ...) and "units"."""
+    arrays = [_array(a) for a in (t, x, v)]
     if friction is not None:
-        cols["friction"] = friction
-    arrays = [np.asarray(a, dtype=np.float64).ravel() for a in cols.values()]
+        arrays.append(_array(friction))
     if len({len(a) for a in arrays}) != 1:
         raise InputError("compare: t, x, v (and friction) must have the same length")
-    with tempfile.TemporaryDirectory(prefix="stickslip_compare_") as d:
-        ref, cand, report = (os.path.join(d, n) for n in ("ref.h5", "cand.csv", "report.json"))
-        result.save(ref)
-        np.savetxt(cand, np.column_stack(arrays), fmt="%.17g", delimiter=",",
-                   header=",".join(cols), comments="")
-        cmd = [_program(), "compare", ref, cand, "-o", report]
-        if event_window is not None:
-            cmd += ["--event-window", repr(float(event_window))]
-        if stuck_velocity is not None:
-            cmd += ["--stuck-velocity", repr(float(stuck_velocity))]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            message = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "compare failed"
-            error = {2: InputError, 3: SolverError}.get(p.returncode, FileError)
-            raise error(message.replace(cand, "<candidate>"))
-        with open(report, encoding="utf-8") as f:
-            return json.load(f)
+    ptrs = [ffi.cast("const double *", ffi.from_buffer(a)) for a in arrays]
+    if friction is None:
+        ptrs.append(ffi.NULL)
+    out = ffi.new("stsl_compare_metrics *")
+    err = _new_err()
+    window = math.nan if event_window is None else float(event_window)
+    stuck = math.nan if stuck_velocity is None else float(stuck_velocity)
+    if lib.stsl_compare(result.config._h, *ptrs, len(arrays[0]), stuck, window, out, err) != 0:
+        _raise(err)
+    report = {k: int(getattr(out, k)) for k in _COUNTS}
+    for k in _VALUES:
+        value = float(getattr(out, k))
+        report[k] = None if math.isnan(value) else value
+    for k in ("energy_method", "candidate_stuck_rule", "candidate_events_source"):
+        report[k] = ffi.string(getattr(out, k)).decode()
+    report["units"] = {k: ffi.string(getattr(out, f"{k}_units")).decode()
+                       for k in ("t", "x", "v", "energy")}
+    return report

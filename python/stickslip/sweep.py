@@ -9,7 +9,7 @@ import concurrent.futures
 
 import numpy as np
 
-from ._core import InputError, _new_err, _raise
+from ._core import Cancel, CancelledError, InputError, _cancellable, _new_err, _raise
 from ._lib import ffi, lib
 
 
@@ -18,10 +18,11 @@ class Sweep:
     numpy structured arrays with one row per variant; `messages` holds why a
     variant did not complete ("" when it did)."""
 
-    def __init__(self, parameters, summary, messages):
+    def __init__(self, parameters, summary, messages, units):
         self.parameters = parameters
         self.summary = summary
         self.messages = messages
+        self.units = units  # of the summary's columns ("" for counts and flags)
 
     def to_pandas(self):
         """One DataFrame: the parameters' columns, then the summary's."""
@@ -45,17 +46,21 @@ def _variants(vary):
 
 
 def _fields(s):
-    """The summary's columns, named from the first run's names."""
-    names = ["complete", "t_reached", "n_events", "dissipated_energy", "steps", "wall_seconds"]
+    """The summary's columns, named from the first run's names, with their
+    units from the run's summary (the model's table)."""
+    time, energy = ffi.string(s.time_units).decode(), ffi.string(s.energy_units).decode()
+    # wall_seconds is the clock's, in seconds whatever the model's time unit.
+    fields = [("complete", ""), ("t_reached", time), ("n_events", ""),
+              ("dissipated_energy", energy), ("steps", ""), ("wall_seconds", "s")]
     for i in range(s.n_kinds):
         k = ffi.string(s.kind_names[i]).decode()
-        names += [f"events_{k}", f"first_{k}", f"last_{k}"]
+        fields += [(f"events_{k}", ""), (f"first_{k}", time), (f"last_{k}", time)]
     for i in range(s.n_modes):
-        names.append("time_" + ffi.string(s.mode_names[i]).decode())
+        fields.append(("time_" + ffi.string(s.mode_names[i]).decode(), time))
     for i in range(s.n_cols):
-        c = ffi.string(s.col_names[i]).decode()
-        names += [f"final_{c}", f"max_abs_{c}"]
-    return names
+        c, unit = ffi.string(s.col_names[i]).decode(), ffi.string(s.col_units[i]).decode()
+        fields += [(f"final_{c}", unit), (f"max_abs_{c}", unit)]
+    return fields
 
 
 def _row(s):
@@ -69,8 +74,10 @@ def _row(s):
     return row
 
 
-def _run_one(cfg, keys, values, i):
-    c = cfg.copy()
+def _run_one(cfg, keys, values, i, cancel):
+    if cancel.is_set():
+        return None  # not started
+    c = cfg.copy()  # shares cfg's cancel flag
     for k, v in zip(keys, values):
         c[k] = v[i]
     s = ffi.new("stsl_summary *")
@@ -82,24 +89,47 @@ def _run_one(cfg, keys, values, i):
     return _fields(s), _row(s), message
 
 
-def sweep(cfg, vary, jobs=1):
+def _collect(keys, values, done):
+    """The Sweep of the variants that ran (all of them unless cancelled)."""
+    ran = [i for i, d in enumerate(done) if d is not None]
+    parameters = np.zeros(len(ran), dtype=[(k, v.dtype) for k, v in zip(keys, values)])
+    for k, v in zip(keys, values):
+        parameters[k] = v[ran]
+    rows = [done[i] for i in ran]
+    fields = rows[0][0] if rows else []
+    dtype = [(f, "?" if f == "complete" else ("i8" if f.startswith(("events_", "n_", "steps")) else "f8"))
+             for f, _ in fields]
+    summary = np.array([tuple(d[1]) for d in rows], dtype=dtype)
+    return Sweep(parameters, summary, [d[2] for d in rows], dict(fields))
+
+
+def sweep(cfg, vary, jobs=1, cancel=None):
     """Run one variant per index of the arrays in `vary` ({key: array});
     all arrays have one length (for a grid, pass np.meshgrid(...) arrays
     raveled).  A variant whose value is refused raises InputError before
     anything is lost; a variant that fails in the solver is a row with
-    complete = False and its message in `messages`."""
+    complete = False and its message in `messages`.  Setting `cancel` (a
+    Cancel) stops the variants running and starts no more: CancelledError,
+    whose `result` is the Sweep of the variants that ran.  Ctrl-C (a
+    KeyboardInterrupt while waiting) stops them the same way and is
+    raised again once they have stopped."""
     keys, values, n = _variants(vary)
     for k, v in zip(keys, values):  # refuse a bad value before running anything
         probe = cfg.copy()
         for x in np.unique(v):
             probe[k] = x
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-        done = list(pool.map(lambda i: _run_one(cfg, keys, values, i), range(n)))
-    parameters = np.zeros(n, dtype=[(k, v.dtype) for k, v in zip(keys, values)])
-    for k, v in zip(keys, values):
-        parameters[k] = v
-    fields = done[0][0] if done else []
-    dtype = [(f, "?" if f == "complete" else ("i8" if f.startswith(("events_", "n_", "steps")) else "f8"))
-             for f in fields]
-    summary = np.array([tuple(d[1]) for d in done], dtype=dtype)
-    return Sweep(parameters, summary, [d[2] for d in done])
+    cancel = cancel if cancel is not None else Cancel()
+    base = _cancellable(cfg, cancel)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs)))
+    try:
+        done = list(pool.map(lambda i: _run_one(base, keys, values, i, cancel), range(n)))
+    except KeyboardInterrupt:
+        cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    result = _collect(keys, values, done)
+    if cancel.is_set():
+        raise CancelledError(f"sweep cancelled: {len(result)} of {n} variants ran",
+                             lib.STSL_RC_CANCELLED, result)
+    return result

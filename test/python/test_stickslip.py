@@ -1,5 +1,8 @@
 """pytest tests of the Python package (issue 12), run by ctest with the
 package and library of the build tree (PYTHONPATH, STICKSLIP_BIN)."""
+import ast
+import glob
+import json
 import os
 import subprocess
 import threading
@@ -67,6 +70,83 @@ def test_run_equals_cli_hdf5_bit_for_bit(tmp_path):
     assert r.stats["events"] == len(r.events) and r.stats["steps"] > 0
 
 
+# Run in a fresh interpreter: that h5py is never imported is only seen there.
+READ_WITHOUT_H5PY = r"""
+import math, subprocess, sys
+import numpy as np
+import stickslip as ss
+cli, config, path = sys.argv[1:4]
+assert subprocess.run([cli, "run", config, "-o", path, "--quiet"]).returncode == 0
+back, r = ss.read(path), ss.run(ss.load(config))
+for name in ["t", "mode"] + list(r.columns):
+    a, b = getattr(r, name), getattr(back, name)
+    assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+assert r.events.dtype == back.events.dtype and r.events.tobytes() == back.events.tobytes()
+# wall_seconds is each run's own clock; the file does not keep the energy.
+assert math.isnan(back.stats.pop("dissipated_energy")) and r.stats.pop("dissipated_energy") > 0
+back.stats.pop("wall_seconds"), r.stats.pop("wall_seconds")
+assert back.stats == r.stats, (back.stats, r.stats)
+assert back.units == r.units and back.mode_names == r.mode_names
+assert (back.complete, back.message) == (r.complete, r.message)
+assert back.config.to_yaml() == r.config.to_yaml()
+assert "h5py" not in sys.modules
+print(len(r.t), len(r.events))
+"""
+
+
+def test_read_of_a_cli_file_is_the_run_without_h5py(tmp_path):
+    p = subprocess.run(["/usr/bin/python3", "-c", READ_WITHOUT_H5PY, CLI, JANECEK,
+                        str(tmp_path / "cli.h5")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    samples, events = map(int, p.stdout.split())
+    assert samples > 9000 and events > 10
+
+
+@pytest.mark.parametrize("example", sorted(glob.glob(os.path.join(SRC, "examples", "*.yaml"))),
+                         ids=os.path.basename)
+def test_read_equals_run_for_every_example(tmp_path, example):
+    """Every model the examples have (hybrid laws, smooth laws, LuGre's z,
+    rigid and compliant stops, rotational): the file the command writes
+    reads back as ss.run's Result, to the last bit."""
+    out = tmp_path / "r.h5"
+    p = cli("run", example, "-o", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    r, back = ss.run(ss.load(example)), ss.read(out)
+    for name in ["t", "mode"] + list(r.columns):
+        assert getattr(r, name).tobytes() == getattr(back, name).tobytes(), name
+    assert r.events.tobytes() == back.events.tobytes()
+    for d in (r.stats, back.stats):  # the clock's, and not in the file
+        d.pop("wall_seconds"), d.pop("dissipated_energy")
+    assert r.stats == back.stats and r.units == back.units and r.mode_names == back.mode_names
+
+
+def test_read_refuses_wrong_files(tmp_path):
+    missing = tmp_path / "missing.h5"
+    with pytest.raises(ss.InputError) as e:
+        ss.read(missing)
+    assert str(e.value) == f"{missing}: cannot open: No such file or directory"
+    text = tmp_path / "text.h5"
+    text.write_text("not hdf5\n")
+    with pytest.raises(ss.InputError) as e:
+        ss.read(text)
+    assert str(e.value) == f"{text}: not an HDF5 file"
+
+
+def test_units_are_the_models_in_both_domains(tmp_path):
+    r = ss.run(ss.Config.from_dict(CHEAP))
+    assert r.units == {"t": "s", "mode": "", "x": "m", "v": "m/s", "a": "m/s^2", "friction": "N",
+                       "net_force": "N", "stop_reaction": "N", "x_base": "m", "v_base": "m/s",
+                       "dissipated_energy": "J"}
+    rot = dict(CHEAP, domain="rotational")
+    rot["element"] = dict(CHEAP["element"])
+    rot["element"]["inertia"] = rot["element"].pop("mass")
+    r = ss.run(ss.Config.from_dict(rot))
+    assert (r.units["x"], r.units["v"], r.units["friction"]) == ("rad", "rad/s", "N·m")
+    # The file's units attributes are the same table.
+    r.save(tmp_path / "rot.h5")
+    assert ss.read(tmp_path / "rot.h5").units == r.units
+
+
 def test_config_roundtrip_and_set():
     cfg = ss.load(JANECEK)
     assert cfg["friction.dynamic"] == 18.0
@@ -113,6 +193,17 @@ def test_save_where_no_file_can_be_is_a_file_error(tmp_path):
     assert p.returncode == 1 and str(e.value).split(":")[0] in p.stderr
 
 
+def test_save_creates_missing_directories_as_the_cli_does(tmp_path):
+    r = ss.run(ss.Config.from_dict(CHEAP))
+    target = tmp_path / "new" / "sub" / "out.h5"
+    r.save(target)
+    back = ss.read(target)
+    assert back.t.tobytes() == r.t.tobytes() and back.x.tobytes() == r.x.tobytes()
+    cli_target = tmp_path / "cli_new" / "sub" / "out.h5"
+    assert cli("run", JANECEK, "-o", str(cli_target), "--quiet").returncode == 0
+    assert cli_target.is_file()
+
+
 def test_bad_yaml_names_line():
     with pytest.raises(ss.InputError) as e:
         ss.Config.from_yaml("element: {mass: -3}\n")
@@ -120,7 +211,7 @@ def test_bad_yaml_names_line():
     assert "element.mass" in str(e.value)
 
 
-def test_solver_failure_carries_partial_result():
+def test_solver_failure_carries_partial_result(tmp_path):
     cfg = ss.load(JANECEK)
     cfg["simulation.max_events"] = 3
     with pytest.raises(ss.SolverError) as e:
@@ -129,8 +220,54 @@ def test_solver_failure_carries_partial_result():
     assert r is not None and not r.complete and r.message == str(e.value)
     # The events up to and including the one that went past the limit.
     assert len(r.events) == 4 and r.t[-1] < 9.5 and len(r.t) > 0
-    p = cli("run", JANECEK, "--set", "simulation.max_events=3", "-o", os.devnull + ".h5")
-    assert p.returncode == 3
+    out = tmp_path / "me.h5"
+    p = cli("run", JANECEK, "--set", "simulation.max_events=3", "-o", str(out), "--quiet")
+    # The command's exit code 3 and its message, word for word.
+    assert p.returncode == 3 and p.stderr.startswith(f"stickslip: error: {e.value}\n")
+    assert str(e.value).startswith("more than simulation.max_events = 3 events at t = ")
+    # The file the command wrote holds the same partial run.
+    back = ss.read(out)
+    assert not back.complete and back.message == r.message
+    assert back.t.tobytes() == r.t.tobytes() and back.events.tobytes() == r.events.tobytes()
+
+
+def test_cancelled_run_raises_with_the_partial_result():
+    cfg = ss.Config.from_dict(CHEAP)
+    cfg["simulation.t_end"] = 1e5  # minutes of stick-slip: only the cancel ends it
+    cancel = ss.Cancel()
+    timer = threading.Timer(0.2, cancel.set)
+    timer.start()
+    with pytest.raises(ss.CancelledError) as e:
+        ss.run(cfg, cancel=cancel)
+    timer.join()
+    r = e.value.result
+    assert e.value.code == ss._lib.lib.STSL_RC_CANCELLED
+    assert str(e.value).startswith("run cancelled at t = ") and r.message == str(e.value)
+    assert not r.complete and 0 < r.t[-1] < 1e5 and len(r.events) > 0
+    assert not isinstance(e.value, ss.SolverError)
+    # The configuration keeps no flag: it runs (shortened) to its end again.
+    cfg["simulation.t_end"] = 0.5
+    assert ss.run(cfg).complete and r.config["simulation.t_end"] == 1e5
+
+
+def test_cancelled_sweep_raises_with_the_variants_that_ran():
+    cfg = ss.Config.from_dict(CHEAP)
+    cfg["simulation.output_step"] = 0.0  # a summary needs no grid; 1e7 s of one is refused
+    # Four short variants (milliseconds), then ones only a cancel ends (hours):
+    # the cancel 0.5 s in finds the four done, two running and the rest not started.
+    t_end = np.array([0.5] * 4 + [1e7] * 996)
+    cancel = ss.Cancel()
+    timer = threading.Timer(0.5, cancel.set)
+    timer.start()
+    with pytest.raises(ss.CancelledError) as e:
+        ss.sweep(cfg, vary={"simulation.t_end": t_end}, jobs=2, cancel=cancel)
+    timer.join()
+    s = e.value.result
+    assert str(e.value) == "sweep cancelled: 6 of 1000 variants ran"
+    assert np.array_equal(s.parameters["simulation.t_end"], t_end[:6])
+    assert list(s.summary["complete"]) == [True] * 4 + [False] * 2
+    assert s.messages[:4] == [""] * 4
+    assert all(m.startswith("run cancelled at t = ") for m in s.messages[4:])
 
 
 def test_sweep_rows_equal_single_runs():
@@ -138,6 +275,9 @@ def test_sweep_rows_equal_single_runs():
     values = np.linspace(0.5, 1.4, 6)
     s = ss.sweep(cfg, vary={"friction.dynamic": values}, jobs=2)
     assert len(s) == 6 and np.array_equal(s.parameters["friction.dynamic"], values)
+    assert list(s.units) == list(s.summary.dtype.names)
+    assert (s.units["final_x"], s.units["max_abs_v"], s.units["first_stick"]) == ("m", "m/s", "s")
+    assert s.units["dissipated_energy"] == "J" and s.units["events_stick"] == ""
     for i, v in enumerate(values):
         c = cfg.copy()
         c["friction.dynamic"] = v
@@ -210,6 +350,8 @@ def _rss_kib():
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.skipif("STSL_SANITIZED" in os.environ,
+                    reason="ASan keeps freed blocks in quarantine: RSS is no leak measure there")
 def test_memory_flat_over_10000_runs():
     cfg = ss.Config.from_dict(CHEAP)
     cfg["simulation.t_end"] = 0.05
@@ -230,7 +372,7 @@ def test_cmake_install_gives_an_importable_package(tmp_path):
                         str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("STICKSLIP_LIB", "PYTHONPATH")}
-    env["PYTHONPATH"] = str(tmp_path / "lib" / "python3" / "dist-packages")
+    env["PYTHONPATH"] = str(tmp_path / os.environ["STSL_PY_SITEDIR"])
     code = ("import stickslip, stickslip._libpath as l; "
             "print(stickslip.__version__, stickslip.__file__, l.LIBRARY)")
     p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env,
@@ -239,6 +381,13 @@ def test_cmake_install_gives_an_importable_package(tmp_path):
     version, package, library = p.stdout.split()
     assert version == ss.__version__
     assert package.startswith(str(tmp_path)) and library.startswith(str(tmp_path))
+    # Into the configured prefix (the README's plain `cmake --install`) the
+    # package lands where /usr/bin/python3 looks without a PYTHONPATH.
+    site = os.path.join(os.environ["STSL_INSTALL_PREFIX"], os.environ["STSL_PY_SITEDIR"])
+    env.pop("PYTHONPATH")
+    p = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(repr(sys.path))"], env=env,
+                       capture_output=True, text=True, cwd=str(tmp_path))
+    assert site in ast.literal_eval(p.stdout), (site, p.stdout)
 
 
 def test_compare_metrics_of_a_shifted_position():
@@ -253,8 +402,46 @@ def test_compare_metrics_of_a_shifted_position():
     assert rep["max_abs_error_v"] == 0 and rep["stuck_iou"] == 1
     assert rep["events_missed"] == 0 and rep["events_spurious"] == 0
     assert rep["events_matched"] == len(r.events) and rep["n_points"] == len(r.t)
+    assert rep["units"] == {"t": "s", "x": "m", "v": "m/s", "energy": "J"}
+    t = r.t.copy()
+    t[[5, 6]] = t[[6, 5]]
     with pytest.raises(ss.InputError) as e:
-        ss.compare(r, r.t[::-1], r.x, r.v)
-    assert "column 't'" in str(e.value) and "time must increase" in str(e.value)
+        ss.compare(r, t, r.x, r.v)
+    # %.17g, as the command's messages print times.
+    assert str(e.value) == (f"candidate: t[6] = {t[6]:.17g} goes back from {t[5]:.17g} "
+                            "(time must increase)")
+    with pytest.raises(ss.InputError) as e:
+        ss.compare(r, r.t, np.where(r.t > 1, np.nan, r.x), r.v)
+    assert str(e.value).startswith("candidate: x[") and "is not finite (nan)" in str(e.value)
+    with pytest.raises(ss.InputError) as e:
+        ss.compare(r, r.t + 100, r.x, r.v)
+    assert str(e.value) == "candidate: fewer than two distinct times within the reference's [0, 9.5] s"
     with pytest.raises(ss.InputError):
         ss.compare(r, r.t, r.x[:-1], r.v)
+
+
+@pytest.mark.parametrize("with_friction", [True, False])
+def test_compare_equals_the_command(tmp_path, with_friction):
+    """The numbers of ss.compare are those of `stickslip compare -o` for the
+    same reference file and candidate: a Karnopp run of the Janecek case,
+    written as CSV with 17 significant digits (every double exactly)."""
+    ref = tmp_path / "ref.h5"
+    assert cli("run", JANECEK, "-o", str(ref), "--quiet").returncode == 0
+    cfg = ss.load(JANECEK)
+    cfg.update({"simulation.scheme": "karnopp", "simulation.step": 1e-4})
+    cand = ss.run(cfg)
+    cols = {"t": cand.t, "x": cand.x, "v": cand.v}
+    if with_friction:
+        cols["friction"] = cand.friction
+    csv = tmp_path / "cand.csv"
+    np.savetxt(csv, np.column_stack(list(cols.values())), fmt="%.17g", delimiter=",",
+               header=",".join(cols), comments="")
+    report = tmp_path / "report.json"
+    p = cli("compare", str(ref), str(csv), "-o", str(report))
+    assert p.returncode == 0, p.stderr
+    with open(report, encoding="utf-8") as f:
+        want = json.load(f)
+    got = ss.compare(ss.read(ref), *cols.values())
+    assert 0 < got["events_matched"] and 0 < got["max_abs_error_x"] < 1e-3
+    for key, value in got.items():
+        assert value == want[key], key  # exact: the same code on the same doubles

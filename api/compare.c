@@ -1,0 +1,413 @@
+/* compare.c - see compare.h; and stsl_compare of stickslip.h. */
+#include "api/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config_api.h"
+#include "api/error.h"
+#include "api/summary_sink.h"
+#include "events/modes.h"
+#include "io/mem_sink.h"
+#include "models/element.h"
+#include "solver/hybrid.h"
+
+/* ---- the reference at the candidate's times ------------------------------------ */
+
+/* The reference aligned row by row with the candidate. */
+typedef struct aligned {
+    double *x, *v, *f;
+    int *mode;
+    /* The mode just after the reference's last event at exactly this time
+     * (= mode without one): at the instant of a stick or a breakaway the
+     * element is at rest, whichever side the row's values come from. */
+    int *mode_after;
+    stsl_cmp_event *events; /* the re-run's events within the compared span */
+    long n_events;
+} aligned;
+
+static void aligned_free(aligned *r)
+{
+    free(r->x);
+    free(r->v);
+    free(r->f);
+    free(r->mode);
+    free(r->mode_after);
+    free(r->events);
+}
+
+/* Index of the last event at exactly time t, or -1. */
+static long last_event_at(const stsl_mem_result *mr, double t)
+{
+    long lo = 0, hi = mr->n_events; /* first event with time > t */
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (mr->events[mid].t <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && mr->events[lo - 1].t == t ? lo - 1 : -1;
+}
+
+/* The re-run's samples and events into r, row by row of t. */
+static int align(const stsl_mem_result *mr, const stsl_layout *lay, const double *t, long n,
+                 long nu, aligned *r, stsl_error *err)
+{
+    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
+        cf = stsl_layout_find(lay, "friction");
+    if (mr->n_samples != nu || cx < 0 || cv < 0 || cf < 0)
+        return stsl_error_set(err, STSL_ESOLVER,
+                              "the re-run gave %ld samples for %ld distinct candidate times",
+                              mr->n_samples, nu);
+    for (long i = 0, j = -1; i < n; i++) {
+        if (i == 0 || t[i] > t[i - 1]) j++;
+        int last_of_repeat = i > 0 && t[i] == t[i - 1] && (i + 1 == n || t[i + 1] > t[i]);
+        long k = last_event_at(mr, t[i]);
+        r->mode_after[i] = k >= 0 ? mr->events[k].mode_after : mr->mode[j];
+        if (last_of_repeat && k >= 0) {
+            r->x[i] = mr->events[k].after[cx];
+            r->v[i] = mr->events[k].after[cv];
+            r->f[i] = mr->events[k].after[cf];
+            r->mode[i] = mr->events[k].mode_after;
+        } else {
+            const double *row = mr->cols + (size_t)j * (size_t)mr->n_cols;
+            r->x[i] = row[cx];
+            r->v[i] = row[cv];
+            r->f[i] = row[cf];
+            r->mode[i] = mr->mode[j];
+        }
+    }
+    /* Events within the compared span: the candidate cannot see others. */
+    r->events = malloc(sizeof *r->events * (size_t)(mr->n_events + 1));
+    if (!r->events)
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld events", mr->n_events);
+    for (long k = 0; k < mr->n_events; k++) {
+        const stsl_mem_event *ev = &mr->events[k];
+        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
+        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
+                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
+                                                                        : NULL);
+    }
+    return STSL_OK;
+}
+
+/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
+ * and fill r. */
+static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t, long n,
+                 aligned *r, stsl_error *err)
+{
+    double *u = malloc(sizeof *u * (size_t)n);
+    stsl_hsolver *s = NULL;
+    stsl_sink sink = {0};
+    int rc = STSL_OK;
+    r->x = malloc(sizeof *r->x * (size_t)n);
+    r->v = malloc(sizeof *r->v * (size_t)n);
+    r->f = malloc(sizeof *r->f * (size_t)n);
+    r->mode = malloc(sizeof *r->mode * (size_t)n);
+    r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
+    if (!u || !r->x || !r->v || !r->f || !r->mode || !r->mode_after) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+        goto done;
+    }
+    long nu = 0;
+    for (long i = 0; i < n; i++)
+        if (nu == 0 || t[i] > u[nu - 1]) u[nu++] = t[i];
+    stsl_hsolver_opts o = cfg->sim;
+    o.output_times = u;
+    o.n_output_times = nu;
+    o.grid_only = 1;
+    o.progress = NULL;
+    if ((rc = stsl_mem_sink_create(&sink, err))) goto done;
+    if (!(s = stsl_hsolver_create(stsl_element_model(el), &o, err))) {
+        rc = err ? err->code : STSL_ESOLVER;
+        goto done;
+    }
+    double y0[STSL_MAX_STATE];
+    stsl_element_initial_state(el, y0);
+    if ((rc = stsl_hsolver_run(s, 0.0, y0, &sink, err))) goto done;
+    rc = align(stsl_mem_sink_result(&sink), stsl_element_layout(el), t, n, nu, r, err);
+done:
+    stsl_sink_free(&sink);
+    stsl_hsolver_free(s);
+    free(u);
+    return rc;
+}
+
+/* ---- metrics -------------------------------------------------------------------- */
+
+static int mode_is_stuck(int mode, double v, double thr)
+{
+    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
+    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
+        return 1;
+    return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
+}
+
+/* Energy dissipated along (t, x, v) from the balance with the reference
+ * model's non-friction force F_n at the middle of each interval. */
+static double energy_balance(const stsl_element *el, const double *t, const double *x,
+                             const double *v, long n, double *fn_mid)
+{
+    for (long i = 0; i + 1 < n; i++) {
+        double y[STSL_MAX_STATE] = {0};
+        y[0] = 0.5 * (x[i] + x[i + 1]);
+        y[1] = 0.5 * (v[i] + v[i + 1]);
+        stsl_element_forces f;
+        stsl_element_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
+        fn_mid[i] = f.fn;
+    }
+    return stsl_compare_energy_balance(t, v, fn_mid, stsl_element_get_params(el)->mass, n);
+}
+
+/* The candidate's events within [t[0], t[n-1]]: a hybrid stickslip result's
+ * own, else those seen in its samples (a smooth law's result has no stick
+ * events to list). */
+static long candidate_events(const stsl_cmp_candidate *c, const int *mode, const double *t,
+                             const double *v, const unsigned char *stuck, long n, int *from_list,
+                             stsl_cmp_event **out)
+{
+    int smooth = 0;
+    for (long i = 0; mode && i < n; i++)
+        smooth |= mode[i] == STSL_MODE_SMOOTH;
+    *from_list = c->events && mode && !smooth;
+    if (!*from_list) return stsl_compare_derive_events(t, v, stuck, n, out);
+    stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(c->n_events + 1));
+    if (!ev) return -1;
+    long k = 0;
+    for (long i = 0; i < c->n_events; i++)
+        if (c->events[i].t >= t[0] && c->events[i].t <= t[n - 1]) ev[k++] = c->events[i];
+    *out = ev;
+    return k;
+}
+
+/* Stuck flags of both, the stuck-time overlap and the events matched. */
+static int judge_rest(const stsl_cmp_candidate *c, const aligned *r, const double *t,
+                      const double *v, const int *mode, long n, double event_window,
+                      stsl_cmp_report *rep, stsl_error *err)
+{
+    unsigned char *rs = malloc((size_t)n), *cs = malloc((size_t)n);
+    int rc = STSL_OK;
+    if (!rs || !cs) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+        goto done;
+    }
+    int smooth = 0;
+    for (long i = 0; i < n; i++) {
+        rs[i] = (unsigned char)(mode_is_stuck(r->mode[i], r->v[i], rep->stuck_velocity) ||
+                                mode_is_stuck(r->mode_after[i], r->v[i], rep->stuck_velocity));
+        cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->stuck_velocity)
+                                     : fabs(v[i]) <= rep->stuck_velocity);
+        smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
+    }
+    rep->cand_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
+                           : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
+                                    : "candidate: its mode column";
+    stsl_compare_stuck(t, rs, cs, n, &rep->stuck);
+    int from_list = 0;
+    rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev);
+    if (rep->n_cev < 0) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
+        goto done;
+    }
+    rep->cand_events_source =
+        from_list ? "candidate events: its /events" : "candidate events: from its samples";
+    rep->window_default = event_window < 0;
+    rep->window = rep->window_default ? stsl_compare_default_event_window(t, n) : event_window;
+    rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev, rep->window, &rep->m,
+                                   err);
+done:
+    free(rs);
+    free(cs);
+    return rc;
+}
+
+/* The same quadrature for both, so that the difference is the candidate's
+ * and not the quadrature's. */
+static int judge_energy(const stsl_element *el, const aligned *r, const double *t, const double *x,
+                        const double *v, const double *f, long n, stsl_cmp_report *rep,
+                        stsl_error *err)
+{
+    if (f) {
+        rep->energy_method = "friction column, trapezoidal rule";
+        rep->energy_ref = stsl_compare_energy_friction(t, r->f, r->v, n);
+        rep->energy_cand = stsl_compare_energy_friction(t, f, v, n);
+        return STSL_OK;
+    }
+    double *fn_mid = malloc(sizeof *fn_mid * (size_t)n);
+    if (!fn_mid) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    rep->energy_method = "energy balance with the reference model's F_n";
+    rep->energy_ref = energy_balance(el, t, r->x, r->v, n, fn_mid);
+    rep->energy_cand = energy_balance(el, t, x, v, n, fn_mid);
+    free(fn_mid);
+    return STSL_OK;
+}
+
+/* The compared span: candidate rows inside [0, t_end], ends snapped into
+ * *t (malloc'd); rows [*i0, *i0 + rep->n) of the candidate. */
+static int span(const stsl_config *cfg, const stsl_cmp_candidate *c, const char *t_units,
+                double **t, long *i0, stsl_cmp_report *rep, stsl_error *err)
+{
+    double t_end = cfg->sim.t_end, slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
+    long a = 0, b = c->n;
+    while (a < c->n && c->t[a] < -slack)
+        a++;
+    while (b > a && c->t[b - 1] > t_end + slack)
+        b--;
+    long n = b - a;
+    if (n < 2 || !(c->t[b - 1] > c->t[a]))
+        return stsl_error_set(
+            err, STSL_EINPUT,
+            "%s: fewer than two distinct times within the reference's [0, %.9g] %s", c->name, t_end,
+            t_units);
+    if (!(*t = malloc(sizeof **t * (size_t)n)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+    for (long i = 0; i < n; i++)
+        (*t)[i] = fmin(fmax(c->t[a + i], 0.0), t_end);
+    *i0 = a;
+    rep->n = n;
+    rep->dropped = c->n - n;
+    rep->t_first = (*t)[0];
+    rep->t_last = (*t)[n - 1];
+    rep->t_end = t_end;
+    return STSL_OK;
+}
+
+static void describe_units(const stsl_element *el, stsl_cmp_report *rep)
+{
+    const stsl_layout *l = stsl_element_layout(el);
+    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
+    rep->t_units = l->time_units ? l->time_units : "s";
+    rep->x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
+    rep->v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
+}
+
+int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
+                     double event_window, stsl_cmp_report *rep, stsl_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    aligned r = {0};
+    double *t = NULL;
+    long i0 = 0;
+    stsl_element *el = stsl_element_create(&cfg->element, err);
+    int rc = el ? STSL_OK : (err ? err->code : STSL_EINPUT);
+    if (!rc) describe_units(el, rep);
+    if (!rc) rc = span(cfg, c, rep->t_units, &t, &i0, rep, err);
+    long n = rep->n;
+    if (!rc && (rc = rerun(cfg, el, t, n, &r, err))) {
+        stsl_error_wrap(err, "re-running the reference");
+        rep->rerun_failed = 1;
+    }
+    const double *x = c->x + i0, *v = c->v + i0;
+    const int *mode = c->mode ? c->mode + i0 : NULL;
+    if (!rc) {
+        stsl_compare_errors(t, r.x, r.v, x, v, n, &rep->e);
+        rep->stuck_default = stuck_velocity < 0;
+        rep->stuck_velocity = rep->stuck_default
+                                  ? stsl_compare_default_stuck_velocity(r.v, n, cfg->sim.atol)
+                                  : stuck_velocity;
+        rep->rev = r.events;
+        rep->n_rev = r.n_events;
+        r.events = NULL;
+        rc = judge_rest(c, &r, t, v, mode, n, event_window, rep, err);
+    }
+    if (!rc) rc = judge_energy(el, &r, t, x, v, c->friction ? c->friction + i0 : NULL, n, rep, err);
+    aligned_free(&r);
+    free(t);
+    stsl_element_free(el);
+    if (rc) {
+        int failed = rep->rerun_failed;
+        stsl_cmp_report_free(rep);
+        rep->rerun_failed = failed;
+    }
+    return rc;
+}
+
+void stsl_cmp_report_free(stsl_cmp_report *rep)
+{
+    if (!rep) return;
+    free(rep->rev);
+    free(rep->cev);
+    stsl_compare_matching_free(&rep->m);
+    memset(rep, 0, sizeof *rep);
+}
+
+/* ---- stsl_compare ------------------------------------------------------------------ */
+
+/* The arrays as stsl_compare promises to check them. */
+static int check_arrays(const double *t, const double *x, const double *v, const double *f, long n,
+                        stsl_error *err)
+{
+    if (!t || !x || !v)
+        return stsl_error_set(err, STSL_EINPUT, "stsl_compare: t, x and v must not be NULL");
+    const double *cols[4] = {t, x, v, f};
+    const char *names[4] = {"t", "x", "v", "friction"};
+    for (int c = 0; c < 4; c++)
+        for (long i = 0; cols[c] && i < n; i++)
+            if (!isfinite(cols[c][i]))
+                return stsl_error_set(err, STSL_EINPUT, "candidate: %s[%ld] is not finite (%g)",
+                                      names[c], i, cols[c][i]);
+    for (long i = 1; i < n; i++)
+        if (t[i] < t[i - 1])
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "candidate: t[%ld] = %.17g goes back from %.17g (time must "
+                                  "increase)",
+                                  i, t[i], t[i - 1]);
+    return STSL_OK;
+}
+
+static void fill_metrics(const stsl_cmp_report *r, stsl_compare_metrics *m)
+{
+    *m = (stsl_compare_metrics){
+        .n_points = r->n,
+        .points_dropped = r->dropped,
+        .t_first = r->t_first,
+        .t_last = r->t_last,
+        .max_abs_error_x = r->e.max_abs_x,
+        .rms_error_x = r->e.rms_x,
+        .final_error_x = r->e.final_x,
+        .max_abs_error_v = r->e.max_abs_v,
+        .rms_error_v = r->e.rms_v,
+        .final_error_v = r->e.final_v,
+        .stuck_iou = r->stuck.iou,
+        .stuck_time_reference = r->stuck.ref_time,
+        .stuck_time_candidate = r->stuck.cand_time,
+        .stuck_velocity = r->stuck_velocity,
+        .events_matched = r->m.n_matched,
+        .events_missed = r->m.n_missed,
+        .events_spurious = r->m.n_spurious,
+        .events_ignored_reference = r->m.n_ignored_ref,
+        .events_ignored_candidate = r->m.n_ignored_cand,
+        .max_event_time_error = r->m.n_matched ? r->m.max_abs_dt : NAN,
+        .event_window = r->window,
+        .dissipated_energy_reference = r->energy_ref,
+        .dissipated_energy_candidate = r->energy_cand,
+        .dissipated_energy_difference = r->energy_cand - r->energy_ref,
+        .energy_method = r->energy_method,
+        .candidate_stuck_rule = r->cand_stuck_rule,
+        .candidate_events_source = r->cand_events_source,
+        .t_units = r->t_units,
+        .x_units = r->x_units,
+        .v_units = r->v_units,
+        .energy_units = STSL_ENERGY_UNITS,
+    };
+}
+
+stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, const double *v,
+                     const double *friction, long n, double stuck_velocity, double event_window,
+                     stsl_compare_metrics *out, stsl_err *err)
+{
+    stsl_error e = {0};
+    stsl_cmp_report rep;
+    if (!ref || !out) return stsl_api_bad_arg(err, "stsl_compare: ref and out must not be NULL");
+    if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
+    stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
+    if (stsl_cmp_against(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
+                         isnan(event_window) ? -1 : event_window, &rep, &e))
+        return stsl_api_err(err, &e);
+    fill_metrics(&rep, out);
+    stsl_cmp_report_free(&rep);
+    return STSL_RC_OK;
+}

@@ -1,0 +1,74 @@
+/* compare.h - a candidate trajectory judged against the exact run of a
+ * configuration: the metrics of `stickslip compare` (cli/compare.c, which
+ * reads the files and prints the report) and of stsl_compare()
+ * (stickslip.h), computed here once.
+ *
+ * The configuration is run again with the candidate's times as its only
+ * output times (grid_only), so the reference is evaluated exactly there and
+ * no interpolation error is charged to the candidate.  Candidate times
+ * outside [0, t_end] are dropped (a longer export from another tool is
+ * common and its overlap is still worth comparing; the count is reported);
+ * times within STSL_CMP_TIME_SLACK of the ends count as the end itself,
+ * since a time accumulated step by step misses t_end by a few ulps.  Where
+ * the candidate repeats a time (a jump) and the reference has an event at
+ * exactly that time, the last row of that time is compared with the
+ * reference's value just after the event(s), the others with the value
+ * just before.
+ *
+ * Metric definitions: models/validation.h.  Stuck means at rest relative to
+ * the base: modes STUCK, STOP_LOW, STOP_HIGH and CONTACT_*_STUCK (a
+ * velocity-only candidate cannot tell a stop from a stick), or, for samples
+ * of a smooth law (mode SMOOTH) and for candidates without a mode column,
+ * |v| <= the stuck velocity. */
+#ifndef STSL_API_COMPARE_H
+#define STSL_API_COMPARE_H
+
+#include "io/config.h"
+#include "models/validation.h"
+
+/* Relative tolerance on the ends of [0, t_end] for candidate times: far
+ * above the rounding of an accumulated time (1e-16 per step), far below any
+ * time step worth comparing. */
+#define STSL_CMP_TIME_SLACK 1e-9
+
+/* The candidate: n samples, time non-decreasing, values finite (checked by
+ * whoever read them).  Borrowed. */
+typedef struct stsl_cmp_candidate {
+    const char *name; /* for messages: its file, or "candidate" */
+    long n;
+    const double *t, *x, *v;
+    const double *friction; /* NULL: the energy from the balance with F_n */
+    const int *mode;        /* a stickslip result's modes, else NULL */
+    /* A stickslip result's own events (used unless it has SMOOTH samples),
+     * else NULL: events seen in the samples. */
+    const stsl_cmp_event *events;
+    long n_events;
+} stsl_cmp_candidate;
+
+/* Everything the comparison computed. */
+typedef struct stsl_cmp_report {
+    long n, dropped; /* candidate samples compared, and outside [0, t_end] */
+    double t_first, t_last, t_end;
+    const char *t_units, *x_units, *v_units; /* the model's (static) */
+    stsl_cmp_errors e;
+    double stuck_velocity;
+    int stuck_default, window_default;
+    const char *cand_stuck_rule, *cand_events_source, *energy_method;
+    stsl_cmp_stuck stuck;
+    double window;
+    stsl_cmp_event *rev, *cev; /* owned */
+    long n_rev, n_cev;
+    stsl_cmp_matching m;
+    double energy_ref, energy_cand;
+    int rerun_failed; /* on failure: the reference's re-run failed (exit 3) */
+} stsl_cmp_report;
+
+/* Judge `c` against `cfg` (stuck_velocity, event_window < 0: the defaults
+ * of models/validation.h).  On failure *rep holds nothing to free and
+ * rep->rerun_failed says whether the re-run of the reference failed (its
+ * message starts "re-running the reference: "). */
+int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
+                     double event_window, stsl_cmp_report *rep, stsl_error *err);
+void stsl_cmp_report_free(stsl_cmp_report *rep);
+
+#endif

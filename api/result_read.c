@@ -1,0 +1,263 @@
+/* result_read.c - stsl_result_read of stickslip.h.
+ *
+ * The file is read by io/h5_read (the one reader of the layout) and then
+ * replayed into the sinks a run in memory feeds, the summary sink and the
+ * memory sink: the result of a file and that of a run are made by the same
+ * code from the same samples, so they agree to the last bit wherever the
+ * file holds what the run computed. */
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config_api.h"
+#include "api/error.h"
+#include "api/result.h"
+#include "api/summary_sink.h"
+#include "io/h5_read.h"
+#include "io/study_h5.h"
+
+/* The file's arrays: t, mode and one per column. */
+typedef struct file_data {
+    long n;
+    double *t, *mode, *cols[STSL_H5_MAX_COLS];
+} file_data;
+
+static void file_data_free(file_data *d)
+{
+    free(d->t);
+    free(d->mode);
+    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
+        free(d->cols[c]);
+}
+
+/* Column `name` of the trajectory, of the same length as t. */
+static int read_col(const char *path, const char *name, long n, double **out, stsl_error *err)
+{
+    long len = 0;
+    int rc = stsl_h5_read_column(path, name, out, &len, err);
+    if (!rc && len != n)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: /trajectory/%s has %ld rows, /trajectory/t %ld",
+                            path, name, len, n);
+    return rc;
+}
+
+/* Everything HDF5 is asked, under the library's HDF5 lock. */
+static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_error *err)
+{
+    if (stsl_study_h5_is_study(path) == 1)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: a study file (stickslip sweep), not the result of one run "
+                              "(read it with `stickslip info` or its --csv)",
+                              path);
+    int rc = stsl_h5_read(path, h, err);
+    if (rc) return rc;
+    rc = stsl_h5_read_column(path, "t", &d->t, &d->n, err);
+    if (!rc) rc = read_col(path, "mode", d->n, &d->mode, err);
+    for (int c = 0; !rc && c < h->n_cols; c++)
+        rc = read_col(path, h->col_names[c], d->n, &d->cols[c], err);
+    return rc;
+}
+
+/* Kind number of `kind`, added to the file's list when it is not there
+ * (files older than /events kind_names); -1 when the list is full. */
+static int kind_index(stsl_h5_result *h, const char *kind)
+{
+    for (int k = 0; k < h->n_kinds; k++)
+        if (strcmp(h->kind_names[k], kind) == 0) return k;
+    if (h->n_kinds == STSL_H5_MAX_KINDS) return -1;
+    snprintf(h->kind_names[h->n_kinds], sizeof h->kind_names[0], "%s", kind);
+    return h->n_kinds++;
+}
+
+static int col_index(const stsl_h5_result *h, const char *name)
+{
+    for (int c = 0; c < h->n_cols; c++)
+        if (strcmp(h->col_names[c], name) == 0) return c;
+    return -1;
+}
+
+static void row_values(const file_data *d, int n_cols, long i, double *out)
+{
+    for (int c = 0; c < n_cols; c++)
+        out[c] = d->cols[c][i];
+}
+
+/* An event without rows of its own (fixed-step schemes): what /events
+ * holds, NaN for the rest. */
+static void event_values(const stsl_h5_result *h, const stsl_h5_event *e, double *before,
+                         double *after)
+{
+    for (int c = 0; c < h->n_cols; c++)
+        before[c] = after[c] = NAN;
+    int ix = col_index(h, "x"), iv = col_index(h, "v");
+    int inet = col_index(h, "net_force"), ifr = col_index(h, "friction");
+    if (ix >= 0) before[ix] = e->x;
+    if (iv >= 0) before[iv] = e->v_before, after[iv] = e->v_after;
+    if (inet >= 0) after[inet] = e->net_force;
+    if (ifr >= 0) after[ifr] = e->friction;
+}
+
+/* The rows of the p events at one instant: the writer puts two rows per
+ * event (before, after) in event order, after a grid sample that falls on
+ * the instant and before the final sample when the run ends there.  So the
+ * `extra` rows beyond 2p are leading or trailing; the offset whose rows
+ * carry the events' modes is taken, leading ones first (a grid sample on an
+ * event is far likelier than an event at t_end).  -1: no such offset. */
+static long pair_offset(const file_data *d, long first_row, long n_rows, const stsl_h5_event *ev,
+                        long p)
+{
+    for (long o = n_rows - 2 * p; o >= 0; o--) {
+        long q = 0;
+        for (; q < p; q++) {
+            long r = first_row + o + 2 * q;
+            if ((int)d->mode[r] != ev[q].mode_before || (int)d->mode[r + 1] != ev[q].mode_after)
+                break;
+        }
+        if (q == p) return first_row + o;
+    }
+    return -1;
+}
+
+static int emit_rows(stsl_sink *s, const file_data *d, int n_cols, long from, long to,
+                     stsl_error *err)
+{
+    double row[STSL_H5_MAX_COLS];
+    for (long i = from; i < to; i++) {
+        row_values(d, n_cols, i, row);
+        int rc = stsl_sink_sample(s, d->t[i], (int)d->mode[i], row, err);
+        if (rc) return rc;
+    }
+    return STSL_OK;
+}
+
+/* The p events at time te, and the samples up to the end of that instant. */
+static int emit_instant(stsl_sink *s, stsl_h5_result *h, const file_data *d, long *row,
+                        const stsl_h5_event *ev, long p, stsl_error *err)
+{
+    double te = ev[0].t, before[STSL_H5_MAX_COLS], after[STSL_H5_MAX_COLS];
+    long first = *row, last;
+    while (first < d->n && d->t[first] < te)
+        first++;
+    for (last = first; last < d->n && d->t[last] == te; last++)
+        ;
+    long pairs = last - first >= 2 * p ? pair_offset(d, first, last - first, ev, p) : -1;
+    int rc = emit_rows(s, d, h->n_cols, *row, last, err);
+    for (long q = 0; !rc && q < p; q++) {
+        if (pairs >= 0) {
+            row_values(d, h->n_cols, pairs + 2 * q, before);
+            row_values(d, h->n_cols, pairs + 2 * q + 1, after);
+        } else {
+            event_values(h, &ev[q], before, after);
+        }
+        stsl_event_rec rec = {
+            te, kind_index(h, ev[q].kind), ev[q].mode_before, ev[q].mode_after, before, after};
+        rc = stsl_sink_event(s, &rec, err);
+    }
+    *row = last;
+    return rc;
+}
+
+/* The file as the sink calls of the run that wrote it. */
+static int replay(stsl_h5_result *h, const file_data *d, stsl_sink *s, stsl_error *err)
+{
+    stsl_column cols[STSL_H5_MAX_COLS];
+    const char *modes[STSL_MAX_MODES], *kinds[STSL_H5_MAX_KINDS];
+    for (long i = 0; i < h->n_events; i++)
+        if (kind_index(h, h->events[i].kind) < 0)
+            return stsl_error_set(err, STSL_EINPUT, "%s: more than %d event kinds", h->path,
+                                  STSL_H5_MAX_KINDS);
+    for (int c = 0; c < h->n_cols; c++)
+        cols[c] = (stsl_column){h->col_names[c], h->col_units[c], h->col_long_names[c]};
+    for (int m = 0; m < h->stats.n_modes; m++)
+        modes[m] = h->mode_names[m];
+    for (int k = 0; k < h->n_kinds; k++)
+        kinds[k] = h->kind_names[k];
+    stsl_layout l = {h->n_cols, cols, h->time_units, h->stats.n_modes, modes, h->n_kinds, kinds};
+    int rc = stsl_sink_begin(s, &l, err);
+    long row = 0;
+    for (long i = 0; !rc && i < h->n_events;) {
+        long p = 1;
+        while (i + p < h->n_events && h->events[i + p].t == h->events[i].t)
+            p++;
+        rc = emit_instant(s, h, d, &row, &h->events[i], p, err);
+        i += p;
+    }
+    if (!rc) rc = emit_rows(s, d, h->n_cols, row, d->n, err);
+    stsl_stats st = h->stats;
+    st.work = NAN; /* not in the file: the summary's dissipated_energy is unknown */
+    return rc ? rc : stsl_sink_end(s, &st, h->complete, h->message, err);
+}
+
+/* The configuration of the file (/config), as `stickslip compare` loads it. */
+static int load_config(const char *path, const stsl_h5_result *h, stsl_cfg **cfg, stsl_error *err)
+{
+    char dir[4096], origin[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(origin, sizeof origin, "%s:/config", path);
+    stsl_cfg *c = malloc(sizeof *c);
+    if (!c) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a configuration");
+    int rc = stsl_config_load_string(h->config_yaml, origin, dirname(dir), NULL, 0, &c->c, err);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    *cfg = c;
+    return STSL_OK;
+}
+
+/* Replay the file into a new result; its names live in `h` (taken). */
+static int build(stsl_h5_result *h, const file_data *d, stsl_result **out, stsl_error *err)
+{
+    stsl_sink mem = {0}, sum;
+    stsl_summary_sink ss;
+    stsl_result *r = calloc(1, sizeof *r);
+    if (!r) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
+    int rc = stsl_mem_sink_create(&mem, err);
+    if (!rc) {
+        stsl_summary_sink_init(&ss, &r->sum, &mem, &sum);
+        rc = replay(h, d, &sum, err);
+    }
+    if (!rc) rc = stsl_api_result_take(r, stsl_mem_sink_result(&mem), err);
+    stsl_sink_free(&mem);
+    stsl_h5_result_free(h); /* the events and /config; the names stay */
+    r->names = h;           /* freed with the result from here on */
+    if (rc) {
+        stsl_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return STSL_OK;
+}
+
+stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!out) return stsl_api_bad_arg(err, "stsl_result_read: out is NULL");
+    *out = NULL;
+    if (cfg) *cfg = NULL;
+    if (!path) return stsl_api_bad_arg(err, "stsl_result_read: path is NULL");
+    stsl_h5_result *h = calloc(1, sizeof *h);
+    file_data d = {0};
+    if (!h) {
+        stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
+        return stsl_api_err(err, &e);
+    }
+    stsl_hdf5_lock();
+    int rc = read_file(path, h, &d, &e);
+    stsl_hdf5_unlock();
+    if (!rc && cfg) rc = load_config(path, h, cfg, &e);
+    if (!rc) {
+        rc = build(h, &d, out, &e); /* takes h */
+        h = NULL;
+    }
+    if (rc && cfg) {
+        stsl_cfg_free(*cfg);
+        *cfg = NULL;
+    }
+    if (h) stsl_h5_result_free(h);
+    free(h);
+    file_data_free(&d);
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
