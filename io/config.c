@@ -272,14 +272,10 @@ static void sync_tolerances(stsl_config *cfg)
 static int load_element_sections(const stsl_cr_map *top, stsl_element_params *e)
 {
     static const char *const only_system[] = {"couplings", "contacts", "stops", NULL};
-    for (int i = 0; only_system[i]; i++) {
-        int id = stsl_cr_map_find(top, only_system[i]);
-        if (id)
-            return stsl_cr_fail(top->c, id, only_system[i],
-                                "only in a system of bodies (give bodies: too; the one element "
-                                "takes friction: and end_stops:)");
-    }
-    int rc = load_element(top, e);
+    int rc = stsl_cr_refuse_keys(top, only_system,
+                                 "only in a system of bodies (give bodies: too; the one element "
+                                 "takes friction: and end_stops:)");
+    if (!rc) rc = load_element(top, e);
     if (!rc) rc = load_friction(top, &e->friction);
     if (!rc) rc = load_stops(top, e);
     if (!rc) rc = load_inputs(top, e);
@@ -697,21 +693,9 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
 
 static int copy_table(stsl_signal_spec *d, const stsl_signal_spec *s, stsl_error *err)
 {
-    d->tt = d->vv = NULL;
-    if (!s->tt) return STSL_OK;
-    size_t bytes = (size_t)s->n * sizeof(double);
-    d->tt = malloc(bytes);
-    d->vv = malloc(bytes);
-    if (!d->tt || !d->vv) {
-        free(d->tt);
-        free(d->vv);
-        d->tt = d->vv = NULL;
-        d->n = 0;
-        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory copying the table", s->file);
-    }
-    memcpy(d->tt, s->tt, bytes);
-    memcpy(d->vv, s->vv, bytes);
-    return STSL_OK;
+    if (!stsl_signal_spec_copy(d, s)) return STSL_OK;
+    d->n = 0;
+    return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory copying the table", s->file);
 }
 
 int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)

@@ -192,6 +192,15 @@ int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const c
     return stsl_cr_map_open(m->c, id, path, allowed, out);
 }
 
+int stsl_cr_refuse_keys(const stsl_cr_map *top, const char *const *keys, const char *why)
+{
+    for (int i = 0; keys[i]; i++) {
+        int id = stsl_cr_map_find(top, keys[i]);
+        if (id) return stsl_cr_fail(top->c, id, keys[i], "%s", why);
+    }
+    return STSL_OK;
+}
+
 /* ---------------------------------------------------------------- scalars */
 
 static int in_range(const stsl_cr_range *r, double v)

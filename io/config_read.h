@@ -103,6 +103,10 @@ int stsl_cr_map_find(const stsl_cr_map *m, const char *key);
 int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const char *const *allowed,
                     stsl_cr_map *out, int *present);
 
+/* The first of `keys` present in the top-level mapping `top`, refused
+ * with `why` (sections that exclude each other). */
+int stsl_cr_refuse_keys(const stsl_cr_map *top, const char *const *keys, const char *why);
+
 /* Scalars.  check_num: the one check of a number (file or fast set): 0 and
  * *out, or 1 with the problem in `what`. */
 int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out, char *what,

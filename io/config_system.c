@@ -284,25 +284,15 @@ static int node_of_path(stsl_cr_ctx *c, const char *path)
     return id;
 }
 
-static int refuse_element_keys(const stsl_cr_map *top)
-{
-    for (int i = 0; ELEMENT_ONLY[i]; i++) {
-        int id = stsl_cr_map_find(top, ELEMENT_ONLY[i]);
-        if (id)
-            return stsl_cr_fail(top->c, id, ELEMENT_ONLY[i],
-                                "not in a system of bodies (bodies: is given): use contacts:, "
-                                "stops: and bodies.NAME.position/velocity");
-    }
-    return STSL_OK;
-}
-
 int stsl_config_system_load(const stsl_cr_map *top, stsl_config *cfg)
 {
     stsl_system *s = &cfg->system;
     stsl_system_issue is;
     s->domain = cfg->element.domain;
     cfg->is_system = 1;
-    int rc = refuse_element_keys(top);
+    int rc = stsl_cr_refuse_keys(top, ELEMENT_ONLY,
+                                 "not in a system of bodies (bodies: is given): use contacts:, "
+                                 "stops: and bodies.NAME.position/velocity");
     if (!rc) rc = load_bodies(top, s);
     if (!rc) rc = load_couplings(top, s);
     if (!rc) rc = load_contacts(top, s);

@@ -258,25 +258,6 @@ int stsl_system_check(const stsl_system *s, stsl_system_issue *issue)
 
 /* ---------------------------------------------------------------- memory */
 
-static int copy_signal(stsl_signal_spec *d, const stsl_signal_spec *s)
-{
-    *d = *s;
-    d->tt = d->vv = NULL;
-    if (!s->tt) return 0;
-    size_t bytes = (size_t)s->n * sizeof(double);
-    d->tt = malloc(bytes);
-    d->vv = malloc(bytes);
-    if (!d->tt || !d->vv) {
-        free(d->tt);
-        free(d->vv);
-        d->tt = d->vv = NULL;
-        return -1;
-    }
-    memcpy(d->tt, s->tt, bytes);
-    memcpy(d->vv, s->vv, bytes);
-    return 0;
-}
-
 static void *dup_array(const void *src, int n, size_t size, int *fail)
 {
     if (n <= 0 || !src) return NULL;
@@ -302,9 +283,9 @@ int stsl_system_copy(stsl_system *dst, const stsl_system *src)
     dst->base_motion.tt = dst->base_motion.vv = NULL;
     dst->anchor_motion.tt = dst->anchor_motion.vv = NULL;
     for (int i = 0; !fail && i < src->n_forces; i++)
-        fail = copy_signal(&dst->forces[i].signal, &src->forces[i].signal);
-    if (!fail) fail = copy_signal(&dst->base_motion, &src->base_motion);
-    if (!fail) fail = copy_signal(&dst->anchor_motion, &src->anchor_motion);
+        fail = stsl_signal_spec_copy(&dst->forces[i].signal, &src->forces[i].signal);
+    if (!fail) fail = stsl_signal_spec_copy(&dst->base_motion, &src->base_motion);
+    if (!fail) fail = stsl_signal_spec_copy(&dst->anchor_motion, &src->anchor_motion);
     if (fail) {
         stsl_system_free(dst);
         return -1;
