@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "include/stickslip.h"
 #include "io/config.h"
 #include "io/config_system.h"
 #include "models/system.h"
@@ -364,6 +365,28 @@ static void test_set_errors(void **state)
         "effective configuration:5: bodies.load.inertia: give either mass or inertia, not both");
 }
 
+/* The public API: indexed set and get, and stsl_run's refusal. */
+static void test_public_api(void **state)
+{
+    (void)state;
+    stsl_err err = {0};
+    stsl_summary sum;
+    stsl_cfg *cfg = stsl_cfg_parse(SERVO, NULL, &err);
+    assert_non_null(cfg);
+    assert_int_equal(stsl_cfg_set(cfg, "contacts.1.dynamic", "0.25", &err), STSL_RC_OK);
+    char *v = stsl_cfg_get(cfg, "contacts.1.dynamic", &err);
+    assert_string_equal(v, "0.25");
+    stsl_free(v);
+    v = stsl_cfg_get(cfg, "contacts.1", &err);
+    assert_non_null(strstr(v, "{between: [motor, load], law: coulomb, dynamic: 0.25,"));
+    stsl_free(v);
+    assert_int_equal(stsl_cfg_set(cfg, "contacts.2.dynamic", "1", &err), STSL_RC_INPUT);
+    assert_string_equal(err.message, "contacts: no item '2' (expected an index in [0, 1])");
+    assert_int_equal(stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &err), STSL_RC_INPUT);
+    assert_non_null(strstr(err.message, "running several bodies is not available yet"));
+    stsl_cfg_free(cfg);
+}
+
 /* ------------------------------------------------------------ CLI */
 
 static void test_cli(void **state)
@@ -412,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_set_indexed),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_public_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
