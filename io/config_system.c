@@ -487,15 +487,11 @@ char *stsl_config_summary(const stsl_config *cfg)
 {
     char *buf = NULL;
     size_t len = 0;
-    stsl_system one;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     if (cfg->is_system) {
         fputs("  configuration only: a system of bodies is not simulated yet (issue 14)\n", f);
         summary_of(f, &cfg->system);
-    } else if (stsl_system_from_element(&cfg->element, &one) == 0) {
-        summary_of(f, &one);
-        stsl_system_free(&one);
     }
     if (fclose(f) != 0) {
         free(buf);

@@ -24,9 +24,9 @@ double *stsl_config_system_slot(stsl_config *cfg, const char *key, const stsl_cr
 /* STSL_OK when `cfg` can be simulated (the one element); STSL_EINPUT with
  * the reason for a system of bodies, which no solver runs yet. */
 int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
-/* A summary of the configuration for `stickslip check` (malloc'd, several
- * lines; NULL when out of memory): the bodies, couplings, contacts, stops
- * and forces, the one element as the system of one body it means. */
+/* A summary of a system for `stickslip check` (malloc'd, several lines;
+ * NULL when out of memory): its bodies, couplings, contacts, stops and
+ * forces; "" for the one element, whose `check` line stays as it was. */
 char *stsl_config_summary(const stsl_config *cfg);
 
 #endif

@@ -392,7 +392,7 @@ static void test_public_api(void **state)
 static void test_cli(void **state)
 {
     (void)state;
-    char dir[256], path[512], out[4096];
+    char dir[256], path[512], out[4096], expect[1024];
     tu_mkdtemp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/servo.yaml", dir);
     assert_int_equal(tu_write_file(path, SERVO), 0);
@@ -402,10 +402,17 @@ static void test_cli(void **state)
     assert_non_null(strstr(out, "couplings: 1 motor-load (k 500, c 0.05)\n"));
     assert_non_null(strstr(out, "contacts: 2 motor-base (coulomb), motor-load (coulomb)\n"));
     assert_non_null(strstr(out, "stops: 1 motor-load (rigid, [-0.01, 0.01])\n"));
+    /* The one element's check line is what it was. */
+    assert_int_equal(
+        tu_cli(out, sizeof out, "check %s/examples/dv_end_stops.yaml", STSL_SOURCE_DIR), 0);
+    snprintf(expect, sizeof expect,
+             "%s/examples/dv_end_stops.yaml: valid (t_end 4 s, coulomb friction)\n",
+             STSL_SOURCE_DIR);
+    assert_string_equal(out, expect);
     assert_int_equal(tu_cli(out, sizeof out, "check %s --set contacts.1.dynamic=-2", path), 2);
     assert_non_null(strstr(out, "contacts.1.dynamic: must be >= 0 (got -2)"));
     /* run: exit 2, the reason, and no result file (no partial simulation). */
-    char res[600], expect[1024];
+    char res[600];
     snprintf(res, sizeof res, "%s/out.h5", dir);
     assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
     snprintf(expect, sizeof expect,
