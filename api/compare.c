@@ -14,6 +14,16 @@
 #include "models/element.h"
 #include "solver/hybrid.h"
 
+/* The reference's absolute tolerance on v: atol as given, or the one the
+ * rule derives from rtol (README "Numerics"). */
+static double velocity_atol(const stsl_config *cfg)
+{
+    double a[3];
+    const char *units[3];
+    stsl_element_atol(&cfg->element, cfg->sim.rtol, cfg->sim.atol, a, units);
+    return a[1];
+}
+
 /* ---- the reference at the candidate's times ------------------------------------ */
 
 /* The reference aligned row by row with the candidate. */
@@ -306,7 +316,7 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
         stsl_compare_errors(t, r.x, r.v, x, v, n, &rep->e);
         rep->stuck_default = stuck_velocity < 0;
         rep->stuck_velocity = rep->stuck_default
-                                  ? stsl_compare_default_stuck_velocity(r.v, n, cfg->sim.atol)
+                                  ? stsl_compare_default_stuck_velocity(r.v, n, velocity_atol(cfg))
                                   : stuck_velocity;
         rep->rev = r.events;
         rep->n_rev = r.n_events;

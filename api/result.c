@@ -164,7 +164,11 @@ stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value, 
                  {"wall_seconds", s->wall_seconds},
                  {"t_reached", s->t_reached},
                  {"dissipated_energy", s->dissipated_energy},
-                 {"complete", (double)s->complete}};
+                 {"complete", (double)s->complete},
+                 {"verify", (double)s->verify},
+                 {"err_event_time", s->err_event_time},
+                 {"err_x", s->err_x},
+                 {"err_v", s->err_v}};
     for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
         if (strcmp(name, stats[i].name) == 0) return *value = stats[i].v, STSL_RC_OK;
     if (named_entry(s, name, value)) return STSL_RC_OK;

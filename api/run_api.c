@@ -11,6 +11,7 @@
 #include "io/config_system.h"
 #include "io/csv_sink.h"
 #include "models/run.h"
+#include "models/verify.h"
 
 /* The solver's cancel callback over stsl_cfg_set_cancel's flag. */
 static int flag_set(void *ctx)
@@ -32,7 +33,8 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
     }
-    int rc = stsl_run_element(&c->element, &sim, &c->scheme, &s, NULL, err);
+    int rc = stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, &s, NULL,
+                               sum->verify_message, sizeof sum->verify_message, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
      * have none, and a trapezoid over their samples would not be the
      * accurate figure the summary promises. */

@@ -82,6 +82,11 @@ static int sum_end(void *self, const stsl_stats *st, int complete, const char *m
     s->segments = st->segments;
     s->jac_evals = st->jac_evals;
     s->wall_seconds = st->wall_seconds;
+    s->verify = st->verify;
+    s->verify_rtol = st->verify_rtol;
+    s->err_event_time = st->err_event_time;
+    s->err_x = st->err_x;
+    s->err_v = st->err_v;
     return rc;
 }
 

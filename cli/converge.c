@@ -392,8 +392,10 @@ static void print_table(const conv_args *a, const stsl_config *cfg, const row *r
                         const char *xu, const char *vu)
 {
     char hx[32], hv[32];
-    printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %g\n", a->config,
-           a->scheme, cfg->sim.rtol, cfg->sim.atol);
+    char atol[32] = "auto";
+    if (cfg->sim.atol > 0.0) snprintf(atol, sizeof atol, "%g", cfg->sim.atol);
+    printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %s\n", a->config,
+           a->scheme, cfg->sim.rtol, atol);
     printf("errors at every step point; events matched as by compare (by class, closest first, "
            "within %g steps)\n\n",
            STSL_CMP_WINDOW_STEPS);

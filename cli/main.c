@@ -29,6 +29,7 @@
 #include "io/study_h5.h"
 #include "models/element.h"
 #include "models/run.h"
+#include "models/verify.h"
 #include "solver/hybrid.h"
 #include "stsl_version.h"
 
@@ -56,7 +57,7 @@ static const char *const main_usage =
 
 static const char *const run_usage =
     "usage: stickslip run CONFIG [-o OUT.h5|OUT.mat] [--format h5|mat] [--csv PREFIX]\n"
-    "                     [--set KEY=VALUE]... [--quiet]\n"
+    "                     [--set KEY=VALUE]... [--verify[=strict]] [--quiet]\n"
     "\n"
     "Simulate CONFIG (YAML) and write the result as HDF5 (or a MAT file for MATLAB/Octave).\n"
     "\n"
@@ -68,6 +69,10 @@ static const char *const run_usage =
     "  --set KEY=VALUE       override a configuration key, e.g. --set simulation.t_end=2\n"
     "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, "
     "value: 5}')\n"
+    "  --verify[=strict]     run the case again at rtol/100 and store the difference as\n"
+    "                        the estimated error (/stats); a differing event sequence is\n"
+    "                        a warning (exit 0), with =strict a failure (exit 3)\n"
+    "                        (the same as --set simulation.verify=on|strict)\n"
     "  -q, --quiet           print nothing but errors\n"
     "  -h, --help            this help\n";
 
@@ -75,6 +80,7 @@ static const char *const check_usage =
     "usage: stickslip check CONFIG [--set KEY=VALUE]... [--print]\n"
     "\n"
     "Validate CONFIG; exit 0 when valid, 2 with a FILE:LINE: key: message when not.\n"
+    "Warns when an explicit simulation.atol caps the accuracy simulation.rtol asks for.\n"
     "\n"
     "  --set KEY=VALUE       override a configuration key (repeatable)\n"
     "  -p, --print           print the effective configuration (defaults filled in)\n"
@@ -112,6 +118,20 @@ typedef struct run_args {
     int n_sets, quiet, print;
     long max_events;
 } run_args;
+
+/* --verify[=strict]: appended as a --set, so that the configuration's
+ * checks (event-driven only) and its YAML in the result see it. */
+static int add_verify(const char *usage, run_args *a, const char *arg)
+{
+    stsl_cli_cmd cmd = {"stickslip", usage};
+    const char *set = NULL;
+    if (!arg || !strcmp(arg, "on"))
+        set = "simulation.verify=on";
+    else if (!strcmp(arg, "strict"))
+        set = "simulation.verify=strict";
+    if (!set) return stsl_cli_usage_error(&cmd, "--verify: expected nothing or =strict: '%s'", arg);
+    return stsl_cli_add_set(&cmd, a->sets, &a->n_sets, set) ? 2 : 0;
+}
 
 static void progress_line(void *ctx, double t, double t_end)
 {
@@ -180,8 +200,11 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     if (!rc) {
         cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
         cfg->sim.cancel = stsl_cli_interrupt_cancel;
-        rc = stsl_run_element(&cfg->element, &cfg->sim, &cfg->scheme, &sink, NULL, err);
+        char check[STSL_ERRMSG_MAX + 256];
+        rc = stsl_run_verified(&cfg->element, &cfg->sim, &cfg->scheme, cfg->verify, &sink, NULL,
+                               check, sizeof check, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
+        if (!rc && check[0]) fprintf(stderr, "stickslip: warning: verify: %s\n", check);
         if (stsl_h5_sink_replaced(&h5) || stsl_mat_sink_replaced(&h5))
             fprintf(stderr,
                     "stickslip: warning: %s was written by another run while this one ran; "
@@ -218,15 +241,12 @@ static int check_outputs(const run_args *a, const stsl_config *cfg, const char *
 static int parse_common(int argc, char **argv, const char *usage, run_args *a)
 {
     stsl_cli_cmd cmd = {"stickslip", usage};
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                             {"csv", required_argument, NULL, 'c'},
-                                             {"set", required_argument, NULL, 's'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"print", no_argument, NULL, 'p'},
-                                             {"events", required_argument, NULL, 'n'},
-                                             {"format", required_argument, NULL, 'f'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
+        {"print", no_argument, NULL, 'p'},        {"events", required_argument, NULL, 'n'},
+        {"format", required_argument, NULL, 'f'}, {"verify", optional_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->max_events = 50;
     optind = 1;
@@ -251,6 +271,9 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
         case 'q':
             a->quiet = 1;
             break;
+        case 'V':
+            if (add_verify(usage, a, optarg)) return 2;
+            break;
         case 'p':
             a->print = 1;
             break;
@@ -270,6 +293,12 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
     if (optind != argc - 1) return usage_error(usage, "expected exactly one file argument%s", "");
     a->config = argv[optind];
     return 0;
+}
+
+/* The failure of --verify=strict (the run itself completed). */
+static int cfg_verify_failed(const stsl_error *err)
+{
+    return !strncmp(err->msg, "verify strict:", 14);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -306,13 +335,40 @@ static int cmd_run(int argc, char **argv)
         return 128 + sig;
     }
     int code = error_exit(&err);
-    if (code == 3)
+    if (code == 3 && cfg_verify_failed(&err))
+        fprintf(stderr, "stickslip: the result is in %s (its /stats hold the comparison)\n", out);
+    else if (code == 3)
         fprintf(stderr, "stickslip: results up to the failure are in %s (marked incomplete)\n",
                 out);
     return code;
 }
 
 /* ---- check and info ---------------------------------------------------------- */
+
+/* An explicit atol larger than the one the rule would derive for a
+ * component caps that component's accuracy: tightening rtol alone then
+ * stops helping (README "Numerics"). */
+static void warn_atol_cap(const stsl_config *cfg)
+{
+    double a[3];
+    const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
+    if (!(cfg->sim.atol > 0.0) || cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
+    int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units), capped = 0;
+    char rule[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && used < sizeof rule; i++) {
+        capped |= cfg->sim.atol > a[i];
+        int w = snprintf(rule + used, sizeof rule - used, "%s%s %.3g %s", i ? ", " : "", names[i],
+                         a[i], units[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (capped)
+        fprintf(stderr,
+                "stickslip: warning: simulation.atol = %g caps the accuracy rtol = %g asks for "
+                "(atol: auto would give %s): tightening rtol alone stops helping; remove atol "
+                "or set it to auto\n",
+                cfg->sim.atol, cfg->sim.rtol, rule);
+}
 
 static int cmd_check(int argc, char **argv)
 {
@@ -322,6 +378,7 @@ static int cmd_check(int argc, char **argv)
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
+    warn_atol_cap(&cfg);
     if (a.print) {
         char *yaml = stsl_config_to_yaml(&cfg);
         if (yaml) fputs(yaml, stdout);

@@ -214,6 +214,21 @@ typedef struct stsl_summary {
     const char *time_units;
     const char *col_units[STSL_SUMMARY_MAX_COLS];
     const char *energy_units;
+    /* The run's own error estimate, when simulation.verify is on or strict
+     * (stsl_cfg_set(cfg, "simulation.verify", "on")): the case is run a
+     * second time at rtol/100 (not below 1e-14; atol/100 when atol is
+     * given, else the atol rule at the new rtol), the events are paired by
+     * order, and the largest differences are the estimated errors (README
+     * "Numerics").  verify: 0 not verified, 1 the event sequences matched,
+     * 2 they differ (estimates over the events before the first
+     * difference; with strict the run returns STSL_RC_SOLVER), 3 the check
+     * run failed (no estimate).  verify_message says what differs or why
+     * the check failed ("" otherwise). */
+    int verify;
+    double verify_rtol;    /* rtol of the check run */
+    double err_event_time; /* largest event-time difference, time units (s) */
+    double err_x, err_v;   /* largest x, v difference after events and at the end */
+    char verify_message[512];
 } stsl_summary;
 
 /* Number of events of kind `kind` in `s`, or -1 when no kind has that name. */
@@ -271,8 +286,9 @@ STSL_API stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev,
 STSL_API double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
- * "complete", "events.KIND", "mode_time.MODE".  STSL_RC_INPUT for an
- * unknown name. */
+ * "complete", "events.KIND", "mode_time.MODE", and of a verified run
+ * "verify", "err_event_time", "err_x", "err_v" (stsl_summary).
+ * STSL_RC_INPUT for an unknown name. */
 STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
                                   stsl_err *err);
 

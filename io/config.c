@@ -48,9 +48,9 @@ static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", 
                                          NULL};
 static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
 static const char *const SIM_KEYS[] = {
-    "t_end",  "rtol",   "atol", "output_step",  "max_events",
-    "method", "scheme", "step", "karnopp_band", "regularisation_velocity",
-    NULL};
+    "t_end",    "rtol",   "atol", "output_step",  "max_events",
+    "method",   "scheme", "step", "karnopp_band", "regularisation_velocity",
+    "accuracy", "verify", NULL};
 /* The models' own name tables, index = enum value (one definition each). */
 #define SCHEME_NAMES (stsl_scheme_names())
 /* Karnopp's band dv and the tanh scale v_reg of smooth_rk4 on a hybrid law,
@@ -219,6 +219,46 @@ static int too_many_samples(const stsl_hsolver_opts *o)
     return o->output_step > 0.0 && o->t_end / o->output_step > MAX_SAMPLES;
 }
 
+/* ---- tolerances and verification (issue 11) ---- */
+
+/* simulation.atol: a number, or `auto` (and absent): 0, derived per state
+ * component from rtol and the element's natural scales when the run starts
+ * (stsl_element_state_scales), so that it follows rtol and later changes
+ * of the element. */
+static int map_atol(const stsl_cr_map *m, double *out)
+{
+    int id = stsl_cr_map_find(m, "atol");
+    yaml_node_t *n = id ? stsl_cr_node_at(m->c, id) : NULL;
+    if (!n ||
+        (n->type == YAML_SCALAR_NODE && !strcmp((const char *)n->data.scalar.value, "auto"))) {
+        *out = 0.0;
+        return STSL_OK;
+    }
+    return stsl_cr_map_num(m, "atol", 1, 0.0, &stsl_cr_pos, out);
+}
+
+/* simulation.accuracy sets rtol (and leaves atol to the rule unless atol
+ * is given): a single knob.  Given with rtol it would be ambiguous. */
+static int load_tolerances(const stsl_cr_map *m, stsl_config *cfg)
+{
+    stsl_hsolver_opts *o = &cfg->sim;
+    int acc = stsl_cr_map_find(m, "accuracy"), rt = stsl_cr_map_find(m, "rtol"), rc;
+    /* An override (--set, stsl_cfg_set) wins over the file's other key, so
+     * that accuracy can be set on an effective configuration (which
+     * writes rtol); both in the file, or both overridden, is refused. */
+    int acc_set = acc && stsl_cr_graft_of(m->c, acc), rt_set = rt && stsl_cr_graft_of(m->c, rt);
+    if (acc && rt && acc_set == rt_set)
+        return stsl_cr_fail(m->c, acc, "simulation.accuracy",
+                            "sets rtol (and atol unless given): give accuracy or rtol, not both");
+    int use_acc = acc && (!rt || acc_set);
+    rc = stsl_cr_map_num(m, use_acc ? "accuracy" : "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
+    if (!rc) rc = map_atol(m, &o->atol);
+    int v = STSL_VERIFY_OFF;
+    if (!rc) rc = stsl_cr_map_enum(m, "verify", stsl_verify_mode_names(), STSL_VERIFY_OFF, &v);
+    cfg->verify = (stsl_verify_mode)v;
+    return rc;
+}
+
 static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
 {
     stsl_hsolver_opts *o = &cfg->sim;
@@ -233,8 +273,7 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
             m.c, stsl_cr_map_find(&m, "output_step"), "simulation.output_step",
             "must be 0 or >= t_end / %.0e = %g (got %g: %.3g samples, about 80 bytes each)",
             MAX_SAMPLES, o->t_end / MAX_SAMPLES, o->output_step, o->t_end / o->output_step);
-    if (!rc) rc = stsl_cr_map_num(&m, "rtol", 0, 1e-10, &R_RTOL, &o->rtol);
-    if (!rc) rc = stsl_cr_map_num(&m, "atol", 0, 1e-12, &stsl_cr_pos, &o->atol);
+    if (!rc) rc = load_tolerances(&m, cfg);
     if (!rc) rc = stsl_cr_map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
     /* 1e15 keeps the count exact in a double and inside a long. */
     if (!rc && (ev < 1.0 || ev > 1e15 || ev != floor(ev)))
@@ -245,6 +284,12 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = stsl_cr_map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
     o->method = (stsl_method)method;
     if (!rc) rc = load_scheme(&m, cfg);
+    if (!rc && cfg->verify != STSL_VERIFY_OFF && cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+        rc = stsl_cr_fail(
+            m.c, stsl_cr_map_find(&m, "verify"), "simulation.verify",
+            "needs scheme event_driven: a fixed-step scheme has no tolerance to tighten "
+            "(got scheme %s)",
+            SCHEME_NAMES[cfg->scheme.kind]);
     return rc;
 }
 
@@ -655,6 +700,28 @@ static void put_element(FILE *f, const stsl_element_params *e)
     fprintf(f, "initial: {position: %.17g, velocity: %.17g}\n", e->x0, e->v0);
 }
 
+/* `atol: auto` with the values the rule gives in a comment (YAML drops
+ * it when the text is read again), or the number given. */
+static void put_atol(FILE *f, const stsl_config *cfg)
+{
+    if (cfg->sim.atol > 0.0) {
+        fprintf(f, "  atol: %.17g\n", cfg->sim.atol);
+        return;
+    }
+    /* A system's natural scales come with its solver (issue 14, later). */
+    if (cfg->is_system) {
+        fputs("  atol: auto\n", f);
+        return;
+    }
+    double a[3];
+    const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
+    int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
+    fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale):", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s %s %.3g %s", i ? "," : "", names[i], a[i], units[i]);
+    fputc('\n', f);
+}
+
 char *stsl_config_to_yaml(const stsl_config *cfg)
 {
     char *buf = NULL;
@@ -668,8 +735,12 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
         put_element(f, &cfg->element);
     fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
             cfg->sim.output_step);
-    fprintf(f, "  rtol: %.17g\n  atol: %.17g\n  max_events: %ld\n  method: %s\n", cfg->sim.rtol,
-            cfg->sim.atol, cfg->sim.max_events, METHOD_NAMES[cfg->sim.method]);
+    fprintf(f, "  rtol: %.17g\n", cfg->sim.rtol);
+    put_atol(f, cfg);
+    fprintf(f, "  max_events: %ld\n  method: %s\n", cfg->sim.max_events,
+            METHOD_NAMES[cfg->sim.method]);
+    if (cfg->verify != STSL_VERIFY_OFF)
+        fprintf(f, "  verify: %s\n", stsl_verify_mode_names()[cfg->verify]);
     fprintf(f, "  scheme: %s\n", SCHEME_NAMES[cfg->scheme.kind]);
     if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
         fprintf(f, "  step: %.17g\n", cfg->scheme.step);
@@ -981,7 +1052,10 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     }
     if (!slot) return get_from_document(cfg, key, err);
     char buf[32], *out;
-    snprintf(buf, sizeof buf, "%.17g", *slot);
+    if (slot == &cfg->sim.atol && *slot == 0.0)
+        snprintf(buf, sizeof buf, "auto");
+    else
+        snprintf(buf, sizeof buf, "%.17g", *slot);
     out = strdup(buf);
     if (!out) stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
     return out;

@@ -11,6 +11,7 @@
 #include "models/element.h"
 #include "models/fixed_step.h"
 #include "models/system.h"
+#include "models/verify.h"
 #include "solver/hybrid.h"
 
 typedef struct stsl_config {
@@ -20,6 +21,7 @@ typedef struct stsl_config {
     stsl_hsolver_opts sim;           /* t_end, output_step, rtol, atol, max_events */
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
+    stsl_verify_mode verify;         /* simulation.verify (run --verify) */
     /* A system of bodies (issue 14; configuration only, not simulated yet):
      * is_system = 1 when the file has `bodies:`; then `system` holds it
      * (owned) and `element` is unused. */

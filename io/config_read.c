@@ -49,7 +49,7 @@ yaml_node_t *stsl_cr_node_at(stsl_cr_ctx *c, int id)
     return yaml_document_get_node(&c->doc, id);
 }
 
-static const char *graft_of(const stsl_cr_ctx *c, int id)
+const char *stsl_cr_graft_of(const stsl_cr_ctx *c, int id)
 {
     for (int i = 0; i < c->n_grafts; i++)
         if (id >= c->grafts[i].first && id <= c->grafts[i].last) return c->grafts[i].arg;
@@ -67,7 +67,7 @@ int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     const char *p = *path ? path : "(top level)";
-    const char *set = graft_of(c, id);
+    const char *set = stsl_cr_graft_of(c, id);
     if (set) return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", set, p, what);
     yaml_node_t *n = id ? stsl_cr_node_at(c, id) : NULL;
     long line = n ? (long)n->start_mark.line + 1 : 1;

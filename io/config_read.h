@@ -81,6 +81,8 @@ typedef struct stsl_cr_law_param {
 extern const stsl_cr_range stsl_cr_pos, stsl_cr_nonneg, stsl_cr_ge1, stsl_cr_unit;
 extern const stsl_cr_range stsl_cr_eff_opp, stsl_cr_eff_aid;
 
+/* The override (--set argument) that added node `id`, NULL for the file's. */
+const char *stsl_cr_graft_of(const stsl_cr_ctx *c, int id);
 /* Errors: "FILE:LINE: path: what" naming the node `id` (0: line 1). */
 int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

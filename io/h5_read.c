@@ -360,6 +360,25 @@ done:
     return rc;
 }
 
+/* The optional error estimate of a verified run (simulation.verify). */
+static void read_verify(hid_t g, stsl_h5_result *res)
+{
+    static const char *const status[] = {"none", "matched", "mismatch", "failed"};
+    stsl_stats *st = &res->stats;
+    char buf[32];
+    if (attr_str(g, "verify", buf, sizeof buf) < 0) return;
+    for (int i = 1; i < 4; i++)
+        if (!strcmp(buf, status[i])) st->verify = i;
+    attr_num(g, "verify_rtol", H5T_NATIVE_DOUBLE, &st->verify_rtol);
+    attr_str(g, "estimated_error_units", res->err_units, sizeof res->err_units);
+    st->err_event_time = st->err_x = st->err_v = NAN;
+    attr_num(g, "estimated_error_event_time", H5T_NATIVE_DOUBLE, &st->err_event_time);
+    attr_num(g, "estimated_error_x", H5T_NATIVE_DOUBLE, &st->err_x);
+    attr_num(g, "estimated_error_v", H5T_NATIVE_DOUBLE, &st->err_v);
+    st->diff_event = -1;
+    attr_num(g, "verify_first_difference", H5T_NATIVE_LONG, &st->diff_event);
+}
+
 static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -396,6 +415,7 @@ static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
             goto done;
         }
     }
+    if (!rc) read_verify(g, res);
 done:
     H5Gclose(g);
     return rc;
@@ -501,6 +521,27 @@ static const char *mode_name(const stsl_h5_result *res, int m)
     return m >= 0 && m < res->stats.n_modes && res->mode_names[m][0] ? res->mode_names[m] : "?";
 }
 
+/* "Est. error:  event times 1.2e-13 s, x 3e-15 m, v 2e-14 m/s (check run
+ * at rtol 1e-15; events matched)" */
+static void print_verify(const stsl_h5_result *res, FILE *out)
+{
+    const stsl_stats *st = &res->stats;
+    if (st->verify == STSL_VERIFY_NONE) return;
+    if (st->verify == STSL_VERIFY_FAILED) {
+        fprintf(out, "Est. error:  unknown: the check run at rtol %g failed\n", st->verify_rtol);
+        return;
+    }
+    fprintf(out,
+            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s (check run at rtol %g; %s)\n",
+            st->err_event_time, res->time_units, st->err_x, res->x_units, st->err_v, res->v_units,
+            st->verify_rtol,
+            st->verify == STSL_VERIFY_MATCHED
+                ? "events matched"
+                : "EVENT SEQUENCES DIFFER, estimate over the events before the difference");
+    if (st->verify == STSL_VERIFY_MISMATCH)
+        fprintf(out, "             first differing event: number %ld\n", st->diff_event + 1);
+}
+
 /* The widths of the mode-name column (at least 16) and of the events'
  * "before -> after" column (at least 24): the compliant stops' CONTACT_*
  * names are longer than the rest, whose tables keep their widths. */
@@ -536,6 +577,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
             "%ld segments, wall time %.3f s\n",
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
     if (st->jac_evals > 0) fprintf(out, "             %ld Jacobian evaluations\n", st->jac_evals);
+    print_verify(res, out);
 
     double total = 0.0;
     for (int i = 0; i < st->n_modes; i++)

@@ -42,6 +42,7 @@ typedef struct stsl_h5_result {
     /* /events attribute kind_names split at ',' (index = kind number). */
     int n_kinds;
     char kind_names[STSL_H5_MAX_KINDS][24];
+    char err_units[192]; /* /stats estimated_error_units ("" when not verified) */
 } stsl_h5_result;
 
 /* Read the root attributes, /config, /events and /stats (not the

@@ -63,7 +63,8 @@ typedef struct h5_sink {
     int ix, iv, inet, ifr; /* event source columns (-1: absent, stored as NaN) */
     int n_modes, n_kinds;
     char mode_names[STSL_MAX_MODES][NAME_MAX_LEN];
-    char **kind_names; /* n_kinds, copied: the layout need not outlive begin() */
+    char **kind_names;   /* n_kinds, copied: the layout need not outlive begin() */
+    char err_units[192]; /* the estimated errors' units attribute (write_verify) */
 } h5_sink;
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
@@ -257,6 +258,10 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         snprintf(h->mode_names[i], NAME_MAX_LEN, "%s", l->mode_names[i]);
     h->ix = stsl_layout_find(l, "x");
     h->iv = stsl_layout_find(l, "v");
+    snprintf(h->err_units, sizeof h->err_units,
+             "estimated_error_event_time [%s], estimated_error_x [%s], estimated_error_v [%s]",
+             l->time_units ? l->time_units : "", h->ix >= 0 ? l->cols[h->ix].units : "",
+             h->iv >= 0 ? l->cols[h->iv].units : "");
     h->inet = stsl_layout_find(l, "net_force");
     h->ifr = stsl_layout_find(l, "friction");
 
@@ -359,6 +364,26 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     return STSL_OK;
 }
 
+/* The run's own error estimate (simulation.verify), when it was made. */
+static int write_verify(h5_sink *h, hid_t g, const stsl_stats *st)
+{
+    static const char *const status[] = {"none", "matched", "mismatch", "failed"};
+    if (st->verify <= STSL_VERIFY_NONE || st->verify > STSL_VERIFY_FAILED) return 0;
+    if (stsl_h5_put_attr_str(g, "verify", status[st->verify]) < 0 ||
+        stsl_h5_put_attr_f64(g, "verify_rtol", st->verify_rtol) < 0 ||
+        stsl_h5_put_attr_str(g, "estimated_error_units", h->err_units) < 0)
+        return -1;
+    if (st->verify == STSL_VERIFY_FAILED) return 0;
+    if (stsl_h5_put_attr_f64(g, "estimated_error_event_time", st->err_event_time) < 0 ||
+        stsl_h5_put_attr_f64(g, "estimated_error_x", st->err_x) < 0 ||
+        stsl_h5_put_attr_f64(g, "estimated_error_v", st->err_v) < 0)
+        return -1;
+    if (st->verify == STSL_VERIFY_MISMATCH &&
+        stsl_h5_put_attr_i64(g, "verify_first_difference", st->diff_event) < 0)
+        return -1;
+    return 0;
+}
+
 static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
 {
     int rc = STSL_OK;
@@ -380,6 +405,7 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
         double v = i < st->n_modes ? st->mode_time[i] : 0.0;
         if (stsl_h5_put_attr_f64(g, name, v) < 0) goto h5err;
     }
+    if (write_verify(h, g, st) < 0) goto h5err;
     goto done;
 h5err:
     rc = stsl_h5_fail(err, h->tmp, "write /stats");

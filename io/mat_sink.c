@@ -245,8 +245,15 @@ static int write_units(mat_t *mat, const mat_sink *m)
 
 static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
 {
-    enum { N_FIXED = 7 };
-    int nf = N_FIXED + m->n_modes;
+    enum { N_FIXED = 7, N_VERIFY = 5 };
+    /* A verified run's estimate (as /stats of the HDF5 result; verify:
+     * 1 matched, 2 the event sequences differ, 3 the check run failed). */
+    const char *vnames[N_VERIFY] = {"verify", "verify_rtol", "estimated_error_event_time",
+                                    "estimated_error_x", "estimated_error_v"};
+    double vvals[N_VERIFY] = {(double)st->verify, st->verify_rtol, st->err_event_time, st->err_x,
+                              st->err_v};
+    int nv = st->verify != STSL_VERIFY_NONE ? N_VERIFY : 0;
+    int nf = N_FIXED + m->n_modes + nv;
     const char *fixed[N_FIXED] = {"steps",    "rhs_evals", "guard_evals", "events",
                                   "segments", "jac_evals", "wall_seconds"};
     double vfixed[N_FIXED] = {(double)st->steps,  (double)st->rhs_evals, (double)st->guard_evals,
@@ -267,6 +274,10 @@ static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
         snprintf(mode_fields[k], len, "time_%s", m->mode_names[k]);
         fields[N_FIXED + k] = mode_fields[k];
         vals[N_FIXED + k] = mat_scalar(NULL, k < STSL_MAX_MODES ? st->mode_time[k] : NAN);
+    }
+    for (int k = 0; k < nv; k++) {
+        fields[N_FIXED + m->n_modes + k] = vnames[k];
+        vals[N_FIXED + m->n_modes + k] = mat_scalar(NULL, vvals[k]);
     }
     rc = put(mat, mat_struct("stats", fields, vals, nf));
     memset(vals, 0, sizeof *vals * (size_t)nf);

@@ -50,6 +50,7 @@ struct stsl_element {
     double rest_start; /* start of the current slip segment if it began at v = 0, else -INFINITY */
     double natural_step;
     double contact_step; /* natural_step with the compliant stop's stiffness added */
+    double scale[3];     /* natural sizes of x, v, sigma0 z (stsl_element_state_scales) */
     stsl_column cols[STSL_N_COLS];
     stsl_layout layout;
     stsl_hmodel model;
@@ -746,6 +747,128 @@ static void init_layout(stsl_element *e)
     e->layout = l;
 }
 
+/* ---- natural scales -------------------------------------------------------- */
+
+/* The size of an oscillating displacement input (sine, chirps), else 0:
+ * a ramp or a step of the base shifts the element, it does not set a
+ * length it must resolve. */
+static double oscillation_amplitude(const stsl_signal_spec *s)
+{
+    int osc = s->type == STSL_SIG_SINE || s->type == STSL_SIG_JANECEK_CHIRP ||
+              s->type == STSL_SIG_LINEAR_CHIRP;
+    return osc ? fabs(s->amplitude) : 0.0;
+}
+
+/* The largest |value| a force input is described with (0 when none). */
+static double force_amplitude(const stsl_signal_spec *s)
+{
+    switch (s->type) {
+    case STSL_SIG_CONSTANT:
+        return fabs(s->value);
+    case STSL_SIG_STEP:
+        return fmax(fabs(s->before), fabs(s->after));
+    case STSL_SIG_RAMP:
+        return fabs(s->initial);
+    case STSL_SIG_TABLE: {
+        double m = 0.0;
+        for (int i = 0; s->vv && i < s->n; i++)
+            m = fmax(m, fabs(s->vv[i]));
+        return m;
+    }
+    default:
+        return fabs(s->amplitude) + fabs(s->offset);
+    }
+}
+
+static void keep_smaller(double *l, double cand);
+
+/* The force that sets the element's motion: the smallest of the friction's
+ * static (breakaway) level and the sizes of the force inputs, 0 when there
+ * is none.  The smallest, because a friction level far above the driving
+ * force (a LuGre element of 1e8 N pushed with 1 N) says nothing about how
+ * far or fast the element moves: the driving force does. */
+static double force_scale(const stsl_element_params *p)
+{
+    const stsl_friction_params *f = &p->friction;
+    double fr = stsl_law_is_smooth(f->law)
+                    ? fmax(fmax(f->breakaway, f->coulomb), fmax(f->tc, f->tst))
+                    : f->dynamic * f->static_ratio;
+    double fs = INFINITY;
+    keep_smaller(&fs, fr);
+    keep_smaller(&fs, force_amplitude(&p->active_force));
+    keep_smaller(&fs, force_amplitude(&p->load));
+    return isfinite(fs) ? fs : 0.0;
+}
+
+static void keep_smaller(double *l, double cand)
+{
+    if (cand > 0.0 && isfinite(cand) && !(*l <= cand)) *l = cand;
+}
+
+/* Why these scales: CVODE weighs component i with 1 / (rtol |y_i| +
+ * atol_i).  A fixed atol (the old 1e-12) is a length in metres whatever the
+ * element: for the Janecek chirp (x ~ 3e-3 m) it capped the accuracy at
+ * 4.5e-10 s whatever rtol asked for, and for an element of kilometres it
+ * would be wasted work.  With atol_i proportional to rtol s_i
+ * (stsl_hsolver_atol: rtol 0.001 s_i), a component near zero (v at every
+ * stick, x at every crossing) is held to rtol relative to the size it has
+ * in this element's motion, so event times, which follow from v or a force
+ * reaching zero (dt = dv / |a|), keep following rtol down to round-off.
+ *   Force F: the smallest of the static friction level and the force
+ * inputs' sizes (force_scale).
+ *   Length L: the smallest of the element's lengths, so that no feature
+ * goes unresolved: the width of the stick band F/k, LuGre's presliding
+ * deflection F/sigma0, the stops' range, a compliant stop's penetration
+ * F/k_stop and its penetration at the initial speed |v0| sqrt(m/k_stop),
+ * the amplitude of an oscillating base or anchor motion; 1 when there is
+ * none.
+ *   Time T: sqrt(m/k) with a spring (else sqrt(m/k_stop) with compliant
+ * stops, the contact's time scale); without, the time sqrt(m L / F) in
+ * which the force level moves the mass across L; m/c with only a damper;
+ * else 1.  Velocity V = L / T (with a spring and L = F/k this is F /
+ * sqrt(k m), the speed a released stick band reaches).
+ *   LuGre's third state is the bristle force sigma0 z: scale F (else k L). */
+void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
+{
+    double f = force_scale(p), k = p->stiffness, m = p->mass, l = INFINITY, t = 1.0;
+    if (k > 0.0) keep_smaller(&l, f / k);
+    if (p->friction.law == STSL_LAW_LUGRE) keep_smaller(&l, f / p->friction.sigma0);
+    if (p->has_stops) keep_smaller(&l, p->x_max - p->x_min);
+    int compliant = p->has_stops && p->stop_model == STSL_STOP_COMPLIANT;
+    if (compliant) { /* the penetration under F, and at the initial speed */
+        keep_smaller(&l, f / p->stop_stiffness);
+        keep_smaller(&l, fabs(p->v0) * sqrt(m / p->stop_stiffness));
+    }
+    keep_smaller(&l, oscillation_amplitude(&p->base_motion));
+    if (p->has_anchor) keep_smaller(&l, oscillation_amplitude(&p->anchor_motion));
+    if (!isfinite(l)) l = 1.0;
+    if (k > 0.0)
+        t = sqrt(m / k);
+    else if (compliant)
+        t = sqrt(m / p->stop_stiffness);
+    else if (f > 0.0)
+        t = sqrt(m * l / f);
+    else if (p->damping > 0.0)
+        t = m / p->damping;
+    scale[0] = l;
+    scale[1] = l / t;
+    scale[2] = f > 0.0 ? f : (k > 0.0 ? k * l : 1.0);
+}
+
+int stsl_element_atol(const stsl_element_params *p, double rtol, double atol, double out[3],
+                      const char *units[3])
+{
+    const stsl_column *cols = p->domain == STSL_DOMAIN_ROTATIONAL ? rot_cols : trans_cols;
+    int n = p->friction.law == STSL_LAW_LUGRE ? 3 : 2;
+    double scale[3];
+    stsl_element_state_scales(p, scale);
+    stsl_hsolver_atol(scale, n, rtol, atol, out);
+    units[0] = cols[STSL_COL_X].units;
+    units[1] = cols[STSL_COL_V].units;
+    units[2] = cols[STSL_COL_FRICTION].units; /* sigma0 z is a force */
+    return n;
+}
+
 /* ---- create / free ------------------------------------------------------------- */
 
 stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
@@ -778,7 +901,9 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->settle_at = INFINITY;
     e->rest_start = -INFINITY;
     if (!(e->p.rtol > 0.0)) e->p.rtol = 1e-10;
-    if (!(e->p.atol > 0.0)) e->p.atol = 1e-12;
+    stsl_element_state_scales(p, e->scale);
+    if (!(e->p.atol > 0.0)) /* a length: the position's tolerance, for the stops */
+        stsl_hsolver_atol(e->scale, 1, e->p.rtol, 0.0, &e->p.atol);
     e->natural_step = p->stiffness > 0.0
                           ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) / SAMPLES_PER_NATURAL_PERIOD
                           : INFINITY;
@@ -796,6 +921,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->model.modes = stsl_element_modes_for(e->compliant);
     e->model.layout = &e->layout;
     e->model.state_names = state_names;
+    e->model.state_scale = e->scale;
     /* A smooth law is a near-discontinuity when its slope is steep: stiff. */
     e->model.stiff = e->smooth;
     return e;

@@ -48,7 +48,8 @@ typedef struct stsl_element_params {
     int has_anchor; /* 1: spring and damper attach to anchor_motion, not the base */
     double x0, v0;
     /* The solver's tolerances (simulation.rtol/atol): a rebound off a stop
-     * lower than what they resolve ends the bouncing (0: 1e-10 and 1e-12). */
+     * lower than what they resolve ends the bouncing (rtol 0: 1e-10; atol
+     * 0: derived, rtol times the position scale, stsl_element_state_scales). */
     double rtol, atol;
 } stsl_element_params;
 
@@ -61,6 +62,19 @@ void stsl_element_free(stsl_element *e);
 const stsl_hmodel *stsl_element_model(const stsl_element *e);
 /* Initial state (x0, v0, and z0 = 0 for LuGre): model->n_state values. */
 void stsl_element_initial_state(const stsl_element *e, double *y0);
+
+/* The natural size of each state component, in its units (x, v and
+ * LuGre's bristle force sigma0 z: up to 3 values), from the parameters
+ * alone: with an atol derived from rtol (simulation.atol: auto) the solver's
+ * absolute tolerance of component i is rtol * scale[i].  The rule and why
+ * are at the definition and in README "Numerics". */
+void stsl_element_state_scales(const stsl_element_params *p, double scale[3]);
+/* The absolute tolerance of each state component that a run of `p` with
+ * (rtol, atol) uses (atol 0: derived, stsl_hsolver_atol), and the units of
+ * each ("m", "m/s", "N"; "rad", ... when rotational); returns the number of
+ * components (3 for LuGre, else 2). */
+int stsl_element_atol(const stsl_element_params *p, double rtol, double atol, double out[3],
+                      const char *units[3]);
 
 /* The forces at (t, y) for schemes that step the element themselves (the
  * fixed-step validation schemes): the non-friction net force F_n and the

@@ -112,14 +112,19 @@ typedef struct stsl_hmodel {
     const stsl_layout *layout;
     const char *const *state_names; /* n_state names for messages (may be NULL) */
     int stiff;                      /* 1: STSL_METHOD_AUTO picks BDF */
+    /* The natural size of each state component (n_state values, > 0; may be
+     * NULL: 1 each), in the component's units: with opts.atol = 0 the
+     * absolute tolerance of component i follows from opts.rtol and it
+     * (stsl_hsolver_atol). */
+    const double *state_scale;
 } stsl_hmodel;
 
 typedef struct stsl_hsolver_opts {
-    double t_end;         /* > t0 */
-    double output_step;   /* >= 0; 0: only segment ends and events */
-    double rtol;          /* CVODE relative tolerance */
-    double atol;          /* CVODE absolute tolerance */
-    long max_events;      /* a run recording more events fails with STSL_EMAXEVENTS */
+    double t_end;       /* > t0 */
+    double output_step; /* >= 0; 0: only segment ends and events */
+    double rtol;        /* CVODE relative tolerance */
+    double atol;     /* CVODE absolute tolerance; 0: per component from rtol (stsl_hsolver_atol) */
+    long max_events; /* a run recording more events fails with STSL_EMAXEVENTS */
     int max_same_instant; /* events allowed at one instant before STSL_EZENO (0: default 64) */
     stsl_method method;   /* STSL_METHOD_AUTO unless set */
     /* Explicit output times (borrowed, increasing; used instead of
@@ -170,6 +175,11 @@ int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_e
  * finished (incomplete) and the step's error is returned. */
 int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink,
                      stsl_error *err);
+
+/* The absolute tolerance of each of n state components of natural sizes
+ * `scale` (NULL: 1 each) that a solver with (rtol, atol) uses: atol when
+ * > 0, else rtol * 0.001 * scale[i] (0.001: see ATOL_RESOLUTION). */
+void stsl_hsolver_atol(const double *scale, int n, double rtol, double atol, double *out);
 
 double stsl_hsolver_time(const stsl_hsolver *s);
 int stsl_hsolver_mode(const stsl_hsolver *s);

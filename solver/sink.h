@@ -54,7 +54,25 @@ typedef struct stsl_stats {
     int n_modes;
     double mode_time[STSL_MAX_MODES]; /* simulated time spent in each mode */
     double work; /* integral of the model's power (opts.integrate_power), else 0 */
+    /* The run's estimate of its own error (models/verify.h: the run repeated
+     * at a 100x tighter tolerance, events paired by order); all 0 when not
+     * asked for (verify == STSL_VERIFY_NONE). */
+    int verify;            /* stsl_verify_status */
+    double verify_rtol;    /* rtol of the check run */
+    double err_event_time; /* largest |t - t_check| of paired events (time units) */
+    double err_x, err_v;   /* largest |x - x_check|, |v - v_check| after events and at the end */
+    long diff_event;       /* STSL_VERIFY_MISMATCH: index of the first event that differs */
+    double diff_t[2];      /* ... its time in this run and in the check run (NaN: none) */
+    int diff_kind[2];      /* ... its kind in both (-1: that run has no such event) */
 } stsl_stats;
+
+/* What the check of a verified run found (stsl_stats.verify). */
+typedef enum stsl_verify_status {
+    STSL_VERIFY_NONE = 0,     /* not verified */
+    STSL_VERIFY_MATCHED = 1,  /* same event sequence; the errors are estimated */
+    STSL_VERIFY_MISMATCH = 2, /* the event sequences differ (diff_*) */
+    STSL_VERIFY_FAILED = 3    /* the check run itself failed */
+} stsl_verify_status;
 
 typedef struct stsl_sink_ops {
     int (*begin)(void *self, const stsl_layout *layout, stsl_error *err);

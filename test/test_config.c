@@ -206,7 +206,10 @@ static void test_defaults(void **state)
     }
     assert_true(e->x0 == 0.0 && e->v0 == 0.0);
     assert_true(c.sim.t_end == 4.0 && c.sim.output_step == 0.001);
-    assert_true(c.sim.rtol == 1e-10 && c.sim.atol == 1e-12);
+    /* No atol given: 0, derived from rtol per state component at run time
+     * (issue 11; the old default was a fixed 1e-12). */
+    assert_true(c.sim.rtol == 1e-10 && c.sim.atol == 0.0);
+    assert_int_equal(c.verify, STSL_VERIFY_OFF);
     assert_int_equal(c.sim.max_events, 100000);
     assert_int_equal(c.scheme.kind, STSL_SCHEME_EVENT_DRIVEN);
     assert_true(c.scheme.step == 0.0 && c.scheme.karnopp_band == 0.0);

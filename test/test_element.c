@@ -4,7 +4,8 @@
  * and without restitution, the belt oscillator, a short force peak above the
  * static limit, and the Janecek chirp.
  *
- * Tolerances: runs use rtol 1e-10, atol 1e-12.  Event times are located to
+ * Tolerances: runs use rtol 1e-10 and the atol derived from it (README
+ * "Numerics"; before issue 11 a fixed 1e-12).  Event times are located to
  * a few ulps of the step's dense output, so they carry the integration error
  * of the segments before them, which at rtol 1e-10 over a few oscillations is
  * 1e-9 relative at most: the checks ask for 1e-8 (weighted RMS < 1 with

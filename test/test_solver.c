@@ -130,7 +130,7 @@ static const stsl_hmodel_ops toy_ops = {toy_rhs,      toy_guards,     toy_transi
 
 static stsl_hmodel toy_model(toy *m)
 {
-    stsl_hmodel h = {&toy_ops, m, 2, 3, modes, &layout, snames, 0};
+    stsl_hmodel h = {&toy_ops, m, 2, 3, modes, &layout, snames, 0, NULL};
     return h;
 }
 

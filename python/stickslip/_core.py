@@ -208,6 +208,10 @@ def _summary_stats(s):
         "dissipated_energy": s.dissipated_energy,
         "complete": bool(s.complete),
     }
+    if s.verify:  # simulation.verify: the run's own error estimate (README "Numerics")
+        stats.update(verify=s.verify, verify_rtol=s.verify_rtol, err_event_time=s.err_event_time,
+                     err_x=s.err_x, err_v=s.err_v,
+                     verify_message=ffi.string(s.verify_message).decode())
     for i in range(s.n_kinds):
         stats["events." + ffi.string(s.kind_names[i]).decode()] = s.events[i]
     for i in range(s.n_modes):

@@ -445,3 +445,18 @@ def test_compare_equals_the_command(tmp_path, with_friction):
     assert 0 < got["events_matched"] and 0 < got["max_abs_error_x"] < 1e-3
     for key, value in got.items():
         assert value == want[key], key  # exact: the same code on the same doubles
+
+
+def test_verify_states_the_error():
+    """simulation.verify: the estimate (the run again at rtol/100) in stats;
+    at rtol 1e-8 the Janecek event times are off by 7e-9 s (README
+    "Numerics"): an estimate between 1e-10 and 1e-6 s can only be that."""
+    cfg = ss.load(JANECEK)
+    cfg["simulation.rtol"] = 1e-8
+    cfg["simulation.atol"] = "auto"
+    cfg["simulation.verify"] = "on"
+    r = ss.run(cfg, output_step=0)
+    assert r.stats["verify"] == 1 and r.stats["verify_rtol"] == 1e-10
+    assert 1e-10 < r.stats["err_event_time"] < 1e-6
+    assert r.stats["verify_message"] == ""
+    assert "verify" not in ss.run(ss.load(JANECEK), output_step=0).stats
