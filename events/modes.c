@@ -1,39 +1,23 @@
 /* modes.c - the one name table of the modes and event kinds, and the
- * solver's description of the modes (names, frozen flags, guard directions;
- * the guards themselves are in guards.c). */
+ * solver's description of the modes (frozen flags, guard directions; the
+ * guards themselves are in guards.c). */
 #include "events/modes.h"
 
-/* Each mode name is written once: both tables below use it. */
-#define NAME_STUCK     "STUCK"
-#define NAME_SLIP_POS  "SLIP_POS"
-#define NAME_SLIP_NEG  "SLIP_NEG"
-#define NAME_STOP_LOW  "STOP_LOW"
-#define NAME_STOP_HIGH "STOP_HIGH"
-#define NAME_SMOOTH    "SMOOTH"
-#define NAME_CL_STUCK  "CONTACT_LOW_STUCK"
-#define NAME_CL_POS    "CONTACT_LOW_SLIP_POS"
-#define NAME_CL_NEG    "CONTACT_LOW_SLIP_NEG"
-#define NAME_CH_STUCK  "CONTACT_HIGH_STUCK"
-#define NAME_CH_POS    "CONTACT_HIGH_SLIP_POS"
-#define NAME_CH_NEG    "CONTACT_HIGH_SLIP_NEG"
-#define NAME_CL_SMOOTH "CONTACT_LOW_SMOOTH"
-#define NAME_CH_SMOOTH "CONTACT_HIGH_SMOOTH"
-
 static const char *const mode_names[STSL_N_MODES] = {
-    [STSL_MODE_STUCK] = NAME_STUCK,
-    [STSL_MODE_SLIP_POS] = NAME_SLIP_POS,
-    [STSL_MODE_SLIP_NEG] = NAME_SLIP_NEG,
-    [STSL_MODE_STOP_LOW] = NAME_STOP_LOW,
-    [STSL_MODE_STOP_HIGH] = NAME_STOP_HIGH,
-    [STSL_MODE_SMOOTH] = NAME_SMOOTH,
-    [STSL_MODE_CONTACT_LOW_STUCK] = NAME_CL_STUCK,
-    [STSL_MODE_CONTACT_LOW_SLIP_POS] = NAME_CL_POS,
-    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = NAME_CL_NEG,
-    [STSL_MODE_CONTACT_HIGH_STUCK] = NAME_CH_STUCK,
-    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = NAME_CH_POS,
-    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = NAME_CH_NEG,
-    [STSL_MODE_CONTACT_LOW_SMOOTH] = NAME_CL_SMOOTH,
-    [STSL_MODE_CONTACT_HIGH_SMOOTH] = NAME_CH_SMOOTH};
+    [STSL_MODE_STUCK] = "STUCK",
+    [STSL_MODE_SLIP_POS] = "SLIP_POS",
+    [STSL_MODE_SLIP_NEG] = "SLIP_NEG",
+    [STSL_MODE_STOP_LOW] = "STOP_LOW",
+    [STSL_MODE_STOP_HIGH] = "STOP_HIGH",
+    [STSL_MODE_SMOOTH] = "SMOOTH",
+    [STSL_MODE_CONTACT_LOW_STUCK] = "CONTACT_LOW_STUCK",
+    [STSL_MODE_CONTACT_LOW_SLIP_POS] = "CONTACT_LOW_SLIP_POS",
+    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = "CONTACT_LOW_SLIP_NEG",
+    [STSL_MODE_CONTACT_HIGH_STUCK] = "CONTACT_HIGH_STUCK",
+    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = "CONTACT_HIGH_SLIP_POS",
+    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = "CONTACT_HIGH_SLIP_NEG",
+    [STSL_MODE_CONTACT_LOW_SMOOTH] = "CONTACT_LOW_SMOOTH",
+    [STSL_MODE_CONTACT_HIGH_SMOOTH] = "CONTACT_HIGH_SMOOTH"};
 static const char *const kind_names[STSL_N_EVENT_KINDS] = {
     "stick",        "breakaway",     "reversal",   "impact",        "stop_contact",
     "stop_release", "load_reversal", "input_step", "contact_begin", "contact_end"};
@@ -45,34 +29,32 @@ static const char *const kind_names[STSL_N_EVENT_KINDS] = {
  * force included; slip ones v, the contact's end (the stop's guard falling
  * at the upper stop, rising at the lower one) and the load. */
 #define CONTACT_MODES                                                                              \
-    [STSL_MODE_CONTACT_LOW_STUCK] = {NAME_CL_STUCK, 1, 2, {R, R}},                                 \
-    [STSL_MODE_CONTACT_LOW_SLIP_POS] = {NAME_CL_POS, 0, 3, {F, R, B}},                             \
-    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = {NAME_CL_NEG, 0, 3, {R, R, B}},                             \
-    [STSL_MODE_CONTACT_HIGH_STUCK] = {NAME_CH_STUCK, 1, 2, {R, R}},                                \
-    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = {NAME_CH_POS, 0, 3, {F, F, B}},                            \
-    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = {NAME_CH_NEG, 0, 3, {R, F, B}},                            \
-    [STSL_MODE_CONTACT_LOW_SMOOTH] = {NAME_CL_SMOOTH, 0, 1, {R}},                                  \
-    [STSL_MODE_CONTACT_HIGH_SMOOTH] = {NAME_CH_SMOOTH, 0, 1, {F}}
+    [STSL_MODE_CONTACT_LOW_STUCK] = {1, 2, {R, R}},                                                \
+    [STSL_MODE_CONTACT_LOW_SLIP_POS] = {0, 3, {F, R, B}},                                          \
+    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = {0, 3, {R, R, B}},                                          \
+    [STSL_MODE_CONTACT_HIGH_STUCK] = {1, 2, {R, R}},                                               \
+    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = {0, 3, {F, F, B}},                                         \
+    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = {0, 3, {R, F, B}},                                         \
+    [STSL_MODE_CONTACT_LOW_SMOOTH] = {0, 1, {R}}, [STSL_MODE_CONTACT_HIGH_SMOOTH] = {0, 1, {F}}
 
 /* Guard numbering and meaning: guards.h. */
-static const stsl_mode_desc rigid_modes[STSL_N_MODES] = {
-    [STSL_MODE_STUCK] = {NAME_STUCK, 1, 2, {R, R}},
-    [STSL_MODE_SLIP_POS] = {NAME_SLIP_POS, 0, 3, {F, R, B}},
-    [STSL_MODE_SLIP_NEG] = {NAME_SLIP_NEG, 0, 3, {R, F, B}},
-    [STSL_MODE_STOP_LOW] = {NAME_STOP_LOW, 1, 1, {R}},
-    [STSL_MODE_STOP_HIGH] = {NAME_STOP_HIGH, 1, 1, {F}},
-    [STSL_MODE_SMOOTH] = {NAME_SMOOTH, 0, 2, {R, F}},
-    CONTACT_MODES};
+static const stsl_mode_desc rigid_modes[STSL_N_MODES] = {[STSL_MODE_STUCK] = {1, 2, {R, R}},
+                                                         [STSL_MODE_SLIP_POS] = {0, 3, {F, R, B}},
+                                                         [STSL_MODE_SLIP_NEG] = {0, 3, {R, F, B}},
+                                                         [STSL_MODE_STOP_LOW] = {1, 1, {R}},
+                                                         [STSL_MODE_STOP_HIGH] = {1, 1, {F}},
+                                                         [STSL_MODE_SMOOTH] = {0, 2, {R, F}},
+                                                         CONTACT_MODES};
 /* With compliant stops a slip mode also watches the stop behind it (guard
  * 3): a body that left a stop while still inside it (its force fell to 0
  * before the penetration did) comes back into contact if it turns back. */
 static const stsl_mode_desc compliant_modes[STSL_N_MODES] = {
-    [STSL_MODE_STUCK] = {NAME_STUCK, 1, 2, {R, R}},
-    [STSL_MODE_SLIP_POS] = {NAME_SLIP_POS, 0, 4, {F, R, B, F}},
-    [STSL_MODE_SLIP_NEG] = {NAME_SLIP_NEG, 0, 4, {R, F, B, R}},
-    [STSL_MODE_STOP_LOW] = {NAME_STOP_LOW, 1, 1, {R}},
-    [STSL_MODE_STOP_HIGH] = {NAME_STOP_HIGH, 1, 1, {F}},
-    [STSL_MODE_SMOOTH] = {NAME_SMOOTH, 0, 2, {R, F}},
+    [STSL_MODE_STUCK] = {1, 2, {R, R}},
+    [STSL_MODE_SLIP_POS] = {0, 4, {F, R, B, F}},
+    [STSL_MODE_SLIP_NEG] = {0, 4, {R, F, B, R}},
+    [STSL_MODE_STOP_LOW] = {1, 1, {R}},
+    [STSL_MODE_STOP_HIGH] = {1, 1, {F}},
+    [STSL_MODE_SMOOTH] = {0, 2, {R, F}},
     CONTACT_MODES};
 #undef R
 #undef F

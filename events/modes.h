@@ -51,8 +51,9 @@ enum stsl_event_kind {
 const char *const *stsl_mode_names(void);
 /* The STSL_N_EVENT_KINDS event kind names ("stick", ...), index = kind. */
 const char *const *stsl_event_kind_names(void);
-/* The STSL_N_MODES mode descriptions for the solver (names, frozen flags,
- * guard directions; guards.h numbers the guards), for an element whose
+/* The STSL_N_MODES mode descriptions for the solver (frozen flags, guard
+ * directions; guards.h numbers the guards; `record` is left 0: the
+ * element's describe sets it), for an element whose
  * stops are rigid (compliant = 0) or compliant (1: its slip modes watch
  * both stops, since it can come back into contact while leaving one). */
 const stsl_mode_desc *stsl_element_modes_for(int compliant);

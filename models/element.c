@@ -2,7 +2,9 @@
 #include "models/element.h"
 
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,7 +169,7 @@ static double moving_friction(const stsl_element *e, const forces *f, int mode, 
 
 /* ---- hybrid model ops ---------------------------------------------------- */
 
-static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
+static int el_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *ydot)
 {
     const stsl_element *e = self;
     for (int i = 0; i < e->model.n_state; i++)
@@ -186,7 +188,7 @@ static int el_rhs(void *self, int mode, double t, const double *y, double *ydot)
     return 0;
 }
 
-static int el_guards(void *self, int mode, double t, const double *y, double *g)
+static int el_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
 {
     const stsl_element *e = self;
     stsl_guard_in gi = {0.0,    0.0, 0.0, y[0], y[1], 0.0, &e->sp, e->p.has_stops, e->load_varies,
@@ -209,7 +211,7 @@ static int el_guards(void *self, int mode, double t, const double *y, double *g)
     return 0;
 }
 
-static double el_max_step(void *self, int mode, double t)
+static double el_max_step(void *self, stsl_mode_code mode, double t)
 {
     const stsl_element *e = self;
     double h = stsl_signal_max_step(e->fa, t);
@@ -231,7 +233,7 @@ static double el_next_time_event(void *self, double t)
     return e->settle_at > t ? fmin(te, e->settle_at) : te;
 }
 
-static void el_outputs(void *self, int mode, double t, const double *y, double *c)
+static void el_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
 {
     const stsl_element *e = self;
     inputs in;
@@ -272,7 +274,7 @@ static void el_outputs(void *self, int mode, double t, const double *y, double *
 }
 
 /* df/dy in a moving mode (row-major, n x n); inputs depend on t only. */
-static int el_jac(void *self, int mode, double t, const double *y, double *J)
+static int el_jac(void *self, stsl_mode_code mode, double t, const double *y, double *J)
 {
     const stsl_element *e = self;
     int n = e->model.n_state;
@@ -529,9 +531,10 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
     } else if (fired[STSL_G_VZERO]) {
         y[1] = 0.0;
         forces_now(e, t, y, &f);
+        int next; /* the decision speaks of the element's int mode numbers */
         stsl_decide_velocity_zero(fr, f.fn + side_force(e, side, y[0], 0.0), f.fs_pos, f.fs_neg,
-                                  &out->mode, &out->kind);
-        out->mode = stsl_mode_in_contact(out->mode, side);
+                                  &next, &out->kind);
+        out->mode = stsl_mode_in_contact(next, side);
         /* A slip that would leave its sign at once is a stick (SPEC): the
          * excess decides.  Going on the same way is possible only when v
          * came to zero while the force was at the level to within
@@ -613,8 +616,8 @@ static int check_mode_state(const stsl_element *e, int mode, double t, const dou
                           bad, e->layout.mode_names[mode], t, y[0], y[1]);
 }
 
-static int el_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
-                         double *y, stsl_transition *out, stsl_error *err)
+static int el_transition(void *self, stsl_mode_code mode, stsl_reason why, const int *fired,
+                         double t, double *y, stsl_transition *out, stsl_error *err)
 {
     stsl_element *e = self;
     e->t_seg = t; /* from here on the inputs' right limits apply */
@@ -654,7 +657,7 @@ static int el_transition(void *self, int mode, stsl_reason why, const int *fired
 
 /* Friction power F_f v_rel: its integral is the energy friction dissipates
  * (stuck and on a stop v_rel = 0, so the frozen modes add nothing). */
-static double el_power(void *self, int mode, double t, const double *y)
+static double el_power(void *self, stsl_mode_code mode, double t, const double *y)
 {
     const stsl_element *e = self;
     inputs in;
@@ -681,7 +684,8 @@ static int level_is_constant(const stsl_element *e)
 /* The power F_f v is F_f dx/dt (v is the rate of x, both relative to the
  * base): with F_f constant over a slip segment its work is F_f (x_end -
  * x_start), exactly.  Everything else is integrated. */
-static int el_work_form(void *self, int mode, double t, const double *y, stsl_work_form *out)
+static int el_work_form(void *self, stsl_mode_code mode, double t, const double *y,
+                        stsl_work_form *out)
 {
     const stsl_element *e = self;
     if (!is_slip(mode) || !level_is_constant(e)) return 0;
@@ -694,9 +698,39 @@ static int el_work_form(void *self, int mode, double t, const double *y, stsl_wo
     return 1;
 }
 
-static const stsl_hmodel_ops element_ops = {el_rhs,      el_guards,          el_transition,
-                                            el_max_step, el_next_time_event, el_outputs,
-                                            el_jac,      el_power,           el_work_form};
+/* The element's mode codes are its mode numbers (events/modes.h), which its
+ * results store as they are: describe and mode_name read the tables there. */
+static int el_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
+{
+    const stsl_element *e = self;
+    if (mode < 0 || mode >= e->layout.n_modes) return -1;
+    *out = stsl_element_modes_for(e->compliant)[mode];
+    out->record = (int)mode;
+    return 0;
+}
+
+static void el_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
+{
+    const stsl_element *e = self;
+    if (mode >= 0 && mode < e->layout.n_modes)
+        snprintf(buf, len, "%s", e->layout.mode_names[mode]);
+    else
+        snprintf(buf, len, "%" PRId64, mode);
+}
+
+/* The most guards any of the element's modes has: the solver's root count. */
+static int max_guards(const stsl_element *e)
+{
+    const stsl_mode_desc *modes = stsl_element_modes_for(e->compliant);
+    int most = 0;
+    for (int i = 0; i < e->layout.n_modes; i++)
+        if (modes[i].n_guards > most) most = modes[i].n_guards;
+    return most;
+}
+
+static const stsl_hmodel_ops element_ops = {
+    el_rhs, el_guards, el_transition, el_max_step, el_next_time_event, el_outputs,
+    el_jac, el_power,  el_work_form,  el_describe, el_mode_name};
 
 /* ---- layout ------------------------------------------------------------------ */
 
@@ -917,8 +951,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->model.ops = &element_ops;
     e->model.self = e;
     e->model.n_state = e->lugre ? 3 : 2;
-    e->model.n_modes = e->layout.n_modes;
-    e->model.modes = stsl_element_modes_for(e->compliant);
+    e->model.max_guards = max_guards(e);
     e->model.layout = &e->layout;
     e->model.state_names = state_names;
     e->model.state_scale = e->scale;

@@ -432,7 +432,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     r.out = sink && sink->ops;
     r.regular = sch->kind == STSL_SCHEME_SMOOTH_RK4 && !stsl_law_is_smooth(r.p->friction.law);
     r.n = r.model->n_state;
-    r.st.n_modes = r.model->n_modes;
+    r.st.n_modes = r.model->layout->n_modes;
     r.st.segments = 1;
     stsl_element_initial_state(e, r.y);
     double h = sch->step;

@@ -1,5 +1,6 @@
 #include "solver/event_log.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,8 +11,8 @@ void stsl_event_log_init(stsl_event_log *log)
     log->instant_t = -INFINITY;
 }
 
-int stsl_event_log_push(stsl_event_log *log, double t, int kind, int mode_before, int mode_after,
-                        const double *y, int n_state, double same_tol)
+int stsl_event_log_push(stsl_event_log *log, double t, int kind, int64_t mode_before,
+                        int64_t mode_after, const double *y, int n_state, double same_tol)
 {
     stsl_logged_event *e = &log->ring[log->total % STSL_EVENT_LOG_SIZE];
     e->t = t;
@@ -38,19 +39,28 @@ static const char *name_of(const char *const *names, int i, char *tmp, size_t n)
     return tmp;
 }
 
+static const char *mode_of(stsl_mode_namer name_mode, void *ctx, int64_t mode, char *tmp, size_t n)
+{
+    if (name_mode)
+        name_mode(ctx, mode, tmp, n);
+    else
+        snprintf(tmp, n, "%" PRId64, mode);
+    return tmp;
+}
+
 void stsl_event_log_format(const stsl_event_log *log, const char *const *kind_names,
-                           const char *const *mode_names, char *buf, size_t bufsz)
+                           stsl_mode_namer name_mode, void *ctx, char *buf, size_t bufsz)
 {
     size_t used = 0;
     buf[0] = '\0';
     long first = log->total > STSL_EVENT_LOG_SIZE ? log->total - STSL_EVENT_LOG_SIZE : 0;
     for (long k = first; k < log->total && used < bufsz; k++) {
         const stsl_logged_event *e = &log->ring[k % STSL_EVENT_LOG_SIZE];
-        char a[16], b[16], c[16];
+        char a[16], b[64], c[64];
         int w = snprintf(buf + used, bufsz - used, "%st=%.17g %s (%s->%s)", k > first ? "; " : "",
                          e->t, name_of(kind_names, e->kind, a, sizeof a),
-                         name_of(mode_names, e->mode_before, b, sizeof b),
-                         name_of(mode_names, e->mode_after, c, sizeof c));
+                         mode_of(name_mode, ctx, e->mode_before, b, sizeof b),
+                         mode_of(name_mode, ctx, e->mode_after, c, sizeof c));
         if (w < 0) break;
         used += (size_t)w;
     }

@@ -99,7 +99,10 @@ struct stsl_hsolver {
     gsl_min_fminimizer *minz;
 
     double t, t_seg; /* current time, start of the current segment */
-    int mode;
+    /* The current mode: its code and what the model says of it (asked for
+     * whenever the mode changes; the solver holds no table of modes). */
+    stsl_mode_code mode;
+    stsl_mode_desc desc;
     double ycur[STSL_MAX_STATE], ytmp[STSL_MAX_STATE];
     int fired[STSL_MAX_GUARDS];
     int rootsfound[STSL_MAX_GUARDS];
@@ -139,19 +142,43 @@ static double now_seconds(const struct timespec *t0)
 
 static const stsl_mode_desc *cur_mode(const stsl_hsolver *s)
 {
-    return &s->model->modes[s->mode];
+    return &s->desc;
 }
 
-static const char *mode_name(const stsl_hsolver *s, int mode)
+/* The model's name of `mode` ("none" before the initial mode), as an
+ * stsl_mode_namer for the event log. */
+static void name_mode(void *ctx, int64_t mode, char *buf, size_t len)
 {
-    return (mode >= 0 && mode < s->model->n_modes) ? s->model->modes[mode].name : "none";
+    const stsl_hmodel *m = ctx;
+    if (mode == STSL_NO_MODE)
+        snprintf(buf, len, "none");
+    else
+        m->ops->mode_name(m->self, mode, buf, len);
+}
+
+/* What the model says of `mode`, checked: 0, or -1 for a code the model
+ * does not know or a description the solver cannot use. */
+static int describe_mode(const stsl_hsolver *s, stsl_mode_code mode, stsl_mode_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->model->ops->describe(s->model->self, mode, out)) return -1;
+    return out->n_guards >= 0 && out->n_guards <= s->model->max_guards ? 0 : -1;
+}
+
+/* Make `mode` (described as `d`) the current one. */
+static void set_mode(stsl_hsolver *s, stsl_mode_code mode, const stsl_mode_desc *d)
+{
+    s->mode = mode;
+    s->desc = *d;
 }
 
 /* "t = 1.5 s, mode SLIP_POS, state (x, v) = (0.1, -0.2), last events: ..." */
 static void describe_point(const stsl_hsolver *s, double t, char *buf, size_t n)
 {
-    int w = snprintf(buf, n, "t = %.17g %s, mode %s, state ", t, s->model->layout->time_units,
-                     mode_name(s, s->mode));
+    char mname[64];
+    name_mode((void *)s->model, s->mode, mname, sizeof mname);
+    int w =
+        snprintf(buf, n, "t = %.17g %s, mode %s, state ", t, s->model->layout->time_units, mname);
     size_t used = w > 0 ? (size_t)w : 0;
     const char *const *names = s->model->state_names;
     for (int i = 0; i < s->n && used < n; i++) {
@@ -160,10 +187,8 @@ static void describe_point(const stsl_hsolver *s, double t, char *buf, size_t n)
         used += w > 0 ? (size_t)w : 0;
     }
     char evs[1024];
-    const char *mn[STSL_MAX_MODES];
-    for (int i = 0; i < s->model->n_modes; i++)
-        mn[i] = s->model->modes[i].name;
-    stsl_event_log_format(&s->log, s->model->layout->kind_names, mn, evs, sizeof evs);
+    stsl_event_log_format(&s->log, s->model->layout->kind_names, name_mode, (void *)s->model, evs,
+                          sizeof evs);
     if (used < n) snprintf(buf + used, n - used, "; last events: %s", evs);
 }
 
@@ -245,18 +270,16 @@ static void cv_errhandler(int code, const char *module, const char *function, ch
 
 static int check_model(const stsl_hmodel *m, stsl_error *err)
 {
-    if (!m || !m->ops || !m->modes || !m->layout)
+    if (!m || !m->ops || !m->ops->describe || !m->ops->mode_name || !m->layout)
         return stsl_error_set(err, STSL_EINPUT, "hybrid model is incomplete");
     if (m->n_state < 1 || m->n_state > STSL_MAX_STATE)
         return stsl_error_set(err, STSL_EINPUT, "state size %d outside [1, %d]", m->n_state,
                               STSL_MAX_STATE);
-    if (m->n_modes < 1 || m->n_modes > STSL_MAX_MODES)
-        return stsl_error_set(err, STSL_EINPUT, "mode count %d outside [1, %d]", m->n_modes,
-                              STSL_MAX_MODES);
-    for (int i = 0; i < m->n_modes; i++)
-        if (m->modes[i].n_guards < 0 || m->modes[i].n_guards > STSL_MAX_GUARDS)
-            return stsl_error_set(err, STSL_EINPUT, "mode %s has %d guards (at most %d)",
-                                  m->modes[i].name, m->modes[i].n_guards, STSL_MAX_GUARDS);
+    /* A mode's guard count is checked against max_guards as it is entered
+     * (describe_mode): the modes are not known in advance. */
+    if (m->max_guards < 0 || m->max_guards > STSL_MAX_GUARDS)
+        return stsl_error_set(err, STSL_EINPUT, "the model has up to %d guards (at most %d)",
+                              m->max_guards, STSL_MAX_GUARDS);
     return STSL_OK;
 }
 
@@ -375,10 +398,8 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     s->opts = *opts;
     if (s->opts.max_same_instant <= 0) s->opts.max_same_instant = DEFAULT_SAME_INSTANT;
     s->n = model->n_state;
-    s->n_roots = 1;
-    for (int i = 0; i < model->n_modes; i++)
-        if (model->modes[i].n_guards > s->n_roots) s->n_roots = model->modes[i].n_guards;
-    s->mode = -1;
+    s->n_roots = model->max_guards > 1 ? model->max_guards : 1;
+    s->mode = STSL_NO_MODE;
     stsl_gsl_setup(); /* GSL reports errors as codes, never aborts (once per process) */
     s->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     s->minz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
@@ -437,12 +458,13 @@ static int cancelled(stsl_hsolver *s, double t, stsl_error *err)
     return fail(s, err, STSL_ECANCELLED, t, "run cancelled");
 }
 
-static int emit(stsl_hsolver *s, double t, int mode, const double *y, stsl_error *err)
+/* A sample in the current mode. */
+static int emit(stsl_hsolver *s, double t, const double *y, stsl_error *err)
 {
     int rc = cancelled(s, s->t, err);
     if (rc) return rc;
-    s->model->ops->outputs(s->model->self, mode, t, y, s->cols_a);
-    return stsl_sink_sample(s->sink, t, mode, s->cols_a, err);
+    s->model->ops->outputs(s->model->self, s->mode, t, y, s->cols_a);
+    return stsl_sink_sample(s->sink, t, s->desc.record, s->cols_a, err);
 }
 
 /* Emit the output grid points in (last, t_lim], evaluating the state with
@@ -459,7 +481,7 @@ static int emit_grid(stsl_hsolver *s, double t_lim, int dense, stsl_error *err)
                 return fail(s, err, STSL_ESOLVER, tg, "dense output failed");
             y = NV_DATA_S(s->yd);
         }
-        int rc = emit(s, tg, s->mode, y, err);
+        int rc = emit(s, tg, y, err);
         if (rc) return rc;
         s->last_sample = tg;
         s->out_k++;
@@ -482,7 +504,9 @@ static void close_segment(stsl_hsolver *s)
             s->stats.work += NV_DATA_S(s->q)[0];
         s->cv_active = 0;
     }
-    if (s->mode >= 0 && s->mode < STSL_MAX_MODES) s->stats.mode_time[s->mode] += s->t - s->t_seg;
+    int slot = s->desc.record;
+    if (s->mode != STSL_NO_MODE && slot >= 0 && slot < STSL_MAX_MODES)
+        s->stats.mode_time[slot] += s->t - s->t_seg;
 }
 
 static double stop_time(const stsl_hsolver *s)
@@ -1000,15 +1024,18 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
 
 /* ---- events ------------------------------------------------------------------ */
 
-static int record_event(stsl_hsolver *s, const stsl_transition *tr, stsl_error *err)
+/* `next` describes tr->mode. */
+static int record_event(stsl_hsolver *s, const stsl_transition *tr, const stsl_mode_desc *next,
+                        stsl_error *err)
 {
     const double *ynew = s->ytmp;
+    int before = s->desc.record, after = next->record;
     /* cols_a holds the outputs just before (computed by the caller). */
     s->model->ops->outputs(s->model->self, tr->mode, s->t, ynew, s->cols_b);
-    stsl_event_rec ev = {s->t, tr->kind, s->mode, tr->mode, s->cols_a, s->cols_b};
+    stsl_event_rec ev = {s->t, tr->kind, before, after, s->cols_a, s->cols_b};
     int rc = stsl_sink_event(s->sink, &ev, err);
-    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, s->mode, s->cols_a, err);
-    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, tr->mode, s->cols_b, err);
+    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, before, s->cols_a, err);
+    if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, after, s->cols_b, err);
     if (rc) return rc;
     s->stats.events++;
     double same = SAME_INSTANT_REL * fmax(1.0, fabs(s->t));
@@ -1039,19 +1066,21 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
         int rc =
             s->model->ops->transition(s->model->self, s->mode, why, fired, s->t, s->ytmp, &tr, err);
         if (rc) {
-            stsl_error_wrap(err, "transition failed at t = %.17g in mode %s", s->t,
-                            mode_name(s, s->mode));
+            char mname[64];
+            name_mode((void *)s->model, s->mode, mname, sizeof mname);
+            stsl_error_wrap(err, "transition failed at t = %.17g in mode %s", s->t, mname);
             return err ? err->code : STSL_EMODEL;
         }
-        if (tr.mode < 0 || tr.mode >= s->model->n_modes)
+        stsl_mode_desc next;
+        if (describe_mode(s, tr.mode, &next))
             return fail(s, err, STSL_EMODEL, s->t, "transition chose an invalid mode");
-        if (tr.kind != STSL_NO_EVENT && (rc = record_event(s, &tr, err))) {
+        if (tr.kind != STSL_NO_EVENT && (rc = record_event(s, &tr, &next, err))) {
             memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-            s->mode = tr.mode;
+            set_mode(s, tr.mode, &next);
             return rc;
         }
         memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-        s->mode = tr.mode;
+        set_mode(s, tr.mode, &next);
         if (!tr.again) break;
         why = STSL_REASON_RECHECK;
         fired = NULL;
@@ -1066,7 +1095,7 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
 {
     clock_gettime(CLOCK_MONOTONIC, &s->wall0);
     memset(&s->stats, 0, sizeof s->stats);
-    s->stats.n_modes = s->model->n_modes;
+    s->stats.n_modes = s->model->layout->n_modes; /* the numbers modes are recorded as */
     stsl_event_log_init(&s->log);
     s->sink = sink;
     s->t = s->t_seg = t0;
@@ -1091,21 +1120,22 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     if (rc) return rc;
     s->sink_begun = 1;
     /* The initial mode: the model decides from (t0, y0) alone. */
-    s->mode = 0;
+    s->mode = STSL_NO_MODE;
     memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
-    stsl_transition tr = {0, STSL_NO_EVENT, 0};
-    rc = s->model->ops->transition(s->model->self, -1, STSL_REASON_INIT, NULL, t0, s->ytmp, &tr,
-                                   err);
+    stsl_transition tr = {STSL_NO_MODE, STSL_NO_EVENT, 0};
+    rc = s->model->ops->transition(s->model->self, STSL_NO_MODE, STSL_REASON_INIT, NULL, t0,
+                                   s->ytmp, &tr, err);
     if (rc) return stsl_error_wrap(err, "choosing the initial mode");
-    if (tr.mode < 0 || tr.mode >= s->model->n_modes)
+    stsl_mode_desc first;
+    if (describe_mode(s, tr.mode, &first))
         return fail(s, err, STSL_EMODEL, t0, "initial transition chose an invalid mode");
-    s->mode = tr.mode;
+    set_mode(s, tr.mode, &first);
     if (tr.kind != STSL_NO_EVENT) { /* e.g. starting against a stop: an impact at t0 */
         s->model->ops->outputs(s->model->self, s->mode, t0, s->ycur, s->cols_a);
-        if ((rc = record_event(s, &tr, err))) return rc;
+        if ((rc = record_event(s, &tr, &first, err))) return rc;
     }
     memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-    if (!has_grid(s) && !s->opts.grid_only && (rc = emit(s, t0, s->mode, s->ycur, err))) return rc;
+    if (!has_grid(s) && !s->opts.grid_only && (rc = emit(s, t0, s->ycur, err))) return rc;
     if ((rc = emit_grid(s, t0, 0, err))) return rc;
     if (tr.again) return handle_event(s, STSL_REASON_RECHECK, NULL, err);
     return open_segment(s, err);
@@ -1136,7 +1166,7 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
         close_segment(s);
         s->done = 1;
         if (!s->opts.grid_only && (s->last_sample < s->opts.t_end || !has_grid(s)))
-            rc = emit(s, s->opts.t_end, s->mode, s->ycur, err);
+            rc = emit(s, s->opts.t_end, s->ycur, err);
         return rc;
     }
     return handle_event(s, h == HIT_GUARD ? STSL_REASON_GUARD : STSL_REASON_TIME,
@@ -1178,7 +1208,7 @@ double stsl_hsolver_time(const stsl_hsolver *s)
 {
     return s->t;
 }
-int stsl_hsolver_mode(const stsl_hsolver *s)
+stsl_mode_code stsl_hsolver_mode(const stsl_hsolver *s)
 {
     return s->mode;
 }

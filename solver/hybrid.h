@@ -1,9 +1,9 @@
 /* hybrid.h - a generic hybrid (mode-switching) integrator on CVODE.
  *
  * It knows nothing of friction or files.  A model (stsl_hmodel) supplies its
- * state size, its modes (each with a right-hand side and guard functions
- * whose zero crossings, in the listed directions, end the segment), a
- * transition function called when guards fire or a time event is reached, a
+ * state size, its modes (opaque codes; each with a right-hand side and guard
+ * functions whose zero crossings, in the directions ops->describe lists, end
+ * the segment), a transition function called when guards fire or a time event is reached, a
  * step bound (the time scale of its inputs) and its next time event.
  *
  * Segments in ordinary modes are integrated by one CVODE instance per run
@@ -21,6 +21,9 @@
  * then finish() (which hands statistics and the completion flag to the sink). */
 #ifndef STSL_HYBRID_H
 #define STSL_HYBRID_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "solver/sink.h"
 #include "solver/status.h"
@@ -40,18 +43,31 @@ typedef enum stsl_reason {
     STSL_REASON_RECHECK = 3 /* after an event with `again` set: is the new mode consistent? */
 } stsl_reason;
 
+/* A mode is an opaque code the model defines and the solver only passes
+ * back to it (ops->describe says what the solver needs of it).  64 bits,
+ * not an index into a table: a system of k contacts has up to 3^k modes,
+ * which it packs as bit fields (2 bits per contact and per stop). */
+typedef int64_t stsl_mode_code;
+#define STSL_NO_MODE ((stsl_mode_code)-1) /* before the initial mode is chosen */
+
+/* What the solver needs of one mode, asked for (ops->describe) whenever the
+ * mode changes; it keeps the current mode's only. */
 typedef struct stsl_mode_desc {
-    const char *name;
     int frozen;   /* 1: the right-hand side is identically zero in this mode */
-    int n_guards; /* <= STSL_MAX_GUARDS */
+    int n_guards; /* <= stsl_hmodel.max_guards */
     int guard_dir[STSL_MAX_GUARDS];
+    /* The mode's number in the results: the value sinks receive for it
+     * (layout.mode_names[record] names it) and its slot in
+     * stsl_stats.mode_time; -1: none (not tallied, sinks get -1).  The
+     * element's modes are their own numbers: record == code. */
+    int record;
 } stsl_mode_desc;
 
 /* What the transition function decides. */
 typedef struct stsl_transition {
-    int mode;  /* mode to continue in (may equal the current one: a restart) */
-    int kind;  /* event kind to record (index into layout.kind_names), or STSL_NO_EVENT */
-    int again; /* 1: record this event, then call again with STSL_REASON_RECHECK */
+    stsl_mode_code mode; /* mode to continue in (may equal the current one: a restart) */
+    int kind;            /* event kind to record (index into layout.kind_names), or STSL_NO_EVENT */
+    int again;           /* 1: record this event, then call again with STSL_REASON_RECHECK */
 } stsl_transition;
 
 /* A segment whose power is a constant times the rate of one state
@@ -64,36 +80,44 @@ typedef struct stsl_work_form {
 
 typedef struct stsl_hmodel_ops {
     /* ydot = f(t, y) in `mode`; return 0, >0 recoverable, <0 fatal (CVODE's convention). */
-    int (*rhs)(void *self, int mode, double t, const double *y, double *ydot);
+    int (*rhs)(void *self, stsl_mode_code mode, double t, const double *y, double *ydot);
     /* g[0..n_guards-1] for `mode`. */
-    int (*guards)(void *self, int mode, double t, const double *y, double *g);
+    int (*guards)(void *self, stsl_mode_code mode, double t, const double *y, double *g);
     /* Decide the next mode at an event; may reset y (in place: the solver passes
      * a scratch copy and commits it only on success).  `fired[i]` is nonzero for
      * guards that crossed (NULL unless why == STSL_REASON_GUARD). */
-    int (*transition)(void *self, int mode, stsl_reason why, const int *fired, double t, double *y,
-                      stsl_transition *out, stsl_error *err);
+    int (*transition)(void *self, stsl_mode_code mode, stsl_reason why, const int *fired, double t,
+                      double *y, stsl_transition *out, stsl_error *err);
     /* Largest step allowed in `mode` at time t (the time scale of the inputs;
      * INFINITY for none). Frozen modes rely on it to sample their guards. */
-    double (*max_step)(void *self, int mode, double t);
+    double (*max_step)(void *self, stsl_mode_code mode, double t);
     /* Smallest time event strictly after t, or INFINITY. */
     double (*next_time_event)(void *self, double t);
     /* Output columns (layout.n_cols) at (t, y) in `mode`. */
-    void (*outputs)(void *self, int mode, double t, const double *y, double *cols);
+    void (*outputs)(void *self, stsl_mode_code mode, double t, const double *y, double *cols);
     /* Optional (NULL: CVODE's difference quotients): the Jacobian df/dy in
      * `mode`, row-major n x n, used with BDF. */
-    int (*jac)(void *self, int mode, double t, const double *y, double *J);
+    int (*jac)(void *self, stsl_mode_code mode, double t, const double *y, double *J);
     /* Optional (NULL: none): a power whose integral over the run the solver
      * accumulates in stsl_stats.work (the element: friction power F_f v)
      * when opts.integrate_power is set.  Integrated in ordinary modes only: it must
      * vanish in frozen ones. */
-    double (*power)(void *self, int mode, double t, const double *y);
+    double (*power)(void *self, stsl_mode_code mode, double t, const double *y);
     /* Optional (NULL: every segment's power is integrated): called when a
      * segment in an ordinary `mode` opens at (t, y).  Return 1 and fill `out`
      * when the power over the whole segment (until its next event or time
      * event) is out->coef * dy[out->index]/dt with a constant coef: its work
      * is then taken as a difference of states, exactly and for free.
      * Return 0 when the power must be integrated. */
-    int (*work_form)(void *self, int mode, double t, const double *y, stsl_work_form *out);
+    int (*work_form)(void *self, stsl_mode_code mode, double t, const double *y,
+                     stsl_work_form *out);
+    /* What the solver needs of `mode` (frozen, guards and their directions,
+     * its number in the results).  Return 0, or nonzero when `mode` is not
+     * one of the model's (the solver fails with "invalid mode"). */
+    int (*describe)(void *self, stsl_mode_code mode, stsl_mode_desc *out);
+    /* The name of `mode` for messages, into buf (len bytes, always
+     * terminated), for any code (an unknown one: its number). */
+    void (*mode_name)(void *self, stsl_mode_code mode, char *buf, size_t len);
 } stsl_hmodel_ops;
 
 /* Linear multistep method of the CVODE instance. */
@@ -107,8 +131,10 @@ typedef struct stsl_hmodel {
     const stsl_hmodel_ops *ops;
     void *self;
     int n_state;
-    int n_modes;
-    const stsl_mode_desc *modes;
+    /* The most guards any mode has (<= STSL_MAX_GUARDS): CVODE's root
+     * function count, fixed for the run; modes with fewer fill the rest
+     * with a constant. */
+    int max_guards;
     const stsl_layout *layout;
     const char *const *state_names; /* n_state names for messages (may be NULL) */
     int stiff;                      /* 1: STSL_METHOD_AUTO picks BDF */
@@ -182,7 +208,7 @@ int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *si
 void stsl_hsolver_atol(const double *scale, int n, double rtol, double atol, double *out);
 
 double stsl_hsolver_time(const stsl_hsolver *s);
-int stsl_hsolver_mode(const stsl_hsolver *s);
+stsl_mode_code stsl_hsolver_mode(const stsl_hsolver *s);
 const double *stsl_hsolver_state(const stsl_hsolver *s);
 const stsl_stats *stsl_hsolver_stats(const stsl_hsolver *s);
 

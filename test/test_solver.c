@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "io/mem_sink.h"
@@ -31,13 +32,13 @@ static const char *const mnames[] = {"WAIT", "GO", "FLY"};
 static const stsl_column cols[] = {{"x", "m", "position"}, {"v", "m/s", "velocity"}};
 static const stsl_layout layout = {2, cols, "s", 3, mnames, 3, kinds};
 static const stsl_mode_desc modes[] = {
-    {"WAIT", 1, 1, {STSL_GUARD_RISING}},
-    {"GO", 0, 0, {0}},
-    {"FLY", 0, 1, {STSL_GUARD_FALLING}},
+    {1, 1, {STSL_GUARD_RISING}, M_WAIT},
+    {0, 0, {0}, M_GO},
+    {0, 1, {STSL_GUARD_FALLING}, M_FLY},
 };
 static const char *const snames[] = {"x", "v"};
 
-static int toy_rhs(void *self, int mode, double t, const double *y, double *yd)
+static int toy_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *yd)
 {
     toy *m = self;
     (void)t;
@@ -55,7 +56,7 @@ static int toy_rhs(void *self, int mode, double t, const double *y, double *yd)
     return 0;
 }
 
-static int toy_guards(void *self, int mode, double t, const double *y, double *g)
+static int toy_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
 {
     toy *m = self;
     if (mode == M_WAIT) g[0] = sin(2.0 * M_PI * m->f * t + m->ph) - m->s0;
@@ -63,8 +64,8 @@ static int toy_guards(void *self, int mode, double t, const double *y, double *g
     return 0;
 }
 
-static int toy_transition(void *self, int mode, stsl_reason why, const int *fired, double t,
-                          double *y, stsl_transition *out, stsl_error *err)
+static int toy_transition(void *self, stsl_mode_code mode, stsl_reason why, const int *fired,
+                          double t, double *y, stsl_transition *out, stsl_error *err)
 {
     toy *m = self;
     (void)fired;
@@ -99,7 +100,7 @@ static int toy_transition(void *self, int mode, stsl_reason why, const int *fire
     return 0;
 }
 
-static double toy_max_step(void *self, int mode, double t)
+static double toy_max_step(void *self, stsl_mode_code mode, double t)
 {
     toy *m = self;
     (void)mode;
@@ -115,7 +116,7 @@ static double toy_next_event(void *self, double t)
     return INFINITY;
 }
 
-static void toy_outputs(void *self, int mode, double t, const double *y, double *c)
+static void toy_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
 {
     (void)self;
     (void)mode;
@@ -124,13 +125,27 @@ static void toy_outputs(void *self, int mode, double t, const double *y, double 
     c[1] = y[1];
 }
 
-static const stsl_hmodel_ops toy_ops = {toy_rhs,      toy_guards,     toy_transition,
-                                        toy_max_step, toy_next_event, toy_outputs,
-                                        NULL,         NULL,           NULL};
+static int toy_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
+{
+    (void)self;
+    if (mode < M_WAIT || mode > M_FLY) return -1;
+    *out = modes[mode];
+    return 0;
+}
+
+static void toy_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
+{
+    (void)self;
+    snprintf(buf, len, "%s", mode >= M_WAIT && mode <= M_FLY ? mnames[mode] : "?");
+}
+
+static const stsl_hmodel_ops toy_ops = {toy_rhs,        toy_guards,   toy_transition, toy_max_step,
+                                        toy_next_event, toy_outputs,  NULL,           NULL,
+                                        NULL,           toy_describe, toy_mode_name};
 
 static stsl_hmodel toy_model(toy *m)
 {
-    stsl_hmodel h = {&toy_ops, m, 2, 3, modes, &layout, snames, 0, NULL};
+    stsl_hmodel h = {&toy_ops, m, 2, 1, &layout, snames, 0, NULL};
     return h;
 }
 
@@ -351,6 +366,151 @@ static void failed_transition_changes_nothing(void **state)
     stsl_hsolver_free(s);
 }
 
+/* ---- mode codes are opaque ------------------------------------------------------ */
+
+/* A model whose mode codes are far outside any table (2^40 and 2^41 + 1, as
+ * a system packing 2 bits per contact makes them): x climbs at rate 1 until
+ * x = 1, then rests.  The solver must hand back exactly these codes (a
+ * truncated or indexed code is counted in bad_codes) and record the modes
+ * by the numbers describe gives (0 and 1). */
+static const stsl_mode_code CLIMB = (stsl_mode_code)1 << 40;
+static const stsl_mode_code REST = ((stsl_mode_code)1 << 41) + 1;
+static const char *const wide_names[] = {"CLIMB", "REST"};
+static const stsl_layout wide_layout = {2, cols, "s", 2, wide_names, 3, kinds};
+
+typedef struct wide {
+    stsl_mode_code target; /* the mode the guard's transition goes to */
+    int bad_codes;         /* calls with a code that is neither CLIMB nor REST */
+} wide;
+
+static int wide_known(wide *w, stsl_mode_code mode)
+{
+    int ok = mode == CLIMB || mode == REST;
+    w->bad_codes += !ok;
+    return ok;
+}
+
+static int wide_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *yd)
+{
+    (void)t;
+    (void)y;
+    yd[0] = wide_known(self, mode) && mode == CLIMB ? 1.0 : 0.0;
+    yd[1] = 0.0;
+    return 0;
+}
+
+static int wide_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
+{
+    (void)t;
+    g[0] = y[0] - 1.0;
+    return wide_known(self, mode) && mode == CLIMB ? 0 : -1;
+}
+
+static int wide_transition(void *self, stsl_mode_code mode, stsl_reason why, const int *fired,
+                           double t, double *y, stsl_transition *out, stsl_error *err)
+{
+    wide *w = self;
+    (void)t;
+    (void)y;
+    (void)err;
+    out->kind = STSL_NO_EVENT;
+    out->again = 0;
+    if (why == STSL_REASON_INIT) {
+        out->mode = CLIMB;
+        return 0;
+    }
+    wide_known(w, mode);
+    out->mode = why == STSL_REASON_GUARD && mode == CLIMB && fired[0] ? w->target : mode;
+    out->kind = out->mode != mode ? 0 : STSL_NO_EVENT;
+    return 0;
+}
+
+static double wide_max_step(void *self, stsl_mode_code mode, double t)
+{
+    (void)t;
+    wide_known(self, mode);
+    return 0.25;
+}
+
+static double wide_next_event(void *self, double t)
+{
+    (void)self;
+    (void)t;
+    return INFINITY;
+}
+
+static void wide_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
+{
+    (void)t;
+    wide_known(self, mode);
+    c[0] = y[0];
+    c[1] = y[1];
+}
+
+static int wide_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
+{
+    (void)self; /* not counted: describe is how the solver learns a code is unknown */
+    static const stsl_mode_desc climb = {0, 1, {STSL_GUARD_RISING}, 0};
+    static const stsl_mode_desc rest = {1, 0, {0}, 1};
+    if (mode != CLIMB && mode != REST) return -1;
+    *out = mode == CLIMB ? climb : rest;
+    return 0;
+}
+
+static void wide_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
+{
+    (void)self;
+    snprintf(buf, len, "%s", mode == CLIMB ? "CLIMB" : mode == REST ? "REST" : "?");
+}
+
+static const stsl_hmodel_ops wide_ops = {
+    wide_rhs, wide_guards, wide_transition, wide_max_step, wide_next_event, wide_outputs, NULL,
+    NULL,     NULL,        wide_describe,   wide_mode_name};
+
+/* Two modes, one guard, one transition, with codes no table could hold:
+ * the event at x = 1 (t = 1), the modes recorded as 0 -> 1, and the time per
+ * mode in their slots.  x' = 1 is integrated exactly (CVODE's Adams
+ * formulas are exact on a linear solution), so the crossing is where the
+ * root finder puts it: within its tolerance 100 eps (|t| + |h|) of t = 1,
+ * below 1e-12.  A transition to an unknown code is refused, and the message
+ * names the mode by the model's own name. */
+static void mode_codes_are_opaque(void **state)
+{
+    (void)state;
+    wide w = {REST, 0};
+    stsl_hmodel h = {&wide_ops, &w, 2, 1, &wide_layout, snames, 0, NULL};
+    stsl_hsolver_opts o = opts(2.0, 0.5);
+    stsl_error err = {0};
+    stsl_sink sink;
+    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
+    stsl_hsolver *s = stsl_hsolver_create(&h, &o, &err);
+    double y0[2] = {0.0, 0.0};
+    assert_int_equal(stsl_hsolver_run(s, 0.0, y0, &sink, &err), STSL_OK);
+    assert_true(stsl_hsolver_mode(s) == REST);
+    assert_int_equal(w.bad_codes, 0);
+    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    assert_int_equal(r->n_events, 1);
+    assert_close(r->events[0].t, 1.0, 1e-12);
+    assert_int_equal(r->events[0].mode_before, 0);
+    assert_int_equal(r->events[0].mode_after, 1);
+    assert_int_equal(r->mode[0], 0);
+    assert_int_equal(r->mode[r->n_samples - 1], 1);
+    assert_close(r->stats.mode_time[0], 1.0, 1e-12);
+    assert_close(r->stats.mode_time[1], 1.0, 1e-12);
+    assert_close(stsl_hsolver_state(s)[0], 1.0, 1e-12);
+    stsl_hsolver_free(s);
+    stsl_sink_free(&sink);
+
+    w.target = (stsl_mode_code)1 << 42;
+    s = stsl_hsolver_create(&h, &o, &err);
+    assert_int_equal(stsl_hsolver_run(s, 0.0, y0, NULL, &err), STSL_EMODEL);
+    assert_non_null(strstr(err.msg, "transition chose an invalid mode"));
+    assert_non_null(strstr(err.msg, "mode CLIMB"));
+    assert_true(stsl_hsolver_mode(s) == CLIMB);
+    assert_int_equal(w.bad_codes, 0);
+    stsl_hsolver_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +521,7 @@ int main(void)
         cmocka_unit_test(explicit_output_times),
         cmocka_unit_test(zeno_at_one_instant),
         cmocka_unit_test(failed_transition_changes_nothing),
+        cmocka_unit_test(mode_codes_are_opaque),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
