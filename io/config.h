@@ -10,16 +10,9 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/system.h"
 #include "models/verify.h"
 #include "solver/hybrid.h"
-
-/* How the file gave a hybrid law's static level: what a later change of
- * friction.dynamic keeps (the force, or the ratio). */
-typedef enum stsl_static_given {
-    STSL_STATIC_DEFAULT, /* neither key: static_ratio 1, the ratio is kept */
-    STSL_STATIC_RATIO,   /* friction.static_ratio: the ratio is kept */
-    STSL_STATIC_FORCE    /* friction.static: the force is kept */
-} stsl_static_given;
 
 typedef struct stsl_config {
     char source[STSL_PATH_MAX]; /* path it was loaded from ("<string>" for text) */
@@ -29,8 +22,11 @@ typedef struct stsl_config {
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
     stsl_verify_mode verify;         /* simulation.verify (run --verify) */
-    stsl_static_given static_given;  /* which of friction.static / static_ratio */
-    double static_force;             /* friction.static as given (STSL_STATIC_FORCE) */
+    /* A system of bodies (issue 14; configuration only, not simulated yet):
+     * is_system = 1 when the file has `bodies:`; then `system` holds it
+     * (owned) and `element` is unused. */
+    int is_system;
+    stsl_system system;
 } stsl_config;
 
 /* Load and validate the file at `path`, after applying `n_sets` overrides
