@@ -8,6 +8,7 @@
 #include "api/error.h"
 #include "api/h5_lock.h"
 #include "api/summary_sink.h"
+#include "io/config_system.h"
 #include "io/csv_sink.h"
 #include "models/run.h"
 #include "models/verify.h"
@@ -25,6 +26,8 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     stsl_summary_sink_init(&ss, sum, extra && extra->ops ? extra : NULL, &s);
     const stsl_config *c = &cfg->c;
     stsl_hsolver_opts sim = c->sim;
+    int refused = stsl_config_require_element(c, err);
+    if (refused) return refused;
     sim.integrate_power = 1; /* the summary's dissipated energy */
     if (cfg->cancel) {
         sim.cancel = flag_set;
@@ -63,7 +66,10 @@ stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path, stsl
     stsl_summary local;
     stsl_sink extra;
     if (!cfg) return stsl_api_bad_arg(err, "stsl_run: cfg is NULL");
-    int rc = make_output(cfg, output, path, &extra, &e);
+    /* Refused before an output file is made. */
+    int rc = stsl_config_require_element(&cfg->c, &e);
+    extra = (stsl_sink){0};
+    if (!rc) rc = make_output(cfg, output, path, &extra, &e);
     if (!rc) rc = stsl_api_run_into(cfg, &extra, summary ? summary : &local, &e);
     stsl_sink_free(&extra);
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;

@@ -13,6 +13,7 @@
 #include "api/run_api.h"
 #include "api/summary_sink.h"
 #include "include/stickslip.h"
+#include "io/config_system.h"
 #include "io/run_record.h"
 #include "io/study.h"
 #include "io/study_h5.h"
@@ -458,6 +459,7 @@ static stsl_cfg *load_base(const stsl_study *s, const stsl_sweep_opts *o, stsl_e
     const char *dir = stsl_study_base_dir(s);
     int rc = stsl_config_load_string(stsl_study_base_text(s), stsl_study_base_origin(s),
                                      *dir ? dir : NULL, o->sets, o->n_sets, &c->c, err);
+    if (!rc && (rc = stsl_config_require_element(&c->c, err))) stsl_config_free(&c->c);
     if (rc) {
         free(c);
         return NULL;

@@ -30,6 +30,7 @@
 
 #include "cli/args.h"
 #include "io/config.h"
+#include "io/config_system.h"
 #include "io/convergence_h5.h"
 #include "io/safe_output.h"
 #include "models/element.h"
@@ -532,6 +533,10 @@ int stsl_cli_converge(int argc, char **argv)
         const char *why = strstr(err.msg, step_set) ? strstr(err.msg, "simulation.step: ") : NULL;
         if (why)
             return stsl_cli_error(&cmd, "--steps: %g: %s", hmin, why + strlen("simulation.step: "));
+        return stsl_cli_fail(&cmd, &err);
+    }
+    if (stsl_config_require_element(&cfg, &err)) {
+        stsl_config_free(&cfg);
         return stsl_cli_fail(&cmd, &err);
     }
     /* Every step point of every run is held in memory (t, x, v and the

@@ -18,6 +18,7 @@
 
 #include "cli/args.h"
 #include "io/config.h"
+#include "io/config_system.h"
 #include "io/safe_output.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -198,6 +199,10 @@ int stsl_cli_curve(int argc, char **argv)
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
+    if (stsl_config_require_element(&cfg, &err)) {
+        stsl_config_free(&cfg);
+        return stsl_cli_fail(&cmd, &err);
+    }
     const stsl_friction_params *p = &cfg.element.friction;
     double vmax =
         a.have_vmax ? a.vmax : (a.have_vmin && a.vmin >= 0 ? a.vmin + 1.0 : default_vmax(p));

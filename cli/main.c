@@ -20,6 +20,7 @@
 #include "cli/plot.h"
 #include "cli/sweep.h"
 #include "io/config.h"
+#include "io/config_system.h"
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
@@ -308,6 +309,10 @@ static int cmd_run(int argc, char **argv)
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
+    if (stsl_config_require_element(&cfg, &err)) {
+        stsl_config_free(&cfg);
+        return error_exit(&err);
+    }
     char out[STSL_PATH_MAX + 16];
     if (a.output)
         snprintf(out, sizeof out, "%s", a.output);
@@ -379,8 +384,14 @@ static int cmd_check(int argc, char **argv)
         if (yaml) fputs(yaml, stdout);
         free(yaml);
     } else {
-        printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
-               stsl_law_name(cfg.element.friction.law));
+        char *sum = stsl_config_summary(&cfg);
+        if (cfg.is_system)
+            printf("%s: valid (t_end %g s)\n", a.config, cfg.sim.t_end);
+        else
+            printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
+                   stsl_law_name(cfg.element.friction.law));
+        if (sum) fputs(sum, stdout);
+        free(sum);
     }
     stsl_config_free(&cfg);
     return 0;

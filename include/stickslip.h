@@ -122,7 +122,10 @@ STSL_API stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err);
  * friction.dynamic keeps that ratio), and a rotational element's mass is
  * element.inertia.  A number key that no rule ties to another key is set
  * in well under a microsecond; other keys re-validate the whole
- * configuration (tens of microseconds).  On failure *cfg is unchanged. */
+ * configuration (tens of microseconds).  On failure *cfg is unchanged.
+ * Sequence items are indexed from 0: "contacts.0.dynamic" in a system of
+ * bodies (docs/configuration.md; configuration only so far: stsl_run
+ * refuses a system with STSL_RC_INPUT). */
 STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err *err);
 
 /* Several assignments "key=value" at once, for keys that are only valid

@@ -10,6 +10,7 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/system.h"
 #include "models/verify.h"
 #include "solver/hybrid.h"
 
@@ -21,6 +22,11 @@ typedef struct stsl_config {
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
     stsl_verify_mode verify;         /* simulation.verify (run --verify) */
+    /* A system of bodies (issue 14; configuration only, not simulated yet):
+     * is_system = 1 when the file has `bodies:`; then `system` holds it
+     * (owned) and `element` is unused. */
+    int is_system;
+    stsl_system system;
 } stsl_config;
 
 /* Load and validate the file at `path`, after applying `n_sets` overrides

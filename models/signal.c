@@ -257,3 +257,22 @@ int stsl_signal_is_constant(const stsl_signal *s)
     }
     return 0;
 }
+
+int stsl_signal_spec_copy(stsl_signal_spec *d, const stsl_signal_spec *s)
+{
+    *d = *s;
+    d->tt = d->vv = NULL;
+    if (!s->tt) return 0;
+    size_t bytes = (size_t)s->n * sizeof(double);
+    d->tt = malloc(bytes);
+    d->vv = malloc(bytes);
+    if (!d->tt || !d->vv) {
+        free(d->tt);
+        free(d->vv);
+        d->tt = d->vv = NULL;
+        return -1;
+    }
+    memcpy(d->tt, s->tt, bytes);
+    memcpy(d->vv, s->vv, bytes);
+    return 0;
+}

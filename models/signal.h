@@ -49,6 +49,9 @@ typedef struct stsl_signal stsl_signal;
 /* Build a signal from its spec (copies table data). NULL on failure. */
 stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err);
 void stsl_signal_free(stsl_signal *s);
+/* Copy a spec into *d, a table's data into new arrays (the specs never
+ * share them): 0, or -1 out of memory (then d->tt = d->vv = NULL). */
+int stsl_signal_spec_copy(stsl_signal_spec *d, const stsl_signal_spec *s);
 
 /* out[0] = value, out[1] = d/dt, out[2] = d2/dt2 at t. */
 void stsl_signal_eval(const stsl_signal *s, double t, int left, double out[3]);

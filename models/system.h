@@ -1,0 +1,135 @@
+/* system.h - a system of bodies (issue 14, stage 3): the data model and its
+ * validation, with no solver yet.
+ *
+ * Bodies of one domain (translational: mass, rotational: inertia) joined by
+ * couplings (linear spring and damper), rubbing in friction contacts and
+ * limited by stops, each between two ends: a body, or one of the fixed or
+ * prescribed ends ground (at rest), base (moved by base_motion) and anchor
+ * (moved by anchor_motion).  Forces act on bodies.  The one-element
+ * configuration is a system of one body (stsl_system_from_element).
+ *
+ * The check is a pure function: it names the first problem by a key path
+ * of the configuration ("couplings.0.between.1") and a message, and the
+ * configuration loader turns the path into FILE:LINE. */
+#ifndef STSL_SYSTEM_H
+#define STSL_SYSTEM_H
+
+#include <stddef.h>
+
+#include "events/end_stop.h"
+#include "models/element.h"
+#include "models/friction.h"
+#include "models/signal.h"
+
+/* Longest body name (bytes, without the terminating NUL). */
+#define STSL_BODY_NAME_MAX 63
+
+/* The fixed or prescribed end of a coupling, contact or stop, or a body. */
+typedef enum stsl_end_kind {
+    STSL_END_BODY = 0,
+    STSL_END_GROUND = 1, /* at rest */
+    STSL_END_BASE = 2,   /* moves with inputs.base_motion */
+    STSL_END_ANCHOR = 3  /* moves with inputs.anchor_motion */
+} stsl_end_kind;
+
+/* An end as named in the configuration; stsl_system_resolve sets kind and
+ * body from the name. */
+typedef struct stsl_end {
+    char name[STSL_BODY_NAME_MAX + 1];
+    stsl_end_kind kind;
+    int body; /* index into bodies when kind == STSL_END_BODY */
+} stsl_end;
+
+typedef struct stsl_body {
+    char name[STSL_BODY_NAME_MAX + 1];
+    double mass;   /* > 0: mass (translational) or inertia (rotational) */
+    double x0, v0; /* initial position and velocity */
+} stsl_body;
+
+/* A linear spring (stiffness, free length) and damper between ends[0], ends[1]. */
+typedef struct stsl_coupling {
+    stsl_end ends[2];
+    double stiffness, damping, free_length;
+} stsl_coupling;
+
+/* Friction between ends[0] (a body) and ends[1], any law of the element. */
+typedef struct stsl_contact {
+    stsl_end ends[2];
+    int between; /* 1: given as between: [a, b]; 0: as body: a (against the base) */
+    stsl_friction_params friction;
+} stsl_contact;
+
+/* A stop on the relative position x(ends[0]) - x(ends[1]): [min, max];
+ * between two bodies it is backlash. */
+typedef struct stsl_system_stop {
+    stsl_end ends[2];
+    int between; /* as for contacts */
+    stsl_stop_model model;
+    stsl_stop_params p;
+} stsl_system_stop;
+
+/* inputs.forces: a force on one body. */
+typedef struct stsl_body_force {
+    stsl_end on; /* a body */
+    stsl_signal_spec signal;
+} stsl_body_force;
+
+typedef struct stsl_system {
+    stsl_domain domain;
+    int n_bodies, n_couplings, n_contacts, n_stops, n_forces;
+    stsl_body *bodies;
+    stsl_coupling *couplings;
+    stsl_contact *contacts;
+    stsl_system_stop *stops;
+    stsl_body_force *forces;
+    stsl_signal_spec base_motion, anchor_motion;
+    int has_anchor; /* inputs.anchor_motion given */
+} stsl_system;
+
+/* The first problem of a system, if any: `path` is the configuration's key
+ * path of the offending value, `msg` what is wrong with the allowed range. */
+typedef struct stsl_system_issue {
+    char path[128];
+    char msg[256];
+} stsl_system_issue;
+
+/* Resolve every end's name to a body or a fixed end: 0, or 1 with *issue
+ * naming the first unknown one (with the bodies there are). */
+int stsl_system_resolve(stsl_system *s, stsl_system_issue *issue);
+/* 0 when `s` (resolved) is valid, 1 with *issue filled at its first problem: no body,
+ * a duplicate or reserved body name, a non-positive or non-finite mass, an
+ * end out of range, a coupling, contact or stop from a body to itself or
+ * between two fixed ends, a negative stiffness or damping, a stop with
+ * min >= max, a restitution outside [0, 1], a compliant stop's stiffness
+ * <= 0, a force on no body, an anchor end without
+ * inputs.anchor_motion, an initial position outside a stop to a fixed end. */
+int stsl_system_check(const stsl_system *s, stsl_system_issue *issue);
+
+/* The index of the body called `name`, -1 when there is none. */
+int stsl_system_body(const stsl_system *s, const char *name);
+/* The end called `name`: a body's, or ground, base, anchor.  0, or -1
+ * when the name is none of them. */
+int stsl_system_end(const stsl_system *s, const char *name, stsl_end *out);
+/* The name of an end (a body's name, or "ground", "base", "anchor"). */
+const char *stsl_system_end_name(const stsl_system *s, stsl_end e);
+/* The reserved end names ("ground", "base", "anchor"), NULL-terminated. */
+const char *const *stsl_system_fixed_names(void);
+/* 1 when the system needs the several-bodies solver (a later stage of
+ * issue 14): more than one body, or a coupling, contact or stop between
+ * two bodies. */
+int stsl_system_is_multibody(const stsl_system *s);
+
+/* The one element as a system of one body ("element"): its friction as a
+ * contact against the base, its end stops as a stop against the base, its
+ * spring and damper as a coupling to the base (or the anchor), its active
+ * force and load as two forces on it, its base and anchor motion.  Table
+ * data is copied; free *out with stsl_system_free.  0, or -1 when out of
+ * memory (then *out holds nothing to free). */
+int stsl_system_from_element(const stsl_element_params *e, stsl_system *out);
+
+/* Deep copy (table data included); on failure *dst holds nothing to free. */
+int stsl_system_copy(stsl_system *dst, const stsl_system *src);
+/* Free the arrays and the table data of the signals. NULL-safe. */
+void stsl_system_free(stsl_system *s);
+
+#endif
