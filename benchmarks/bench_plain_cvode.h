@@ -21,7 +21,9 @@ typedef struct plain_result {
  * freed before returning.  bdf = 0: Adams with fixed-point iteration (the
  * setup stickslip uses for the element), 1: BDF with a dense Newton solver.
  * Returns 0, or the (negative) CVODE flag that ended it. */
-int plain_janecek_run(double rtol, double atol, int bdf, plain_result *out);
+/* atol: one absolute tolerance per state component (x, v), as stickslip's
+ * own rule gives it (stsl_hsolver_atol) or a scalar repeated. */
+int plain_janecek_run(double rtol, const double atol[2], int bdf, plain_result *out);
 
 /* Compare the events with test/reference/janecek_events.h: 0 when the
  * kinds match one for one and every time is within tol_t seconds (*max_err:

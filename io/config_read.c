@@ -535,7 +535,7 @@ static void signal_keys(const stsl_cr_sig_kind *k, const char *keys[8])
 static int table_signal(const stsl_cr_map *m, stsl_interp def, stsl_signal_spec *s)
 {
     char path[KEYPATH_MAX];
-    const char *file;
+    const char *file = NULL; /* set when rc is 0; -O2 cannot see that */
     int interp, id = stsl_cr_map_find(m, "file");
     stsl_cr_join(path, m->path, "file");
     if (!id) return stsl_cr_fail(m->c, m->id, path, "missing required key (a file name)");

@@ -321,7 +321,7 @@ void stsl_hsolver_atol(const double *scale, int n, double rtol, double atol, dou
  * the guards' touch tolerance. */
 static int set_tolerances(stsl_hsolver *s)
 {
-    double a[STSL_MAX_STATE];
+    double a[STSL_MAX_STATE] = {0}; /* n >= 1; the braces quiet -O2's maybe-uninitialized */
     stsl_hsolver_atol(s->model->state_scale, s->n, s->opts.rtol, s->opts.atol, a);
     s->atol_min = a[0];
     for (int i = 1; i < s->n; i++)
