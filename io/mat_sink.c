@@ -3,6 +3,7 @@
  * them with matio and renames the file into place. */
 #include "io/mat_sink.h"
 
+#include <iconv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,18 +65,52 @@ static char **dup_strs(const char *const *s, int n)
 
 /* ---- matio variables (NULL name: a struct field or a cell) ---------------------- */
 
-/* A 1 x n char row.  Stored as UTF-16 (MATLAB's own char storage):
+/* UTF-16 code units (native byte order, as matio writes every element) of
+ * the UTF-8 text s; *n their count.  A byte that is not valid UTF-8 (a
+ * message quoting a file name, say) becomes U+FFFD, so every text can be
+ * written.  NULL when out of memory or without the converter. */
+static uint16_t *utf16_of(const char *s, size_t *n)
+{
+    static const uint16_t one = 1;
+    size_t in_left = strlen(s), cap = in_left + 1; /* never more units than bytes */
+    uint16_t *w = malloc(sizeof *w * cap);
+    iconv_t cd = iconv_open(*(const unsigned char *)&one ? "UTF-16LE" : "UTF-16BE", "UTF-8");
+    if (!w || cd == (iconv_t)-1) {
+        free(w);
+        if (cd != (iconv_t)-1) iconv_close(cd);
+        return NULL;
+    }
+    char *in = (char *)s, *outp = (char *)w;
+    size_t out_left = sizeof *w * cap;
+    while (in_left && iconv(cd, &in, &in_left, &outp, &out_left) == (size_t)-1) {
+        /* EILSEQ or EINVAL (a truncated sequence at the end): replace one
+         * byte; out_left suffices as each byte gives at most one unit. */
+        const uint16_t bad = 0xFFFD;
+        memcpy(outp, &bad, sizeof bad);
+        outp += sizeof bad;
+        out_left -= sizeof bad;
+        in++;
+        in_left--;
+    }
+    iconv_close(cd);
+    *n = (size_t)(outp - (char *)w) / sizeof *w;
+    return w;
+}
+
+/* A 1 x n char row of the UTF-8 text s, stored as miUTF16 (UTF-16 is
+ * MATLAB's own char storage; n counts UTF-16 units, as MATLAB's length
+ * does).  Not miUINT16: scipy's loadmat reads miUINT16 chars byte by byte
+ * as UTF-8 unless told otherwise, so "N·m" fails to load there; miUTF16 it
+ * decodes as UTF-16, as MATLAB, Octave and matio do.  Not 8-bit data:
  * matio 1.5.23 sizes compressed 8-bit char data inside structs and cells
  * as if it were 16-bit, and Octave's load rejects the result. */
 static matvar_t *mat_text(const char *name, const char *s)
 {
-    size_t n = strlen(s);
-    uint16_t *w = malloc(sizeof *w * (n ? n : 1));
+    size_t n = 0;
+    uint16_t *w = utf16_of(s, &n);
     if (!w) return NULL;
-    for (size_t i = 0; i < n; i++)
-        w[i] = (unsigned char)s[i];
     size_t dims[2] = {1, n};
-    matvar_t *v = Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT16, 2, dims, w, 0);
+    matvar_t *v = Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UTF16, 2, dims, w, 0);
     free(w);
     return v;
 }

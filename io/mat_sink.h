@@ -17,6 +17,9 @@
  *               jac_evals, wall_seconds, time_<MODE>
  *   config (char: the YAML), complete (1 or 0), message, program, version,
  *   created_utc (char)
+ * Every char is UTF-16 tagged miUTF16 (converted from the UTF-8 text), the
+ * one char encoding MATLAB, Octave, scipy's loadmat and matio all read as
+ * the same characters ("N·m").
  *
  * Memory: matio writes a v5 variable whole, so the trajectory is held in
  * memory until the run ends (about (8 (columns + 1) + 4) bytes per sample,

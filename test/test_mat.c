@@ -214,13 +214,14 @@ static void write_modelica(const char *path, int trans)
 
 /* ---- reading the report --------------------------------------------------------- */
 
-static const char *compare_json(const char *cand, const char *opts)
+/* The JSON report of `compare REF CAND OPTS`. */
+static const char *compare_json_to(const char *ref, const char *cand, const char *opts)
 {
     static char text[1 << 20];
     char js[600];
     path_in_dir(js, sizeof js, "report.json");
     remove(js);
-    int rc = cli("compare %s %s %s -o %s", belt_h5, cand, opts, js);
+    int rc = cli("compare %s %s %s -o %s", ref, cand, opts, js);
     if (rc) print_error("%s\n", out);
     assert_int_equal(rc, 0);
     FILE *fp = fopen(js, "r");
@@ -229,6 +230,11 @@ static const char *compare_json(const char *cand, const char *opts)
     text[got] = '\0';
     fclose(fp);
     return text;
+}
+
+static const char *compare_json(const char *cand, const char *opts)
+{
+    return compare_json_to(belt_h5, cand, opts);
 }
 
 /* Every error zero, every event matched, the same dissipated energy. */
@@ -552,6 +558,61 @@ static void result_as_mat(void **state)
     assert_non_null(strstr(out, "--format: expected h5 or mat: 'xls'"));
 }
 
+/* A rotational result: its char data is UTF-16 (miUTF16), so "N·m" is the
+ * three characters N, U+00B7, m, and the candidate reader reads the
+ * trajectory back exactly against the HDF5 result of the same run. */
+static void rotational_as_mat(void **state)
+{
+    (void)state;
+    char p[600], h5[600];
+    path_in_dir(p, sizeof p, "rot.mat");
+    path_in_dir(h5, sizeof h5, "rot.h5");
+    assert_int_equal(cli("run %s20sim_scvs.yaml -o %s -q", EX, p), 0);
+    assert_int_equal(cli("run %s20sim_scvs.yaml -o %s -q", EX, h5), 0);
+    mat_t *mat = Mat_Open(p, MAT_ACC_RDONLY);
+    assert_non_null(mat);
+    matvar_t *units = Mat_VarRead(mat, "units");
+    assert_non_null(units);
+    const matvar_t *fr = field(units, "friction");
+    const uint16_t torque[] = {'N', 0x00B7, 'm'};
+    assert_int_equal(fr->data_type, MAT_T_UTF16);
+    assert_int_equal(fr->dims[0] * fr->dims[1], 3);
+    assert_memory_equal(fr->data, torque, sizeof torque);
+    Mat_VarFree(units);
+    Mat_Close(mat);
+    const char *j =
+        compare_json_to(h5, p, "--columns t=trajectory.t,x=trajectory.x,v=trajectory.v");
+    assert_true(tu_json_value(j, "max_abs_error_x") == 0);
+    assert_true(tu_json_value(j, "max_abs_error_v") == 0);
+    assert_true(tu_json_value(j, "final_error_x") == 0);
+}
+
+/* Text that is not valid UTF-8 (a message quoting a file name) is still
+ * written: each bad byte becomes U+FFFD; a 4-byte character becomes a
+ * surrogate pair, as MATLAB counts it. */
+static void mat_text_encoding(void **state)
+{
+    (void)state;
+    char p[600];
+    path_in_dir(p, sizeof p, "text.mat");
+    stsl_sink sink = {0};
+    stsl_error err = {0};
+    assert_int_equal(
+        stsl_mat_sink_create(p, "a\xc2\xb7\xf0\x9f\x98\x80\xff\xc2", "test", 0, &sink, &err), 0);
+    assert_int_equal(stsl_sink_end(&sink, &(stsl_stats){0}, 1, "", &err), 0);
+    stsl_sink_free(&sink);
+    mat_t *mat = Mat_Open(p, MAT_ACC_RDONLY);
+    assert_non_null(mat);
+    matvar_t *cfg = Mat_VarRead(mat, "config");
+    assert_non_null(cfg);
+    const uint16_t want[] = {'a', 0x00B7, 0xD83D, 0xDE00, 0xFFFD, 0xFFFD};
+    assert_int_equal(cfg->data_type, MAT_T_UTF16);
+    assert_int_equal(cfg->dims[0] * cfg->dims[1], 6);
+    assert_memory_equal(cfg->data, want, sizeof want);
+    Mat_VarFree(cfg);
+    Mat_Close(mat);
+}
+
 /* Above its limit the MAT sink stops the run with a message naming the
  * limit and the way out, and still writes what it has, marked incomplete. */
 static void mat_sink_limit(void **state)
@@ -592,7 +653,8 @@ int main(void)
         cmocka_unit_test(v5_struct_with_time), cmocka_unit_test(matrices_either_orientation),
         cmocka_unit_test(modelica_results),    cmocka_unit_test(hdf5_matrices),
         cmocka_unit_test(bad_mappings),        cmocka_unit_test(result_as_mat),
-        cmocka_unit_test(mat_sink_limit),
+        cmocka_unit_test(mat_sink_limit),      cmocka_unit_test(rotational_as_mat),
+        cmocka_unit_test(mat_text_encoding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
