@@ -10,6 +10,7 @@
  * key is read with its type, default and admissible range. */
 #include "io/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -796,6 +797,9 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
 typedef enum when {
     W_ALWAYS,
     W_TRANSL,       /* element.mass: the effective YAML names inertia when rotational */
+    W_HYBRID,       /* a hybrid law's keys */
+    W_NOT_RATIO,    /* friction.static: not next to a given static_ratio */
+    W_NOT_FORCE,    /* friction.static_ratio: not next to a given static */
     W_ROT,          /* element.inertia */
     W_NO_STOPS,     /* initial.position must lie within the stops */
     W_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
@@ -822,6 +826,11 @@ static const num_key NUM_KEYS[] = {
     NK("element.spring.stiffness", element.stiffness, &stsl_cr_nonneg, W_ALWAYS),
     NK("element.spring.free_position", element.free_position, NULL, W_ALWAYS),
     NK("element.damper.coefficient", element.damping, &stsl_cr_nonneg, W_ALWAYS),
+    /* The static level as the file gave it: tie_static_level keeps it. */
+    NK("friction.dynamic", element.friction.dynamic, &stsl_cr_nonneg, W_HYBRID),
+    NK("friction.static_ratio", element.friction.static_ratio, &stsl_cr_ge1, W_NOT_FORCE),
+    /* Its range is the dynamic level's: checked by tie_static_level. */
+    NK("friction.static", element.friction.static_force, NULL, W_NOT_RATIO),
     NK("initial.position", element.x0, NULL, W_NO_STOPS),
     NK("initial.velocity", element.v0, NULL, W_ALWAYS),
     NK("simulation.t_end", sim.t_end, &stsl_cr_pos, W_EVENT_DRIVEN),
@@ -839,6 +848,12 @@ static int applies(const stsl_config *cfg, when w)
     const stsl_element_params *e = &cfg->element;
     int hybrid = !stsl_law_is_smooth(e->friction.law);
     switch (w) {
+    case W_HYBRID:
+        return hybrid;
+    case W_NOT_RATIO:
+        return hybrid && e->friction.static_given != STSL_STATIC_RATIO;
+    case W_NOT_FORCE:
+        return hybrid && e->friction.static_given != STSL_STATIC_FORCE;
     case W_TRANSL:
         return e->domain == STSL_DOMAIN_TRANSLATIONAL;
     case W_ROT:
@@ -900,6 +915,21 @@ static int plain_number_text(const char *v)
     return !*end;
 }
 
+/* The static level after `slot` was set: it is now given the way that key
+ * gives it, and a given force fixes the ratio (setting friction.dynamic
+ * keeps the force, as `--set` on the file does).  0 when the levels break
+ * the loader's rule static >= dynamic > 0. */
+static int tie_static_level(stsl_config *cfg, const double *slot)
+{
+    stsl_friction_params *f = &cfg->element.friction;
+    if (slot == &f->static_force) f->static_given = STSL_STATIC_FORCE;
+    if (slot == &f->static_ratio) f->static_given = STSL_STATIC_RATIO;
+    if (f->static_given != STSL_STATIC_FORCE) return 1;
+    if (!(f->dynamic > 0.0) || f->static_force < f->dynamic) return 0;
+    f->static_ratio = f->static_force / f->dynamic;
+    return 1;
+}
+
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     const stsl_cr_range *r = NULL;
@@ -912,16 +942,22 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
     char what[512];
     double v;
     if (stsl_cr_check_num(&n, r, &v, what, sizeof what)) {
+        if (slot == &cfg->element.friction.static_force)
+            return stsl_config_set_reload(cfg, key, value, err);
         stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
         stsl_cr_one_line(err);
         return STSL_EINPUT;
     }
-    double before = *slot;
+    stsl_friction_params *f = &cfg->element.friction;
+    double before = *slot, ratio = f->static_ratio;
+    stsl_static_given given = f->static_given;
     *slot = v;
-    if (too_many_samples(&cfg->sim)) {
+    if (too_many_samples(&cfg->sim) || (!cfg->is_system && !tie_static_level(cfg, slot))) {
         /* Refused by a rule between keys: the full load words it (and names
          * the key the loader blames), so both paths say the same. */
         *slot = before;
+        f->static_ratio = ratio;
+        f->static_given = given;
         return stsl_config_set_reload(cfg, key, value, err);
     }
     sync_tolerances(cfg);
@@ -956,6 +992,20 @@ int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value,
     return rc;
 }
 
+/* Drop "effective configuration:LINE: ": that text is never shown to the
+ * caller, who set a key of it (a rule between keys can blame one the
+ * caller did not set: friction.static below a new friction.dynamic). */
+static void strip_effective_line(stsl_error *err)
+{
+    size_t n = strlen(EFFECTIVE ":");
+    char *p = err ? err->msg + n : NULL;
+    if (!err || strncmp(err->msg, EFFECTIVE ":", n) || !isdigit((unsigned char)*p)) return;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (strncmp(p, ": ", 2)) return;
+    memmove(err->msg, p + 2, strlen(p + 2) + 1);
+}
+
 int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err)
 {
     char *yaml = stsl_config_to_yaml(cfg);
@@ -963,6 +1013,7 @@ int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, sts
     stsl_config next;
     int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, n_sets, &next, err);
     free(yaml);
+    if (rc) strip_effective_line(err);
     if (rc) return rc;
     memcpy(next.source, cfg->source, sizeof next.source);
     memcpy(next.name, cfg->name, sizeof next.name);
@@ -1046,6 +1097,12 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     const stsl_cr_range *r;
     /* fast_slot only locates the double; nothing is written through it. */
     const double *slot = key ? fast_slot((stsl_config *)cfg, key, &r) : NULL;
+    /* A static level the document does not state (given the other way, or
+     * the default) is not a key of it. */
+    const stsl_friction_params *f = &cfg->element.friction;
+    if ((slot == &f->static_force && f->static_given != STSL_STATIC_FORCE) ||
+        (slot == &f->static_ratio && f->static_given != STSL_STATIC_RATIO))
+        slot = NULL;
     if (!key) {
         stsl_error_set(err, STSL_EINPUT, "get: a key is required");
         return NULL;

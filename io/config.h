@@ -51,6 +51,9 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err);
  * "friction.dynamic: must be >= 0 (got -1)").  A number key that no rule ties
  * to another (see NUM_KEYS in config.c) is checked by the loader's number
  * check and written in place, without the YAML round trip (about 40 us).
+ * The effective configuration keeps the static level as the file gave it,
+ * so friction.dynamic keeps a friction.static force (refusing a dynamic
+ * level above it) or else the ratio, as `--set` on the file itself does.
  * On failure *cfg is unchanged. */
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
 /* The same, always through the full YAML round trip (the reference the fast

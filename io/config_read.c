@@ -680,14 +680,15 @@ static int load_static(const stsl_cr_map *m, stsl_friction_params *f)
     if (sr && st)
         return stsl_cr_fail(m->c, st, path, "give either %s.static or %s.static_ratio, not both",
                             m->path, m->path);
+    /* Which one was given is kept: a later dynamic level keeps it. */
+    f->static_given = st ? STSL_STATIC_FORCE : sr ? STSL_STATIC_RATIO : STSL_STATIC_DEFAULT;
     if (!st) return stsl_cr_map_num(m, "static_ratio", 0, 1.0, &stsl_cr_ge1, &f->static_ratio);
     if (!(f->dynamic > 0.0))
         return stsl_cr_fail(m->c, st, path,
                             "needs %s.dynamic > 0 (use static_ratio when dynamic is 0)", m->path);
     stsl_cr_range r = {f->dynamic, HUGE_VAL, 0, 1, NULL, 0.0};
-    double fs;
-    int rc = stsl_cr_node_num(m->c, st, path, &r, &fs);
-    if (!rc) f->static_ratio = fs / f->dynamic;
+    int rc = stsl_cr_node_num(m->c, st, path, &r, &f->static_force);
+    if (!rc) f->static_ratio = f->static_force / f->dynamic;
     return rc;
 }
 
@@ -825,8 +826,17 @@ void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *p
                     post);
         return;
     }
-    fprintf(f, "%sdynamic: %.17g%s%sstatic_ratio: %.17g%s", pre, fr->dynamic, post, pre,
-            fr->static_ratio, post);
+    fprintf(f, "%sdynamic: %.17g%s", pre, fr->dynamic, post);
+    /* The static level in the words the file used, so that loading this
+     * again keeps what a later dynamic level keeps; the default is stated
+     * as a comment (block style only), since writing it would make it a
+     * given ratio and refuse a later static. */
+    if (fr->static_given == STSL_STATIC_FORCE)
+        fprintf(f, "%sstatic: %.17g%s", pre, fr->static_force, post);
+    else if (fr->static_given == STSL_STATIC_RATIO)
+        fprintf(f, "%sstatic_ratio: %.17g%s", pre, fr->static_ratio, post);
+    else if (!strcmp(post, "\n"))
+        fprintf(f, "%s# static_ratio: 1 (the default: the static level is the dynamic one)\n", pre);
     fprintf(f, "%sefficiency_opposing: %.17g%s%sefficiency_aiding: %.17g%s", pre, fr->eff_opposing,
             post, pre, fr->eff_aiding, post);
     if (fr->law == STSL_LAW_STRIBECK)
@@ -868,7 +878,9 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 
 /* ---------------------------------------------------------------- slots */
 
-/* The number keys of the hybrid laws that no rule ties to another key. */
+/* The number keys of the hybrid laws that no rule ties to another key
+ * (a given static force ties the dynamic level and the ratio to it: those
+ * go through the full load here; io/config.c sets the element's). */
 typedef struct hyb_key {
     const char *key;
     size_t off;
@@ -893,6 +905,9 @@ static const hyb_key HYB_SLOTS[] = {
 double *stsl_cr_friction_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r)
 {
     if (!stsl_law_is_smooth(f->law)) {
+        if (f->static_given == STSL_STATIC_FORCE &&
+            (!strcmp(name, "dynamic") || !strcmp(name, "static_ratio")))
+            return NULL;
         for (size_t i = 0; i < sizeof HYB_SLOTS / sizeof HYB_SLOTS[0]; i++)
             if (!strcmp(name, HYB_SLOTS[i].key) &&
                 (!HYB_SLOTS[i].stribeck || f->law == STSL_LAW_STRIBECK)) {

@@ -23,6 +23,15 @@ typedef enum stsl_law {
     STSL_N_LAWS = 8
 } stsl_law;
 
+/* How the configuration gave a hybrid law's static level: what a later
+ * change of the dynamic level keeps (the force, or the ratio).  The
+ * physics reads static_ratio only. */
+typedef enum stsl_static_given {
+    STSL_STATIC_DEFAULT, /* neither key: static_ratio 1, the ratio is kept */
+    STSL_STATIC_RATIO,   /* static_ratio given: the ratio is kept */
+    STSL_STATIC_FORCE    /* static given (a force): the force is kept */
+} stsl_static_given;
+
 typedef struct stsl_friction_params {
     stsl_law law;
     /* hybrid laws */
@@ -36,6 +45,8 @@ typedef struct stsl_friction_params {
     double breakaway, coulomb, breakaway_velocity, viscous;
     /* 20-sim C, V, CV, SCVS and LuGre: Tc, Tst, slope, v_st, d, sigma0, sigma1 */
     double tc, tst, slope, v_st, d, sigma0, sigma1;
+    stsl_static_given static_given; /* configuration only: see above */
+    double static_force;            /* the static level as given (STSL_STATIC_FORCE) */
 } stsl_friction_params;
 
 /* 1 for the smooth laws (no STUCK mode). */

@@ -258,7 +258,8 @@ def static_limits(res):
     load = (cfg.get("inputs", {}) or {}).get("load", {"type": "constant", "value": 0.0}) if cfg else None
     if isinstance(fr, dict) and "dynamic" in fr and isinstance(load, dict) and load.get("type") == "constant":
         fdj = _num(fr, "dynamic", 0.0)
-        fsd = _num(fr, "static_ratio", 1.0)
+        # The static level as the file gave it: a force, or a ratio (1 by default).
+        fsd = _num(fr, "static", 0.0) / fdj if "static" in fr else _num(fr, "static_ratio", 1.0)
         eto = _num(fr, "efficiency_opposing", 1.0)
         eta = _num(fr, "efficiency_aiding", 1.0)
         fr_load = _num(load, "value", 0.0)

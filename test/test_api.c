@@ -83,6 +83,7 @@ static const variant VARIANTS[] = {
     {EX("20sim_scvs.yaml"), {NULL, NULL}},
     {EX("dv_end_stops.yaml"), {NULL, NULL}},
     {EX("dv_compliant_stops.yaml"), {NULL, NULL}},
+    {EX("den_hartog.yaml"), {NULL, NULL}},
 };
 
 static void load_variant(const variant *v, stsl_config *cfg)
@@ -125,6 +126,105 @@ static void set_equals_round_trip(void **state)
         stsl_config_free(&base);
     }
     assert_true(fast_ok > 100); /* the comparison covered accepted values too */
+}
+
+/* A message without its location ("FILE:LINE: " or "--set ARG: "). */
+static const char *after_location(const char *msg)
+{
+    const char *p = strstr(msg, ": ");
+    return p ? p + 2 : msg;
+}
+
+/* The static level means what the file says, whichever path sets a key:
+ * the fast set, the effective YAML round trip and the file itself loaded
+ * with `--set KEY=VALUE` (what `stickslip run BASE --set` and a sweep
+ * variant do) give the same status, message and configuration, on a base
+ * that gives the static level as a force, one that gives the ratio and one
+ * that gives neither. */
+static void set_static_level_as_file(void **state)
+{
+    (void)state;
+    static const char *const bases[] = {
+        "element: {mass: 1}\nfriction: {dynamic: 18, static: 26}\nsimulation: {t_end: 1}\n",
+        "element: {mass: 1}\nfriction: {dynamic: 18, static_ratio: 1.5}\nsimulation: {t_end: 1}\n",
+        "element: {mass: 1}\nfriction: {dynamic: 18}\nsimulation: {t_end: 1}\n"};
+    static const char *const sets[] = {
+        "friction.dynamic=12",     "friction.dynamic=18",      "friction.dynamic=26",
+        "friction.dynamic=30",     "friction.dynamic=0",       "friction.dynamic=-1",
+        "friction.dynamic=abc",    "friction.static=26",       "friction.static=30",
+        "friction.static=18",      "friction.static=10",       "friction.static=0",
+        "friction.static=nan",     "friction.static='30'",     "friction.static_ratio=2",
+        "friction.static_ratio=1", "friction.static_ratio=0.5"};
+    int n_ok = 0, n_refused = 0;
+    for (size_t b = 0; b < 3; b++)
+        for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+            char key[64];
+            const char *eq = strchr(sets[i], '=');
+            snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
+            stsl_config base, ref, fast, slow;
+            stsl_error e0 = {0}, ef = {0}, es = {0};
+            assert_int_equal(stsl_config_load_string(bases[b], "base", NULL, NULL, 0, &base, &e0),
+                             0);
+            int rr = stsl_config_load_string(bases[b], "base", NULL, &sets[i], 1, &ref, &e0);
+            assert_int_equal(stsl_config_copy(&fast, &base, &ef), 0);
+            assert_int_equal(stsl_config_copy(&slow, &base, &es), 0);
+            int rf = stsl_config_set(&fast, key, eq + 1, &ef);
+            int rs = stsl_config_set_reload(&slow, key, eq + 1, &es);
+            if (rf != rr || rs != rr ||
+                (rr && (strcmp(ef.msg, es.msg) || strcmp(ef.msg, after_location(e0.msg)))))
+                fail_msg("base %zu --set %s: file %d '%s', fast %d '%s', round trip %d '%s'", b,
+                         sets[i], rr, e0.msg, rf, ef.msg, rs, es.msg);
+            if (!rr) {
+                char *yr = stsl_config_to_yaml(&ref), *yf = stsl_config_to_yaml(&fast),
+                     *ys = stsl_config_to_yaml(&slow);
+                assert_string_equal(yf, yr);
+                assert_string_equal(ys, yr);
+                assert_true(fast.element.friction.static_ratio ==
+                            ref.element.friction.static_ratio);
+                free(yr);
+                free(yf);
+                free(ys);
+                stsl_config_free(&ref);
+                n_ok++;
+            } else
+                n_refused++;
+            stsl_config_free(&base);
+            stsl_config_free(&fast);
+            stsl_config_free(&slow);
+        }
+    assert_true(n_ok >= 15 && n_refused >= 15); /* both outcomes compared */
+}
+
+/* What each base keeps when friction.dynamic changes, and what is refused. */
+static void set_dynamic_keeps_what_file_gave(void **state)
+{
+    (void)state;
+    stsl_error err = {0};
+    stsl_config c;
+    assert_int_equal(stsl_config_load(EX("janecek_chirp.yaml"), NULL, 0, &c, &err), 0);
+    /* static: 26 (N) stays 26 N: the ratio is recomputed. */
+    assert_int_equal(stsl_config_set(&c, "friction.dynamic", "12", &err), 0);
+    assert_true(c.element.friction.static_ratio == 26.0 / 12.0);
+    char *y = stsl_config_to_yaml(&c);
+    assert_non_null(strstr(y, "\n  static: 26\n"));
+    assert_null(strstr(y, "static_ratio"));
+    free(y);
+    /* A dynamic level above the static one: the loader's message. */
+    assert_int_equal(stsl_config_set(&c, "friction.dynamic", "30", &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "friction.static: must be >= 30 (got 26)");
+    assert_true(c.element.friction.dynamic == 12.0);
+    /* The static level itself, with the loader's range. */
+    assert_int_equal(stsl_config_set(&c, "friction.static", "40", &err), 0);
+    assert_true(c.element.friction.static_ratio == 40.0 / 12.0);
+    assert_int_equal(stsl_config_set(&c, "friction.static", "11", &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "friction.static: must be >= 12 (got 11)");
+    stsl_config_free(&c);
+    /* static_ratio: 1.0 stays the ratio. */
+    assert_int_equal(stsl_config_load(EX("den_hartog.yaml"), NULL, 0, &c, &err), 0);
+    double d = c.element.friction.dynamic;
+    assert_int_equal(stsl_config_set(&c, "friction.dynamic", "2.5", &err), 0);
+    assert_true(c.element.friction.static_ratio == 1.0 && d != 2.5);
+    stsl_config_free(&c);
 }
 
 /* The message is the CLI's --set message without its "--set ..." prefix. */
@@ -416,6 +516,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(set_equals_round_trip),
         cmocka_unit_test(set_message_as_cli),
+        cmocka_unit_test(set_static_level_as_file),
+        cmocka_unit_test(set_dynamic_keeps_what_file_gave),
         cmocka_unit_test(get_values),
         cmocka_unit_test(clone_is_deep),
         cmocka_unit_test(outputs_agree),

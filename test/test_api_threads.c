@@ -36,9 +36,11 @@ static stsl_cfg *variant(int i, stsl_err *err)
 {
     static const char *const files[4] = {"janecek_chirp.yaml", "den_hartog.yaml",
                                          "dv_end_stops.yaml", "belt_stick_slip.yaml"};
-    static const char *const keys[4] = {"friction.dynamic", "initial.velocity",
+    /* Janecek's first breakaway (from rest, locked) depends on its static
+     * level alone, which friction.dynamic keeps: vary that level. */
+    static const char *const keys[4] = {"friction.static", "initial.velocity",
                                         "inputs.active_force.amplitude", "element.mass"};
-    static const double base[4] = {10.0, 0.5, 40.0, 1.0}, step[4] = {0.6, 0.02, 1.0, 0.05};
+    static const double base[4] = {18.0, 0.5, 40.0, 1.0}, step[4] = {0.6, 0.02, 1.0, 0.05};
     char path[1024], value[32];
     snprintf(path, sizeof path, "%s/examples/%s", STSL_SOURCE_DIR, files[i % 4]);
     snprintf(value, sizeof value, "%.17g", base[i % 4] + step[i % 4] * (i / 4));

@@ -150,36 +150,12 @@ static void extract_base(const char *h5, const char *dst)
     H5Fclose(f);
 }
 
-/* Variant 13 of GRID against `stickslip run` of the study's base
- * configuration (as recorded in the file) with the variant's values as
- * --set.  The recorded base is the effective configuration, in which the
- * Janecek file's `static: 26` is the ratio 26/18 (stsl_cfg_set keeps it
- * when friction.dynamic changes), so this is exactly the variant. */
-static void test_row_equals_run(void **state)
+/* Row i of the study `h5` against the single run in the file `run`:
+ * events by kind, final state and statistics to the last bit. */
+static void assert_row_is_run(const char *h5, long i, const char *run)
 {
-    (void)state;
-    char study[512], h5[512], run[512];
-    write_study("grid.yaml", GRID, study, sizeof study);
-    path_of("grid1.h5", h5, sizeof h5);
-    path_of("one.h5", run, sizeof run);
-    if (!tu_file_exists(h5))
-        assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, h5), 0);
-    stsl_study *s = NULL;
-    stsl_error err = {0};
-    assert_int_equal(stsl_study_load(study, &s, &err), STSL_OK);
-    const long i = 13;
-    double v[2];
-    stsl_study_values(s, i, v);
-    stsl_study_free(s);
-    char base[512];
-    path_of("base_config.yaml", base, sizeof base);
-    extract_base(h5, base);
-    assert_int_equal(tu_cli(g_out, sizeof g_out,
-                            "run '%s' -o '%s' -q --set friction.dynamic=%.17g "
-                            "--set inputs.base_motion.amplitude=%.17g",
-                            base, run, v[0], v[1]),
-                     0);
     stsl_h5_result r;
+    stsl_error err = {0};
     assert_int_equal(stsl_h5_read(run, &r, &err), STSL_OK);
     double *t = NULL, *x = NULL, *vv = NULL;
     long n = 0;
@@ -218,6 +194,77 @@ static void test_row_equals_run(void **state)
     assert_int_equal((long)row_value(h5, "rhs_evals", i), r.stats.rhs_evals);
     free(t), free(x), free(vv);
     stsl_h5_result_free(&r);
+}
+
+/* Variant 13 of GRID (a friction.dynamic below the file's static 26 N)
+ * against `stickslip run` with the variant's values as --set, both of the
+ * study's base file and of the base configuration recorded in the study
+ * (the effective one, which states `static: 26` as the file does): a
+ * variant keeps the static force the file gives, as the run does. */
+static void test_row_equals_run(void **state)
+{
+    (void)state;
+    char study[512], h5[512], run[512], base[512];
+    write_study("grid.yaml", GRID, study, sizeof study);
+    path_of("grid1.h5", h5, sizeof h5);
+    path_of("one.h5", run, sizeof run);
+    if (!tu_file_exists(h5))
+        assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, h5), 0);
+    stsl_study *s = NULL;
+    stsl_error err = {0};
+    assert_int_equal(stsl_study_load(study, &s, &err), STSL_OK);
+    const long i = 13;
+    double v[2];
+    stsl_study_values(s, i, v);
+    stsl_study_free(s);
+    assert_true(v[0] != 18.0 && v[0] < 26.0); /* another dynamic level, a valid one */
+    path_of("base_config.yaml", base, sizeof base);
+    extract_base(h5, base);
+    const char *bases[2] = {JANECEK, base};
+    for (int b = 0; b < 2; b++) {
+        assert_int_equal(tu_cli(g_out, sizeof g_out,
+                                "run '%s' -o '%s' -q --set friction.dynamic=%.17g "
+                                "--set inputs.base_motion.amplitude=%.17g",
+                                bases[b], run, v[0], v[1]),
+                         0);
+        assert_row_is_run(h5, i, run);
+    }
+}
+
+/* Sweep a two-variant study into `h5`: exit 3, variant 0 runs, variant 1
+ * is invalid; its message (the caller frees it). */
+static char *valid_then_invalid(const char *study, const char *h5)
+{
+    char *m = NULL;
+    stsl_error err = {0};
+    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, h5), 3);
+    assert_int_equal((int)row_value(h5, "status", 0), STSL_ROW_OK);
+    assert_int_equal((int)row_value(h5, "status", 1), STSL_ROW_INVALID);
+    assert_int_equal(stsl_study_h5_read_message(h5, 1, &m, &err), STSL_OK);
+    return m;
+}
+
+/* A dynamic level above the file's static force is an invalid variant
+ * whose message is the loader's, as `stickslip run BASE --set` refuses it;
+ * the dynamic level equal to the static force is allowed. */
+static void test_dynamic_above_static_variant(void **state)
+{
+    (void)state;
+    char study[512], h5[512], run[512];
+    write_study("above.yaml",
+                "base: " JANECEK "\n"
+                "vary: {friction.dynamic: {values: [26, 30]}}\n",
+                study, sizeof study);
+    path_of("above.h5", h5, sizeof h5);
+    path_of("above_one.h5", run, sizeof run);
+    char *m = valid_then_invalid(study, h5);
+    assert_string_equal(m, "friction.static: must be >= 30 (got 26)");
+    free(m);
+    assert_int_equal(
+        tu_cli(g_out, sizeof g_out, "run '%s' -o '%s' -q --set friction.dynamic=30", JANECEK, run),
+        2);
+    assert_false(tu_file_exists(run));
+    assert_non_null(strstr(g_out, ": friction.static: must be >= 30 (got 26"));
 }
 
 /* store: events: /study/events holds each variant's events, in variant
@@ -398,12 +445,7 @@ static void test_keys_together(void **state)
                 "combine: zip\n",
                 study, sizeof study);
     path_of("together.h5", out, sizeof out);
-    assert_int_equal(tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, out), 3);
-    assert_int_equal((int)row_value(out, "status", 0), STSL_ROW_OK);
-    assert_int_equal((int)row_value(out, "status", 1), STSL_ROW_INVALID);
-    char *m = NULL;
-    stsl_error err = {0};
-    assert_int_equal(stsl_study_h5_read_message(out, 1, &m, &err), STSL_OK);
+    char *m = valid_then_invalid(study, out);
     assert_non_null(
         strstr(m, "initial.position: must lie within the end stops [0.01, 0.05] (got 0)"));
     free(m);
@@ -507,10 +549,15 @@ int main(void)
     tu_mkdtemp(g_dir, sizeof g_dir);
     if (!g_dir[0]) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jobs_identical),  cmocka_unit_test(test_row_equals_run),
-        cmocka_unit_test(test_store_events),    cmocka_unit_test(test_bad_study),
-        cmocka_unit_test(test_failing_variant), cmocka_unit_test(test_keys_together),
-        cmocka_unit_test(test_kill9_resume),    cmocka_unit_test(test_sigint_resume),
+        cmocka_unit_test(test_jobs_identical),
+        cmocka_unit_test(test_row_equals_run),
+        cmocka_unit_test(test_dynamic_above_static_variant),
+        cmocka_unit_test(test_store_events),
+        cmocka_unit_test(test_bad_study),
+        cmocka_unit_test(test_failing_variant),
+        cmocka_unit_test(test_keys_together),
+        cmocka_unit_test(test_kill9_resume),
+        cmocka_unit_test(test_sigint_resume),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];

@@ -60,12 +60,21 @@ class Case:
         stops = c.get('end_stops', {})
         return ex.Element(
             M, n(el['mass']), n(spring.get('stiffness', 0)), n(el.get('damper', {}).get('coefficient', 0)),
-            n(spring.get('free_position', 0)), n(fr['dynamic']), n(fr['static_ratio']),
+            n(spring.get('free_position', 0)), n(fr['dynamic']), n(self.static_ratio(fr)),
             n(fr['efficiency_opposing']), n(fr['efficiency_aiding']),
             self.signal(M, inp['active_force']), self.signal(M, inp['load']),
             self.signal(M, inp['base_motion']),
             self.signal(M, inp['anchor_motion']) if 'anchor_motion' in inp else None,
             n(stops.get('min', -math.inf)), n(stops.get('max', math.inf)))
+
+    @staticmethod
+    def static_ratio(fr):
+        """The ratio stickslip uses: the double static / dynamic when the
+        configuration gives the static level as a force, else static_ratio
+        (1 when absent)."""
+        if 'static' in fr:
+            return float(fr['static']) / float(fr['dynamic'])
+        return float(fr.get('static_ratio', 1.0))
 
     def stuck_max_step(self):
         """The step bound of a constant state (SPEC §1.2): 1/20 of the fastest

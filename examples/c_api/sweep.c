@@ -5,9 +5,10 @@
  *   cc sweep.c $(pkg-config --cflags --libs stickslip) -o sweep
  *   ./sweep examples/janecek_chirp.yaml
  *
- * Prints "friction.dynamic first_breakaway_time" per line: 100 levels of
- * the dynamic friction from 10 to 25 N (friction.static_ratio, 26/18 in
- * the file, is kept, so the static level scales with it). */
+ * Prints "friction.static first_breakaway_time" per line: 100 static
+ * (breakaway) levels from 18 N (the file's dynamic level, the lowest one
+ * allowed) to 36 N.  The element starts locked at rest, so its first
+ * breakaway depends on the static level alone. */
 #include <stdio.h>
 
 #include <stickslip.h>
@@ -27,11 +28,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 100; i++) {
         char value[32];
         stsl_summary sum;
-        snprintf(value, sizeof value, "%.17g", 10.0 + 15.0 * i / 99.0);
+        snprintf(value, sizeof value, "%.17g", 18.0 + 18.0 * i / 99.0);
         stsl_cfg *cfg = stsl_cfg_clone(base, &err);
-        if (!cfg || stsl_cfg_set(cfg, "friction.dynamic", value, &err) ||
+        if (!cfg || stsl_cfg_set(cfg, "friction.static", value, &err) ||
             stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &err)) {
-            fprintf(stderr, "friction.dynamic = %s: %s\n", value, err.message);
+            fprintf(stderr, "friction.static = %s: %s\n", value, err.message);
             stsl_cfg_free(cfg);
             stsl_cfg_free(base);
             return err.code == STSL_RC_INPUT ? 2 : 3;

@@ -168,6 +168,26 @@ def test_set_out_of_range_refused_with_the_cli_message():
     assert p.returncode == 2 and str(e.value) in p.stderr
 
 
+def test_set_dynamic_keeps_the_files_static_force(tmp_path):
+    """Janecek's file gives static: 26 (N): cfg["friction.dynamic"] keeps that
+    force, as `stickslip run FILE --set friction.dynamic=...` does, and a
+    dynamic level above it is refused with the CLI's message."""
+    cfg = ss.load(JANECEK)
+    cfg["friction.dynamic"] = 12
+    assert cfg["friction.static"] == 26.0
+    assert "  static: 26\n" in cfg.to_yaml()
+    p = cli("run", JANECEK, "-o", str(tmp_path / "one.h5"), "-q", "--set", "friction.dynamic=12")
+    assert p.returncode == 0, p.stderr
+    one, r = ss.read(tmp_path / "one.h5"), ss.run(cfg)
+    assert np.array_equal(one.t, r.t) and np.array_equal(one.x, r.x) and np.array_equal(one.v, r.v)
+    with pytest.raises(ss.InputError) as e:
+        cfg["friction.dynamic"] = 30
+    assert str(e.value) == "friction.static: must be >= 30 (got 26)"
+    assert cfg["friction.dynamic"] == 12.0  # unchanged
+    p = cli("check", JANECEK, "--set", "friction.dynamic=30")
+    assert p.returncode == 2 and "friction.static: must be >= 30 (got 26" in p.stderr
+
+
 def test_unknown_key_and_missing_file():
     cfg = ss.load(JANECEK)
     with pytest.raises(KeyError):
