@@ -15,7 +15,6 @@
 #include "benchmarks/bench_plain_cvode.h"
 #include "benchmarks/bench_util.h"
 #include "models/element.h"
-#include "solver/hybrid.h"
 
 #define MAX_BATCHES 101
 #define N_PLAIN     2 /* the plain loop with Adams + fixed point, and with BDF + dense */
@@ -24,9 +23,9 @@ static double plain_batch(const stsl_config *cfg, int runs, int bdf, plain_resul
 {
     /* The same tolerances as stickslip's run: a given atol, or the rule's
      * per-component one from the element's scales. */
-    double scale[3], atol[3];
-    stsl_element_state_scales(&cfg->element, scale);
-    stsl_hsolver_atol(scale, 2, cfg->sim.rtol, cfg->sim.atol, atol);
+    double atol[3];
+    const char *units[3];
+    stsl_element_atol(&cfg->element, cfg->sim.rtol, cfg->sim.atol, atol, units);
     double t0 = bench_now();
     for (int i = 0; i < runs; i++)
         if (plain_janecek_run(cfg->sim.rtol, atol, bdf, r))
