@@ -22,7 +22,7 @@ typedef struct plain_result {
  * setup stickslip uses for the element), 1: BDF with a dense Newton solver.
  * Returns 0, or the (negative) CVODE flag that ended it. */
 /* atol: one absolute tolerance per state component (x, v), as stickslip's
-  * own rule gives it (stsl_element_atol) or a scalar repeated. */
+ * own rule gives it (stsl_element_atol) or a scalar repeated. */
 int plain_janecek_run(double rtol, const double atol[2], int bdf, plain_result *out);
 
 /* Compare the events with test/reference/janecek_events.h: 0 when the
