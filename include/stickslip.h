@@ -120,9 +120,10 @@ STSL_API stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err);
  * configuration as stsl_cfg_to_yaml() prints it, which states the static
  * level as the file gave it: setting friction.dynamic keeps a
  * friction.static force (and refuses a dynamic level above it) or else the
- * ratio, and a rotational element's mass is element.inertia.  A number key that no rule ties to another key is set
- * in well under a microsecond; other keys re-validate the whole
- * configuration (tens of microseconds).  On failure *cfg is unchanged.
+ * ratio, and a rotational element's mass is element.inertia.  A number
+ * key that no rule ties to another key is set in well under a microsecond;
+ * other keys re-validate the whole configuration (tens of microseconds).
+ * On failure *cfg is unchanged.
  * Sequence items are indexed from 0: "contacts.0.dynamic" in a system of
  * bodies (docs/configuration.md; configuration only so far: stsl_run
  * refuses a system with STSL_RC_INPUT). */
