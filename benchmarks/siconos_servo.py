@@ -108,6 +108,7 @@ class Servo:
             if sig["type"] not in ("sine", "constant"):
                 sys.exit(f"{path}: inputs.forces.{self.names[b]}: only sine and constant signals are modelled here")
         self.t_end = doc["simulation"]["t_end"]
+        self.rotational = doc.get("domain") == "rotational"
 
     def torque(self, t):
         f = self.f_free.copy()
@@ -180,6 +181,95 @@ def siconos_run(sv, h, grid):
         f_prev, t = f_next, tn
         sim.nextStep()
     return x, events, time.perf_counter() - t0
+
+
+def scipy_reference(sv, grid, rtol=1e-12):
+    """An independent event-driven solution (SciPy's solve_ivp, DOP853, one
+    segment per mode, switches at terminal events located to ~4 eps by
+    SciPy's root finder), to cross-check stickslip's result, or to stand in
+    for it (--against scipy).  Contacts to a fixed end only (each pins its
+    body while stuck, so the stick tests do not couple): the servo's case.
+    Positions on `grid`, events {contact: [(kind, t)]}."""
+    from scipy.integrate import solve_ivp
+    n = len(sv.mass)
+    owner = []
+    for c, (hrow, _, _) in enumerate(sv.contacts):
+        if np.count_nonzero(hrow) != 1 or hrow.max() != 1.0:
+            sys.exit("--against scipy: contacts between two bodies are not modelled by the SciPy loop")
+        owner.append(int(np.argmax(hrow)))
+
+    def force(t, x, v):  # every force on the bodies but friction
+        return sv.torque(t) - sv.K @ x - sv.C @ v
+
+    x, v, t = sv.q0.copy(), sv.v0.copy(), 0.0
+    modes = [int(np.sign(v[b])) for b in owner]
+    for c, b in enumerate(owner):  # at rest: stuck unless the force exceeds the static level
+        f = force(0.0, x, v)[b]
+        if modes[c] == 0 and abs(f) > sv.contacts[c][2]:
+            modes[c] = int(np.sign(f))
+    events = {c: [] for c in range(len(owner))}
+    out = np.empty((len(grid), n))
+    done = 0
+    while t < sv.t_end:
+        m = list(modes)
+        pinned = [owner[c] for c in range(len(m)) if m[c] == 0]
+
+        def rhs(tt, y, m=m, pinned=pinned):
+            xx, vv = y[:n], y[n:]
+            a = force(tt, xx, vv)
+            for c, b in enumerate(owner):
+                a[b] -= m[c] * sv.contacts[c][1]
+            a /= sv.mass
+            a[pinned] = 0.0
+            return np.concatenate([vv, a])
+
+        evs = []
+        for c, b in enumerate(owner):
+            if m[c]:
+                e = (lambda tt, y, b=b: y[n + b])
+                e.direction = -m[c]
+                evs.append(e)
+            else:
+                for s in (1, -1):
+                    e = (lambda tt, y, b=b, s=s, fs=sv.contacts[c][2]: s * force(tt, y[:n], y[n:])[b] - fs)
+                    e.direction = 1
+                    evs.append(e)
+        for e in evs:
+            e.terminal = True
+        sol = solve_ivp(rhs, (t, sv.t_end), np.concatenate([x, v]), method="DOP853", rtol=rtol,
+                        atol=rtol * 1e-3, events=evs, dense_output=True,
+                        max_step=0.05 * min(1.0 / s["frequency"] for s in sv.forces.values() if "frequency" in s)
+                        if any("frequency" in s for s in sv.forces.values()) else np.inf)
+        t_new = sol.t[-1]
+        while done < len(grid) and grid[done] <= t_new:
+            out[done] = sol.sol(grid[done])[:n]
+            done += 1
+        x, v, t = sol.y[:n, -1].copy(), sol.y[n:, -1].copy(), t_new
+        if sol.status != 1:
+            break
+        i = next(j for j, te in enumerate(sol.t_events) if len(te))
+        # which contact fired, and how
+        k = 0
+        for c in range(len(m)):
+            span = 1 if m[c] else 2
+            if k <= i < k + span:
+                b = owner[c]
+                if m[c]:  # slip velocity reached 0: stick test
+                    v[b] = 0.0
+                    f = force(t, x, v)[b]
+                    if abs(f) <= sv.contacts[c][2]:
+                        modes[c] = 0
+                        events[c].append(("stick", t))
+                    else:
+                        modes[c] = int(np.sign(f))
+                        events[c].append(("reversal", t))
+                else:
+                    modes[c] = 1 if i == k else -1
+                    events[c].append(("breakaway", t))
+            k += span
+    if done < len(grid):
+        out[done:] = np.concatenate([x])
+    return out, events
 
 
 def _names(attr):
@@ -258,6 +348,39 @@ def stickslip_result(exe, cfg, dt, tmp):
     return out, wall
 
 
+BEGIN = "<!-- siconos_servo:begin (written by benchmarks/siconos_servo.py --write) -->"
+END = "<!-- siconos_servo:end -->"
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+HEADING = "## Two-mass servo: Siconos time stepping against stickslip (issue 14, D9)"
+
+
+def write_doc(lines):
+    """Replace the block between BEGIN and END in docs/benchmarks.md (append
+    it when absent); benchmarks/peers/peers.py carries the block over when
+    it rewrites the file."""
+    with open(DOC) as f:
+        text = f.read()
+    block = BEGIN + "\n" + "\n".join(lines) + "\n" + END
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + HEADING + "\n\n" + block + "\n"
+    with open(DOC, "w") as f:
+        f.write(text)
+
+
+def max_event_diff(a, b):
+    """Largest |t_a - t_b| over all events, matched in sequence per contact;
+    None when the kind sequences differ."""
+    worst = 0.0
+    for c in set(a) | set(b):
+        ea, eb = a.get(c, []), b.get(c, [])
+        if [k for k, _ in ea] != [k for k, _ in eb]:
+            return None
+        worst = max([worst] + [abs(ta - tb) for (_, ta), (_, tb) in zip(ea, eb)])
+    return worst
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default=os.path.join(ROOT, "examples", "systems", "servo_two_mass.yaml"))
@@ -266,6 +389,10 @@ def main():
                     help="Siconos steps, s, comma-separated; each must divide --grid")
     ap.add_argument("--grid", type=float, default=1e-3, help="common output grid, s")
     ap.add_argument("--result", help="an existing stickslip result (HDF5) of the same YAML on --grid")
+    ap.add_argument("--against", choices=("stickslip", "scipy"), default="stickslip",
+                    help="the reference: stickslip's result (and the SciPy loop as a cross-check of it), "
+                    "or the SciPy loop alone")
+    ap.add_argument("--write", action="store_true", help="also put the table into docs/benchmarks.md")
     a = ap.parse_args()
 
     sv = Servo(a.config)
@@ -276,27 +403,75 @@ def main():
         r = a.grid / h
         if abs(r - round(r)) > 1e-9 * r:
             sys.exit(f"--steps: {h} does not divide the grid {a.grid}")
+    unit = "rad" if sv.rotational else "m"
+    cfg = os.path.relpath(a.config, ROOT)
+    lines = []
 
-    with tempfile.TemporaryDirectory() as tmp:
-        if a.result:
-            path, wall = a.result, float("nan")
-        else:
-            path, wall = stickslip_result(a.exe, a.config, a.grid, tmp)
-        x_ref, ev_ref = read_result(path, sv.names, grid)
-    n_ev = sum(len(e) for e in ev_ref.values())
-    print(f"{os.path.relpath(a.config, ROOT)}: stickslip at rtol 1e-10: {n_ev} stick/breakaway/reversal events, "
-          f"{wall:.3f} s wall (process)")
-    print(f"errors against it over the {a.grid:g} s grid and the events of every contact:\n")
-    head = ["h [s]"] + [f"max abs x_{b} error [rad]" for b in sv.names] + \
+    def say(line=""):
+        print(line, flush=True)
+        lines.append(line)
+
+    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-siconos"], capture_output=True,
+                         text=True).stdout.strip() or "?"
+    head_rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+    say(f"Measured by `/usr/bin/python3 benchmarks/siconos_servo.py{' --against scipy' if a.against == 'scipy' else ''}` "
+        f"on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (commit {head_rev}; Debian python3-siconos "
+        f"{deb}, a shared 2-core machine, load {os.getloadavg()[0]:.1f}: "
+        "wall times are noisy). The two-mass servo of `examples/systems/servo_two_mass.yaml` as one "
+        "LagrangianLinearTIDS, each Coulomb contact a RelayNSL on its slip velocity with bounds "
+        "friction x h, MoreauJeanOSI (theta 1/2), static and dynamic levels set per step from the "
+        "previous step's mode (the script's docstring says why and how).")
+    say()
+    t0 = time.perf_counter()
+    x_sp, ev_sp = scipy_reference(sv, grid)
+    w_sp = time.perf_counter() - t0
+    n_sp = sum(len(e) for e in ev_sp.values())
+    if a.against == "scipy":
+        x_ref, ev_ref = x_sp, ev_sp
+        say(f"Reference: the SciPy event loop of `benchmarks/siconos_servo.py` (DOP853, rtol 1e-12) on `{cfg}`: "
+            f"{n_sp} stick/breakaway/reversal events, {w_sp:.2f} s wall.")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            if a.result:
+                path, wall = a.result, float("nan")
+            else:
+                path, wall = stickslip_result(a.exe, a.config, a.grid, tmp)
+            x_ref, ev_ref = read_result(path, sv.names, grid)
+        n_ev = sum(len(e) for e in ev_ref.values())
+        say(f"Reference: stickslip on `{cfg}` at rtol 1e-10 (`stickslip run`, one process): "
+            f"{n_ev} stick/breakaway/reversal events, {wall:.3f} s wall.")
+        dt = max_event_diff(ev_ref, ev_sp)
+        dx = np.max(np.abs(x_ref - x_sp), axis=0)
+        say(f"Cross-check, an independent SciPy event loop (DOP853, rtol 1e-12, {n_sp} events, {w_sp:.2f} s): "
+            + ("event sequence differs" if dt is None else f"same events, largest time difference {dt:.1e} s")
+            + ", positions within " + ", ".join(f"{e:.1e} {unit} ({b})" for e, b in zip(dx, sv.names)) + ".")
+    say()
+    say(f"Siconos Moreau-Jean at step h against it (positions on the {a.grid:g} s grid; event times per "
+        "contact matched in sequence, in brackets the counts Siconos vs reference when they differ):")
+    say()
+    head = ["h [s]"] + [f"max abs x_{b} error [{unit}]" for b in sv.names] + \
         ["stick onset error [s]", "slip onset error [s]", "Siconos wall [s]"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    say("| " + " | ".join(head) + " |")
+    say("|" + "---|" * len(head))
+    fit = []  # (h, position errors) of the steps whose event counts match
     for h in steps:
         x, ev, w = siconos_run(sv, h, grid)
         err = np.max(np.abs(x - x_ref), axis=0)
-        cells = [f"{h:g}"] + [f"{e:.3e}" for e in err] + \
-            [_cell(onset_errors(ev, ev_ref, "stick")), _cell(onset_errors(ev, ev_ref, "breakaway")), f"{w:.2f}"]
-        print("| " + " | ".join(cells) + " |", flush=True)
+        st, br = onset_errors(ev, ev_ref, "stick"), onset_errors(ev, ev_ref, "breakaway")
+        if st[1] == st[2] and br[1] == br[2]:
+            fit.append((h, err))
+        cells = [f"{h:g}"] + [f"{e:.3e}" for e in err] + [_cell(st), _cell(br), f"{w:.2f}"]
+        say("| " + " | ".join(cells) + " |")
+    if len(fit) >= 2:
+        lh = np.log([h for h, _ in fit])
+        orders = [np.polyfit(lh, np.log([e[j] for _, e in fit]), 1)[0] for j in range(len(sv.names))]
+        say()
+        say(f"Observed order in h of the position errors (least-squares slope over the {len(fit)} steps with "
+            "the reference's event counts): " + ", ".join(f"{o:.2f} ({b})" for o, b in zip(orders, sv.names))
+            + "; Moreau-Jean is of order one.")
+    if a.write:
+        write_doc(lines)
 
 
 if __name__ == "__main__":
