@@ -351,19 +351,22 @@ def stickslip_result(exe, cfg, dt, tmp):
 BEGIN = "<!-- siconos_servo:begin (written by benchmarks/siconos_servo.py --write) -->"
 END = "<!-- siconos_servo:end -->"
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+KEEP = "<!-- sections below are not generated: benchmarks/peers/run keeps them -->"
 HEADING = "## Two-mass servo: Siconos time stepping against stickslip (issue 14, D9)"
 
 
 def write_doc(lines):
-    """Replace the block between BEGIN and END in docs/benchmarks.md (append
-    it when absent); benchmarks/peers/peers.py carries the block over when
-    it rewrites the file."""
+    """Replace the block between BEGIN and END in docs/benchmarks.md, or
+    append it below KEEP, the line below which benchmarks/peers/run keeps
+    what the file holds when it regenerates the file."""
     with open(DOC) as f:
         text = f.read()
     block = BEGIN + "\n" + "\n".join(lines) + "\n" + END
     if BEGIN in text and END in text:
         text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
     else:
+        if KEEP not in text:
+            text = text.rstrip("\n") + "\n\n" + KEEP + "\n"
         text = text.rstrip("\n") + "\n\n" + HEADING + "\n\n" + block + "\n"
     with open(DOC, "w") as f:
         f.write(text)

@@ -19,7 +19,6 @@ import argparse
 import math
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -349,14 +348,6 @@ checks the pieces on Den Hartog's case against its closed form in seconds
 ## All runs
 
 {full_tables(rows, names)}"""
-    # Sections other scripts write into this file (between their own marker
-    # comments, e.g. benchmarks/siconos_servo.py's) are carried over.
-    kept = []
-    if os.path.exists(DOC):
-        with open(DOC) as f:
-            old = f.read()
-        kept = re.findall(r'\n(## [^\n]*\n\n<!-- (\w+):begin .*?<!-- \2:end -->)', old, re.S)
-    doc += ''.join('\n' + block + '\n' for block, _ in kept)
     with open(DOC, 'w') as f:
         f.write(doc)
 
