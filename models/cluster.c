@@ -20,23 +20,31 @@
  * node grounds the cluster and D has full row rank nb; without one the rows
  * sum to zero (each edge is +1 on one body and -1 on another) and the rank
  * is nb - 1 (and sum r = 0 by the choice of a, so the system is
- * consistent).  When ne equals the rank (a tree with at most one fixed
- * node) lambda is unique: QR of the square matrix (without fixed node the
- * last body's row, implied by the others, is dropped).  When ne exceeds the
- * rank (a loop of constraints, or two fixed nodes of equal acceleration:
- * a loop closed through the prescribed motion) lambda is determined up to
- * the null space of D: the minimum-norm lambda, pinv(D) r, from the SVD of
- * D^T, which spreads a redundant reaction evenly over parallel paths.
+ * consistent); dropping one body's row, implied by the others, leaves
+ * D' (m x ne, m = rank) of full row rank.  The rank is known exactly from
+ * the graph, so no numerical rank decision is needed.  One solve serves
+ * both cases: D'^T = Q R (Householder QR, ne x m), lambda = Q R^-T r'.
+ * When ne = m (a tree with at most one fixed node) that is the unique
+ * lambda; when ne > m (a loop of constraints, or two fixed nodes of equal
+ * acceleration: a loop closed through the prescribed motion) it is the
+ * minimum-norm one, pinv(D) r: it lies in the range of D^T, orthogonal to
+ * the null space, and spreads a redundant reaction evenly over parallel
+ * paths.  Not GSL's LU (gsl_linalg_LU_decomp allocates its pivots in every
+ * call in GSL 2.7) nor its SVD (Golub-Reinsch allocates too; one-sided
+ * Jacobi does not, but took 5.8 ms per solve for a loop of 50 bodies
+ * against 23 us for this QR in the order of `order` below, 5 us for a chain
+ * of 50; measured at -O2): the engine solves in every right-hand side.
  *
- * Threshold of the SVD.  The nonzero singular values of D are bounded
- * below: D D^T is the (grounded) Laplacian of the cluster's graph, whose
- * inverse on its range has entries bounded by effective resistances <= nb,
- * so sigma_min >= 1/nb; and sigma_max^2 <= 2 * (largest degree) <= 2 ne.
- * So sigma_min / sigma_max >= 1 / (nb sqrt(2 ne)), >= 7e-7 for clusters up
- * to 1e4 bodies and edges.  The singular values that are zero in exact
- * arithmetic come out of the one-sided Jacobi SVD at about ne * eps *
- * sigma_max <= 2e-12 sigma_max there.  A relative threshold of 1e-9 sits
- * three decades from both: it drops exactly the true zeros. */
+ * Threshold.  R's diagonal is checked against RANK_REL_THRESHOLD times its
+ * largest entry, a guard that cannot fire for valid input: the singular
+ * values of D' are bounded below, D' D'^T being the (grounded) Laplacian of
+ * the cluster's graph, whose inverse has entries bounded by effective
+ * resistances <= nb, so sigma_min >= 1/nb; sigma_max^2 <= 2 * (largest
+ * degree) <= 2 ne; and min |R_jj| >= sigma_min, max |R_jj| <= sigma_max.
+ * So min/max |R_jj| >= 1 / (nb sqrt(2 ne)), >= 7e-7 for clusters up to 1e4
+ * bodies and edges, while a dependent row (a bug in the rank count) gives
+ * |R_jj| ~ ne * eps * sigma_max <= 2e-12 there: 1e-9 sits three decades
+ * from both. */
 #include "models/cluster.h"
 
 #include <gsl/gsl_blas.h>
@@ -47,8 +55,8 @@
 
 #include "solver/gsl_setup.h"
 
-/* Singular values below this fraction of the largest are zeros (above). */
-#define SV_REL_THRESHOLD 1e-9
+/* |R_jj| below this fraction of the largest: dependent rows (above). */
+#define RANK_REL_THRESHOLD 1e-9
 
 struct stsl_cstr_ws {
     int max_bodies, max_fixed, max_edges;
@@ -57,10 +65,14 @@ struct stsl_cstr_ws {
     int *node_order; /* nodes sorted by cluster, increasing within one */
     int *edge_start; /* edges of cluster c, likewise */
     int *edge_order;
-    int *local;   /* index of a body within its cluster */
-    double *mat;  /* D (QR) or D^T, replaced by U (SVD) */
-    double *vmat; /* V of the SVD */
-    double *rhs, *sol, *sv, *tmp;
+    int *adj_start; /* edges at node i: adj[adj_start[i] .. adj_start[i+1]) */
+    int *adj;
+    int *queue;    /* breadth-first order of a cluster's nodes */
+    int *seen;     /* node reached by the breadth-first search */
+    int *local;    /* column of a body in D'^T (m: the dropped root) */
+    int *edge_row; /* row of an edge in D'^T */
+    double *mat;   /* D'^T, replaced by its QR */
+    double *rhs, *sol, *tmp;
 };
 
 void stsl_cstr_ws_free(stsl_cstr_ws *ws)
@@ -71,12 +83,15 @@ void stsl_cstr_ws_free(stsl_cstr_ws *ws)
     free(ws->node_order);
     free(ws->edge_start);
     free(ws->edge_order);
+    free(ws->adj_start);
+    free(ws->adj);
+    free(ws->queue);
+    free(ws->seen);
     free(ws->local);
+    free(ws->edge_row);
     free(ws->mat);
-    free(ws->vmat);
     free(ws->rhs);
     free(ws->sol);
-    free(ws->sv);
     free(ws->tmp);
     free(ws);
 }
@@ -98,21 +113,24 @@ stsl_cstr_ws *stsl_cstr_ws_create(int max_bodies, int max_fixed, int max_edges)
     ws->max_edges = max_edges;
     size_t nodes = (size_t)max_bodies + (size_t)max_fixed;
     size_t nb = (size_t)max_bodies, ne = (size_t)max_edges;
-    size_t rows = ne > nb ? ne : nb;
     ws->label = alloc(nodes, sizeof(int));
     ws->node_start = alloc(nodes + 1, sizeof(int));
     ws->node_order = alloc(nodes, sizeof(int));
     ws->edge_start = alloc(nodes + 1, sizeof(int));
     ws->edge_order = alloc(ne, sizeof(int));
+    ws->adj_start = alloc(nodes + 1, sizeof(int));
+    ws->adj = alloc(2 * ne, sizeof(int));
+    ws->queue = alloc(nodes, sizeof(int));
+    ws->seen = alloc(nodes, sizeof(int));
     ws->local = alloc(nb, sizeof(int));
-    ws->mat = alloc(rows * nb, sizeof(double));
-    ws->vmat = alloc(nb * nb, sizeof(double));
+    ws->edge_row = alloc(ne, sizeof(int));
+    ws->mat = alloc(ne * nb, sizeof(double));
     ws->rhs = alloc(nb, sizeof(double));
-    ws->sol = alloc(rows, sizeof(double));
-    ws->sv = alloc(nb, sizeof(double));
+    ws->sol = alloc(ne, sizeof(double));
     ws->tmp = alloc(nb, sizeof(double));
     if (!ws->label || !ws->node_start || !ws->node_order || !ws->edge_start || !ws->edge_order ||
-        !ws->local || !ws->mat || !ws->vmat || !ws->rhs || !ws->sol || !ws->sv || !ws->tmp) {
+        !ws->adj_start || !ws->adj || !ws->queue || !ws->seen || !ws->local || !ws->edge_row ||
+        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp) {
         stsl_cstr_ws_free(ws);
         return NULL;
     }
@@ -268,65 +286,105 @@ static int cluster_acc(const stsl_cstr_problem *p, const cluster *cl, double *a)
     return 0;
 }
 
-/* D (rows x ne, rows <= nb: body rows from 0) into ws->mat, row-major, as
- * D itself or as D^T (transposed). */
-static void fill_incidence(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl,
-                           int rows, int transposed)
+/* Edges at every node (counting sort), for the breadth-first search. */
+static void adjacency(stsl_cstr_ws *ws, const stsl_cstr_problem *p)
 {
-    for (int j = 0; j < rows * cl->ne; j++)
-        ws->mat[j] = 0.0;
-    for (int le = 0; le < cl->ne; le++) {
-        const int *edge = p->edges[cl->edges[le]];
-        for (int end = 0; end < 2; end++) {
-            if (edge[end] >= p->n_bodies) continue;
-            int row = ws->local[edge[end]];
-            if (row >= rows) continue;
-            ws->mat[transposed ? le * rows + row : row * cl->ne + le] = end == 0 ? 1.0 : -1.0;
+    int n = p->n_bodies + p->n_fixed;
+    int *start = ws->adj_start;
+    for (int i = 0; i <= n; i++)
+        start[i] = 0;
+    for (int e = 0; e < p->n_edges; e++) {
+        start[p->edges[e][0]]++;
+        start[p->edges[e][1]]++;
+    }
+    for (int i = 1; i <= n; i++)
+        start[i] += start[i - 1];
+    for (int e = p->n_edges - 1; e >= 0; e--) {
+        ws->adj[--start[p->edges[e][0]]] = e;
+        ws->adj[--start[p->edges[e][1]]] = e;
+    }
+    for (int i = 0; i < n; i++)
+        ws->seen[i] = 0;
+}
+
+/* Rows and columns of D'^T (ne x m) in an order that makes it upper
+ * triangular but for the rows of loop-closing edges: a breadth-first
+ * spanning tree from the fixed nodes (or from the first body, whose column
+ * is the dropped one), bodies numbered from the last column back in the
+ * order found, each body's tree edge in the row of its column.  A tree
+ * edge then has its other entry in its parent's column, further right (or
+ * none: the root).  Householder QR skips columns that are already zero
+ * below the diagonal, so a tree costs O(n^2) instead of O(n^3), and a loop
+ * a full transform only in the columns its closing edges touch.  The
+ * ordering changes neither the unique nor the minimum-norm lambda. */
+static void order(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, int m)
+{
+    int head = 0, tail = 0, found = 0, extra = m;
+    for (int le = 0; le < cl->ne; le++)
+        ws->edge_row[cl->edges[le]] = -1;
+    /* Seeds: the fixed nodes (after the bodies in cl->nodes), or the root. */
+    int first = cl->k > 0 ? cl->nb : 0, last = cl->k > 0 ? cl->nb + cl->k : 1;
+    if (cl->k == 0) ws->local[cl->nodes[0]] = m;
+    for (int j = first; j < last; j++) {
+        ws->seen[cl->nodes[j]] = 1;
+        ws->queue[tail++] = cl->nodes[j];
+    }
+    while (head < tail) {
+        int u = ws->queue[head++];
+        for (int a = ws->adj_start[u]; a < ws->adj_start[u + 1]; a++) {
+            int e = ws->adj[a], v = p->edges[e][0] == u ? p->edges[e][1] : p->edges[e][0];
+            if (ws->seen[v]) continue;
+            ws->seen[v] = 1;
+            ws->queue[tail++] = v;
+            ws->local[v] = m - 1 - found++;
+            ws->edge_row[e] = ws->local[v];
         }
     }
+    for (int le = 0; le < cl->ne; le++)
+        if (ws->edge_row[cl->edges[le]] < 0) ws->edge_row[cl->edges[le]] = extra++;
 }
 
-/* Unique lambda of a tree: the square D (n = ne rows) by Householder QR,
- * backward stable like LU with partial pivoting.  Not GSL's LU: in GSL 2.7
- * gsl_linalg_LU_decomp allocates its pivot vector in every call, and this
- * runs in every right-hand side of the engine.  R's diagonal is checked
- * because QR_solve divides by it unchecked (nonzero for a tree). */
-static int solve_tree(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl)
+/* D'^T (ne x m, row-major) into ws->mat and r' into ws->rhs, in the order
+ * above; the dropped root's column (local == m) is left out. */
+static void fill(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, int m, double a)
 {
-    size_t n = (size_t)cl->ne;
-    fill_incidence(ws, p, cl, cl->ne, 0);
-    gsl_matrix_view m = gsl_matrix_view_array(ws->mat, n, n);
-    gsl_vector_view tau = gsl_vector_view_array(ws->tmp, n);
-    gsl_vector_view b = gsl_vector_view_array(ws->rhs, n);
-    gsl_vector_view x = gsl_vector_view_array(ws->sol, n);
-    int rc = gsl_linalg_QR_decomp(&m.matrix, &tau.vector);
-    for (size_t j = 0; j < n && rc == GSL_SUCCESS; j++)
-        if (gsl_matrix_get(&m.matrix, j, j) == 0.0) rc = GSL_ESING;
-    if (rc == GSL_SUCCESS) rc = gsl_linalg_QR_solve(&m.matrix, &tau.vector, &b.vector, &x.vector);
-    return rc;
-}
-
-/* Minimum-norm lambda of a loop: D^T = U S V^T (one-sided Jacobi, accurate
- * small singular values), lambda = U S^+ V^T r. */
-static int solve_loop(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl)
-{
-    size_t nb = (size_t)cl->nb, ne = (size_t)cl->ne;
-    fill_incidence(ws, p, cl, cl->nb, 1);
-    gsl_matrix_view u = gsl_matrix_view_array(ws->mat, ne, nb);
-    gsl_matrix_view v = gsl_matrix_view_array(ws->vmat, nb, nb);
-    gsl_vector_view s = gsl_vector_view_array(ws->sv, nb);
-    gsl_vector_view r = gsl_vector_view_array(ws->rhs, nb);
-    gsl_vector_view t = gsl_vector_view_array(ws->tmp, nb);
-    gsl_vector_view x = gsl_vector_view_array(ws->sol, ne);
-    int rc = gsl_linalg_SV_decomp_jacobi(&u.matrix, &v.matrix, &s.vector);
-    if (rc != GSL_SUCCESS) return rc;
-    gsl_blas_dgemv(CblasTrans, 1.0, &v.matrix, &r.vector, 0.0, &t.vector);
-    double smax = gsl_vector_max(&s.vector);
-    for (size_t j = 0; j < nb; j++) {
-        double sj = ws->sv[j];
-        ws->tmp[j] = sj > SV_REL_THRESHOLD * smax ? ws->tmp[j] / sj : 0.0;
+    for (int j = 0; j < m * cl->ne; j++)
+        ws->mat[j] = 0.0;
+    for (int le = 0; le < cl->ne; le++) {
+        int e = cl->edges[le];
+        for (int end = 0; end < 2; end++) {
+            int i = p->edges[e][end];
+            if (i >= p->n_bodies || ws->local[i] >= m) continue;
+            ws->mat[ws->edge_row[e] * m + ws->local[i]] = end == 0 ? 1.0 : -1.0;
+        }
     }
-    return gsl_blas_dgemv(CblasNoTrans, 1.0, &u.matrix, &t.vector, 0.0, &x.vector);
+    for (int j = 0; j < cl->nb; j++) {
+        int i = cl->nodes[j];
+        if (ws->local[i] < m) ws->rhs[ws->local[i]] = p->mass[i] * a - p->force[i];
+    }
+}
+
+/* lambda = Q R^-T r' from D'^T = Q R (ne x m, m = rank <= ne; above). */
+static int solve_min_norm(stsl_cstr_ws *ws, const cluster *cl, int rank)
+{
+    size_t ne = (size_t)cl->ne, m = (size_t)rank;
+    gsl_matrix_view qr = gsl_matrix_view_array(ws->mat, ne, m);
+    gsl_vector_view tau = gsl_vector_view_array(ws->tmp, m);
+    gsl_vector_view x = gsl_vector_view_array(ws->sol, ne);
+    int rc = gsl_linalg_QR_decomp(&qr.matrix, &tau.vector);
+    if (rc != GSL_SUCCESS) return rc;
+    double rmax = 0.0;
+    for (size_t j = 0; j < m; j++)
+        rmax = fmax(rmax, fabs(gsl_matrix_get(&qr.matrix, j, j)));
+    for (size_t j = 0; j < m; j++)
+        if (!(fabs(gsl_matrix_get(&qr.matrix, j, j)) > RANK_REL_THRESHOLD * rmax)) return GSL_ESING;
+    for (size_t j = 0; j < ne; j++)
+        ws->sol[j] = j < m ? ws->rhs[j] : 0.0;
+    gsl_matrix_view r = gsl_matrix_submatrix(&qr.matrix, 0, 0, m, m);
+    gsl_vector_view y = gsl_vector_subvector(&x.vector, 0, m);
+    rc = gsl_blas_dtrsv(CblasUpper, CblasTrans, CblasNonUnit, &r.matrix, &y.vector);
+    if (rc != GSL_SUCCESS) return rc;
+    return gsl_linalg_QR_Qvec(&qr.matrix, &tau.vector, &x.vector);
 }
 
 static void fill_nan(const cluster *cl, stsl_cstr_solution *out)
@@ -346,24 +404,21 @@ static int solve_cluster(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const clu
         fill_nan(cl, out);
         return STSL_OK;
     }
-    for (int j = 0; j < cl->nb; j++) {
-        int i = cl->nodes[j];
-        ws->local[i] = j;
-        out->acc[i] = a;
-        ws->rhs[j] = p->mass[i] * a - p->force[i];
-    }
+    for (int j = 0; j < cl->nb; j++)
+        out->acc[cl->nodes[j]] = a;
     if (cl->ne == 0) return STSL_OK;
     int rank = cl->k > 0 ? cl->nb : cl->nb - 1;
-    int loop = cl->ne > rank;
-    int rc = loop ? solve_loop(ws, p, cl) : solve_tree(ws, p, cl);
+    order(ws, p, cl, rank);
+    fill(ws, p, cl, rank, a);
+    int rc = solve_min_norm(ws, cl, rank);
     if (rc != GSL_SUCCESS)
         return stsl_error_set(err, STSL_EMODEL,
                               "constraint forces of the cluster of body %d (%d bodies, %d fixed "
                               "nodes, %d constraints): %s",
                               cl->nodes[0], cl->nb, cl->k, cl->ne, gsl_strerror(rc));
-    out->redundant |= loop;
+    out->redundant |= cl->ne > rank;
     for (int le = 0; le < cl->ne; le++)
-        out->lambda[cl->edges[le]] = ws->sol[le];
+        out->lambda[cl->edges[le]] = ws->sol[ws->edge_row[cl->edges[le]]];
     return STSL_OK;
 }
 
@@ -375,6 +430,7 @@ int stsl_cstr_solve(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solu
     if (rc != STSL_OK) return rc;
     int n_clusters = components(p, ws->label);
     bucket(ws, p, n_clusters);
+    adjacency(ws, p);
     out->redundant = 0;
     out->conflict = 0;
     for (int c = 0; c < n_clusters; c++) {

@@ -6,9 +6,9 @@
  * ends (ground, base, anchor).  Its connected components are the clusters;
  * the bodies of one cluster share one acceleration, and the constraint
  * forces follow from the bodies' equations of motion, cluster by cluster,
- * with GSL's dense linear algebra (QR for a tree, SVD with the minimum-norm
- * split for a loop).  A pure module: no state between calls but the
- * workspace's scratch memory. */
+ * with GSL's dense linear algebra (Householder QR: the unique forces of a
+ * tree, the minimum-norm split of a loop).  A pure module: no state between
+ * calls but the workspace's scratch memory. */
 #ifndef STSL_CLUSTER_H
 #define STSL_CLUSTER_H
 
@@ -55,8 +55,9 @@ void stsl_cstr_ws_free(stsl_cstr_ws *ws);
 /* Clusters (connected components of the edge graph over bodies + fixed nodes) and,
  * per cluster, the common acceleration and the constraint forces:
  * m_i a_i = f_i + sum_e D_ie lambda_e, a_i equal within a cluster (= the fixed node's
- * acceleration when the cluster holds one). Dense LA from GSL (QR, or SVD with small
- * singular values dropped for redundant loops). 0, or <0 with err filled. */
+ * acceleration when the cluster holds one). Dense LA from GSL (Householder QR of the incidence
+ * matrix: unique lambda of a tree, minimum-norm lambda of a redundant loop; cluster.c argues why
+ * not LU or SVD). 0, or <0 with err filled. */
 /* Errors (STSL_EINPUT, out untouched): sizes beyond the workspace, a mass
  * not > 0, an edge with a node out of range, a fixed node first, or a node
  * joined to itself.  STSL_EMODEL: GSL failed on a cluster's matrix (not

@@ -4,7 +4,9 @@
  * loops (parallel contacts, a triangle, ground - body - base: minimum-norm
  * split), a ring (the minimum-norm characterisation), conflicts, several
  * clusters in one problem, the orientation of edges, the labels of
- * components, the reuse of one workspace, and every error.
+ * components, the reuse of one workspace, every error, no allocation in a
+ * solve, and 300 random problems against an independent oracle (the whole
+ * KKT system's minimum-norm solution by SVD).
  *
  * Tolerances: the matrices hold only 0 and +-1 and are well conditioned
  * (cluster.c: sigma_min/sigma_max >= 1/(nb sqrt(2 ne))), so LU and SVD give
@@ -18,6 +20,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
 
@@ -375,6 +379,112 @@ static void test_workspace_reuse(void **state)
     assert_null(stsl_cstr_ws_create(-1, 0, 0));
 }
 
+/* ---- random problems against an independent oracle ----------------------
+ *
+ * The whole problem as one KKT system over (a, lambda): m_i a_i - sum_e
+ * D_ie lambda_e = f_i, and per edge a_{e0} - a_{e1} = 0 (a body) or a_{e0}
+ * = the fixed node's acceleration.  The accelerations are unique and
+ * lambda is determined up to the null space of D, so the minimum-norm
+ * solution of the KKT system, pinv(K) rhs (Golub-Reinsch SVD, singular
+ * values below 1e-10 of the largest dropped), is (a, the minimum-norm
+ * lambda): what stsl_cstr_solve must give, cluster by cluster, by another
+ * route (one matrix, masses inside, no ordering, no rank counting).
+ * Tolerance: K has entries in [-1, 2] and condition below ~1e4 for these
+ * sizes (38 unknowns at most), so both solutions agree to ~1e4 * 40 * eps
+ * ~ 1e-10 of the O(10) values; 1e-8 absolute. */
+#define RB 12           /* bodies at most */
+#define RE (2 * RB + 2) /* edges at most */
+#define RK (RB + RE)    /* KKT unknowns at most */
+
+static unsigned lcg(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 8) & 0xffffff;
+}
+
+static void oracle(const stsl_cstr_problem *p, double *a, double *l)
+{
+    int nb = p->n_bodies, ne = p->n_edges, n = nb + ne;
+    gsl_matrix *k = gsl_matrix_calloc((size_t)n, (size_t)n),
+               *v = gsl_matrix_alloc((size_t)n, (size_t)n);
+    gsl_vector *s = gsl_vector_alloc((size_t)n), *w = gsl_vector_alloc((size_t)n);
+    gsl_vector *rhs = gsl_vector_calloc((size_t)n), *x = gsl_vector_alloc((size_t)n);
+    for (int i = 0; i < nb; i++) {
+        gsl_matrix_set(k, (size_t)i, (size_t)i, p->mass[i]);
+        gsl_vector_set(rhs, (size_t)i, p->force[i]);
+    }
+    for (int e = 0; e < ne; e++) {
+        int b0 = p->edges[e][0], b1 = p->edges[e][1];
+        gsl_matrix_set(k, (size_t)b0, (size_t)(nb + e), -1.0);
+        gsl_matrix_set(k, (size_t)(nb + e), (size_t)b0, 1.0);
+        if (b1 < nb) {
+            gsl_matrix_set(k, (size_t)b1, (size_t)(nb + e), 1.0);
+            gsl_matrix_set(k, (size_t)(nb + e), (size_t)b1, -1.0);
+        } else {
+            gsl_vector_set(rhs, (size_t)(nb + e), p->fixed_acc[b1 - nb]);
+        }
+    }
+    assert_int_equal(gsl_linalg_SV_decomp(k, v, s, w), 0);
+    double smax = gsl_vector_get(s, 0);
+    for (int j = 0; j < n; j++) {
+        double sj = gsl_vector_get(s, (size_t)j);
+        gsl_vector_set(s, (size_t)j, sj > 1e-10 * smax ? 1.0 / sj : 0.0);
+    }
+    gsl_blas_dgemv(CblasTrans, 1.0, k, rhs, 0.0, w); /* U^T rhs */
+    gsl_vector_mul(w, s);
+    gsl_blas_dgemv(CblasNoTrans, 1.0, v, w, 0.0, x);
+    for (int i = 0; i < nb; i++)
+        a[i] = gsl_vector_get(x, (size_t)i);
+    for (int e = 0; e < ne; e++)
+        l[e] = gsl_vector_get(x, (size_t)(nb + e));
+    gsl_matrix_free(k);
+    gsl_matrix_free(v);
+    gsl_vector_free(s);
+    gsl_vector_free(w);
+    gsl_vector_free(rhs);
+    gsl_vector_free(x);
+}
+
+static void test_random_against_oracle(void **state)
+{
+    (void)state;
+    unsigned seed = 12345u;
+    stsl_cstr_ws *ws = stsl_cstr_ws_create(RB, 3, RE);
+    assert_non_null(ws);
+    int loops = 0, trees = 0;
+    for (int run = 0; run < 300; run++) {
+        int nb = 1 + (int)(lcg(&seed) % RB), nf = (int)(lcg(&seed) % 4);
+        int ne = nb + nf > 1 ? (int)(lcg(&seed) % (unsigned)(2 * nb + 3)) : 0;
+        double m[RB], f[RB], acc[3] = {0.25, 0.25, 0.25}, a[RB], l[RE], a_ref[RB], l_ref[RE];
+        int edges[RE][2];
+        for (int i = 0; i < nb; i++) {
+            m[i] = 0.5 + (double)(lcg(&seed) % 1000) / 666.0;
+            f[i] = (double)(lcg(&seed) % 2001) / 100.0 - 10.0;
+        }
+        for (int e = 0; e < ne; e++) {
+            edges[e][0] = (int)(lcg(&seed) % (unsigned)nb);
+            do
+                edges[e][1] = (int)(lcg(&seed) % (unsigned)(nb + nf));
+            while (edges[e][1] == edges[e][0]);
+        }
+        stsl_cstr_problem p = {nb, m, f, nf, acc, ne, (const int(*)[2])edges};
+        stsl_cstr_solution sol = {a, l, -1, -1};
+        stsl_error err = {0};
+        if (stsl_cstr_solve(ws, &p, &sol, &err) != 0) fail_msg("run %d: %s", run, err.msg);
+        assert_int_equal(sol.conflict, 0);
+        loops += sol.redundant;
+        trees += !sol.redundant && ne > 0;
+        oracle(&p, a_ref, l_ref);
+        for (int i = 0; i < nb; i++)
+            assert_close(a[i], a_ref[i], 1e-8);
+        for (int e = 0; e < ne; e++)
+            assert_close(l[e], l_ref[e], 1e-8);
+    }
+    /* Both kinds were drawn often. */
+    assert_true(loops > 50 && trees > 50);
+    stsl_cstr_ws_free(ws);
+}
+
 /* The engine solves in every right-hand side: after the workspace is
  * created, solves of trees (QR) and of loops (SVD) allocate nothing. */
 static void test_no_allocation(void **state)
@@ -477,7 +587,7 @@ int main(void)
         cmocka_unit_test(test_triangle),        cmocka_unit_test(test_ring),
         cmocka_unit_test(test_conflict),        cmocka_unit_test(test_several_clusters),
         cmocka_unit_test(test_workspace_reuse), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_no_allocation),   cmocka_unit_test(test_random_against_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
