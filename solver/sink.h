@@ -10,6 +10,8 @@
 #ifndef STSL_SINK_H
 #define STSL_SINK_H
 
+#include <stddef.h>
+
 #include "solver/status.h"
 
 #define STSL_MAX_MODES 16
@@ -139,5 +141,25 @@ int stsl_sink_tee(stsl_sink a, stsl_sink b, stsl_sink *out, stsl_error *err);
 
 /* Index of a named column in `layout`, or -1. */
 int stsl_layout_find(const stsl_layout *layout, const char *name);
+
+/* ---- systems: column groups and event subjects ---------------------------- */
+
+/* The group holding column c, or -1 (a column of its own). */
+int stsl_layout_group_of(const stsl_layout *layout, int c);
+/* Index of the group named `name`, or -1. */
+int stsl_layout_find_group(const stsl_layout *layout, const char *name);
+/* The groups and subjects of `layout` are well formed: each group a
+ * non-empty run of columns inside [0, n_cols), no column in two groups,
+ * names (and member names, value names) given; subject names given.
+ * STSL_OK, or STSL_EINPUT with err naming `who` (a file) and the group. */
+int stsl_layout_check_groups(const stsl_layout *layout, const char *who, stsl_error *err);
+/* The name a grouped column shows where columns are flat (CSV headers,
+ * stsl_result_column): "name[member]", e.g. "x[motor]", into buf (len
+ * bytes, always terminated).  A column of its own: its name. */
+void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t len);
+/* A deep copy of `src` into *dst (strings and arrays owned by dst, freed by
+ * stsl_layout_free), so that a sink may keep the layout after begin(). */
+int stsl_layout_copy(const stsl_layout *src, stsl_layout *dst, stsl_error *err);
+void stsl_layout_free(stsl_layout *l); /* NULL-safe; leaves *l zeroed */
 
 #endif
