@@ -41,11 +41,6 @@ typedef struct h5_out {
     int integer; /* int8 values (a group of mode numbers) */
 } h5_out;
 
-/* The /events members with column values: their source columns in the
- * layout (x before, v before and after, net_force and friction after). */
-static const char *const ev_source[STSL_H5_EVENT_VALUES] = {"x", "v", "v", "net_force", "friction"};
-static const int ev_after[STSL_H5_EVENT_VALUES] = {0, 0, 1, 1, 1};
-
 typedef struct h5_sink {
     char *path, *tmp; /* a run in a group: both name it as "FILE:/GROUP" for messages */
     hid_t file;       /* the file this sink created (-1 for a run in a group) */
@@ -70,7 +65,7 @@ typedef struct h5_sink {
     unsigned char *evbuf; /* EV_BLOCK rows of ev_size bytes (memory type ev_mtype) */
     size_t ev_size, ev_off[9];
     stsl_h5_event_ext ev_ext;
-    int ev_col[STSL_H5_EVENT_VALUES]; /* first source column of each value member (-1: NaN) */
+    stsl_event_value ev_val[STSL_EVENT_VALUES]; /* the value members' sources */
     hsize_t nev_buf, nev_rows;
     int ix, iv; /* columns of x and v (the estimated errors' units) */
     int n_modes, n_kinds;
@@ -281,13 +276,9 @@ static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
 static void event_sources(h5_sink *h, const stsl_layout *l)
 {
     memset(&h->ev_ext, 0, sizeof h->ev_ext);
-    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
-        int g = stsl_layout_find_group(l, ev_source[i]);
-        h->ev_col[i] = g >= 0 ? l->groups[g].first : stsl_layout_find(l, ev_source[i]);
-        if (g < 0 && h->ev_col[i] >= 0 && stsl_layout_group_of(l, h->ev_col[i]) >= 0)
-            h->ev_col[i] = -1; /* a member of another group that happens to be named so */
-        h->ev_ext.width[i] = g >= 0 ? l->groups[g].width : 0;
-    }
+    stsl_layout_event_values(l, h->ev_val);
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
+        h->ev_ext.width[i] = h->ev_val[i].width;
     h->ev_ext.subject = l->n_subjects > 0;
     event_row_layout(h);
 }
@@ -295,7 +286,7 @@ static void event_sources(h5_sink *h, const stsl_layout *l)
 /* Units of the source of value member i ("" for none). */
 static const char *event_units(const h5_sink *h, const stsl_layout *l, int i)
 {
-    int c = h->ev_col[i];
+    int c = h->ev_val[i].first;
     if (c < 0) return "";
     int g = stsl_layout_group_of(l, c);
     const char *u = g >= 0 ? l->groups[g].units : l->cols[c].units;
@@ -496,8 +487,8 @@ static int h5_sample(void *self, double t, int mode, const double *cols, stsl_er
  * after, NaN when the layout has none. */
 static void put_values(const h5_sink *h, unsigned char *row, const stsl_event_rec *ev, int i)
 {
-    const double *src = ev_after[i] ? ev->after : ev->before;
-    int w = h->ev_ext.width[i] > 0 ? h->ev_ext.width[i] : 1, c = h->ev_col[i];
+    const double *src = h->ev_val[i].after ? ev->after : ev->before;
+    int w = h->ev_val[i].width > 0 ? h->ev_val[i].width : 1, c = h->ev_val[i].first;
     for (int k = 0; k < w; k++) {
         double v = c >= 0 && src ? src[c + k] : NAN;
         memcpy(row + h->ev_off[4 + i] + sizeof v * (size_t)k, &v, sizeof v);

@@ -15,6 +15,7 @@
 
 #include <hdf5.h>
 
+#include "solver/sink.h"
 #include "solver/status.h"
 
 /* rc = call, with HDF5's automatic error printing off around it (the error
@@ -52,7 +53,7 @@ hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
 
 /* Number of the members that carry column values (x, v_before, v_after,
  * net_force, friction: layout.off[4..8]). */
-#define STSL_H5_EVENT_VALUES 5
+#define STSL_H5_EVENT_VALUES STSL_EVENT_VALUES
 
 /* What a system's /events adds to the element's (docs/hdf5-layout.md):
  * width[i] of the value member i (x, v_before, v_after, net_force,

@@ -187,6 +187,20 @@ void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t l
     snprintf(buf, len, "%s[%s]", cg->name, cg->member_names[c - cg->first]);
 }
 
+void stsl_layout_event_values(const stsl_layout *l, stsl_event_value out[STSL_EVENT_VALUES])
+{
+    static const char *const names[STSL_EVENT_VALUES] = {"x", "v_before", "v_after", "net_force",
+                                                         "friction"};
+    static const char *const source[STSL_EVENT_VALUES] = {"x", "v", "v", "net_force", "friction"};
+    for (int i = 0; i < STSL_EVENT_VALUES; i++) {
+        int g = stsl_layout_find_group(l, source[i]);
+        int c = g >= 0 ? l->groups[g].first : stsl_layout_find(l, source[i]);
+        /* A member of some group that merely has the name is not the column. */
+        if (g < 0 && c >= 0 && stsl_layout_group_of(l, c) >= 0) c = -1;
+        out[i] = (stsl_event_value){names[i], i >= 2, c, g >= 0 ? l->groups[g].width : 0};
+    }
+}
+
 /* ---- copies ---- */
 
 static char *copy_str(const char *s, int *ok)

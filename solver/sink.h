@@ -157,6 +157,20 @@ int stsl_layout_check_groups(const stsl_layout *layout, const char *who, stsl_er
  * stsl_result_column): "name[member]", e.g. "x[motor]", into buf (len
  * bytes, always terminated).  A column of its own: its name. */
 void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t len);
+/* The values each event keeps in the files (HDF5 /events, the events CSV,
+ * the MAT events struct), in this order: x just before, v just before and
+ * after, net_force and friction just after, each taken from the column of
+ * that name or, in a system, from the group of that name (then one value
+ * per member). */
+#define STSL_EVENT_VALUES 5
+typedef struct stsl_event_value {
+    const char *name; /* "x", "v_before", "v_after", "net_force", "friction" */
+    int after;        /* 1: the value just after the event (ev->after), 0: just before */
+    int first;        /* its first source column; -1: the layout has none (NaN) */
+    int width;        /* 0: one column of its own; w > 0: a group of w columns */
+} stsl_event_value;
+void stsl_layout_event_values(const stsl_layout *layout, stsl_event_value out[STSL_EVENT_VALUES]);
+
 /* A deep copy of `src` into *dst (strings and arrays owned by dst, freed by
  * stsl_layout_free), so that a sink may keep the layout after begin(). */
 int stsl_layout_copy(const stsl_layout *src, stsl_layout *dst, stsl_error *err);
