@@ -279,7 +279,7 @@ static void event_sources(h5_sink *h, const stsl_layout *l)
     stsl_layout_event_values(l, h->ev_val);
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
         h->ev_ext.width[i] = h->ev_val[i].width;
-    h->ev_ext.subject = l->n_subjects > 0;
+    h->ev_ext.subject = l->n_subjects > 0 ? STSL_H5_EV_INDEX | STSL_H5_EV_NAME : 0;
     event_row_layout(h);
 }
 

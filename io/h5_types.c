@@ -38,10 +38,11 @@ static int member_types(const stsl_h5_event_layout *layout, const stsl_h5_event_
         if (w > 0 && (own[(*n_own)++] = types[4 + i]) < 0) return -1;
     }
     types[9] = types[10] = -1;
-    if (ext && ext->subject) {
+    if (ext && (ext->subject & STSL_H5_EV_INDEX))
         types[9] = packed ? H5T_STD_I32LE : H5T_NATIVE_INT32;
-        if ((types[10] = own[(*n_own)++] = stsl_h5_vlen_str_type()) < 0) return -1;
-    }
+    if (ext && (ext->subject & STSL_H5_EV_NAME) &&
+        (types[10] = own[(*n_own)++] = stsl_h5_vlen_str_type()) < 0)
+        return -1;
     return 0;
 }
 

@@ -59,10 +59,13 @@ hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
  * width[i] of the value member i (x, v_before, v_after, net_force,
  * friction): 0 a float64 (the element's), w > 0 an array of w float64 (the
  * values of a grouped column: h5py reads events x w), -1 left out (a memory
- * type that does not read it); subject = 1: the members `index` (int32) and
- * `name` (variable-length UTF-8 string) follow, at the memory offsets
- * off_index, off_name (a char *; both unused for the file type).  All zero:
- * exactly the element's type. */
+ * type that does not read it); subject: which of the members `index`
+ * (int32, STSL_H5_EV_INDEX) and `name` (variable-length UTF-8 string,
+ * STSL_H5_EV_NAME) follow (a system's file has both; a reader may take the
+ * index alone), at the memory offsets off_index, off_name (a char *; both
+ * unused for the file type).  All zero: exactly the element's type. */
+#define STSL_H5_EV_INDEX 1
+#define STSL_H5_EV_NAME  2
 typedef struct stsl_h5_event_ext {
     int width[STSL_H5_EVENT_VALUES];
     int subject;
