@@ -445,6 +445,20 @@ static void check_result_read(const char *path, const run_rows *rr)
     stsl_result_free(r);
 }
 
+/* The file as users read it (docs/hdf5-layout.md): Debian's python with
+ * h5py, from outside the library (test/check_system_h5.py). */
+static void check_with_h5py(const char *path, const run_rows *rr)
+{
+    if (system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") != 0) {
+        print_message("h5py not found: the file is not checked from Python\n");
+        return;
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/test/check_system_h5.py '%s' %ld %d",
+             STSL_SOURCE_DIR, path, rr->n, N_EVENTS);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_h5_system(void **state)
 {
     (void)state;
@@ -460,6 +474,7 @@ static void test_h5_system(void **state)
     check_h5_file(path, &rr);
     check_h5_read(path);
     check_result_read(path, &rr);
+    check_with_h5py(path, &rr);
     rm_rf(dir);
 }
 
