@@ -24,6 +24,7 @@
 #include "io/h5_sink.h"
 #include "io/mat_sink.h"
 #include "io/mem_sink.h"
+#include "io/run_record.h"
 #include "test/testutil.h"
 
 /* ---- the synthetic system ---------------------------------------------------- */
@@ -513,6 +514,47 @@ static void test_mem_system(void **state)
     stsl_sink_free(&s);
 }
 
+/* A recorded run (a study's `store: full`) replays the groups, the
+ * subjects and each event's subject. */
+static void test_record_system(void **state)
+{
+    (void)state;
+    stsl_error err = {0};
+    stsl_sink rec = {0}, mem = {0};
+    assert_int_equal(stsl_record_sink_create(&rec, &err), STSL_OK);
+    write_system(&rec, NULL);
+    void *bytes = NULL;
+    size_t size = 0;
+    stsl_record_take(&rec, &bytes, &size);
+    assert_non_null(bytes);
+    assert_int_equal(stsl_mem_sink_create(&mem, &err), STSL_OK);
+    assert_int_equal(stsl_record_replay(bytes, size, &mem, &err), STSL_OK);
+    const stsl_mem_result *m = stsl_mem_sink_result(&mem);
+    const stsl_layout *l = &m->layout;
+    assert_int_equal(l->n_groups, N_GROUPS);
+    for (int g = 0; g < N_GROUPS; g++) {
+        assert_string_equal(l->groups[g].name, groups[g].name);
+        assert_string_equal(l->groups[g].units, groups[g].units);
+        assert_string_equal(l->groups[g].long_name, groups[g].long_name);
+        assert_int_equal(l->groups[g].first, groups[g].first);
+        assert_int_equal(l->groups[g].width, groups[g].width);
+        assert_int_equal(l->groups[g].integer, groups[g].integer);
+        for (int k = 0; k < groups[g].width; k++)
+            assert_string_equal(l->groups[g].member_names[k], groups[g].member_names[k]);
+        assert_int_equal(l->groups[g].n_value_names, groups[g].n_value_names);
+        for (int k = 0; k < groups[g].n_value_names; k++)
+            assert_string_equal(l->groups[g].value_names[k], groups[g].value_names[k]);
+    }
+    assert_int_equal(l->n_subjects, NC + NS);
+    assert_string_equal(l->subject_names[1], "clutch");
+    assert_int_equal(m->n_events, N_EVENTS);
+    for (long k = 0; k < N_EVENTS; k++)
+        assert_int_equal(m->events[k].subject, k % 4);
+    free(bytes);
+    stsl_sink_free(&mem);
+    stsl_sink_free(&rec);
+}
+
 /* Overlapping groups are refused by every writer, naming both. */
 static void test_bad_groups(void **state)
 {
@@ -716,7 +758,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h5_system),  cmocka_unit_test(test_mem_system),
         cmocka_unit_test(test_bad_groups), cmocka_unit_test(test_csv_system),
-        cmocka_unit_test(test_mat_system),
+        cmocka_unit_test(test_mat_system), cmocka_unit_test(test_record_system),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
