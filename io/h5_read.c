@@ -152,31 +152,55 @@ static double ds_at(hid_t d, hsize_t i)
     return v;
 }
 
-/* "0 STUCK, 1 SLIP_POS, ..." into res->mode_names; returns the mode count. */
-static int parse_mode_names(const char *s, stsl_h5_result *res)
+/* "0 STUCK, 1 SLIP_POS, ..." into a malloc'd array of malloc'd names by
+ * number (the format of every mode_names); 0 or -1. */
+static int split_numbered(const char *s, char ***out, int *n)
 {
-    int n = 0;
+    char **names = NULL;
+    *n = 0;
     while (*s) {
         while (*s == ' ' || *s == ',')
             s++;
         if (!*s) break;
         char *end;
         long idx = strtol(s, &end, 10);
-        if (end == s) return -1;
-        s = end;
-        while (*s == ' ')
-            s++;
+        if (end == s || idx < 0 || idx > 127) goto fail; /* int8 values */
+        s = end + strspn(end, " ");
         size_t len = strcspn(s, ",");
         while (len > 0 && s[len - 1] == ' ')
             len--;
-        if (idx < 0 || idx >= STSL_MAX_MODES) return -1;
-        if (len >= sizeof res->mode_names[0]) len = sizeof res->mode_names[0] - 1;
-        memcpy(res->mode_names[idx], s, len);
-        res->mode_names[idx][len] = '\0';
-        if (idx + 1 > n) n = (int)idx + 1;
+        if (idx >= *n) {
+            char **g = realloc(names, sizeof *g * (size_t)(idx + 1));
+            if (!g) goto fail;
+            names = g;
+            for (long k = *n; k <= idx; k++)
+                names[k] = NULL;
+            *n = (int)idx + 1;
+        }
+        free(names[idx]);
+        if (!(names[idx] = strndup(s, len))) goto fail;
         s += strcspn(s, ",");
     }
-    return n;
+    for (int k = 0; k < *n; k++)
+        if (!names[k] && !(names[k] = strdup(""))) goto fail;
+    *out = names;
+    return 0;
+fail:
+    stsl_h5_free_strs(names, *n);
+    *n = 0;
+    return -1;
+}
+
+/* "0 STUCK, 1 SLIP_POS, ..." into res->mode_names; returns the mode count. */
+static int parse_mode_names(const char *s, stsl_h5_result *res)
+{
+    char **names = NULL;
+    int n = 0;
+    if (split_numbered(s, &names, &n) < 0) return -1;
+    for (int i = 0; i < n && n <= STSL_MAX_MODES; i++)
+        snprintf(res->mode_names[i], sizeof res->mode_names[i], "%s", names[i]);
+    stsl_h5_free_strs(names, n);
+    return n <= STSL_MAX_MODES ? n : -1;
 }
 
 /* ---- parts of the file ------------------------------------------------------ */
@@ -238,45 +262,6 @@ static void describe_quantities(hid_t traj, stsl_h5_result *res)
                          used ? ", " : "", names[i], lname, units);
         if (w > 0) used += (size_t)w;
     }
-}
-
-/* "0 STUCK, 1 SLIP_POS, ..." into a malloc'd array of malloc'd names by
- * number (the format of every mode_names); 0 or -1. */
-static int split_numbered(const char *s, char ***out, int *n)
-{
-    char **names = NULL;
-    *n = 0;
-    while (*s) {
-        while (*s == ' ' || *s == ',')
-            s++;
-        if (!*s) break;
-        char *end;
-        long idx = strtol(s, &end, 10);
-        if (end == s || idx < 0 || idx > 127) goto fail; /* int8 values */
-        s = end + strspn(end, " ");
-        size_t len = strcspn(s, ",");
-        while (len > 0 && s[len - 1] == ' ')
-            len--;
-        if (idx >= *n) {
-            char **g = realloc(names, sizeof *g * (size_t)(idx + 1));
-            if (!g) goto fail;
-            names = g;
-            for (long k = *n; k <= idx; k++)
-                names[k] = NULL;
-            *n = (int)idx + 1;
-        }
-        free(names[idx]);
-        if (!(names[idx] = strndup(s, len))) goto fail;
-        s += strcspn(s, ",");
-    }
-    for (int k = 0; k < *n; k++)
-        if (!names[k] && !(names[k] = strdup(""))) goto fail;
-    *out = names;
-    return 0;
-fail:
-    stsl_h5_free_strs(names, *n);
-    *n = 0;
-    return -1;
 }
 
 /* A 2-D dataset of /trajectory is a system's column group: its width, its

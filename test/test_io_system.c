@@ -395,6 +395,17 @@ static void check_h5_read(const char *path)
         assert_string_equal(h->events[k].kind, kinds[k % 4]);
         assert_true(isnan(h->events[k].x)); /* an array in the file */
     }
+    /* `stickslip info` reads it too (its system view is stage 7's). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    stsl_h5_print_info(h, out, 2);
+    fclose(out);
+    char want[64];
+    snprintf(want, sizeof want, "Samples:     %d\n", N_GRID + 2 * N_EVENTS);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "Events:      300\n"));
+    free(text);
     stsl_h5_result_free(h);
     free(h);
 }
