@@ -171,7 +171,9 @@ typedef struct stsl_summary {
     int complete;      /* 1: t_end was reached */
     char message[512]; /* why not, when complete == 0 ("" otherwise) */
     double t_reached;  /* time of the last sample */
-    /* The state at t_reached: every output column (x, v, a, friction, ...). */
+    /* The state at t_reached: every output column (x, v, a, friction, ...);
+     * of a system of bodies the first STSL_SUMMARY_MAX_COLS (its result,
+     * stsl_result, keeps them all). */
     int n_cols;
     const char *col_names[STSL_SUMMARY_MAX_COLS];
     double final[STSL_SUMMARY_MAX_COLS];
