@@ -407,6 +407,8 @@ def main():
                     help="the reference: stickslip's result (and the SciPy loop as a cross-check of it), "
                     "or the SciPy loop alone")
     ap.add_argument("--write", action="store_true", help="also put the table into docs/benchmarks.md")
+    ap.add_argument("--exe-label", help="where the stickslip binary comes from, for the record "
+                    "(default: its path relative to the repository)")
     a = ap.parse_args()
 
     sv = Servo(a.config)
@@ -458,7 +460,8 @@ def main():
                 path, wall = stickslip_result(a.exe, a.config, a.grid, tmp)
             x_ref, ev_ref = read_result(path, sv.names, grid)
         n_ev = sum(len(e) for e in ev_ref.values())
-        say(f"Reference: stickslip on `{cfg}` at rtol 1e-10 (`stickslip run`, one process): "
+        label = a.exe_label or ("`" + os.path.relpath(a.exe, ROOT) + "`")
+        say(f"Reference: stickslip ({label}) on `{cfg}` at rtol 1e-10 (`stickslip run`, one process): "
             f"{n_ev} stick/breakaway/reversal events, {wall:.3f} s wall.")
         if x_sp is None:
             say("No cross-check: the SciPy loop models contacts to a fixed end only.")
