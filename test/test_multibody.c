@@ -1,0 +1,300 @@
+/* test_multibody.c - the engine of systems of bodies (issue 14,
+ * models/multibody.c) against single-element runs and closed forms.
+ *
+ * Tolerances: the runs use rtol 1e-12 unless a test says otherwise; event
+ * times are roots located to ~1e-15 s relative, the states carry the
+ * integration's global error (a few rtol of their scale over the run,
+ * README "Numerics"), so closed forms are asked for to 1e-9 relative
+ * unless a test argues another bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "events/modes.h"
+#include "io/config.h"
+#include "io/config_system.h"
+#include "io/mem_sink.h"
+#include "models/multibody.h"
+#include "models/run.h"
+#include "test/testutil.h"
+
+static void load(const char *yaml, stsl_config *cfg)
+{
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, cfg, &err))
+        fprintf(stderr, "config: %s\n", err.msg);
+    assert_int_equal(err.code, STSL_OK);
+}
+
+/* Run a system configuration into a memory sink (complete run asserted). */
+static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    load(yaml, &cfg);
+    assert_true(cfg.is_system);
+    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
+    int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
+    if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    stsl_config_free(&cfg);
+    const stsl_mem_result *r = stsl_mem_sink_result(sink);
+    assert_true(r->complete);
+    return r;
+}
+
+static double col(const stsl_mem_result *r, long i, int c)
+{
+    return r->cols[i * r->n_cols + c];
+}
+
+static long nth_event(const stsl_mem_result *r, int kind, int n)
+{
+    for (long i = 0; i < r->n_events; i++)
+        if (r->events[i].kind == kind && n-- == 0) return i;
+    return -1;
+}
+
+/* ---- D2: two uncoupled bodies = two single runs ------------------------------------ */
+
+/* Two spring-mass oscillators with Coulomb friction (static above
+ * dynamic), driven by sines: stick, breakaway and reversal events. */
+#define OSC_A "mass: 1.0", "100.0", "1.0", "1.5", "3.0", "0.5"
+#define OSC_B "mass: 2.0", "50.0", "0.8", "1.2", "2.0", "0.3"
+
+static void element_yaml(char *buf, size_t n, const char *mass, const char *k, const char *fd,
+                         const char *ratio, const char *amp, const char *freq)
+{
+    snprintf(buf, n,
+             "element: {%s, spring: {stiffness: %s}}\n"
+             "friction: {law: coulomb, dynamic: %s, static_ratio: %s}\n"
+             "inputs: {active_force: {type: sine, amplitude: %s, frequency: %s}}\n"
+             "simulation: {t_end: 10.0, rtol: 1e-13}\n",
+             mass, k, fd, ratio, amp, freq);
+}
+
+static void d2_two_single_runs(void **state)
+{
+    (void)state;
+    char ya[1024], yb[1024];
+    element_yaml(ya, sizeof ya, OSC_A);
+    element_yaml(yb, sizeof yb, OSC_B);
+    stsl_sink sa, sb, ss;
+    const stsl_mem_result *ra = tu_run_yaml(ya, NULL, 0, &sa);
+    const stsl_mem_result *rb = tu_run_yaml(yb, NULL, 0, &sb);
+    const char *sys = "bodies: {a: {mass: 1.0}, b: {mass: 2.0}}\n"
+                      "couplings:\n"
+                      "  - {between: [a, ground], stiffness: 100.0}\n"
+                      "  - {between: [b, ground], stiffness: 50.0}\n"
+                      "contacts:\n"
+                      "  - {body: a, law: coulomb, dynamic: 1.0, static_ratio: 1.5}\n"
+                      "  - {body: b, law: coulomb, dynamic: 0.8, static_ratio: 1.2}\n"
+                      "inputs: {forces: {a: {type: sine, amplitude: 3.0, frequency: 0.5},\n"
+                      "                  b: {type: sine, amplitude: 2.0, frequency: 0.3}}}\n"
+                      "simulation: {t_end: 10.0, rtol: 1e-13}\n";
+    const stsl_mem_result *rs = run_system(sys, &ss);
+    /* Merge the single runs' events by time: the system's, in order. */
+    assert_true(ra->n_events > 5 && rb->n_events > 5);
+    assert_int_equal(rs->n_events, ra->n_events + rb->n_events);
+    long ia = 0, ib = 0;
+    double worst = 0.0;
+    for (long i = 0; i < rs->n_events; i++) {
+        int from_a =
+            ib >= rb->n_events || (ia < ra->n_events && ra->events[ia].t < rb->events[ib].t);
+        const stsl_mem_event *e = from_a ? &ra->events[ia++] : &rb->events[ib++];
+        assert_int_equal(rs->events[i].kind, e->kind);
+        worst = fmax(worst, fabs(rs->events[i].t - e->t) / e->t);
+    }
+    /* Both runs integrate the same equations to rtol 1e-13 on different
+     * step sequences (the system's steps serve both bodies): their event
+     * times differ by the global error, a few rtol (measured 1.5e-13; 4e-12
+     * at rtol 1e-12). */
+    assert_true(worst < 1e-12);
+    printf("D2: %ld events, largest relative difference of event times %.3g\n", rs->n_events,
+           worst);
+    stsl_sink_free(&sa);
+    stsl_sink_free(&sb);
+    stsl_sink_free(&ss);
+}
+
+/* ---- a stuck cluster against the closed form ---------------------------------------- */
+
+/* Bodies a (1 kg) and b (3 kg) at rest; a clutch between them (static
+ * 100 N: it holds) and b's contact to the ground (F_D = 2 N, F_S = 3 N).
+ * A ramp F = 0.5 t on a.  Both stay stuck until the ground contact's
+ * constraint force reaches F_S: breakaway at t_b = F_S / slope = 6 s; then
+ * the pair slips as one, (m_a + m_b) v' = slope t - F_D, so
+ * v(t) = (slope (t^2 - t_b^2) / 2 - F_D (t - t_b)) / (m_a + m_b). */
+static void stuck_cluster_breakaway(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 1.0}, b: {mass: 3.0}}\n"
+                      "contacts:\n"
+                      "  - {between: [a, b], law: coulomb, dynamic: 50.0, static_ratio: 2.0}\n"
+                      "  - {body: b, law: coulomb, dynamic: 2.0, static_ratio: 1.5}\n"
+                      "inputs: {forces: {a: {type: ramp, slope: 0.5}}}\n"
+                      "simulation: {t_end: 8.0, rtol: 1e-12, output_step: 0.5}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_BREAKAWAY);
+    /* Located by Brent's method in the frozen mode: to a few ulps. */
+    assert_close(r->events[0].t, 6.0, 1e-14);
+    long last = r->n_samples - 1;
+    double t = r->t[last], tb = 6.0, m = 4.0;
+    double v = (0.5 * (t * t - tb * tb) / 2.0 - 2.0 * (t - tb)) / m;
+    assert_true(t == 8.0);
+    assert_close(col(r, last, 2), v, 1e-9 * v);      /* v.a */
+    assert_true(col(r, last, 3) == col(r, last, 2)); /* v.b: held together exactly */
+    stsl_sink_free(&sink);
+}
+
+/* ---- a two-mass oscillator slipping -------------------------------------------------- */
+
+/* Bodies 1 and 2 (m1 = 1, m2 = 2) joined by a spring k = 200 (free
+ * length 0), each sliding on the ground with Coulomb friction F1 = 1,
+ * F2 = 3, launched at 10 m/s with r = x1 - x2 = 0.01.  While both slip
+ * forward: the centre of mass decelerates at (F1 + F2) / (m1 + m2), and
+ * mu r'' = -k r + mu (F2/m2 - F1/m1), mu = m1 m2 / (m1 + m2). */
+static void two_mass_slipping(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {one: {mass: 1.0, position: 0.01, velocity: 10.0},\n"
+                      "         two: {mass: 2.0, velocity: 10.0}}\n"
+                      "couplings:\n  - {between: [one, two], stiffness: 200.0}\n"
+                      "contacts:\n"
+                      "  - {body: one, law: coulomb, dynamic: 1.0}\n"
+                      "  - {body: two, law: coulomb, dynamic: 3.0}\n"
+                      "simulation: {t_end: 1.0, rtol: 1e-12, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 0);
+    double m1 = 1.0, m2 = 2.0, M = 3.0, mu = m1 * m2 / M, k = 200.0, w = sqrt(k / mu);
+    double req = mu * (3.0 / m2 - 1.0 / m1) / k, r0 = 0.01, xc0 = m1 * 0.01 / M;
+    double worst = 0.0;
+    for (long i = 0; i < r->n_samples; i++) {
+        double t = r->t[i];
+        double xc = xc0 + 10.0 * t - 0.5 * (4.0 / M) * t * t;
+        double rel = req + (r0 - req) * cos(w * t);
+        double x1 = xc + m2 / M * rel, x2 = xc - m1 / M * rel;
+        worst = fmax(worst, fmax(fabs(col(r, i, 0) - x1), fabs(col(r, i, 1) - x2)));
+    }
+    /* x ~ 10 m: 1e-9 is 1e-10 relative, a hundred rtol over ~100 steps. */
+    assert_true(worst < 1e-9);
+    stsl_sink_free(&sink);
+}
+
+/* ---- a rigid stop: impact times ---------------------------------------------------- */
+
+/* A free body (m = 2) pushed by F = 4 from rest towards a rigid stop to
+ * the ground at x = 0.5 with restitution 0.5: first impact at
+ * t1 = sqrt(2 d m / F) = 0.70710678..., speed v1 = a t1; it rebounds at
+ * e v1 and comes back after 2 e v1 / a: t2 = t1 (1 + 2 e), and so on
+ * (t_{k+1} - t_k = e (t_k - t_{k-1})). */
+static void rigid_stop_impacts(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 2.0}}\n"
+                      "stops:\n  - {body: a, min: -1.0, max: 0.5, model: rigid, restitution: 0.5}\n"
+                      "inputs: {forces: {a: {type: constant, value: 4.0}}}\n"
+                      "simulation: {t_end: 2.0, rtol: 1e-12}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    double t1 = sqrt(2.0 * 0.5 * 2.0 / 4.0), dt = 2.0 * 0.5 * t1, t = t1;
+    for (int k = 0; k < 3; k++) {
+        long i = nth_event(r, STSL_EV_IMPACT, k);
+        assert_true(i >= 0);
+        /* Each flight carries the previous one's error: 1e-10 s. */
+        assert_close(r->events[i].t, t, 1e-10);
+        t += dt;
+        dt *= 0.5;
+    }
+    stsl_sink_free(&sink);
+}
+
+/* Backlash: body a (1 kg) at 2 m/s crosses the gap [-0.1, 0.1] to body b
+ * (3 kg, at rest): impact at t = 0.1 / 2 = 0.05 s; with restitution 1 the
+ * velocities after are v_a = (m_a - m_b) / (m_a + m_b) v = -1 and
+ * v_b = 2 m_a / (m_a + m_b) v = 1 (Newton's law, momentum conserved). */
+static void backlash_impact(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 1.0, velocity: 2.0}, b: {mass: 3.0}}\n"
+                      "stops:\n"
+                      "  - {between: [a, b], min: -0.1, max: 0.1, model: rigid, restitution: 1.0}\n"
+                      "simulation: {t_end: 0.06, rtol: 1e-12}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_IMPACT);
+    assert_close(r->events[0].t, 0.05, 1e-14); /* CVODE: 100 ulps of the step */
+    /* columns: x.a x.b v.a v.b */
+    assert_close(r->events[0].after[2], -1.0, 1e-12);
+    assert_close(r->events[0].after[3], 1.0, 1e-12);
+    stsl_sink_free(&sink);
+}
+
+/* ---- the CLI on a system ------------------------------------------------------------- */
+
+static void cli_exit_codes(void **state)
+{
+    (void)state;
+    char dir[256], path[512], res[600], out[4096];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/sys.yaml", dir);
+    snprintf(res, sizeof res, "%s/out.h5", dir);
+    /* LuGre contacts are refused before a file is made: exit 2. */
+    assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}}\ncontacts:\n"
+                                         "  - {body: a, law: lugre, tc: 1, tst: 1.5, v_st: 0.01, "
+                                         "sigma0: 1e5, sigma1: 300, d: 0.4}\n"
+                                         "simulation: {t_end: 1}\n"),
+                     0);
+    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
+    assert_non_null(strstr(out, "contacts.0: law lugre is not supported in a system of bodies"));
+    assert_false(tu_file_exists(res));
+    /* Twelve bodies held by eleven stuck clutches and pushed: the eleven
+     * contacts switch together, more than are enumerated: exit 3. */
+    char yaml[4096];
+    size_t used = (size_t)snprintf(yaml, sizeof yaml, "bodies: {");
+    for (int i = 0; i <= 11; i++)
+        used +=
+            (size_t)snprintf(yaml + used, sizeof yaml - used, "%sb%d: {mass: 1}", i ? ", " : "", i);
+    used += (size_t)snprintf(yaml + used, sizeof yaml - used, "}\ncontacts:\n");
+    for (int i = 0; i < 11; i++)
+        used += (size_t)snprintf(yaml + used, sizeof yaml - used,
+                                 "  - {between: [b%d, b%d], law: coulomb, dynamic: 1}\n", i, i + 1);
+    snprintf(yaml + used, sizeof yaml - used,
+             "inputs: {forces: {b0: {type: constant, value: 1}}}\nsimulation: {t_end: 1}\n");
+    assert_int_equal(tu_write_file(path, yaml), 0);
+    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 3);
+    assert_non_null(strstr(out, "more than ten contacts switch at one instant"));
+    assert_non_null(strstr(out, "contacts.0, contacts.1"));
+    /* A valid system runs: exit 0 and a result. */
+    assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}, b: {mass: 2}}\n"
+                                         "couplings:\n  - {between: [a, b], stiffness: 10}\n"
+                                         "contacts:\n  - {body: a, dynamic: 0.5}\n"
+                                         "inputs: {forces: {b: {type: sine, amplitude: 2, "
+                                         "frequency: 1}}}\nsimulation: {t_end: 2}\n"),
+                     0);
+    assert_int_equal(tu_cli(out, sizeof out, "run -q %s -o %s", path, res), 0);
+    assert_true(tu_file_exists(res));
+    remove(res);
+    remove(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(d2_two_single_runs), cmocka_unit_test(stuck_cluster_breakaway),
+        cmocka_unit_test(two_mass_slipping),  cmocka_unit_test(rigid_stop_impacts),
+        cmocka_unit_test(backlash_impact),    cmocka_unit_test(cli_exit_codes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
