@@ -366,7 +366,7 @@ static int record(run *r, int from, const step_result *sr, long max_events, stsl
     if (!r->out) return STSL_OK;
     out_cols(r, from, r->t, sr->yraw, r->cols_a);
     out_cols(r, r->mode, r->t, r->y, r->cols_b);
-    stsl_event_rec ev = {r->t, sr->kind, from, r->mode, r->cols_a, r->cols_b};
+    stsl_event_rec ev = {r->t, sr->kind, from, r->mode, r->cols_a, r->cols_b, 0};
     return stsl_sink_event(r->sink, &ev, err);
 }
 

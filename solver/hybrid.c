@@ -1076,7 +1076,7 @@ static int record_event(stsl_hsolver *s, const stsl_transition *tr, const stsl_m
     int before = s->desc.record, after = next->record;
     /* cols_a holds the outputs just before (computed by the caller). */
     s->model->ops->outputs(s->model->self, tr->mode, s->t, ynew, s->cols_b);
-    stsl_event_rec ev = {s->t, tr->kind, before, after, s->cols_a, s->cols_b};
+    stsl_event_rec ev = {s->t, tr->kind, before, after, s->cols_a, s->cols_b, tr->subject};
     int rc = stsl_sink_event(s->sink, &ev, err);
     if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, before, s->cols_a, err);
     if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, after, s->cols_b, err);
@@ -1106,7 +1106,7 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
     for (;;) {
         memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
         s->model->ops->outputs(s->model->self, s->mode, s->t, s->ycur, s->cols_a);
-        stsl_transition tr = {s->mode, STSL_NO_EVENT, 0};
+        stsl_transition tr = {s->mode, STSL_NO_EVENT, 0, 0};
         int rc =
             s->model->ops->transition(s->model->self, s->mode, why, fired, s->t, s->ytmp, &tr, err);
         if (rc) {
@@ -1166,7 +1166,7 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     /* The initial mode: the model decides from (t0, y0) alone. */
     s->mode = STSL_NO_MODE;
     memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
-    stsl_transition tr = {STSL_NO_MODE, STSL_NO_EVENT, 0};
+    stsl_transition tr = {STSL_NO_MODE, STSL_NO_EVENT, 0, 0};
     rc = s->model->ops->transition(s->model->self, STSL_NO_MODE, STSL_REASON_INIT, NULL, t0,
                                    s->ytmp, &tr, err);
     if (rc) return stsl_error_wrap(err, "choosing the initial mode");

@@ -68,6 +68,8 @@ typedef struct stsl_transition {
     stsl_mode_code mode; /* mode to continue in (may equal the current one: a restart) */
     int kind;            /* event kind to record (index into layout.kind_names), or STSL_NO_EVENT */
     int again;           /* 1: record this event, then call again with STSL_REASON_RECHECK */
+    int subject;         /* 1 + index into layout.subject_names of the contact or stop the
+                            event is about; 0: none (the element's events) */
 } stsl_transition;
 
 /* A segment whose power is a constant times the rate of one state
