@@ -107,6 +107,8 @@ struct stsl_multibody {
     /* results */
     stsl_column *cols;
     char *names;
+    const char **members; /* body names, then contacts' and stops' (the subjects) */
+    stsl_col_group groups[8];
     stsl_layout layout;
     const char **state_names;
     double *scale;
@@ -857,8 +859,7 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
  * slipping one accelerating in its slip direction with its friction at the
  * dynamic level (at speed 0) opposing it.  *undecided = 1 when some margin
  * lies within the rounding level of the forces. */
-static int check_at(stsl_multibody *m, const int *states, double t, int *undecided,
-                    stsl_error *err)
+static int check_at(stsl_multibody *m, const int *states, double t, int *undecided, stsl_error *err)
 {
     fixed_motion fm;
     eval_fixed(m, t, &fm);
@@ -881,8 +882,8 @@ static int check_at(stsl_multibody *m, const int *states, double t, int *undecid
             ok &= !(margin > 0.0);
         } else {
             int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
-            double a = node_a(m, &fm, m->acc, m->cnode[c][0]) -
-                       node_a(m, &fm, m->acc, m->cnode[c][1]);
+            double a =
+                node_a(m, &fm, m->acc, m->cnode[c][0]) - node_a(m, &fm, m->acc, m->cnode[c][1]);
             margin = -s * a;
             level = amax;
             ok &= margin < 0.0;
@@ -1172,6 +1173,7 @@ static int mb_transition(void *self, stsl_mode_code mode, stsl_reason why, const
     out->mode = mode;
     out->kind = STSL_NO_EVENT;
     out->again = 0;
+    out->subject = 0;
     if (why != STSL_REASON_RECHECK) {
         m->n_pend = m->i_pend = 0;
         int rc = decide(m, mode, why, fired, t, y, err);
@@ -1184,8 +1186,7 @@ static int mb_transition(void *self, stsl_mode_code mode, stsl_reason why, const
      * events at the same t, all into the mode decided above. */
     if (m->i_pend < m->n_pend) {
         out->kind = m->pend[m->i_pend].kind;
-        /* (the subject, m->pend[].subject, goes with the event once the
-         * solver passes it: branch mb-results) */
+        out->subject = m->pend[m->i_pend].subject;
         m->i_pend++;
         out->again = m->i_pend < m->n_pend;
     }
@@ -1212,6 +1213,32 @@ static char *put_name(char *at, const char *group, const char *member)
     return at;
 }
 
+/* The column groups of mb-interfaces.md §3 (empty ones left out) and the
+ * event subjects: contacts, then stops. */
+static void init_groups(stsl_multibody *m, col_offsets o, unit_set u)
+{
+    const char *const *bodies = m->members, *const *contacts = m->members + m->nb;
+    const char *const *stops = contacts + m->nc;
+    stsl_col_group all[8] = {
+        {"x", u.x, "position", o.x, m->nb, bodies, 0, 0, NULL},
+        {"v", u.v, "velocity", o.v, m->nb, bodies, 0, 0, NULL},
+        {"a", u.a, "acceleration", o.a, m->nb, bodies, 0, 0, NULL},
+        {"friction", u.f, "friction force on the contact's first end", o.friction, m->nc, contacts,
+         0, 0, NULL},
+        {"slip_velocity", u.v, "slip velocity", o.slip, m->nc, contacts, 0, 0, NULL},
+        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4, contact_mode_names},
+        {"stop_reaction", u.f, "stop reaction on the first end", o.reaction, m->ns, stops, 0, 0,
+         NULL},
+        {"stop_mode", "", "stop mode", o.smode, m->ns, stops, 1, 3, stop_mode_names}};
+    int n = 0;
+    for (int g = 0; g < 8; g++)
+        if (all[g].width > 0) m->groups[n++] = all[g];
+    m->layout.n_groups = n;
+    m->layout.groups = m->groups;
+    m->layout.n_subjects = m->nc + m->ns;
+    m->layout.subject_names = contacts;
+}
+
 static int init_layout(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
@@ -1221,7 +1248,8 @@ static int init_layout(stsl_multibody *m)
     m->cols = calloc((size_t)o.n, sizeof *m->cols);
     m->names = calloc((size_t)(o.n + 2 * m->nb), per);
     m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
-    if (!m->cols || !m->names || !m->state_names) return -1;
+    m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
+    if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
     char *at = m->names, member[STSL_BODY_NAME_MAX + 32];
 #define COL(idx, grp, mem, unit, what)                                                             \
     do {                                                                                           \
@@ -1241,17 +1269,23 @@ static int init_layout(stsl_multibody *m)
         COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
         COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
+        m->members[m->nb + c] = strchr(m->cols[o.cmode + c].name, '.') + 1;
     }
     for (int k = 0; k < m->ns; k++) {
         snprintf(member, sizeof member, "stops.%d", k);
         COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
         COL(o.smode + k, "stop_mode", member, "", "stop mode");
+        m->members[m->nb + m->nc + k] = strchr(m->cols[o.smode + k].name, '.') + 1;
     }
+    for (int i = 0; i < m->nb; i++)
+        m->members[i] = s->bodies[i].name;
 #undef COL
     m->cols[o.xb] = (stsl_column){"x_base", u.x, "base position"};
     m->cols[o.vb] = (stsl_column){"v_base", u.v, "base velocity"};
     m->layout = (stsl_layout){
-        o.n, m->cols, "s", 0, NULL, STSL_EV_AMBIGUOUS + 1, stsl_multibody_kind_names()};
+        o.n, m->cols, "s", 0,   NULL, STSL_EV_AMBIGUOUS + 1, stsl_multibody_kind_names(),
+        0,   NULL,    0,   NULL};
+    init_groups(m, o, u);
     return 0;
 }
 
@@ -1478,13 +1512,35 @@ void stsl_multibody_free(stsl_multibody *m)
     stsl_cstr_ws_free(m->ws);
     free_prepared(&m->prep);
     free_prepared(&m->cand);
-    void *all[] = {m->mass,   m->force_sig, m->cnode,     m->snode,
-                   m->knode,  m->stop_ops,  m->desc_dirs, m->force,
-                   m->acc,    m->lambda,    m->label,     m->cur,
-                   m->next,   m->affected,  m->jflag,     m->group,
-                   m->jlist,  m->before,    m->chosen,    m->changed_by_impact,
-                   m->gfired, m->pend,      m->scale,     m->table,
-                   m->hash,   m->cols,      m->names,     (void *)m->state_names};
+    void *all[] = {m->mass,
+                   m->force_sig,
+                   m->cnode,
+                   m->snode,
+                   m->knode,
+                   m->stop_ops,
+                   m->desc_dirs,
+                   m->force,
+                   m->acc,
+                   m->lambda,
+                   m->label,
+                   m->cur,
+                   m->next,
+                   m->affected,
+                   m->jflag,
+                   m->group,
+                   m->jlist,
+                   m->before,
+                   m->chosen,
+                   m->changed_by_impact,
+                   m->gfired,
+                   m->pend,
+                   m->scale,
+                   m->table,
+                   m->hash,
+                   m->cols,
+                   m->names,
+                   (void *)m->state_names,
+                   (void *)m->members};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(m);
