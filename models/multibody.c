@@ -97,7 +97,7 @@ struct stsl_multibody {
     stsl_cstr_ws *ws;
     /* transition scratch */
     uint8_t *cur, *next;
-    int *affected, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
+    int *affected, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
@@ -931,6 +931,7 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
     for (int c = 0; c < m->nc; c++) {
         const int *pr = m->cnode[c];
         double w = rel_v(m, fm, y, pr);
+        m->jumped[c] = 0;
         int touched = m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
         if (stsl_law_is_smooth(m->s->contacts[c].friction.law)) {
             m->next[c] = STSL_CM_SMOOTH;
@@ -945,6 +946,9 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
             m->next[c] = (uint8_t)slip_state(w); /* a velocity jump (impact, base step) */
         else
             m->next[c] = m->cur[c];
+        /* A slip direction set by a jump is the impact's or the input
+         * step's consequence, recorded as that event (as the element does). */
+        m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
     }
 }
 
@@ -1110,7 +1114,7 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
     if (why != STSL_REASON_INIT) {
         for (int c = 0; c < m->nc; c++) {
             int kind = contact_event(m->cur[c], m->next[c]);
-            if (kind != STSL_NO_EVENT) push_event(m, kind, 1 + c);
+            if (kind != STSL_NO_EVENT && !m->jumped[c]) push_event(m, kind, 1 + c);
         }
         for (int k = 0; k < m->ns; k++) {
             int kind = stop_event(m, k, m->cur[m->nc + k], m->next[m->nc + k]);
@@ -1409,9 +1413,9 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->jflag, nc) ||
-        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
-        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
+        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->jumped, nc) ||
+        !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) ||
+        !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
         !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
         !ALLOC(m->scale, m->n))
         return -1;
@@ -1526,6 +1530,7 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->cur,
                    m->next,
                    m->affected,
+                   m->jumped,
                    m->jflag,
                    m->group,
                    m->jlist,

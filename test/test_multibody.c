@@ -123,6 +123,85 @@ static void d2_two_single_runs(void **state)
     stsl_sink_free(&ss);
 }
 
+/* The belt oscillator (examples/belt_stick_slip.yaml): a block on a belt
+ * (the base, 0.1 m/s) tied to the wall by a spring.  As a system it is a
+ * body with absolute coordinates, stuck to a moving base (integrated, not
+ * frozen): the same events as the element in belt coordinates.  Absolute
+ * positions grow to 0.5 m while the relative ones stay at 0.015 m, so the
+ * tolerances weigh the two runs differently: 1e-10 relative (measured
+ * 1.4e-11 at rtol 1e-12). */
+static void belt_as_system(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/belt_stick_slip.yaml", STSL_SOURCE_DIR);
+    stsl_config cfg;
+    stsl_error err = {0};
+    const char *sets[] = {"simulation.rtol=1e-12"};
+    assert_int_equal(stsl_config_load(path, sets, 1, &cfg, &err), STSL_OK);
+    stsl_sink se, ss;
+    const stsl_mem_result *re = tu_run_config(&cfg, &se);
+    stsl_config_free(&cfg);
+    const char *sys =
+        "bodies: {block: {mass: 1.0, velocity: 0.1}}\n"
+        "couplings:\n  - {between: [block, ground], stiffness: 100.0}\n"
+        "contacts:\n  - {body: block, law: coulomb, dynamic: 1.0, static_ratio: 1.5}\n"
+        "inputs: {base_motion: {type: ramp, slope: 0.1}}\n"
+        "simulation: {t_end: 5.0, rtol: 1e-12}\n";
+    const stsl_mem_result *rs = run_system(sys, &ss);
+    assert_true(re->n_events > 10);
+    assert_int_equal(rs->n_events, re->n_events);
+    for (long i = 0; i < rs->n_events; i++) {
+        assert_int_equal(rs->events[i].kind, re->events[i].kind);
+        assert_close(rs->events[i].t, re->events[i].t, 1e-10 * re->events[i].t);
+    }
+    stsl_sink_free(&se);
+    stsl_sink_free(&ss);
+}
+
+/* ---- the energy balance (the power op) ------------------------------------------------ */
+
+/* Two bodies on a moving base (a sine), coupled by a spring-damper, one to
+ * the wall by a spring, both with Coulomb contacts (stick and slip) and a
+ * force: stats.work, the integral of the power (input work - dissipation),
+ * equals the change of kinetic and spring energy.  The power is
+ * integrated by CVODES on the state's steps at rtol 1e-10; the energies are
+ * ~1 J: 1e-7 absolute is a thousand rtol over the run's ~30 switches. */
+static void energy_balance(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 1.0}, b: {mass: 2.0, position: 0.3}}\n"
+                      "couplings:\n"
+                      "  - {between: [a, b], stiffness: 40.0, damping: 0.5, free_length: -0.3}\n"
+                      "  - {between: [a, ground], stiffness: 10.0}\n"
+                      "contacts:\n"
+                      "  - {body: a, law: coulomb, dynamic: 1.0, static_ratio: 1.4}\n"
+                      "  - {body: b, law: coulomb, dynamic: 2.0, static_ratio: 1.2}\n"
+                      "inputs: {forces: {a: {type: sine, amplitude: 6.0, frequency: 0.4}},\n"
+                      "         base_motion: {type: sine, amplitude: 0.05, frequency: 1.3}}\n"
+                      "simulation: {t_end: 6.0, rtol: 1e-10}\n";
+    stsl_config cfg;
+    stsl_error err = {0};
+    load(sys, &cfg);
+    cfg.sim.integrate_power = 1;
+    stsl_sink sink;
+    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
+    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &sink, NULL, &err), STSL_OK);
+    stsl_config_free(&cfg);
+    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    assert_true(r->n_events > 5);
+    double e[2];
+    for (int k = 0; k < 2; k++) {
+        long i = k ? r->n_samples - 1 : 0;
+        double xa = col(r, i, 0), xb = col(r, i, 1), va = col(r, i, 2), vb = col(r, i, 3);
+        e[k] = 0.5 * 1.0 * va * va + 0.5 * 2.0 * vb * vb + 0.5 * 40.0 * pow(xa - xb + 0.3, 2) +
+               0.5 * 10.0 * xa * xa;
+    }
+    printf("energy: work %.12g, change of energy %.12g\n", r->stats.work, e[1] - e[0]);
+    assert_close(r->stats.work, e[1] - e[0], 1e-7);
+    stsl_sink_free(&sink);
+}
+
 /* ---- a stuck cluster against the closed form ---------------------------------------- */
 
 /* Bodies a (1 kg) and b (3 kg) at rest; a clutch between them (static
@@ -292,7 +371,8 @@ static void cli_exit_codes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(d2_two_single_runs), cmocka_unit_test(stuck_cluster_breakaway),
+        cmocka_unit_test(d2_two_single_runs), cmocka_unit_test(belt_as_system),
+        cmocka_unit_test(energy_balance),     cmocka_unit_test(stuck_cluster_breakaway),
         cmocka_unit_test(two_mass_slipping),  cmocka_unit_test(rigid_stop_impacts),
         cmocka_unit_test(backlash_impact),    cmocka_unit_test(cli_exit_codes),
     };
