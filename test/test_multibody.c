@@ -234,6 +234,68 @@ static void stuck_cluster_breakaway(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- several contacts at one instant --------------------------------------------------- */
+
+/* Two equal bodies (1 kg) launched at 1 m/s on contacts with F_D = 2 N
+ * (F_S = 3 N), joined by a spring at its free length: they decelerate
+ * alike and stick at the same instant t = m v0 / F_D = 0.5 s: one stick
+ * event per contact, both at that t, in contact order, each naming it
+ * (subject 1 + index). */
+static void simultaneous_stick(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 1.0, velocity: 1.0}, b: {mass: 1.0, velocity: 1.0}}\n"
+                      "couplings:\n  - {between: [a, b], stiffness: 100.0}\n"
+                      "contacts:\n"
+                      "  - {body: a, law: coulomb, dynamic: 2.0, static_ratio: 1.5}\n"
+                      "  - {body: b, law: coulomb, dynamic: 2.0, static_ratio: 1.5}\n"
+                      "simulation: {t_end: 1.0, rtol: 1e-12}\n";
+    stsl_config cfg;
+    stsl_error err = {0};
+    load(sys, &cfg);
+    stsl_sink sink;
+    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
+    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &sink, NULL, &err), STSL_OK);
+    stsl_config_free(&cfg);
+    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    assert_int_equal(r->n_events, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r->events[i].kind, STSL_EV_STICK);
+        assert_close(r->events[i].t, 0.5, 1e-13);
+    }
+    assert_true(r->events[0].t == r->events[1].t);
+    long last = r->n_samples - 1; /* at rest where they stuck: x = v0^2 / (2 a) = 0.25 */
+    assert_true(col(r, last, 2) == 0.0 && col(r, last, 3) == 0.0);
+    assert_close(col(r, last, 0), 0.25, 1e-12);
+    stsl_sink_free(&sink);
+}
+
+/* Static above kinetic allows several consistent combinations: body a
+ * (1 kg) on the ground (F_D = 1, F_S = 2) and body b (1 kg) on a through a
+ * clutch (F_D = 1, F_S = 2), both at rest, F = 1.5 on b.  All stuck
+ * (lambdas 1.5 within 2), a and b slipping together ((1.5 - 1) / 2 > 0)
+ * and b slipping on a ((1.5 - 1) / 1 > 0, a held by 1 < 2) all qualify: the
+ * tie rule keeps the fewest changes (all stuck, as before), the instant is
+ * an `ambiguous` event, and nothing moves. */
+static void ambiguous_start(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 1.0}, b: {mass: 1.0}}\n"
+                      "contacts:\n"
+                      "  - {body: a, law: coulomb, dynamic: 1.0, static_ratio: 2.0}\n"
+                      "  - {between: [b, a], law: coulomb, dynamic: 1.0, static_ratio: 2.0}\n"
+                      "inputs: {forces: {b: {type: constant, value: 1.5}}}\n"
+                      "simulation: {t_end: 1.0}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_AMBIGUOUS);
+    assert_true(r->events[0].t == 0.0);
+    long last = r->n_samples - 1;
+    assert_true(col(r, last, 0) == 0.0 && col(r, last, 1) == 0.0);
+    stsl_sink_free(&sink);
+}
+
 /* ---- a two-mass oscillator slipping -------------------------------------------------- */
 
 /* Bodies 1 and 2 (m1 = 1, m2 = 2) joined by a spring k = 200 (free
@@ -372,7 +434,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(d2_two_single_runs), cmocka_unit_test(belt_as_system),
-        cmocka_unit_test(energy_balance),     cmocka_unit_test(stuck_cluster_breakaway),
+        cmocka_unit_test(energy_balance),     cmocka_unit_test(simultaneous_stick),
+        cmocka_unit_test(ambiguous_start),    cmocka_unit_test(stuck_cluster_breakaway),
         cmocka_unit_test(two_mass_slipping),  cmocka_unit_test(rigid_stop_impacts),
         cmocka_unit_test(backlash_impact),    cmocka_unit_test(cli_exit_codes),
     };
