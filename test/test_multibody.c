@@ -32,13 +32,15 @@ static void load(const char *yaml, stsl_config *cfg)
     assert_int_equal(err.code, STSL_OK);
 }
 
-/* Run a system configuration into a memory sink (complete run asserted). */
-static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)
+/* Run a system configuration into a memory sink (complete run asserted),
+ * integrating the model's power into stats.work when `power`. */
+static const stsl_mem_result *run_power(const char *yaml, int power, stsl_sink *sink)
 {
     stsl_config cfg;
     stsl_error err = {0};
     load(yaml, &cfg);
     assert_true(cfg.is_system);
+    cfg.sim.integrate_power = power;
     assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
     int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
     if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
@@ -49,16 +51,9 @@ static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)
     return r;
 }
 
-static double col(const stsl_mem_result *r, long i, int c)
+static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)
 {
-    return r->cols[i * r->n_cols + c];
-}
-
-static long nth_event(const stsl_mem_result *r, int kind, int n)
-{
-    for (long i = 0; i < r->n_events; i++)
-        if (r->events[i].kind == kind && n-- == 0) return i;
-    return -1;
+    return run_power(yaml, 0, sink);
 }
 
 /* ---- D2: two uncoupled bodies = two single runs ------------------------------------ */
@@ -180,20 +175,14 @@ static void energy_balance(void **state)
                       "inputs: {forces: {a: {type: sine, amplitude: 6.0, frequency: 0.4}},\n"
                       "         base_motion: {type: sine, amplitude: 0.05, frequency: 1.3}}\n"
                       "simulation: {t_end: 6.0, rtol: 1e-10}\n";
-    stsl_config cfg;
-    stsl_error err = {0};
-    load(sys, &cfg);
-    cfg.sim.integrate_power = 1;
     stsl_sink sink;
-    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
-    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &sink, NULL, &err), STSL_OK);
-    stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    const stsl_mem_result *r = run_power(sys, 1, &sink);
     assert_true(r->n_events > 5);
     double e[2];
     for (int k = 0; k < 2; k++) {
         long i = k ? r->n_samples - 1 : 0;
-        double xa = col(r, i, 0), xb = col(r, i, 1), va = col(r, i, 2), vb = col(r, i, 3);
+        double xa = tu_col(r, i, 0), xb = tu_col(r, i, 1), va = tu_col(r, i, 2),
+               vb = tu_col(r, i, 3);
         e[k] = 0.5 * 1.0 * va * va + 0.5 * 2.0 * vb * vb + 0.5 * 40.0 * pow(xa - xb + 0.3, 2) +
                0.5 * 10.0 * xa * xa;
     }
@@ -229,8 +218,8 @@ static void stuck_cluster_breakaway(void **state)
     double t = r->t[last], tb = 6.0, m = 4.0;
     double v = (0.5 * (t * t - tb * tb) / 2.0 - 2.0 * (t - tb)) / m;
     assert_true(t == 8.0);
-    assert_close(col(r, last, 2), v, 1e-9 * v);      /* v.a */
-    assert_true(col(r, last, 3) == col(r, last, 2)); /* v.b: held together exactly */
+    assert_close(tu_col(r, last, 2), v, 1e-9 * v);         /* v.a */
+    assert_true(tu_col(r, last, 3) == tu_col(r, last, 2)); /* v.b: held together exactly */
     stsl_sink_free(&sink);
 }
 
@@ -250,14 +239,8 @@ static void simultaneous_stick(void **state)
                       "  - {body: a, law: coulomb, dynamic: 2.0, static_ratio: 1.5}\n"
                       "  - {body: b, law: coulomb, dynamic: 2.0, static_ratio: 1.5}\n"
                       "simulation: {t_end: 1.0, rtol: 1e-12}\n";
-    stsl_config cfg;
-    stsl_error err = {0};
-    load(sys, &cfg);
     stsl_sink sink;
-    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
-    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &sink, NULL, &err), STSL_OK);
-    stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    const stsl_mem_result *r = run_system(sys, &sink);
     assert_int_equal(r->n_events, 2);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(r->events[i].kind, STSL_EV_STICK);
@@ -265,8 +248,8 @@ static void simultaneous_stick(void **state)
     }
     assert_true(r->events[0].t == r->events[1].t);
     long last = r->n_samples - 1; /* at rest where they stuck: x = v0^2 / (2 a) = 0.25 */
-    assert_true(col(r, last, 2) == 0.0 && col(r, last, 3) == 0.0);
-    assert_close(col(r, last, 0), 0.25, 1e-12);
+    assert_true(tu_col(r, last, 2) == 0.0 && tu_col(r, last, 3) == 0.0);
+    assert_close(tu_col(r, last, 0), 0.25, 1e-12);
     stsl_sink_free(&sink);
 }
 
@@ -292,7 +275,7 @@ static void ambiguous_start(void **state)
     assert_int_equal(r->events[0].kind, STSL_EV_AMBIGUOUS);
     assert_true(r->events[0].t == 0.0);
     long last = r->n_samples - 1;
-    assert_true(col(r, last, 0) == 0.0 && col(r, last, 1) == 0.0);
+    assert_true(tu_col(r, last, 0) == 0.0 && tu_col(r, last, 1) == 0.0);
     stsl_sink_free(&sink);
 }
 
@@ -324,7 +307,7 @@ static void two_mass_slipping(void **state)
         double xc = xc0 + 10.0 * t - 0.5 * (4.0 / M) * t * t;
         double rel = req + (r0 - req) * cos(w * t);
         double x1 = xc + m2 / M * rel, x2 = xc - m1 / M * rel;
-        worst = fmax(worst, fmax(fabs(col(r, i, 0) - x1), fabs(col(r, i, 1) - x2)));
+        worst = fmax(worst, fmax(fabs(tu_col(r, i, 0) - x1), fabs(tu_col(r, i, 1) - x2)));
     }
     /* x ~ 10 m: 1e-9 is 1e-10 relative, a hundred rtol over ~100 steps. */
     assert_true(worst < 1e-9);
@@ -349,7 +332,7 @@ static void rigid_stop_impacts(void **state)
     const stsl_mem_result *r = run_system(sys, &sink);
     double t1 = sqrt(2.0 * 0.5 * 2.0 / 4.0), dt = 2.0 * 0.5 * t1, t = t1;
     for (int k = 0; k < 3; k++) {
-        long i = nth_event(r, STSL_EV_IMPACT, k);
+        long i = tu_nth_event(r, STSL_EV_IMPACT, k);
         assert_true(i >= 0);
         /* Each flight carries the previous one's error: 1e-10 s. */
         assert_close(r->events[i].t, t, 1e-10);
