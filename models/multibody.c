@@ -1497,9 +1497,14 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
         goto fail;
     }
+    /* A smooth law is a near-discontinuity when its slope is steep: stiff
+     * (BDF), as for the element. */
+    int stiff = 0;
+    for (int c = 0; c < m->nc; c++)
+        stiff |= stsl_law_is_smooth(s->contacts[c].friction.law);
     m->model =
-        (stsl_hmodel){&multibody_ops, m, m->n,    max_guards > 0 ? max_guards : 1, &m->layout,
-                      m->state_names, 0, m->scale};
+        (stsl_hmodel){&multibody_ops, m,     m->n,    max_guards > 0 ? max_guards : 1, &m->layout,
+                      m->state_names, stiff, m->scale};
     return m;
 fail:
     stsl_multibody_free(m);
