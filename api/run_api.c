@@ -33,8 +33,12 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
     }
     /* A system's power is not the friction-only figure the summary's
-     * dissipated energy promises: left NaN. */
-    if (c->is_system) return stsl_run_system(&c->system, &sim, &s, NULL, err);
+     * dissipated energy promises: NaN. */
+    if (c->is_system) {
+        int rc = stsl_run_system(&c->system, &sim, &s, NULL, err);
+        sum->dissipated_energy = NAN;
+        return rc;
+    }
     sim.integrate_power = 1; /* the summary's dissipated energy */
     int rc = stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, &s, NULL,
                                sum->verify_message, sizeof sum->verify_message, err);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,7 @@ static void test_public_api(void **state)
     assert_int_equal(stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &err), STSL_RC_OK);
     assert_int_equal(sum.complete, 1);
     assert_true(sum.t_reached == 1.0);
+    assert_true(isnan(sum.dissipated_energy)); /* the element's friction-only figure */
     /* The fixed-step schemes are the element's: refused, naming the key. */
     stsl_cfg_free(cfg);
     char text[2048];
