@@ -97,7 +97,7 @@ struct stsl_multibody {
     stsl_cstr_ws *ws;
     /* transition scratch */
     uint8_t *cur, *next;
-    int *affected, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
+    int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
@@ -745,6 +745,7 @@ static void shift_cluster(stsl_multibody *m, int label, double dx, double dv, do
             y[i] += dx;
             y[m->nb + i] += dv;
             m->affected[i] = 1;
+            m->kicked[i] |= dv != 0.0;
         }
 }
 
@@ -937,15 +938,22 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
             m->next[c] = STSL_CM_SMOOTH;
             continue;
         }
+        /* A velocity jump (an impulse through a rigid stop, a step of the
+         * base or anchor velocity) can start a slip; without one a stuck
+         * contact's w is zero to within integration drift. */
+        int kicked =
+            why == STSL_REASON_TIME || m->kicked[pr[0]] || (pr[1] < m->nb && m->kicked[pr[1]]);
         int zero = why == STSL_REASON_INIT ? w == 0.0 : fabs(w) <= m->vtol;
-        if (m->jflag[c] == J_FIRED)
-            continue;
-        else if (zero && (why == STSL_REASON_INIT || m->cur[c] == STSL_CM_STUCK || touched))
+        if (m->jflag[c] == J_FIRED) continue;
+        if (why == STSL_REASON_INIT)
+            zero ? (void)(m->jflag[c] = J_ZERO) : (void)(m->next[c] = (uint8_t)slip_state(w));
+        else if (m->cur[c] == STSL_CM_STUCK)
+            kicked && !zero ? (void)(m->next[c] = (uint8_t)slip_state(w))
+                            : (void)(m->jflag[c] = J_ZERO);
+        else if (zero && touched)
             m->jflag[c] = J_ZERO;
-        else if (m->cur[c] == STSL_CM_STUCK || why == STSL_REASON_INIT || touched)
-            m->next[c] = (uint8_t)slip_state(w); /* a velocity jump (impact, base step) */
         else
-            m->next[c] = m->cur[c];
+            m->next[c] = kicked && !zero ? (uint8_t)slip_state(w) : m->cur[c];
         /* A slip direction set by a jump is the impact's or the input
          * step's consequence, recorded as that event (as the element does). */
         m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
@@ -1136,8 +1144,10 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     else
         memcpy(m->cur, cv, (size_t)m->L);
     memcpy(m->next, m->cur, (size_t)m->L);
-    for (int i = 0; i < m->nb; i++)
+    for (int i = 0; i < m->nb; i++) {
         m->affected[i] = why == STSL_REASON_TIME;
+        m->kicked[i] = 0;
+    }
     memset(m->jflag, 0, (size_t)m->nc * sizeof(int));
     if (why == STSL_REASON_INIT) initial_stops(m, &fm, t, y);
     if (why == STSL_REASON_GUARD && fired) {
@@ -1413,11 +1423,11 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->jumped, nc) ||
-        !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) ||
-        !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
-        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
-        !ALLOC(m->scale, m->n))
+        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->kicked, nb) ||
+        !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) ||
+        !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) ||
+        !ALLOC(m->changed_by_impact, ns) || !ALLOC(m->gfired, max_guards) ||
+        !ALLOC(m->pend, 2 * (nc + ns) + 2) || !ALLOC(m->scale, m->n))
         return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
@@ -1535,6 +1545,7 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->cur,
                    m->next,
                    m->affected,
+                   m->kicked,
                    m->jumped,
                    m->jflag,
                    m->group,
