@@ -59,6 +59,7 @@ typedef struct prepared {
     int n_edges;
     int (*edges)[2];
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
+    double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
     guard_ref *guards;
     int *dirs;
     int n_guards;
@@ -101,6 +102,7 @@ struct stsl_multibody {
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
+    double *y_look, *rate; /* consistent's look-ahead state and rates */
     int n_j;
     pending *pend;
     int n_pend, i_pend, max_pend;
@@ -250,15 +252,53 @@ static int is_rigid(const stsl_multibody *m, int k)
     return !m->stop_ops[k]->compliant;
 }
 
-static int same_pair(const int *a, const int *b)
+/* A node as a constraint sees it: a base or anchor that does not move is
+ * the ground (its constant position matters for gaps, not for forces). */
+static int canon(const stsl_multibody *m, int node)
 {
-    return (a[0] == b[0] && a[1] == b[1]) || (a[0] == b[1] && a[1] == b[0]);
+    int f = node - m->nb;
+    if ((f == 1 && !m->base_moves) || (f == 2 && !m->anchor_moves)) return m->nb;
+    return node;
+}
+
+/* Do the pairs join the same two nodes (either order)? */
+static int same_pair(const stsl_multibody *m, const int *a, const int *b)
+{
+    int a0 = canon(m, a[0]), a1 = canon(m, a[1]), b0 = canon(m, b[0]), b1 = canon(m, b[1]);
+    return (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0);
 }
 
 static void add_guard(prepared *p, gtype type, int index, int side, int dir)
 {
     p->guards[p->n_guards] = (guard_ref){type, index, side, dir};
     p->dirs[p->n_guards++] = dir;
+}
+
+static double static_level(const stsl_multibody *m, int c)
+{
+    double fd, fs;
+    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, &fs);
+    return fs;
+}
+
+/* Stuck contacts between the same two ends (two bearings of one shaft) are
+ * one constraint: a loop the constraint forces could split any way, while
+ * together they hold up to the sum of their static levels.  Each carries
+ * the part of the edge's lambda proportional to its static level (the
+ * levels are the same in both directions at load 0), so all reach their
+ * limits together; its sign follows its own order of the ends. */
+static void share_parallel(const stsl_multibody *m, prepared *p)
+{
+    for (int c = 0; c < m->nc; c++) {
+        int e = p->contact_edge[c];
+        if (e < 0) continue;
+        double sum = 0.0, mine = static_level(m, c);
+        int count = 0;
+        for (int d = 0; d < m->nc; d++)
+            if (p->contact_edge[d] == e) sum += static_level(m, d), count++;
+        double part = sum > 0.0 ? mine / sum : 1.0 / count;
+        p->share[c] = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part;
+    }
 }
 
 /* The constraints of mode vector v.  A stuck contact parallel to a closed
@@ -275,16 +315,21 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
             memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
         }
     }
+    int first = p->n_edges; /* the contacts' edges */
     for (int c = 0; c < m->nc; c++) {
         p->contact_edge[c] = -1;
         if (v[c] != STSL_CM_STUCK) continue;
         int parallel = 0;
         for (int k = 0; k < m->ns && !parallel; k++)
-            parallel = p->stop_edge[k] >= 0 && same_pair(m->snode[k], m->cnode[c]);
+            parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
         if (parallel) continue;
+        for (int e = first; e < p->n_edges && p->contact_edge[c] < 0; e++)
+            if (same_pair(m, p->edges[e], m->cnode[c])) p->contact_edge[c] = e;
+        if (p->contact_edge[c] >= 0) continue;
         p->contact_edge[c] = p->n_edges;
         memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
     }
+    share_parallel(m, p);
 }
 
 static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
@@ -465,7 +510,7 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
 /* The constraint force of contact c (stuck) or stop k (closed) on ends[0]. */
 static double contact_lambda(const stsl_multibody *m, const prepared *p, int c)
 {
-    return p->contact_edge[c] >= 0 ? m->lambda[p->contact_edge[c]] : 0.0;
+    return p->contact_edge[c] >= 0 ? p->share[c] * m->lambda[p->contact_edge[c]] : 0.0;
 }
 
 static double stop_lambda(const stsl_multibody *m, const prepared *p, int k)
@@ -853,19 +898,21 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
 }
 
 /* The combination `states` of the contacts m->jlist at time t (the state
- * of the event, m->y_ev): 1 consistent, 0 not, <0 error.  Every stuck
+ * y): 1 consistent, 0 not, <0 error.  Every stuck
  * one's lambda within its static band (sign convention: lambda is the
  * force on ends[0]; a slip + needs -lambda > F_S(+1), a slip -
  * lambda > F_S(-1), so the band is -F_S(+1) <= lambda <= F_S(-1)); every
  * slipping one accelerating in its slip direction with its friction at the
  * dynamic level (at speed 0) opposing it.  *undecided = 1 when some margin
- * lies within the rounding level of the forces. */
-static int check_at(stsl_multibody *m, const int *states, double t, int *undecided, stsl_error *err)
+ * lies within the rounding level of the forces; `lenient`: a stuck one
+ * within rounding of its band counts as inside. */
+static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int lenient,
+                    int *undecided, stsl_error *err)
 {
     fixed_motion fm;
     eval_fixed(m, t, &fm);
     double scale;
-    int rc = solve(m, &m->cand, &fm, t, m->y_ev, &scale, err);
+    int rc = solve(m, &m->cand, &fm, t, y, &scale, err);
     if (rc) return rc > 0 ? 0 : rc;
     double noise = NOISE_ULPS * DBL_EPSILON * scale, amax = 0.0;
     for (int i = 0; i < m->nb; i++)
@@ -880,7 +927,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, int *undecid
             static_levels(m, c, &fs_pos, &fs_neg);
             margin = fmax(-lam - fs_pos, lam - fs_neg);
             level = noise;
-            ok &= !(margin > 0.0);
+            ok &= !(margin > (lenient ? level : 0.0));
         } else {
             int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
             double a =
@@ -905,24 +952,33 @@ static double lookahead(stsl_multibody *m, double t)
 /* Is the combination `states` consistent (SPEC §4, check_at)?  A margin
  * within rounding (a force touching the static level, a slip acceleration
  * of zero) is decided as the element decides it ("Touching the static
- * level"): by the first instant after t, with the state frozen, at which
- * every margin stands clear of rounding (samples at 64 ulps of t doubling
- * up to the inputs' time scale); none clear: as it stands (stuck inside
- * the closed band, no slip at zero acceleration). */
+ * level"): by the first instant after t, the state moved on with the
+ * combination's own accelerations at t (bodies held to a moving base
+ * follow it; a slip at w = 0 starts), at which every margin stands clear
+ * of rounding (samples at 64 ulps of t doubling
+ * up to the inputs' time scale); none clear: as it stands, a stuck contact
+ * within rounding of its band inside it, no slip at zero acceleration. */
 static int consistent(void *ctx, const int *states, stsl_error *err)
 {
     stsl_multibody *m = ctx;
     for (int i = 0; i < m->n_j; i++)
         m->next[m->jlist[i]] = (uint8_t)states[i];
     prepare_vec(m, m->next, &m->cand);
-    int undecided, ok = check_at(m, states, m->t_ev, &undecided, err);
+    int n = m->nb, undecided, ok = check_at(m, states, m->t_ev, m->y_ev, 0, &undecided, err);
+    if (ok < 0 || !undecided) return ok;
+    for (int i = 0; i < n; i++) /* the candidate's rates at the event */
+        m->rate[i] = m->acc[i];
     double horizon = lookahead(m, m->t_ev);
-    for (double tau = NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(m->t_ev));
-         ok >= 0 && undecided && tau <= horizon; tau *= 2.0) {
-        int later = check_at(m, states, m->t_ev + tau, &undecided, err);
-        if (later < 0 || !undecided) ok = later;
+    for (double tau = NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(m->t_ev)); tau <= horizon;
+         tau *= 2.0) {
+        for (int i = 0; i < n; i++) {
+            m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
+            m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
+        }
+        int later = check_at(m, states, m->t_ev + tau, m->y_look, 0, &undecided, err);
+        if (later < 0 || !undecided) return later;
     }
-    return ok;
+    return check_at(m, states, m->t_ev, m->y_ev, 1, &undecided, err);
 }
 
 /* The set J (contacts at w = 0 to decide) and the other contacts' states. */
@@ -1385,10 +1441,13 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     p->vec = calloc((size_t)(L > 0 ? L : 1), 1);
     p->edges = calloc((size_t)(max_edges > 0 ? max_edges : 1), sizeof *p->edges);
     p->contact_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    p->share = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
     p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
     p->guards = calloc((size_t)max_guards, sizeof *p->guards);
     p->dirs = calloc((size_t)max_guards, sizeof(int));
-    return p->vec && p->edges && p->contact_edge && p->stop_edge && p->guards && p->dirs ? 0 : -1;
+    return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
+               ? 0
+               : -1;
 }
 
 static void free_prepared(prepared *p)
@@ -1396,6 +1455,7 @@ static void free_prepared(prepared *p)
     free(p->vec);
     free(p->edges);
     free(p->contact_edge);
+    free(p->share);
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
@@ -1423,11 +1483,12 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->kicked, nb) ||
-        !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) ||
-        !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) ||
-        !ALLOC(m->changed_by_impact, ns) || !ALLOC(m->gfired, max_guards) ||
-        !ALLOC(m->pend, 2 * (nc + ns) + 2) || !ALLOC(m->scale, m->n))
+        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->y_look, 2 * nb) ||
+        !ALLOC(m->rate, nb) || !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) ||
+        !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) ||
+        !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
+        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
+        !ALLOC(m->scale, m->n))
         return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
@@ -1545,6 +1606,8 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->cur,
                    m->next,
                    m->affected,
+                   m->y_look,
+                   m->rate,
                    m->kicked,
                    m->jumped,
                    m->jflag,
