@@ -12,9 +12,12 @@ static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
     stsl_summary *s = ss->sum;
     int rc = ss->next ? stsl_sink_begin(ss->next, l, err) : STSL_OK;
     if (rc) return rc;
-    /* A system of bodies has more columns than a summary holds: it keeps
-     * the first STSL_SUMMARY_MAX_COLS (positions, velocities, ...). */
-    if (l->n_kinds > STSL_SUMMARY_MAX_KINDS || l->n_modes > STSL_SUMMARY_MAX_MODES)
+    /* A system's grouped columns may be more than the summary holds: it
+     * then summarises the first STSL_SUMMARY_MAX_COLS (the whole result,
+     * stsl_result, keeps them all). */
+    int grouped = l->n_groups > 0;
+    if ((l->n_cols > STSL_SUMMARY_MAX_COLS && !grouped) || l->n_kinds > STSL_SUMMARY_MAX_KINDS ||
+        l->n_modes > STSL_SUMMARY_MAX_MODES)
         return stsl_error_set(err, STSL_EMODEL,
                               "summary: the model has %d columns, %d event kinds, %d modes "
                               "(at most %d, %d, %d)",
