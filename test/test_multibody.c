@@ -364,6 +364,31 @@ static void backlash_impact(void **state)
     stsl_sink_free(&sink);
 }
 
+/* A body (2 kg) stuck on a base that starts moving at 0.3 m/s at t = 1
+ * (a velocity step): finite friction carries no impulse, so the body keeps
+ * v = 0 and slips back relative to the base (the event is the input step
+ * itself), friction F_D = 1.5 N drags it up to the base's speed and it
+ * sticks at t = 1 + m 0.3 / F_D = 1.4 s, moving with the base after. */
+static void base_velocity_step(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {a: {mass: 2.0}}\n"
+                      "contacts:\n  - {body: a, law: coulomb, dynamic: 1.5, static_ratio: 1.2}\n"
+                      "inputs: {base_motion: {type: ramp, start_time: 1.0, slope: 0.3}}\n"
+                      "simulation: {t_end: 2.0, rtol: 1e-12}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 2);
+    assert_int_equal(r->events[0].kind, STSL_EV_INPUT_STEP);
+    assert_true(r->events[0].t == 1.0);
+    assert_true(r->events[0].after[1] == 0.0); /* v.a: no impulse through friction */
+    assert_int_equal(r->events[1].kind, STSL_EV_STICK);
+    assert_close(r->events[1].t, 1.4, 1e-13);
+    long last = r->n_samples - 1;
+    assert_close(tu_col(r, last, 1), 0.3, 1e-12);
+    stsl_sink_free(&sink);
+}
+
 /* ---- the CLI on a system ------------------------------------------------------------- */
 
 static void cli_exit_codes(void **state)
@@ -416,11 +441,12 @@ static void cli_exit_codes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(d2_two_single_runs), cmocka_unit_test(belt_as_system),
-        cmocka_unit_test(energy_balance),     cmocka_unit_test(simultaneous_stick),
-        cmocka_unit_test(ambiguous_start),    cmocka_unit_test(stuck_cluster_breakaway),
-        cmocka_unit_test(two_mass_slipping),  cmocka_unit_test(rigid_stop_impacts),
-        cmocka_unit_test(backlash_impact),    cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(d2_two_single_runs),      cmocka_unit_test(belt_as_system),
+        cmocka_unit_test(energy_balance),          cmocka_unit_test(simultaneous_stick),
+        cmocka_unit_test(ambiguous_start),         cmocka_unit_test(base_velocity_step),
+        cmocka_unit_test(stuck_cluster_breakaway), cmocka_unit_test(two_mass_slipping),
+        cmocka_unit_test(rigid_stop_impacts),      cmocka_unit_test(backlash_impact),
+        cmocka_unit_test(cli_exit_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
