@@ -389,6 +389,32 @@ static void base_velocity_step(void **state)
     stsl_sink_free(&sink);
 }
 
+/* A compliant stop to the ground (k = 1e4, c = 200: damping ratio 0.7)
+ * under a constant force F = 4 from a free flight: after the contact's
+ * bounces die out the body rests at the penetration F / k, the stop's
+ * reaction on it -F (mb-interfaces §3: the force on the first end).  By
+ * t = 3 s the contact has decayed by exp(-zeta w t) ~ 1e-80: the rest is
+ * the integration's own error, rtol-sized on x ~ 0.5. */
+static void compliant_stop_rest(void **state)
+{
+    (void)state;
+    const char *sys =
+        "bodies: {a: {mass: 2.0}}\n"
+        "stops:\n  - {body: a, min: -1.0, max: 0.5, model: compliant, stiffness: 1.0e4, "
+        "damping: 200.0}\n"
+        "inputs: {forces: {a: {type: constant, value: 4.0}}}\n"
+        "simulation: {t_end: 3.0, rtol: 1e-10}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_true(tu_nth_event(r, STSL_EV_CONTACT_BEGIN, 0) >= 0);
+    long last = r->n_samples - 1;
+    /* columns: x.a v.a a.a stop_reaction.stops.0 stop_mode.stops.0 */
+    assert_close(tu_col(r, last, 0), 0.5 + 4.0 / 1.0e4, 1e-10);
+    assert_close(tu_col(r, last, 3), -4.0, 1e-6);
+    assert_true(tu_col(r, last, 4) == STSL_SM_HIGH);
+    stsl_sink_free(&sink);
+}
+
 /* ---- the CLI on a system ------------------------------------------------------------- */
 
 static void cli_exit_codes(void **state)
@@ -441,12 +467,12 @@ static void cli_exit_codes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(d2_two_single_runs),      cmocka_unit_test(belt_as_system),
-        cmocka_unit_test(energy_balance),          cmocka_unit_test(simultaneous_stick),
-        cmocka_unit_test(ambiguous_start),         cmocka_unit_test(base_velocity_step),
-        cmocka_unit_test(stuck_cluster_breakaway), cmocka_unit_test(two_mass_slipping),
-        cmocka_unit_test(rigid_stop_impacts),      cmocka_unit_test(backlash_impact),
-        cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(d2_two_single_runs),  cmocka_unit_test(belt_as_system),
+        cmocka_unit_test(energy_balance),      cmocka_unit_test(simultaneous_stick),
+        cmocka_unit_test(ambiguous_start),     cmocka_unit_test(base_velocity_step),
+        cmocka_unit_test(compliant_stop_rest), cmocka_unit_test(stuck_cluster_breakaway),
+        cmocka_unit_test(two_mass_slipping),   cmocka_unit_test(rigid_stop_impacts),
+        cmocka_unit_test(backlash_impact),     cmocka_unit_test(cli_exit_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
