@@ -85,6 +85,7 @@ struct stsl_multibody {
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
     double t_seg;
+    double *settle_at; /* per stop: end of the bounces left out (INFINITY: none) */
     double natural_step, contact_step;
     /* mode table: L bytes per mode, open-addressing hash of indices */
     uint8_t *table;
@@ -97,7 +98,7 @@ struct stsl_multibody {
     int *label;
     stsl_cstr_ws *ws;
     /* transition scratch */
-    uint8_t *cur, *next;
+    uint8_t *cur, *next, *cur_keep;
     int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
@@ -350,8 +351,8 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
         if (!side) { /* both limits: rising through max, falling through min */
             add_guard(p, open, k, +1, STSL_GUARD_RISING);
             add_guard(p, open, k, -1, STSL_GUARD_FALLING);
-        } else if (is_rigid(m, k)) { /* LOW pushes + (lambda >= 0), HIGH pushes - */
-            add_guard(p, G_REACTION, k, side, side < 0 ? STSL_GUARD_FALLING : STSL_GUARD_RISING);
+        } else if (is_rigid(m, k)) { /* the pull beyond what it holds (stop_pull) */
+            add_guard(p, G_REACTION, k, side, STSL_GUARD_RISING);
         } else { /* contact ends: its guard falls at max, rises at min */
             add_guard(p, G_COMPLIANT, k, side, side > 0 ? STSL_GUARD_FALLING : STSL_GUARD_RISING);
             p->in_contact = 1;
@@ -518,6 +519,60 @@ static double stop_lambda(const stsl_multibody *m, const prepared *p, int k)
     return p->stop_edge[k] >= 0 ? m->lambda[p->stop_edge[k]] : 0.0;
 }
 
+/* Is contact c parallel to a rigid stop closed in mode vector v?  Then the
+ * stop holds the ends together (the element's STOP_* modes): the contact's
+ * stick and breakaway are the stop's contact and release. */
+static int held_by_stop(const stsl_multibody *m, const uint8_t *v, int c)
+{
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && v[m->nc + k] != STSL_SM_OPEN &&
+            same_pair(m, m->snode[k], m->cnode[c]))
+            return 1;
+    return 0;
+}
+
+/* What the stuck contacts parallel to the closed rigid stop k hold
+ * against a pull: the sum of their static levels (SPEC §1.2: at a stop
+ * the stop carries the compressive force, friction the rest). */
+static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
+{
+    double hold = 0.0;
+    for (int c = 0; c < m->nc; c++)
+        if (v[c] == STSL_CM_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
+            hold += static_level(m, c);
+    return hold;
+}
+
+/* The closed rigid stop k's pull beyond what it and its parallel stuck
+ * contacts hold (> 0: it lets go).  lambda >= 0 presses at LOW, <= 0 at
+ * HIGH. */
+static double stop_pull(const stsl_multibody *m, const prepared *p, int k)
+{
+    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k);
+    return p->vec[m->nc + k] == STSL_SM_LOW ? -lam - hold : lam - hold;
+}
+
+/* The compressive part of a closed rigid stop's constraint force (the
+ * stop's reaction; the rest is its parallel contacts' friction). */
+static double stop_press(const stsl_multibody *m, const prepared *p, int k)
+{
+    double lam = stop_lambda(m, p, k);
+    return p->vec[m->nc + k] == STSL_SM_LOW ? fmax(lam, 0.0) : fmin(lam, 0.0);
+}
+
+/* The friction of a stuck contact c held by a closed stop: its share (by
+ * static level) of what the stop does not press. */
+static double held_friction(const stsl_multibody *m, const prepared *p, int c)
+{
+    for (int k = 0; k < m->ns; k++) {
+        if (p->stop_edge[k] < 0 || !same_pair(m, m->snode[k], m->cnode[c])) continue;
+        double hold = stop_hold(m, p->vec, k), rest = stop_lambda(m, p, k) - stop_press(m, p, k);
+        double part = hold > 0.0 ? static_level(m, c) / hold : 0.0;
+        return (canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? part : -part) * rest;
+    }
+    return 0.0;
+}
+
 /* ---- hybrid model ops ------------------------------------------------------------ */
 
 static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *ydot)
@@ -551,7 +606,7 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     case G_GAP:
         return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
     case G_REACTION:
-        return stop_lambda(m, p, g->index);
+        return stop_pull(m, p, g->index);
     case G_COMPLIANT:
         return m->stop_ops[g->index]->guard(&st->p, g->side, rel_x(m, fm, y, m->snode[g->index]),
                                             rel_v(m, fm, y, m->snode[g->index]));
@@ -605,6 +660,8 @@ static double mb_next_time_event(void *self, double t)
     double te = fmin(stsl_signal_next_event(m->base, t), stsl_signal_next_event(m->anchor, t));
     for (int k = 0; k < m->s->n_forces; k++)
         te = fmin(te, stsl_signal_next_event(m->force_sig[k], t));
+    for (int k = 0; k < m->ns; k++)
+        if (m->settle_at[k] > t) te = fmin(te, m->settle_at[k]);
     return te;
 }
 
@@ -646,15 +703,16 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad                   ? NAN
-                            : st == STSL_CM_STUCK ? contact_lambda(m, p, k)
-                                                  : slip_force(m, k, st, w);
+        c[o.friction + k] = bad                       ? NAN
+                            : st != STSL_CM_STUCK     ? slip_force(m, k, st, w)
+                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
+                                                      : held_friction(m, p, k);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }
     for (int k = 0; k < m->ns; k++) {
         int st = p ? p->vec[m->nc + k] : 0;
-        double r = is_rigid(m, k) ? stop_lambda(m, p, k)
+        double r = is_rigid(m, k) ? (st == STSL_SM_OPEN ? 0.0 : stop_press(m, p, k))
                                   : compliant_force(m, k, st, rel_x(m, &fm, y, m->snode[k]),
                                                     rel_v(m, &fm, y, m->snode[k]));
         c[o.reaction + k] = bad ? NAN : r;
@@ -808,18 +866,24 @@ static void pair_jump(stsl_multibody *m, const int *pair, double dx, double dw, 
     if (pair[1] < m->nb) shift_cluster(m, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
-/* The relative acceleration of stop k's ends at (t, y) with it open: how
- * a rebound off it is pulled back (a_up of stsl_decide_impact). */
-static double open_rel_acc(stsl_multibody *m, int k, const fixed_motion *fm, double t,
+/* The relative acceleration of stop k's ends at (t, y) with it open and
+ * its ends moving apart in direction wdir (+1, -1) at low speed: the
+ * friction of the contacts parallel to it opposes that motion (the
+ * element's a_up and a_down of a rebound). */
+static double open_rel_acc(stsl_multibody *m, int k, int wdir, const fixed_motion *fm, double t,
                            const double *y)
 {
-    uint8_t keep = m->next[m->nc + k];
+    memcpy(m->cur_keep, m->next, (size_t)m->L);
     m->next[m->nc + k] = STSL_SM_OPEN;
+    for (int c = 0; c < m->nc; c++)
+        if (m->next[c] != STSL_CM_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
+            m->next[c] = (uint8_t)slip_state(
+                canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? wdir : -wdir);
     prepare_vec(m, m->next, &m->cand);
     double a = NAN;
     if (!solve(m, &m->cand, fm, t, y, NULL, NULL))
         a = node_a(m, fm, m->acc, m->snode[k][0]) - node_a(m, fm, m->acc, m->snode[k][1]);
-    m->next[m->nc + k] = keep;
+    memcpy(m->next, m->cur_keep, (size_t)m->L);
     return a;
 }
 
@@ -833,17 +897,24 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
     double w = rel_v(m, fm, y, m->snode[k]), vp = 0.0;
     rigid_clusters(m, k);
     pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
-    int rests = 1;
+    int rests = 1, kind = STSL_EV_STOP_CONTACT;
     if (side * w > 0.0) {
         pair_jump(m, m->snode[k], 0.0, -w, y); /* w = 0, then the rebound */
-        double a_up = side * open_rel_acc(m, k, fm, t, y);
+        double a_up = side * open_rel_acc(m, k, -side, fm, t, y), e = st->p.restitution;
+        double a_down = side * open_rel_acc(m, k, side, fm, t, y);
         double min_h = RESOLVABLE_HEIGHT * (m->rtol * fabs(limit) + m->atol_x);
-        rests = m->stop_ops[k]->impact(w, st->p.restitution, a_up, min_h, &vp);
+        rests = m->stop_ops[k]->impact(w, e, a_up, min_h, &vp);
         rigid_clusters(m, k);
         pair_jump(m, m->snode[k], 0.0, vp, y);
+        /* The bounces left out are summed in closed form (the element's
+         * rule): the ends rest from the impact on, stop_contact is
+         * recorded when they would have ended. */
+        double tail = rests ? m->stop_ops[k]->bounce_tail(e * w, e, a_up, a_down) : 0.0;
+        kind = !rests || t + tail > t ? STSL_EV_IMPACT : STSL_EV_STOP_CONTACT;
+        if (rests && t + tail > t) m->settle_at[k] = t + tail;
     }
     m->next[m->nc + k] = rests ? (side > 0 ? STSL_SM_HIGH : STSL_SM_LOW) : STSL_SM_OPEN;
-    push_event(m, rests ? STSL_EV_STOP_CONTACT : STSL_EV_IMPACT, 1 + m->nc + k);
+    push_event(m, kind, 1 + m->nc + k);
 }
 
 /* Stops at the initial state: against a rigid limit moving in, an impact;
@@ -1084,7 +1155,10 @@ static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
         if (rc) return no_combination(m, err);
         for (int i = 0; i < m->n_j; i++)
             m->next[m->jlist[i]] = (uint8_t)m->chosen[i];
-        if (res.ambiguous) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->jlist[0]);
+        /* A lone contact has nothing ambiguous: the tie rule gives SPEC
+         * §1.2's stick test (stuck within the band, else slip), as the
+         * element decides it. */
+        if (res.ambiguous && m->n_j > 1) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->jlist[0]);
     }
     return STSL_OK;
 }
@@ -1102,8 +1176,7 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
         if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
-        double lam = stop_lambda(m, &m->cand, k);
-        if ((st == STSL_SM_LOW && lam < -noise) || (st == STSL_SM_HIGH && lam > noise)) {
+        if (stop_pull(m, &m->cand, k) > noise) {
             m->next[m->nc + k] = STSL_SM_OPEN;
             m->affected[m->snode[k][0]] = 1;
             if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = 1;
@@ -1178,6 +1251,8 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
     if (why != STSL_REASON_INIT) {
         for (int c = 0; c < m->nc; c++) {
             int kind = contact_event(m->cur[c], m->next[c]);
+            int held = held_by_stop(m, m->cur, c) || held_by_stop(m, m->next, c);
+            if ((kind == STSL_EV_STICK || kind == STSL_EV_BREAKAWAY) && held) continue;
             if (kind != STSL_NO_EVENT && !m->jumped[c]) push_event(m, kind, 1 + c);
         }
         for (int k = 0; k < m->ns; k++) {
@@ -1185,7 +1260,8 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
             if (kind != STSL_NO_EVENT && !impacted[k]) push_event(m, kind, 1 + m->nc + k);
         }
     }
-    if (why == STSL_REASON_TIME && m->n_pend == had) push_event(m, STSL_EV_INPUT_STEP, 0);
+    if (why == STSL_REASON_TIME && m->n_pend == had && had == 0)
+        push_event(m, STSL_EV_INPUT_STEP, 0);
 }
 
 /* Everything the event at (t, y) decides, into m->next and y. */
@@ -1205,6 +1281,13 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
         m->kicked[i] = 0;
     }
     memset(m->jflag, 0, (size_t)m->nc * sizeof(int));
+    for (int k = 0; k < m->ns; k++) {
+        if (why == STSL_REASON_INIT) m->settle_at[k] = INFINITY;
+        if (why == STSL_REASON_TIME && m->settle_at[k] <= t) { /* the bounces have ended */
+            m->settle_at[k] = INFINITY;
+            push_event(m, STSL_EV_STOP_CONTACT, 1 + m->nc + k);
+        }
+    }
     if (why == STSL_REASON_INIT) initial_stops(m, &fm, t, y);
     if (why == STSL_REASON_GUARD && fired) {
         const prepared *p = prepare(m, mode);
@@ -1231,6 +1314,8 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     }
     zero_slips(m, &fm, y);
     common_velocities(m, &fm, y);
+    for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
+        if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
     changes(m, why, m->changed_by_impact);
     return STSL_OK;
 }
@@ -1483,10 +1568,11 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->affected, nb) || !ALLOC(m->y_look, 2 * nb) ||
-        !ALLOC(m->rate, nb) || !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) ||
-        !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) ||
-        !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
+        !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
+        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, 2 * nb) || !ALLOC(m->rate, nb) ||
+        !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
+        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
+        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
         !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
         !ALLOC(m->scale, m->n))
         return -1;
@@ -1564,6 +1650,8 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     m->natural_step = natural_step(m, 0);
     m->contact_step = natural_step(m, 1);
     m->t_seg = -INFINITY;
+    for (int k = 0; k < m->ns; k++)
+        m->settle_at[k] = INFINITY;
     if (init_layout(m)) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
         goto fail;
@@ -1605,7 +1693,9 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->label,
                    m->cur,
                    m->next,
+                   m->cur_keep,
                    m->affected,
+                   m->settle_at,
                    m->y_look,
                    m->rate,
                    m->kicked,
