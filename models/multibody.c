@@ -28,6 +28,11 @@
 /* Look-ahead of a decision within rounding when no input sets a time
  * scale, relative to max(1, |t|) (the element's SLIP_HORIZON_REL). */
 #define LOOKAHEAD_REL 1e-3
+/* The split of a loop's constraint forces (rebalance): the weight of the
+ * strictly convex term, relative to the largest use of a capacity, and
+ * the iterations of each ternary search ((2/3)^200 ~ 1e-35 of its range). */
+#define REGULAR      1e-10
+#define TERNARY_ITER 200
 /* Samples per natural period bounding a step while bodies move. */
 #define SAMPLES_PER_NATURAL_PERIOD 20.0
 /* A contact's relative velocity counts as zero at an event within this
@@ -60,6 +65,12 @@ typedef struct prepared {
     int (*edges)[2];
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
     double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
+    /* Loops of constraints (statically indeterminate): n_cycles independent
+     * cycles, cycle[k * max_edges + e] the coefficient of edge e; cap[e]
+     * the static capacity of a contact edge (0: a stop, unbounded). */
+    int n_cycles, max_edges;
+    double *cycle, *cap;
+    int *parent, *parent_edge, *depth, *tree; /* spanning forest scratch */
     guard_ref *guards;
     int *dirs;
     int n_guards;
@@ -379,10 +390,74 @@ static int is_frozen(stsl_multibody *m, prepared *p)
     return 1;
 }
 
+/* The contracted node of the cycle space: every fixed end is one node
+ * (each absorbs any force), bodies are themselves. */
+static int cnode_of(const stsl_multibody *m, int node)
+{
+    return node < m->nb ? node : m->nb;
+}
+
+/* Fundamental cycles of the constraint graph (fixed ends contracted): a
+ * spanning forest, and per edge closing a loop the path back through it.
+ * Adding s times a cycle to lambda keeps every body's balance. */
+static void build_cycles(const stsl_multibody *m, prepared *p)
+{
+    int nn = m->nb + 1;
+    p->n_cycles = 0;
+    for (int i = 0; i < nn; i++)
+        p->parent[i] = -2; /* unvisited */
+    for (int e = 0; e < p->n_edges; e++)
+        p->tree[e] = 0;
+    for (int root = 0; root < nn; root++) { /* BFS over the edges */
+        if (p->parent[root] != -2) continue;
+        p->parent[root] = -1;
+        p->depth[root] = 0;
+        for (int grew = 1; grew;) {
+            grew = 0;
+            for (int e = 0; e < p->n_edges; e++) {
+                int a = cnode_of(m, p->edges[e][0]), b = cnode_of(m, p->edges[e][1]);
+                int ina = p->parent[a] != -2, inb = p->parent[b] != -2;
+                if (ina == inb) continue;
+                int from = ina ? a : b, to = ina ? b : a;
+                p->parent[to] = from;
+                p->parent_edge[to] = e;
+                p->depth[to] = p->depth[from] + 1;
+                p->tree[e] = 1;
+                grew = 1;
+            }
+        }
+    }
+    for (int e = 0; e < p->n_edges; e++) {
+        if (p->tree[e]) continue;
+        double *c = p->cycle + (size_t)p->n_cycles++ * (size_t)p->max_edges;
+        for (int f = 0; f < p->n_edges; f++)
+            c[f] = 0.0;
+        c[e] = 1.0; /* +1 at edges[e][0], -1 at edges[e][1]: walk back */
+        int u = cnode_of(m, p->edges[e][0]), v = cnode_of(m, p->edges[e][1]);
+        while (u != v) { /* the deeper end climbs; its tree edge cancels the excess */
+            int up = p->depth[u] >= p->depth[v];
+            int x = up ? u : v, f = p->parent_edge[x];
+            /* at u the cycle has +1 to cancel, at v -1 */
+            double need = up ? -1.0 : 1.0; /* what edge f must give node x */
+            c[f] += cnode_of(m, p->edges[f][0]) == x ? need : -need;
+            if (up)
+                u = p->parent[u];
+            else
+                v = p->parent[v];
+        }
+    }
+    for (int e = 0; e < p->n_edges; e++) {
+        p->cap[e] = 0.0;
+        for (int c = 0; c < m->nc; c++)
+            if (p->contact_edge[c] == e) p->cap[e] += static_level(m, c);
+    }
+}
+
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
 {
     memcpy(p->vec, v, (size_t)m->L);
     build_edges(m, v, p);
+    build_cycles(m, p);
     build_guards(m, v, p);
     p->frozen = is_frozen(m, p);
 }
@@ -479,6 +554,56 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
  * fixed end's when it holds one, so that bodies held together stay
  * together to the last bit.  Returns 0, 1 when the constraints conflict
  * (two fixed ends of different accelerations in one cluster), <0 on error. */
+/* Largest use of a contact edge's static capacity at lambda + s c, plus a
+ * small strictly convex term that makes the best s unique (and so the
+ * split continuous in time). */
+static double utilization(const prepared *p, const double *lam, const double *c, double s,
+                          double scale)
+{
+    double most = 0.0, sq = 0.0;
+    for (int e = 0; e < p->n_edges; e++) {
+        double l = lam[e] + s * c[e];
+        if (!(p->cap[e] > 0.0)) { /* a stop: kept near the least-squares split */
+            sq += l * l / (scale * scale);
+            continue;
+        }
+        double u = l / p->cap[e];
+        most = fmax(most, fabs(u));
+        sq += u * u;
+    }
+    return most + REGULAR * sq / scale;
+}
+
+/* A loop of stuck contacts holds while some split of its constraint
+ * forces lies within every static band (SPEC §4): the split used is the
+ * one that uses the capacities least (min over the cycles' free parts of
+ * the largest |lambda_e| / F_S,e; coordinate descent, each a ternary
+ * search of the convex function), so a band is reached only when no split
+ * is left, and all the contacts of the tight loop reach theirs together. */
+static void rebalance(const stsl_multibody *m, const prepared *p)
+{
+    (void)m;
+    if (!p->n_cycles) return;
+    double b = 1.0;
+    for (int e = 0; e < p->n_edges; e++)
+        b += fabs(m->lambda[e]) / (p->cap[e] > 0.0 ? p->cap[e] : 1.0);
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < p->n_cycles; k++) {
+            const double *c = p->cycle + (size_t)k * (size_t)p->max_edges;
+            double lo = -b, hi = b;
+            for (int it = 0; it < TERNARY_ITER; it++) {
+                double s1 = lo + (hi - lo) / 3.0, s2 = hi - (hi - lo) / 3.0;
+                if (utilization(p, m->lambda, c, s1, b) <= utilization(p, m->lambda, c, s2, b))
+                    hi = s2;
+                else
+                    lo = s1;
+            }
+            double sb = 0.5 * (lo + hi);
+            for (int e = 0; e < p->n_edges; e++)
+                m->lambda[e] += sb * c[e];
+        }
+}
+
 static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                  const double *y, double *scale, stsl_error *err)
 {
@@ -490,6 +615,7 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
     if (rc) return rc;
     if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
+    rebalance(m, p);
     stsl_cstr_components(m->ws, &pr, m->label);
     int n = m->nb + N_FIXED;
     for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
@@ -1520,7 +1646,7 @@ static const stsl_hmodel_ops multibody_ops = {
     mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
     NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
 
-static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns)
+static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {
     p->code = STSL_NO_MODE;
     p->vec = calloc((size_t)(L > 0 ? L : 1), 1);
@@ -1529,6 +1655,15 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     p->share = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
     p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
     p->guards = calloc((size_t)max_guards, sizeof *p->guards);
+    size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
+    p->max_edges = (int)me;
+    p->cycle = calloc(me * me, sizeof(double));
+    p->cap = calloc(me, sizeof(double));
+    p->tree = calloc(me, sizeof(int));
+    p->parent = calloc(nn, sizeof(int));
+    p->parent_edge = calloc(nn, sizeof(int));
+    p->depth = calloc(nn, sizeof(int));
+    if (!p->cycle || !p->cap || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
     p->dirs = calloc((size_t)max_guards, sizeof(int));
     return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
                ? 0
@@ -1541,6 +1676,12 @@ static void free_prepared(prepared *p)
     free(p->edges);
     free(p->contact_edge);
     free(p->share);
+    free(p->cycle);
+    free(p->cap);
+    free(p->tree);
+    free(p->parent);
+    free(p->parent_edge);
+    free(p->depth);
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
@@ -1578,8 +1719,8 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
-    if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns) ||
-        alloc_prepared(&m->cand, L, ne, max_guards, nc, ns))
+    if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
+        alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
         return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     return m->ws ? 0 : -1;

@@ -292,6 +292,39 @@ static void ambiguous_start(void **state)
     stsl_sink_free(&sink);
 }
 
+/* A loop of stuck contacts: motor (1 kg) and load (3 kg) each on a
+ * bearing to the ground (F_S 1 N and 2 N) and joined by a clutch (F_S
+ * 10 N), a ramp F = t on the motor.  The constraint forces are statically
+ * indeterminate; the loop holds while some split lies within every band,
+ * i.e. until F = 1 + 2 = 3 N (t = 3 s), where both bearings break away at
+ * once (two events) and the pair slips as one with the clutch stuck:
+ * v(t) = ((t^2 - 9) / 2 - 3 (t - 3)) / 4.  (A minimum-norm split would
+ * put 2F/3 on the motor's bearing and stop at t = 1.5 s.) */
+static void clutch_loop(void **state)
+{
+    (void)state;
+    const char *sys = "bodies: {motor: {mass: 1.0}, load: {mass: 3.0}}\n"
+                      "contacts:\n"
+                      "  - {body: motor, law: coulomb, dynamic: 1.0}\n"
+                      "  - {between: [motor, load], law: coulomb, dynamic: 10.0}\n"
+                      "  - {body: load, law: coulomb, dynamic: 2.0}\n"
+                      "inputs: {forces: {motor: {type: ramp, slope: 1.0}}}\n"
+                      "simulation: {t_end: 5.0, rtol: 1e-12}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(sys, &sink);
+    assert_int_equal(r->n_events, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r->events[i].kind, STSL_EV_BREAKAWAY);
+        /* the split's own resolution (REGULAR, 1e-10 of a capacity) */
+        assert_close(r->events[i].t, 3.0, 1e-8);
+    }
+    long last = r->n_samples - 1;
+    double t = r->t[last], v = ((t * t - 9.0) / 2.0 - 3.0 * (t - 3.0)) / 4.0;
+    assert_close(tu_col(r, last, 2), v, 1e-7);
+    assert_true(tu_col(r, last, 2) == tu_col(r, last, 3));
+    stsl_sink_free(&sink);
+}
+
 /* ---- a two-mass oscillator slipping -------------------------------------------------- */
 
 /* Bodies 1 and 2 (m1 = 1, m2 = 2) joined by a spring k = 200 (free
@@ -480,12 +513,13 @@ static void cli_exit_codes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(d2_two_single_runs),  cmocka_unit_test(examples_as_systems),
-        cmocka_unit_test(energy_balance),      cmocka_unit_test(simultaneous_stick),
-        cmocka_unit_test(ambiguous_start),     cmocka_unit_test(base_velocity_step),
-        cmocka_unit_test(compliant_stop_rest), cmocka_unit_test(stuck_cluster_breakaway),
-        cmocka_unit_test(two_mass_slipping),   cmocka_unit_test(rigid_stop_impacts),
-        cmocka_unit_test(backlash_impact),     cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(d2_two_single_runs),      cmocka_unit_test(examples_as_systems),
+        cmocka_unit_test(energy_balance),          cmocka_unit_test(simultaneous_stick),
+        cmocka_unit_test(ambiguous_start),         cmocka_unit_test(base_velocity_step),
+        cmocka_unit_test(compliant_stop_rest),     cmocka_unit_test(clutch_loop),
+        cmocka_unit_test(stuck_cluster_breakaway), cmocka_unit_test(two_mass_slipping),
+        cmocka_unit_test(rigid_stop_impacts),      cmocka_unit_test(backlash_impact),
+        cmocka_unit_test(cli_exit_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
