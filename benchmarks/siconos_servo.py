@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""D9 of issue 14: the two-mass servo (examples/systems/servo_two_mass.yaml) in
+"""D9 of issue 14: the two-mass servo (examples/servo_two_mass.yaml) in
 Siconos' Moreau-Jean time stepping against stickslip's event-driven result.
 
 Not a test, a measurement: for a falling sequence of fixed steps h it runs
@@ -11,7 +11,7 @@ read with h5py: /trajectory/x is samples x bodies with a `names` attribute,
 /events has `t`, `kind` and the contact's `index`; docs/hdf5-layout.md).
 
     /usr/bin/python3 benchmarks/siconos_servo.py [--exe build/release/stickslip]
-        [--config examples/systems/servo_two_mass.yaml] [--steps 1e-3,1e-4]
+        [--config examples/servo_two_mass.yaml] [--steps 1e-3,1e-4]
         [--result FILE.h5]   # compare against an existing result instead
 
 The Siconos model (parameters read from the YAML, so both integrate the same
@@ -397,7 +397,7 @@ def say_cross_check(say, sv, x_ref, ev_ref, x_sp, ev_sp, wall):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", default=os.path.join(ROOT, "examples", "systems", "servo_two_mass.yaml"))
+    ap.add_argument("--config", default=os.path.join(ROOT, "examples", "servo_two_mass.yaml"))
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "release", "stickslip"))
     ap.add_argument("--steps", default="1e-3,5e-4,2e-4,1e-4,5e-5,2e-5,1e-5",
                     help="Siconos steps, s, comma-separated; each must divide --grid")
@@ -434,7 +434,7 @@ def main():
     say(f"Measured by `/usr/bin/python3 benchmarks/siconos_servo.py{' --against scipy' if a.against == 'scipy' else ''}` "
         f"on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (commit {head_rev}; Debian python3-siconos "
         f"{deb}, a shared 2-core machine, load {os.getloadavg()[0]:.1f}: "
-        "wall times are noisy). The two-mass servo of `examples/systems/servo_two_mass.yaml` as one "
+        "wall times are noisy). The two-mass servo of `examples/servo_two_mass.yaml` as one "
         "LagrangianLinearTIDS, each Coulomb contact a RelayNSL on its slip velocity with bounds "
         "friction x h, MoreauJeanOSI (theta 1/2), static and dynamic levels set per step from the "
         "previous step's mode (the script's docstring says why and how).")
