@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/compare.h"
 #include "cli/converge.h"
+#include "cli/info_system.h"
 #include "cli/curve.h"
 #include "cli/interrupt.h"
 #include "cli/plot.h"
@@ -24,6 +25,7 @@
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
+#include "io/h5_system.h"
 #include "io/mat_sink.h"
 #include "io/safe_output.h"
 #include "io/study_h5.h"
@@ -90,7 +92,10 @@ static const char *const info_usage =
     "usage: stickslip info RESULT.h5 [--events N]\n"
     "\n"
     "Print the summary of a result file: completion, statistics, time per mode,\n"
-    "event counts by kind and the event table.  For a study file (stickslip\n"
+    "event counts by kind and the event table; for a system of bodies per body\n"
+    "(final x, v, range of x), per contact (time stuck, sticks, breakaways, largest\n"
+    "|friction|), per stop (contacts, impacts) and events by kind and subject.  For a study file "
+    "(stickslip\n"
     "sweep): counts, first failures, parameter ranges and summary column ranges.\n"
     "\n"
     "  -n, --events N        list at most N events (default 50; -1 for all)\n"
@@ -403,8 +408,15 @@ static int cmd_info(int argc, char **argv)
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
     if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
-    stsl_h5_result res;
     stsl_error err = {0};
+    if (stsl_h5_is_system(a.config)) {
+        stsl_h5_system sys;
+        if (stsl_h5_system_read(a.config, &sys, &err)) return error_exit(&err);
+        stsl_system_print_info(&sys, stdout, a.max_events);
+        stsl_h5_system_free(&sys);
+        return 0;
+    }
+    stsl_h5_result res;
     if (stsl_h5_read(a.config, &res, &err)) return error_exit(&err);
     stsl_h5_print_info(&res, stdout, a.max_events);
     stsl_h5_result_free(&res);
