@@ -349,17 +349,36 @@ def read(path):
     """A Result from a file written by `stickslip run -o` or Result.save():
     the Result ss.run gives for that run (stsl_result_read; no h5py).  The
     file does not hold the dissipated energy: stats["dissipated_energy"] is
-    NaN."""
+    NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
+    2-D arrays with the names of their bodies, contacts and stops, events
+    with their subject."""
     out = ffi.new("stsl_result **")
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
     if lib.stsl_result_read(str(path).encode(), out, cfg, err) != 0:
-        _raise(err)
+        system = _system_file(path, err)
+        if system is None:
+            _raise(err)
+        return system
     config = Config(cfg[0])
     try:
         return Result._from_handle(config, out[0])
     finally:
         lib.stsl_result_free(out[0])
+
+
+def _system_file(path, err):
+    """The SystemResult of a system's file, which the element's reader
+    refuses, read by stickslip.system (h5py, imported only then: an
+    element's file is read without it); None for any other refusal."""
+    from .system import SystemFileError, is_system, read_system
+
+    if int(err.code) != lib.STSL_RC_INPUT or not is_system(path):
+        return None
+    try:
+        return read_system(str(path))
+    except SystemFileError as exc:
+        raise InputError(str(exc), lib.STSL_RC_INPUT) from None
 
 
 def version():
