@@ -109,5 +109,97 @@ class Info(unittest.TestCase):
                          "names does not name its 2 columns")
 
 
+class Plot(unittest.TestCase):
+    """What is drawn: one panel per body, each contact's stuck intervals
+    shaded on the bodies it acts on, events marked where they belong."""
+
+    @classmethod
+    def setUpClass(cls):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import stickslip_plot as sp
+
+        cls.sp = sp
+        cls.path = sr.write(os.path.join(TMP, "plot.h5"))
+
+    def panels(self, fig):
+        """Body name -> its panel (the axes titled on the left)."""
+        return {a.get_title(loc="left"): a for a in fig.axes if a.get_title(loc="left")}
+
+    def spans(self, ax, contact):
+        """The shaded intervals of one contact on a panel: [(t0, t1), ...]."""
+        colls = [c for c in ax.collections if c.get_label() == f"stuck: {contact}"]
+        if not colls:
+            return []
+        self.assertEqual(len(colls), 1)
+        return [(float(p.vertices[0, 0]), float(p.vertices[2, 0])) for p in colls[0].get_paths()]
+
+    def test_one_panel_per_body_shaded_per_contact(self):
+        res = self.sp.load_result(self.path)
+        fig = self.sp.figure(res, "time")
+        panels = self.panels(fig)
+        self.assertEqual(list(panels), sr.BODIES)
+        motor, load = panels["motor"], panels["load"]
+        # contacts.0 holds the motor against the ground: shaded on the motor
+        # only; the clutch joins motor and load: shaded on both.
+        self.assertEqual(self.spans(motor, "contacts.0"), sr.STUCK[0])
+        self.assertEqual(self.spans(load, "contacts.0"), [])
+        self.assertEqual(self.spans(motor, "clutch"), sr.STUCK[1])
+        self.assertEqual(self.spans(load, "clutch"), sr.STUCK[1])
+        colors = {c.get_label(): tuple(c.get_facecolor()[0]) for c in motor.collections}
+        self.assertNotEqual(colors["stuck: contacts.0"], colors["stuck: clutch"])
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        self.assertEqual(labels[:2], ["stuck: contacts.0", "stuck: clutch"])
+        for kind in ("stick", "breakaway", "impact", "stop_contact", "stop_release"):
+            self.assertIn(f"event: {kind}", labels)
+        # Position on the left axis, velocity on the right, with the file's units.
+        self.assertEqual(motor.get_ylabel(), "motor: x [m]")
+        self.assertEqual([ln.get_label() for ln in motor.get_lines()][0], "x motor")
+        # Breakaways on the motor: contacts.0 at 0.2 and 0.7, the clutch at 0.6;
+        # on the load only the clutch's, at the load's position then.
+        brk = {n: [ln for ln in p.get_lines() if ln.get_label() == "event: breakaway"][0]
+               for n, p in panels.items()}
+        self.assertEqual(sorted(brk["motor"].get_xdata()), [0.2, 0.6, 0.7])
+        self.assertEqual(list(brk["load"].get_xdata()), [0.6])
+        self.assertAlmostEqual(brk["load"].get_ydata()[0], 0.5 * 0.6 ** 2, places=12)
+
+    def test_window_clips_the_shading(self):
+        res = self.sp.load_result(self.path)
+        fig = self.sp.figure(res, "time", t0=0.1, t1=0.55)
+        motor = self.panels(fig)["motor"]
+        self.assertEqual(self.spans(motor, "contacts.0"), [(0.1, 0.2), (0.5, 0.55)])
+        self.assertEqual(self.spans(motor, "clutch"), [(0.3, 0.55)])
+        self.assertIn("window 0.1 .. 0.55 s", fig._suptitle.get_text())
+
+    def test_other_kinds_draw_one_curve_per_member(self):
+        res = self.sp.load_result(self.path)
+        forces = self.sp.figure(res, "forces").axes[0]
+        self.assertEqual([ln.get_label() for ln in forces.get_lines()],
+                         ["friction contacts.0", "friction clutch", "stop reaction backlash"])
+        phase = self.sp.figure(res, "phase").axes[0]
+        self.assertEqual([ln.get_label() for ln in phase.get_lines()][:2], sr.BODIES)
+        loop = self.sp.figure(res, "loop").axes[0]
+        self.assertEqual([ln.get_label() for ln in loop.get_lines()][:2], sr.CONTACTS)
+        fig = self.sp.figure(res, "all")
+        self.assertEqual(list(self.panels(fig)), sr.BODIES)
+        self.assertEqual({a.get_title() for a in fig.axes} - {""},
+                         {"forces per contact and stop", "friction against slip velocity", "phase portraits"})
+
+    def test_command_writes_the_figure(self):
+        out = os.path.join(TMP, "sys.png")
+        p = run("plot", self.path, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), out)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        inc = sr.write(os.path.join(TMP, "plot_inc.h5"), complete=False)
+        p = run("plot", inc, "-o", out, "--what", "time")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("stickslip plot: warning:", p.stderr)
+        self.assertTrue(self.sp.figure(self.sp.load_result(inc), "time")._suptitle.get_text()
+                        .startswith("INCOMPLETE: stopped by a test"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

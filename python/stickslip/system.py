@@ -125,14 +125,15 @@ class SystemResult:
         return self.column(group, member) == vals.index(value) if value in vals else \
             np.zeros(len(self.t), bool)
 
-    def intervals(self, mask):
-        """(start, end) times over which mask holds: sample i's state holds
-        until sample i + 1, so an event instant's two rows (before, after)
-        open and close intervals exactly at the event."""
+    def intervals(self, mask, t=None):
+        """(start, end) times over which mask holds (over the times t, the
+        file's by default): sample i's state holds until sample i + 1, so an
+        event instant's two rows (before, after) open and close intervals
+        exactly at the event."""
+        t = self.t if t is None else t
         d = np.diff(np.concatenate(([0], np.asarray(mask, dtype=np.int8), [0])))
         starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-        last = len(self.t) - 1
-        out = [(self.t[a], self.t[min(b, last)]) for a, b in zip(starts, ends)]
+        out = [(t[a], t[min(b, len(t) - 1)]) for a, b in zip(starts, ends)]
         return [(a, b) for a, b in out if b > a]
 
     def stuck_intervals(self, contact):
