@@ -54,9 +54,11 @@ def _inside(t, spans, after):
     return m
 
 
-def rows():
-    """Sample times and, per row, whether it is the 'after' row of an event."""
+def rows(shift=0.0):
+    """Sample times and, per row, whether it is the 'after' row of an event
+    (shift moves the grid points between 0 and 1 off the reference's)."""
     grid = np.round(np.arange(0, 101) * 0.01, 12)
+    grid[1:-1] += shift
     ev = sorted({e[0] for e in EVENTS})
     t, after = [], []
     for x in grid:
@@ -69,10 +71,10 @@ def rows():
     return np.array(t), np.array(after)
 
 
-def data(scale=1.0):
+def data(scale=1.0, shift=0.0):
     """The trajectory's arrays (scale multiplies the load's position: a
     candidate that differs from the reference in known numbers)."""
-    t, after = rows()
+    t, after = rows(shift)
     x = np.stack([np.sin(2 * np.pi * t), scale * 0.5 * t ** 2], axis=1)
     v = np.stack([2 * np.pi * np.cos(2 * np.pi * t), scale * t], axis=1)
     a = np.stack([-(2 * np.pi) ** 2 * np.sin(2 * np.pi * t), scale * np.ones_like(t)], axis=1)
@@ -94,20 +96,23 @@ def _names_attr(names, as_array):
     return ",".join(names)
 
 
-def write(path, scale=1.0, names_as_array=False, bodies=None, complete=True, events=None):
-    """Write the system result to `path`; bodies renames the bodies (a
-    mismatch for compare), events replaces EVENTS."""
+def write(path, scale=1.0, names_as_array=False, bodies=None, complete=True, events=None,
+          contacts=None, shift=0.0):
+    """Write the system result to `path`; bodies and contacts rename them (a
+    mismatch for compare), events replaces EVENTS (not the samples), shift
+    and scale as data() takes them."""
     bodies = bodies or BODIES
+    contacts = contacts or CONTACTS
     events = EVENTS if events is None else events
-    d = data(scale)
-    subjects = CONTACTS + STOPS
+    d = data(scale, shift)
+    subjects = contacts + STOPS
     groups = {  # name: (units, long_name, members, value names)
         "x": ("m", "position", bodies, None),
         "v": ("m/s", "velocity", bodies, None),
         "a": ("m/s^2", "acceleration", bodies, None),
-        "friction": ("N", "friction force", CONTACTS, None),
-        "slip_velocity": ("m/s", "slip velocity", CONTACTS, None),
-        "contact_mode": ("", "contact mode", CONTACTS, CONTACT_MODES),
+        "friction": ("N", "friction force", contacts, None),
+        "slip_velocity": ("m/s", "slip velocity", contacts, None),
+        "contact_mode": ("", "contact mode", contacts, CONTACT_MODES),
         "stop_reaction": ("N", "stop reaction", STOPS, None),
         "stop_mode": ("", "stop mode", STOPS, STOP_MODES),
     }

@@ -109,6 +109,118 @@ class Info(unittest.TestCase):
                          "names does not name its 2 columns")
 
 
+class Compare(unittest.TestCase):
+    """Two systems' results member by member: x[body], v[body], contacts, stops."""
+
+    def compare(self, ref, cand, *extra, code=0):
+        out = os.path.join(TMP, "report.json")
+        p = run("compare", ref, cand, "-o", out, *extra)
+        self.assertEqual(p.returncode, code, p.stderr)
+        if code:
+            return p
+        import json
+        with open(out, encoding="utf-8") as f:
+            return p, json.load(f)
+
+    def test_identical_files_agree_exactly(self):
+        ref = sr.write(os.path.join(TMP, "ref.h5"))
+        p, rep = self.compare(ref, ref)
+        self.assertEqual(rep["n_points"], 108)
+        self.assertEqual([b["name"] for b in rep["bodies"]], sr.BODIES)
+        for b in rep["bodies"]:
+            for k, v in b.items():
+                if k != "name":
+                    self.assertEqual(v, 0.0, (b["name"], k))
+        for c, want in zip(rep["contacts"], (0.4, 0.3)):
+            self.assertAlmostEqual(c["stuck_time_reference"], want, places=12)
+            self.assertEqual(c["stuck_time_reference"], c["stuck_time_candidate"])
+            self.assertEqual(c["stuck_iou"], 1.0)
+            self.assertEqual(c["dissipated_energy_reference"], c["dissipated_energy_candidate"])
+            self.assertEqual((c["events_missed"], c["events_spurious"]), (0, 0))
+        self.assertEqual([c["events_matched"] for c in rep["contacts"]], [3, 2])
+        self.assertEqual(rep["stops"], [{"name": "backlash", "events_matched": 3, "events_missed": 0,
+                                         "events_spurious": 0, "max_event_time_error": 0.0}])
+        self.assertIn("x[motor]", p.stdout)
+        self.assertIn("v[load]", p.stdout)
+
+    def test_errors_per_column_are_the_closed_form(self):
+        """The candidate's load moves 1.1 times as far: x error 0.05 t^2,
+        v error 0.1 t; the motor's columns are equal."""
+        ref, cand = sr.write(os.path.join(TMP, "ref.h5")), sr.write(os.path.join(TMP, "c11.h5"), scale=1.1)
+        _, rep = self.compare(ref, cand)
+        motor, load = rep["bodies"]
+        self.assertEqual((motor["max_abs_error_x"], motor["max_abs_error_v"]), (0.0, 0.0))
+        # 1.1 * 0.5 - 0.5 and 1.1 - 1 in doubles: a few ulps of 0.05 and 0.1.
+        self.assertAlmostEqual(load["max_abs_error_x"], 0.05, delta=1e-15)
+        self.assertAlmostEqual(load["final_error_x"], 0.05, delta=1e-15)
+        self.assertAlmostEqual(load["max_abs_error_v"], 0.1, delta=1e-15)
+        # Time-weighted RMS by the trapezoidal rule on the file's rows ...
+        t = sr.rows()[0]
+        ex = 0.05 * t ** 2
+        self.assertAlmostEqual(load["rms_error_x"], np.sqrt(np.trapz(ex ** 2, t)), delta=1e-15)
+        # ... close to the integral's closed form sqrt(0.05^2 / 5): the rule's
+        # error is h^2/12 [f']_0^1 = 8e-8 on 5e-4 at h = 0.01 (below 1e-4 relative).
+        self.assertLess(abs(load["rms_error_x"] / np.sqrt(0.05 ** 2 / 5) - 1), 1e-4)
+        # Stuck intervals and events are the same: only the clutch's energy
+        # differs (its slip velocity is the motor's minus the load's).
+        self.assertEqual([c["stuck_iou"] for c in rep["contacts"]], [1.0, 1.0])
+        c0, clutch = rep["contacts"]
+        self.assertEqual(c0["dissipated_energy_reference"], c0["dissipated_energy_candidate"])
+        self.assertNotEqual(clutch["dissipated_energy_reference"], clutch["dissipated_energy_candidate"])
+
+    def test_between_reference_samples_values_are_linear(self):
+        """A candidate sampled half a step off the reference's grid, with the
+        exact values there: the motor's x = sin(2 pi t) from the reference is
+        linear between samples, off by at most h^2/8 max|x''| = 4.93e-4."""
+        ref = sr.write(os.path.join(TMP, "ref.h5"))
+        cand = sr.write(os.path.join(TMP, "shift.h5"), shift=0.005)
+        _, rep = self.compare(ref, cand)
+        err = rep["bodies"][0]["max_abs_error_x"]
+        self.assertGreater(err, 1e-4)
+        self.assertLessEqual(err, 0.01 ** 2 / 8 * (2 * np.pi) ** 2)
+        # t^2 / 2 of the load: interpolation error h^2/8 x'' = 1.25e-5 exactly.
+        self.assertAlmostEqual(rep["bodies"][1]["max_abs_error_x"], 0.01 ** 2 / 8, delta=1e-12)
+
+    def test_events_per_subject(self):
+        ref = sr.write(os.path.join(TMP, "ref.h5"))
+        events = [e for e in sr.EVENTS if e != (0.7, "breakaway", 0)]  # one missed
+        events = [(0.31, k, s) if (t, k, s) == (0.3, "stick", 1) else (t, k, s) for t, k, s in events]
+        cand = sr.write(os.path.join(TMP, "ev.h5"), events=events)
+        _, rep = self.compare(ref, cand)
+        c0, clutch = rep["contacts"]
+        self.assertEqual((c0["events_matched"], c0["events_missed"], c0["events_spurious"]), (2, 1, 0))
+        self.assertEqual((clutch["events_matched"], clutch["events_missed"]), (2, 0))
+        self.assertAlmostEqual(clutch["max_event_time_error"], 0.01, delta=1e-15)
+        # A window below the shift: the stick is missed and spurious.
+        _, rep = self.compare(ref, cand, "--event-window", "0.005")
+        clutch = rep["contacts"][1]
+        self.assertEqual((clutch["events_matched"], clutch["events_missed"], clutch["events_spurious"]),
+                         (1, 1, 1))
+
+    def test_different_names_are_refused(self):
+        ref = sr.write(os.path.join(TMP, "ref.h5"))
+        gear = sr.write(os.path.join(TMP, "gear.h5"), bodies=["motor", "gear"])
+        p = self.compare(ref, gear, code=2)
+        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {ref} and {gear} have different "
+                         f"bodies: only in {ref}: load; only in {gear}: gear")
+        brake = sr.write(os.path.join(TMP, "brake.h5"), contacts=["contacts.0", "brake"])
+        p = self.compare(ref, brake, code=2)
+        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {ref} and {brake} have different "
+                         f"contacts: only in {ref}: clutch; only in {brake}: brake")
+
+    def test_a_system_against_an_element_is_refused(self):
+        ref = sr.write(os.path.join(TMP, "ref.h5"))
+        element = os.path.join(TMP, "element.h5")
+        p = run("run", os.path.join(ROOT, "examples", "den_hartog.yaml"), "-o", element, "--quiet")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = self.compare(ref, element, code=2)
+        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {ref}: the result of a system of "
+                         f"bodies; {element} is not: compare a system's result with another of the same "
+                         "system")
+        p = self.compare(ref, ref, "--columns", "t,x,v", code=2)
+        self.assertIn("--columns t,x,v: not for systems' results", p.stderr)
+
+
 class Plot(unittest.TestCase):
     """What is drawn: one panel per body, each contact's stuck intervals
     shaded on the bodies it acts on, events marked where they belong."""
