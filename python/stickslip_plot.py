@@ -706,54 +706,49 @@ def _body_axes(fig, spec, res, sel, evs, used):
     return axes
 
 
+def _curves(ax, members, xs, ys, label):
+    """One curve per member (a contact or a body) in its tab10 colour."""
+    for k, name in enumerate(members):
+        ax.plot(xs(name), ys(name), lw=1.2, label=label(name), color=plt.get_cmap("tab10")(k % 10))
+
+
+def _finish(ax, xlabel, ylabel, title):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    return [ax]
+
+
 def _system_forces_axes(fig, spec, res, sel, evs, used):
-    r = res["system"]
-    ax = fig.add_subplot(spec)
+    r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names:
-        for c, name in enumerate(r.contacts):
-            ax.plot(r.t[sel], r.column("friction", name)[sel], lw=1.2, label=f"friction {name}",
-                    color=plt.get_cmap("tab10")(c % 10))
+        _curves(ax, r.contacts, lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
+                lambda n: f"friction {n}")
     for name in r.names.get("stop_reaction", []):
         ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--", label=f"stop reaction {name}",
                 color=LINE_COLORS["stop_reaction"])
     ax.set_xlim(r.t[sel][0], r.t[sel][-1])
-    ax.set_xlabel(_label("time", r.units["t"]))
-    ax.set_ylabel(_label("force", r.units.get("friction", "")))
-    ax.set_title("forces per contact and stop")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
-    return [ax]
+    return _finish(ax, _label("time", r.units["t"]), _label("force", r.units.get("friction", "")),
+                   "forces per contact and stop")
 
 
 def _system_loop_axes(fig, spec, res, sel, evs, used):
-    r = res["system"]
-    ax = fig.add_subplot(spec)
+    r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names and "slip_velocity" in r.names:
-        for c, name in enumerate(r.contacts):
-            ax.plot(r.column("slip_velocity", name)[sel], r.column("friction", name)[sel], lw=1.2,
-                    label=f"{name}", color=plt.get_cmap("tab10")(c % 10))
+        _curves(ax, r.contacts, lambda n: r.column("slip_velocity", n)[sel],
+                lambda n: r.column("friction", n)[sel], str)
     ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
-    ax.set_xlabel(_label("slip velocity", r.units.get("slip_velocity", "")))
-    ax.set_ylabel(_label("friction", r.units.get("friction", "")))
-    ax.set_title("friction against slip velocity")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
-    return [ax]
+    return _finish(ax, _label("slip velocity", r.units.get("slip_velocity", "")),
+                   _label("friction", r.units.get("friction", "")), "friction against slip velocity")
 
 
 def _system_phase_axes(fig, spec, res, sel, evs, used):
-    r = res["system"]
-    ax = fig.add_subplot(spec)
-    for b, body in enumerate(r.bodies):
-        ax.plot(r.column("x", body)[sel], r.column("v", body)[sel], lw=1.2, label=body,
-                color=plt.get_cmap("tab10")(b % 10))
+    r, ax = res["system"], fig.add_subplot(spec)
+    _curves(ax, r.bodies, lambda n: r.column("x", n)[sel], lambda n: r.column("v", n)[sel], str)
     ax.axhline(0.0, color="black", lw=0.6)
-    ax.set_xlabel(_label("x", r.units.get("x", "")))
-    ax.set_ylabel(_label("v", r.units.get("v", "")))
-    ax.set_title("phase portraits")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
-    return [ax]
+    return _finish(ax, _label("x", r.units.get("x", "")), _label("v", r.units.get("v", "")), "phase portraits")
 
 
 SYSTEM_PANELS = {"time": _body_axes, "forces": _system_forces_axes, "loop": _system_loop_axes,
