@@ -145,6 +145,7 @@ def write(path, scale=1.0, names_as_array=False, bodies=None, complete=True, eve
                      subjects[subj] if subj >= 0 else "")
         e = f.create_dataset("events", data=ev, maxshape=(None,))
         e.attrs["kind_names"] = ",".join(KINDS)
+        e.attrs["subject_names"] = np.array(subjects, dtype=h5py.string_dtype())
         e.attrs["units"] = "t [s]"
         st = f.create_group("stats")
         for k, v in {"steps": 100, "rhs_evals": 300, "guard_evals": 200, "events": len(events),
