@@ -37,9 +37,9 @@ bodies:
   load: {mass: 2.0}
 contacts:
   - {body: motor, law: coulomb, dynamic: 1.0}
-  - {between: [motor, load], name: clutch, law: coulomb, dynamic: 0.5}
+  - {between: [motor, load], law: coulomb, dynamic: 0.5}
 stops:
-  - {between: [motor, load], name: backlash, min: -0.01, max: 0.01, model: rigid, restitution: 0.0}
+  - {between: [motor, load], min: -0.01, max: 0.01, model: rigid, restitution: 0.0}
 simulation: {t_end: 1.0, output_step: 0.01}
 """
 
@@ -90,14 +90,7 @@ def data(scale=1.0, shift=0.0):
             "contact_mode": cm, "stop_reaction": sr, "stop_mode": sm, "x_base": 0 * t, "v_base": 0 * t}
 
 
-def _names_attr(names, as_array):
-    if as_array:
-        return np.array(names, dtype=h5py.string_dtype())
-    return ",".join(names)
-
-
-def write(path, scale=1.0, names_as_array=False, bodies=None, complete=True, events=None,
-          contacts=None, shift=0.0):
+def write(path, scale=1.0, bodies=None, complete=True, events=None, contacts=None, shift=0.0):
     """Write the system result to `path`; bodies and contacts rename them (a
     mismatch for compare), events replaces EVENTS (not the samples), shift
     and scale as data() takes them."""
@@ -130,7 +123,7 @@ def write(path, scale=1.0, names_as_array=False, bodies=None, complete=True, eve
             ds = tr.create_dataset(name, data=d[name])
             ds.attrs["units"] = units
             ds.attrs["long_name"] = long_name
-            ds.attrs["names"] = _names_attr(members, names_as_array)
+            ds.attrs["names"] = np.array(members, dtype=h5py.string_dtype())
             if values:
                 ds.attrs["mode_names"] = ", ".join(f"{i} {n}" for i, n in enumerate(values))
         for name in ("x_base", "v_base"):

@@ -88,9 +88,6 @@ class Info(unittest.TestCase):
     def test_tables(self):
         self.check(sr.write(os.path.join(TMP, "sys.h5")))
 
-    def test_names_as_a_string_array(self):
-        self.check(sr.write(os.path.join(TMP, "sys_arr.h5"), names_as_array=True))
-
     def test_events_limit_and_incomplete(self):
         path = sr.write(os.path.join(TMP, "inc.h5"), complete=False)
         p = run("info", path, "--events", "3")
@@ -105,8 +102,8 @@ class Info(unittest.TestCase):
             del f["trajectory/friction"].attrs["names"]
         p = run("info", path)
         self.assertEqual(p.returncode, 2)
-        self.assertEqual(p.stderr.strip(), f"stickslip: error: {path}: /trajectory/friction: attribute "
-                         "names does not name its 2 columns")
+        self.assertEqual(p.stderr.strip(), f"stickslip: error: {path}: /trajectory/friction: no attribute "
+                         "'names' with one name per column (2)")
 
 
 class Compare(unittest.TestCase):

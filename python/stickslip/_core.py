@@ -356,25 +356,27 @@ def read(path):
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
     if lib.stsl_result_read(str(path).encode(), out, cfg, err) != 0:
-        system = _system_file(path, err)
-        if system is None:
-            _raise(err)
-        return system
+        _raise(err)
     config = Config(cfg[0])
     try:
+        if _grouped(out[0]):
+            return _system_file(path)
         return Result._from_handle(config, out[0])
     finally:
         lib.stsl_result_free(out[0])
 
 
-def _system_file(path, err):
-    """The SystemResult of a system's file, which the element's reader
-    refuses, read by stickslip.system (h5py, imported only then: an
-    element's file is read without it); None for any other refusal."""
-    from .system import SystemFileError, is_system, read_system
+def _grouped(handle):
+    """A system's result: its columns are GROUP[MEMBER] (stickslip.h)."""
+    n = lib.stsl_result_n_columns(handle)
+    return any("[" in ffi.string(lib.stsl_result_column_name(handle, i)).decode() for i in range(n))
 
-    if int(err.code) != lib.STSL_RC_INPUT or not is_system(path):
-        return None
+
+def _system_file(path):
+    """The SystemResult of a system's file, read by stickslip.system (h5py,
+    imported only then: an element's file is read without it)."""
+    from .system import SystemFileError, read_system
+
     try:
         return read_system(str(path))
     except SystemFileError as exc:

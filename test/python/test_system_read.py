@@ -13,9 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import system_result as sr  # noqa: E402
 
 
-@pytest.mark.parametrize("as_array", [False, True], ids=["names-string", "names-array"])
-def test_read_gives_groups_names_and_subjects(tmp_path, as_array):
-    path = sr.write(str(tmp_path / "sys.h5"), names_as_array=as_array)
+def test_read_gives_groups_names_and_subjects(tmp_path):
+    path = sr.write(str(tmp_path / "sys.h5"))
     r = ss.read(path)
     assert isinstance(r, ss.SystemResult)
     d = sr.data()
@@ -53,4 +52,4 @@ def test_read_refuses_a_group_without_its_names(tmp_path):
         f["trajectory/v"].attrs["names"] = "motor"
     with pytest.raises(ss.InputError) as e:
         ss.read(path)
-    assert str(e.value) == f"{path}: /trajectory/v: attribute names does not name its 2 columns"
+    assert str(e.value) == f"{path}: /trajectory/v: no attribute 'names' with one name per column (2)"
