@@ -200,7 +200,9 @@ static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, in
         fa[i] = at ? ref_value(f, m, at[i]) : stsl_h5_group_at(f, i0 + i, m);
         sa[i] = at ? ref_value(s, m, at[i]) : stsl_h5_group_at(s, i0 + i, m);
     }
-    return stsl_compare_energy_friction(t, fa, sa, n);
+    /* `friction` is the contact's force on its first end, which opposes the
+     * slip w: its power F w is what the contact takes out, with a minus. */
+    return -stsl_compare_energy_friction(t, fa, sa, n);
 }
 
 static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t,

@@ -5,8 +5,9 @@
  *   per body     x[body], v[body]: max |error|, RMS error, final error;
  *   per contact  stuck-time overlap (IoU) from contact_mode STUCK, the
  *                events about the contact matched within the window, and
- *                the energy its friction dissipated (integral of
- *                friction * slip_velocity) in both;
+ *                the energy its friction dissipated (-integral of
+ *                friction * slip_velocity: friction is the force on the
+ *                contact's first end, opposing its slip) in both;
  *   per stop     the events about the stop matched within the window.
  * Bodies, contacts and stops must have the same names in both files (in
  * any order); otherwise STSL_EINPUT naming what only one of them has.
