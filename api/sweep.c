@@ -18,8 +18,8 @@
 #include "io/run_record.h"
 #include "io/study.h"
 #include "io/study_h5.h"
-#include "events/modes.h"
 #include "models/element.h"
+#include "models/multibody.h"
 
 /* Rows a worker may run ahead of the writer (ring of ~5 MiB). */
 #define WINDOW 4096
@@ -479,7 +479,7 @@ static stsl_cfg *load_base(const stsl_study *s, const stsl_sweep_opts *o, stsl_e
     const char *dir = stsl_study_base_dir(s);
     int rc = stsl_config_load_string(stsl_study_base_text(s), stsl_study_base_origin(s),
                                      *dir ? dir : NULL, o->sets, o->n_sets, &c->c, err);
-    if (!rc && (rc = stsl_config_require_element(&c->c, err))) stsl_config_free(&c->c);
+    if (!rc && (rc = stsl_config_require_runnable(&c->c, err))) stsl_config_free(&c->c);
     if (rc) {
         free(c);
         return NULL;
@@ -518,11 +518,11 @@ static const char *col_units(const stsl_layout *l, const char *name)
  * units and per-member columns, from its configuration. */
 static void describe_system(const stsl_system *s, plan *pl, stsl_study_info *info)
 {
-    const char *const *names = stsl_event_kind_names();
-    pl->n_kinds = 0;
-    for (int k = 0; k < STSL_N_EVENT_KINDS && k < STSL_STUDY_MAX_KINDS - 1; k++)
-        snprintf(pl->kinds[pl->n_kinds++], sizeof pl->kinds[0], "%s", names[k]);
-    snprintf(pl->kinds[pl->n_kinds++], sizeof pl->kinds[0], "ambiguous");
+    const char *const *names = stsl_multibody_kind_names();
+    pl->n_kinds =
+        STSL_EV_AMBIGUOUS + 1 < STSL_STUDY_MAX_KINDS ? STSL_EV_AMBIGUOUS + 1 : STSL_STUDY_MAX_KINDS;
+    for (int k = 0; k < pl->n_kinds; k++)
+        snprintf(pl->kinds[k], sizeof pl->kinds[0], "%s", names[k]);
     int rot = s->domain == STSL_DOMAIN_ROTATIONAL;
     info->x_units = rot ? "rad" : "m";
     info->v_units = rot ? "rad/s" : "m/s";

@@ -310,5 +310,104 @@ class Plot(unittest.TestCase):
                         .startswith("INCOMPLETE: stopped by a test"))
 
 
+# Two bodies, no coupling: a (1 kg) pushed by 2 N against dynamic friction
+# 1 N (static 1.5 N) slides from rest, x_a = t^2 / 2 and v_a = t; b (2 kg)
+# pushed by 0.5 N against a static level of 1.5 N stays stuck.
+TWO = """bodies: {a: {mass: 1.0}, b: {mass: 2.0}}
+contacts:
+  - {body: a, law: coulomb, dynamic: 1.0, static_ratio: 1.5}
+  - {body: b, law: coulomb, dynamic: 1.0, static_ratio: 1.5}
+inputs: {forces: {a: {type: constant, value: 2.0}, b: {type: constant, value: 0.5}}}
+simulation: {t_end: 1.0, output_step: 0.01}
+"""
+
+
+class RealRuns(unittest.TestCase):
+    """The tools on runs of the engine (stsl_run_system), against closed forms."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cfg = os.path.join(TMP, "two.yaml")
+        with open(cls.cfg, "w", encoding="utf-8") as f:
+            f.write(TWO)
+        cls.ref, cls.lo = os.path.join(TMP, "two.h5"), os.path.join(TMP, "two_lo.h5")
+        for out, rtol in ((cls.ref, "1e-10"), (cls.lo, "1e-6")):
+            p = run("run", cls.cfg, "-o", out, "--set", f"simulation.rtol={rtol}", "--quiet")
+            assert p.returncode == 0, p.stderr
+
+    def test_info(self):
+        p = run("info", self.ref)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        a, b = table_row(p.stdout, "a"), table_row(p.stdout, "b")
+        # CVODE at rtol 1e-10 integrates a quadratic: 1e-9 is far above its error.
+        self.assertAlmostEqual(float(a[1]), 0.5, delta=1e-9)
+        self.assertAlmostEqual(float(a[2]), 1.0, delta=1e-9)
+        self.assertEqual([float(v) for v in b[1:5]], [0.0, 0.0, 0.0, 0.0])
+        c0, c1 = table_row(p.stdout, "contacts.0"), table_row(p.stdout, "contacts.1")
+        self.assertEqual((float(c0[1]), c0[2]), (0.0, "0.00"))
+        self.assertEqual((float(c1[1]), c1[2]), (1.0, "100.00"))
+        self.assertEqual(float(c0[5]), 1.0)  # slipping: the dynamic level
+        self.assertEqual(float(c1[5]), 0.5)  # stuck: it holds the 0.5 N push
+        # `run` prints the same tables.
+        p = run("run", self.cfg, "-o", os.path.join(TMP, "two_again.h5"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Contacts:    2", p.stdout)
+
+    def test_plot_shades_the_stuck_contact(self):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import stickslip_plot as sp
+
+        res = sp.load_result(self.ref)
+        fig = sp.figure(res, "time")
+        panels = {a.get_title(loc="left"): a for a in fig.axes if a.get_title(loc="left")}
+        self.assertEqual(list(panels), ["a", "b"])
+        spans = {n: [(float(p.vertices[0, 0]), float(p.vertices[2, 0])) for c in ax.collections
+                     if c.get_label().startswith("stuck: ") for p in c.get_paths()]
+                 for n, ax in panels.items()}
+        self.assertEqual(spans, {"a": [], "b": [(0.0, 1.0)]})
+        self.assertEqual(res["system"].stuck_intervals("contacts.1"), [(0.0, 1.0)])
+
+    def test_compare(self):
+        _, rep = Compare.compare(self, self.ref, self.ref)
+        self.assertEqual([b["max_abs_error_x"] for b in rep["bodies"]], [0.0, 0.0])
+        _, rep = Compare.compare(self, self.ref, self.lo)
+        a = rep["bodies"][0]
+        self.assertGreater(a["max_abs_error_x"], 0.0)
+        self.assertLess(a["max_abs_error_x"], 1e-5)  # rtol 1e-6 on x <= 0.5
+        self.assertEqual([c["stuck_iou"] for c in rep["contacts"]], [1.0, 1.0])
+        # a's contact dissipates F_d x_a(1) = 1 N * 0.5 m (trapezoidal rule on
+        # v = t, exact for a linear integrand).
+        self.assertAlmostEqual(rep["contacts"][0]["dissipated_energy_reference"], 0.5, delta=1e-9)
+
+    def test_sweep_per_member_columns(self):
+        """x_a(1) = (2 - F_d) / 2 while 2 N exceeds the static 1.5 F_d; at
+        F_d = 1.5 (static 2.25 N) a stays stuck."""
+        import h5py
+
+        study = os.path.join(TMP, "two_study.yaml")
+        with open(study, "w", encoding="utf-8") as f:
+            f.write("base: two.yaml\nvary:\n  contacts.0.dynamic: {values: [0.5, 1.0, 1.5]}\n"
+                    "  bodies.b.mass: {values: [2.0, 4.0]}\n")
+        out = os.path.join(TMP, "two_study.h5")
+        p = run("sweep", study, "-o", out, "--jobs", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with h5py.File(out, "r") as f:
+            s, fd = f["study/summary"], f["study/parameters/contacts.0.dynamic"][:]
+            self.assertEqual(list(s["status"][:]), [0] * 6)
+            for i in range(6):
+                want = (2 - fd[i]) / 2 if 2 > 1.5 * fd[i] else 0.0
+                self.assertAlmostEqual(s["x_final.a"][i], want, delta=1e-9)
+                self.assertAlmostEqual(s["v_final.a"][i], 2 * want, delta=1e-9)
+                self.assertEqual(s["x_final.b"][i], 0.0)
+                self.assertEqual(s["stuck_fraction.contacts.0"][i], 0.0 if want else 1.0)
+                self.assertEqual(s["stuck_fraction.contacts.1"][i], 1.0)
+            self.assertEqual(s["x_final.a"].attrs["units"], "m")
+            self.assertEqual(s["v_final.b"].attrs["units"], "m/s")
+            self.assertTrue(np.isnan(s["stuck_fraction"][:]).all())
+            self.assertEqual(sorted(set(f["study/parameters/bodies.b.mass"][:])), [2.0, 4.0])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
