@@ -53,3 +53,36 @@ def test_read_refuses_a_group_without_its_names(tmp_path):
     with pytest.raises(ss.InputError) as e:
         ss.read(path)
     assert str(e.value) == f"{path}: /trajectory/v: no attribute 'names' with one name per column (2)"
+
+
+TWO = """bodies: {a: {mass: 1.0}, b: {mass: 2.0}}
+contacts:
+  - {body: a, law: coulomb, dynamic: 1.0, static_ratio: 1.5}
+  - {body: b, law: coulomb, dynamic: 1.0, static_ratio: 1.5}
+stops:
+  - {between: [a, b], min: -0.3, max: 0.3, model: rigid, restitution: 0.5}
+inputs: {forces: {a: {type: constant, value: 2.0}, b: {type: constant, value: 0.5}}}
+simulation: {t_end: 1.5, output_step: 0.01}
+"""
+
+
+def test_run_of_a_system_gives_its_groups_as_the_file_does(tmp_path):
+    """ss.run of a system: r.group("x") samples x bodies, events with their
+    subjects; the file Result.save writes reads back to the same bits."""
+    r = ss.run(ss.Config.from_yaml(TWO))
+    assert r.members("x") == ["a", "b"] and r.members("friction") == ["contacts.0", "contacts.1"]
+    x = r.group("x")
+    assert x.shape == (len(r.t), 2)
+    # a slides from rest (x = t^2/2) until the stop's gap 0.3 closes at t = sqrt(0.6).
+    hit = [e["t"] for e, s in zip(r.events, r.subjects) if e["kind"] == "impact"]
+    assert r.subjects[r.events["kind"].tolist().index("impact")] == "stops.0"
+    assert abs(hit[0] - np.sqrt(0.6)) < 1e-9  # event location at rtol 1e-10
+    r.save(tmp_path / "two.h5")
+    back = ss.read(tmp_path / "two.h5")
+    assert isinstance(back, ss.SystemResult)
+    assert back.bodies == r.members("x")
+    assert back.x.tobytes() == x.tobytes() and back.t.tobytes() == r.t.tobytes()
+    assert back.friction.tobytes() == r.group("friction").tobytes()
+    assert list(back.events["subject"]) == r.subjects
+    with pytest.raises(KeyError, match="position: no such group"):
+        r.group("position")
