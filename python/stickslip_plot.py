@@ -532,7 +532,8 @@ def figure(res, what="all", t0=None, t1=None):
     sel, evs = _window(res, t0, t1)
     if "system" in res:
         fig, handles = _system_figure(res, what, sel, evs)
-        return _decorate(fig, res, handles, sel, t0, t1)
+        # The bodies' panels alone end in their velocity axes: room for them.
+        return _decorate(fig, res, handles, sel, t0, t1, right_in=0.9 if what == "time" else 0.25)
     names = _names(res)
     fig = plt.figure(figsize=SIZES[what])
     used = set()
@@ -552,9 +553,9 @@ def figure(res, what="all", t0=None, t1=None):
     return _decorate(fig, res, handles, sel, t0, t1)
 
 
-def _decorate(fig, res, handles, sel, t0, t1):
-    """The title (events, window, INCOMPLETE), the margins and one legend
-    of `handles` below the panels."""
+def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25):
+    """The title (events, window, INCOMPLETE), the margins (right_in inches
+    on the right) and one legend of `handles` below the panels."""
     title = f"{os.path.basename(res['path'])}: {_summary(res)}"
     if t0 is not None or t1 is not None:
         t = res["t"][sel]
@@ -572,7 +573,7 @@ def _decorate(fig, res, handles, sel, t0, t1):
     rows = math.ceil(len(handles) / ncol)
     top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.3
     bottom_in = 0.6 + 0.28 * rows
-    fig.subplots_adjust(left=0.8 / width, right=1 - 0.25 / width, top=1 - top_in / height,
+    fig.subplots_adjust(left=0.8 / width, right=1 - right_in / width, top=1 - top_in / height,
                         bottom=bottom_in / height)
     if handles:
         fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize="medium",
