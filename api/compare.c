@@ -135,7 +135,7 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
         rc = err ? err->code : STSL_ESOLVER;
         goto done;
     }
-    double y0[STSL_MAX_STATE];
+    double y0[STSL_ELEMENT_MAX_STATE];
     stsl_element_initial_state(el, y0);
     if ((rc = stsl_hsolver_run(s, 0.0, y0, &sink, err))) goto done;
     rc = align(stsl_mem_sink_result(&sink), stsl_element_layout(el), t, n, nu, r, err);
@@ -162,7 +162,7 @@ static double energy_balance(const stsl_element *el, const double *t, const doub
                              const double *v, long n, double *fn_mid)
 {
     for (long i = 0; i + 1 < n; i++) {
-        double y[STSL_MAX_STATE] = {0};
+        double y[STSL_ELEMENT_MAX_STATE] = {0};
         y[0] = 0.5 * (x[i] + x[i + 1]);
         y[1] = 0.5 * (v[i] + v[i + 1]);
         stsl_element_forces f;

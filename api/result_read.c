@@ -152,7 +152,7 @@ static int emit_instant(stsl_sink *s, stsl_h5_result *h, const file_data *d, lon
             event_values(h, &ev[q], before, after);
         }
         stsl_event_rec rec = {
-            te, kind_index(h, ev[q].kind), ev[q].mode_before, ev[q].mode_after, before, after};
+            te, kind_index(h, ev[q].kind), ev[q].mode_before, ev[q].mode_after, before, after, 0};
         rc = stsl_sink_event(s, &rec, err);
     }
     *row = last;
@@ -174,7 +174,13 @@ static int replay(stsl_h5_result *h, const file_data *d, stsl_sink *s, stsl_erro
         modes[m] = h->mode_names[m];
     for (int k = 0; k < h->n_kinds; k++)
         kinds[k] = h->kind_names[k];
-    stsl_layout l = {h->n_cols, cols, h->time_units, h->stats.n_modes, modes, h->n_kinds, kinds};
+    stsl_layout l = {.n_cols = h->n_cols,
+                     .cols = cols,
+                     .time_units = h->time_units,
+                     .n_modes = h->stats.n_modes,
+                     .mode_names = modes,
+                     .n_kinds = h->n_kinds,
+                     .kind_names = kinds};
     int rc = stsl_sink_begin(s, &l, err);
     long row = 0;
     for (long i = 0; !rc && i < h->n_events;) {

@@ -36,6 +36,9 @@ enum {
     STSL_G_LEAVE = 0 /* CONTACT_*_SMOOTH: the contact's end */
 };
 
+/* The most guards an element mode has (a slip mode with compliant stops). */
+#define STSL_ELEMENT_MAX_GUARDS 4
+
 typedef struct stsl_guard_in {
     double fn;             /* net force at (t, x, v) (v = 0 at rest), the
                               compliant stop's force included in contact */

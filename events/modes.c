@@ -29,32 +29,34 @@ static const char *const kind_names[STSL_N_EVENT_KINDS] = {
  * force included; slip ones v, the contact's end (the stop's guard falling
  * at the upper stop, rising at the lower one) and the load. */
 #define CONTACT_MODES                                                                              \
-    [STSL_MODE_CONTACT_LOW_STUCK] = {1, 2, {R, R}},                                                \
-    [STSL_MODE_CONTACT_LOW_SLIP_POS] = {0, 3, {F, R, B}},                                          \
-    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = {0, 3, {R, R, B}},                                          \
-    [STSL_MODE_CONTACT_HIGH_STUCK] = {1, 2, {R, R}},                                               \
-    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = {0, 3, {F, F, B}},                                         \
-    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = {0, 3, {R, F, B}},                                         \
-    [STSL_MODE_CONTACT_LOW_SMOOTH] = {0, 1, {R}}, [STSL_MODE_CONTACT_HIGH_SMOOTH] = {0, 1, {F}}
+    [STSL_MODE_CONTACT_LOW_STUCK] = {1, 2, (const int[]){R, R}},                                   \
+    [STSL_MODE_CONTACT_LOW_SLIP_POS] = {0, 3, (const int[]){F, R, B}},                             \
+    [STSL_MODE_CONTACT_LOW_SLIP_NEG] = {0, 3, (const int[]){R, R, B}},                             \
+    [STSL_MODE_CONTACT_HIGH_STUCK] = {1, 2, (const int[]){R, R}},                                  \
+    [STSL_MODE_CONTACT_HIGH_SLIP_POS] = {0, 3, (const int[]){F, F, B}},                            \
+    [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = {0, 3, (const int[]){R, F, B}},                            \
+    [STSL_MODE_CONTACT_LOW_SMOOTH] = {0, 1, (const int[]){R}},                                     \
+    [STSL_MODE_CONTACT_HIGH_SMOOTH] = {0, 1, (const int[]){F}}
 
 /* Guard numbering and meaning: guards.h. */
-static const stsl_mode_desc rigid_modes[STSL_N_MODES] = {[STSL_MODE_STUCK] = {1, 2, {R, R}},
-                                                         [STSL_MODE_SLIP_POS] = {0, 3, {F, R, B}},
-                                                         [STSL_MODE_SLIP_NEG] = {0, 3, {R, F, B}},
-                                                         [STSL_MODE_STOP_LOW] = {1, 1, {R}},
-                                                         [STSL_MODE_STOP_HIGH] = {1, 1, {F}},
-                                                         [STSL_MODE_SMOOTH] = {0, 2, {R, F}},
-                                                         CONTACT_MODES};
+static const stsl_mode_desc rigid_modes[STSL_N_MODES] = {
+    [STSL_MODE_STUCK] = {1, 2, (const int[]){R, R}},
+    [STSL_MODE_SLIP_POS] = {0, 3, (const int[]){F, R, B}},
+    [STSL_MODE_SLIP_NEG] = {0, 3, (const int[]){R, F, B}},
+    [STSL_MODE_STOP_LOW] = {1, 1, (const int[]){R}},
+    [STSL_MODE_STOP_HIGH] = {1, 1, (const int[]){F}},
+    [STSL_MODE_SMOOTH] = {0, 2, (const int[]){R, F}},
+    CONTACT_MODES};
 /* With compliant stops a slip mode also watches the stop behind it (guard
  * 3): a body that left a stop while still inside it (its force fell to 0
  * before the penetration did) comes back into contact if it turns back. */
 static const stsl_mode_desc compliant_modes[STSL_N_MODES] = {
-    [STSL_MODE_STUCK] = {1, 2, {R, R}},
-    [STSL_MODE_SLIP_POS] = {0, 4, {F, R, B, F}},
-    [STSL_MODE_SLIP_NEG] = {0, 4, {R, F, B, R}},
-    [STSL_MODE_STOP_LOW] = {1, 1, {R}},
-    [STSL_MODE_STOP_HIGH] = {1, 1, {F}},
-    [STSL_MODE_SMOOTH] = {0, 2, {R, F}},
+    [STSL_MODE_STUCK] = {1, 2, (const int[]){R, R}},
+    [STSL_MODE_SLIP_POS] = {0, 4, (const int[]){F, R, B, F}},
+    [STSL_MODE_SLIP_NEG] = {0, 4, (const int[]){R, F, B, R}},
+    [STSL_MODE_STOP_LOW] = {1, 1, (const int[]){R}},
+    [STSL_MODE_STOP_HIGH] = {1, 1, (const int[]){F}},
+    [STSL_MODE_SMOOTH] = {0, 2, (const int[]){R, F}},
     CONTACT_MODES};
 #undef R
 #undef F

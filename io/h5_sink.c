@@ -451,7 +451,7 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
     if (h->ended) return stsl_error_set(err, STSL_EINPUT, "%s: sink ended twice", h->path);
     if (!h->began) {
         /* A run that failed before begin() still leaves a readable file. */
-        stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL};
+        stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
         if ((rc = h5_begin(h, &empty, err)) != STSL_OK) return rc;
     }
     if ((rc = flush_samples(h, err)) != STSL_OK) return rc;

@@ -404,7 +404,7 @@ static int ms_end(void *self, const stsl_stats *st, int complete, const char *me
     int rc;
     if (!m->began) {
         /* A run that failed before begin() still leaves a readable file. */
-        stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL};
+        stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
         if ((rc = ms_begin(m, &empty, err)) != STSL_OK) return rc;
     }
     if ((rc = stsl_sink_end(&m->mem, st, complete, message, err)) != STSL_OK) return rc;

@@ -777,7 +777,11 @@ static void init_layout(stsl_element *e)
                      e->compliant ? STSL_N_MODES : STSL_N_RIGID_MODES,
                      stsl_mode_names(),
                      e->compliant ? STSL_N_EVENT_KINDS : STSL_N_RIGID_EVENT_KINDS,
-                     stsl_event_kind_names()};
+                     stsl_event_kind_names(),
+                     0, /* no column groups, no event subjects: the 1-D layout */
+                     NULL,
+                     0,
+                     NULL};
     e->layout = l;
 }
 

@@ -30,6 +30,9 @@ enum stsl_col {
     STSL_N_COLS
 };
 
+/* The element's state size at most: x, v and LuGre's sigma0 z. */
+#define STSL_ELEMENT_MAX_STATE 3
+
 typedef enum stsl_domain { STSL_DOMAIN_TRANSLATIONAL = 0, STSL_DOMAIN_ROTATIONAL = 1 } stsl_domain;
 typedef struct stsl_element_params {
     stsl_domain domain;

@@ -59,7 +59,7 @@ typedef struct run {
     int regular; /* smooth_rk4 on a hybrid law: tanh-regularised */
     int n;       /* state size */
     double t;    /* current time */
-    double y[STSL_MAX_STATE];
+    double y[STSL_ELEMENT_MAX_STATE];
     int mode;
     stsl_element_forces f; /* at (t, y) */
     stsl_stats st;
@@ -68,8 +68,9 @@ typedef struct run {
 
 /* What one step did. */
 typedef struct step_result {
-    double yraw[STSL_MAX_STATE]; /* state after the update, before stop and stick projections */
-    int kind;                    /* event kind, or STSL_NO_EVENT */
+    double yraw[STSL_ELEMENT_MAX_STATE]; /* state after the update, before stop and stick
+                                            projections */
+    int kind;                            /* event kind, or STSL_NO_EVENT */
 } step_result;
 
 static void forces(run *r, double t, const double *y)
@@ -291,8 +292,9 @@ static int rk4_step(run *r, double t1, double h, double *y, step_result *sr)
 {
     int prev = r->mode, mode = prev, kind = STSL_NO_EVENT, n = r->n, rc = 0;
     if (!is_stop(prev)) {
-        double k1[STSL_MAX_STATE], k2[STSL_MAX_STATE], k3[STSL_MAX_STATE], k4[STSL_MAX_STATE];
-        double tmp[STSL_MAX_STATE], t = t1 - h;
+        double k1[STSL_ELEMENT_MAX_STATE], k2[STSL_ELEMENT_MAX_STATE], k3[STSL_ELEMENT_MAX_STATE],
+            k4[STSL_ELEMENT_MAX_STATE];
+        double tmp[STSL_ELEMENT_MAX_STATE], t = t1 - h;
         rc = rk4_deriv(r, t, y, k1);
         for (int i = 0; i < n; i++)
             tmp[i] = y[i] + 0.5 * h * k1[i];
@@ -364,7 +366,7 @@ static int record(run *r, int from, const step_result *sr, long max_events, stsl
     if (!r->out) return STSL_OK;
     out_cols(r, from, r->t, sr->yraw, r->cols_a);
     out_cols(r, r->mode, r->t, r->y, r->cols_b);
-    stsl_event_rec ev = {r->t, sr->kind, from, r->mode, r->cols_a, r->cols_b};
+    stsl_event_rec ev = {r->t, sr->kind, from, r->mode, r->cols_a, r->cols_b, 0};
     return stsl_sink_event(r->sink, &ev, err);
 }
 
@@ -447,7 +449,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     }
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r.t;
-        double yprev[STSL_MAX_STATE];
+        double yprev[STSL_ELEMENT_MAX_STATE];
         int from = r.mode;
         step_result sr = {{0}, STSL_NO_EVENT};
         if (sim->cancel && sim->cancel(sim->cancel_ctx)) {

@@ -5,7 +5,7 @@ static int run_event_driven(stsl_element *el, const stsl_hsolver_opts *sim, stsl
 {
     stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), sim, err);
     if (!s) return err ? err->code : STSL_ESOLVER;
-    double y0[STSL_MAX_STATE];
+    double y0[STSL_ELEMENT_MAX_STATE];
     stsl_element_initial_state(el, y0);
     int rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
     if (stats) *stats = *stsl_hsolver_stats(s);

@@ -103,9 +103,16 @@ struct stsl_hsolver {
      * whenever the mode changes; the solver holds no table of modes). */
     stsl_mode_code mode;
     stsl_mode_desc desc;
-    double ycur[STSL_MAX_STATE], ytmp[STSL_MAX_STATE];
-    int fired[STSL_MAX_GUARDS];
-    int rootsfound[STSL_MAX_GUARDS];
+    /* Per-run arrays, sized from the model once in create (nothing is
+     * allocated per step): states (n), guard values and flags (n_roots). */
+    double *ycur, *ytmp;
+    int *fired, *rootsfound, *dirs;
+    double *jac_rows; /* n * n (ops->jac only) */
+    /* Guard scratch: one evaluation (dense_q, guard_at), hidden_crossing's
+     * midpoint, scan_window's crossing times, check_step's step end and
+     * frozen_advance's four samples. */
+    double *g_one, *g_mid, *g_when, *g_step, *g_prev, *g_a, *g_b, *g_0;
+    double *g_scratch_state; /* n: the tolerances at setup */
 
     stsl_sink *sink;
     double *cols_a, *cols_b;
@@ -118,10 +125,10 @@ struct stsl_hsolver {
     /* Mode invariant between steps (see check_step): guard values at the
      * last step end (valid when g_ok) and their largest |value| in the
      * segment. */
-    double g_last[STSL_MAX_GUARDS], g_max[STSL_MAX_GUARDS];
-    double g_cache[STSL_MAX_GUARDS], g_cache_t; /* the last guards CVODE evaluated */
-    double rate_t[STSL_MAX_GUARDS];             /* where rate[] (the sign of q's rate) holds */
-    int rate[STSL_MAX_GUARDS];
+    double *g_last, *g_max;
+    double *g_cache, g_cache_t; /* the last guards CVODE evaluated */
+    double *rate_t;             /* where rate[] (the sign of q's rate) holds */
+    int *rate;
     int g_ok;
     int rhs_bad;     /* the right-hand side was not finite (the step failed) */
     double atol_min; /* the smallest component's absolute tolerance */
@@ -165,11 +172,15 @@ static int describe_mode(const stsl_hsolver *s, stsl_mode_code mode, stsl_mode_d
     return out->n_guards >= 0 && out->n_guards <= s->model->max_guards ? 0 : -1;
 }
 
-/* Make `mode` (described as `d`) the current one. */
+/* Make `mode` (described as `d`) the current one.  Its guard directions
+ * are copied: the model's are valid only until its next describe call. */
 static void set_mode(stsl_hsolver *s, stsl_mode_code mode, const stsl_mode_desc *d)
 {
     s->mode = mode;
     s->desc = *d;
+    for (int i = 0; i < d->n_guards; i++)
+        s->dirs[i] = d->guard_dir[i];
+    s->desc.guard_dir = s->dirs;
 }
 
 /* "t = 1.5 s, mode SLIP_POS, state (x, v) = (0.1, -0.2), last events: ..." */
@@ -251,7 +262,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud,
     (void)t2;
     (void)t3;
     stsl_hsolver *s = ud;
-    double rows[STSL_MAX_STATE * STSL_MAX_STATE];
+    double *rows = s->jac_rows;
     s->stats.jac_evals++;
     int rc = s->model->ops->jac(s->model->self, s->mode, t, NV_DATA_S(y), rows);
     for (int i = 0; i < s->n; i++)
@@ -272,14 +283,13 @@ static int check_model(const stsl_hmodel *m, stsl_error *err)
 {
     if (!m || !m->ops || !m->ops->describe || !m->ops->mode_name || !m->layout)
         return stsl_error_set(err, STSL_EINPUT, "hybrid model is incomplete");
-    if (m->n_state < 1 || m->n_state > STSL_MAX_STATE)
-        return stsl_error_set(err, STSL_EINPUT, "state size %d outside [1, %d]", m->n_state,
-                              STSL_MAX_STATE);
+    if (m->n_state < 1)
+        return stsl_error_set(err, STSL_EINPUT, "state size %d must be >= 1", m->n_state);
     /* A mode's guard count is checked against max_guards as it is entered
      * (describe_mode): the modes are not known in advance. */
-    if (m->max_guards < 0 || m->max_guards > STSL_MAX_GUARDS)
-        return stsl_error_set(err, STSL_EINPUT, "the model has up to %d guards (at most %d)",
-                              m->max_guards, STSL_MAX_GUARDS);
+    if (m->max_guards < 0)
+        return stsl_error_set(err, STSL_EINPUT, "the model has %d guards (must be >= 0)",
+                              m->max_guards);
     return STSL_OK;
 }
 
@@ -321,7 +331,7 @@ void stsl_hsolver_atol(const double *scale, int n, double rtol, double atol, dou
  * the guards' touch tolerance. */
 static int set_tolerances(stsl_hsolver *s)
 {
-    double a[STSL_MAX_STATE] = {0}; /* n >= 1; the braces quiet -O2's maybe-uninitialized */
+    double *a = s->g_scratch_state; /* n values, used only here */
     stsl_hsolver_atol(s->model->state_scale, s->n, s->opts.rtol, s->opts.atol, a);
     s->atol_min = a[0];
     for (int i = 1; i < s->n; i++)
@@ -385,6 +395,38 @@ fail:
                           s->cv_msg[0] ? s->cv_msg : "allocation or setup failed");
 }
 
+/* The per-run arrays (see struct stsl_hsolver): one allocation each, sized
+ * from the model's state and guard counts; 0, or -1 out of memory. */
+static int alloc_arrays(stsl_hsolver *s)
+{
+    size_t n = (size_t)s->n, r = (size_t)s->n_roots;
+    double **nd[] = {&s->ycur, &s->ytmp, &s->g_scratch_state};
+    double **rd[] = {&s->g_one, &s->g_mid, &s->g_when, &s->g_step, &s->g_prev,  &s->g_a,
+                     &s->g_b,   &s->g_0,   &s->g_last, &s->g_max,  &s->g_cache, &s->rate_t};
+    int **ri[] = {&s->fired, &s->rootsfound, &s->dirs, &s->rate};
+    for (size_t i = 0; i < sizeof nd / sizeof nd[0]; i++)
+        if (!(*nd[i] = calloc(n, sizeof(double)))) return -1;
+    for (size_t i = 0; i < sizeof rd / sizeof rd[0]; i++)
+        if (!(*rd[i] = calloc(r, sizeof(double)))) return -1;
+    for (size_t i = 0; i < sizeof ri / sizeof ri[0]; i++)
+        if (!(*ri[i] = calloc(r, sizeof(int)))) return -1;
+    if (s->model->ops->jac && !(s->jac_rows = calloc(n * n, sizeof(double)))) return -1;
+    return 0;
+}
+
+static void free_arrays(stsl_hsolver *s)
+{
+    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
+                   s->g_one,  s->g_mid,      s->g_when,
+                   s->g_step, s->g_prev,     s->g_a,
+                   s->g_b,    s->g_0,        s->g_last,
+                   s->g_max,  s->g_cache,    s->rate_t,
+                   s->fired,  s->rootsfound, s->dirs,
+                   s->rate,   s->jac_rows};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+}
+
 stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_opts *opts,
                                   stsl_error *err)
 {
@@ -406,7 +448,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     int nc = model->layout->n_cols > 0 ? model->layout->n_cols : 1;
     s->cols_a = calloc((size_t)nc, sizeof(double));
     s->cols_b = calloc((size_t)nc, sizeof(double));
-    if (!s->root || !s->minz || !s->cols_a || !s->cols_b) {
+    if (!s->root || !s->minz || !s->cols_a || !s->cols_b || alloc_arrays(s)) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
         goto err;
     }
@@ -433,6 +475,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (s->minz) gsl_min_fminimizer_free(s->minz);
     free(s->cols_a);
     free(s->cols_b);
+    free_arrays(s);
     free(s);
 }
 
@@ -552,10 +595,10 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     s->g_cache_t = NAN;
     if (cur_mode(s)->frozen) return STSL_OK;
     memcpy(NV_DATA_S(s->y), s->ycur, (size_t)s->n * sizeof(double));
-    int dirs[STSL_MAX_GUARDS] = {0};
-    for (int i = 0; i < cur_mode(s)->n_guards; i++)
-        dirs[i] = cur_mode(s)->guard_dir[i];
-    if (CVodeReInit(s->cv, s->t, s->y) || plan_work(s) || CVodeSetRootDirection(s->cv, dirs) ||
+    /* s->dirs holds the mode's directions (set_mode); unused slots 0. */
+    for (int i = cur_mode(s)->n_guards; i < s->n_roots; i++)
+        s->dirs[i] = 0;
+    if (CVodeReInit(s->cv, s->t, s->y) || plan_work(s) || CVodeSetRootDirection(s->cv, s->dirs) ||
         CVodeSetStopTime(s->cv, stop_time(s)))
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
     s->cv_active = 1;
@@ -590,7 +633,7 @@ typedef struct dense_fn {
 static double dense_q(double t, void *p)
 {
     dense_fn *f = p;
-    double g[STSL_MAX_GUARDS];
+    double *g = f->s->g_one;
     if (dense_guards(f->s, t, g) < 0) return NAN;
     return f->sign * g[f->i];
 }
@@ -689,13 +732,13 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
                       stsl_error *err)
 {
     const stsl_mode_desc *m = cur_mode(s);
-    double ta = s->t, gb[STSL_MAX_GUARDS];
+    double ta = s->t, *gb = s->g_step;
     double d = RATE_OFFSET * (tb - ta);
     *which = -1;
     *te = tb;
     if (m->n_guards == 0 || !(tb > ta)) return STSL_OK;
     if (s->g_cache_t == tb) { /* CVODE's own root check at the step's end */
-        memcpy(gb, s->g_cache, sizeof gb);
+        memcpy(gb, s->g_cache, (size_t)s->n_roots * sizeof(double));
     } else {
         s->stats.guard_evals++;
         s->model->ops->guards(s->model->self, s->mode, tb, yb, gb);
@@ -811,14 +854,14 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         s->t = te;
         if ((rc = progress_guard(s, te, err))) return rc;
         if (which >= 0) { /* the invariant found an event CVODE could not see */
-            for (int i = 0; i < STSL_MAX_GUARDS; i++)
+            for (int i = 0; i < s->n_roots; i++)
                 s->fired[i] = i == which;
             *h = HIT_GUARD;
             return STSL_OK;
         }
         if (flag == CV_ROOT_RETURN) {
             CVodeGetRootInfo(s->cv, s->rootsfound);
-            for (int i = 0; i < STSL_MAX_GUARDS; i++)
+            for (int i = 0; i < s->n_roots; i++)
                 s->fired[i] = i < cur_mode(s)->n_guards && s->rootsfound[i] != 0;
             *h = HIT_GUARD;
             return STSL_OK;
@@ -848,7 +891,7 @@ static double eval_guards(stsl_hsolver *s, double t, double *g)
 static double guard_at(double t, void *p)
 {
     guard_fn *f = p;
-    double g[STSL_MAX_GUARDS];
+    double *g = f->s->g_one;
     eval_guards(f->s, t, g);
     return f->sign * g[f->i];
 }
@@ -881,7 +924,7 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
      * nothing for the minimizer, which needs gm strictly nearer zero than
      * both ends: the point halfway between m and b does. */
     if (gm == gb) {
-        double c = 0.5 * (m + b), g[STSL_MAX_GUARDS];
+        double c = 0.5 * (m + b), *g = s->g_mid;
         eval_guards(s, c, g);
         if (!(dir * g[i] > dir * gm)) return NAN; /* a plateau: no peak to search */
         a = m;
@@ -932,7 +975,7 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
                           const double *ga, double tb, const double *gb)
 {
     const stsl_mode_desc *m = cur_mode(s);
-    double when[STSL_MAX_GUARDS];
+    double *when = s->g_when;
     double first = INFINITY;
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
@@ -949,7 +992,7 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
         if (when[i] < first) first = when[i];
     }
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
-    for (int i = 0; i < STSL_MAX_GUARDS; i++)
+    for (int i = 0; i < s->n_roots; i++)
         s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
     return first;
 }
@@ -982,11 +1025,12 @@ static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const 
 static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
     int ng = cur_mode(s)->n_guards;
-    double gp[STSL_MAX_GUARDS], ga[STSL_MAX_GUARDS], gb[STSL_MAX_GUARDS], g0[STSL_MAX_GUARDS];
+    double *gp = s->g_prev, *ga = s->g_a, *gb = s->g_b, *g0 = s->g_0;
+    size_t gsize = (size_t)s->n_roots * sizeof(double);
     double tp = s->t, ta = s->t;
     int have_prev = 0, rc;
     if (ng > 0) eval_guards(s, ta, ga);
-    if (ng > 0) memcpy(g0, ga, sizeof ga);
+    if (ng > 0) memcpy(g0, ga, gsize);
     for (;;) {
         double hmax = s->model->ops->max_step(s->model->self, s->mode, ta);
         double tb = (isfinite(hmax) && ta + hmax < tstop) ? ta + hmax : tstop;
@@ -1016,8 +1060,8 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
         if ((rc = progress_guard(s, tb, err))) return rc;
         tp = ta;
         ta = tb;
-        memcpy(gp, ga, sizeof ga);
-        memcpy(ga, gb, sizeof gb);
+        memcpy(gp, ga, gsize);
+        memcpy(ga, gb, gsize);
         have_prev = 1;
     }
 }
@@ -1032,7 +1076,7 @@ static int record_event(stsl_hsolver *s, const stsl_transition *tr, const stsl_m
     int before = s->desc.record, after = next->record;
     /* cols_a holds the outputs just before (computed by the caller). */
     s->model->ops->outputs(s->model->self, tr->mode, s->t, ynew, s->cols_b);
-    stsl_event_rec ev = {s->t, tr->kind, before, after, s->cols_a, s->cols_b};
+    stsl_event_rec ev = {s->t, tr->kind, before, after, s->cols_a, s->cols_b, tr->subject};
     int rc = stsl_sink_event(s->sink, &ev, err);
     if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, before, s->cols_a, err);
     if (!rc && !s->opts.grid_only) rc = stsl_sink_sample(s->sink, s->t, after, s->cols_b, err);
@@ -1062,7 +1106,7 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
     for (;;) {
         memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
         s->model->ops->outputs(s->model->self, s->mode, s->t, s->ycur, s->cols_a);
-        stsl_transition tr = {s->mode, STSL_NO_EVENT, 0};
+        stsl_transition tr = {s->mode, STSL_NO_EVENT, 0, 0};
         int rc =
             s->model->ops->transition(s->model->self, s->mode, why, fired, s->t, s->ytmp, &tr, err);
         if (rc) {
@@ -1122,7 +1166,7 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
     /* The initial mode: the model decides from (t0, y0) alone. */
     s->mode = STSL_NO_MODE;
     memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
-    stsl_transition tr = {STSL_NO_MODE, STSL_NO_EVENT, 0};
+    stsl_transition tr = {STSL_NO_MODE, STSL_NO_EVENT, 0, 0};
     rc = s->model->ops->transition(s->model->self, STSL_NO_MODE, STSL_REASON_INIT, NULL, t0,
                                    s->ytmp, &tr, err);
     if (rc) return stsl_error_wrap(err, "choosing the initial mode");

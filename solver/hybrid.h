@@ -28,9 +28,7 @@
 #include "solver/sink.h"
 #include "solver/status.h"
 
-#define STSL_MAX_STATE  8
-#define STSL_MAX_GUARDS 8
-#define STSL_NO_EVENT   (-1)
+#define STSL_NO_EVENT (-1)
 
 /* Guard directions, as in CVodeSetRootDirection. */
 enum { STSL_GUARD_FALLING = -1, STSL_GUARD_BOTH = 0, STSL_GUARD_RISING = 1 };
@@ -55,7 +53,9 @@ typedef int64_t stsl_mode_code;
 typedef struct stsl_mode_desc {
     int frozen;   /* 1: the right-hand side is identically zero in this mode */
     int n_guards; /* <= stsl_hmodel.max_guards */
-    int guard_dir[STSL_MAX_GUARDS];
+    /* n_guards directions (STSL_GUARD_*), owned by the model and valid
+     * until its next describe call (the solver copies them). */
+    const int *guard_dir;
     /* The mode's number in the results: the value sinks receive for it
      * (layout.mode_names[record] names it) and its slot in
      * stsl_stats.mode_time; -1: none (not tallied, sinks get -1).  The
@@ -68,6 +68,8 @@ typedef struct stsl_transition {
     stsl_mode_code mode; /* mode to continue in (may equal the current one: a restart) */
     int kind;            /* event kind to record (index into layout.kind_names), or STSL_NO_EVENT */
     int again;           /* 1: record this event, then call again with STSL_REASON_RECHECK */
+    int subject;         /* 1 + index into layout.subject_names of the contact or stop the
+                            event is about; 0: none (the element's events) */
 } stsl_transition;
 
 /* A segment whose power is a constant times the rate of one state
@@ -131,9 +133,9 @@ typedef struct stsl_hmodel {
     const stsl_hmodel_ops *ops;
     void *self;
     int n_state;
-    /* The most guards any mode has (<= STSL_MAX_GUARDS): CVODE's root
-     * function count, fixed for the run; modes with fewer fill the rest
-     * with a constant. */
+    /* The most guards any mode has: CVODE's root function count, fixed
+     * for the run (the solver's guard arrays are sized from it once);
+     * modes with fewer fill the rest with a constant. */
     int max_guards;
     const stsl_layout *layout;
     const char *const *state_names; /* n_state names for messages (may be NULL) */

@@ -21,7 +21,24 @@ typedef struct stsl_column {
     const char *long_name; /* what it is, e.g. "angle" (may be NULL) */
 } stsl_column;
 
-/* What a model's results look like: given once to sink->begin(). */
+/* Columns [first, first + width) of layout.cols stored together as one 2-D
+ * dataset `name` (samples x width) with a `names` attribute (member_names:
+ * bodies, contacts or stops).  integer = 1: values are small integers stored
+ * as int8 (per-contact mode numbers), named by value_names (attribute
+ * `mode_names`).  The grouped columns keep their own entries in cols (the
+ * solver and the models see flat columns); only writers and readers group. */
+typedef struct stsl_col_group {
+    const char *name, *units, *long_name;
+    int first, width;
+    const char *const *member_names; /* width names */
+    int integer;
+    int n_value_names;
+    const char *const *value_names;
+} stsl_col_group;
+
+/* What a model's results look like: given once to sink->begin().
+ * Zero-initialised groups and subjects mean the element's layout: every
+ * column its own 1-D dataset, events about no contact or stop. */
 typedef struct stsl_layout {
     int n_cols;
     const stsl_column *cols;
@@ -30,6 +47,14 @@ typedef struct stsl_layout {
     const char *const *mode_names; /* index = mode number */
     int n_kinds;
     const char *const *kind_names; /* index = event kind */
+    int n_groups;
+    const stsl_col_group *groups; /* 0: every column its own 1-D dataset */
+    /* What events can be about: contacts then stops (names like "contacts.0"
+     * or the given ones); 0: none.  n_modes == 0 means no scalar mode (no
+     * /trajectory/mode: a system's modes are the groups contact_mode and
+     * stop_mode). */
+    int n_subjects;
+    const char *const *subject_names;
 } stsl_layout;
 
 /* One event with the model's output columns just before and just after. */
@@ -40,6 +65,8 @@ typedef struct stsl_event_rec {
     int mode_after;
     const double *before; /* layout.n_cols values */
     const double *after;  /* layout.n_cols values */
+    int subject;          /* 1 + index into layout.subject_names of the contact or stop the
+                             event is about; 0: none (so zero-initialised records mean "none") */
 } stsl_event_rec;
 
 /* Statistics of one run. */

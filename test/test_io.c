@@ -27,7 +27,7 @@ static const stsl_column cols[] = {
     {"x", "m", NULL}, {"v", "m/s", NULL}, {"friction", "N", NULL}, {"net_force", "N", NULL}};
 static const char *const modes[] = {"STUCK", "SLIP_POS", "SLIP_NEG"};
 static const char *const kinds[] = {"stick", "breakaway", "reversal"};
-static const stsl_layout layout = {4, cols, "s", 3, modes, 3, kinds};
+static const stsl_layout layout = {4, cols, "s", 3, modes, 3, kinds, 0, NULL, 0, NULL};
 
 static const char *config_text = "element:\n  mass: 100  # kg\nsimulation:\n  t_end: 10\n";
 
@@ -67,7 +67,7 @@ static void write_run(stsl_sink *s, long n, int n_events)
         assert_int_equal(stsl_sink_sample(s, sample_t(i), (int)(i % 3), c, &err), STSL_OK);
         if (k < n_events && sample_t(i) >= 0.5 * (k + 1)) {
             event_vals(k, before, after);
-            stsl_event_rec ev = {0.5 * (k + 1), k % 3, k % 3, (k + 1) % 3, before, after};
+            stsl_event_rec ev = {0.5 * (k + 1), k % 3, k % 3, (k + 1) % 3, before, after, 0};
             assert_int_equal(stsl_sink_event(s, &ev, &err), STSL_OK);
             k++;
         }
@@ -313,11 +313,11 @@ static void test_h5_empty_events_and_missing_columns(void **state)
     stsl_sink s;
     /* Only v: the events' x, net_force and friction are NaN. */
     static const stsl_column vonly[] = {{"v", "rad/s", NULL}};
-    stsl_layout l = {1, vonly, "s", 3, modes, 3, kinds};
+    stsl_layout l = {1, vonly, "s", 3, modes, 3, kinds, 0, NULL, 0, NULL};
     assert_int_equal(stsl_h5_sink_create(path, "", "0.1.0", &s, &err), STSL_OK);
     assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_OK);
     double b = 1.0, a = -1.0;
-    stsl_event_rec ev = {0.0, 2, 1, 2, &b, &a};
+    stsl_event_rec ev = {0.0, 2, 1, 2, &b, &a, 0};
     assert_int_equal(stsl_sink_event(&s, &ev, &err), STSL_OK);
     ev.kind = 7;
     assert_int_equal(stsl_sink_event(&s, &ev, &err), STSL_EINPUT);
@@ -684,7 +684,7 @@ static void test_mem(void **state)
     stsl_column many[17];
     for (int i = 0; i < 17; i++)
         many[i] = (stsl_column){"c", "1", NULL};
-    stsl_layout l = {17, many, "s", 0, NULL, 0, NULL};
+    stsl_layout l = {17, many, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
     assert_int_equal(stsl_mem_sink_create(&s, &err), STSL_OK);
     assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_EINPUT);
     stsl_sink_free(&s);

@@ -135,7 +135,7 @@ static void test_unended(void **state)
     stsl_error err = {0};
     static const stsl_column cols[1] = {{"x", "m", "position"}};
     static const char *const modes[1] = {"STUCK"}, *const kinds[1] = {"stick"};
-    const stsl_layout l = {1, cols, "s", 1, modes, 1, kinds};
+    const stsl_layout l = {1, cols, "s", 1, modes, 1, kinds, 0, NULL, 0, NULL};
     double x = 1.0;
     assert_int_equal(stsl_record_sink_create(&rec, &err), STSL_OK);
     assert_int_equal(stsl_sink_begin(&rec, &l, &err), STSL_OK);

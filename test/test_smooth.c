@@ -260,8 +260,9 @@ static void check_jacobian(const char *yaml, int mode, const double *y)
     stsl_element *el = stsl_element_create(&cfg.element, &err);
     const stsl_hmodel *m = stsl_element_model(el);
     int n = m->n_state;
-    double J[STSL_MAX_STATE * STSL_MAX_STATE], f1[STSL_MAX_STATE], f2[STSL_MAX_STATE];
-    double yy[STSL_MAX_STATE], t = 0.3;
+    double J[STSL_ELEMENT_MAX_STATE * STSL_ELEMENT_MAX_STATE], f1[STSL_ELEMENT_MAX_STATE],
+        f2[STSL_ELEMENT_MAX_STATE];
+    double yy[STSL_ELEMENT_MAX_STATE], t = 0.3;
     assert_int_equal(m->ops->jac(m->self, mode, t, y, J), 0);
     for (int j = 0; j < n; j++) {
         double h = 1e-6 * fmax(fabs(y[j]), 1e-3);

@@ -30,11 +30,11 @@ enum { M_WAIT = 0, M_GO = 1, M_FLY = 2 };
 static const char *const kinds[] = {"go", "bounce", "tick"};
 static const char *const mnames[] = {"WAIT", "GO", "FLY"};
 static const stsl_column cols[] = {{"x", "m", "position"}, {"v", "m/s", "velocity"}};
-static const stsl_layout layout = {2, cols, "s", 3, mnames, 3, kinds};
+static const stsl_layout layout = {2, cols, "s", 3, mnames, 3, kinds, 0, NULL, 0, NULL};
 static const stsl_mode_desc modes[] = {
-    {1, 1, {STSL_GUARD_RISING}, M_WAIT},
-    {0, 0, {0}, M_GO},
-    {0, 1, {STSL_GUARD_FALLING}, M_FLY},
+    {1, 1, (const int[]){STSL_GUARD_RISING}, M_WAIT},
+    {0, 0, NULL, M_GO},
+    {0, 1, (const int[]){STSL_GUARD_FALLING}, M_FLY},
 };
 static const char *const snames[] = {"x", "v"};
 
@@ -376,7 +376,7 @@ static void failed_transition_changes_nothing(void **state)
 static const stsl_mode_code CLIMB = (stsl_mode_code)1 << 40;
 static const stsl_mode_code REST = ((stsl_mode_code)1 << 41) + 1;
 static const char *const wide_names[] = {"CLIMB", "REST"};
-static const stsl_layout wide_layout = {2, cols, "s", 2, wide_names, 3, kinds};
+static const stsl_layout wide_layout = {2, cols, "s", 2, wide_names, 3, kinds, 0, NULL, 0, NULL};
 
 typedef struct wide {
     stsl_mode_code target; /* the mode the guard's transition goes to */
@@ -447,11 +447,13 @@ static void wide_outputs(void *self, stsl_mode_code mode, double t, const double
     c[1] = y[1];
 }
 
+static const int rising[] = {STSL_GUARD_RISING};
+
 static int wide_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
 {
     (void)self; /* not counted: describe is how the solver learns a code is unknown */
-    static const stsl_mode_desc climb = {0, 1, {STSL_GUARD_RISING}, 0};
-    static const stsl_mode_desc rest = {1, 0, {0}, 1};
+    static const stsl_mode_desc climb = {0, 1, rising, 0};
+    static const stsl_mode_desc rest = {1, 0, NULL, 1};
     if (mode != CLIMB && mode != REST) return -1;
     *out = mode == CLIMB ? climb : rest;
     return 0;

@@ -93,7 +93,7 @@ static void guards_match_spec_table(void **state)
     (void)state;
     const stsl_stop_params sp = {-1.0, 1.0, 0.0, 0.0, 0.0};
     stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, &sp, 1, 1, stsl_rigid_stop()};
-    double g[STSL_MAX_GUARDS];
+    double g[STSL_ELEMENT_MAX_GUARDS];
     assert_int_equal(stsl_guards_eval(STSL_MODE_STUCK, &in, g), 2);
     assert_close(g[0], 5.0 - 10.0, 0.0);
     assert_close(g[1], -5.0 - 12.0, 0.0);
