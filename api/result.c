@@ -16,9 +16,17 @@ void stsl_result_free(stsl_result *r)
     if (!r) return;
     free(r->t);
     free(r->mode);
-    for (int i = 0; i < r->n_cols; i++)
+    for (int i = 0; r->cols && i < r->n_cols; i++)
         free(r->cols[i]);
+    free(r->cols);
+    for (int i = 0; r->col_names && i < r->n_cols; i++)
+        free(r->col_names[i]);
+    free(r->col_names);
+    for (int i = 0; r->subject_names && i < r->n_subjects; i++)
+        free(r->subject_names[i]);
+    free(r->subject_names);
     free(r->events);
+    free(r->ev_values);
     free(r->names);
     free(r);
 }
@@ -28,26 +36,67 @@ static double *alloc_col(long n)
     return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 }
 
+/* The names of the columns (flat: "x[motor]" for a grouped column) and
+ * of the events' subjects, copied from the layout the sink kept. */
+static int take_names(stsl_result *r, const stsl_layout *l)
+{
+    size_t nc = (size_t)(r->n_cols > 0 ? r->n_cols : 1);
+    if (!(r->col_names = calloc(nc, sizeof *r->col_names))) return 0;
+    for (int c = 0; c < r->n_cols && c < l->n_cols; c++) {
+        char name[256];
+        stsl_layout_flat_name(l, c, name, sizeof name);
+        if (!(r->col_names[c] = strdup(name))) return 0;
+    }
+    r->n_subjects = l->n_subjects;
+    if (!(r->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *r->subject_names))) return 0;
+    for (int s = 0; s < l->n_subjects; s++)
+        if (!(r->subject_names[s] = strdup(l->subject_names[s]))) return 0;
+    return 1;
+}
+
+/* The events with their values in one block of the result's own. */
+static int take_events(stsl_result *r, const stsl_mem_result *m)
+{
+    size_t ne = (size_t)(m->n_events > 0 ? m->n_events : 1), nc = (size_t)m->n_cols;
+    r->events = malloc(ne * sizeof *r->events);
+    r->ev_values = malloc((2 * nc * ne + 1) * sizeof *r->ev_values);
+    if (!r->events || !r->ev_values) return 0;
+    r->n_events = m->n_events;
+    for (long i = 0; i < m->n_events; i++) {
+        stsl_mem_event *e = &r->events[i];
+        *e = m->events[i];
+        e->before = r->ev_values + 2 * nc * (size_t)i;
+        e->after = e->before + nc;
+        if (nc) memcpy(e->before, m->events[i].before, nc * sizeof *e->before);
+        if (nc) memcpy(e->after, m->events[i].after, nc * sizeof *e->after);
+    }
+    return 1;
+}
+
 /* Columns and events out of the memory sink's rows. */
 int stsl_api_result_take(stsl_result *r, const stsl_mem_result *m, stsl_error *err)
 {
     r->n = m->n_samples;
-    r->n_cols = m->n_cols < STSL_SUMMARY_MAX_COLS ? m->n_cols : STSL_SUMMARY_MAX_COLS;
+    r->n_cols = m->n_cols;
     r->t = alloc_col(r->n);
     r->mode = alloc_col(r->n);
-    int ok = r->t && r->mode;
-    for (int c = 0; c < r->n_cols; c++)
-        ok = (r->cols[c] = alloc_col(r->n)) && ok;
-    r->events = malloc((size_t)(m->n_events > 0 ? m->n_events : 1) * sizeof *r->events);
-    if (!ok || !r->events) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
+    r->cols = calloc((size_t)(r->n_cols > 0 ? r->n_cols : 1), sizeof *r->cols);
+    int ok = r->t && r->mode && r->cols;
+    for (int c = 0; ok && c < r->n_cols; c++)
+        ok = (r->cols[c] = alloc_col(r->n)) != NULL;
+    ok = ok && take_names(r, &m->layout) && take_events(r, m);
+    if (!ok) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
+    /* The summary (filled first) names the columns with the result's own
+     * copies: a system's names (or a file's "x[motor]") need not outlive
+     * the run or the reading. */
+    for (int c = 0; c < r->sum.n_cols && c < r->n_cols; c++)
+        r->sum.col_names[c] = r->col_names[c];
     for (long i = 0; i < r->n; i++) {
         r->t[i] = m->t[i];
         r->mode[i] = m->mode[i];
         for (int c = 0; c < r->n_cols; c++)
             r->cols[c][i] = m->cols[i * m->n_cols + c];
     }
-    r->n_events = m->n_events;
-    if (m->n_events) memcpy(r->events, m->events, (size_t)m->n_events * sizeof *r->events);
     return STSL_OK;
 }
 
@@ -90,7 +139,7 @@ long stsl_result_n_samples(const stsl_result *r)
 static int col_index(const stsl_result *r, const char *name)
 {
     for (int c = 0; name && c < r->n_cols; c++)
-        if (strcmp(r->sum.col_names[c], name) == 0) return c;
+        if (r->col_names[c] && strcmp(r->col_names[c], name) == 0) return c;
     return -1;
 }
 
@@ -127,6 +176,23 @@ stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev, stsl_err
     ev->mode_before = name_in(r->sum.mode_names, r->sum.n_modes, m->mode_before);
     ev->mode_after = name_in(r->sum.mode_names, r->sum.n_modes, m->mode_after);
     return STSL_RC_OK;
+}
+
+const char *stsl_result_event_subject(const stsl_result *r, long i)
+{
+    if (!r || i < 0 || i >= r->n_events) return NULL;
+    int s = r->events[i].subject;
+    return s > 0 && s <= r->n_subjects ? r->subject_names[s - 1] : NULL;
+}
+
+int stsl_result_n_columns(const stsl_result *r)
+{
+    return r ? r->n_cols : 0;
+}
+
+const char *stsl_result_column_name(const stsl_result *r, int i)
+{
+    return r && i >= 0 && i < r->n_cols ? r->col_names[i] : NULL;
 }
 
 double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after)

@@ -12,10 +12,14 @@ struct stsl_result {
     stsl_summary sum;
     long n, n_events;
     int n_cols;
-    double *t, *mode;                    /* n each */
-    double *cols[STSL_SUMMARY_MAX_COLS]; /* n each */
-    stsl_mem_event *events;              /* n_events */
-    void *names; /* a result read from a file: the strings sum points into */
+    double *t, *mode;       /* n each */
+    double **cols;          /* n_cols columns of n each */
+    char **col_names;       /* n_cols: flat names ("x[motor]" for a grouped column) */
+    stsl_mem_event *events; /* n_events, values in ev_values (2 n_cols each) */
+    double *ev_values;
+    int n_subjects;
+    char **subject_names; /* what events are about (a system's contacts and stops) */
+    void *names;          /* a result read from a file: the strings sum points into */
 };
 
 /* Fill the empty result `r` with the columns and events of `m`. */

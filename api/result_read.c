@@ -18,7 +18,8 @@
 #include "io/h5_read.h"
 #include "io/study_h5.h"
 
-/* The file's arrays: t, mode and one per column. */
+/* The file's arrays: t, mode (NULL in a system's file) and one per
+ * /trajectory dataset (a group's row-major, samples x width). */
 typedef struct file_data {
     long n;
     double *t, *mode, *cols[STSL_H5_MAX_COLS];
@@ -32,14 +33,29 @@ static void file_data_free(file_data *d)
         free(d->cols[c]);
 }
 
-/* Column `name` of the trajectory, of the same length as t. */
-static int read_col(const char *path, const char *name, long n, double **out, stsl_error *err)
+/* A system's file: its datasets include column groups (and it has no
+ * scalar mode). */
+static int is_system(const stsl_h5_result *h)
+{
+    for (int c = 0; c < h->n_cols; c++)
+        if (h->col_width[c] > 0) return 1;
+    return 0;
+}
+
+/* Dataset `name` of the trajectory, of the same length as t and of the
+ * width the reader found (0: 1-D). */
+static int read_col(const char *path, const char *name, long n, int width, double **out,
+                    stsl_error *err)
 {
     long len = 0;
-    int rc = stsl_h5_read_column(path, name, out, &len, err);
+    int w = 0;
+    int rc = stsl_h5_read_matrix(path, name, out, &len, &w, err);
     if (!rc && len != n)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: /trajectory/%s has %ld rows, /trajectory/t %ld",
                             path, name, len, n);
+    if (!rc && w != width)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: /trajectory/%s has %d columns, expected %d",
+                            path, name, w, width);
     return rc;
 }
 
@@ -54,9 +70,9 @@ static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_err
     int rc = stsl_h5_read(path, h, err);
     if (rc) return rc;
     rc = stsl_h5_read_column(path, "t", &d->t, &d->n, err);
-    if (!rc) rc = read_col(path, "mode", d->n, &d->mode, err);
+    if (!rc && !is_system(h)) rc = read_col(path, "mode", d->n, 0, &d->mode, err);
     for (int c = 0; !rc && c < h->n_cols; c++)
-        rc = read_col(path, h->col_names[c], d->n, &d->cols[c], err);
+        rc = read_col(path, h->col_names[c], d->n, h->col_width[c], &d->cols[c], err);
     return rc;
 }
 
@@ -78,25 +94,52 @@ static int col_index(const stsl_h5_result *h, const char *name)
     return -1;
 }
 
-static void row_values(const file_data *d, int n_cols, long i, double *out)
+/* The run's columns are flat (a group's members one after the other, in
+ * the model's order); the file's datasets hold them together. */
+typedef struct flat_cols {
+    int n;                        /* flat columns */
+    int first[STSL_H5_MAX_COLS];  /* the first flat column of each dataset */
+    double *before, *after, *row; /* n values each */
+    stsl_column *cols;            /* the layout's columns (n) */
+    char **names;                 /* "x[motor]" for a group's members (n; NULL: the dataset's) */
+    stsl_col_group *groups;       /* one per group dataset */
+    int n_groups;
+} flat_cols;
+
+static int width1(int w)
 {
-    for (int c = 0; c < n_cols; c++)
-        out[c] = d->cols[c][i];
+    return w > 0 ? w : 1;
+}
+
+static void row_values(const stsl_h5_result *h, const file_data *d, const flat_cols *f, long i,
+                       double *out)
+{
+    for (int c = 0; c < h->n_cols; c++) {
+        int w = width1(h->col_width[c]);
+        for (int k = 0; k < w; k++)
+            out[f->first[c] + k] = d->cols[c][(size_t)i * (size_t)w + (size_t)k];
+    }
 }
 
 /* An event without rows of its own (fixed-step schemes): what /events
  * holds, NaN for the rest. */
-static void event_values(const stsl_h5_result *h, const stsl_h5_event *e, double *before,
-                         double *after)
+static void event_values(const stsl_h5_result *h, const flat_cols *f, const stsl_h5_event *e,
+                         double *before, double *after)
 {
-    for (int c = 0; c < h->n_cols; c++)
+    for (int c = 0; c < f->n; c++)
         before[c] = after[c] = NAN;
     int ix = col_index(h, "x"), iv = col_index(h, "v");
     int inet = col_index(h, "net_force"), ifr = col_index(h, "friction");
-    if (ix >= 0) before[ix] = e->x;
-    if (iv >= 0) before[iv] = e->v_before, after[iv] = e->v_after;
-    if (inet >= 0) after[inet] = e->net_force;
-    if (ifr >= 0) after[ifr] = e->friction;
+    if (ix >= 0 && !h->col_width[ix]) before[f->first[ix]] = e->x;
+    if (iv >= 0 && !h->col_width[iv])
+        before[f->first[iv]] = e->v_before, after[f->first[iv]] = e->v_after;
+    if (inet >= 0 && !h->col_width[inet]) after[f->first[inet]] = e->net_force;
+    if (ifr >= 0 && !h->col_width[ifr]) after[f->first[ifr]] = e->friction;
+}
+
+static int row_mode(const file_data *d, long r)
+{
+    return d->mode ? (int)d->mode[r] : -1;
 }
 
 /* The rows of the p events at one instant: the writer puts two rows per
@@ -104,96 +147,168 @@ static void event_values(const stsl_h5_result *h, const stsl_h5_event *e, double
  * the instant and before the final sample when the run ends there.  So the
  * `extra` rows beyond 2p are leading or trailing; the offset whose rows
  * carry the events' modes is taken, leading ones first (a grid sample on an
- * event is far likelier than an event at t_end).  -1: no such offset. */
+ * event is far likelier than an event at t_end; a system's file has no
+ * scalar mode to tell: its extra rows are taken as leading).  -1: no such
+ * offset. */
 static long pair_offset(const file_data *d, long first_row, long n_rows, const stsl_h5_event *ev,
                         long p)
 {
     for (long o = n_rows - 2 * p; o >= 0; o--) {
         long q = 0;
-        for (; q < p; q++) {
+        for (; q < p && d->mode; q++) {
             long r = first_row + o + 2 * q;
-            if ((int)d->mode[r] != ev[q].mode_before || (int)d->mode[r + 1] != ev[q].mode_after)
+            if (row_mode(d, r) != ev[q].mode_before || row_mode(d, r + 1) != ev[q].mode_after)
                 break;
         }
-        if (q == p) return first_row + o;
+        if (q == p || !d->mode) return first_row + o;
     }
     return -1;
 }
 
-static int emit_rows(stsl_sink *s, const file_data *d, int n_cols, long from, long to,
-                     stsl_error *err)
+static int emit_rows(stsl_sink *s, const stsl_h5_result *h, const file_data *d, const flat_cols *f,
+                     long from, long to, stsl_error *err)
 {
-    double row[STSL_H5_MAX_COLS];
     for (long i = from; i < to; i++) {
-        row_values(d, n_cols, i, row);
-        int rc = stsl_sink_sample(s, d->t[i], (int)d->mode[i], row, err);
+        row_values(h, d, f, i, f->row);
+        int rc = stsl_sink_sample(s, d->t[i], row_mode(d, i), f->row, err);
         if (rc) return rc;
     }
     return STSL_OK;
 }
 
 /* The p events at time te, and the samples up to the end of that instant. */
-static int emit_instant(stsl_sink *s, stsl_h5_result *h, const file_data *d, long *row,
-                        const stsl_h5_event *ev, long p, stsl_error *err)
+static int emit_instant(stsl_sink *s, stsl_h5_result *h, const file_data *d, const flat_cols *f,
+                        long *row, const stsl_h5_event *ev, long p, stsl_error *err)
 {
-    double te = ev[0].t, before[STSL_H5_MAX_COLS], after[STSL_H5_MAX_COLS];
+    double te = ev[0].t;
     long first = *row, last;
     while (first < d->n && d->t[first] < te)
         first++;
     for (last = first; last < d->n && d->t[last] == te; last++)
         ;
     long pairs = last - first >= 2 * p ? pair_offset(d, first, last - first, ev, p) : -1;
-    int rc = emit_rows(s, d, h->n_cols, *row, last, err);
+    int rc = emit_rows(s, h, d, f, *row, last, err);
     for (long q = 0; !rc && q < p; q++) {
         if (pairs >= 0) {
-            row_values(d, h->n_cols, pairs + 2 * q, before);
-            row_values(d, h->n_cols, pairs + 2 * q + 1, after);
+            row_values(h, d, f, pairs + 2 * q, f->before);
+            row_values(h, d, f, pairs + 2 * q + 1, f->after);
         } else {
-            event_values(h, &ev[q], before, after);
+            event_values(h, f, &ev[q], f->before, f->after);
         }
-        stsl_event_rec rec = {
-            te, kind_index(h, ev[q].kind), ev[q].mode_before, ev[q].mode_after, before, after, 0};
+        stsl_event_rec rec = {te,
+                              kind_index(h, ev[q].kind),
+                              ev[q].mode_before,
+                              ev[q].mode_after,
+                              f->before,
+                              f->after,
+                              ev[q].subject};
         rc = stsl_sink_event(s, &rec, err);
     }
     *row = last;
     return rc;
 }
 
+static void flat_free(flat_cols *f)
+{
+    for (int c = 0; f->names && c < f->n; c++)
+        free(f->names[c]);
+    free(f->names);
+    free(f->cols);
+    free(f->groups);
+    free(f->before);
+    free(f->after);
+    free(f->row);
+}
+
+/* Dataset c's group (a system's): its members are flat columns
+ * "NAME[MEMBER]", each with the dataset's units and long name. */
+static int flat_group(const stsl_h5_result *h, int c, flat_cols *f)
+{
+    int w = h->col_width[c], at = f->first[c];
+    f->groups[f->n_groups++] =
+        (stsl_col_group){h->col_names[c],
+                         h->col_units[c],
+                         h->col_long_names[c][0] ? h->col_long_names[c] : NULL,
+                         at,
+                         w,
+                         (const char *const *)h->col_members[c],
+                         h->col_integer[c],
+                         h->col_n_values[c],
+                         (const char *const *)h->col_values[c]};
+    for (int k = 0; k < w; k++) {
+        size_t len = strlen(h->col_names[c]) + strlen(h->col_members[c][k]) + 3;
+        if (!(f->names[at + k] = malloc(len))) return -1;
+        snprintf(f->names[at + k], len, "%s[%s]", h->col_names[c], h->col_members[c][k]);
+        f->cols[at + k] = (stsl_column){f->names[at + k], h->col_units[c], NULL};
+    }
+    return 0;
+}
+
+/* The run's flat columns and groups from the file's datasets. */
+static int flat_layout(const stsl_h5_result *h, flat_cols *f, stsl_error *err)
+{
+    for (int c = 0; c < h->n_cols; c++) {
+        f->first[c] = f->n;
+        f->n += width1(h->col_width[c]);
+    }
+    size_t n = (size_t)(f->n > 0 ? f->n : 1);
+    f->cols = calloc(n, sizeof *f->cols);
+    f->names = calloc(n, sizeof *f->names);
+    f->groups = calloc((size_t)(h->n_cols > 0 ? h->n_cols : 1), sizeof *f->groups);
+    f->before = malloc(n * sizeof *f->before);
+    f->after = malloc(n * sizeof *f->after);
+    f->row = malloc(n * sizeof *f->row);
+    int ok = f->cols && f->names && f->groups && f->before && f->after && f->row;
+    for (int c = 0; ok && c < h->n_cols; c++) {
+        if (h->col_width[c] > 0)
+            ok = flat_group(h, c, f) == 0;
+        else
+            f->cols[f->first[c]] =
+                (stsl_column){h->col_names[c], h->col_units[c], h->col_long_names[c]};
+    }
+    return ok ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
+}
+
 /* The file as the sink calls of the run that wrote it. */
 static int replay(stsl_h5_result *h, const file_data *d, stsl_sink *s, stsl_error *err)
 {
-    stsl_column cols[STSL_H5_MAX_COLS];
     const char *modes[STSL_MAX_MODES], *kinds[STSL_H5_MAX_KINDS];
     for (long i = 0; i < h->n_events; i++)
         if (kind_index(h, h->events[i].kind) < 0)
             return stsl_error_set(err, STSL_EINPUT, "%s: more than %d event kinds", h->path,
                                   STSL_H5_MAX_KINDS);
-    for (int c = 0; c < h->n_cols; c++)
-        cols[c] = (stsl_column){h->col_names[c], h->col_units[c], h->col_long_names[c]};
     for (int m = 0; m < h->stats.n_modes; m++)
         modes[m] = h->mode_names[m];
     for (int k = 0; k < h->n_kinds; k++)
         kinds[k] = h->kind_names[k];
-    stsl_layout l = {.n_cols = h->n_cols,
-                     .cols = cols,
+    flat_cols f = {0};
+    int rc = flat_layout(h, &f, err);
+    stsl_layout l = {.n_cols = f.n,
+                     .cols = f.cols,
                      .time_units = h->time_units,
                      .n_modes = h->stats.n_modes,
                      .mode_names = modes,
                      .n_kinds = h->n_kinds,
-                     .kind_names = kinds};
-    int rc = stsl_sink_begin(s, &l, err);
+                     .kind_names = kinds,
+                     .n_groups = f.n_groups,
+                     .groups = f.groups,
+                     .n_subjects = h->n_subjects,
+                     .subject_names = (const char *const *)h->subject_names};
+    if (!rc) rc = stsl_sink_begin(s, &l, err);
     long row = 0;
     for (long i = 0; !rc && i < h->n_events;) {
         long p = 1;
         while (i + p < h->n_events && h->events[i + p].t == h->events[i].t)
             p++;
-        rc = emit_instant(s, h, d, &row, &h->events[i], p, err);
+        rc = emit_instant(s, h, d, &f, &row, &h->events[i], p, err);
         i += p;
     }
-    if (!rc) rc = emit_rows(s, d, h->n_cols, row, d->n, err);
+    if (!rc) rc = emit_rows(s, h, d, &f, row, d->n, err);
     stsl_stats st = h->stats;
     st.work = NAN; /* not in the file: the summary's dissipated_energy is unknown */
-    return rc ? rc : stsl_sink_end(s, &st, h->complete, h->message, err);
+    if (!rc) rc = stsl_sink_end(s, &st, h->complete, h->message, err);
+    flat_free(&f);
+    return rc;
 }
 
 /* The configuration of the file (/config), as `stickslip compare` loads it. */

@@ -12,15 +12,19 @@ static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
     stsl_summary *s = ss->sum;
     int rc = ss->next ? stsl_sink_begin(ss->next, l, err) : STSL_OK;
     if (rc) return rc;
-    if (l->n_cols > STSL_SUMMARY_MAX_COLS || l->n_kinds > STSL_SUMMARY_MAX_KINDS ||
+    /* A system's grouped columns may be more than the summary holds: it
+     * then summarises the first STSL_SUMMARY_MAX_COLS (the whole result,
+     * stsl_result, keeps them all). */
+    int grouped = l->n_groups > 0;
+    if ((l->n_cols > STSL_SUMMARY_MAX_COLS && !grouped) || l->n_kinds > STSL_SUMMARY_MAX_KINDS ||
         l->n_modes > STSL_SUMMARY_MAX_MODES)
         return stsl_error_set(err, STSL_EMODEL,
                               "summary: the model has %d columns, %d event kinds, %d modes "
                               "(at most %d, %d, %d)",
                               l->n_cols, l->n_kinds, l->n_modes, STSL_SUMMARY_MAX_COLS,
                               STSL_SUMMARY_MAX_KINDS, STSL_SUMMARY_MAX_MODES);
-    s->n_cols = l->n_cols;
-    for (int i = 0; i < l->n_cols; i++) {
+    s->n_cols = l->n_cols < STSL_SUMMARY_MAX_COLS ? l->n_cols : STSL_SUMMARY_MAX_COLS;
+    for (int i = 0; i < s->n_cols; i++) {
         s->col_names[i] = l->cols[i].name;
         s->col_units[i] = l->cols[i].units ? l->cols[i].units : "";
     }

@@ -171,7 +171,9 @@ typedef struct stsl_summary {
     int complete;      /* 1: t_end was reached */
     char message[512]; /* why not, when complete == 0 ("" otherwise) */
     double t_reached;  /* time of the last sample */
-    /* The state at t_reached: every output column (x, v, a, friction, ...). */
+    /* The state at t_reached: every output column (x, v, a, friction, ...);
+     * of a system of bodies the first STSL_SUMMARY_MAX_COLS (its result,
+     * stsl_result, keeps them all). */
     int n_cols;
     const char *col_names[STSL_SUMMARY_MAX_COLS];
     double final[STSL_SUMMARY_MAX_COLS];
@@ -285,6 +287,17 @@ STSL_API stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev,
 /* Output column `name` just before (after = 0) or after (after = 1) event
  * i; NaN when i or name does not exist. */
 STSL_API double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after);
+/* ---- results of a system of bodies (issue 14) ---- */
+/* The output columns besides t and mode, in the model's order: a system's
+ * grouped columns by "GROUP[MEMBER]", e.g. "x[motor]", "friction[clutch]"
+ * (the names stsl_result_column and stsl_result_event_value take);
+ * stsl_result_column_name is NULL for i out of range. */
+STSL_API int stsl_result_n_columns(const stsl_result *r);
+STSL_API const char *stsl_result_column_name(const stsl_result *r, int i);
+/* The contact or stop event i is about (its name, e.g. "contacts.0" or
+ * the given one); NULL for an event about none (every event of the single
+ * element) or i out of range. */
+STSL_API const char *stsl_result_event_subject(const stsl_result *r, long i);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
  * "complete", "events.KIND", "mode_time.MODE", and of a verified run

@@ -12,7 +12,10 @@ typedef struct csv_sink {
     FILE *traj, *ev;
     int n_cols, n_kinds;
     char **kind_names; /* copied: the layout need not outlive begin() */
-    int ix, iv, inet, ifr;
+    int n_subjects;
+    char **subject_names; /* copied; a system's events name their contact or stop */
+    int has_mode;         /* a scalar mode column (the element; a system has none) */
+    stsl_event_value val[STSL_EVENT_VALUES];
     int began, ended;
 } csv_sink;
 
@@ -22,9 +25,62 @@ static int io_fail(stsl_error *err, const char *file, const char *what)
                           errno ? strerror(errno) : "unknown error");
 }
 
+/* Units of column i: its group's for a grouped column ("" for none). */
 static const char *units_of(const stsl_layout *l, int i)
 {
-    return i >= 0 && l->cols[i].units ? l->cols[i].units : "";
+    if (i < 0) return "";
+    int g = stsl_layout_group_of(l, i);
+    const char *u = g >= 0 ? l->groups[g].units : l->cols[i].units;
+    return u ? u : "";
+}
+
+static char **copy_names(const char *const *names, int n, int *copied)
+{
+    char **d = calloc((size_t)n + 1, sizeof *d);
+    for (int i = 0; d && i < n; i++) {
+        if (!(d[i] = strdup(names[i]))) break;
+        *copied = i + 1;
+    }
+    return d;
+}
+
+static void free_names(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* The trajectory header: "t [s],x [m],...,mode"; a grouped column as
+ * "x[motor] [m]"; no mode for a system. */
+static int traj_header(csv_sink *c, const stsl_layout *l)
+{
+    int bad = fprintf(c->traj, "t [%s]", l->time_units ? l->time_units : "") < 0;
+    for (int i = 0; i < l->n_cols && !bad; i++) {
+        char name[256];
+        stsl_layout_flat_name(l, i, name, sizeof name);
+        bad = fprintf(c->traj, ",%s [%s]", name, units_of(l, i)) < 0;
+    }
+    return bad || fputs(c->has_mode ? ",mode\n" : "\n", c->traj) < 0;
+}
+
+/* The events header: the element's "x [m],v_before [m/s],..."; a grouped
+ * value as one field per member, "x[motor] [m]"; a system's events end
+ * with the name of their contact or stop, "subject". */
+static int events_header(csv_sink *c, const stsl_layout *l)
+{
+    int bad = fprintf(c->ev, "t [%s],kind,mode_before,mode_after",
+                      l->time_units ? l->time_units : "") < 0;
+    for (int i = 0; i < STSL_EVENT_VALUES && !bad; i++) {
+        const stsl_event_value *v = &c->val[i];
+        const char *u = units_of(l, v->first);
+        if (v->width == 0) bad = fprintf(c->ev, ",%s [%s]", v->name, u) < 0;
+        for (int k = 0; k < v->width && !bad; k++) {
+            const stsl_col_group *g = &l->groups[stsl_layout_group_of(l, v->first)];
+            bad = fprintf(c->ev, ",%s[%s] [%s]", v->name, g->member_names[k], u) < 0;
+        }
+    }
+    return bad || fputs(c->n_subjects > 0 ? ",subject\n" : "\n", c->ev) < 0;
 }
 
 static int csv_begin(void *self, const stsl_layout *l, stsl_error *err)
@@ -34,33 +90,21 @@ static int csv_begin(void *self, const stsl_layout *l, stsl_error *err)
     if (l->n_cols < 0 || (l->n_cols > 0 && !l->cols) || l->n_kinds < 0 ||
         (l->n_kinds > 0 && !l->kind_names))
         return stsl_error_set(err, STSL_EINPUT, "%s: invalid layout", c->traj_path);
+    int rc = stsl_layout_check_groups(l, c->traj_path, err);
+    if (rc) return rc;
     c->began = 1;
     c->n_cols = l->n_cols;
-    c->ix = stsl_layout_find(l, "x");
-    c->iv = stsl_layout_find(l, "v");
-    c->inet = stsl_layout_find(l, "net_force");
-    c->ifr = stsl_layout_find(l, "friction");
-    c->kind_names = calloc((size_t)l->n_kinds + 1, sizeof *c->kind_names);
-    if (!c->kind_names) return stsl_error_set(err, STSL_ENOMEM, "CSV sink: out of memory");
-    for (int i = 0; i < l->n_kinds; i++) {
-        size_t n = strlen(l->kind_names[i]) + 1;
-        if (!(c->kind_names[i] = malloc(n)))
-            return stsl_error_set(err, STSL_ENOMEM, "CSV sink: out of memory");
-        memcpy(c->kind_names[i], l->kind_names[i], n);
-        c->n_kinds = i + 1;
-    }
+    c->has_mode = l->n_modes > 0; /* a system has none: its modes are groups */
+    stsl_layout_event_values(l, c->val);
+    c->kind_names = copy_names(l->kind_names, l->n_kinds, &c->n_kinds);
+    c->subject_names = copy_names(l->subject_names, l->n_subjects, &c->n_subjects);
+    if (!c->kind_names || !c->subject_names || c->n_kinds < l->n_kinds ||
+        c->n_subjects < l->n_subjects)
+        return stsl_error_set(err, STSL_ENOMEM, "CSV sink: out of memory");
 
     errno = 0;
-    int bad = fprintf(c->traj, "t [%s]", l->time_units ? l->time_units : "") < 0;
-    for (int i = 0; i < l->n_cols && !bad; i++)
-        bad = fprintf(c->traj, ",%s [%s]", l->cols[i].name, units_of(l, i)) < 0;
-    if (bad || fputs(",mode\n", c->traj) < 0) return io_fail(err, c->traj_path, "write header");
-    if (fprintf(c->ev,
-                "t [%s],kind,mode_before,mode_after,x [%s],v_before [%s],v_after [%s],"
-                "net_force [%s],friction [%s]\n",
-                l->time_units ? l->time_units : "", units_of(l, c->ix), units_of(l, c->iv),
-                units_of(l, c->iv), units_of(l, c->inet), units_of(l, c->ifr)) < 0)
-        return io_fail(err, c->ev_path, "write header");
+    if (traj_header(c, l)) return io_fail(err, c->traj_path, "write header");
+    if (events_header(c, l)) return io_fail(err, c->ev_path, "write header");
     return STSL_OK;
 }
 
@@ -73,14 +117,20 @@ static int csv_sample(void *self, double t, int mode, const double *cols, stsl_e
     int bad = fprintf(c->traj, "%.17g", t) < 0;
     for (int i = 0; i < c->n_cols && !bad; i++)
         bad = fprintf(c->traj, ",%.17g", cols[i]) < 0;
-    if (bad || fprintf(c->traj, ",%d\n", mode) < 0)
+    if (bad || (c->has_mode ? fprintf(c->traj, ",%d\n", mode) : fputs("\n", c->traj)) < 0)
         return io_fail(err, c->traj_path, "write a sample");
     return STSL_OK;
 }
 
-static double col_or_nan(const double *v, int i)
+/* The values of one event member: its source column(s) just before or
+ * after, NaN when the layout has none. */
+static int put_values(FILE *f, const stsl_event_value *v, const stsl_event_rec *ev)
 {
-    return i >= 0 && v ? v[i] : NAN;
+    const double *src = v->after ? ev->after : ev->before;
+    int bad = 0;
+    for (int k = 0; k < (v->width > 0 ? v->width : 1) && !bad; k++)
+        bad = fprintf(f, ",%.17g", v->first >= 0 && src ? src[v->first + k] : NAN) < 0;
+    return bad;
 }
 
 static int csv_event(void *self, const stsl_event_rec *ev, stsl_error *err)
@@ -91,13 +141,17 @@ static int csv_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     if (ev->kind < 0 || ev->kind >= c->n_kinds)
         return stsl_error_set(err, STSL_EINPUT, "%s: event kind %d out of range (0..%d)",
                               c->ev_path, ev->kind, c->n_kinds - 1);
+    if (ev->subject < 0 || ev->subject > c->n_subjects)
+        return stsl_error_set(err, STSL_EINPUT, "%s: event subject %d out of range (0..%d)",
+                              c->ev_path, ev->subject, c->n_subjects);
     errno = 0;
-    if (fprintf(c->ev, "%.17g,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g\n", ev->t,
-                c->kind_names[ev->kind], ev->mode_before, ev->mode_after,
-                col_or_nan(ev->before, c->ix), col_or_nan(ev->before, c->iv),
-                col_or_nan(ev->after, c->iv), col_or_nan(ev->after, c->inet),
-                col_or_nan(ev->after, c->ifr)) < 0)
-        return io_fail(err, c->ev_path, "write an event");
+    int bad = fprintf(c->ev, "%.17g,%s,%d,%d", ev->t, c->kind_names[ev->kind], ev->mode_before,
+                      ev->mode_after) < 0;
+    for (int i = 0; i < STSL_EVENT_VALUES && !bad; i++)
+        bad = put_values(c->ev, &c->val[i], ev);
+    if (!bad && c->n_subjects > 0)
+        bad = fprintf(c->ev, ",%s", ev->subject > 0 ? c->subject_names[ev->subject - 1] : "") < 0;
+    if (bad || fputs("\n", c->ev) < 0) return io_fail(err, c->ev_path, "write an event");
     return STSL_OK;
 }
 
@@ -132,10 +186,8 @@ static void csv_destroy(void *self)
     csv_sink *c = self;
     if (!c) return;
     close_both(c, NULL);
-    if (c->kind_names)
-        for (int i = 0; i < c->n_kinds; i++)
-            free(c->kind_names[i]);
-    free(c->kind_names);
+    free_names(c->kind_names, c->n_kinds);
+    free_names(c->subject_names, c->n_subjects);
     free(c->traj_path);
     free(c->ev_path);
     free(c);

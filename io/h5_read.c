@@ -114,17 +114,28 @@ static int attr_num(hid_t obj, const char *name, hid_t mtype, void *val)
     return rc;
 }
 
-/* Length of a 1-D dataset, or -1. */
-static long ds_length(hid_t d)
+/* Rows of a 1-D dataset (*width 0) or of a 2-D one (*width its columns),
+ * or -1. */
+static long ds_shape(hid_t d, int *width)
 {
     hid_t sp = H5Dget_space(d);
     if (sp < 0) return -1;
-    hsize_t dim = 0;
-    long n = H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1
-                 ? (long)dim
+    hsize_t dim[2] = {0, 0};
+    int rank = H5Sget_simple_extent_ndims(sp);
+    long n = (rank == 1 || rank == 2) && H5Sget_simple_extent_dims(sp, dim, NULL) == rank
+                 ? (long)dim[0]
                  : -1;
+    *width = rank == 2 ? (int)dim[1] : 0;
     H5Sclose(sp);
     return n;
+}
+
+/* Length of a 1-D dataset, or -1. */
+static long ds_length(hid_t d)
+{
+    int width = 0;
+    long n = ds_shape(d, &width);
+    return width == 0 ? n : -1;
 }
 
 /* Element i of a 1-D float64 dataset, NaN if unreadable. */
@@ -141,31 +152,55 @@ static double ds_at(hid_t d, hsize_t i)
     return v;
 }
 
-/* "0 STUCK, 1 SLIP_POS, ..." into res->mode_names; returns the mode count. */
-static int parse_mode_names(const char *s, stsl_h5_result *res)
+/* "0 STUCK, 1 SLIP_POS, ..." into a malloc'd array of malloc'd names by
+ * number (the format of every mode_names); 0 or -1. */
+static int split_numbered(const char *s, char ***out, int *n)
 {
-    int n = 0;
+    char **names = NULL;
+    *n = 0;
     while (*s) {
         while (*s == ' ' || *s == ',')
             s++;
         if (!*s) break;
         char *end;
         long idx = strtol(s, &end, 10);
-        if (end == s) return -1;
-        s = end;
-        while (*s == ' ')
-            s++;
+        if (end == s || idx < 0 || idx > 127) goto fail; /* int8 values */
+        s = end + strspn(end, " ");
         size_t len = strcspn(s, ",");
         while (len > 0 && s[len - 1] == ' ')
             len--;
-        if (idx < 0 || idx >= STSL_MAX_MODES) return -1;
-        if (len >= sizeof res->mode_names[0]) len = sizeof res->mode_names[0] - 1;
-        memcpy(res->mode_names[idx], s, len);
-        res->mode_names[idx][len] = '\0';
-        if (idx + 1 > n) n = (int)idx + 1;
+        if (idx >= *n) {
+            char **g = realloc(names, sizeof *g * (size_t)(idx + 1));
+            if (!g) goto fail;
+            names = g;
+            for (long k = *n; k <= idx; k++)
+                names[k] = NULL;
+            *n = (int)idx + 1;
+        }
+        free(names[idx]);
+        if (!(names[idx] = strndup(s, len))) goto fail;
         s += strcspn(s, ",");
     }
-    return n;
+    for (int k = 0; k < *n; k++)
+        if (!names[k] && !(names[k] = strdup(""))) goto fail;
+    *out = names;
+    return 0;
+fail:
+    stsl_h5_free_strs(names, *n);
+    *n = 0;
+    return -1;
+}
+
+/* "0 STUCK, 1 SLIP_POS, ..." into res->mode_names; returns the mode count. */
+static int parse_mode_names(const char *s, stsl_h5_result *res)
+{
+    char **names = NULL;
+    int n = 0;
+    if (split_numbered(s, &names, &n) < 0) return -1;
+    for (int i = 0; i < n && n <= STSL_MAX_MODES; i++)
+        snprintf(res->mode_names[i], sizeof res->mode_names[i], "%s", names[i]);
+    stsl_h5_free_strs(names, n);
+    return n <= STSL_MAX_MODES ? n : -1;
 }
 
 /* ---- parts of the file ------------------------------------------------------ */
@@ -229,6 +264,37 @@ static void describe_quantities(hid_t traj, stsl_h5_result *res)
     }
 }
 
+/* A 2-D dataset of /trajectory is a system's column group: its width, its
+ * members' `names`, whether it holds int8 mode numbers and their names. */
+static int read_group(hid_t traj, const char *name, stsl_h5_result *res, int c, stsl_error *err)
+{
+    int rc = STSL_OK, n = 0;
+    hid_t d = H5Dopen2(traj, name, H5P_DEFAULT), t = -1;
+    if (d < 0 || ds_shape(d, &res->col_width[c]) < 0 || (t = H5Dget_type(d)) < 0) {
+        rc = bad(err, res->path, "cannot read the shape of a /trajectory dataset");
+        goto done;
+    }
+    if (res->col_width[c] == 0) goto done;
+    res->col_integer[c] = H5Tget_class(t) == H5T_INTEGER;
+    res->col_members[c] = stsl_h5_get_attr_strs(d, "names", &n);
+    if (!res->col_members[c] || n != res->col_width[c]) {
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: /trajectory/%s: no attribute 'names' with one name per column "
+                            "(%d)",
+                            res->path, name, res->col_width[c]);
+        goto done;
+    }
+    char values[4096];
+    if (res->col_integer[c] && attr_str(d, "mode_names", values, sizeof values) == 0 &&
+        split_numbered(values, &res->col_values[c], &res->col_n_values[c]) < 0)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /trajectory/%s mode_names '%s'",
+                            res->path, name, values);
+done:
+    if (t >= 0) H5Tclose(t);
+    if (d >= 0) H5Dclose(d);
+    return rc;
+}
+
 /* The datasets of /trajectory besides t and mode, in creation order (the
  * writer's column order, h5_sink.c), with their units and long names. */
 static int list_columns(hid_t traj, stsl_h5_result *res, stsl_error *err)
@@ -250,8 +316,25 @@ static int list_columns(hid_t traj, stsl_h5_result *res, stsl_error *err)
         memcpy(res->col_names[c], name, sizeof name);
         units_of(traj, name, res->col_units[c], sizeof res->col_units[c]);
         traj_attr(traj, name, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
+        int rc = read_group(traj, name, res, c, err);
+        if (rc) return rc;
     }
     return STSL_OK;
+}
+
+/* Some dataset of /trajectory is 2-D (a column group): a system's file. */
+static int has_groups(hid_t traj)
+{
+    H5G_info_t info;
+    if (H5Gget_info(traj, &info) < 0) return 0;
+    for (hsize_t i = 0; i < info.nlinks; i++) {
+        hid_t d = H5Oopen_by_idx(traj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT);
+        int width = 0;
+        long n = d >= 0 && H5Iget_type(d) == H5I_DATASET ? ds_shape(d, &width) : -1;
+        if (d >= 0) H5Oclose(d);
+        if (n >= 0 && width > 0) return 1;
+    }
+    return 0;
 }
 
 static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
@@ -271,10 +354,12 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     res->t_first = res->n_samples > 0 ? ds_at(t, 0) : NAN;
     res->t_last = res->n_samples > 0 ? ds_at(t, (hsize_t)res->n_samples - 1) : NAN;
 
-    char names[1024];
-    if (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
-        (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
-        attr_str(m, "mode_names", names, sizeof names) < 0) {
+    char names[1024] = "";
+    /* A system's file has no scalar mode: its modes are groups. */
+    int system = H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 && has_groups(traj);
+    if (!system && (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
+                    (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
+                    attr_str(m, "mode_names", names, sizeof names) < 0)) {
         rc = bad(err, p, "missing /trajectory/mode or its attribute mode_names");
         goto done;
     }
@@ -324,6 +409,39 @@ static int parse_kind_names(const char *s, stsl_h5_result *res)
     return 0;
 }
 
+/* What /events holds beyond the element's members (file type ft): value
+ * members that are arrays (a system's grouped columns: not read into the
+ * scalar members) and the subject's index (read into subject). */
+static stsl_h5_event_ext event_ext(hid_t ft)
+{
+    static const char *const values[STSL_H5_EVENT_VALUES] = {"x", "v_before", "v_after",
+                                                             "net_force", "friction"};
+    stsl_h5_event_ext ext = {{0}, 0, offsetof(stsl_h5_event, subject), 0};
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
+        int k = H5Tget_member_index(ft, values[i]);
+        if (k >= 0 && H5Tget_member_class(ft, (unsigned)k) == H5T_ARRAY) ext.width[i] = -1;
+    }
+    ext.subject = H5Tget_member_index(ft, "index") >= 0 ? STSL_H5_EV_INDEX : 0;
+    return ext;
+}
+
+/* Members left unread are NaN; index (-1: none) becomes subject. */
+static int event_arrays(stsl_h5_result *res, stsl_h5_event *e, const stsl_h5_event_ext *ext,
+                        stsl_error *err)
+{
+    double *v[STSL_H5_EVENT_VALUES] = {&e->x, &e->v_before, &e->v_after, &e->net_force,
+                                       &e->friction};
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
+        if (ext->width[i] < 0) *v[i] = NAN;
+    if (!ext->subject) return STSL_OK;
+    e->subject += 1; /* read as the index */
+    if (e->subject < 0 || e->subject > res->n_subjects)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: /events index %d out of range (-1..%d: subject_names)",
+                              res->path, e->subject - 1, res->n_subjects - 1);
+    return STSL_OK;
+}
+
 static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -336,6 +454,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /events kind_names '%s'", p, kinds);
         goto done;
     }
+    res->subject_names = stsl_h5_get_attr_strs(d, "subject_names", &res->n_subjects);
     long n = ds_length(d);
     if (n < 0 || (ft = H5Dget_type(d)) < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
         rc = bad(err, p, "/events is not a 1-D compound dataset");
@@ -348,11 +467,16 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", p, n);
         goto done;
     }
-    if ((mt = stsl_h5_event_type(&event_layout)) < 0 ||
-        H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0)
+    stsl_h5_event_ext ext = event_ext(ft);
+    if ((mt = stsl_h5_event_type_ext(&event_layout, &ext)) < 0 ||
+        H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0) {
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "
                  "v_before, v_after, net_force, friction)");
+        goto done;
+    }
+    for (long i = 0; i < n; i++)
+        rc = rc ? rc : event_arrays(res, &res->events[i], &ext, err);
 done:
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
@@ -451,18 +575,32 @@ void stsl_h5_result_free(stsl_h5_result *res)
     res->config_yaml = NULL;
     res->events = NULL;
     res->n_events = 0;
+    for (int c = 0; c < STSL_H5_MAX_COLS; c++) {
+        stsl_h5_free_strs(res->col_members[c], res->col_width[c]);
+        stsl_h5_free_strs(res->col_values[c], res->col_n_values[c]);
+        res->col_members[c] = NULL;
+        res->col_values[c] = NULL;
+        res->col_n_values[c] = 0;
+    }
+    stsl_h5_free_strs(res->subject_names, res->n_subjects);
+    res->subject_names = NULL;
+    res->n_subjects = 0;
 }
 
-static int read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
+/* A /trajectory dataset, rank 1 (*width 0) or 2 when `matrix`. */
+static int read_column(const char *path, const char *name, double **data, long *n, int *width,
+                       int matrix, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t d = -1, t = -1;
     *data = NULL;
     *n = 0;
+    *width = 0;
     hid_t f = open_file(path, err);
     if (f < 0) return err ? err->code : STSL_EINPUT;
     char what[256];
-    snprintf(what, sizeof what, "no float64 dataset /trajectory/%.200s", name);
+    snprintf(what, sizeof what, "no %sfloat64 dataset /trajectory/%.200s",
+             matrix ? "1-D or 2-D " : "", name);
     if (H5Lexists(f, "trajectory", H5P_DEFAULT) <= 0) {
         rc = bad(err, path, "missing group /trajectory");
         goto done;
@@ -475,13 +613,14 @@ static int read_column(const char *path, const char *name, double **data, long *
         rc = bad(err, path, what);
         goto done;
     }
-    long len = ds_length(d);
-    if (len < 0) {
+    long len = ds_shape(d, width);
+    if (len < 0 || (*width > 0 && !matrix)) {
         rc = bad(err, path, what);
         goto done;
     }
     if ((rc = stsl_h5_check_rows(d, (hsize_t)len, path, full, err))) goto done;
-    double *buf = malloc(sizeof *buf * (size_t)(len > 0 ? len : 1));
+    size_t cells = (size_t)len * (size_t)(*width > 0 ? *width : 1);
+    double *buf = malloc(sizeof *buf * (cells > 0 ? cells : 1));
     if (!buf) {
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld values", path, len);
         goto done;
@@ -511,8 +650,16 @@ int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
 
 int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
 {
+    int rc, width;
+    STSL_H5_QUIET(rc, read_column(path, name, data, n, &width, 0, err));
+    return rc;
+}
+
+int stsl_h5_read_matrix(const char *path, const char *name, double **data, long *n, int *width,
+                        stsl_error *err)
+{
     int rc;
-    STSL_H5_QUIET(rc, read_column(path, name, data, n, err));
+    STSL_H5_QUIET(rc, read_column(path, name, data, n, width, 1, err));
     return rc;
 }
 

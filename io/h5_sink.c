@@ -32,13 +32,14 @@
 /* Longest mode name kept for the /stats attribute names. */
 #define NAME_MAX_LEN 64
 
-/* One /events row in memory. */
-typedef struct h5_event {
-    double t;
-    char kind[STSL_H5_KIND_LEN];
-    int8_t mode_before, mode_after;
-    double x, v_before, v_after, net_force, friction;
-} h5_event;
+/* One /trajectory dataset besides t and mode: columns [first, first +
+ * width) of the layout; width 0: the 1-D dataset of column `first` (the
+ * element's), else a samples x width dataset (a column group). */
+typedef struct h5_out {
+    hid_t ds;
+    int first, width;
+    int integer; /* int8 values (a group of mode numbers) */
+} h5_out;
 
 typedef struct h5_sink {
     char *path, *tmp; /* a run in a group: both name it as "FILE:/GROUP" for messages */
@@ -46,37 +47,49 @@ typedef struct h5_sink {
     hid_t root;       /* where the layout goes: the file, or the run's group */
     hid_t parent;     /* a run in a group: the group's parent (borrowed) and its name */
     char *group;
-    hid_t *dsets;  /* t, one per column, in that order (n_cols + 1) */
-    hid_t mode_ds; /* /trajectory/mode */
+    hid_t t_ds;   /* /trajectory/t */
+    h5_out *outs; /* the other datasets, in column order */
+    int n_outs;
+    hid_t mode_ds; /* /trajectory/mode (-1: a layout without a scalar mode) */
     hid_t ev_ds;   /* /events */
     hid_t ev_mtype;
     int began, ended;
     stsl_output_mark mark; /* the final path when the run began */
     int replaced;          /* end() replaced a result another run wrote meanwhile */
     int n_cols;
-    double *buf;   /* (n_cols + 1) blocks of TRAJ_BLOCK values, t first */
-    int8_t *mbuf;  /* TRAJ_BLOCK modes */
-    hsize_t nbuf;  /* rows buffered */
-    hsize_t nrows; /* rows already in the file */
-    h5_event evbuf[EV_BLOCK];
+    double *buf;          /* (n_cols + 1) blocks of TRAJ_BLOCK values, t first */
+    int8_t *mbuf;         /* TRAJ_BLOCK modes */
+    void *pack;           /* TRAJ_BLOCK x (widest group) values: one group's rows */
+    hsize_t nbuf;         /* rows buffered */
+    hsize_t nrows;        /* rows already in the file */
+    unsigned char *evbuf; /* EV_BLOCK rows of ev_size bytes (memory type ev_mtype) */
+    size_t ev_size, ev_off[9];
+    stsl_h5_event_ext ev_ext;
+    stsl_event_value ev_val[STSL_EVENT_VALUES]; /* the value members' sources */
     hsize_t nev_buf, nev_rows;
-    int ix, iv, inet, ifr; /* event source columns (-1: absent, stored as NaN) */
+    int ix, iv; /* columns of x and v (the estimated errors' units) */
     int n_modes, n_kinds;
     char mode_names[STSL_MAX_MODES][NAME_MAX_LEN];
-    char **kind_names;   /* n_kinds, copied: the layout need not outlive begin() */
-    char err_units[192]; /* the estimated errors' units attribute (write_verify) */
+    char **kind_names; /* n_kinds, copied: the layout need not outlive begin() */
+    int n_subjects;
+    char **subject_names; /* n_subjects, copied */
+    int no_layout;        /* end() before begin(): the element's empty layout */
+    char err_units[192];  /* the estimated errors' units attribute (write_verify) */
 } h5_sink;
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
 
-/* An empty, chunked, unlimited 1-D dataset. */
-static hid_t make_ext_dataset(hid_t loc, const char *name, hid_t ftype, hsize_t chunk)
+/* An empty, chunked dataset, unlimited in its rows: 1-D (width 0) or
+ * rows x width. */
+static hid_t make_ext_dataset(hid_t loc, const char *name, hid_t ftype, hsize_t chunk, int width)
 {
-    hsize_t dim = 0, maxdim = H5S_UNLIMITED;
+    int rank = width > 0 ? 2 : 1;
+    hsize_t dim[2] = {0, (hsize_t)width}, maxdim[2] = {H5S_UNLIMITED, (hsize_t)width};
+    hsize_t chunks[2] = {chunk, (hsize_t)width};
     hid_t space = -1, dcpl = -1, dapl = -1, d = -1;
-    if ((space = H5Screate_simple(1, &dim, &maxdim)) < 0) goto err;
+    if ((space = H5Screate_simple(rank, dim, maxdim)) < 0) goto err;
     if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0) goto err;
-    if (H5Pset_chunk(dcpl, 1, &chunk) < 0) goto err;
+    if (H5Pset_chunk(dcpl, rank, chunks) < 0) goto err;
     /* No chunk cache: we append whole chunks from our own block, so a
      * cache (1 MiB per dataset by default) would only hold a second copy. */
     if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0) goto err;
@@ -90,17 +103,18 @@ err:
     return d;
 }
 
-/* Append `n` rows from `data` (memory type `mtype`) to a 1-D dataset that
- * already holds `have` rows. */
-static int append_rows(hid_t d, hid_t mtype, hsize_t have, hsize_t n, const void *data)
+/* Append `n` rows from `data` (memory type `mtype`, row-major) to a
+ * dataset of `width` columns (0: 1-D) that already holds `have` rows. */
+static int append_rows(hid_t d, hid_t mtype, hsize_t have, hsize_t n, int width, const void *data)
 {
-    int rc = -1;
+    int rc = -1, rank = width > 0 ? 2 : 1;
     hid_t fspace = -1, mspace = -1;
-    hsize_t total = have + n;
-    if (H5Dset_extent(d, &total) < 0) goto err;
+    hsize_t total[2] = {have + n, (hsize_t)width}, start[2] = {have, 0},
+            count[2] = {n, (hsize_t)width};
+    if (H5Dset_extent(d, total) < 0) goto err;
     if ((fspace = H5Dget_space(d)) < 0) goto err;
-    if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &have, NULL, &n, NULL) < 0) goto err;
-    if ((mspace = H5Screate_simple(1, &n, NULL)) < 0) goto err;
+    if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0) goto err;
+    if ((mspace = H5Screate_simple(rank, count, NULL)) < 0) goto err;
     if (H5Dwrite(d, mtype, mspace, fspace, H5P_DEFAULT, data) < 0) goto err;
     rc = 0;
 err:
@@ -109,15 +123,29 @@ err:
     return rc;
 }
 
-/* The memory layout of h5_event (h5_types.h). */
-static const stsl_h5_event_layout event_layout = {
-    sizeof(h5_event),
-    {offsetof(h5_event, t), offsetof(h5_event, kind), offsetof(h5_event, mode_before),
-     offsetof(h5_event, mode_after), offsetof(h5_event, x), offsetof(h5_event, v_before),
-     offsetof(h5_event, v_after), offsetof(h5_event, net_force), offsetof(h5_event, friction)},
-    sizeof(int8_t),
-    STSL_H5_KIND_LEN,
-    H5T_STR_NULLPAD};
+/* The members' place in a buffered /events row: t, kind, the two modes,
+ * the values (arrays for grouped columns), index, name; each aligned for
+ * its type, so HDF5 reads them in place. */
+static void event_row_layout(h5_sink *h)
+{
+    size_t at = 0;
+    const size_t sizes[4] = {sizeof(double), STSL_H5_KIND_LEN, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        h->ev_off[i] = at;
+        at += sizes[i];
+    }
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
+        at = (at + 7) & ~(size_t)7;
+        h->ev_off[4 + i] = at;
+        at += sizeof(double) * (size_t)(h->ev_ext.width[i] > 0 ? h->ev_ext.width[i] : 1);
+    }
+    h->ev_ext.off_index = at;
+    at += sizeof(int32_t);
+    at = (at + 7) & ~(size_t)7;
+    h->ev_ext.off_name = at;
+    at += sizeof(char *);
+    h->ev_size = (at + 7) & ~(size_t)7;
+}
 
 /* ---- small utilities -------------------------------------------------------- */
 
@@ -149,14 +177,42 @@ static char *join_names(const char *const *names, int n, int numbered)
 
 /* ---- buffering -------------------------------------------------------------- */
 
+/* The buffered values of column c (TRAJ_BLOCK slots). */
+static double *col_block(const h5_sink *h, int c)
+{
+    return h->buf + (size_t)(c + 1) * TRAJ_BLOCK;
+}
+
+/* Append the buffered rows of one dataset; a group's columns are gathered
+ * into rows first. */
+static int append_out(h5_sink *h, const h5_out *o)
+{
+    if (o->width == 0)
+        return append_rows(o->ds, H5T_NATIVE_DOUBLE, h->nrows, h->nbuf, 0, col_block(h, o->first));
+    double *d = h->pack;
+    int8_t *b = h->pack;
+    for (hsize_t i = 0; i < h->nbuf; i++)
+        for (int k = 0; k < o->width; k++) {
+            double v = col_block(h, o->first + k)[i];
+            if (o->integer)
+                b[i * (hsize_t)o->width + (hsize_t)k] = (int8_t)lrint(v);
+            else
+                d[i * (hsize_t)o->width + (hsize_t)k] = v;
+        }
+    return append_rows(o->ds, o->integer ? H5T_NATIVE_INT8 : H5T_NATIVE_DOUBLE, h->nrows, h->nbuf,
+                       o->width, h->pack);
+}
+
 static int flush_samples(h5_sink *h, stsl_error *err)
 {
     if (h->nbuf == 0) return STSL_OK;
-    for (int c = 0; c <= h->n_cols; c++)
-        if (append_rows(h->dsets[c], H5T_NATIVE_DOUBLE, h->nrows, h->nbuf,
-                        h->buf + (size_t)c * TRAJ_BLOCK) < 0)
+    if (append_rows(h->t_ds, H5T_NATIVE_DOUBLE, h->nrows, h->nbuf, 0, h->buf) < 0)
+        return stsl_h5_fail(err, h->tmp, "append to /trajectory/t");
+    for (int o = 0; o < h->n_outs; o++)
+        if (append_out(h, &h->outs[o]) < 0)
             return stsl_h5_fail(err, h->tmp, "append to /trajectory");
-    if (append_rows(h->mode_ds, H5T_NATIVE_INT8, h->nrows, h->nbuf, h->mbuf) < 0)
+    if (h->mode_ds >= 0 &&
+        append_rows(h->mode_ds, H5T_NATIVE_INT8, h->nrows, h->nbuf, 0, h->mbuf) < 0)
         return stsl_h5_fail(err, h->tmp, "append to /trajectory/mode");
     h->nrows += h->nbuf;
     h->nbuf = 0;
@@ -166,7 +222,7 @@ static int flush_samples(h5_sink *h, stsl_error *err)
 static int flush_events(h5_sink *h, stsl_error *err)
 {
     if (h->nev_buf == 0) return STSL_OK;
-    if (append_rows(h->ev_ds, h->ev_mtype, h->nev_rows, h->nev_buf, h->evbuf) < 0)
+    if (append_rows(h->ev_ds, h->ev_mtype, h->nev_rows, h->nev_buf, 0, h->evbuf) < 0)
         return stsl_h5_fail(err, h->tmp, "append to /events");
     h->nev_rows += h->nev_buf;
     h->nev_buf = 0;
@@ -191,20 +247,50 @@ static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
     if (l->n_kinds < 0 || (l->n_kinds > 0 && !l->kind_names))
         return stsl_error_set(err, STSL_EINPUT, "%s: invalid layout: %d event kinds", h->path,
                               l->n_kinds);
+    int rc = stsl_layout_check_groups(l, h->path, err);
+    if (rc) return rc;
+    /* The datasets' names: a column's own, or its group's (at its first column). */
     for (int i = 0; i < l->n_cols; i++) {
-        const char *n = l->cols[i].name;
+        int g = stsl_layout_group_of(l, i);
+        if (g >= 0 && l->groups[g].first != i) continue;
+        const char *n = g >= 0 ? l->groups[g].name : l->cols[i].name;
         /* t and mode are datasets of their own; '/' and '.' would make
          * paths that do not name a dataset of /trajectory. */
         if (!n || !n[0] || strcmp(n, "t") == 0 || strcmp(n, "mode") == 0 || strchr(n, '/') ||
             strcmp(n, ".") == 0)
             return stsl_error_set(err, STSL_EINPUT, "%s: invalid layout column name '%s'", h->path,
                                   n ? n : "(null)");
-        for (int j = 0; j < i; j++)
-            if (strcmp(l->cols[j].name, n) == 0)
+        for (int j = 0; j < i; j++) {
+            int gj = stsl_layout_group_of(l, j);
+            if (gj >= 0 && l->groups[gj].first != j) continue;
+            if (strcmp(gj >= 0 ? l->groups[gj].name : l->cols[j].name, n) == 0)
                 return stsl_error_set(err, STSL_EINPUT, "%s: layout column '%s' appears twice",
                                       h->path, n);
+        }
     }
     return STSL_OK;
+}
+
+/* The value members of /events: a grouped source column gives an array
+ * of its group's width, a column of its own a float64, none NaN. */
+static void event_sources(h5_sink *h, const stsl_layout *l)
+{
+    memset(&h->ev_ext, 0, sizeof h->ev_ext);
+    stsl_layout_event_values(l, h->ev_val);
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
+        h->ev_ext.width[i] = h->ev_val[i].width;
+    h->ev_ext.subject = l->n_subjects > 0 ? STSL_H5_EV_INDEX | STSL_H5_EV_NAME : 0;
+    event_row_layout(h);
+}
+
+/* Units of the source of value member i ("" for none). */
+static const char *event_units(const h5_sink *h, const stsl_layout *l, int i)
+{
+    int c = h->ev_val[i].first;
+    if (c < 0) return "";
+    int g = stsl_layout_group_of(l, c);
+    const char *u = g >= 0 ? l->groups[g].units : l->cols[c].units;
+    return u ? u : "";
 }
 
 static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
@@ -213,14 +299,20 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
     hid_t ftype = -1;
     char *kinds = NULL;
     const char *what = "create /events";
-    if ((ftype = stsl_h5_event_type(NULL)) < 0) goto h5err;
-    if ((h->ev_mtype = stsl_h5_event_type(&event_layout)) < 0) goto h5err;
-    if ((h->ev_ds = make_ext_dataset(h->root, "events", ftype, EV_BLOCK)) < 0) goto h5err;
+    event_sources(h, l);
+    stsl_h5_event_layout mem = {h->ev_size, {0}, 1, STSL_H5_KIND_LEN, H5T_STR_NULLPAD};
+    memcpy(mem.off, h->ev_off, sizeof mem.off);
+    if (!(h->evbuf = malloc(h->ev_size * EV_BLOCK))) {
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
+        goto done;
+    }
+    if ((ftype = stsl_h5_event_type_ext(NULL, &h->ev_ext)) < 0) goto h5err;
+    if ((h->ev_mtype = stsl_h5_event_type_ext(&mem, &h->ev_ext)) < 0) goto h5err;
+    if ((h->ev_ds = make_ext_dataset(h->root, "events", ftype, EV_BLOCK, 0)) < 0) goto h5err;
 
-    const char *u[5];
-    int idx[5] = {h->ix, h->iv, h->iv, h->inet, h->ifr};
-    for (int i = 0; i < 5; i++)
-        u[i] = idx[i] >= 0 && l->cols[idx[i]].units ? l->cols[idx[i]].units : "";
+    const char *u[STSL_H5_EVENT_VALUES];
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
+        u[i] = event_units(h, l, i);
     char units[1024];
     snprintf(units, sizeof units,
              "t [%s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
@@ -232,6 +324,9 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
         goto done;
     }
     if (stsl_h5_put_attr_str(h->ev_ds, "kind_names", kinds) < 0) goto h5err;
+    if (l->n_subjects > 0 &&
+        stsl_h5_put_attr_strs(h->ev_ds, "subject_names", l->subject_names, l->n_subjects) < 0)
+        goto h5err;
     goto done;
 h5err:
     rc = stsl_h5_fail(err, h->tmp, what);
@@ -241,43 +336,92 @@ done:
     return rc;
 }
 
+/* The datasets besides t and mode, in column order: one per column of its
+ * own, one per group (at its first column). */
+static int plan_outputs(h5_sink *h, const stsl_layout *l)
+{
+    int widest = 0;
+    h->outs = calloc((size_t)(l->n_cols > 0 ? l->n_cols : 1), sizeof *h->outs);
+    if (!h->outs) return -1;
+    for (int c = 0; c < l->n_cols; c++) {
+        int g = stsl_layout_group_of(l, c);
+        if (g >= 0 && l->groups[g].first != c) continue;
+        h5_out *o = &h->outs[h->n_outs++];
+        *o = (h5_out){-1, c, g >= 0 ? l->groups[g].width : 0, g >= 0 && l->groups[g].integer};
+        if (o->width > widest) widest = o->width;
+    }
+    if (widest > 0 && !(h->pack = malloc(sizeof(double) * TRAJ_BLOCK * (size_t)widest))) return -1;
+    return 0;
+}
+
+/* Dataset o of /trajectory with its attributes: units and long_name as
+ * the element's columns; a group's member names (`names`) and, for mode
+ * numbers, their names (`mode_names`, "0 STUCK, 1 SLIP_POS, ..."). */
+static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
+{
+    int g = o->width > 0 ? stsl_layout_group_of(l, o->first) : -1;
+    const stsl_col_group *cg = g >= 0 ? &l->groups[g] : NULL;
+    const char *name = cg ? cg->name : l->cols[o->first].name;
+    const char *units = cg ? cg->units : l->cols[o->first].units;
+    const char *lname = cg ? cg->long_name : l->cols[o->first].long_name;
+    hid_t ftype = o->integer ? H5T_STD_I8LE : H5T_IEEE_F64LE;
+    if ((o->ds = make_ext_dataset(traj, name, ftype, TRAJ_BLOCK, o->width)) < 0 ||
+        units_attr(o->ds, units) < 0 ||
+        (lname && stsl_h5_put_attr_str(o->ds, "long_name", lname) < 0))
+        return -1;
+    if (!cg) return 0;
+    if (stsl_h5_put_attr_strs(o->ds, "names", cg->member_names, cg->width) < 0) return -1;
+    if (!cg->integer) return 0;
+    char *values = join_names(cg->value_names, cg->n_value_names, 1);
+    int rc = values ? stsl_h5_put_attr_str(o->ds, "mode_names", values) : -1;
+    free(values);
+    return rc;
+}
+
+/* Copies of what events and /stats name later: the layout need not
+ * outlive begin(). */
+static int copy_names(h5_sink *h, const stsl_layout *l)
+{
+    for (int i = 0; i < l->n_modes; i++)
+        snprintf(h->mode_names[i], NAME_MAX_LEN, "%s", l->mode_names[i]);
+    h->kind_names = calloc((size_t)l->n_kinds + 1, sizeof *h->kind_names);
+    h->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *h->subject_names);
+    if (!h->kind_names || !h->subject_names) return -1;
+    for (int i = 0; i < l->n_kinds; i++) {
+        if (!(h->kind_names[i] = dup_str(l->kind_names[i]))) return -1;
+        h->n_kinds = i + 1;
+    }
+    for (int i = 0; i < l->n_subjects; i++) {
+        if (!(h->subject_names[i] = dup_str(l->subject_names[i]))) return -1;
+        h->n_subjects = i + 1;
+    }
+    return 0;
+}
+
 static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     h5_sink *h = self;
     int rc;
     hid_t traj = -1, gcpl = -1;
     char *modes = NULL;
-    /* dsets != NULL: an earlier begin() got that far (and maybe failed). */
-    if (h->began || h->ended || h->dsets)
+    /* outs != NULL: an earlier begin() got that far (and maybe failed). */
+    if (h->began || h->ended || h->outs)
         return stsl_error_set(err, STSL_EINPUT, "%s: sink begun twice", h->path);
     if ((rc = check_layout(h, l, err)) != STSL_OK) return rc;
 
     h->n_cols = l->n_cols;
     h->n_modes = l->n_modes;
-    for (int i = 0; i < l->n_modes; i++)
-        snprintf(h->mode_names[i], NAME_MAX_LEN, "%s", l->mode_names[i]);
     h->ix = stsl_layout_find(l, "x");
     h->iv = stsl_layout_find(l, "v");
     snprintf(h->err_units, sizeof h->err_units,
              "estimated_error_event_time [%s], estimated_error_x [%s], estimated_error_v [%s]",
              l->time_units ? l->time_units : "", h->ix >= 0 ? l->cols[h->ix].units : "",
              h->iv >= 0 ? l->cols[h->iv].units : "");
-    h->inet = stsl_layout_find(l, "net_force");
-    h->ifr = stsl_layout_find(l, "friction");
 
     /* The fixed-size blocks: memory does not grow with the run length. */
-    h->dsets = malloc(sizeof *h->dsets * (size_t)(l->n_cols + 1));
-    if (!h->dsets) goto nomem;
-    for (int i = 0; i <= l->n_cols; i++)
-        h->dsets[i] = -1;
     h->buf = malloc(sizeof *h->buf * (size_t)(l->n_cols + 1) * TRAJ_BLOCK);
     h->mbuf = malloc(TRAJ_BLOCK);
-    h->kind_names = calloc((size_t)l->n_kinds + 1, sizeof *h->kind_names);
-    if (!h->buf || !h->mbuf || !h->kind_names) goto nomem;
-    for (int i = 0; i < l->n_kinds; i++) {
-        if (!(h->kind_names[i] = dup_str(l->kind_names[i]))) goto nomem;
-        h->n_kinds = i + 1;
-    }
+    if (!h->buf || !h->mbuf || plan_outputs(h, l) < 0 || copy_names(h, l) < 0) goto nomem;
 
     /* Track creation order so that h5py lists t, the columns, then mode. */
     if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
@@ -286,25 +430,31 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         rc = stsl_h5_fail(err, h->tmp, "create /trajectory");
         goto done;
     }
-    for (int c = 0; c <= l->n_cols; c++) {
-        const char *name = c == 0 ? "t" : l->cols[c - 1].name;
-        const char *units = c == 0 ? l->time_units : l->cols[c - 1].units;
-        const char *lname = c == 0 ? "time" : l->cols[c - 1].long_name;
-        if ((h->dsets[c] = make_ext_dataset(traj, name, H5T_IEEE_F64LE, TRAJ_BLOCK)) < 0 ||
-            units_attr(h->dsets[c], units) < 0 ||
-            (lname && stsl_h5_put_attr_str(h->dsets[c], "long_name", lname) < 0)) {
+    if ((h->t_ds = make_ext_dataset(traj, "t", H5T_IEEE_F64LE, TRAJ_BLOCK, 0)) < 0 ||
+        units_attr(h->t_ds, l->time_units) < 0 ||
+        stsl_h5_put_attr_str(h->t_ds, "long_name", "time") < 0) {
+        rc = stsl_h5_fail(err, h->tmp, "create /trajectory/t");
+        goto done;
+    }
+    for (int o = 0; o < h->n_outs; o++)
+        if (make_output(traj, l, &h->outs[o]) < 0) {
+            int g = stsl_layout_group_of(l, h->outs[o].first);
             char what[256];
-            snprintf(what, sizeof what, "create /trajectory/%.200s", name);
+            snprintf(what, sizeof what, "create /trajectory/%.200s",
+                     g >= 0 ? l->groups[g].name : l->cols[h->outs[o].first].name);
             rc = stsl_h5_fail(err, h->tmp, what);
             goto done;
         }
-    }
-    if (!(modes = join_names(l->mode_names, l->n_modes, 1))) goto nomem;
-    if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK)) < 0 ||
-        units_attr(h->mode_ds, "") < 0 ||
-        stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
-        rc = stsl_h5_fail(err, h->tmp, "create /trajectory/mode");
-        goto done;
+    /* A system has no scalar mode (its modes are groups); a file of a run
+     * that failed before begin() keeps the element's empty one. */
+    if (l->n_modes > 0 || h->no_layout) {
+        if (!(modes = join_names(l->mode_names, l->n_modes, 1))) goto nomem;
+        if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
+            units_attr(h->mode_ds, "") < 0 ||
+            stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
+            rc = stsl_h5_fail(err, h->tmp, "create /trajectory/mode");
+            goto done;
+        }
     }
     if ((rc = make_events(h, l, err)) != STSL_OK) goto done;
     h->began = 1;
@@ -333,9 +483,16 @@ static int h5_sample(void *self, double t, int mode, const double *cols, stsl_er
     return STSL_OK;
 }
 
-static double col_or_nan(const double *v, int i)
+/* Value member i of an event row: its source column(s) just before or
+ * after, NaN when the layout has none. */
+static void put_values(const h5_sink *h, unsigned char *row, const stsl_event_rec *ev, int i)
 {
-    return i >= 0 && v ? v[i] : NAN;
+    const double *src = h->ev_val[i].after ? ev->after : ev->before;
+    int w = h->ev_val[i].width > 0 ? h->ev_val[i].width : 1, c = h->ev_val[i].first;
+    for (int k = 0; k < w; k++) {
+        double v = c >= 0 && src ? src[c + k] : NAN;
+        memcpy(row + h->ev_off[4 + i] + sizeof v * (size_t)k, &v, sizeof v);
+    }
 }
 
 static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
@@ -346,20 +503,28 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     if (ev->kind < 0 || ev->kind >= h->n_kinds)
         return stsl_error_set(err, STSL_EINPUT, "%s: event kind %d out of range (0..%d)", h->path,
                               ev->kind, h->n_kinds - 1);
-    h5_event *e = &h->evbuf[h->nev_buf];
-    memset(e, 0, sizeof *e);
-    e->t = ev->t;
+    if (ev->subject < 0 || ev->subject > h->n_subjects)
+        return stsl_error_set(err, STSL_EINPUT, "%s: event subject %d out of range (0..%d)",
+                              h->path, ev->subject, h->n_subjects);
+    unsigned char *row = h->evbuf + h->ev_size * (size_t)h->nev_buf;
+    memset(row, 0, h->ev_size);
+    memcpy(row + h->ev_off[0], &ev->t, sizeof ev->t);
     /* Null-padded, not terminated: a 16-character name fills the member. */
     const char *k = h->kind_names[ev->kind];
     size_t kl = strlen(k);
-    memcpy(e->kind, k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
-    e->mode_before = (int8_t)ev->mode_before;
-    e->mode_after = (int8_t)ev->mode_after;
-    e->x = col_or_nan(ev->before, h->ix);
-    e->v_before = col_or_nan(ev->before, h->iv);
-    e->v_after = col_or_nan(ev->after, h->iv);
-    e->net_force = col_or_nan(ev->after, h->inet);
-    e->friction = col_or_nan(ev->after, h->ifr);
+    memcpy(row + h->ev_off[1], k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
+    int8_t mb = (int8_t)ev->mode_before, ma = (int8_t)ev->mode_after;
+    memcpy(row + h->ev_off[2], &mb, 1);
+    memcpy(row + h->ev_off[3], &ma, 1);
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
+        put_values(h, row, ev, i);
+    if (h->ev_ext.subject) {
+        /* index = subject - 1: -1 for an event about no contact or stop. */
+        int32_t index = ev->subject - 1;
+        const char *name = ev->subject > 0 ? h->subject_names[ev->subject - 1] : "";
+        memcpy(row + h->ev_ext.off_index, &index, sizeof index);
+        memcpy(row + h->ev_ext.off_name, &name, sizeof name);
+    }
     if (++h->nev_buf == EV_BLOCK) return flush_events(h, err);
     return STSL_OK;
 }
@@ -430,17 +595,17 @@ static void discard_storage(hid_t file)
 
 static void close_all(h5_sink *h)
 {
-    if (h->dsets)
-        for (int c = 0; c <= h->n_cols; c++)
-            if (h->dsets[c] >= 0) H5Dclose(h->dsets[c]);
-    free(h->dsets);
-    h->dsets = NULL;
+    for (int o = 0; h->outs && o < h->n_outs; o++)
+        if (h->outs[o].ds >= 0) H5Dclose(h->outs[o].ds);
+    free(h->outs);
+    h->outs = NULL;
+    if (h->t_ds >= 0) H5Dclose(h->t_ds);
     if (h->mode_ds >= 0) H5Dclose(h->mode_ds);
     if (h->ev_ds >= 0) H5Dclose(h->ev_ds);
     if (h->ev_mtype >= 0) H5Tclose(h->ev_mtype);
     if (h->root >= 0 && h->root != h->file) H5Gclose(h->root);
     if (h->file >= 0) H5Fclose(h->file);
-    h->mode_ds = h->ev_ds = h->ev_mtype = h->file = h->root = -1;
+    h->t_ds = h->mode_ds = h->ev_ds = h->ev_mtype = h->file = h->root = -1;
 }
 
 static int h5_end(void *self, const stsl_stats *st, int complete, const char *message,
@@ -452,6 +617,7 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
     if (!h->began) {
         /* A run that failed before begin() still leaves a readable file. */
         stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
+        h->no_layout = 1;
         if ((rc = h5_begin(h, &empty, err)) != STSL_OK) return rc;
     }
     if ((rc = flush_samples(h, err)) != STSL_OK) return rc;
@@ -490,8 +656,14 @@ static void h5_destroy(void *self)
         for (int i = 0; i < h->n_kinds; i++)
             free(h->kind_names[i]);
     free(h->kind_names);
+    if (h->subject_names)
+        for (int i = 0; i < h->n_subjects; i++)
+            free(h->subject_names[i]);
+    free(h->subject_names);
     free(h->buf);
     free(h->mbuf);
+    free(h->pack);
+    free(h->evbuf);
     free(h->path);
     free(h->tmp);
     free(h->group);
@@ -600,7 +772,7 @@ h5err:
 static h5_sink *sink_new(void)
 {
     h5_sink *h = calloc(1, sizeof *h);
-    if (h) h->file = h->root = h->parent = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
+    if (h) h->file = h->root = h->parent = h->t_ds = h->mode_ds = h->ev_ds = h->ev_mtype = -1;
     return h;
 }
 

@@ -4,38 +4,75 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- /events ---------------------------------------------------------------- */
 
 hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout)
 {
-    static const char *const names[9] = {"t",        "kind",    "mode_before", "mode_after", "x",
-                                         "v_before", "v_after", "net_force",   "friction"};
+    return stsl_h5_event_type_ext(layout, NULL);
+}
+
+enum { EV_MEMBERS = 11 }; /* the element's nine, index, name */
+
+/* The member types of /events (types[i] < 0: left out); the ones this
+ * makes are listed in own[] for closing. */
+static int member_types(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext,
+                        hid_t types[EV_MEMBERS], hid_t own[EV_MEMBERS], int *n_own)
+{
     int packed = layout == NULL;
-    hid_t c = -1, s = -1;
     hid_t f64 = packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
     hid_t mode = packed ? H5T_STD_I8LE : layout->mode_size == 1 ? H5T_NATIVE_INT8 : H5T_NATIVE_INT;
-    size_t kind_size = packed ? STSL_H5_KIND_LEN : layout->kind_size;
-    if ((s = H5Tcopy(H5T_C_S1)) < 0) return -1;
-    if (H5Tset_size(s, kind_size) < 0 ||
+    hid_t s = H5Tcopy(H5T_C_S1);
+    if (s < 0) return -1;
+    own[(*n_own)++] = s;
+    if (H5Tset_size(s, packed ? STSL_H5_KIND_LEN : layout->kind_size) < 0 ||
         H5Tset_strpad(s, packed ? H5T_STR_NULLPAD : layout->kind_pad) < 0)
-        goto err;
-    hid_t types[9] = {f64, s, mode, mode, f64, f64, f64, f64, f64};
-    size_t size = 0;
-    for (int i = 0; i < 9; i++)
-        size += H5Tget_size(types[i]);
-    if ((c = H5Tcreate(H5T_COMPOUND, packed ? size : layout->size)) < 0) goto err;
-    size_t off = 0;
-    for (int i = 0; i < 9; i++) {
-        if (H5Tinsert(c, names[i], packed ? off : layout->off[i], types[i]) < 0) goto err;
-        off += H5Tget_size(types[i]);
+        return -1;
+    types[0] = f64, types[1] = s, types[2] = types[3] = mode;
+    for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
+        int w = ext ? ext->width[i] : 0;
+        hsize_t dim = (hsize_t)(w > 0 ? w : 1);
+        types[4 + i] = w < 0 ? -1 : w == 0 ? f64 : H5Tarray_create2(f64, 1, &dim);
+        if (w > 0 && (own[(*n_own)++] = types[4 + i]) < 0) return -1;
     }
-    H5Tclose(s);
+    types[9] = types[10] = -1;
+    if (ext && (ext->subject & STSL_H5_EV_INDEX))
+        types[9] = packed ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+    if (ext && (ext->subject & STSL_H5_EV_NAME) &&
+        (types[10] = own[(*n_own)++] = stsl_h5_vlen_str_type()) < 0)
+        return -1;
+    return 0;
+}
+
+hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext)
+{
+    static const char *const names[EV_MEMBERS] = {
+        "t",       "kind",      "mode_before", "mode_after", "x",   "v_before",
+        "v_after", "net_force", "friction",    "index",      "name"};
+    int packed = layout == NULL, n_own = 0;
+    hid_t c = -1, types[EV_MEMBERS], own[EV_MEMBERS];
+    if (member_types(layout, ext, types, own, &n_own) < 0) goto err;
+    size_t size = 0, off[EV_MEMBERS];
+    for (int i = 0; i < EV_MEMBERS; i++)
+        if (types[i] >= 0) {
+            off[i] = packed   ? size
+                     : i < 9  ? layout->off[i]
+                     : i == 9 ? ext->off_index
+                              : ext->off_name;
+            size += H5Tget_size(types[i]);
+        }
+    if ((c = H5Tcreate(H5T_COMPOUND, packed ? size : layout->size)) < 0) goto err;
+    for (int i = 0; i < EV_MEMBERS; i++)
+        if (types[i] >= 0 && H5Tinsert(c, names[i], off[i], types[i]) < 0) goto err;
+    for (int i = 0; i < n_own; i++)
+        H5Tclose(own[i]);
     return c;
 err:
     if (c >= 0) H5Tclose(c);
-    H5Tclose(s);
+    for (int i = 0; i < n_own; i++)
+        if (own[i] >= 0) H5Tclose(own[i]);
     return -1;
 }
 
@@ -94,6 +131,77 @@ int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value)
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value)
 {
     return stsl_h5_put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n)
+{
+    int rc = -1;
+    hsize_t dim = (hsize_t)n;
+    hid_t t = stsl_h5_vlen_str_type(), space = -1, a = -1;
+    if (t < 0) return -1;
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0)) goto err;
+    if ((space = H5Screate_simple(1, &dim, NULL)) < 0) goto err;
+    if ((a = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
+    if (n > 0 && H5Awrite(a, t, values) < 0) goto err;
+    rc = 0;
+err:
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    H5Tclose(t);
+    return rc;
+}
+
+void stsl_h5_free_strs(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* The values of an open 1-D string attribute (vlen strings read by HDF5 into
+ * its own memory, copied out). */
+static char **read_strs(hid_t a, int *n)
+{
+    char **out = NULL, **raw = NULL;
+    hid_t t = stsl_h5_vlen_str_type(), ft = H5Aget_type(a), sp = H5Aget_space(a);
+    hsize_t dim = 0;
+    if (t < 0 || ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING ||
+        H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &dim, NULL) != 1 ||
+        H5Tis_variable_str(ft) <= 0)
+        goto done;
+    size_t m = (size_t)(dim ? dim : 1);
+    if (!(raw = calloc(m, sizeof *raw)) || !(out = calloc(m, sizeof *out))) goto done;
+    if (dim > 0 && H5Aread(a, t, raw) < 0) {
+        free(out);
+        out = NULL;
+        goto done;
+    }
+    for (hsize_t i = 0; i < dim; i++)
+        if (!(out[i] = strdup(raw[i] ? raw[i] : ""))) {
+            stsl_h5_free_strs(out, (int)dim);
+            out = NULL;
+            break;
+        }
+    H5Dvlen_reclaim(t, sp, H5P_DEFAULT, raw);
+    if (out) *n = (int)dim;
+done:
+    free(raw);
+    if (sp >= 0) H5Sclose(sp);
+    if (ft >= 0) H5Tclose(ft);
+    if (t >= 0) H5Tclose(t);
+    return out;
+}
+
+char **stsl_h5_get_attr_strs(hid_t obj, const char *name, int *n)
+{
+    *n = 0;
+    if (H5Aexists(obj, name) <= 0) return NULL;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return NULL;
+    char **s = read_strs(a, n);
+    H5Aclose(a);
+    return s;
 }
 
 /* ---- errors ---------------------------------------------------------------------- */

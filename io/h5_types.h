@@ -15,6 +15,7 @@
 
 #include <hdf5.h>
 
+#include "solver/sink.h"
 #include "solver/status.h"
 
 /* rc = call, with HDF5's automatic error printing off around it (the error
@@ -50,6 +51,32 @@ typedef struct stsl_h5_event_layout {
  * `layout`.  Close it with H5Tclose; -1 on failure. */
 hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
 
+/* Number of the members that carry column values (x, v_before, v_after,
+ * net_force, friction: layout.off[4..8]). */
+#define STSL_H5_EVENT_VALUES STSL_EVENT_VALUES
+
+/* What a system's /events adds to the element's (docs/hdf5-layout.md):
+ * width[i] of the value member i (x, v_before, v_after, net_force,
+ * friction): 0 a float64 (the element's), w > 0 an array of w float64 (the
+ * values of a grouped column: h5py reads events x w), -1 left out (a memory
+ * type that does not read it); subject: which of the members `index`
+ * (int32, STSL_H5_EV_INDEX) and `name` (variable-length UTF-8 string,
+ * STSL_H5_EV_NAME) follow (a system's file has both; a reader may take the
+ * index alone), at the memory offsets off_index, off_name (a char *; both
+ * unused for the file type).  All zero: exactly the element's type. */
+#define STSL_H5_EV_INDEX 1
+#define STSL_H5_EV_NAME  2
+typedef struct stsl_h5_event_ext {
+    int width[STSL_H5_EVENT_VALUES];
+    int subject;
+    size_t off_index, off_name;
+} stsl_h5_event_ext;
+
+/* stsl_h5_event_type with `ext` (NULL: none).  The file type (layout NULL)
+ * stays packed in member order: t, kind, mode_before, mode_after, the five
+ * values, index, name. */
+hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext);
+
 /* Variable-length UTF-8 string type (h5py reads it as str); -1 on failure. */
 hid_t stsl_h5_vlen_str_type(void);
 /* Create or overwrite a scalar attribute of file type `ftype`, written from
@@ -59,6 +86,12 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vle
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
+/* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
+int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
+/* The strings of such an attribute: a malloc'd array of *n malloc'd strings
+ * (free both with stsl_h5_free_strs); NULL when absent or not strings. */
+char **stsl_h5_get_attr_strs(hid_t obj, const char *name, int *n);
+void stsl_h5_free_strs(char **s, int n);
 
 /* The innermost (most specific) description on HDF5's error stack into buf
  * ("" when there is none).  Call it right after the failing call: the next

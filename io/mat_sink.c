@@ -28,6 +28,7 @@ typedef struct mat_sink {
     int n_cols, n_modes, n_kinds;
     char **names, **units; /* n_cols + 1: "t" and the time unit first */
     char **mode_names, **kind_names;
+    int no_layout; /* end() before begin(): the element's empty layout, with mode */
 } mat_sink;
 
 int stsl_mat_path(const char *path)
@@ -177,101 +178,211 @@ static int put(mat_t *mat, matvar_t *v)
 
 /* ---- the groups ----------------------------------------------------------------- */
 
+/* A scalar mode field: the element's (a system's modes are groups); a run
+ * that failed before begin() keeps the element's empty one. */
+static int has_mode(const mat_sink *m)
+{
+    return m->n_modes > 0 || m->no_layout;
+}
+
+/* The group starting at column c, or NULL (a column of its own, or one
+ * inside a group). */
+static const stsl_col_group *group_at(const stsl_layout *l, int c)
+{
+    int g = stsl_layout_group_of(l, c);
+    return g >= 0 && l->groups[g].first == c ? &l->groups[g] : NULL;
+}
+
+/* 1 when column c is a field of its own or starts a group's field. */
+static int starts_field(const stsl_layout *l, int c)
+{
+    return stsl_layout_group_of(l, c) < 0 || group_at(l, c) != NULL;
+}
+
+/* An n x w matrix (column-major, as MATLAB stores it) of columns
+ * [first, first + w) of the rows; int8 for mode numbers. */
+static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int integer)
+{
+    size_t n = (size_t)r->n_samples, nc = (size_t)r->n_cols, cells = n * (size_t)w;
+    void *data = malloc(cells ? cells * (integer ? 1 : sizeof(double)) : 1);
+    if (!data) return NULL;
+    for (size_t k = 0; k < (size_t)w; k++)
+        for (size_t i = 0; i < n; i++) {
+            double v = r->cols[i * nc + (size_t)first + k];
+            if (integer)
+                ((int8_t *)data)[i + k * n] = (int8_t)lrint(v);
+            else
+                ((double *)data)[i + k * n] = v;
+        }
+    size_t dims[2] = {n, (size_t)w};
+    matvar_t *v = integer ? Mat_VarCreate(NULL, MAT_C_INT8, MAT_T_INT8, 2, dims, data, 0)
+                          : Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, data, 0);
+    free(data);
+    return v;
+}
+
 static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
 {
+    const stsl_layout *l = &r->layout;
     int nf = m->n_cols + 2;
     const char **fields = calloc((size_t)nf, sizeof *fields);
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
-    double *col = malloc(sizeof *col * (size_t)(r->n_samples + 1));
     int8_t *mode = malloc((size_t)(r->n_samples + 1));
-    int rc = -1;
-    if (!fields || !vals || !col || !mode) goto out;
+    int rc = -1, f = 1;
+    if (!fields || !vals || !mode) goto out;
     fields[0] = "t";
     vals[0] = mat_column(r->t, r->n_samples);
     for (int c = 0; c < m->n_cols; c++) {
-        for (long i = 0; i < r->n_samples; i++)
-            col[i] = r->cols[(size_t)i * (size_t)r->n_cols + (size_t)c];
-        fields[c + 1] = m->names[c + 1];
-        vals[c + 1] = mat_column(col, r->n_samples);
+        if (!starts_field(l, c)) continue;
+        const stsl_col_group *g = group_at(l, c);
+        fields[f] = g ? g->name : m->names[c + 1];
+        vals[f++] = g ? mat_columns(r, c, g->width, g->integer) : mat_columns(r, c, 1, 0);
     }
     for (long i = 0; i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
-    fields[nf - 1] = "mode";
-    vals[nf - 1] = mat_int8_column(mode, r->n_samples);
-    rc = put(mat, mat_struct("trajectory", fields, vals, nf));
+    if (has_mode(m)) {
+        fields[f] = "mode";
+        vals[f++] = mat_int8_column(mode, r->n_samples);
+    }
+    rc = put(mat, mat_struct("trajectory", fields, vals, f));
 out:
     free(fields);
     free(vals);
-    free(col);
     free(mode);
     return rc;
 }
 
-/* Index of a named model column, -1 when absent. */
-static int col_index(const mat_sink *m, const char *name)
+/* A system's names: `names` (per group, its members: bodies, contacts or
+ * stops), `value_names` (per group of mode numbers, the names of the
+ * values) and `subject_names` (what events are about).  Nothing for the
+ * element. */
+static int write_group_names(mat_t *mat, const stsl_layout *l)
 {
-    for (int c = 0; c < m->n_cols; c++)
-        if (!strcmp(m->names[c + 1], name)) return c;
-    return -1;
+    int n = l->n_groups, ni = 0, rc = 0;
+    if (n > 0) {
+        const char **f = calloc((size_t)n, sizeof *f), **fi = calloc((size_t)n, sizeof *fi);
+        matvar_t **v = calloc((size_t)n, sizeof *v), **vi = calloc((size_t)n, sizeof *vi);
+        if (f && fi && v && vi) {
+            for (int g = 0; g < n; g++) {
+                const stsl_col_group *cg = &l->groups[g];
+                f[g] = cg->name;
+                v[g] = mat_cellstr(NULL, cg->member_names, cg->width);
+                if (!cg->integer) continue;
+                fi[ni] = cg->name;
+                vi[ni++] = mat_cellstr(NULL, cg->value_names, cg->n_value_names);
+            }
+            rc = put(mat, mat_struct("names", f, v, n));
+            if (!rc && ni > 0) rc = put(mat, mat_struct("value_names", fi, vi, ni));
+        } else {
+            rc = -1;
+        }
+        free(f);
+        free(fi);
+        free(v);
+        free(vi);
+    }
+    if (!rc && l->n_subjects > 0)
+        rc = put(mat, mat_cellstr("subject_names", l->subject_names, l->n_subjects));
+    return rc;
+}
+
+/* The events' values of one member (stsl_event_value): M x 1, or M x w
+ * for a grouped column; NaN when the layout has no source. */
+static matvar_t *event_values(const stsl_mem_result *r, const stsl_event_value *v)
+{
+    size_t n = (size_t)r->n_events, w = (size_t)(v->width > 0 ? v->width : 1);
+    double *d = malloc(sizeof *d * (n * w + 1));
+    if (!d) return NULL;
+    for (size_t k = 0; k < w; k++)
+        for (size_t i = 0; i < n; i++) {
+            const double *src = v->after ? r->events[i].after : r->events[i].before;
+            d[i + k * n] = v->first >= 0 ? src[(size_t)v->first + k] : NAN;
+        }
+    size_t dims[2] = {n, w};
+    matvar_t *m = Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, d, 0);
+    free(d);
+    return m;
+}
+
+/* A system's events: `index` (int32, subject - 1, -1 for none) and `name`. */
+static void event_subjects(const stsl_mem_result *r, int32_t *idx, const char **names)
+{
+    for (long i = 0; i < r->n_events; i++) {
+        int s = r->events[i].subject;
+        idx[i] = s - 1;
+        names[i] = s > 0 && s <= r->layout.n_subjects ? r->layout.subject_names[s - 1] : "";
+    }
 }
 
 static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
 {
-    enum { E_T, E_X, E_VB, E_VA, E_NET, E_FR, E_NUM };
-    static const char *const fields[] = {"t",        "kind",    "mode_before", "mode_after", "x",
-                                         "v_before", "v_after", "net_force",   "friction"};
+    enum { N_FIELDS = 11 };
+    static const char *const fields[N_FIELDS] = {
+        "t",       "kind",      "mode_before", "mode_after", "x",   "v_before",
+        "v_after", "net_force", "friction",    "index",      "name"};
     long n = r->n_events;
     size_t sz = (size_t)(n > 0 ? n : 1);
-    double *num[E_NUM] = {0};
+    double *t = malloc(sizeof *t * sz);
     int8_t *mb = malloc(sz), *ma = malloc(sz);
-    const char **kinds = calloc(sz, sizeof *kinds);
-    int ok = mb && ma && kinds, rc = -1;
-    for (int k = 0; k < E_NUM; k++)
-        ok &= (num[k] = malloc(sizeof(double) * sz)) != NULL;
-    int ix = col_index(m, "x"), iv = col_index(m, "v"), inet = col_index(m, "net_force"),
-        ifr = col_index(m, "friction");
-    for (long i = 0; ok && i < n; i++) {
+    int32_t *idx = malloc(sizeof *idx * sz);
+    const char **kinds = calloc(sz, sizeof *kinds), **subj = calloc(sz, sizeof *subj);
+    int rc = -1, nf = r->layout.n_subjects > 0 ? N_FIELDS : N_FIELDS - 2;
+    if (!t || !mb || !ma || !idx || !kinds || !subj) goto out;
+    for (long i = 0; i < n; i++) {
         const stsl_mem_event *e = &r->events[i];
-        num[E_T][i] = e->t;
-        num[E_X][i] = ix >= 0 ? e->before[ix] : NAN;
-        num[E_VB][i] = iv >= 0 ? e->before[iv] : NAN;
-        num[E_VA][i] = iv >= 0 ? e->after[iv] : NAN;
-        num[E_NET][i] = inet >= 0 ? e->after[inet] : NAN;
-        num[E_FR][i] = ifr >= 0 ? e->after[ifr] : NAN;
+        t[i] = e->t;
         kinds[i] = e->kind >= 0 && e->kind < m->n_kinds ? m->kind_names[e->kind] : "";
         mb[i] = (int8_t)e->mode_before;
         ma[i] = (int8_t)e->mode_after;
     }
-    if (ok) {
-        matvar_t *vals[] = {
-            mat_column(num[E_T], n),  mat_cellstr(NULL, kinds, n), mat_int8_column(mb, n),
-            mat_int8_column(ma, n),   mat_column(num[E_X], n),     mat_column(num[E_VB], n),
-            mat_column(num[E_VA], n), mat_column(num[E_NET], n),   mat_column(num[E_FR], n)};
-        rc = put(mat, mat_struct("events", fields, vals, 9));
-    }
-    for (int k = 0; k < E_NUM; k++)
-        free(num[k]);
+    event_subjects(r, idx, subj);
+    stsl_event_value val[STSL_EVENT_VALUES];
+    stsl_layout_event_values(&r->layout, val);
+    size_t dims[2] = {(size_t)n, 1};
+    matvar_t *vals[N_FIELDS] = {
+        mat_column(t, n),
+        mat_cellstr(NULL, kinds, n),
+        mat_int8_column(mb, n),
+        mat_int8_column(ma, n),
+        event_values(r, &val[0]),
+        event_values(r, &val[1]),
+        event_values(r, &val[2]),
+        event_values(r, &val[3]),
+        event_values(r, &val[4]),
+        nf == N_FIELDS ? Mat_VarCreate(NULL, MAT_C_INT32, MAT_T_INT32, 2, dims, idx, 0) : NULL,
+        nf == N_FIELDS ? mat_cellstr(NULL, subj, n) : NULL};
+    rc = put(mat, mat_struct("events", fields, vals, nf));
+out:
+    free(t);
     free(mb);
     free(ma);
+    free(idx);
     free(kinds);
+    free(subj);
     return rc;
 }
 
-/* One field per trajectory column, mode ("", dimensionless) too. */
-static int write_units(mat_t *mat, const mat_sink *m)
+/* One field per trajectory field, mode ("", dimensionless) too. */
+static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
 {
-    int nf = m->n_cols + 2;
+    int nf = m->n_cols + 2, f = 1;
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
     const char **fields = calloc((size_t)nf, sizeof *fields);
     int rc = -1;
     if (vals && fields) {
-        for (int c = 0; c < nf - 1; c++) {
-            fields[c] = m->names[c];
-            vals[c] = mat_text(NULL, m->units[c]);
+        fields[0] = m->names[0];
+        vals[0] = mat_text(NULL, m->units[0]);
+        for (int c = 0; c < m->n_cols; c++) {
+            if (!starts_field(l, c)) continue;
+            const stsl_col_group *g = group_at(l, c);
+            fields[f] = g ? g->name : m->names[c + 1];
+            vals[f++] = mat_text(NULL, g ? (g->units ? g->units : "") : m->units[c + 1]);
         }
-        fields[nf - 1] = "mode";
-        vals[nf - 1] = mat_text(NULL, "");
-        rc = put(mat, mat_struct("units", fields, vals, nf));
+        if (has_mode(m)) {
+            fields[f] = "mode";
+            vals[f++] = mat_text(NULL, "");
+        }
+        rc = put(mat, mat_struct("units", fields, vals, f));
     }
     free(vals);
     free(fields);
@@ -336,7 +447,8 @@ static int write_file(mat_sink *m, stsl_error *err)
     const char *what = "trajectory";
     int bad = write_trajectory(mat, m, r);
     if (!bad) bad = write_events(mat, m, r), what = "events";
-    if (!bad) bad = write_units(mat, m), what = "units";
+    if (!bad) bad = write_units(mat, m, &r->layout), what = "units";
+    if (!bad) bad = write_group_names(mat, &r->layout), what = "names";
     if (!bad)
         bad = put(mat, mat_cellstr("mode_names", (const char *const *)m->mode_names, m->n_modes)),
         what = "mode_names";
@@ -375,6 +487,8 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
              (m->units[c + 1] = dup_str(l->cols[c].units));
     if (!ok) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", m->path);
     m->max_samples = m->max_bytes / (8L * (l->n_cols + 1));
+    int rc = stsl_layout_check_groups(l, m->path, err);
+    if (rc) return rc;
     m->began = 1;
     return stsl_sink_begin(&m->mem, l, err);
 }
@@ -405,6 +519,7 @@ static int ms_end(void *self, const stsl_stats *st, int complete, const char *me
     if (!m->began) {
         /* A run that failed before begin() still leaves a readable file. */
         stsl_layout empty = {0, NULL, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
+        m->no_layout = 1;
         if ((rc = ms_begin(m, &empty, err)) != STSL_OK) return rc;
     }
     if ((rc = stsl_sink_end(&m->mem, st, complete, message, err)) != STSL_OK) return rc;

@@ -17,6 +17,12 @@
  *               jac_evals, wall_seconds, time_<MODE>
  *   config (char: the YAML), complete (1 or 0), message, program, version,
  *   created_utc (char)
+ * A system of bodies (docs/hdf5-layout.md, "Systems of bodies"): each
+ * column group is one trajectory field, N x width (int8 for mode numbers),
+ * no mode field; events x, v_before, v_after, friction M x width, plus
+ * index (int32, -1: none) and name (cell); and the variables names (struct:
+ * per group a cell of its members), value_names (struct: per mode group a
+ * cell of its value names) and subject_names (cell).
  * Every char is UTF-16 tagged miUTF16 (converted from the UTF-8 text), the
  * one char encoding MATLAB, Octave, scipy's loadmat and matio all read as
  * the same characters ("N·m").

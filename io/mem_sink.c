@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MEM_MAX_COLS  16 /* the size of stsl_mem_event.before/after */
 #define MEM_FIRST_CAP 256
 
 typedef struct mem_sink {
@@ -18,9 +17,12 @@ static int mem_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     mem_sink *m = self;
     if (m->began) return stsl_error_set(err, STSL_EINPUT, "memory sink: begun twice");
-    if (l->n_cols < 0 || l->n_cols > MEM_MAX_COLS)
-        return stsl_error_set(err, STSL_EINPUT, "memory sink: %d columns, events keep at most %d",
-                              l->n_cols, MEM_MAX_COLS);
+    if (l->n_cols < 0 || (l->n_cols > 0 && !l->cols))
+        return stsl_error_set(err, STSL_EINPUT, "memory sink: invalid layout (%d columns)",
+                              l->n_cols);
+    int rc = stsl_layout_check_groups(l, "memory sink", err);
+    if (!rc) rc = stsl_layout_copy(l, &m->r.layout, err);
+    if (rc) return rc;
     m->r.n_cols = l->n_cols;
     m->began = 1;
     return STSL_OK;
@@ -65,6 +67,10 @@ static int mem_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     mem_sink *m = self;
     if (!m->began || m->r.ended)
         return stsl_error_set(err, STSL_EINPUT, "memory sink: event outside begin()/end()");
+    if (ev->subject < 0 || ev->subject > m->r.layout.n_subjects)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "memory sink: event subject %d out of range (0..%d)", ev->subject,
+                              m->r.layout.n_subjects);
     if (m->r.n_events == m->cap_events) {
         long cap = m->cap_events ? 2 * m->cap_events : 16;
         stsl_mem_event *e = realloc(m->r.events, sizeof *e * (size_t)cap);
@@ -72,15 +78,15 @@ static int mem_event(void *self, const stsl_event_rec *ev, stsl_error *err)
         m->r.events = e;
         m->cap_events = cap;
     }
+    /* The values of each event in a block of their own: the event array
+     * may move as it grows, they do not. */
+    size_t n = (size_t)m->r.n_cols;
+    double *v = calloc(2 * n + 1, sizeof *v);
+    if (!v) return stsl_error_set(err, STSL_ENOMEM, "memory sink: out of memory");
     stsl_mem_event *e = &m->r.events[m->r.n_events++];
-    memset(e, 0, sizeof *e);
-    e->t = ev->t;
-    e->kind = ev->kind;
-    e->mode_before = ev->mode_before;
-    e->mode_after = ev->mode_after;
-    size_t n = sizeof(double) * (size_t)m->r.n_cols;
-    if (n && ev->before) memcpy(e->before, ev->before, n);
-    if (n && ev->after) memcpy(e->after, ev->after, n);
+    *e = (stsl_mem_event){ev->t, ev->kind, ev->mode_before, ev->mode_after, v, v + n, ev->subject};
+    if (n && ev->before) memcpy(e->before, ev->before, n * sizeof *v);
+    if (n && ev->after) memcpy(e->after, ev->after, n * sizeof *v);
     return STSL_OK;
 }
 
@@ -103,7 +109,10 @@ static void mem_destroy(void *self)
     free(m->r.t);
     free(m->r.mode);
     free(m->r.cols);
+    for (long i = 0; i < m->r.n_events; i++)
+        free(m->r.events[i].before);
     free(m->r.events);
+    stsl_layout_free(&m->r.layout);
     free(m);
 }
 

@@ -9,10 +9,12 @@
 typedef struct stsl_mem_event {
     double t;
     int kind, mode_before, mode_after;
-    double before[16], after[16]; /* first n_cols columns */
+    double *before, *after; /* n_cols values each, owned by the sink */
+    int subject;            /* stsl_event_rec.subject: 1 + index into layout.subject_names */
 } stsl_mem_event;
 
 typedef struct stsl_mem_result {
+    stsl_layout layout; /* a copy of the layout begin() was given (column groups, subjects) */
     int n_cols;
     long n_samples;
     double *t;    /* n_samples */

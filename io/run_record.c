@@ -73,17 +73,49 @@ static void put_names(rec_sink *r, const char *const *names, int n)
         put_str(r, names[i]);
 }
 
+/* A system's column groups and event subjects (none for the element). */
+static size_t systems_size(const stsl_layout *l)
+{
+    size_t size = sizeof(int32_t) + names_size(l->subject_names, l->n_subjects);
+    for (int g = 0; g < l->n_groups; g++) {
+        const stsl_col_group *cg = &l->groups[g];
+        size += str_size(cg->name) + str_size(cg->units) + str_size(cg->long_name) +
+                3 * sizeof(int32_t) + names_size(cg->member_names, cg->width) +
+                names_size(cg->value_names, cg->n_value_names);
+    }
+    return size;
+}
+
+static void put_systems(rec_sink *r, const stsl_layout *l)
+{
+    put_i32(r, l->n_groups);
+    for (int g = 0; g < l->n_groups; g++) {
+        const stsl_col_group *cg = &l->groups[g];
+        put_str(r, cg->name);
+        put_str(r, cg->units);
+        put_str(r, cg->long_name);
+        put_i32(r, cg->first);
+        put_i32(r, cg->integer);
+        put_names(r, cg->member_names, cg->width);
+        put_names(r, cg->value_names, cg->n_value_names);
+    }
+    put_names(r, l->subject_names, l->n_subjects);
+}
+
 static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     rec_sink *r = self;
     if (l->n_cols < 0 || l->n_modes < 0 || l->n_kinds < 0)
         return stsl_error_set(err, STSL_EINPUT, "run record: invalid layout");
+    int rc = stsl_layout_check_groups(l, "run record", err);
+    if (rc) return rc;
     size_t size = 1 + sizeof(int32_t) + str_size(l->time_units) +
-                  names_size(l->mode_names, l->n_modes) + names_size(l->kind_names, l->n_kinds);
+                  names_size(l->mode_names, l->n_modes) + names_size(l->kind_names, l->n_kinds) +
+                  systems_size(l);
     for (int i = 0; i < l->n_cols; i++)
         size +=
             str_size(l->cols[i].name) + str_size(l->cols[i].units) + str_size(l->cols[i].long_name);
-    int rc = reserve(r, size, err);
+    rc = reserve(r, size, err);
     if (rc) return rc;
     put(r, &(unsigned char){R_BEGIN}, 1);
     put_i32(r, l->n_cols);
@@ -95,6 +127,7 @@ static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
     put_str(r, l->time_units);
     put_names(r, l->mode_names, l->n_modes);
     put_names(r, l->kind_names, l->n_kinds);
+    put_systems(r, l);
     r->n_cols = l->n_cols;
     return STSL_OK;
 }
@@ -116,13 +149,14 @@ static int rec_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     rec_sink *r = self;
     size_t row = sizeof(double) * (size_t)r->n_cols;
-    int rc = reserve(r, 1 + sizeof ev->t + 3 * sizeof(int32_t) + 2 + 2 * row, err);
+    int rc = reserve(r, 1 + sizeof ev->t + 4 * sizeof(int32_t) + 2 + 2 * row, err);
     if (rc) return rc;
     put(r, &(unsigned char){R_EVENT}, 1);
     put(r, &ev->t, sizeof ev->t);
     put_i32(r, ev->kind);
     put_i32(r, ev->mode_before);
     put_i32(r, ev->mode_after);
+    put_i32(r, ev->subject);
     const double *sides[2] = {ev->before, ev->after};
     for (int s = 0; s < 2; s++) {
         put(r, &(unsigned char){sides[s] != NULL}, 1);
@@ -235,12 +269,19 @@ static int get_count(reader *rd, size_t min_size)
 typedef struct replay {
     stsl_layout l;
     stsl_column *cols;
-    const char **modes, **kinds;
-    double *a, *b; /* n_cols each */
+    const char **modes, **kinds, **subjects;
+    stsl_col_group *groups; /* their name arrays calloc'd, strings in the block */
+    double *a, *b;          /* n_cols each */
 } replay;
 
 static void replay_free(replay *rp)
 {
+    for (int g = 0; rp->groups && g < rp->l.n_groups; g++) {
+        free((void *)rp->groups[g].member_names);
+        free((void *)rp->groups[g].value_names);
+    }
+    free(rp->groups);
+    free(rp->subjects);
     free(rp->cols);
     free(rp->modes);
     free(rp->kinds);
@@ -255,6 +296,31 @@ static const char **get_names(reader *rd, int *n)
     for (int i = 0; v && i < *n; i++)
         v[i] = get_str(rd);
     return v;
+}
+
+/* The groups and subjects put_systems wrote; -1 when out of memory. */
+static int read_systems(reader *rd, replay *rp)
+{
+    int n = get_count(rd, 5 * sizeof(int32_t));
+    rp->groups = calloc((size_t)n + 1, sizeof *rp->groups);
+    if (!rp->groups) return -1;
+    rp->l.n_groups = n;
+    rp->l.groups = rp->groups;
+    for (int g = 0; g < n && !rd->bad; g++) {
+        stsl_col_group *cg = &rp->groups[g];
+        cg->name = get_str(rd);
+        cg->units = get_str(rd);
+        cg->long_name = get_str(rd);
+        cg->first = get_i32(rd);
+        cg->integer = get_i32(rd);
+        const char **m = get_names(rd, &cg->width), **v = get_names(rd, &cg->n_value_names);
+        cg->member_names = m;
+        cg->value_names = v;
+        if (!m || !v) return -1;
+    }
+    rp->subjects = get_names(rd, &rp->l.n_subjects);
+    rp->l.subject_names = rp->subjects;
+    return rp->subjects ? 0 : -1;
 }
 
 static int read_begin(reader *rd, replay *rp, stsl_error *err)
@@ -279,7 +345,7 @@ static int read_begin(reader *rd, replay *rp, stsl_error *err)
     rp->kinds = get_names(rd, &rp->l.n_kinds);
     rp->l.mode_names = rp->modes;
     rp->l.kind_names = rp->kinds;
-    if (!rp->cols || !rp->a || !rp->b || !rp->modes || !rp->kinds)
+    if (!rp->cols || !rp->a || !rp->b || !rp->modes || !rp->kinds || read_systems(rd, rp) < 0)
         return stsl_error_set(err, STSL_ENOMEM, "out of memory replaying a run");
     return STSL_OK;
 }
@@ -311,6 +377,7 @@ static int replay_one(reader *rd, replay *rp, stsl_sink *into, int *ended, stsl_
         ev.kind = get_i32(rd);
         ev.mode_before = get_i32(rd);
         ev.mode_after = get_i32(rd);
+        ev.subject = get_i32(rd);
         if (!rp->a) rd->bad = 1; /* an event before begin */
         double *rows[2] = {rp->a, rp->b};
         const double *sides[2] = {NULL, NULL};

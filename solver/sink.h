@@ -10,6 +10,8 @@
 #ifndef STSL_SINK_H
 #define STSL_SINK_H
 
+#include <stddef.h>
+
 #include "solver/status.h"
 
 #define STSL_MAX_MODES 16
@@ -139,5 +141,39 @@ int stsl_sink_tee(stsl_sink a, stsl_sink b, stsl_sink *out, stsl_error *err);
 
 /* Index of a named column in `layout`, or -1. */
 int stsl_layout_find(const stsl_layout *layout, const char *name);
+
+/* ---- systems: column groups and event subjects ---------------------------- */
+
+/* The group holding column c, or -1 (a column of its own). */
+int stsl_layout_group_of(const stsl_layout *layout, int c);
+/* Index of the group named `name`, or -1. */
+int stsl_layout_find_group(const stsl_layout *layout, const char *name);
+/* The groups and subjects of `layout` are well formed: each group a
+ * non-empty run of columns inside [0, n_cols), no column in two groups,
+ * names (and member names, value names) given; subject names given.
+ * STSL_OK, or STSL_EINPUT with err naming `who` (a file) and the group. */
+int stsl_layout_check_groups(const stsl_layout *layout, const char *who, stsl_error *err);
+/* The name a grouped column shows where columns are flat (CSV headers,
+ * stsl_result_column): "name[member]", e.g. "x[motor]", into buf (len
+ * bytes, always terminated).  A column of its own: its name. */
+void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t len);
+/* The values each event keeps in the files (HDF5 /events, the events CSV,
+ * the MAT events struct), in this order: x just before, v just before and
+ * after, net_force and friction just after, each taken from the column of
+ * that name or, in a system, from the group of that name (then one value
+ * per member). */
+#define STSL_EVENT_VALUES 5
+typedef struct stsl_event_value {
+    const char *name; /* "x", "v_before", "v_after", "net_force", "friction" */
+    int after;        /* 1: the value just after the event (ev->after), 0: just before */
+    int first;        /* its first source column; -1: the layout has none (NaN) */
+    int width;        /* 0: one column of its own; w > 0: a group of w columns */
+} stsl_event_value;
+void stsl_layout_event_values(const stsl_layout *layout, stsl_event_value out[STSL_EVENT_VALUES]);
+
+/* A deep copy of `src` into *dst (strings and arrays owned by dst, freed by
+ * stsl_layout_free), so that a sink may keep the layout after begin(). */
+int stsl_layout_copy(const stsl_layout *src, stsl_layout *dst, stsl_error *err);
+void stsl_layout_free(stsl_layout *l); /* NULL-safe; leaves *l zeroed */
 
 #endif

@@ -680,13 +680,25 @@ static void test_mem(void **state)
     stsl_sink_free(&s);
     assert_null(stsl_mem_sink_result(&s));
 
-    /* More columns than an event record keeps: refused, not truncated. */
+    /* More columns than the element's 16 (a system's): kept whole, in the
+     * samples and in the events' values, not truncated. */
     stsl_column many[17];
-    for (int i = 0; i < 17; i++)
+    double vb[17], va[17];
+    for (int i = 0; i < 17; i++) {
         many[i] = (stsl_column){"c", "1", NULL};
-    stsl_layout l = {17, many, "s", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
+        vb[i] = i + 0.25;
+        va[i] = -i - 0.5;
+    }
+    stsl_layout l = {17, many, "s", 0, NULL, 1, kinds, 0, NULL, 0, NULL};
     assert_int_equal(stsl_mem_sink_create(&s, &err), STSL_OK);
-    assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_EINPUT);
+    assert_int_equal(stsl_sink_begin(&s, &l, &err), STSL_OK);
+    assert_int_equal(stsl_sink_sample(&s, 0.0, -1, vb, &err), STSL_OK);
+    stsl_event_rec big = {1.0, 0, -1, -1, vb, va, 0};
+    assert_int_equal(stsl_sink_event(&s, &big, &err), STSL_OK);
+    m = stsl_mem_sink_result(&s);
+    assert_int_equal(m->n_cols, 17);
+    assert_true(m->cols[16] == vb[16]);
+    assert_true(m->events[0].before[16] == vb[16] && m->events[0].after[16] == va[16]);
     stsl_sink_free(&s);
 }
 
