@@ -51,76 +51,12 @@
 
 /* ============================================================ running a system */
 
-/* What the layout said, copied (the layout belongs to the model, which the
- * run frees): the column groups by name and the event kinds. */
-#define SPY_MAX  64
-#define NAME_LEN 48
-typedef struct spy {
-    int n_groups;
-    char group[SPY_MAX][NAME_LEN];
-    int first[SPY_MAX], width[SPY_MAX];
-    int n_kinds;
-    char kind[SPY_MAX][NAME_LEN];
-    int n_subjects;
-    char subject[SPY_MAX][NAME_LEN];
-} spy;
-
-static void copy_name(char *dst, const char *src)
-{
-    snprintf(dst, NAME_LEN, "%s", src ? src : "");
-}
-
-static int spy_begin(void *self, const stsl_layout *l, stsl_error *err)
-{
-    (void)err;
-    spy *s = self;
-    s->n_groups = l->n_groups < SPY_MAX ? l->n_groups : SPY_MAX;
-    for (int g = 0; g < s->n_groups; g++) {
-        copy_name(s->group[g], l->groups[g].name);
-        s->first[g] = l->groups[g].first;
-        s->width[g] = l->groups[g].width;
-    }
-    s->n_kinds = l->n_kinds < SPY_MAX ? l->n_kinds : SPY_MAX;
-    for (int k = 0; k < s->n_kinds; k++)
-        copy_name(s->kind[k], l->kind_names[k]);
-    s->n_subjects = l->n_subjects < SPY_MAX ? l->n_subjects : SPY_MAX;
-    for (int k = 0; k < s->n_subjects; k++)
-        copy_name(s->subject[k], l->subject_names[k]);
-    return STSL_OK;
-}
-
-static int spy_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
-{
-    (void)self, (void)t, (void)mode, (void)cols, (void)err;
-    return STSL_OK;
-}
-
-static int spy_event(void *self, const stsl_event_rec *ev, stsl_error *err)
-{
-    (void)self, (void)ev, (void)err;
-    return STSL_OK;
-}
-
-static int spy_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
-{
-    (void)self, (void)st, (void)complete, (void)msg, (void)err;
-    return STSL_OK;
-}
-
-static void spy_destroy(void *self)
-{
-    (void)self; /* the spy lives in its mb_run */
-}
-
-static const stsl_sink_ops SPY_OPS = {spy_begin, spy_sample, spy_event, spy_end, spy_destroy};
-
-/* One run of a system: the memory sink's result, the layout's groups,
- * the statistics and the status. */
+/* One run of a system: the memory sink's result (with its copy of the
+ * layout: column groups, event kinds and subjects), the statistics and
+ * the status. */
 typedef struct mb_run {
-    stsl_sink sink; /* the tee (owns the memory sink) */
-    stsl_sink mem;  /* borrowed view of the memory sink */
+    stsl_sink sink;
     const stsl_mem_result *r;
-    spy lay;
     stsl_stats st;
     int rc;
     stsl_error err;
@@ -140,11 +76,10 @@ static void mb_start(const char *yaml, mb_run *m)
     m->n_bodies = cfg.system.n_bodies;
     m->n_contacts = cfg.system.n_contacts;
     m->n_stops = cfg.system.n_stops;
-    assert_int_equal(stsl_mem_sink_create(&m->mem, &err), STSL_OK);
-    stsl_sink spy_sink = {&SPY_OPS, &m->lay};
-    assert_int_equal(stsl_sink_tee(m->mem, spy_sink, &m->sink, &err), STSL_OK);
+    assert_int_equal(stsl_mem_sink_create(&m->sink, &err), STSL_OK);
+    cfg.sim.integrate_power = 1; /* stats.work: the engine's own energy balance (D4) */
     m->rc = stsl_run_system(&cfg.system, &cfg.sim, &m->sink, &m->st, &m->err);
-    m->r = stsl_mem_sink_result(&m->mem);
+    m->r = stsl_mem_sink_result(&m->sink);
     stsl_config_free(&cfg);
 }
 
@@ -162,11 +97,15 @@ static void mb_free(mb_run *m)
 }
 
 /* First column of the group `name` (x, v, a, friction, slip_velocity,
- * contact_mode, stop_reaction, stop_mode); fails the test when absent. */
+ * contact_mode, stop_reaction, stop_mode) or of the ungrouped column
+ * `name` (x_base, v_base); fails the test when absent. */
 static int grp(const mb_run *m, const char *name)
 {
-    for (int g = 0; g < m->lay.n_groups; g++)
-        if (!strcmp(m->lay.group[g], name)) return m->lay.first[g];
+    const stsl_layout *l = &m->r->layout;
+    for (int g = 0; g < l->n_groups; g++)
+        if (!strcmp(l->groups[g].name, name)) return l->groups[g].first;
+    for (int c = 0; c < l->n_cols; c++) /* ungrouped (x_base, v_base) */
+        if (!strcmp(l->cols[c].name, name)) return c;
     fail_msg("no column group '%s' in the layout", name);
     return -1;
 }
@@ -197,8 +136,9 @@ static int CMODE(const mb_run *m, long i, int c)
 /* The event kind called `name`, -1 when the layout has none. */
 static int kind(const mb_run *m, const char *name)
 {
-    for (int k = 0; k < m->lay.n_kinds; k++)
-        if (!strcmp(m->lay.kind[k], name)) return k;
+    const stsl_layout *l = &m->r->layout;
+    for (int k = 0; k < l->n_kinds; k++)
+        if (!strcmp(l->kind_names[k], name)) return k;
     return -1;
 }
 
@@ -431,7 +371,9 @@ static void d3_stiff_coupling(void **state)
  * case so that this is below 1e-11.  Samples are CVODE's interpolants,
  * good to the local error (rtol 1e-10).  What remains is how well the
  * run itself keeps the balance (the integration error over the whole run
- * and the event locations): the issue's 1e-8 of the work. */
+ * and the event locations): the issue's 1e-8 of the work.  The engine's
+ * own integral of the same balance (stats.work with integrate_power, its
+ * power op: input - dissipation) must match E(T) - E(0) as well. */
 #define D4_MAXB 8
 typedef struct d4_link {
     int a, b; /* bodies; b = -1: ground, -2: base */
@@ -493,11 +435,11 @@ static void d4_yaml(const d4_sys *s, char *y, size_t n)
 /* Position and velocity of an end in sample i. */
 static double d4_x(const mb_run *m, long i, int b)
 {
-    return b >= 0 ? X(m, i, b) : b == -2 ? m->r->cols[i * m->r->n_cols + grp(m, "x_base")] : 0.0;
+    return b >= 0 ? X(m, i, b) : b == -2 ? val(m, "x_base", i, 0) : 0.0;
 }
 static double d4_v(const mb_run *m, long i, int b)
 {
-    return b >= 0 ? V(m, i, b) : b == -2 ? m->r->cols[i * m->r->n_cols + grp(m, "v_base")] : 0.0;
+    return b >= 0 ? V(m, i, b) : b == -2 ? val(m, "v_base", i, 0) : 0.0;
 }
 
 static double d4_energy(const d4_sys *s, const mb_run *m, long i)
@@ -614,6 +556,9 @@ static void d4_check(const d4_sys *s)
     assert_true(count(&m, "stick", -1) >= 2 && count(&m, "breakaway", -1) >= 2);
     assert_true(d > 0.1 * scale);
     assert_true(fabs(resid) <= 1e-8 * scale);
+    /* The engine's own integral of (input - dissipation) (its power op,
+     * a CVODES quadrature) agrees with the change of energy as well. */
+    assert_true(fabs(m.st.work - (e1 - e0)) <= 1e-8 * scale);
     mb_free(&m);
 }
 
@@ -693,6 +638,8 @@ static int den_hartog(double m, double k, double fd, double fs, double u0, doubl
  * rest each stuck contact holds what the springs pull: friction on a
  * = k (x_a - x_b) ... with the sign of the springs' force reversed, and
  * on b = -(k (x_a - x_b) + k (x_c - x_b)), each within its band. */
+#define D5_XTOL 1e-9
+
 static void d5_case(double sa, double sc, double fsb_ratio, double fdb)
 {
     const double m = 1.0, k = 100.0, fd = 1.0, ratio = 1.2, fs = fd * ratio;
@@ -732,11 +679,14 @@ static void d5_case(double sa, double sc, double fsb_ratio, double fdb)
                      (j + 1) * M_PI / omega, RT, AT);
     assert_wrms1(r.r->events[nth(&r, "stick", contact_subject(0), 0)].t, ta, RT, AT);
     assert_wrms1(r.r->events[nth(&r, "stick", contact_subject(2), 0)].t, tc, RT, AT);
-    /* The final rest: positions, velocities, all stuck. */
+    /* The final rest: positions, velocities, all stuck.  The error of
+     * the rest position is what the swing accumulated: 1e-8 of the
+     * 0.1 m swing, D5_XTOL = 1e-9 m, not of the 0.005 m where it ends (the
+     * element itself ends this very case, a's half, 2.2e-10 m off). */
     long n = last(&r);
-    assert_wrms1(X(&r, n, 0), ua, RT, AT);
-    assert_wrms1(X(&r, n, 2), uc, RT, AT);
-    assert_wrms1(X(&r, n, 1), 0.0, RT, AT);
+    assert_wrms1(X(&r, n, 0), ua, RT, D5_XTOL);
+    assert_wrms1(X(&r, n, 2), uc, RT, D5_XTOL);
+    assert_wrms1(X(&r, n, 1), 0.0, RT, D5_XTOL);
     for (int b = 0; b < 3; b++) {
         assert_true(V(&r, n, b) == 0.0);
         assert_int_equal(CMODE(&r, n, b), STSL_CS_STUCK);
@@ -744,17 +694,17 @@ static void d5_case(double sa, double sc, double fsb_ratio, double fdb)
     /* Forces balance on every body: spring forces + the contact's force
      * = 0, with the spring force on a = -k (x_a - x_b), on c = -k (x_c -
      * x_b), on b the reactions of both.  The constraint forces are
-     * solved from the cluster (a linear solve at rtol-accurate positions):
-     * relative 1e-8 of the spring forces k s ~ 10 N, atol 1e-8 N. */
+     * solved from the cluster (a linear solve, exact to rounding, at the
+     * positions): k D5_XTOL = 1e-7 N. */
     double xa = X(&r, n, 0), xb = X(&r, n, 1), xc = X(&r, n, 2);
     double fa = -k * (xa - xb), fc = -k * (xc - xb), fb = k * (xa - xb) + k * (xc - xb);
-    assert_wrms1(FRIC(&r, n, 0), -fa, RT, 1e-8);
-    assert_wrms1(FRIC(&r, n, 1), -fb, RT, 1e-8);
-    assert_wrms1(FRIC(&r, n, 2), -fc, RT, 1e-8);
+    assert_wrms1(FRIC(&r, n, 0), -fa, RT, k * D5_XTOL);
+    assert_wrms1(FRIC(&r, n, 1), -fb, RT, k * D5_XTOL);
+    assert_wrms1(FRIC(&r, n, 2), -fc, RT, k * D5_XTOL);
     /* ... the closed form of them, each within its static band. */
-    assert_wrms1(FRIC(&r, n, 0), k * ua, RT, 1e-8);
-    assert_wrms1(FRIC(&r, n, 2), k * uc, RT, 1e-8);
-    assert_wrms1(FRIC(&r, n, 1), -k * (ua + uc), RT, 1e-8);
+    assert_wrms1(FRIC(&r, n, 0), k * ua, RT, k * D5_XTOL);
+    assert_wrms1(FRIC(&r, n, 2), k * uc, RT, k * D5_XTOL);
+    assert_wrms1(FRIC(&r, n, 1), -k * (ua + uc), RT, k * D5_XTOL);
     assert_true(fabs(FRIC(&r, n, 0)) <= fs && fabs(FRIC(&r, n, 2)) <= fs);
     assert_true(fabs(FRIC(&r, n, 1)) <= fdb * fsb_ratio);
     /* b held still all the way: its contact never left STUCK. */
@@ -909,11 +859,21 @@ static void d6_ambiguous_tie_rule(void **state)
     mb_free(&m);
 }
 
-/* More than ten contacts switching at one instant: eleven identical bodies,
- * each on its own contact, decelerate from the same speed with the same
- * friction: the same arithmetic, so their contacts reach w = 0 at exactly
- * the same instant, t* = m v0 / F = 0.5 s.  The enumeration refuses (3^11
- * combinations): a solver failure, STSL_EMODEL, naming the instant. */
+/* More than ten contacts switching at one instant.  (With friction levels
+ * that do not depend on the load, as in a system, the combination of
+ * SPEC §4 always exists: the accelerations solve a strongly monotone
+ * inclusion M a - f + sum_c D_c' F_c Sign(D_c a) ∋ 0, whose unique solution
+ * gives each contact at w = 0 either D_c a = 0 with its force inside the
+ * dynamic band - inside the static one - or a slip with the acceleration in
+ * its direction.  So the solver failure the engine can meet at a switch is
+ * the enumeration's limit, not a physical inconsistency.)  A stack of
+ * eleven blocks: b0 on the ground (F = 22 N), each b_i riding on b_(i-1)
+ * (F = 50 N, never reached: contact i carries the 2 (11 - i) N that
+ * decelerates the blocks above it), all at 1 m/s: the ten riders' contacts
+ * are stuck, the stack decelerates at 2 m/s^2 and b0's contact reaches
+ * w = 0 at t* = 0.5 s; the eleven contacts then all have w = 0 and share
+ * bodies, so they must be decided together: 3^11 combinations, beyond the
+ * engine's ten.  A solver failure, STSL_EMODEL, naming the instant. */
 static void d6_more_than_ten(void **state)
 {
     (void)state;
@@ -921,15 +881,16 @@ static void d6_more_than_ten(void **state)
     size_t o = (size_t)snprintf(yaml, sizeof yaml, "bodies:\n");
     for (int i = 0; i < 11; i++)
         o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  b%d: {mass: 1, velocity: 1}\n", i);
-    o += (size_t)snprintf(yaml + o, sizeof yaml - o, "contacts:\n");
-    for (int i = 0; i < 11; i++)
+    o += (size_t)snprintf(yaml + o, sizeof yaml - o,
+                          "contacts:\n  - {body: b0, law: coulomb, dynamic: 22}\n");
+    for (int i = 1; i < 11; i++)
         o += (size_t)snprintf(yaml + o, sizeof yaml - o,
-                              "  - {body: b%d, law: coulomb, dynamic: 2}\n", i);
+                              "  - {between: [b%d, b%d], law: coulomb, dynamic: 50}\n", i, i - 1);
     snprintf(yaml + o, sizeof yaml - o, "simulation: {t_end: 1.0, rtol: 1e-10}\n");
     mb_run m;
     mb_start(yaml, &m);
-    assert_int_equal(m.rc, STSL_EMODEL);
     print_message("D6 eleven contacts at once: %s\n", m.err.msg);
+    assert_int_equal(m.rc, STSL_EMODEL);
     assert_non_null(strstr(m.err.msg, "more than ten contacts switch at one instant"));
     assert_non_null(strstr(m.err.msg, "t = 0.5"));
     assert_false(m.r->complete);
@@ -1030,7 +991,9 @@ static void d7_backlash_bodies(void **state)
 /* ============================================================ D8: compliant stop */
 
 /* A compliant stop between a (no friction, pushed by a constant F = 10 N)
- * and b (held by its Coulomb contact to the ground, F_b = 20 N > F): at
+ * and b (held by its Coulomb contact to the ground, F_b = 200 N: above the
+ * stop's peak force as a arrives at sqrt(2 F gap / m) = 0.45 m/s, at most
+ * F + sqrt(k m) 0.45 = 55 N, so b never slips): at
  * rest the stop carries F and the penetration x_a - x_b - gap is F / k,
  * for an overdamped (zeta 1.5) and an underdamped (zeta 0.2) contact.
  * The transients decay like exp(-zeta omega t) with omega = 100 rad/s
@@ -1045,7 +1008,7 @@ static void d8_static_penetration(void **state)
         char yaml[1024];
         snprintf(yaml, sizeof yaml,
                  "bodies: {a: {mass: 1}, b: {mass: 1}}\n"
-                 "contacts:\n  - {body: b, law: coulomb, dynamic: 20}\n"
+                 "contacts:\n  - {body: b, law: coulomb, dynamic: 200}\n"
                  "stops:\n  - {between: [a, b], min: -1, max: %g, model: compliant, stiffness: "
                  "%g, damping: %.17g}\n"
                  "inputs: {forces: {a: {type: constant, value: %g}}}\n"
@@ -1058,7 +1021,12 @@ static void d8_static_penetration(void **state)
         assert_wrms1(val(&m, "stop_reaction", n, 0), -f, RT, 1e-8);
         assert_wrms1(FRIC(&m, n, 0), -f, RT, 1e-8);
         assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
-        assert_int_equal(count(&m, "contact_begin", stop_subject(&m, 0)), 1);
+        /* In contact at the end (the underdamped contact bounces first:
+         * its swing F/k + 0.45 / omega = 5.5 mm exceeds the rest
+         * penetration, the stop lets go and a comes back). */
+        int s = stop_subject(&m, 0);
+        assert_true(count(&m, "contact_begin", s) >= 1);
+        assert_int_equal(count(&m, "contact_begin", s), count(&m, "contact_end", s) + 1);
         mb_free(&m);
     }
 }
