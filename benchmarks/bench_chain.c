@@ -107,7 +107,7 @@ static double loglog_slope(const double *x, const double *y, int n)
 int main(int argc, char **argv)
 {
     const int sizes[3] = {2, 10, 50};
-    int runs[3] = {20, 7, 3};
+    int runs[3] = {21, 11, 5};
     for (int i = 0; i < 3 && i + 1 < argc; i++)
         runs[i] = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : runs[i];
     chain_cost c[3];
