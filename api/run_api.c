@@ -26,13 +26,20 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     stsl_summary_sink_init(&ss, sum, extra && extra->ops ? extra : NULL, &s);
     const stsl_config *c = &cfg->c;
     stsl_hsolver_opts sim = c->sim;
-    int refused = stsl_config_require_element(c, err);
+    int refused = stsl_config_require_runnable(c, err);
     if (refused) return refused;
-    sim.integrate_power = 1; /* the summary's dissipated energy */
     if (cfg->cancel) {
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
     }
+    /* A system's power is not the friction-only figure the summary's
+     * dissipated energy promises: NaN. */
+    if (c->is_system) {
+        int rc = stsl_run_system(&c->system, &sim, &s, NULL, err);
+        sum->dissipated_energy = NAN;
+        return rc;
+    }
+    sim.integrate_power = 1; /* the summary's dissipated energy */
     int rc = stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, &s, NULL,
                                sum->verify_message, sizeof sum->verify_message, err);
     /* The work quadrature rides on CVODE's steps; the fixed-step schemes
@@ -67,7 +74,7 @@ stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path, stsl
     stsl_sink extra;
     if (!cfg) return stsl_api_bad_arg(err, "stsl_run: cfg is NULL");
     /* Refused before an output file is made. */
-    int rc = stsl_config_require_element(&cfg->c, &e);
+    int rc = stsl_config_require_runnable(&cfg->c, &e);
     extra = (stsl_sink){0};
     if (!rc) rc = make_output(cfg, output, path, &extra, &e);
     if (!rc) rc = stsl_api_run_into(cfg, &extra, summary ? summary : &local, &e);

@@ -28,6 +28,7 @@
 #include "io/safe_output.h"
 #include "io/study_h5.h"
 #include "models/element.h"
+#include "models/multibody.h"
 #include "models/run.h"
 #include "models/verify.h"
 #include "solver/hybrid.h"
@@ -188,21 +189,37 @@ static void print_summary(const run_args *a, const char *out)
     printf("output: %s\n", out);
 }
 
+/* Build the model (and free it) to find bad parameters: 0, or nonzero
+ * with err filled. */
+static int check_model(const stsl_config *cfg, stsl_error *err)
+{
+    if (cfg->is_system) {
+        stsl_multibody *mb = stsl_multibody_create(&cfg->system, cfg->sim.rtol, cfg->sim.atol, err);
+        stsl_multibody_free(mb);
+        return !mb;
+    }
+    stsl_element *el = stsl_element_create(&cfg->element, err);
+    stsl_element_free(el);
+    return !el;
+}
+
 static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_error *err)
 {
     char *yaml = stsl_config_to_yaml(cfg);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory writing the configuration");
     /* Bad parameters are bad input: check them before a file is created. */
-    stsl_element *check = stsl_element_create(&cfg->element, err);
-    stsl_element_free(check);
+    int bad = check_model(cfg, err);
     stsl_sink sink = {0}, h5 = {0};
-    int rc = check ? make_sink(a, out, yaml, &sink, &h5, err) : err->code;
+    int rc = !bad ? make_sink(a, out, yaml, &sink, &h5, err) : err->code;
     if (!rc) {
         cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
         cfg->sim.cancel = stsl_cli_interrupt_cancel;
-        char check[STSL_ERRMSG_MAX + 256];
-        rc = stsl_run_verified(&cfg->element, &cfg->sim, &cfg->scheme, cfg->verify, &sink, NULL,
-                               check, sizeof check, err);
+        char check[STSL_ERRMSG_MAX + 256] = "";
+        if (cfg->is_system)
+            rc = stsl_run_system(&cfg->system, &cfg->sim, &sink, NULL, err);
+        else
+            rc = stsl_run_verified(&cfg->element, &cfg->sim, &cfg->scheme, cfg->verify, &sink, NULL,
+                                   check, sizeof check, err);
         if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
         if (!rc && check[0]) fprintf(stderr, "stickslip: warning: verify: %s\n", check);
         if (stsl_h5_sink_replaced(&h5) || stsl_mat_sink_replaced(&h5))
@@ -216,25 +233,46 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     return rc;
 }
 
+/* The configuration and its signals' table files (NULL for other
+ * signals): the element's four signals, or a system's base and anchor
+ * motion and forces.  malloc'd; NULL out of memory. */
+static const char **input_files(const run_args *a, const stsl_config *cfg)
+{
+    const stsl_system *s = &cfg->system;
+    int n = cfg->is_system ? 2 + s->n_forces : 4;
+    const char **in = calloc((size_t)n + 1, sizeof *in);
+    if (!in) return NULL;
+    in[0] = a->config;
+    const stsl_signal_spec *el[4] = {&cfg->element.active_force, &cfg->element.load,
+                                     &cfg->element.base_motion, &cfg->element.anchor_motion};
+    for (int i = 0; i < n; i++) {
+        const stsl_signal_spec *sig = !cfg->is_system ? el[i]
+                                      : i == 0        ? &s->base_motion
+                                      : i == 1        ? &s->anchor_motion
+                                                      : &s->forces[i - 2].signal;
+        in[i + 1] = sig->type == STSL_SIG_TABLE ? sig->file : NULL;
+    }
+    return in;
+}
+
 /* Neither the result nor the CSV files may be one of the inputs (the
  * configuration, its table files): writing would destroy them. */
 static int check_outputs(const run_args *a, const stsl_config *cfg, const char *out,
                          stsl_error *err)
 {
-    const stsl_signal_spec *sig[4] = {&cfg->element.active_force, &cfg->element.load,
-                                      &cfg->element.base_motion, &cfg->element.anchor_motion};
-    const char *inputs[5] = {a->config};
-    for (int i = 0; i < 4; i++)
-        inputs[i + 1] = sig[i]->type == STSL_SIG_TABLE ? sig[i]->file : NULL;
-    int rc = stsl_output_check_inputs(out, inputs, 5, err);
+    const char **inputs = input_files(a, cfg);
+    int n_inputs = cfg->is_system ? 3 + cfg->system.n_forces : 5;
+    if (!inputs) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int rc = stsl_output_check_inputs(out, inputs, n_inputs, err);
     if (!rc)
         rc = stsl_output_check_regular(out, wants_mat(a, out) ? "a MAT result" : "an HDF5 result",
                                        err);
     for (int k = 0; !rc && a->csv && k < 2; k++) {
         char csv[STSL_PATH_MAX + 32];
         snprintf(csv, sizeof csv, "%s_%s.csv", a->csv, k ? "events" : "trajectory");
-        rc = stsl_output_check_inputs(csv, inputs, 5, err);
+        rc = stsl_output_check_inputs(csv, inputs, n_inputs, err);
     }
+    free(inputs);
     return rc;
 }
 
@@ -309,7 +347,7 @@ static int cmd_run(int argc, char **argv)
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
-    if (stsl_config_require_element(&cfg, &err)) {
+    if (stsl_config_require_runnable(&cfg, &err)) {
         stsl_config_free(&cfg);
         return error_exit(&err);
     }

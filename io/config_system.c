@@ -443,17 +443,28 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
 {
     const stsl_system *s = &cfg->system;
     if (!cfg->is_system) return STSL_OK;
-    if (stsl_system_is_multibody(s))
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: running several bodies is not available yet (issue 14, a "
-                              "later stage): this system (bodies %d, couplings %d, contacts %d, "
-                              "stops %d) is configuration only; `stickslip check` validates it",
-                              cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
     return stsl_error_set(err, STSL_EINPUT,
-                          "%s: running a system of bodies is not available yet (issue 14, a later "
-                          "stage), not even of one body: write one body as the one element "
-                          "(element:, friction:, end_stops:, inputs.active_force)",
-                          cfg->source);
+                          "%s: this command cannot handle a system of bodies yet (bodies %d, "
+                          "couplings %d, contacts %d, stops %d; issue 14): `stickslip run` and "
+                          "the API's stsl_run simulate it, `stickslip check` validates it",
+                          cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
+}
+
+int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
+{
+    if (!cfg->is_system) return STSL_OK;
+    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: simulation.scheme %s: the fixed-step schemes run the one "
+                              "element only; a system of bodies runs event-driven (remove "
+                              "simulation.scheme)",
+                              cfg->source, stsl_scheme_name(cfg->scheme.kind));
+    if (cfg->verify != STSL_VERIFY_OFF)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: simulation.verify (run --verify) is not available for a "
+                              "system of bodies yet (issue 14): run it without",
+                              cfg->source);
+    return STSL_OK;
 }
 
 static void summary_of(FILE *f, const stsl_system *s)

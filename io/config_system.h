@@ -21,9 +21,15 @@ void stsl_config_system_put(FILE *f, const stsl_config *cfg);
  * inputs.forces.NAME.amplitude, ...) when it may be set alone; NULL when
  * it must go through the full load. */
 double *stsl_config_system_slot(stsl_config *cfg, const char *key, const stsl_cr_range **r);
-/* STSL_OK when `cfg` can be simulated (the one element); STSL_EINPUT with
- * the reason for a system of bodies, which no solver runs yet. */
+/* STSL_OK when `cfg` is the one element; STSL_EINPUT naming the
+ * configuration for a system of bodies, which the commands that call it
+ * (converge, curve, sweep, ...) cannot handle yet. */
 int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
+/* STSL_OK when `stickslip run` / stsl_run can simulate `cfg`: the one
+ * element, or a system of bodies run event-driven without verify (the
+ * fixed-step schemes and the verified run are the element's only);
+ * STSL_EINPUT naming the key otherwise. */
+int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err);
 /* A summary of a system for `stickslip check` (malloc'd, several lines;
  * NULL when out of memory): its bodies, couplings, contacts, stops and
  * forces; "" for the one element, whose `check` line stays as it was. */

@@ -787,37 +787,6 @@ static void init_layout(stsl_element *e)
 
 /* ---- natural scales -------------------------------------------------------- */
 
-/* The size of an oscillating displacement input (sine, chirps), else 0:
- * a ramp or a step of the base shifts the element, it does not set a
- * length it must resolve. */
-static double oscillation_amplitude(const stsl_signal_spec *s)
-{
-    int osc = s->type == STSL_SIG_SINE || s->type == STSL_SIG_JANECEK_CHIRP ||
-              s->type == STSL_SIG_LINEAR_CHIRP;
-    return osc ? fabs(s->amplitude) : 0.0;
-}
-
-/* The largest |value| a force input is described with (0 when none). */
-static double force_amplitude(const stsl_signal_spec *s)
-{
-    switch (s->type) {
-    case STSL_SIG_CONSTANT:
-        return fabs(s->value);
-    case STSL_SIG_STEP:
-        return fmax(fabs(s->before), fabs(s->after));
-    case STSL_SIG_RAMP:
-        return fabs(s->initial);
-    case STSL_SIG_TABLE: {
-        double m = 0.0;
-        for (int i = 0; s->vv && i < s->n; i++)
-            m = fmax(m, fabs(s->vv[i]));
-        return m;
-    }
-    default:
-        return fabs(s->amplitude) + fabs(s->offset);
-    }
-}
-
 static void keep_smaller(double *l, double cand);
 
 /* The force that sets the element's motion: the smallest of the friction's
@@ -833,8 +802,8 @@ static double force_scale(const stsl_element_params *p)
                     : f->dynamic * f->static_ratio;
     double fs = INFINITY;
     keep_smaller(&fs, fr);
-    keep_smaller(&fs, force_amplitude(&p->active_force));
-    keep_smaller(&fs, force_amplitude(&p->load));
+    keep_smaller(&fs, stsl_signal_spec_size(&p->active_force));
+    keep_smaller(&fs, stsl_signal_spec_size(&p->load));
     return isfinite(fs) ? fs : 0.0;
 }
 
@@ -877,8 +846,8 @@ void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
         keep_smaller(&l, f / p->stop_stiffness);
         keep_smaller(&l, fabs(p->v0) * sqrt(m / p->stop_stiffness));
     }
-    keep_smaller(&l, oscillation_amplitude(&p->base_motion));
-    if (p->has_anchor) keep_smaller(&l, oscillation_amplitude(&p->anchor_motion));
+    keep_smaller(&l, stsl_signal_spec_oscillation(&p->base_motion));
+    if (p->has_anchor) keep_smaller(&l, stsl_signal_spec_oscillation(&p->anchor_motion));
     if (!isfinite(l)) l = 1.0;
     if (k > 0.0)
         t = sqrt(m / k);

@@ -1,5 +1,9 @@
 #include "models/run.h"
 
+#include <stdlib.h>
+
+#include "models/multibody.h"
+
 static int run_event_driven(stsl_element *el, const stsl_hsolver_opts *sim, stsl_sink *sink,
                             stsl_stats *stats, stsl_error *err)
 {
@@ -23,5 +27,30 @@ int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                  ? stsl_fixed_step_run(el, sim, sch, sink, stats, err)
                  : run_event_driven(el, sim, sink, stats, err);
     stsl_element_free(el);
+    return rc;
+}
+
+int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sink *sink,
+                    stsl_stats *stats, stsl_error *err)
+{
+    stsl_multibody *m = stsl_multibody_create(s, sim->rtol, sim->atol, err);
+    if (!m) return err ? err->code : STSL_EINPUT;
+    stsl_hsolver_opts o = *sim;
+    int zeno = 4 * (s->n_contacts + s->n_stops) + 64;
+    if (o.max_same_instant < zeno) o.max_same_instant = zeno;
+    const stsl_hmodel *model = stsl_multibody_model(m);
+    stsl_hsolver *h = stsl_hsolver_create(model, &o, err);
+    double *y0 = malloc((size_t)model->n_state * sizeof *y0);
+    int rc = !h    ? (err ? err->code : STSL_ESOLVER)
+             : !y0 ? stsl_error_set(err, STSL_ENOMEM, "out of memory starting the system")
+                   : STSL_OK;
+    if (!rc) {
+        stsl_multibody_initial_state(m, y0);
+        rc = stsl_hsolver_run(h, 0.0, y0, sink, err);
+        if (stats) *stats = *stsl_hsolver_stats(h);
+    }
+    free(y0);
+    stsl_hsolver_free(h);
+    stsl_multibody_free(m);
     return rc;
 }

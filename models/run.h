@@ -7,6 +7,7 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/system.h"
 #include "solver/hybrid.h"
 
 /* Build the element from `p`, run it from t = 0 with `sim` (event-driven
@@ -17,5 +18,12 @@
 int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                      const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                      stsl_error *err);
+
+/* Run a system of bodies (models/multibody.h; resolved and checked) from
+ * t = 0 with `sim`, event-driven, into `sink`: the contract of
+ * stsl_run_element.  The Zeno guard allows at least 4 events per contact
+ * and stop + 64 at one instant (several switch at once, one event each). */
+int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sink *sink,
+                    stsl_stats *stats, stsl_error *err);
 
 #endif

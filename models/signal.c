@@ -276,3 +276,30 @@ int stsl_signal_spec_copy(stsl_signal_spec *d, const stsl_signal_spec *s)
     memcpy(d->vv, s->vv, bytes);
     return 0;
 }
+
+double stsl_signal_spec_oscillation(const stsl_signal_spec *s)
+{
+    int osc = s->type == STSL_SIG_SINE || s->type == STSL_SIG_JANECEK_CHIRP ||
+              s->type == STSL_SIG_LINEAR_CHIRP;
+    return osc ? fabs(s->amplitude) : 0.0;
+}
+
+double stsl_signal_spec_size(const stsl_signal_spec *s)
+{
+    switch (s->type) {
+    case STSL_SIG_CONSTANT:
+        return fabs(s->value);
+    case STSL_SIG_STEP:
+        return fmax(fabs(s->before), fabs(s->after));
+    case STSL_SIG_RAMP:
+        return fabs(s->initial);
+    case STSL_SIG_TABLE: {
+        double m = 0.0;
+        for (int i = 0; s->vv && i < s->n; i++)
+            m = fmax(m, fabs(s->vv[i]));
+        return m;
+    }
+    default:
+        return fabs(s->amplitude) + fabs(s->offset);
+    }
+}

@@ -65,6 +65,13 @@ double stsl_signal_next_event(const stsl_signal *s, double t);
 /* 1 when the signal is the same at all times. */
 int stsl_signal_is_constant(const stsl_signal *s);
 
+/* The size of a signal from its spec alone (natural scales): the largest
+ * |value| it is described with (0 when none), and the amplitude of an
+ * oscillating one (sine, chirps; else 0: a ramp or a step of a motion
+ * shifts, it does not set a length to resolve). */
+double stsl_signal_spec_size(const stsl_signal_spec *s);
+double stsl_signal_spec_oscillation(const stsl_signal_spec *s);
+
 /* Name of a signal type as used in the configuration ("sine", ...). */
 const char *stsl_signal_type_name(stsl_signal_type type);
 /* All signal type names, index = type, then NULL. */

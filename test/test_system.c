@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,7 +366,7 @@ static void test_set_errors(void **state)
                      "bodies.load.inertia: give either mass or inertia, not both");
 }
 
-/* The public API: indexed set and get, and stsl_run's refusal. */
+/* The public API: indexed set and get; stsl_run runs the system. */
 static void test_public_api(void **state)
 {
     (void)state;
@@ -382,8 +383,20 @@ static void test_public_api(void **state)
     stsl_free(v);
     assert_int_equal(stsl_cfg_set(cfg, "contacts.2.dynamic", "1", &err), STSL_RC_INPUT);
     assert_string_equal(err.message, "contacts: no item '2' (expected an index in [0, 1])");
+    assert_int_equal(stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &err), STSL_RC_OK);
+    assert_int_equal(sum.complete, 1);
+    assert_true(sum.t_reached == 1.0);
+    assert_true(isnan(sum.dissipated_energy)); /* the element's friction-only figure */
+    /* The fixed-step schemes are the element's: refused, naming the key. */
+    stsl_cfg_free(cfg);
+    char text[2048];
+    snprintf(text, sizeof text, "%.*s%s", (int)(strstr(SERVO, "simulation:") - SERVO), SERVO,
+             "simulation: {t_end: 1.0, scheme: karnopp, step: 1e-4}\n");
+    cfg = stsl_cfg_parse(text, NULL, &err);
+    assert_non_null(cfg);
     assert_int_equal(stsl_run(cfg, STSL_OUTPUT_NONE, NULL, &sum, &err), STSL_RC_INPUT);
-    assert_non_null(strstr(err.message, "running several bodies is not available yet"));
+    assert_non_null(strstr(err.message, "simulation.scheme karnopp: the fixed-step schemes run "
+                                        "the one element only"));
     stsl_cfg_free(cfg);
 }
 
@@ -411,23 +424,19 @@ static void test_cli(void **state)
     assert_string_equal(out, expect);
     assert_int_equal(tu_cli(out, sizeof out, "check %s --set contacts.1.dynamic=-2", path), 2);
     assert_non_null(strstr(out, "contacts.1.dynamic: must be >= 0 (got -2)"));
-    /* run: exit 2, the reason, and no result file (no partial simulation). */
+    /* run: the system is simulated; --verify is the element's only: exit
+     * 2, the reason, and no result file (no partial simulation). */
     char res[600];
     snprintf(res, sizeof res, "%s/out.h5", dir);
-    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
+    assert_int_equal(tu_cli(out, sizeof out, "run -q %s -o %s", path, res), 0);
+    assert_true(tu_file_exists(res));
+    remove(res);
+    assert_int_equal(tu_cli(out, sizeof out, "run %s --verify -o %s", path, res), 2);
     snprintf(expect, sizeof expect,
-             "stickslip: error: %s: running several bodies is not available yet (issue 14, a "
-             "later stage): this system (bodies 2, couplings 1, contacts 2, stops 1) is "
-             "configuration only; `stickslip check` validates it\n",
+             "stickslip: error: %s: simulation.verify (run --verify) is not available for a "
+             "system of bodies yet (issue 14): run it without\n",
              path);
     assert_string_equal(out, expect);
-    assert_false(tu_file_exists(res));
-    /* One body is refused too (configuration only), with its own reason. */
-    assert_int_equal(tu_write_file(path, "bodies: {m: {mass: 1}}\ncontacts:\n"
-                                         "  - {body: m, dynamic: 1}\nsimulation: {t_end: 1}\n"),
-                     0);
-    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
-    assert_non_null(strstr(out, "running a system of bodies is not available yet"));
     assert_false(tu_file_exists(res));
 }
 

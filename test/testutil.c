@@ -90,6 +90,18 @@ int tu_count_kind(const stsl_mem_result *r, int kind)
     return n;
 }
 
+double tu_col(const stsl_mem_result *r, long i, int c)
+{
+    return r->cols[i * r->n_cols + c];
+}
+
+long tu_nth_event(const stsl_mem_result *r, int kind, int n)
+{
+    for (long i = 0; i < r->n_events; i++)
+        if (r->events[i].kind == kind && n-- == 0) return i;
+    return -1;
+}
+
 void tu_mkdtemp(char *buf, size_t bufsz)
 {
     snprintf(buf, bufsz, "/tmp/stsl_test_XXXXXX");

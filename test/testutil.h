@@ -38,6 +38,10 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
                                    stsl_sink *sink);
 /* Number of events of one kind in a result. */
 int tu_count_kind(const stsl_mem_result *r, int kind);
+/* Column c of sample i. */
+double tu_col(const stsl_mem_result *r, long i, int c);
+/* The index of the n-th event (0-based) of `kind`, -1 when there is none. */
+long tu_nth_event(const stsl_mem_result *r, int kind, int n);
 
 /* The number after "key": in a JSON text (a report of compare); NAN for
  * null or absent. */

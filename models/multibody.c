@@ -1,0 +1,1875 @@
+/* multibody.c - a system of bodies as a hybrid model (see multibody.h). */
+#include "models/multibody.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events/consistency.h"
+#include "events/end_stop.h"
+#include "events/modes.h"
+#include "events/transition.h"
+#include "models/cluster.h"
+#include "models/friction.h"
+#include "models/signal.h"
+
+/* The fixed ends as cluster nodes after the bodies: ground, base, anchor
+ * (stsl_end_kind - 1). */
+#define N_FIXED 3
+/* A rebound that rises less than this many position tolerances off its
+ * stop is not resolved (the element's rule, models/element.c). */
+#define RESOLVABLE_HEIGHT 1000.0
+/* Rounding level of a force balance, in ulps of the largest force in it. */
+#define NOISE_ULPS 64.0
+/* Look-ahead of a decision within rounding when no input sets a time
+ * scale, relative to max(1, |t|) (the element's SLIP_HORIZON_REL). */
+#define LOOKAHEAD_REL 1e-3
+/* The split of a loop's constraint forces (rebalance): the weight of the
+ * strictly convex term, relative to the largest use of a capacity, and
+ * the iterations of each ternary search ((2/3)^200 ~ 1e-35 of its range). */
+#define REGULAR      1e-10
+#define TERNARY_ITER 200
+/* Samples per natural period bounding a step while bodies move. */
+#define SAMPLES_PER_NATURAL_PERIOD 20.0
+/* A contact's relative velocity counts as zero at an event within this
+ * many velocity tolerances (rtol * scale): what the root location and the
+ * integration of two bodies held together leave of an exact zero. */
+#define ZERO_SPEED_TOLS 100.0
+
+/* What a guard of the current mode watches. */
+typedef enum gtype {
+    G_SLIP,      /* a slipping contact's w_c */
+    G_BAND_POS,  /* a stuck contact: -lambda - F_S(+1), rising: breakaway + */
+    G_BAND_NEG,  /* lambda - F_S(-1), rising: breakaway - */
+    G_GAP,       /* an open rigid stop: x_rel - limit at `side` */
+    G_REACTION,  /* a closed rigid stop's reaction reaching 0 */
+    G_COMPLIANT, /* a compliant stop's contact guard at `side` */
+} gtype;
+
+typedef struct guard_ref {
+    gtype type;
+    int index; /* contact or stop */
+    int side;  /* stops: +1 max, -1 min */
+    int dir;
+} guard_ref;
+
+/* A mode, decoded and prepared for evaluation (edges, guards). */
+typedef struct prepared {
+    stsl_mode_code code;
+    uint8_t *vec; /* n_contacts contact states, then n_stops stop states */
+    int n_edges;
+    int (*edges)[2];
+    int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
+    double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
+    /* Loops of constraints (statically indeterminate): n_cycles independent
+     * cycles, cycle[k * max_edges + e] the coefficient of edge e; cap[e]
+     * the static capacity of a contact edge (0: a stop, unbounded). */
+    int n_cycles, max_edges;
+    double *cycle, *cap;
+    int *parent, *parent_edge, *depth, *tree; /* spanning forest scratch */
+    guard_ref *guards;
+    int *dirs;
+    int n_guards;
+    int frozen, in_contact; /* a compliant stop in contact */
+} prepared;
+
+/* One evaluation of the forces and the constraints at (t, y). */
+typedef struct fixed_motion {
+    double x[N_FIXED], v[N_FIXED], a[N_FIXED];
+} fixed_motion;
+
+typedef struct pending {
+    int kind, subject;
+} pending;
+
+struct stsl_multibody {
+    const stsl_system *s;
+    int nb, nc, ns, n, L; /* bodies, contacts, stops, state size, mode vector length */
+    double *mass;
+    stsl_signal **force_sig, *base, *anchor;
+    int base_moves, anchor_moves;
+    int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
+    const stsl_end_stop_ops **stop_ops;
+    double rtol, atol_x, vtol;
+    double t_seg;
+    double *settle_at; /* per stop: end of the bounces left out (INFINITY: none) */
+    double natural_step, contact_step;
+    /* mode table: L bytes per mode, open-addressing hash of indices */
+    uint8_t *table;
+    long n_modes, cap;
+    long *hash, hcap;
+    prepared prep, cand; /* the mode being evaluated; candidates at events */
+    int *desc_dirs;      /* describe's copy of the guard directions */
+    /* evaluation scratch */
+    double *force, *acc, *lambda;
+    int *label;
+    stsl_cstr_ws *ws;
+    /* transition scratch */
+    uint8_t *cur, *next, *cur_keep;
+    int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
+    guard_ref *gfired; /* the guards of the mode before an event */
+    double t_ev;
+    const double *y_ev;
+    double *y_look, *rate; /* consistent's look-ahead state and rates */
+    int n_j;
+    pending *pend;
+    int n_pend, i_pend, max_pend;
+    /* results */
+    stsl_column *cols;
+    char *names;
+    const char **members; /* body names, then contacts' and stops' (the subjects) */
+    stsl_col_group groups[8];
+    stsl_layout layout;
+    const char **state_names;
+    double *scale;
+    stsl_hmodel model;
+};
+
+static const char *const contact_mode_names[] = {"STUCK", "SLIP_POS", "SLIP_NEG", "SMOOTH", NULL};
+static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
+
+const char *const *stsl_multibody_contact_mode_names(void)
+{
+    return contact_mode_names;
+}
+
+const char *const *stsl_multibody_stop_mode_names(void)
+{
+    return stop_mode_names;
+}
+
+const char *const *stsl_multibody_kind_names(void)
+{
+    static const char *names[STSL_N_EVENT_KINDS + 2];
+    static const char *const *kinds;
+    /* The element's names, then "ambiguous" (a constant table built from
+     * the one name table of events/modes.c). */
+    if (!kinds) {
+        for (int i = 0; i < STSL_N_EVENT_KINDS; i++)
+            names[i] = stsl_event_kind_names()[i];
+        names[STSL_EV_AMBIGUOUS] = "ambiguous";
+        kinds = names;
+    }
+    return kinds;
+}
+
+/* ---- nodes and motion ------------------------------------------------------ */
+
+static int node_of(const stsl_multibody *m, stsl_end e)
+{
+    return e.kind == STSL_END_BODY ? e.body : m->nb + (int)e.kind - 1;
+}
+
+static void eval_fixed(const stsl_multibody *m, double t, fixed_motion *fm)
+{
+    int left = t > m->t_seg;
+    double b[3] = {0, 0, 0}, a[3] = {0, 0, 0};
+    stsl_signal_eval(m->base, t, left, b);
+    stsl_signal_eval(m->anchor, t, left, a);
+    *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}};
+}
+
+static double node_x(const stsl_multibody *m, const fixed_motion *fm, const double *y, int node)
+{
+    return node < m->nb ? y[node] : fm->x[node - m->nb];
+}
+
+static double node_v(const stsl_multibody *m, const fixed_motion *fm, const double *y, int node)
+{
+    return node < m->nb ? y[m->nb + node] : fm->v[node - m->nb];
+}
+
+static double node_a(const stsl_multibody *m, const fixed_motion *fm, const double *acc, int node)
+{
+    return node < m->nb ? acc[node] : fm->a[node - m->nb];
+}
+
+/* Relative position and velocity of a pair: ends[0] minus ends[1]. */
+static double rel_x(const stsl_multibody *m, const fixed_motion *fm, const double *y,
+                    const int *pair)
+{
+    return node_x(m, fm, y, pair[0]) - node_x(m, fm, y, pair[1]);
+}
+
+static double rel_v(const stsl_multibody *m, const fixed_motion *fm, const double *y,
+                    const int *pair)
+{
+    return node_v(m, fm, y, pair[0]) - node_v(m, fm, y, pair[1]);
+}
+
+/* ---- mode table ------------------------------------------------------------ */
+
+static uint64_t hash_vec(const uint8_t *v, int len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (int i = 0; i < len; i++)
+        h = (h ^ v[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int grow_table(stsl_multibody *m)
+{
+    long cap = m->cap ? 2 * m->cap : 64;
+    uint8_t *t = realloc(m->table, (size_t)cap * (size_t)(m->L > 0 ? m->L : 1));
+    if (!t) return -1;
+    m->table = t;
+    m->cap = cap;
+    long hcap = 2 * cap;
+    long *h = malloc((size_t)hcap * sizeof *h);
+    if (!h) return -1;
+    for (long i = 0; i < hcap; i++)
+        h[i] = -1;
+    for (long k = 0; k < m->n_modes; k++) {
+        uint64_t j = hash_vec(m->table + k * m->L, m->L) & (uint64_t)(hcap - 1);
+        while (h[j] >= 0)
+            j = (j + 1) & (uint64_t)(hcap - 1);
+        h[j] = k;
+    }
+    free(m->hash);
+    m->hash = h;
+    m->hcap = hcap;
+    return 0;
+}
+
+/* The code of mode vector v, interned on first sight; -1 out of memory. */
+static stsl_mode_code intern(stsl_multibody *m, const uint8_t *v)
+{
+    if (m->hcap) {
+        uint64_t j = hash_vec(v, m->L) & (uint64_t)(m->hcap - 1);
+        for (; m->hash[j] >= 0; j = (j + 1) & (uint64_t)(m->hcap - 1))
+            if (!memcmp(m->table + m->hash[j] * m->L, v, (size_t)m->L)) return m->hash[j];
+    }
+    if (m->n_modes >= m->cap && grow_table(m)) return -1;
+    memcpy(m->table + m->n_modes * m->L, v, (size_t)m->L);
+    uint64_t j = hash_vec(v, m->L) & (uint64_t)(m->hcap - 1);
+    while (m->hash[j] >= 0)
+        j = (j + 1) & (uint64_t)(m->hcap - 1);
+    m->hash[j] = m->n_modes;
+    return m->n_modes++;
+}
+
+static const uint8_t *mode_vec(const stsl_multibody *m, stsl_mode_code code)
+{
+    return code >= 0 && code < m->n_modes ? m->table + code * m->L : NULL;
+}
+
+/* ---- preparing a mode: constraints and guards ------------------------------- */
+
+static int is_rigid(const stsl_multibody *m, int k)
+{
+    return !m->stop_ops[k]->compliant;
+}
+
+/* A node as a constraint sees it: a base or anchor that does not move is
+ * the ground (its constant position matters for gaps, not for forces). */
+static int canon(const stsl_multibody *m, int node)
+{
+    int f = node - m->nb;
+    if ((f == 1 && !m->base_moves) || (f == 2 && !m->anchor_moves)) return m->nb;
+    return node;
+}
+
+/* Do the pairs join the same two nodes (either order)? */
+static int same_pair(const stsl_multibody *m, const int *a, const int *b)
+{
+    int a0 = canon(m, a[0]), a1 = canon(m, a[1]), b0 = canon(m, b[0]), b1 = canon(m, b[1]);
+    return (a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0);
+}
+
+static void add_guard(prepared *p, gtype type, int index, int side, int dir)
+{
+    p->guards[p->n_guards] = (guard_ref){type, index, side, dir};
+    p->dirs[p->n_guards++] = dir;
+}
+
+static double static_level(const stsl_multibody *m, int c)
+{
+    double fd, fs;
+    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, &fs);
+    return fs;
+}
+
+/* Stuck contacts between the same two ends (two bearings of one shaft) are
+ * one constraint: a loop the constraint forces could split any way, while
+ * together they hold up to the sum of their static levels.  Each carries
+ * the part of the edge's lambda proportional to its static level (the
+ * levels are the same in both directions at load 0), so all reach their
+ * limits together; its sign follows its own order of the ends. */
+static void share_parallel(const stsl_multibody *m, prepared *p)
+{
+    for (int c = 0; c < m->nc; c++) {
+        int e = p->contact_edge[c];
+        if (e < 0) continue;
+        double sum = 0.0, mine = static_level(m, c);
+        int count = 0;
+        for (int d = 0; d < m->nc; d++)
+            if (p->contact_edge[d] == e) sum += static_level(m, d), count++;
+        double part = sum > 0.0 ? mine / sum : 1.0 / count;
+        p->share[c] = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part;
+    }
+}
+
+/* The constraints of mode vector v.  A stuck contact parallel to a closed
+ * rigid stop (the same two ends) is not a second constraint: the stop
+ * carries the compressive force and friction holds nothing while it is
+ * closed (the element's rule at a stop); its guards are the stop's. */
+static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
+{
+    p->n_edges = 0;
+    for (int k = 0; k < m->ns; k++) {
+        p->stop_edge[k] = -1;
+        if (is_rigid(m, k) && v[m->nc + k] != STSL_SM_OPEN) {
+            p->stop_edge[k] = p->n_edges;
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+        }
+    }
+    int first = p->n_edges; /* the contacts' edges */
+    for (int c = 0; c < m->nc; c++) {
+        p->contact_edge[c] = -1;
+        if (v[c] != STSL_CM_STUCK) continue;
+        int parallel = 0;
+        for (int k = 0; k < m->ns && !parallel; k++)
+            parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
+        if (parallel) continue;
+        for (int e = first; e < p->n_edges && p->contact_edge[c] < 0; e++)
+            if (same_pair(m, p->edges[e], m->cnode[c])) p->contact_edge[c] = e;
+        if (p->contact_edge[c] >= 0) continue;
+        p->contact_edge[c] = p->n_edges;
+        memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+    }
+    share_parallel(m, p);
+}
+
+static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
+{
+    p->n_guards = 0;
+    p->in_contact = 0;
+    for (int c = 0; c < m->nc; c++) {
+        if (v[c] == STSL_CM_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
+        if (v[c] == STSL_CM_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
+        if (v[c] == STSL_CM_STUCK && p->contact_edge[c] >= 0) {
+            add_guard(p, G_BAND_POS, c, 0, STSL_GUARD_RISING);
+            add_guard(p, G_BAND_NEG, c, 0, STSL_GUARD_RISING);
+        }
+    }
+    for (int k = 0; k < m->ns; k++) {
+        int st = v[m->nc + k], side = st == STSL_SM_HIGH ? +1 : st == STSL_SM_LOW ? -1 : 0;
+        gtype open = is_rigid(m, k) ? G_GAP : G_COMPLIANT;
+        if (!side) { /* both limits: rising through max, falling through min */
+            add_guard(p, open, k, +1, STSL_GUARD_RISING);
+            add_guard(p, open, k, -1, STSL_GUARD_FALLING);
+        } else if (is_rigid(m, k)) { /* the pull beyond what it holds (stop_pull) */
+            add_guard(p, G_REACTION, k, side, STSL_GUARD_RISING);
+        } else { /* contact ends: its guard falls at max, rises at min */
+            add_guard(p, G_COMPLIANT, k, side, side > 0 ? STSL_GUARD_FALLING : STSL_GUARD_RISING);
+            p->in_contact = 1;
+        }
+    }
+}
+
+/* Frozen: every body held (through constraints) to a fixed end at rest,
+ * so the right-hand side is identically zero while the velocities are. */
+static int is_frozen(stsl_multibody *m, prepared *p)
+{
+    if (p->in_contact) return 0;
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    int still[N_FIXED] = {1, !m->base_moves, !m->anchor_moves};
+    for (int i = 0; i < m->nb; i++) {
+        int held = 0;
+        for (int f = 0; f < N_FIXED && !held; f++)
+            held = still[f] && m->label[i] == m->label[m->nb + f];
+        if (!held) return 0;
+    }
+    return 1;
+}
+
+/* The contracted node of the cycle space: every fixed end is one node
+ * (each absorbs any force), bodies are themselves. */
+static int cnode_of(const stsl_multibody *m, int node)
+{
+    return node < m->nb ? node : m->nb;
+}
+
+/* Fundamental cycles of the constraint graph (fixed ends contracted): a
+ * spanning forest, and per edge closing a loop the path back through it.
+ * Adding s times a cycle to lambda keeps every body's balance. */
+static void build_cycles(const stsl_multibody *m, prepared *p)
+{
+    int nn = m->nb + 1;
+    p->n_cycles = 0;
+    for (int i = 0; i < nn; i++)
+        p->parent[i] = -2; /* unvisited */
+    for (int e = 0; e < p->n_edges; e++)
+        p->tree[e] = 0;
+    for (int root = 0; root < nn; root++) { /* BFS over the edges */
+        if (p->parent[root] != -2) continue;
+        p->parent[root] = -1;
+        p->depth[root] = 0;
+        for (int grew = 1; grew;) {
+            grew = 0;
+            for (int e = 0; e < p->n_edges; e++) {
+                int a = cnode_of(m, p->edges[e][0]), b = cnode_of(m, p->edges[e][1]);
+                int ina = p->parent[a] != -2, inb = p->parent[b] != -2;
+                if (ina == inb) continue;
+                int from = ina ? a : b, to = ina ? b : a;
+                p->parent[to] = from;
+                p->parent_edge[to] = e;
+                p->depth[to] = p->depth[from] + 1;
+                p->tree[e] = 1;
+                grew = 1;
+            }
+        }
+    }
+    for (int e = 0; e < p->n_edges; e++) {
+        if (p->tree[e]) continue;
+        double *c = p->cycle + (size_t)p->n_cycles++ * (size_t)p->max_edges;
+        for (int f = 0; f < p->n_edges; f++)
+            c[f] = 0.0;
+        c[e] = 1.0; /* +1 at edges[e][0], -1 at edges[e][1]: walk back */
+        int u = cnode_of(m, p->edges[e][0]), v = cnode_of(m, p->edges[e][1]);
+        while (u != v) { /* the deeper end climbs; its tree edge cancels the excess */
+            int up = p->depth[u] >= p->depth[v];
+            int x = up ? u : v, f = p->parent_edge[x];
+            /* at u the cycle has +1 to cancel, at v -1 */
+            double need = up ? -1.0 : 1.0; /* what edge f must give node x */
+            c[f] += cnode_of(m, p->edges[f][0]) == x ? need : -need;
+            if (up)
+                u = p->parent[u];
+            else
+                v = p->parent[v];
+        }
+    }
+    for (int e = 0; e < p->n_edges; e++) {
+        p->cap[e] = 0.0;
+        for (int c = 0; c < m->nc; c++)
+            if (p->contact_edge[c] == e) p->cap[e] += static_level(m, c);
+    }
+}
+
+static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
+{
+    memcpy(p->vec, v, (size_t)m->L);
+    build_edges(m, v, p);
+    build_cycles(m, p);
+    build_guards(m, v, p);
+    p->frozen = is_frozen(m, p);
+}
+
+/* The current evaluation's mode is `code` (rebuilt only when it changes). */
+static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
+{
+    if (m->prep.code != code) {
+        const uint8_t *v = mode_vec(m, code);
+        if (!v) return NULL;
+        prepare_vec(m, v, &m->prep);
+        m->prep.code = code;
+    }
+    return &m->prep;
+}
+
+/* ---- forces ------------------------------------------------------------------ */
+
+static void add_pair_force(const stsl_multibody *m, const int *pair, double f, double *force)
+{
+    if (pair[0] < m->nb) force[pair[0]] += f;
+    if (pair[1] < m->nb) force[pair[1]] -= f;
+}
+
+/* Friction of contact c in state st on its ends[0] at relative velocity w
+ * (not stuck): opposing the slip, at the level of models/friction.h at
+ * load 0; a slip at w = 0 has its level at speed 0. */
+static double slip_force(const stsl_multibody *m, int c, int st, double w)
+{
+    const stsl_friction_params *fp = &m->s->contacts[c].friction;
+    if (st == STSL_CM_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
+    int s = st == STSL_CM_SLIP_POS ? +1 : -1;
+    double fd, fs;
+    stsl_friction_levels(fp, s, 0.0, &fd, &fs);
+    return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
+}
+
+static void static_levels(const stsl_multibody *m, int c, double *fs_pos, double *fs_neg)
+{
+    double fd;
+    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, fs_pos);
+    stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &fd, fs_neg);
+}
+
+/* The compliant stop k's force on its ends[0] in state st (0 when open). */
+static double compliant_force(const stsl_multibody *m, int k, int st, double xr, double wr)
+{
+    if (st == STSL_SM_OPEN || is_rigid(m, k)) return 0.0;
+    int side = st == STSL_SM_HIGH ? +1 : -1;
+    return -side * m->stop_ops[k]->reaction(&m->s->stops[k].p, side, 0.0, xr, wr);
+}
+
+/* Every force but the constraint forces, on every body; *scale: the sum of
+ * their magnitudes (the rounding level of a balance of them). */
+static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                           double t, const double *y, double *force, double *scale)
+{
+    const stsl_system *s = m->s;
+    int left = t > m->t_seg;
+    double sum = 0.0;
+    for (int i = 0; i < m->nb; i++)
+        force[i] = 0.0;
+    for (int k = 0; k < s->n_forces; k++) {
+        double f = stsl_signal_value(m->force_sig[k], t, left);
+        force[s->forces[k].on.body] += f;
+        sum += fabs(f);
+    }
+    for (int k = 0; k < s->n_couplings; k++) {
+        const stsl_coupling *cp = &s->couplings[k];
+        double f = -cp->stiffness * (rel_x(m, fm, y, m->knode[k]) - cp->free_length) -
+                   cp->damping * rel_v(m, fm, y, m->knode[k]);
+        add_pair_force(m, m->knode[k], f, force);
+        sum += fabs(f);
+    }
+    for (int c = 0; c < m->nc; c++) {
+        if (v[c] == STSL_CM_STUCK) continue;
+        double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]));
+        add_pair_force(m, m->cnode[c], f, force);
+        sum += fabs(f);
+    }
+    for (int k = 0; k < m->ns; k++) {
+        double f = compliant_force(m, k, v[m->nc + k], rel_x(m, fm, y, m->snode[k]),
+                                   rel_v(m, fm, y, m->snode[k]));
+        add_pair_force(m, m->snode[k], f, force);
+        sum += fabs(f);
+    }
+    for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
+        sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
+    if (scale) *scale = sum;
+}
+
+/* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at
+ * (t, y).  Within a cluster every body gets the same acceleration, the
+ * fixed end's when it holds one, so that bodies held together stay
+ * together to the last bit.  Returns 0, 1 when the constraints conflict
+ * (two fixed ends of different accelerations in one cluster), <0 on error. */
+/* Largest use of a contact edge's static capacity at lambda + s c, plus a
+ * small strictly convex term that makes the best s unique (and so the
+ * split continuous in time). */
+static double utilization(const prepared *p, const double *lam, const double *c, double s,
+                          double scale)
+{
+    double most = 0.0, sq = 0.0;
+    for (int e = 0; e < p->n_edges; e++) {
+        double l = lam[e] + s * c[e];
+        if (!(p->cap[e] > 0.0)) { /* a stop: kept near the least-squares split */
+            sq += l * l / (scale * scale);
+            continue;
+        }
+        double u = l / p->cap[e];
+        most = fmax(most, fabs(u));
+        sq += u * u;
+    }
+    return most + REGULAR * sq / scale;
+}
+
+/* A loop of stuck contacts holds while some split of its constraint
+ * forces lies within every static band (SPEC §4): the split used is the
+ * one that uses the capacities least (min over the cycles' free parts of
+ * the largest |lambda_e| / F_S,e; coordinate descent, each a ternary
+ * search of the convex function), so a band is reached only when no split
+ * is left, and all the contacts of the tight loop reach theirs together. */
+static void rebalance(const stsl_multibody *m, const prepared *p)
+{
+    (void)m;
+    if (!p->n_cycles) return;
+    double b = 1.0;
+    for (int e = 0; e < p->n_edges; e++)
+        b += fabs(m->lambda[e]) / (p->cap[e] > 0.0 ? p->cap[e] : 1.0);
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < p->n_cycles; k++) {
+            const double *c = p->cycle + (size_t)k * (size_t)p->max_edges;
+            double lo = -b, hi = b;
+            for (int it = 0; it < TERNARY_ITER; it++) {
+                double s1 = lo + (hi - lo) / 3.0, s2 = hi - (hi - lo) / 3.0;
+                if (utilization(p, m->lambda, c, s1, b) <= utilization(p, m->lambda, c, s2, b))
+                    hi = s2;
+                else
+                    lo = s1;
+            }
+            double sb = 0.5 * (lo + hi);
+            for (int e = 0; e < p->n_edges; e++)
+                m->lambda[e] += sb * c[e];
+        }
+}
+
+static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
+                 const double *y, double *scale, stsl_error *err)
+{
+    applied_forces(m, p->vec, fm, t, y, m->force, scale);
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_solution sol = {m->acc, m->lambda, 0, 0};
+    int rc = stsl_cstr_solve(m->ws, &pr, &sol, err);
+    if (rc) return rc;
+    if (sol.conflict) return 1;
+    if (p->n_edges == 0) return 0;
+    rebalance(m, p);
+    stsl_cstr_components(m->ws, &pr, m->label);
+    int n = m->nb + N_FIXED;
+    for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
+        for (int j = 0; j < n; j++) {
+            if (m->label[j] != m->label[i]) continue;
+            if (j >= m->nb) {
+                m->acc[i] = fm->a[j - m->nb];
+                break;
+            }
+            if (j < i) {
+                m->acc[i] = m->acc[j];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The constraint force of contact c (stuck) or stop k (closed) on ends[0]. */
+static double contact_lambda(const stsl_multibody *m, const prepared *p, int c)
+{
+    return p->contact_edge[c] >= 0 ? p->share[c] * m->lambda[p->contact_edge[c]] : 0.0;
+}
+
+static double stop_lambda(const stsl_multibody *m, const prepared *p, int k)
+{
+    return p->stop_edge[k] >= 0 ? m->lambda[p->stop_edge[k]] : 0.0;
+}
+
+/* Is contact c parallel to a rigid stop closed in mode vector v?  Then the
+ * stop holds the ends together (the element's STOP_* modes): the contact's
+ * stick and breakaway are the stop's contact and release. */
+static int held_by_stop(const stsl_multibody *m, const uint8_t *v, int c)
+{
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && v[m->nc + k] != STSL_SM_OPEN &&
+            same_pair(m, m->snode[k], m->cnode[c]))
+            return 1;
+    return 0;
+}
+
+/* What the stuck contacts parallel to the closed rigid stop k hold
+ * against a pull: the sum of their static levels (SPEC §1.2: at a stop
+ * the stop carries the compressive force, friction the rest). */
+static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
+{
+    double hold = 0.0;
+    for (int c = 0; c < m->nc; c++)
+        if (v[c] == STSL_CM_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
+            hold += static_level(m, c);
+    return hold;
+}
+
+/* The closed rigid stop k's pull beyond what it and its parallel stuck
+ * contacts hold (> 0: it lets go).  lambda >= 0 presses at LOW, <= 0 at
+ * HIGH. */
+static double stop_pull(const stsl_multibody *m, const prepared *p, int k)
+{
+    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k);
+    return p->vec[m->nc + k] == STSL_SM_LOW ? -lam - hold : lam - hold;
+}
+
+/* The compressive part of a closed rigid stop's constraint force (the
+ * stop's reaction; the rest is its parallel contacts' friction). */
+static double stop_press(const stsl_multibody *m, const prepared *p, int k)
+{
+    double lam = stop_lambda(m, p, k);
+    return p->vec[m->nc + k] == STSL_SM_LOW ? fmax(lam, 0.0) : fmin(lam, 0.0);
+}
+
+/* The friction of a stuck contact c held by a closed stop: its share (by
+ * static level) of what the stop does not press. */
+static double held_friction(const stsl_multibody *m, const prepared *p, int c)
+{
+    for (int k = 0; k < m->ns; k++) {
+        if (p->stop_edge[k] < 0 || !same_pair(m, m->snode[k], m->cnode[c])) continue;
+        double hold = stop_hold(m, p->vec, k), rest = stop_lambda(m, p, k) - stop_press(m, p, k);
+        double part = hold > 0.0 ? static_level(m, c) / hold : 0.0;
+        return (canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? part : -part) * rest;
+    }
+    return 0.0;
+}
+
+/* ---- hybrid model ops ------------------------------------------------------------ */
+
+static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *ydot)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    if (!p) return -1;
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    if (solve(m, p, &fm, t, y, NULL, NULL)) return -1;
+    for (int i = 0; i < m->nb; i++) {
+        ydot[i] = y[m->nb + i];
+        ydot[m->nb + i] = m->acc[i];
+    }
+    return 0;
+}
+
+static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref *g,
+                          const fixed_motion *fm, const double *y)
+{
+    double fs_pos, fs_neg, lam;
+    const stsl_system_stop *st = g->type >= G_GAP ? &m->s->stops[g->index] : NULL;
+    switch (g->type) {
+    case G_SLIP:
+        return rel_v(m, fm, y, m->cnode[g->index]);
+    case G_BAND_POS:
+    case G_BAND_NEG:
+        static_levels(m, g->index, &fs_pos, &fs_neg);
+        lam = contact_lambda(m, p, g->index);
+        return g->type == G_BAND_POS ? -lam - fs_pos : lam - fs_neg;
+    case G_GAP:
+        return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
+    case G_REACTION:
+        return stop_pull(m, p, g->index);
+    case G_COMPLIANT:
+        return m->stop_ops[g->index]->guard(&st->p, g->side, rel_x(m, fm, y, m->snode[g->index]),
+                                            rel_v(m, fm, y, m->snode[g->index]));
+    }
+    return 1.0;
+}
+
+/* Band and reaction guards need the constraint forces. */
+static int needs_lambda(const prepared *p)
+{
+    for (int i = 0; i < p->n_guards; i++)
+        if (p->guards[i].type == G_BAND_POS || p->guards[i].type == G_BAND_NEG ||
+            p->guards[i].type == G_REACTION)
+            return 1;
+    return 0;
+}
+
+static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    if (!p) return -1;
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    if (needs_lambda(p) && solve(m, p, &fm, t, y, NULL, NULL)) return -1;
+    for (int i = 0; i < p->n_guards; i++)
+        g[i] = guard_value(m, p, &p->guards[i], &fm, y);
+    return 0;
+}
+
+static double signals_max_step(const stsl_multibody *m, double t)
+{
+    double h = fmin(stsl_signal_max_step(m->base, t), stsl_signal_max_step(m->anchor, t));
+    for (int k = 0; k < m->s->n_forces; k++)
+        h = fmin(h, stsl_signal_max_step(m->force_sig[k], t));
+    return h;
+}
+
+static double mb_max_step(void *self, stsl_mode_code mode, double t)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    double h = signals_max_step(m, t);
+    if (p && !p->frozen) h = fmin(h, p->in_contact ? m->contact_step : m->natural_step);
+    return h;
+}
+
+static double mb_next_time_event(void *self, double t)
+{
+    const stsl_multibody *m = self;
+    double te = fmin(stsl_signal_next_event(m->base, t), stsl_signal_next_event(m->anchor, t));
+    for (int k = 0; k < m->s->n_forces; k++)
+        te = fmin(te, stsl_signal_next_event(m->force_sig[k], t));
+    for (int k = 0; k < m->ns; k++)
+        if (m->settle_at[k] > t) te = fmin(te, m->settle_at[k]);
+    return te;
+}
+
+/* Column offsets of the groups (mb-interfaces.md §3). */
+typedef struct col_offsets {
+    int x, v, a, friction, slip, cmode, reaction, smode, xb, vb, n;
+} col_offsets;
+
+static col_offsets offsets(const stsl_multibody *m)
+{
+    col_offsets o;
+    o.x = 0;
+    o.v = o.x + m->nb;
+    o.a = o.v + m->nb;
+    o.friction = o.a + m->nb;
+    o.slip = o.friction + m->nc;
+    o.cmode = o.slip + m->nc;
+    o.reaction = o.cmode + m->nc;
+    o.smode = o.reaction + m->ns;
+    o.xb = o.smode + m->ns;
+    o.vb = o.xb + 1;
+    o.n = o.vb + 1;
+    return o;
+}
+
+static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    col_offsets o = offsets(m);
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    int bad = !p || solve(m, p, &fm, t, y, NULL, NULL);
+    for (int i = 0; i < m->nb; i++) {
+        c[o.x + i] = y[i];
+        c[o.v + i] = y[m->nb + i];
+        c[o.a + i] = bad ? NAN : m->acc[i];
+    }
+    for (int k = 0; k < m->nc; k++) {
+        int st = p ? p->vec[k] : 0;
+        double w = rel_v(m, &fm, y, m->cnode[k]);
+        c[o.friction + k] = bad                       ? NAN
+                            : st != STSL_CM_STUCK     ? slip_force(m, k, st, w)
+                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
+                                                      : held_friction(m, p, k);
+        c[o.slip + k] = w;
+        c[o.cmode + k] = st;
+    }
+    for (int k = 0; k < m->ns; k++) {
+        int st = p ? p->vec[m->nc + k] : 0;
+        double r = is_rigid(m, k) ? (st == STSL_SM_OPEN ? 0.0 : stop_press(m, p, k))
+                                  : compliant_force(m, k, st, rel_x(m, &fm, y, m->snode[k]),
+                                                    rel_v(m, &fm, y, m->snode[k]));
+        c[o.reaction + k] = bad ? NAN : r;
+        c[o.smode + k] = st;
+    }
+    c[o.xb] = fm.x[1];
+    c[o.vb] = fm.v[1];
+}
+
+/* The rate of (input work - dissipation): the forces' power on the bodies,
+ * the power the moving ends (base, anchor) put in through everything that
+ * joins a body to them (springs, dampers, friction, constraints), minus
+ * what friction (slipping contacts) and dampers dissipate.  Its integral
+ * equals the change of kinetic and spring energy (SPEC §4 energy balance)
+ * over a run without impacts and compliant stops (an impact's loss is a
+ * jump, a compliant stop stores and dissipates on its own). */
+static double mb_power(void *self, stsl_mode_code mode, double t, const double *y)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    const stsl_system *s = m->s;
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    if (!p || solve(m, p, &fm, t, y, NULL, NULL)) return NAN;
+    int left = t > m->t_seg;
+    double pw = 0.0;
+    for (int k = 0; k < s->n_forces; k++)
+        pw += stsl_signal_value(m->force_sig[k], t, left) * y[m->nb + s->forces[k].on.body];
+    /* A pair force f on ends[0] (-f on ends[1]) puts f v_1 in through a
+     * fixed ends[1]; its internal power f w is -(dissipation) or -(spring
+     * energy rate), the latter left to the energy's change. */
+    for (int k = 0; k < s->n_couplings; k++) {
+        const stsl_coupling *cp = &s->couplings[k];
+        const int *pr = m->knode[k];
+        double w = rel_v(m, &fm, y, pr);
+        double f = -cp->stiffness * (rel_x(m, &fm, y, pr) - cp->free_length) - cp->damping * w;
+        if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
+        pw -= cp->damping * w * w;
+    }
+    for (int c = 0; c < m->nc; c++) {
+        const int *pr = m->cnode[c];
+        double w = rel_v(m, &fm, y, pr);
+        double f =
+            p->vec[c] == STSL_CM_STUCK ? contact_lambda(m, p, c) : slip_force(m, c, p->vec[c], w);
+        if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
+        pw += f * w; /* friction against the slip: f w <= 0 */
+    }
+    for (int k = 0; k < m->ns; k++)
+        if (p->stop_edge[k] >= 0 && m->snode[k][1] >= m->nb)
+            pw += stop_lambda(m, p, k) * fm.v[m->snode[k][1] - m->nb];
+    return pw;
+}
+
+static int mb_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    if (!p) return -1;
+    memcpy(m->desc_dirs, p->dirs, (size_t)p->n_guards * sizeof(int));
+    out->frozen = p->frozen;
+    out->n_guards = p->n_guards;
+    out->guard_dir = m->desc_dirs;
+    out->record = -1; /* the system's modes are the per-contact columns */
+    return 0;
+}
+
+/* "contacts.0 STUCK, contacts.1 SLIP_POS, stops.0 OPEN" (as much as fits). */
+static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
+{
+    const stsl_multibody *m = self;
+    const uint8_t *v = mode_vec(m, mode);
+    if (!v) {
+        snprintf(buf, len, "%" PRId64, mode);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m->L && used < len; i++) {
+        int stop = i >= m->nc;
+        int w = snprintf(buf + used, len - used, "%s%s.%d %s", i ? ", " : "",
+                         stop ? "stops" : "contacts", stop ? i - m->nc : i,
+                         stop ? stop_mode_names[v[i]] : contact_mode_names[v[i]]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (m->L == 0) snprintf(buf, len, "free");
+}
+
+/* ---- transitions --------------------------------------------------------------- */
+
+enum { J_NONE = 0, J_FIRED = 1, J_ZERO = 2 };
+
+static void push_event(stsl_multibody *m, int kind, int subject)
+{
+    if (m->n_pend < m->max_pend) m->pend[m->n_pend++] = (pending){kind, subject};
+}
+
+static int slip_state(double w)
+{
+    return w > 0.0 ? STSL_CM_SLIP_POS : STSL_CM_SLIP_NEG;
+}
+
+/* Labels of the clusters the closed rigid stops of m->next (but `skip`)
+ * form: the bodies an impulse reaches (finite friction carries none). */
+static void rigid_clusters(stsl_multibody *m, int skip)
+{
+    prepared *p = &m->cand;
+    p->n_edges = 0;
+    for (int k = 0; k < m->ns; k++)
+        if (k != skip && is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+}
+
+/* Mass of the cluster with `label` (INFINITY when a fixed end is in it). */
+static double cluster_mass(const stsl_multibody *m, int label)
+{
+    double sum = 0.0;
+    for (int f = 0; f < N_FIXED; f++)
+        if (m->label[m->nb + f] == label) return INFINITY;
+    for (int i = 0; i < m->nb; i++)
+        if (m->label[i] == label) sum += m->mass[i];
+    return sum;
+}
+
+/* Add dv to the velocity (dx to the position) of every body with `label`. */
+static void shift_cluster(stsl_multibody *m, int label, double dx, double dv, double *y)
+{
+    for (int i = 0; i < m->nb; i++)
+        if (m->label[i] == label) {
+            y[i] += dx;
+            y[m->nb + i] += dv;
+            m->affected[i] = 1;
+            m->kicked[i] |= dv != 0.0;
+        }
+}
+
+/* Change the relative position and velocity of pair (ends[0] minus
+ * ends[1]) by dx, dw, momentum conserved: Newton's law of impact between
+ * the rigid clusters of the two ends (dv_i = dw m_j / (m_i + m_j)); a side
+ * held by a fixed end does not move. */
+static void pair_jump(stsl_multibody *m, const int *pair, double dx, double dw, double *y)
+{
+    int li = m->label[pair[0]], lj = m->label[pair[1]];
+    double mi = cluster_mass(m, li), mj = cluster_mass(m, lj);
+    if (isinf(mi) && isinf(mj)) return;
+    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    shift_cluster(m, li, fi * dx, fi * dw, y);
+    if (pair[1] < m->nb) shift_cluster(m, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
+}
+
+/* The relative acceleration of stop k's ends at (t, y) with it open and
+ * its ends moving apart in direction wdir (+1, -1) at low speed: the
+ * friction of the contacts parallel to it opposes that motion (the
+ * element's a_up and a_down of a rebound). */
+static double open_rel_acc(stsl_multibody *m, int k, int wdir, const fixed_motion *fm, double t,
+                           const double *y)
+{
+    memcpy(m->cur_keep, m->next, (size_t)m->L);
+    m->next[m->nc + k] = STSL_SM_OPEN;
+    for (int c = 0; c < m->nc; c++)
+        if (m->next[c] != STSL_CM_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
+            m->next[c] = (uint8_t)slip_state(
+                canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? wdir : -wdir);
+    prepare_vec(m, m->next, &m->cand);
+    double a = NAN;
+    if (!solve(m, &m->cand, fm, t, y, NULL, NULL))
+        a = node_a(m, fm, m->acc, m->snode[k][0]) - node_a(m, fm, m->acc, m->snode[k][1]);
+    memcpy(m->next, m->cur_keep, (size_t)m->L);
+    return a;
+}
+
+/* Rigid stop k reached at `side` (rel. velocity w towards it): the ends
+ * are put on the limit and rebound with -e w (Newton), or rest on it when
+ * the rebound would rise less than what the tolerances resolve. */
+static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, double t, double *y)
+{
+    const stsl_system_stop *st = &m->s->stops[k];
+    double limit = side > 0 ? st->p.x_max : st->p.x_min;
+    double w = rel_v(m, fm, y, m->snode[k]), vp = 0.0;
+    rigid_clusters(m, k);
+    pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
+    int rests = 1, kind = STSL_EV_STOP_CONTACT;
+    if (side * w > 0.0) {
+        pair_jump(m, m->snode[k], 0.0, -w, y); /* w = 0, then the rebound */
+        double a_up = side * open_rel_acc(m, k, -side, fm, t, y), e = st->p.restitution;
+        double a_down = side * open_rel_acc(m, k, side, fm, t, y);
+        double min_h = RESOLVABLE_HEIGHT * (m->rtol * fabs(limit) + m->atol_x);
+        rests = m->stop_ops[k]->impact(w, e, a_up, min_h, &vp);
+        rigid_clusters(m, k);
+        pair_jump(m, m->snode[k], 0.0, vp, y);
+        /* The bounces left out are summed in closed form (the element's
+         * rule): the ends rest from the impact on, stop_contact is
+         * recorded when they would have ended. */
+        double tail = rests ? m->stop_ops[k]->bounce_tail(e * w, e, a_up, a_down) : 0.0;
+        kind = !rests || t + tail > t ? STSL_EV_IMPACT : STSL_EV_STOP_CONTACT;
+        if (rests && t + tail > t) m->settle_at[k] = t + tail;
+    }
+    m->next[m->nc + k] = rests ? (side > 0 ? STSL_SM_HIGH : STSL_SM_LOW) : STSL_SM_OPEN;
+    push_event(m, kind, 1 + m->nc + k);
+}
+
+/* Stops at the initial state: against a rigid limit moving in, an impact;
+ * at rest on it, closed (released below if it pulls); a compliant one in
+ * contact when penetrating and moving in or pushed out. */
+static void initial_stops(stsl_multibody *m, const fixed_motion *fm, double t, double *y)
+{
+    for (int k = 0; k < m->ns; k++) {
+        const stsl_stop_params *sp = &m->s->stops[k].p;
+        double xr = rel_x(m, fm, y, m->snode[k]), w = rel_v(m, fm, y, m->snode[k]);
+        int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
+        if (!is_rigid(m, k)) {
+            for (int sd = -1; sd <= 1; sd += 2) {
+                double delta = sd * (xr - (sd > 0 ? sp->x_max : sp->x_min));
+                if (delta >= 0.0 &&
+                    (sd * w > 0.0 || m->stop_ops[k]->reaction(sp, sd, 0.0, xr, w) > 0.0))
+                    m->next[m->nc + k] = sd > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+            }
+        } else if (side && side * w > 0.0) {
+            impact(m, k, side, fm, t, y);
+        } else if (side && w == 0.0) {
+            m->next[m->nc + k] = side > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+        }
+    }
+}
+
+/* A fired guard of the mode before the event. */
+static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *fm, double t,
+                     double *y)
+{
+    const int *pair = g->type >= G_GAP ? m->snode[g->index] : m->cnode[g->index];
+    m->affected[pair[0]] = 1;
+    if (pair[1] < m->nb) m->affected[pair[1]] = 1;
+    switch (g->type) {
+    case G_SLIP:
+    case G_BAND_POS:
+    case G_BAND_NEG:
+        m->jflag[g->index] = J_FIRED;
+        break;
+    case G_GAP:
+        impact(m, g->index, g->side, fm, t, y);
+        break;
+    case G_REACTION: /* the stop would pull: it lets go */
+        m->next[m->nc + g->index] = STSL_SM_OPEN;
+        break;
+    case G_COMPLIANT:
+        m->next[m->nc + g->index] = m->cur[m->nc + g->index] != STSL_SM_OPEN ? STSL_SM_OPEN
+                                    : g->side > 0                            ? STSL_SM_HIGH
+                                                                             : STSL_SM_LOW;
+        break;
+    }
+}
+
+/* The combination `states` of the contacts m->jlist at time t (the state
+ * y): 1 consistent, 0 not, <0 error.  Every stuck
+ * one's lambda within its static band (sign convention: lambda is the
+ * force on ends[0]; a slip + needs -lambda > F_S(+1), a slip -
+ * lambda > F_S(-1), so the band is -F_S(+1) <= lambda <= F_S(-1)); every
+ * slipping one accelerating in its slip direction with its friction at the
+ * dynamic level (at speed 0) opposing it.  *undecided = 1 when some margin
+ * lies within the rounding level of the forces; `lenient`: a stuck one
+ * within rounding of its band counts as inside. */
+static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int lenient,
+                    int *undecided, stsl_error *err)
+{
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    double scale;
+    int rc = solve(m, &m->cand, &fm, t, y, &scale, err);
+    if (rc) return rc > 0 ? 0 : rc;
+    double noise = NOISE_ULPS * DBL_EPSILON * scale, amax = 0.0;
+    for (int i = 0; i < m->nb; i++)
+        amax = fmax(amax, noise / m->mass[i]);
+    int ok = 1;
+    *undecided = 0;
+    for (int i = 0; i < m->n_j; i++) {
+        int c = m->jlist[i];
+        double margin, level; /* > 0: inconsistent */
+        if (states[i] == STSL_CS_STUCK) {
+            double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
+            static_levels(m, c, &fs_pos, &fs_neg);
+            margin = fmax(-lam - fs_pos, lam - fs_neg);
+            level = noise;
+            ok &= !(margin > (lenient ? level : 0.0));
+        } else {
+            int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
+            double a =
+                node_a(m, &fm, m->acc, m->cnode[c][0]) - node_a(m, &fm, m->acc, m->cnode[c][1]);
+            margin = -s * a;
+            level = amax;
+            ok &= margin < 0.0;
+        }
+        *undecided |= fabs(margin) <= level;
+    }
+    return ok;
+}
+
+/* How far ahead a decision within rounding looks (see consistent). */
+static double lookahead(stsl_multibody *m, double t)
+{
+    double h = signals_max_step(m, t);
+    if (!isfinite(h)) h = LOOKAHEAD_REL * fmax(1.0, fabs(t));
+    return fmin(h, mb_next_time_event(m, t) - t);
+}
+
+/* Is the combination `states` consistent (SPEC §4, check_at)?  A margin
+ * within rounding (a force touching the static level, a slip acceleration
+ * of zero) is decided as the element decides it ("Touching the static
+ * level"): by the first instant after t, the state moved on with the
+ * combination's own accelerations at t (bodies held to a moving base
+ * follow it; a slip at w = 0 starts), at which every margin stands clear
+ * of rounding (samples at 64 ulps of t doubling
+ * up to the inputs' time scale); none clear: as it stands, a stuck contact
+ * within rounding of its band inside it, no slip at zero acceleration. */
+static int consistent(void *ctx, const int *states, stsl_error *err)
+{
+    stsl_multibody *m = ctx;
+    for (int i = 0; i < m->n_j; i++)
+        m->next[m->jlist[i]] = (uint8_t)states[i];
+    prepare_vec(m, m->next, &m->cand);
+    int n = m->nb, undecided, ok = check_at(m, states, m->t_ev, m->y_ev, 0, &undecided, err);
+    if (ok < 0 || !undecided) return ok;
+    for (int i = 0; i < n; i++) /* the candidate's rates at the event */
+        m->rate[i] = m->acc[i];
+    double horizon = lookahead(m, m->t_ev);
+    for (double tau = NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(m->t_ev)); tau <= horizon;
+         tau *= 2.0) {
+        for (int i = 0; i < n; i++) {
+            m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
+            m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
+        }
+        int later = check_at(m, states, m->t_ev + tau, m->y_look, 0, &undecided, err);
+        if (later < 0 || !undecided) return later;
+    }
+    return check_at(m, states, m->t_ev, m->y_ev, 1, &undecided, err);
+}
+
+/* The set J (contacts at w = 0 to decide) and the other contacts' states. */
+static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_motion *fm,
+                              const double *y)
+{
+    for (int c = 0; c < m->nc; c++) {
+        const int *pr = m->cnode[c];
+        double w = rel_v(m, fm, y, pr);
+        m->jumped[c] = 0;
+        int touched = m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
+        if (stsl_law_is_smooth(m->s->contacts[c].friction.law)) {
+            m->next[c] = STSL_CM_SMOOTH;
+            continue;
+        }
+        /* A velocity jump (an impulse through a rigid stop, a step of the
+         * base or anchor velocity) can start a slip; without one a stuck
+         * contact's w is zero to within integration drift. */
+        int kicked =
+            why == STSL_REASON_TIME || m->kicked[pr[0]] || (pr[1] < m->nb && m->kicked[pr[1]]);
+        int zero = why == STSL_REASON_INIT ? w == 0.0 : fabs(w) <= m->vtol;
+        if (m->jflag[c] == J_FIRED) continue;
+        if (why == STSL_REASON_INIT)
+            zero ? (void)(m->jflag[c] = J_ZERO) : (void)(m->next[c] = (uint8_t)slip_state(w));
+        else if (m->cur[c] == STSL_CM_STUCK)
+            kicked && !zero ? (void)(m->next[c] = (uint8_t)slip_state(w))
+                            : (void)(m->jflag[c] = J_ZERO);
+        else if (zero && touched)
+            m->jflag[c] = J_ZERO;
+        else
+            m->next[c] = kicked && !zero ? (uint8_t)slip_state(w) : m->cur[c];
+        /* A slip direction set by a jump is the impact's or the input
+         * step's consequence, recorded as that event (as the element does). */
+        m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
+    }
+}
+
+/* Groups of J that interact: contacts joined through bodies by J contacts
+ * and closed rigid stops between bodies (a fixed end carries any force, so
+ * contacts meeting only there are independent).  m->group[c] = label. */
+static void group_j(stsl_multibody *m)
+{
+    prepared *p = &m->cand;
+    p->n_edges = 0;
+    for (int c = 0; c < m->nc; c++)
+        if (m->jflag[c] && m->cnode[c][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    for (int c = 0; c < m->nc; c++)
+        m->group[c] = m->jflag[c] ? m->label[m->cnode[c][0]] : -1;
+}
+
+/* "no consistent combination of 2 contacts (contacts.0, contacts.1) at t =
+ * ..., state (x.a, ...) = (...)". */
+static int no_combination(stsl_multibody *m, stsl_error *err)
+{
+    char what[1024];
+    size_t used = 0;
+    for (int i = 0; i < m->n_j && used < sizeof what; i++) {
+        int w =
+            snprintf(what + used, sizeof what - used, "%scontacts.%d", i ? ", " : "", m->jlist[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    char state[1024];
+    used = 0;
+    for (int i = 0; i < m->n && used < sizeof state; i++) {
+        int w = snprintf(state + used, sizeof state - used, "%s%s = %.17g", i ? ", " : "",
+                         m->state_names[i], m->y_ev[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return stsl_error_wrap(err, "contacts %s at t = %.17g s, state %s", what, m->t_ev, state);
+}
+
+/* Decide every group of J that the event concerns (SPEC §4). */
+static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
+{
+    for (int c = 0; c < m->nc; c++) {
+        if (!m->jflag[c] || m->group[c] < 0) continue;
+        int g = m->group[c], active = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
+        m->n_j = 0;
+        for (int d = c; d < m->nc; d++) {
+            if (!m->jflag[d] || m->group[d] != g) continue;
+            const int *pr = m->cnode[d];
+            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CM_STUCK || m->affected[pr[0]] ||
+                      (pr[1] < m->nb && m->affected[pr[1]]);
+            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CS_STUCK : m->cur[d];
+            m->jlist[m->n_j++] = d;
+            m->group[d] = -1; /* done */
+        }
+        if (!active) { /* stuck, untouched: stays */
+            for (int i = 0; i < m->n_j; i++)
+                m->next[m->jlist[i]] = STSL_CM_STUCK;
+            continue;
+        }
+        stsl_consistency_result res;
+        int rc = stsl_consistency_select(m->n_j, m->before, consistent, m, m->chosen, &res, err);
+        if (rc) return no_combination(m, err);
+        for (int i = 0; i < m->n_j; i++)
+            m->next[m->jlist[i]] = (uint8_t)m->chosen[i];
+        /* A lone contact has nothing ambiguous: the tie rule gives SPEC
+         * §1.2's stick test (stuck within the band, else slip), as the
+         * element decides it. */
+        if (res.ambiguous && m->n_j > 1) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->jlist[0]);
+    }
+    return STSL_OK;
+}
+
+/* Closed rigid stops whose reaction would pull (beyond rounding) let go;
+ * returns how many did. */
+static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, const double *y,
+                           stsl_error *err)
+{
+    prepare_vec(m, m->next, &m->cand);
+    double scale;
+    if (solve(m, &m->cand, fm, t, y, &scale, err) < 0) return -1;
+    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    int n = 0;
+    for (int k = 0; k < m->ns; k++) {
+        int st = m->next[m->nc + k];
+        if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
+        if (stop_pull(m, &m->cand, k) > noise) {
+            m->next[m->nc + k] = STSL_SM_OPEN;
+            m->affected[m->snode[k][0]] = 1;
+            if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Bodies held together in the new mode move as one: the velocity of the
+ * fixed end that holds their cluster, else the momentum-conserving mean. */
+static void common_velocities(stsl_multibody *m, const fixed_motion *fm, double *y)
+{
+    prepare_vec(m, m->next, &m->cand);
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, m->cand.n_edges, (const int(*)[2])m->cand.edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    for (int i = 0; i < m->nb; i++) {
+        double mom = 0.0, mass = 0.0, v = NAN;
+        int members = 0;
+        for (int f = 0; f < N_FIXED && isnan(v); f++)
+            if (m->label[m->nb + f] == m->label[i]) v = fm->v[f];
+        for (int j = 0; j < m->nb; j++)
+            if (m->label[j] == m->label[i]) {
+                mom += m->mass[j] * y[m->nb + j];
+                mass += m->mass[j];
+                members++;
+            }
+        if (!isnan(v))
+            y[m->nb + i] = v;
+        else if (members > 1)
+            y[m->nb + i] = mom / mass;
+    }
+}
+
+/* A contact decided at w = 0 that slips starts at w = 0 exactly: its
+ * velocity guard must start on the mode's side (a w of rounding size on
+ * the other side would be outside the mode from the start). */
+static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
+{
+    for (int c = 0; c < m->nc; c++) {
+        if (!m->jflag[c] || m->next[c] == STSL_CM_STUCK) continue;
+        double w = rel_v(m, fm, y, m->cnode[c]);
+        if (w == 0.0) continue;
+        rigid_clusters(m, -1);
+        pair_jump(m, m->cnode[c], 0.0, -w, y);
+    }
+}
+
+static int contact_event(int from, int to)
+{
+    if (from == to || to == STSL_CM_SMOOTH || from == STSL_CM_SMOOTH) return STSL_NO_EVENT;
+    if (to == STSL_CM_STUCK) return STSL_EV_STICK;
+    if (from == STSL_CM_STUCK) return STSL_EV_BREAKAWAY;
+    return STSL_EV_REVERSAL;
+}
+
+static int stop_event(const stsl_multibody *m, int k, int from, int to)
+{
+    if (from == to) return STSL_NO_EVENT;
+    if (!is_rigid(m, k)) return to == STSL_SM_OPEN ? STSL_EV_CONTACT_END : STSL_EV_CONTACT_BEGIN;
+    return to == STSL_SM_OPEN ? STSL_EV_STOP_RELEASE : STSL_EV_STOP_CONTACT;
+}
+
+/* One event per contact and stop that changed (an impact has recorded
+ * its own), contacts first; at an input discontinuity without a change,
+ * input_step.  The initial mode is a choice, not a change: no events but
+ * impacts. */
+static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
+{
+    int had = m->n_pend;
+    if (why != STSL_REASON_INIT) {
+        for (int c = 0; c < m->nc; c++) {
+            int kind = contact_event(m->cur[c], m->next[c]);
+            int held = held_by_stop(m, m->cur, c) || held_by_stop(m, m->next, c);
+            if ((kind == STSL_EV_STICK || kind == STSL_EV_BREAKAWAY) && held) continue;
+            if (kind != STSL_NO_EVENT && !m->jumped[c]) push_event(m, kind, 1 + c);
+        }
+        for (int k = 0; k < m->ns; k++) {
+            int kind = stop_event(m, k, m->cur[m->nc + k], m->next[m->nc + k]);
+            if (kind != STSL_NO_EVENT && !impacted[k]) push_event(m, kind, 1 + m->nc + k);
+        }
+    }
+    if (why == STSL_REASON_TIME && m->n_pend == had && had == 0)
+        push_event(m, STSL_EV_INPUT_STEP, 0);
+}
+
+/* Everything the event at (t, y) decides, into m->next and y. */
+static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const int *fired,
+                  double t, double *y, stsl_error *err)
+{
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    const uint8_t *cv = mode_vec(m, mode);
+    if (why == STSL_REASON_INIT || !cv)
+        memset(m->cur, STSL_CM_STUCK, (size_t)m->L); /* contacts: stuck, stops: open */
+    else
+        memcpy(m->cur, cv, (size_t)m->L);
+    memcpy(m->next, m->cur, (size_t)m->L);
+    for (int i = 0; i < m->nb; i++) {
+        m->affected[i] = why == STSL_REASON_TIME;
+        m->kicked[i] = 0;
+    }
+    memset(m->jflag, 0, (size_t)m->nc * sizeof(int));
+    for (int k = 0; k < m->ns; k++) {
+        if (why == STSL_REASON_INIT) m->settle_at[k] = INFINITY;
+        if (why == STSL_REASON_TIME && m->settle_at[k] <= t) { /* the bounces have ended */
+            m->settle_at[k] = INFINITY;
+            push_event(m, STSL_EV_STOP_CONTACT, 1 + m->nc + k);
+        }
+    }
+    if (why == STSL_REASON_INIT) initial_stops(m, &fm, t, y);
+    if (why == STSL_REASON_GUARD && fired) {
+        const prepared *p = prepare(m, mode);
+        int ng = p ? p->n_guards : 0;
+        if (ng) memcpy(m->gfired, p->guards, (size_t)ng * sizeof(guard_ref));
+        for (int i = 0; i < ng; i++)
+            if (fired[i]) on_guard(m, &m->gfired[i], &fm, t, y);
+    }
+    for (int k = 0; k < m->ns; k++) { /* an impact recorded its own event */
+        m->changed_by_impact[k] = 0;
+        for (int e = 0; e < m->n_pend; e++)
+            if (m->pend[e].subject == 1 + m->nc + k) m->changed_by_impact[k] = 1;
+    }
+    m->t_ev = t;
+    m->y_ev = y;
+    for (int round = 0; round <= m->ns; round++) {
+        classify_contacts(m, why, &fm, y);
+        group_j(m);
+        int rc = select_contacts(m, why, err);
+        if (rc) return rc;
+        int released = release_pulling(m, &fm, t, y, err);
+        if (released < 0) return -1;
+        if (!released) break;
+    }
+    zero_slips(m, &fm, y);
+    common_velocities(m, &fm, y);
+    for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
+        if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
+    changes(m, why, m->changed_by_impact);
+    return STSL_OK;
+}
+
+static int mb_transition(void *self, stsl_mode_code mode, stsl_reason why, const int *fired,
+                         double t, double *y, stsl_transition *out, stsl_error *err)
+{
+    stsl_multibody *m = self;
+    m->t_seg = t; /* from here on the inputs' right limits apply */
+    out->mode = mode;
+    out->kind = STSL_NO_EVENT;
+    out->again = 0;
+    out->subject = 0;
+    if (why != STSL_REASON_RECHECK) {
+        m->n_pend = m->i_pend = 0;
+        int rc = decide(m, mode, why, fired, t, y, err);
+        if (rc) return rc;
+        out->mode = intern(m, m->next);
+        if (out->mode < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory (mode table)");
+    }
+    /* One recorded event per call: the solver calls again (RECHECK) while
+     * `again` is set, so several changes at one instant are several
+     * events at the same t, all into the mode decided above. */
+    if (m->i_pend < m->n_pend) {
+        out->kind = m->pend[m->i_pend].kind;
+        out->subject = m->pend[m->i_pend].subject;
+        m->i_pend++;
+        out->again = m->i_pend < m->n_pend;
+    }
+    return STSL_OK;
+}
+
+/* ---- layout --------------------------------------------------------------------- */
+
+typedef struct unit_set {
+    const char *x, *v, *a, *f;
+} unit_set;
+
+static unit_set units_of(stsl_domain d)
+{
+    if (d == STSL_DOMAIN_ROTATIONAL) return (unit_set){"rad", "rad/s", "rad/s^2", "N·m"};
+    return (unit_set){"m", "m/s", "m/s^2", "N"};
+}
+
+/* Column `i` named "<group>.<member>" (the datasets of each column until
+ * the column groups of issue 14 §3 store them together). */
+static char *put_name(char *at, const char *group, const char *member)
+{
+    sprintf(at, "%s.%s", group, member);
+    return at;
+}
+
+/* The column groups of mb-interfaces.md §3 (empty ones left out) and the
+ * event subjects: contacts, then stops. */
+static void init_groups(stsl_multibody *m, col_offsets o, unit_set u)
+{
+    const char *const *bodies = m->members, *const *contacts = m->members + m->nb;
+    const char *const *stops = contacts + m->nc;
+    stsl_col_group all[8] = {
+        {"x", u.x, "position", o.x, m->nb, bodies, 0, 0, NULL},
+        {"v", u.v, "velocity", o.v, m->nb, bodies, 0, 0, NULL},
+        {"a", u.a, "acceleration", o.a, m->nb, bodies, 0, 0, NULL},
+        {"friction", u.f, "friction force on the contact's first end", o.friction, m->nc, contacts,
+         0, 0, NULL},
+        {"slip_velocity", u.v, "slip velocity", o.slip, m->nc, contacts, 0, 0, NULL},
+        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4, contact_mode_names},
+        {"stop_reaction", u.f, "stop reaction on the first end", o.reaction, m->ns, stops, 0, 0,
+         NULL},
+        {"stop_mode", "", "stop mode", o.smode, m->ns, stops, 1, 3, stop_mode_names}};
+    int n = 0;
+    for (int g = 0; g < 8; g++)
+        if (all[g].width > 0) m->groups[n++] = all[g];
+    m->layout.n_groups = n;
+    m->layout.groups = m->groups;
+    m->layout.n_subjects = m->nc + m->ns;
+    m->layout.subject_names = contacts;
+}
+
+static int init_layout(stsl_multibody *m)
+{
+    const stsl_system *s = m->s;
+    col_offsets o = offsets(m);
+    unit_set u = units_of(s->domain);
+    size_t per = 2 * (STSL_BODY_NAME_MAX + 32);
+    m->cols = calloc((size_t)o.n, sizeof *m->cols);
+    m->names = calloc((size_t)(o.n + 2 * m->nb), per);
+    m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
+    m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
+    if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
+    char *at = m->names, member[STSL_BODY_NAME_MAX + 32];
+#define COL(idx, grp, mem, unit, what)                                                             \
+    do {                                                                                           \
+        m->cols[idx] = (stsl_column){put_name(at, grp, mem), unit, what};                          \
+        at += per;                                                                                 \
+    } while (0)
+    for (int i = 0; i < m->nb; i++) {
+        const char *b = s->bodies[i].name;
+        COL(o.x + i, "x", b, u.x, "position");
+        COL(o.v + i, "v", b, u.v, "velocity");
+        COL(o.a + i, "a", b, u.a, "acceleration");
+        m->state_names[i] = m->cols[o.x + i].name;
+        m->state_names[m->nb + i] = m->cols[o.v + i].name;
+    }
+    for (int c = 0; c < m->nc; c++) {
+        snprintf(member, sizeof member, "contacts.%d", c);
+        COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
+        COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
+        COL(o.cmode + c, "contact_mode", member, "", "contact mode");
+        m->members[m->nb + c] = strchr(m->cols[o.cmode + c].name, '.') + 1;
+    }
+    for (int k = 0; k < m->ns; k++) {
+        snprintf(member, sizeof member, "stops.%d", k);
+        COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
+        COL(o.smode + k, "stop_mode", member, "", "stop mode");
+        m->members[m->nb + m->nc + k] = strchr(m->cols[o.smode + k].name, '.') + 1;
+    }
+    for (int i = 0; i < m->nb; i++)
+        m->members[i] = s->bodies[i].name;
+#undef COL
+    m->cols[o.xb] = (stsl_column){"x_base", u.x, "base position"};
+    m->cols[o.vb] = (stsl_column){"v_base", u.v, "base velocity"};
+    m->layout = (stsl_layout){
+        o.n, m->cols, "s", 0,   NULL, STSL_EV_AMBIGUOUS + 1, stsl_multibody_kind_names(),
+        0,   NULL,    0,   NULL};
+    init_groups(m, o, u);
+    return 0;
+}
+
+/* ---- natural scales ---------------------------------------------------------------- */
+
+static void keep_smaller(double *l, double cand)
+{
+    if (cand > 0.0 && isfinite(cand) && !(*l <= cand)) *l = cand;
+}
+
+/* The element's rule (stsl_element_state_scales) for a system: force F
+ * the smallest static level and force input size; length L the smallest
+ * of F/k (couplings, compliant stops), the stops' ranges and an
+ * oscillating base or anchor motion's amplitude (1 when none); per body
+ * the time T = sqrt(m/k) over the stiffness attached to it, else
+ * sqrt(m L/F), else 1; x scale L, v scale L/T. */
+static void state_scales(stsl_multibody *m)
+{
+    const stsl_system *s = m->s;
+    double f = INFINITY, l = INFINITY;
+    for (int c = 0; c < m->nc; c++) {
+        const stsl_friction_params *fp = &s->contacts[c].friction;
+        keep_smaller(&f, stsl_law_is_smooth(fp->law)
+                             ? fmax(fmax(fp->breakaway, fp->coulomb), fmax(fp->tc, fp->tst))
+                             : fp->dynamic * fp->static_ratio);
+    }
+    for (int k = 0; k < s->n_forces; k++)
+        keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
+    if (!isfinite(f)) f = 0.0;
+    for (int k = 0; k < s->n_couplings; k++)
+        keep_smaller(&l, f / s->couplings[k].stiffness);
+    for (int k = 0; k < m->ns; k++) {
+        keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
+        if (!is_rigid(m, k)) keep_smaller(&l, f / s->stops[k].p.stiffness);
+    }
+    keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
+    if (s->has_anchor) keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
+    if (!isfinite(l)) l = 1.0;
+    for (int i = 0; i < m->nb; i++) {
+        double k = 0.0, t = 1.0;
+        for (int j = 0; j < s->n_couplings; j++)
+            if (m->knode[j][0] == i || m->knode[j][1] == i) k += s->couplings[j].stiffness;
+        if (k > 0.0)
+            t = sqrt(m->mass[i] / k);
+        else if (f > 0.0)
+            t = sqrt(m->mass[i] * l / f);
+        m->scale[i] = l;
+        m->scale[m->nb + i] = l / t;
+    }
+}
+
+/* 2 pi / 20 of the fastest natural period: omega^2 <= max_i of the row sum
+ * of M^-1 K (Gershgorin), K from the couplings (and, in contact, the
+ * compliant stops). */
+static double natural_step(const stsl_multibody *m, int with_stops)
+{
+    const stsl_system *s = m->s;
+    double w2 = 0.0;
+    for (int i = 0; i < m->nb; i++) {
+        double row = 0.0;
+        for (int j = 0; j < s->n_couplings; j++)
+            for (int e = 0; e < 2; e++)
+                if (m->knode[j][e] == i)
+                    row += s->couplings[j].stiffness * (m->knode[j][1 - e] < m->nb ? 2.0 : 1.0);
+        for (int k = 0; with_stops && k < m->ns; k++)
+            for (int e = 0; e < 2; e++)
+                if (!is_rigid(m, k) && m->snode[k][e] == i)
+                    row += s->stops[k].p.stiffness * (m->snode[k][1 - e] < m->nb ? 2.0 : 1.0);
+        w2 = fmax(w2, row / m->mass[i]);
+    }
+    return w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) / SAMPLES_PER_NATURAL_PERIOD : INFINITY;
+}
+
+/* ---- create / free ------------------------------------------------------------------ */
+
+static const stsl_hmodel_ops multibody_ops = {
+    mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
+    NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
+
+static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
+{
+    p->code = STSL_NO_MODE;
+    p->vec = calloc((size_t)(L > 0 ? L : 1), 1);
+    p->edges = calloc((size_t)(max_edges > 0 ? max_edges : 1), sizeof *p->edges);
+    p->contact_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    p->share = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
+    p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
+    p->guards = calloc((size_t)max_guards, sizeof *p->guards);
+    size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
+    p->max_edges = (int)me;
+    p->cycle = calloc(me * me, sizeof(double));
+    p->cap = calloc(me, sizeof(double));
+    p->tree = calloc(me, sizeof(int));
+    p->parent = calloc(nn, sizeof(int));
+    p->parent_edge = calloc(nn, sizeof(int));
+    p->depth = calloc(nn, sizeof(int));
+    if (!p->cycle || !p->cap || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
+    p->dirs = calloc((size_t)max_guards, sizeof(int));
+    return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
+               ? 0
+               : -1;
+}
+
+static void free_prepared(prepared *p)
+{
+    free(p->vec);
+    free(p->edges);
+    free(p->contact_edge);
+    free(p->share);
+    free(p->cycle);
+    free(p->cap);
+    free(p->tree);
+    free(p->parent);
+    free(p->parent_edge);
+    free(p->depth);
+    free(p->stop_edge);
+    free(p->guards);
+    free(p->dirs);
+}
+
+/* What the engine does not support, refused as bad input. */
+static int check_supported(const stsl_system *s, stsl_error *err)
+{
+    for (int c = 0; c < s->n_contacts; c++)
+        if (s->contacts[c].friction.law == STSL_LAW_LUGRE)
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "contacts.%d: law lugre is not supported in a system of bodies "
+                                  "(its bristle state is not part of the system engine); use "
+                                  "coulomb, stribeck or another smooth law, or the one element",
+                                  c);
+    return STSL_OK;
+}
+
+static int alloc_all(stsl_multibody *m, int max_guards)
+{
+    int nb = m->nb, nc = m->nc, ns = m->ns, L = m->L, one = 1;
+    int ne = nc + ns, nf = m->s->n_forces, nk = m->s->n_couplings;
+#define ALLOC(ptr, count) ((ptr) = calloc((size_t)((count) > 0 ? (count) : one), sizeof *(ptr)))
+    if (!ALLOC(m->mass, nb) || !ALLOC(m->force_sig, nf) || !ALLOC(m->cnode, nc) ||
+        !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
+        !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
+        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
+        !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
+        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, 2 * nb) || !ALLOC(m->rate, nb) ||
+        !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
+        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
+        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
+        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
+        !ALLOC(m->scale, m->n))
+        return -1;
+#undef ALLOC
+    m->max_pend = 2 * (nc + ns) + 2;
+    if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
+        alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
+        return -1;
+    m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
+    return m->ws ? 0 : -1;
+}
+
+static int make_signals(stsl_multibody *m, stsl_error *err)
+{
+    const stsl_system *s = m->s;
+    stsl_signal_spec none = {.type = STSL_SIG_CONSTANT};
+    for (int k = 0; k < s->n_forces; k++)
+        if (!(m->force_sig[k] = stsl_signal_create(&s->forces[k].signal, err))) return -1;
+    m->base = stsl_signal_create(&s->base_motion, err);
+    if (!m->base) return -1;
+    m->anchor = stsl_signal_create(s->has_anchor ? &s->anchor_motion : &none, err);
+    if (!m->anchor) return -1;
+    m->base_moves = !stsl_signal_is_constant(m->base);
+    m->anchor_moves = !stsl_signal_is_constant(m->anchor);
+    return 0;
+}
+
+stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
+                                      stsl_error *err)
+{
+    if (check_supported(s, err)) return NULL;
+    stsl_multibody *m = calloc(1, sizeof *m);
+    if (!m) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        return NULL;
+    }
+    m->s = s;
+    m->nb = s->n_bodies;
+    m->nc = s->n_contacts;
+    m->ns = s->n_stops;
+    m->n = 2 * m->nb;
+    m->L = m->nc + m->ns;
+    int max_guards = 2 * (m->nc + m->ns);
+    if (alloc_all(m, max_guards > 0 ? max_guards : 1)) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
+    if (make_signals(m, err)) goto fail;
+    for (int i = 0; i < m->nb; i++)
+        m->mass[i] = s->bodies[i].mass;
+    for (int c = 0; c < m->nc; c++)
+        for (int e = 0; e < 2; e++)
+            m->cnode[c][e] = node_of(m, s->contacts[c].ends[e]);
+    for (int k = 0; k < m->ns; k++) {
+        for (int e = 0; e < 2; e++)
+            m->snode[k][e] = node_of(m, s->stops[k].ends[e]);
+        m->stop_ops[k] = stsl_end_stop(s->stops[k].model);
+    }
+    for (int k = 0; k < s->n_couplings; k++)
+        for (int e = 0; e < 2; e++)
+            m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
+    state_scales(m);
+    m->rtol = rtol > 0.0 ? rtol : 1e-10;
+    double vscale = 0.0;
+    m->atol_x = INFINITY;
+    for (int i = 0; i < m->nb; i++) {
+        double a[2];
+        double sc[2] = {m->scale[i], m->scale[m->nb + i]};
+        stsl_hsolver_atol(sc, 2, m->rtol, atol, a);
+        m->atol_x = fmin(m->atol_x, a[0]);
+        vscale = fmax(vscale, a[1]);
+    }
+    if (!(m->atol_x < INFINITY)) m->atol_x = m->rtol;
+    m->vtol = ZERO_SPEED_TOLS * vscale;
+    m->natural_step = natural_step(m, 0);
+    m->contact_step = natural_step(m, 1);
+    m->t_seg = -INFINITY;
+    for (int k = 0; k < m->ns; k++)
+        m->settle_at[k] = INFINITY;
+    if (init_layout(m)) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
+    /* A smooth law is a near-discontinuity when its slope is steep: stiff
+     * (BDF), as for the element. */
+    int stiff = 0;
+    for (int c = 0; c < m->nc; c++)
+        stiff |= stsl_law_is_smooth(s->contacts[c].friction.law);
+    m->model =
+        (stsl_hmodel){&multibody_ops, m,     m->n,    max_guards > 0 ? max_guards : 1, &m->layout,
+                      m->state_names, stiff, m->scale};
+    return m;
+fail:
+    stsl_multibody_free(m);
+    return NULL;
+}
+
+void stsl_multibody_free(stsl_multibody *m)
+{
+    if (!m) return;
+    for (int k = 0; m->force_sig && k < m->s->n_forces; k++)
+        stsl_signal_free(m->force_sig[k]);
+    stsl_signal_free(m->base);
+    stsl_signal_free(m->anchor);
+    stsl_cstr_ws_free(m->ws);
+    free_prepared(&m->prep);
+    free_prepared(&m->cand);
+    void *all[] = {m->mass,
+                   m->force_sig,
+                   m->cnode,
+                   m->snode,
+                   m->knode,
+                   m->stop_ops,
+                   m->desc_dirs,
+                   m->force,
+                   m->acc,
+                   m->lambda,
+                   m->label,
+                   m->cur,
+                   m->next,
+                   m->cur_keep,
+                   m->affected,
+                   m->settle_at,
+                   m->y_look,
+                   m->rate,
+                   m->kicked,
+                   m->jumped,
+                   m->jflag,
+                   m->group,
+                   m->jlist,
+                   m->before,
+                   m->chosen,
+                   m->changed_by_impact,
+                   m->gfired,
+                   m->pend,
+                   m->scale,
+                   m->table,
+                   m->hash,
+                   m->cols,
+                   m->names,
+                   (void *)m->state_names,
+                   (void *)m->members};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    free(m);
+}
+
+const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m)
+{
+    return &m->model;
+}
+
+void stsl_multibody_initial_state(const stsl_multibody *m, double *y0)
+{
+    for (int i = 0; i < m->nb; i++) {
+        y0[i] = m->s->bodies[i].x0;
+        y0[m->nb + i] = m->s->bodies[i].v0;
+    }
+}

@@ -1,0 +1,58 @@
+/* multibody.h - a system of bodies (models/system.h) as a hybrid model for
+ * the solver (issue 14, SPEC §4).
+ *
+ * State: the absolute positions and velocities of the bodies,
+ * y = (x_1..x_N, v_1..v_N).  Each friction contact is STUCK, SLIP_POS,
+ * SLIP_NEG (hybrid laws) or SMOOTH (smooth laws; LuGre is refused: its
+ * bristle state is not part of this engine); each stop OPEN, LOW or HIGH
+ * (rigid: resting against its limit, a constraint; compliant: in contact,
+ * its force k delta + c delta' acting, never pulling).  A mode is the
+ * vector of these states, interned in a table the model owns (the code is
+ * its index: k contacts give up to 4^k vectors, more than 64 bits hold).
+ *
+ * Stuck contacts and closed rigid stops are constraints: the bodies they
+ * hold together (with ground, base or anchor) form clusters whose
+ * accelerations and constraint forces lambda come from models/cluster.h.
+ * Guards: w_c of slipping contacts; the static band of stuck ones; gaps of
+ * open stops; reactions of closed rigid stops; the compliant stop's
+ * contact guard.  At an event the contacts at w_c = 0 are re-decided all at
+ * once by events/consistency.h (SPEC §4: consistency and tie rule), one
+ * event per contact or stop that changed, all at the same instant.
+ *
+ * Friction levels are those of models/friction.h at load 0: a system has
+ * no separate load signal (forces act on bodies through inputs.forces). */
+#ifndef STSL_MULTIBODY_H
+#define STSL_MULTIBODY_H
+
+#include "models/system.h"
+#include "solver/hybrid.h"
+
+/* The per-contact and per-stop mode values, as stored in the results
+ * (contact_mode, stop_mode; their names: stsl_multibody_contact_mode_names,
+ * ..._stop_mode_names). */
+enum { STSL_CM_STUCK = 0, STSL_CM_SLIP_POS = 1, STSL_CM_SLIP_NEG = 2, STSL_CM_SMOOTH = 3 };
+enum { STSL_SM_OPEN = 0, STSL_SM_LOW = 1, STSL_SM_HIGH = 2 };
+/* The event kind a system adds to the element's (events/modes.h):
+ * several consistent combinations at one instant (SPEC §4). */
+#define STSL_EV_AMBIGUOUS STSL_N_EVENT_KINDS
+
+typedef struct stsl_multibody stsl_multibody;
+
+/* Build the model of a resolved and checked system (borrowed: it must
+ * outlive the model).  rtol, atol: the run's tolerances (atol 0: derived),
+ * for the resolution of rebounds off rigid stops.  NULL with err filled
+ * (STSL_EINPUT for what the engine does not support). */
+stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
+                                      stsl_error *err);
+void stsl_multibody_free(stsl_multibody *m);
+const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
+/* (x0 of every body, v0 of every body): model->n_state values. */
+void stsl_multibody_initial_state(const stsl_multibody *m, double *y0);
+/* Names of the per-contact mode values ("STUCK", "SLIP_POS", "SLIP_NEG",
+ * "SMOOTH") and per-stop ones ("OPEN", "LOW", "HIGH"). */
+const char *const *stsl_multibody_contact_mode_names(void);
+const char *const *stsl_multibody_stop_mode_names(void);
+/* The events a system records: the element's kinds plus "ambiguous". */
+const char *const *stsl_multibody_kind_names(void);
+
+#endif
