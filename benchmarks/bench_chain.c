@@ -22,6 +22,7 @@
 #include "benchmarks/bench_util.h"
 #include "io/config.h"
 #include "models/run.h"
+#include "models/validation.h"
 
 #define T_END 200.0
 #define RTOL  1e-8
@@ -93,15 +94,11 @@ static int measure(int n, int runs, chain_cost *out)
     return rc ? 3 : 0;
 }
 
-/* Least-squares slope of log(y) against log(x). */
-static double loglog_slope(const double *x, const double *y, int n)
+/* The least-squares slope of log(y) against log(n) over the three sizes. */
+static double slope(const double *n, const double *y)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double a = log(x[i]), b = log(y[i]);
-        sx += a, sy += b, sxx += a * a, sxy += a * b;
-    }
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    int used;
+    return stsl_compare_fit_order(n, y, 3, &used);
 }
 
 int main(int argc, char **argv)
@@ -130,7 +127,7 @@ int main(int argc, char **argv)
     printf("fitted exponents over N = 2, 10, 50 (quantity ~ N^p):\n"
            "  cost per run p = %.2f, events p = %.2f, steps p = %.2f, cost per event p = %.2f, "
            "cost per step p = %.2f\n",
-           loglog_slope(n, cost, 3), loglog_slope(n, events, 3), loglog_slope(n, steps, 3),
-           loglog_slope(n, per_event, 3), loglog_slope(n, per_step, 3));
+           slope(n, cost), slope(n, events), slope(n, steps), slope(n, per_event),
+           slope(n, per_step));
     return 0;
 }
