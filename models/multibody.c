@@ -144,17 +144,7 @@ const char *const *stsl_multibody_stop_mode_names(void)
 
 const char *const *stsl_multibody_kind_names(void)
 {
-    static const char *names[STSL_N_EVENT_KINDS + 2];
-    static const char *const *kinds;
-    /* The element's names, then "ambiguous" (a constant table built from
-     * the one name table of events/modes.c). */
-    if (!kinds) {
-        for (int i = 0; i < STSL_N_EVENT_KINDS; i++)
-            names[i] = stsl_event_kind_names()[i];
-        names[STSL_EV_AMBIGUOUS] = "ambiguous";
-        kinds = names;
-    }
-    return kinds;
+    return stsl_event_kind_names(); /* the element's, then "ambiguous" */
 }
 
 /* ---- nodes and motion ------------------------------------------------------ */
