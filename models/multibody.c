@@ -1432,6 +1432,13 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     common_velocities(m, &fm, y);
     for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
         if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
+    /* A plastic impact whose ends are pulled apart at once (released in
+     * the same instant) did not come to rest: an impact, not a contact. */
+    for (int e = 0; e < m->n_pend; e++) {
+        int k = m->pend[e].subject - 1 - m->nc;
+        if (k >= 0 && m->pend[e].kind == STSL_EV_STOP_CONTACT && m->next[m->nc + k] == STSL_SM_OPEN)
+            m->pend[e].kind = STSL_EV_IMPACT;
+    }
     changes(m, why, m->changed_by_impact);
     return STSL_OK;
 }
