@@ -10,6 +10,7 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
+#include "api/member_metrics.h"
 #include "api/run_api.h"
 #include "api/summary_sink.h"
 #include "include/stickslip.h"
@@ -18,6 +19,7 @@
 #include "io/study.h"
 #include "io/study_h5.h"
 #include "models/element.h"
+#include "models/multibody.h"
 
 /* Rows a worker may run ahead of the writer (ring of ~5 MiB). */
 #define WINDOW 4096
@@ -43,6 +45,8 @@ typedef struct plan {
     int n_kinds, n_modes;
     char kinds[STSL_STUDY_MAX_KINDS][32];
     char modes[STSL_MAX_MODES][32];
+    int is_system;            /* a system of bodies: per-member columns */
+    stsl_member_cols members; /* its columns (api/member_metrics.h) */
 } plan;
 
 /* A loaded study ready to run (see sweep.h). */
@@ -120,6 +124,8 @@ static void fill_row(const plan *pl, const stsl_summary *s, stsl_study_row *r)
     r->dissipated_energy = s->dissipated_energy;
     r->steps = s->steps;
     r->rhs_evals = s->rhs_evals;
+    if (pl->is_system) /* the element's figures; a system's are per member */
+        r->stuck_fraction = r->stop_contact_time = r->dissipated_energy = NAN;
 }
 
 static void set_message(stsl_study_row *r, int status, const char *msg)
@@ -232,15 +238,28 @@ static void evs_destroy(void *self)
 
 static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, evs_destroy};
 
+/* Run into the summary and `sink`, and for a system also into the sink of
+ * its per-member figures (the row's member[]). */
+static int run_into(const plan *pl, const stsl_cfg *cfg, stsl_sink *sink, stsl_summary *sum,
+                    stsl_study_row *r, stsl_error *e)
+{
+    if (!pl->is_system) return stsl_api_run_into(cfg, sink, sum, e);
+    stsl_member_sink ms;
+    stsl_sink members;
+    stsl_member_sink_init(&ms, &pl->members, r->member, sink, &members);
+    return stsl_api_run_into(cfg, &members, sum, e);
+}
+
 /* Run into the summary and a recording sink; the row gets the variant's
  * configuration text and the record (see stsl_study_row.run). */
-static int run_full(const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r, stsl_error *e)
+static int run_full(const plan *pl, const stsl_cfg *cfg, stsl_summary *sum, stsl_study_row *r,
+                    stsl_error *e)
 {
     stsl_sink sink = {0};
     char *yaml = stsl_config_to_yaml(&cfg->c);
     int rc = yaml ? stsl_record_sink_create(&sink, e)
                   : stsl_error_set(e, STSL_ENOMEM, "out of memory writing the configuration");
-    if (!rc) rc = stsl_api_run_into(cfg, &sink, sum, e);
+    if (!rc) rc = run_into(pl, cfg, &sink, sum, r, e);
     void *rec = NULL;
     size_t n = 0, ny = yaml ? strlen(yaml) + 1 : 0;
     stsl_record_take(&sink, &rec, &n);
@@ -264,12 +283,13 @@ static int run_cfg(const plan *pl, const stsl_cfg *cfg, stsl_summary *sum, stsl_
                    stsl_err *e)
 {
     stsl_store store = stsl_study_store(pl->study);
-    if (store == STSL_STORE_SUMMARY) return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
+    if (store == STSL_STORE_SUMMARY && !pl->is_system)
+        return stsl_run(cfg, STSL_OUTPUT_NONE, NULL, sum, e);
     stsl_error ie = {0};
-    if (store == STSL_STORE_FULL) return run_full(cfg, sum, r, &ie) ? stsl_api_err(e, &ie) : 0;
+    if (store == STSL_STORE_FULL) return run_full(pl, cfg, sum, r, &ie) ? stsl_api_err(e, &ie) : 0;
     ev_sink k = {0};
-    stsl_sink sink = {&ev_ops, &k};
-    int rc = stsl_api_run_into(cfg, &sink, sum, &ie);
+    stsl_sink sink = {store == STSL_STORE_EVENTS ? &ev_ops : NULL, &k};
+    int rc = run_into(pl, cfg, &sink, sum, r, &ie);
     r->ev = k.ev;
     r->n_ev = k.n;
     return rc ? stsl_api_err(e, &ie) : STSL_RC_OK;
@@ -459,7 +479,7 @@ static stsl_cfg *load_base(const stsl_study *s, const stsl_sweep_opts *o, stsl_e
     const char *dir = stsl_study_base_dir(s);
     int rc = stsl_config_load_string(stsl_study_base_text(s), stsl_study_base_origin(s),
                                      *dir ? dir : NULL, o->sets, o->n_sets, &c->c, err);
-    if (!rc && (rc = stsl_config_require_element(&c->c, err))) stsl_config_free(&c->c);
+    if (!rc && (rc = stsl_config_require_runnable(&c->c, err))) stsl_config_free(&c->c);
     if (rc) {
         free(c);
         return NULL;
@@ -494,10 +514,37 @@ static const char *col_units(const stsl_layout *l, const char *name)
     return i >= 0 && l->cols[i].units ? l->cols[i].units : "";
 }
 
+/* A system's event kinds (the element's and `ambiguous`, SPEC section 4),
+ * units and per-member columns, from its configuration. */
+static void describe_system(const stsl_system *s, plan *pl, stsl_study_info *info)
+{
+    const char *const *names = stsl_multibody_kind_names();
+    pl->n_kinds =
+        STSL_EV_AMBIGUOUS + 1 < STSL_STUDY_MAX_KINDS ? STSL_EV_AMBIGUOUS + 1 : STSL_STUDY_MAX_KINDS;
+    for (int k = 0; k < pl->n_kinds; k++)
+        snprintf(pl->kinds[k], sizeof pl->kinds[0], "%s", names[k]);
+    int rot = s->domain == STSL_DOMAIN_ROTATIONAL;
+    info->x_units = rot ? "rad" : "m";
+    info->v_units = rot ? "rad/s" : "m/s";
+    info->force_units = rot ? "N·m" : "N";
+    info->energy_units = STSL_ENERGY_UNITS;
+    info->time_units = "s";
+    pl->n_modes = 0; /* no scalar mode: the contacts' modes are per member */
+    pl->is_system = 1;
+    stsl_member_cols_of(s, &pl->members);
+    info->n_members = pl->members.n;
+    info->member_names = pl->members.name_ptrs;
+    info->member_units = pl->members.units;
+}
+
 /* Event kinds and units from the base's element (every variant is the
  * same model). */
 static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info, stsl_error *err)
 {
+    if (base->c.is_system) {
+        describe_system(&base->c.system, pl, info);
+        return STSL_OK;
+    }
     stsl_element *el = stsl_element_create(&base->c.element, err);
     if (!el) return err ? err->code : STSL_EMODEL;
     const stsl_layout *l = stsl_element_layout(el);

@@ -18,10 +18,12 @@
 #include "api/compare.h"
 #include "api/summary_sink.h"
 #include "cli/args.h"
+#include "cli/compare_system.h"
 #include "io/candidate.h"
 #include "io/column_map.h"
 #include "io/config.h"
 #include "io/h5_read.h"
+#include "io/h5_system.h"
 #include "io/safe_output.h"
 /* Event rows listed in the table per list (all go to the JSON report). */
 #define MAX_EVENT_ROWS 100
@@ -52,12 +54,18 @@ static const char *const usage =
     "  -h, --help              this help\n"
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
+    "Two results of a system of bodies are compared member by member, matched by\n"
+    "name: x[body], v[body] errors, per contact the stuck-time overlap, its events and\n"
+    "its friction's energy, per stop its events (the reference's samples at the\n"
+    "candidate's times, linear between them; their bodies, contacts and stops must be\n"
+    "the same).\n"
     "exit codes: 0 ok, 2 bad input (file, line and column named), 3 the reference's\n"
     "re-run failed, 1 the report could not be written\n";
 static const stsl_cli_cmd cmd = {"stickslip compare", usage};
 
 typedef struct cmp_args {
     const char *reference, *candidate, *output;
+    const char *columns_given;           /* --columns as given (NULL: the default) */
     stsl_column_map columns;             /* t, x, v, friction (NULL) */
     double stuck_velocity, event_window; /* < 0: default */
 } cmp_args;
@@ -109,6 +117,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     while (!rc && (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
+            a->columns_given = optarg;
             rc = parse_columns(a, optarg);
             break;
         case 's':
@@ -324,6 +333,27 @@ static int fail(const stsl_error *err, int code)
     return code;
 }
 
+/* Two results of systems of bodies: compared member by member (their
+ * columns are named by their `names`, so --columns has nothing to say, and
+ * their contacts' modes say when they are stuck). */
+static int compare_systems(const cmp_args *a, int systems)
+{
+    if (systems == 1)
+        return stsl_cli_error(&cmd,
+                              "%s: the result of a system of bodies; %s is not: compare a "
+                              "system's result with another of the same system",
+                              stsl_h5_is_system(a->reference) ? a->reference : a->candidate,
+                              stsl_h5_is_system(a->reference) ? a->candidate : a->reference);
+    if (a->columns_given)
+        return arg_error("--columns %s: not for systems' results (their columns are matched by "
+                         "name)",
+                         a->columns_given);
+    if (a->stuck_velocity >= 0)
+        return arg_error("%s", "--stuck-velocity: not for systems' results (their contacts' modes "
+                               "say when they are stuck)");
+    return stsl_cli_compare_systems(&cmd, a->reference, a->candidate, a->event_window, a->output);
+}
+
 int stsl_cli_compare(int argc, char **argv)
 {
     cmp_args a;
@@ -332,6 +362,8 @@ int stsl_cli_compare(int argc, char **argv)
     stsl_error err = {0};
     const char *inputs[2] = {a.reference, a.candidate};
     if (stsl_output_check_inputs(a.output, inputs, 2, &err)) return fail(&err, 2);
+    int systems = stsl_h5_is_system(a.reference) + stsl_h5_is_system(a.candidate);
+    if (systems) return compare_systems(&a, systems);
     stsl_h5_result ref;
     if (stsl_h5_read(a.reference, &ref, &err)) return fail(&err, 2);
     if (!ref.config_yaml || !ref.config_yaml[0]) {

@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/compare.h"
 #include "cli/converge.h"
+#include "cli/info_system.h"
 #include "cli/curve.h"
 #include "cli/interrupt.h"
 #include "cli/plot.h"
@@ -24,6 +25,7 @@
 #include "io/csv_sink.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
+#include "io/h5_system.h"
 #include "io/mat_sink.h"
 #include "io/safe_output.h"
 #include "io/study_h5.h"
@@ -91,7 +93,10 @@ static const char *const info_usage =
     "usage: stickslip info RESULT.h5 [--events N]\n"
     "\n"
     "Print the summary of a result file: completion, statistics, time per mode,\n"
-    "event counts by kind and the event table.  For a study file (stickslip\n"
+    "event counts by kind and the event table; for a system of bodies per body\n"
+    "(final x, v, range of x), per contact (time stuck, sticks, breakaways, largest\n"
+    "|friction|), per stop (contacts, impacts) and events by kind and subject.  For a study file "
+    "(stickslip\n"
     "sweep): counts, first failures, parameter ranges and summary column ranges.\n"
     "\n"
     "  -n, --events N        list at most N events (default 50; -1 for all)\n"
@@ -171,6 +176,27 @@ static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_
     return stsl_sink_tee(h5, csv, sink, err);
 }
 
+/* The summary of the result file `path` on stdout: a system's per body,
+ * contact and stop tables (cli/info_system.h), or the element's. */
+static int print_result(const char *path, long max_events, stsl_error *err)
+{
+    int rc;
+    if (stsl_h5_is_system(path)) {
+        stsl_h5_system sys;
+        if (!(rc = stsl_h5_system_read(path, &sys, err))) {
+            stsl_system_print_info(&sys, stdout, max_events);
+            stsl_h5_system_free(&sys);
+        }
+        return rc;
+    }
+    stsl_h5_result res;
+    if (!(rc = stsl_h5_read(path, &res, err))) {
+        stsl_h5_print_info(&res, stdout, max_events);
+        stsl_h5_result_free(&res);
+    }
+    return rc;
+}
+
 static void print_summary(const run_args *a, const char *out)
 {
     if (a->quiet) return;
@@ -178,14 +204,11 @@ static void print_summary(const run_args *a, const char *out)
         printf("output: %s (MAT v5: load('%s') in MATLAB or Octave)\n", out, out);
         return;
     }
-    stsl_h5_result res;
     stsl_error err;
-    if (stsl_h5_read(out, &res, &err)) {
+    if (print_result(out, 10, &err)) {
         fprintf(stderr, "stickslip: warning: cannot read back %s: %s\n", out, err.msg);
         return;
     }
-    stsl_h5_print_info(&res, stdout, 10);
-    stsl_h5_result_free(&res);
     printf("output: %s\n", out);
 }
 
@@ -441,12 +464,8 @@ static int cmd_info(int argc, char **argv)
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
     if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
-    stsl_h5_result res;
     stsl_error err = {0};
-    if (stsl_h5_read(a.config, &res, &err)) return error_exit(&err);
-    stsl_h5_print_info(&res, stdout, a.max_events);
-    stsl_h5_result_free(&res);
-    return 0;
+    return print_result(a.config, a.max_events, &err) ? error_exit(&err) : 0;
 }
 
 int main(int argc, char **argv)

@@ -231,10 +231,14 @@ int stsl_cli_study_info(const char *path)
     printf("Parameters:\n");
     for (int j = 0; j < s.n_keys; j++)
         printf("  %-32s %14.6g .. %-14.6g\n", s.keys[j], s.key_min[j], s.key_max[j]);
-    printf("Summary of the completed variants:\n  %-22s %14s %14s  %s\n", "column", "min", "max",
+    /* 22 wide, wider for a system's longer per-member names. */
+    int w = 22;
+    for (int j = 0; j < s.n_cols; j++)
+        if ((int)strlen(s.cols[j].name) > w) w = (int)strlen(s.cols[j].name);
+    printf("Summary of the completed variants:\n  %-*s %14s %14s  %s\n", w, "column", "min", "max",
            "units");
     for (int j = 0; j < s.n_cols; j++)
-        printf("  %-22s %14.6g %14.6g  %s\n", s.cols[j].name, s.cols[j].min, s.cols[j].max,
+        printf("  %-*s %14.6g %14.6g  %s\n", w, s.cols[j].name, s.cols[j].min, s.cols[j].max,
                s.cols[j].units);
     return 0;
 }

@@ -23,7 +23,7 @@
 #define BLOCK 1024
 /* Rows read at once when summarising (64 Ki rows, 0.5 MiB per column). */
 #define READ_BLOCK 65536
-#define MAX_COLS   64
+#define MAX_COLS   STSL_STUDY_MAX_COLS
 /* /study/events: rows per chunk, and the width of its `kind` member (as in
  * a single run's /events). */
 #define EV_CHUNK 1024
@@ -42,19 +42,20 @@ typedef struct col {
     ctype type;
     size_t off;
     char unit;
+    const char *units; /* a member column's own unit (unit 'm') */
 } col;
 
 #define F(name, unit)                                                                              \
     {                                                                                              \
-#name, C_F64, offsetof(stsl_study_row, name), unit                                         \
+#name, C_F64, offsetof(stsl_study_row, name), unit, NULL                                   \
     }
 #define I(name)                                                                                    \
     {                                                                                              \
-#name, C_I64, offsetof(stsl_study_row, name), '1'                                          \
+#name, C_I64, offsetof(stsl_study_row, name), '1', NULL                                    \
     }
 static const col HEAD[] = {
-    {"status", C_I8, offsetof(stsl_study_row, status), '1'},
-    {"message", C_STR, offsetof(stsl_study_row, message), '1'},
+    {"status", C_I8, offsetof(stsl_study_row, status), '1', NULL},
+    {"message", C_STR, offsetof(stsl_study_row, message), '1', NULL},
     F(t_reached, 't'),
 };
 static const col TAIL[] = {
@@ -233,6 +234,15 @@ static void layout_cols(stsl_study_h5 *w, const stsl_study_info *info)
     }
     for (int i = 0; i < N_TAIL; i++)
         w->cols[w->n_cols++] = TAIL[i];
+    /* A system's per-member columns (writer_new checked their number). */
+    for (int k = 0; k < info->n_members; k++) {
+        col *c = &w->cols[w->n_cols++];
+        snprintf(c->name, sizeof c->name, "%.63s", info->member_names[k]);
+        c->type = C_F64;
+        c->off = offsetof(stsl_study_row, member) + (size_t)k * sizeof(double);
+        c->unit = 'm';
+        c->units = info->member_units[k];
+    }
 }
 
 static const char *unit_of(const col *c, const stsl_study_info *info)
@@ -242,6 +252,7 @@ static const char *unit_of(const col *c, const stsl_study_info *info)
                     : c->unit == 'v' ? info->v_units
                     : c->unit == 'E' ? info->energy_units
                     : c->unit == 's' ? "s"
+                    : c->unit == 'm' ? c->units
                                      : "";
     return u ? u : "";
 }
@@ -547,6 +558,12 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
         stsl_study_h5_close(w, NULL);
         return NULL;
     }
+    if (info->n_members > STSL_STUDY_MAX_MEMBERS) {
+        stsl_error_set(err, STSL_EINPUT, "%s: %d per-member columns (at most %d)", path,
+                       info->n_members, STSL_STUDY_MAX_MEMBERS);
+        stsl_study_h5_close(w, NULL);
+        return NULL;
+    }
     layout_cols(w, info);
     for (int k = 0; k < info->n_kinds; k++)
         snprintf(w->kinds[k], sizeof w->kinds[k], "%s", info->kind_names[k]);
@@ -787,6 +804,8 @@ void stsl_study_row_clear(stsl_study_row *row)
                       &row->dissipated_energy, &row->wall_seconds};
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
         *nans[i] = NAN;
+    for (int k = 0; k < STSL_STUDY_MAX_MEMBERS; k++)
+        row->member[k] = NAN;
 }
 
 long stsl_study_h5_n_done(const stsl_study_h5 *w)
@@ -1011,7 +1030,7 @@ static void list_cols(const reader *r, stsl_study_summary *sum)
 {
     H5G_info_t gi;
     if (H5Gget_info(r->summary, &gi) < 0) gi.nlinks = 0;
-    for (hsize_t j = 0; j < gi.nlinks && sum->n_cols < 64; j++) {
+    for (hsize_t j = 0; j < gi.nlinks && sum->n_cols < STSL_STUDY_MAX_COLS; j++) {
         stsl_study_col_range *c = &sum->cols[sum->n_cols];
         if (H5Lget_name_by_idx(r->summary, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, j, c->name,
                                sizeof c->name, H5P_DEFAULT) < 0 ||

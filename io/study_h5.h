@@ -26,6 +26,10 @@
 
 /* Most event kinds a model may have (one events_<kind> column each). */
 #define STSL_STUDY_MAX_KINDS 16
+/* Most per-member columns of a system's study (x_final.<body>, ...; see
+ * api/member_metrics.h), and most summary columns a study file has. */
+#define STSL_STUDY_MAX_MEMBERS 128
+#define STSL_STUDY_MAX_COLS    192
 /* Longest message kept in a row (longer ones are cut, ending in "..."). */
 #define STSL_ROW_MSG_MAX 1024
 
@@ -58,6 +62,10 @@ typedef struct stsl_study_row {
     double dissipated_energy; /* work of the dry friction, >= 0 */
     long steps, rhs_evals;
     double wall_seconds;
+    /* A system's per-member figures, one per stsl_study_info.member_names
+     * (NaN when not run); a fixed array, so that a row is plain bytes (the
+     * MPI sweep sends rows as such). */
+    double member[STSL_STUDY_MAX_MEMBERS];
     /* store: events: the variant's events (borrowed by append; NULL, 0
      * otherwise). */
     stsl_study_event *ev;
@@ -79,6 +87,11 @@ typedef struct stsl_study_info {
     const char *const *kind_names;
     int n_modes; /* store: events: the mode names of mode_before/after */
     const char *const *mode_names;
+    /* A system's per-member columns after the element's (0 for the element):
+     * their names and units, in the order of stsl_study_row.member. */
+    int n_members;
+    const char *const *member_names;
+    const char *const *member_units;
 } stsl_study_info;
 
 /* Set a row to "not run": status, NaNs, zero counts, empty message. */
@@ -131,7 +144,7 @@ typedef struct stsl_study_summary {
     char keys[STSL_STUDY_MAX_KEYS][256];
     double key_min[STSL_STUDY_MAX_KEYS], key_max[STSL_STUDY_MAX_KEYS];
     int n_cols;
-    stsl_study_col_range cols[64];
+    stsl_study_col_range cols[STSL_STUDY_MAX_COLS];
     long n_full_runs;     /* store: full: the groups under /runs */
     int n_first_failures; /* at most 5: variant index and message */
     long failure_index[5];

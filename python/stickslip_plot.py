@@ -68,6 +68,7 @@ EVENT_STYLE = {
     "input_step": ("*", "#bcbd22"),
     "contact_begin": (">", "#17becf"),
     "contact_end": ("<", "#e6550d"),
+    "ambiguous": ("h", "#000000"),
 }
 LINE_COLORS = {
     "x": "#1f77b4",
@@ -128,6 +129,9 @@ def load_result(path):
     except OSError as exc:
         reason = "not an HDF5 file" if not h5py.is_hdf5(path) else str(exc).split("(")[0].strip()
         raise PlotError(f"{path}: cannot open: {reason}") from None
+    if _attr_str(f, "program") == "stickslip" and _system_reader().is_system_file(f):
+        f.close()
+        return load_system(path)
     with f:
         try:
             if _attr_str(f, "program") != "stickslip":
@@ -526,6 +530,10 @@ def figure(res, what="all", t0=None, t1=None):
     if t0 is not None and t1 is not None and not t1 > t0:
         raise PlotError(f"--t1 ({t1:g}) must be greater than --t0 ({t0:g})")
     sel, evs = _window(res, t0, t1)
+    if "system" in res:
+        fig, handles = _system_figure(res, what, sel, evs)
+        # The bodies' panels alone end in their velocity axes: room for them.
+        return _decorate(fig, res, handles, sel, t0, t1, right_in=0.9 if what == "time" else 0.25)
     names = _names(res)
     fig = plt.figure(figsize=SIZES[what])
     used = set()
@@ -542,6 +550,12 @@ def figure(res, what="all", t0=None, t1=None):
         if kind in used:
             handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
                                   markeredgecolor=color, markeredgewidth=1.4, label=f"event: {kind}"))
+    return _decorate(fig, res, handles, sel, t0, t1)
+
+
+def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25):
+    """The title (events, window, INCOMPLETE), the margins (right_in inches
+    on the right) and one legend of `handles` below the panels."""
     title = f"{os.path.basename(res['path'])}: {_summary(res)}"
     if t0 is not None or t1 is not None:
         t = res["t"][sel]
@@ -559,12 +573,214 @@ def figure(res, what="all", t0=None, t1=None):
     rows = math.ceil(len(handles) / ncol)
     top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.3
     bottom_in = 0.6 + 0.28 * rows
-    fig.subplots_adjust(left=0.8 / width, right=1 - 0.25 / width, top=1 - top_in / height,
+    fig.subplots_adjust(left=0.8 / width, right=1 - right_in / width, top=1 - top_in / height,
                         bottom=bottom_in / height)
     if handles:
         fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize="medium",
                    bbox_to_anchor=(0.5, 0.05 / height))
     return fig
+
+
+# ---- systems of bodies (issue 14) ---------------------------------------------------
+
+# Shading of each contact's stuck intervals: one colour per contact, in order.
+CONTACT_COLORS = ("#9ecae1", "#fdae6b", "#a1d99b", "#bcbddc", "#fc9272", "#c7e9c0", "#fdd0a2",
+                  "#dadaeb", "#c6dbef", "#d9d9d9")
+_SYSTEM_READER = []
+
+
+def _system_reader():
+    """python/stickslip/system.py, the package's reader of a system's file,
+    loaded by path (it lies beside this script in the source tree and where
+    both are installed): the package itself needs the C library, this needs
+    only numpy and h5py."""
+    if not _SYSTEM_READER:
+        import importlib.util
+
+        where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stickslip", "system.py")
+        spec = importlib.util.spec_from_file_location("stickslip_system_reader", where)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _SYSTEM_READER.append(mod)
+    return _SYSTEM_READER[0]
+
+
+def load_system(path):
+    """A system's result as the dict figure() takes: path, complete,
+    message, t, units, events (dicts with t, kind, index, subject) and
+    system (the reader's SystemResult)."""
+    reader = _system_reader()
+    try:
+        r = reader.read_system(path)
+    except reader.SystemFileError as exc:
+        raise PlotError(str(exc)) from None
+    if len(r.t) == 0:
+        raise PlotError(f"{path}: the result has no samples")
+    events = [{"t": float(e["t"]), "kind": str(e["kind"]), "index": int(e["index"]),
+               "subject": str(e["subject"])} for e in r.events]
+    return {"path": path, "complete": r.complete, "message": r.message, "config": r.config, "t": r.t,
+            "units": r.units, "events": events, "system": r}
+
+
+def _ends(cfg, section, i):
+    """The bodies entry i of contacts/stops acts on, from the configuration
+    ({body: b} or {between: [a, b]}); None when unknown."""
+    items = cfg.get(section) if isinstance(cfg, dict) else None
+    if not isinstance(items, list) or not 0 <= i < len(items) or not isinstance(items[i], dict):
+        return None
+    e = items[i]
+    return [e["body"]] if "body" in e else list(e.get("between", [])) or None
+
+
+def _acts_on(res, subject_index):
+    """Bodies a subject (contacts, then stops) acts on; every body when
+    the configuration does not say."""
+    r = res["system"]
+    cfg = _parse_config(res.get("config", ""))
+    nc = len(r.contacts)
+    ends = _ends(cfg, "contacts", subject_index) if subject_index < nc else \
+        _ends(cfg, "stops", subject_index - nc)
+    bodies = [b for b in (ends or []) if b in r.bodies]
+    return bodies or r.bodies
+
+
+def _shade_contacts(ax, res, body, sel, used):
+    """Each contact's stuck intervals on the panel of a body it acts on: one
+    collection per contact (label 'stuck: NAME'), in the contact's colour."""
+    r = res["system"]
+    t = r.t[sel]
+    for c, name in enumerate(r.contacts):
+        if body not in _acts_on(res, c):
+            continue
+        stuck = r.mode_is("contact_mode", name, "STUCK")[sel]
+        runs = r.intervals(stuck, t)
+        if not runs:
+            continue
+        color = CONTACT_COLORS[c % len(CONTACT_COLORS)]
+        rects = [[(a, 0), (a, 1), (b, 1), (b, 0)] for a, b in runs]
+        coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=color, alpha=0.45,
+                              linewidths=0, zorder=0, label=f"stuck: {name}")
+        ax.add_collection(coll, autolim=False)
+        used.add(("stuck", c))
+
+
+def _mark_system_events(ax, res, body, evs, group, used):
+    """Events about a contact or stop acting on `body` (events about none:
+    every body), by kind, at the body's value of `group` at the event."""
+    r = res["system"]
+    col = r.column(group, body)
+    for kind, (marker, color) in EVENT_STYLE.items():
+        ts = [e["t"] for e in evs if e["kind"] == kind and
+              (e["index"] < 0 or body in _acts_on(res, e["index"]))]
+        if not ts:
+            continue
+        idx = np.clip(np.searchsorted(r.t, ts, side="right") - 1, 0, len(r.t) - 1)
+        ax.plot(ts, col[idx], linestyle="none", marker=marker, markersize=6, markerfacecolor="none",
+                markeredgecolor=color, markeredgewidth=1.4, zorder=5, label=f"event: {kind}")
+        used.add(kind)
+
+
+def _body_axes(fig, spec, res, sel, evs, used):
+    """One panel per body: position (left axis) and velocity (right axis),
+    its contacts' stuck intervals shaded, events marked on the position."""
+    r = res["system"]
+    t, u = r.t[sel], r.units
+    gs = spec.subgridspec(len(r.bodies), 1, hspace=0.12)
+    axes = []
+    for i, body in enumerate(r.bodies):
+        ax = fig.add_subplot(gs[i], sharex=axes[0] if axes else None)
+        ax.plot(t, r.column("x", body)[sel], color=LINE_COLORS["x"], lw=1.2, label=f"x {body}")
+        ax.set_ylabel(_label(f"{body}: x", u.get("x", "")))
+        if "v" in r.names:
+            tw = ax.twinx()
+            tw.plot(t, r.column("v", body)[sel], color=LINE_COLORS["v"], lw=1.0, label=f"v {body}")
+            tw.set_ylabel(_label("v", u.get("v", "")), color=LINE_COLORS["v"])
+        _mark_system_events(ax, res, body, evs, "x", used)
+        _shade_contacts(ax, res, body, sel, used)
+        ax.grid(True, alpha=0.3)
+        ax.set_xlim(t[0], t[-1])
+        ax.set_title(body, loc="left", fontsize="medium")
+        axes.append(ax)
+    for a in axes[:-1]:
+        a.tick_params(labelbottom=False)
+    axes[-1].set_xlabel(_label("time", u["t"]))
+    return axes
+
+
+def _curves(ax, members, xs, ys, label):
+    """One curve per member (a contact or a body) in its tab10 colour."""
+    for k, name in enumerate(members):
+        ax.plot(xs(name), ys(name), lw=1.2, label=label(name), color=plt.get_cmap("tab10")(k % 10))
+
+
+def _finish(ax, xlabel, ylabel, title):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    return [ax]
+
+
+def _system_forces_axes(fig, spec, res, sel, evs, used):
+    r, ax = res["system"], fig.add_subplot(spec)
+    if "friction" in r.names:
+        _curves(ax, r.contacts, lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
+                lambda n: f"friction {n}")
+    for name in r.names.get("stop_reaction", []):
+        ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--", label=f"stop reaction {name}",
+                color=LINE_COLORS["stop_reaction"])
+    ax.set_xlim(r.t[sel][0], r.t[sel][-1])
+    return _finish(ax, _label("time", r.units["t"]), _label("force", r.units.get("friction", "")),
+                   "forces per contact and stop")
+
+
+def _system_loop_axes(fig, spec, res, sel, evs, used):
+    r, ax = res["system"], fig.add_subplot(spec)
+    if "friction" in r.names and "slip_velocity" in r.names:
+        _curves(ax, r.contacts, lambda n: r.column("slip_velocity", n)[sel],
+                lambda n: r.column("friction", n)[sel], str)
+    ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
+    return _finish(ax, _label("slip velocity", r.units.get("slip_velocity", "")),
+                   _label("friction", r.units.get("friction", "")), "friction against slip velocity")
+
+
+def _system_phase_axes(fig, spec, res, sel, evs, used):
+    r, ax = res["system"], fig.add_subplot(spec)
+    _curves(ax, r.bodies, lambda n: r.column("x", n)[sel], lambda n: r.column("v", n)[sel], str)
+    ax.axhline(0.0, color="black", lw=0.6)
+    return _finish(ax, _label("x", r.units.get("x", "")), _label("v", r.units.get("v", "")), "phase portraits")
+
+
+SYSTEM_PANELS = {"time": _body_axes, "forces": _system_forces_axes, "loop": _system_loop_axes,
+                 "phase": _system_phase_axes}
+
+
+def _system_figure(res, what, sel, evs):
+    """time: one panel per body; forces, loop, phase: one panel with a curve
+    per contact or body; all: the bodies' panels beside the other three."""
+    r = res["system"]
+    if what == "work":
+        raise PlotError(f"{res['path']}: no /convergence group (write one with `stickslip converge --h5`)")
+    n = len(r.bodies)
+    used = set()
+    if what == "all":
+        fig = plt.figure(figsize=(14, max(9.5, 2.2 * n + 2.0)))
+        gs = fig.add_gridspec(3, 2, hspace=0.35, wspace=0.25, width_ratios=(1.4, 1))
+        SYSTEM_PANELS["time"](fig, gs[:, 0], res, sel, evs, used)
+        for row, kind in enumerate(("forces", "loop", "phase")):
+            SYSTEM_PANELS[kind](fig, gs[row, 1], res, sel, evs, used)
+    else:
+        size = (10, min(24.0, max(4.5, 2.2 * n + 2.0))) if what == "time" else SIZES[what]
+        fig = plt.figure(figsize=size)
+        SYSTEM_PANELS[what](fig, fig.add_gridspec(1, 1)[0], res, sel, evs, used)
+    handles = [Patch(facecolor=CONTACT_COLORS[c % len(CONTACT_COLORS)], alpha=0.45, label=f"stuck: {name}")
+               for c, name in enumerate(r.contacts) if ("stuck", c) in used]
+    for kind, (marker, color) in EVENT_STYLE.items():
+        if kind in used:
+            handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
+                                  markeredgecolor=color, markeredgewidth=1.4, label=f"event: {kind}"))
+    return fig, handles
 
 
 # ---- work-precision (the /convergence group of `stickslip converge --h5`) -----------

@@ -12,8 +12,9 @@ from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError
                     SolverError, load, read, run, version)
 from .compare import compare
 from .sweep import Sweep, sweep
+from .system import SystemResult
 
 __version__ = version()
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "load",
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
            "read", "run", "sweep", "__version__"]

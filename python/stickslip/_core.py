@@ -229,7 +229,10 @@ class Result:
 
     The arrays are copies owned by numpy (the C result is freed at once).
     Output columns are attributes (r.x, r.v, r.a, r.friction, ...) and in
-    r.columns; r.mode holds mode numbers, named by r.mode_names.
+    r.columns; r.mode holds mode numbers, named by r.mode_names.  A run of a
+    system of bodies has the columns GROUP[MEMBER] ("x[motor]"):
+    r.group("x") is samples x bodies, r.members("x") their names, and
+    r.subjects the contact or stop of each event ("" for none).
     """
 
     def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg):
@@ -242,14 +245,31 @@ class Result:
     def _from_handle(cls, cfg, handle):
         s = lib.stsl_result_summary(handle)
         n = lib.stsl_result_n_samples(handle)
-        columns = {}
-        for i in range(s.n_cols):
-            name = ffi.string(s.col_names[i]).decode()
-            columns[name] = _column(handle, name, n)
-        return cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
-                   [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
-                   _events(handle), _summary_stats(s), bool(s.complete),
-                   ffi.string(s.message).decode(), _units(s), cfg)
+        names = [ffi.string(s.col_names[i]).decode() for i in range(s.n_cols)]
+        grouped = _grouped(handle)
+        if grouped:  # a system: every GROUP[MEMBER] column, not the summary's first 16
+            names = [ffi.string(lib.stsl_result_column_name(handle, i)).decode()
+                     for i in range(lib.stsl_result_n_columns(handle))]
+        columns = {name: _column(handle, name, n) for name in names}
+        r = cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
+                [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
+                _events(handle), _summary_stats(s), bool(s.complete),
+                ffi.string(s.message).decode(), _units(s), cfg)
+        if grouped:
+            r.subjects = [_subject(handle, i) for i in range(len(r.events))]
+        return r
+
+    def members(self, group):
+        """A system's member names of a group ("x": the bodies, "friction":
+        the contacts), from its GROUP[MEMBER] columns."""
+        return [k[len(group) + 1:-1] for k in self.columns if k.startswith(group + "[")]
+
+    def group(self, group):
+        """A system's group as samples x members (the order of members())."""
+        names = self.members(group)
+        if not names:
+            raise KeyError(f"{group}: no such group (columns: {', '.join(self.columns)})")
+        return np.column_stack([self.columns[f"{group}[{m}]"] for m in names])
 
     def __getattr__(self, name):
         cols = self.__dict__.get("columns", {})
@@ -349,7 +369,9 @@ def read(path):
     """A Result from a file written by `stickslip run -o` or Result.save():
     the Result ss.run gives for that run (stsl_result_read; no h5py).  The
     file does not hold the dissipated energy: stats["dissipated_energy"] is
-    NaN."""
+    NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
+    2-D arrays with the names of their bodies, contacts and stops, events
+    with their subject."""
     out = ffi.new("stsl_result **")
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
@@ -357,9 +379,33 @@ def read(path):
         _raise(err)
     config = Config(cfg[0])
     try:
+        if _grouped(out[0]):
+            return _system_file(path)
         return Result._from_handle(config, out[0])
     finally:
         lib.stsl_result_free(out[0])
+
+
+def _subject(handle, i):
+    p = lib.stsl_result_event_subject(handle, i)
+    return "" if p == ffi.NULL else ffi.string(p).decode()
+
+
+def _grouped(handle):
+    """A system's result: its columns are GROUP[MEMBER] (stickslip.h)."""
+    n = lib.stsl_result_n_columns(handle)
+    return any("[" in ffi.string(lib.stsl_result_column_name(handle, i)).decode() for i in range(n))
+
+
+def _system_file(path):
+    """The SystemResult of a system's file, read by stickslip.system (h5py,
+    imported only then: an element's file is read without it)."""
+    from .system import SystemFileError, read_system
+
+    try:
+        return read_system(str(path))
+    except SystemFileError as exc:
+        raise InputError(str(exc), lib.STSL_RC_INPUT) from None
 
 
 def version():

@@ -1,0 +1,163 @@
+/* compare_system.c - see compare_system.h. */
+#include "cli/compare_system.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/compare_system.h"
+
+static void print_events(const char *name, const stsl_cmp_matching *m, const char *t_units)
+{
+    printf("  %-20s %8ld %8ld %9ld", name, m->n_matched, m->n_missed, m->n_spurious);
+    if (m->n_matched)
+        printf(" %16.6e %s\n", m->max_abs_dt, t_units);
+    else
+        printf(" %16s %s\n", "-", t_units);
+}
+
+static void print_table(const stsl_h5_system *r, const stsl_h5_system *c,
+                        const stsl_cmp_sys_report *p)
+{
+    const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
+    const char *tu = c->time_units;
+    printf("Reference:   %s (its samples at the candidate's %ld time points)\n", r->path, p->n);
+    printf("Candidate:   %s, t = %.9g .. %.9g %s", c->path, p->t_first, p->t_last, tu);
+    if (p->dropped) printf(", %ld points outside the reference's span dropped", p->dropped);
+    printf("\n\n  %-20s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
+           "unit");
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_cmp_errors *e = &p->bodies[k].e;
+        char col[96];
+        snprintf(col, sizeof col, "x[%s]", p->bodies[k].name);
+        printf("  %-20s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
+               x->units);
+        snprintf(col, sizeof col, "v[%s]", p->bodies[k].name);
+        printf("  %-20s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
+               v ? v->units : "");
+    }
+    if (p->n_contacts) {
+        char h[3][48];
+        snprintf(h[0], sizeof h[0], "stuck ref [%s]", tu);
+        snprintf(h[1], sizeof h[1], "stuck cand [%s]", tu);
+        snprintf(h[2], sizeof h[2], "energy ref/cand [J]");
+        printf("\n  %-20s %16s %16s %9s %22s\n", "contact", h[0], h[1], "IoU", h[2]);
+        for (int k = 0; k < p->n_contacts; k++) {
+            const stsl_cmp_contact *o = &p->contacts[k];
+            printf("  %-20s %16.9g %16.9g %9.6f %10.6g/%-11.6g\n", o->name, o->stuck.ref_time,
+                   o->stuck.cand_time, o->stuck.iou, o->energy_ref, o->energy_cand);
+        }
+    }
+    printf("\n  %-20s %8s %8s %9s %16s  (window %.3e %s%s)\n", "events about", "matched", "missed",
+           "spurious", "max |dt|", p->window, tu, p->window_default ? ", default" : "");
+    for (int k = 0; k < p->n_contacts; k++)
+        print_events(p->contacts[k].name, &p->contacts[k].m, tu);
+    for (int k = 0; k < p->n_stops; k++)
+        print_events(p->stops[k].name, &p->stops[k].m, tu);
+}
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+static void json_num(FILE *f, const char *key, double v, const char *end)
+{
+    if (isfinite(v))
+        fprintf(f, "\"%s\": %.17g%s", key, v, end);
+    else
+        fprintf(f, "\"%s\": null%s", key, end);
+}
+
+/* Names are body names (letters, digits, _ and -) or "contacts.N"/"stops.N":
+ * nothing to escape but what a hand-made file might hold. */
+static void json_name(FILE *f, const char *s)
+{
+    fputs("{\"name\": \"", f);
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s >= 0x20)
+            fputc(*s, f);
+    fputs("\", ", f);
+}
+
+static void json_events(FILE *f, const stsl_cmp_matching *m)
+{
+    fprintf(f, "\"events_matched\": %ld, \"events_missed\": %ld, \"events_spurious\": %ld, ",
+            m->n_matched, m->n_missed, m->n_spurious);
+    json_num(f, "max_event_time_error", m->n_matched ? m->max_abs_dt : NAN, "}");
+}
+
+static int write_json(const stsl_cli_cmd *cmd, const char *path, const stsl_h5_system *c,
+                      const stsl_cmp_sys_report *p)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return stsl_cli_error(cmd, "%s: cannot write: %s", path, strerror(errno)), 1;
+    fputs("{\n  \"kind\": \"system\", ", f);
+    fprintf(f, "\"n_points\": %ld, \"points_dropped\": %ld, ", p->n, p->dropped);
+    json_num(f, "t_first", p->t_first, ", ");
+    json_num(f, "t_last", p->t_last, ", ");
+    json_num(f, "event_window", p->window, ",\n  \"bodies\": [\n");
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_cmp_errors *e = &p->bodies[k].e;
+        fputs("    ", f);
+        json_name(f, p->bodies[k].name);
+        json_num(f, "max_abs_error_x", e->max_abs_x, ", ");
+        json_num(f, "rms_error_x", e->rms_x, ", ");
+        json_num(f, "final_error_x", e->final_x, ", ");
+        json_num(f, "max_abs_error_v", e->max_abs_v, ", ");
+        json_num(f, "rms_error_v", e->rms_v, ", ");
+        json_num(f, "final_error_v", e->final_v, k + 1 < p->n_bodies ? "},\n" : "}\n");
+    }
+    fputs("  ],\n  \"contacts\": [\n", f);
+    for (int k = 0; k < p->n_contacts; k++) {
+        const stsl_cmp_contact *o = &p->contacts[k];
+        fputs("    ", f);
+        json_name(f, o->name);
+        json_num(f, "stuck_time_reference", o->stuck.ref_time, ", ");
+        json_num(f, "stuck_time_candidate", o->stuck.cand_time, ", ");
+        json_num(f, "stuck_iou", o->stuck.iou, ", ");
+        json_num(f, "dissipated_energy_reference", o->energy_ref, ", ");
+        json_num(f, "dissipated_energy_candidate", o->energy_cand, ", ");
+        json_events(f, &o->m);
+        fputs(k + 1 < p->n_contacts ? ",\n" : "\n", f);
+    }
+    fputs("  ],\n  \"stops\": [\n", f);
+    for (int k = 0; k < p->n_stops; k++) {
+        fputs("    ", f);
+        json_name(f, p->stops[k].name);
+        json_events(f, &p->stops[k].m);
+        fputs(k + 1 < p->n_stops ? ",\n" : "\n", f);
+    }
+    fprintf(f, "  ],\n  \"units\": {\"t\": \"%s\", \"x\": \"%s\", \"v\": \"%s\"}\n}\n",
+            c->time_units, stsl_h5_system_group(c, "x")->units,
+            stsl_h5_system_group(c, "v") ? stsl_h5_system_group(c, "v")->units : "");
+    if (fclose(f) != 0) return stsl_cli_error(cmd, "%s: write failed", path), 1;
+    return 0;
+}
+
+int stsl_cli_compare_systems(const stsl_cli_cmd *cmd, const char *ref, const char *cand,
+                             double event_window, const char *json)
+{
+    stsl_error err = {0};
+    stsl_h5_system r, c;
+    if (stsl_h5_system_read(ref, &r, &err)) return stsl_cli_fail(cmd, &err);
+    if (stsl_h5_system_read(cand, &c, &err)) {
+        stsl_h5_system_free(&r);
+        return stsl_cli_fail(cmd, &err);
+    }
+    stsl_cmp_sys_report p;
+    int code = 0;
+    if (!c.complete)
+        fprintf(stderr, "%s: warning: %s is incomplete (%s); comparing what it has\n", cmd->prefix,
+                c.path, c.message);
+    if (stsl_cmp_systems(&r, &c, event_window, &p, &err)) {
+        code = stsl_cli_fail(cmd, &err);
+    } else {
+        print_table(&r, &c, &p);
+        if (json && !(code = write_json(cmd, json, &c, &p))) printf("\nreport: %s\n", json);
+        stsl_cmp_sys_report_free(&p);
+    }
+    stsl_h5_system_free(&c);
+    stsl_h5_system_free(&r);
+    return code;
+}

@@ -1,0 +1,157 @@
+/* h5_system.c - see h5_system.h.
+ *
+ * The file is read by io/h5_read (the one reader of the layout: root
+ * attributes, /config, /events with their subjects, /stats, the groups'
+ * member and value names) and its datasets by stsl_h5_read_matrix; this
+ * module gathers them into one value per dataset for the tools. */
+#include "io/h5_system.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "io/h5_read.h"
+#include "io/h5_types.h"
+
+/* Dataset c of the file read into g (data, members, value names). */
+static int take_group(const stsl_h5_result *h, int c, long n, stsl_h5_group *g, stsl_error *err)
+{
+    long rows = 0;
+    int width = 0;
+    snprintf(g->name, sizeof g->name, "%s", h->col_names[c]);
+    snprintf(g->units, sizeof g->units, "%s", h->col_units[c]);
+    snprintf(g->long_name, sizeof g->long_name, "%s", h->col_long_names[c]);
+    int rc = stsl_h5_read_matrix(h->path, g->name, &g->data, &rows, &width, err);
+    if (rc) return rc;
+    if (rows != n)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: /trajectory/%s has %ld rows, /trajectory/t %ld", h->path,
+                              g->name, rows, n);
+    g->two_d = width > 0;
+    g->width = width > 0 ? width : 1;
+    if (!(g->members = calloc((size_t)g->width, sizeof *g->members)))
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
+    for (int m = 0; m < g->width; m++)
+        snprintf(g->members[m], sizeof g->members[m], "%s",
+                 g->two_d ? h->col_members[c][m] : g->name);
+    for (int k = 0; k < h->col_n_values[c] && k < STSL_H5S_MAX_VALUES; k++)
+        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", h->col_values[c][k]);
+    return STSL_OK;
+}
+
+static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
+{
+    s->n_events = h->n_events;
+    if (!(s->events = calloc((size_t)h->n_events + 1, sizeof *s->events)))
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", h->path,
+                              h->n_events);
+    for (long i = 0; i < h->n_events; i++) {
+        const stsl_h5_event *e = &h->events[i];
+        stsl_h5_sys_event *o = &s->events[i];
+        o->t = e->t;
+        snprintf(o->kind, sizeof o->kind, "%s", e->kind);
+        o->index = e->subject - 1;
+        snprintf(o->name, sizeof o->name, "%s",
+                 e->subject > 0 ? h->subject_names[e->subject - 1] : "");
+    }
+    return STSL_OK;
+}
+
+static int take_all(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
+{
+    snprintf(s->version, sizeof s->version, "%s", h->version);
+    snprintf(s->created_utc, sizeof s->created_utc, "%s", h->created_utc);
+    snprintf(s->message, sizeof s->message, "%s", h->message);
+    snprintf(s->time_units, sizeof s->time_units, "%s", h->time_units);
+    s->complete = h->complete;
+    s->stats = h->stats;
+    int rc = stsl_h5_read_column(h->path, "t", &s->t, &s->n_samples, err);
+    for (int c = 0; !rc && c < h->n_cols; c++) {
+        if (s->n_groups == STSL_H5S_MAX_GROUPS)
+            return stsl_error_set(err, STSL_EINPUT, "%s: /trajectory has more than %d datasets",
+                                  h->path, STSL_H5S_MAX_GROUPS);
+        rc = take_group(h, c, s->n_samples, &s->groups[s->n_groups++], err);
+    }
+    return rc ? rc : take_events(h, s, err);
+}
+
+/* ---- public ------------------------------------------------------------------- */
+
+static int is_system(const char *path)
+{
+    if (!path || H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return 0;
+    int yes = 0;
+    if (H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 &&
+        H5Lexists(f, "trajectory/mode", H5P_DEFAULT) == 0 &&
+        H5Lexists(f, "trajectory/x", H5P_DEFAULT) > 0) {
+        hid_t d = H5Dopen2(f, "trajectory/x", H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+        yes = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2;
+        if (sp >= 0) H5Sclose(sp);
+        if (d >= 0) H5Dclose(d);
+    }
+    H5Fclose(f);
+    return yes;
+}
+
+int stsl_h5_is_system(const char *path)
+{
+    int yes;
+    STSL_H5_QUIET(yes, is_system(path));
+    return yes;
+}
+
+static int read_system(const char *path, stsl_h5_system *s, stsl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (!stsl_h5_is_system(path))
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: not the result of a system of bodies (no 2-D /trajectory/x)",
+                              path);
+    stsl_h5_result h;
+    int rc = stsl_h5_read(path, &h, err);
+    if (rc) return rc;
+    rc = take_all(&h, s, err);
+    stsl_h5_result_free(&h);
+    if (rc) stsl_h5_system_free(s);
+    return rc;
+}
+
+int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)
+{
+    return read_system(path, s, err); /* io/h5_read keeps HDF5 quiet itself */
+}
+
+void stsl_h5_system_free(stsl_h5_system *s)
+{
+    if (!s) return;
+    for (int g = 0; g < s->n_groups; g++) {
+        free(s->groups[g].members);
+        free(s->groups[g].data);
+    }
+    free(s->t);
+    free(s->events);
+    s->t = NULL;
+    s->events = NULL;
+    s->n_groups = 0;
+    s->n_events = 0;
+}
+
+const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *name)
+{
+    for (int g = 0; g < s->n_groups; g++)
+        if (!strcmp(s->groups[g].name, name)) return &s->groups[g];
+    return NULL;
+}
+
+int stsl_h5_group_value(const stsl_h5_group *g, const char *value)
+{
+    for (int k = 0; k < g->n_values; k++)
+        if (!strcmp(g->values[k], value)) return k;
+    return -1;
+}

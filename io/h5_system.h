@@ -1,0 +1,73 @@
+/* h5_system.h - reading the result file of a system of bodies (issue 14):
+ * /trajectory's datasets with their member names (2-D groups x, v,
+ * friction, contact_mode, ... of samples x members, each with a `names`
+ * attribute; 1-D columns such as x_base as groups of one member named
+ * after the column) and /events with each event's subject, for `stickslip
+ * info` and `stickslip compare` (docs/hdf5-layout.md, "Systems").
+ *
+ * A system's file has no scalar /trajectory/mode (its modes are the groups
+ * contact_mode and stop_mode); that is how it is told from the element's.
+ * Every failure is STSL_EINPUT naming the file and the object. */
+#ifndef STSL_H5_SYSTEM_H
+#define STSL_H5_SYSTEM_H
+
+#include <stddef.h>
+
+#include "solver/sink.h"
+#include "solver/status.h"
+
+/* Most /trajectory datasets besides t, and most value names of an integer
+ * group (contact modes: STUCK, SLIP_POS, SLIP_NEG, SMOOTH). */
+#define STSL_H5S_MAX_GROUPS 24
+#define STSL_H5S_MAX_VALUES 8
+
+typedef struct stsl_h5_group {
+    char name[32], units[24], long_name[64];
+    int width;           /* members (1 for a 1-D dataset) */
+    int two_d;           /* 1: a samples x members dataset with `names` */
+    char (*members)[64]; /* width names (malloc'd) */
+    int n_values;        /* value names of an integer group (`mode_names`), else 0 */
+    char values[STSL_H5S_MAX_VALUES][24];
+    double *data; /* n_samples x width, row-major (malloc'd) */
+} stsl_h5_group;
+
+typedef struct stsl_h5_sys_event {
+    double t;
+    char kind[24];
+    int index;     /* subject: index into contacts then stops, -1 for none */
+    char name[64]; /* the subject's name ("" for none) */
+} stsl_h5_sys_event;
+
+typedef struct stsl_h5_system {
+    char path[4096];
+    char version[64], created_utc[64];
+    int complete;
+    char message[1024];
+    long n_samples;
+    double *t; /* malloc'd */
+    char time_units[24];
+    int n_groups;
+    stsl_h5_group groups[STSL_H5S_MAX_GROUPS];
+    long n_events;
+    stsl_h5_sys_event *events; /* malloc'd */
+    stsl_stats stats;          /* the counters of /stats (no mode times) */
+} stsl_h5_system;
+
+/* 1 when `path` is a stickslip result of a system (no /trajectory/mode, a
+ * 2-D /trajectory/x), 0 when it is not (an element's result, another file,
+ * no file: the element's reader then says why). */
+int stsl_h5_is_system(const char *path);
+/* Read everything; on failure *s holds nothing to free. */
+int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err);
+void stsl_h5_system_free(stsl_h5_system *s); /* NULL-safe */
+/* The dataset `name`, or NULL. */
+const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *name);
+/* Value of member m of group g in sample i. */
+static inline double stsl_h5_group_at(const stsl_h5_group *g, long i, int m)
+{
+    return g->data[(size_t)i * (size_t)g->width + (size_t)m];
+}
+/* Number of the value name `value` of an integer group, or -1. */
+int stsl_h5_group_value(const stsl_h5_group *g, const char *value);
+
+#endif
