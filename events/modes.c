@@ -18,9 +18,12 @@ static const char *const mode_names[STSL_N_MODES] = {
     [STSL_MODE_CONTACT_HIGH_SLIP_NEG] = "CONTACT_HIGH_SLIP_NEG",
     [STSL_MODE_CONTACT_LOW_SMOOTH] = "CONTACT_LOW_SMOOTH",
     [STSL_MODE_CONTACT_HIGH_SMOOTH] = "CONTACT_HIGH_SMOOTH"};
-static const char *const kind_names[STSL_N_EVENT_KINDS] = {
-    "stick",        "breakaway",     "reversal",   "impact",        "stop_contact",
-    "stop_release", "load_reversal", "input_step", "contact_begin", "contact_end"};
+/* One more than the element's kinds: "ambiguous", which only systems of
+ * bodies record (models/multibody.h, STSL_EV_AMBIGUOUS); the element's
+ * layout lists the first STSL_N_EVENT_KINDS. */
+static const char *const kind_names[STSL_N_EVENT_KINDS + 1] = {
+    "stick",         "breakaway",  "reversal",      "impact",      "stop_contact", "stop_release",
+    "load_reversal", "input_step", "contact_begin", "contact_end", "ambiguous"};
 
 #define R STSL_GUARD_RISING
 #define F STSL_GUARD_FALLING

@@ -49,7 +49,8 @@ enum stsl_event_kind {
 
 /* The STSL_N_MODES mode names ("STUCK", ...), index = mode. */
 const char *const *stsl_mode_names(void);
-/* The STSL_N_EVENT_KINDS event kind names ("stick", ...), index = kind. */
+/* The STSL_N_EVENT_KINDS event kind names ("stick", ...), index = kind,
+ * then systems' "ambiguous" (index STSL_N_EVENT_KINDS). */
 const char *const *stsl_event_kind_names(void);
 /* The STSL_N_MODES mode descriptions for the solver (frozen flags, guard
  * directions; guards.h numbers the guards; `record` is left 0: the

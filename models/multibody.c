@@ -30,9 +30,9 @@
 #define LOOKAHEAD_REL 1e-3
 /* The split of a loop's constraint forces (rebalance): the weight of the
  * strictly convex term, relative to the largest use of a capacity, and
- * the iterations of each ternary search ((2/3)^200 ~ 1e-35 of its range). */
+ * the iterations of each ternary search ((2/3)^100 ~ 2e-18 of its range). */
 #define REGULAR      1e-10
-#define TERNARY_ITER 200
+#define TERNARY_ITER 100
 /* Samples per natural period bounding a step while bodies move. */
 #define SAMPLES_PER_NATURAL_PERIOD 20.0
 /* A contact's relative velocity counts as zero at an event within this
@@ -96,6 +96,7 @@ struct stsl_multibody {
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
     double t_seg;
+    int no_split;      /* solve: skip the split of loops' forces (the rhs needs none) */
     double *settle_at; /* per stop: end of the bounces left out (INFINITY: none) */
     double natural_step, contact_step;
     /* mode table: L bytes per mode, open-addressing hash of indices */
@@ -144,17 +145,7 @@ const char *const *stsl_multibody_stop_mode_names(void)
 
 const char *const *stsl_multibody_kind_names(void)
 {
-    static const char *names[STSL_N_EVENT_KINDS + 2];
-    static const char *const *kinds;
-    /* The element's names, then "ambiguous" (a constant table built from
-     * the one name table of events/modes.c). */
-    if (!kinds) {
-        for (int i = 0; i < STSL_N_EVENT_KINDS; i++)
-            names[i] = stsl_event_kind_names()[i];
-        names[STSL_EV_AMBIGUOUS] = "ambiguous";
-        kinds = names;
-    }
-    return kinds;
+    return stsl_event_kind_names(); /* the element's, then "ambiguous" */
 }
 
 /* ---- nodes and motion ------------------------------------------------------ */
@@ -631,7 +622,7 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
     if (rc) return rc;
     if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
-    rebalance(m, p);
+    if (!m->no_split) rebalance(m, p);
     stsl_cstr_components(m->ws, &pr, m->label);
     int n = m->nb + N_FIXED;
     for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
@@ -724,7 +715,10 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    if (solve(m, p, &fm, t, y, NULL, NULL)) return -1;
+    m->no_split = 1; /* the accelerations only */
+    int rc = solve(m, p, &fm, t, y, NULL, NULL);
+    m->no_split = 0;
+    if (rc) return -1;
     for (int i = 0; i < m->nb; i++) {
         ydot[i] = y[m->nb + i];
         ydot[m->nb + i] = m->acc[i];
@@ -1119,19 +1113,16 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
  * dynamic level (at speed 0) opposing it.  *undecided = 1 when some margin
  * lies within the rounding level of the forces; `lenient`: a stuck one
  * within rounding of its band counts as inside. */
-static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int lenient,
-                    int *undecided, stsl_error *err)
+/* The margins of check_at for the constraint forces in m->lambda: 1 all
+ * consistent, 0 not (*slip_bad: a slip check failed). */
+static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm, double noise,
+                   int lenient, int *undecided, int *slip_bad)
 {
-    fixed_motion fm;
-    eval_fixed(m, t, &fm);
-    double scale;
-    int rc = solve(m, &m->cand, &fm, t, y, &scale, err);
-    if (rc) return rc > 0 ? 0 : rc;
-    double noise = NOISE_ULPS * DBL_EPSILON * scale, amax = 0.0;
+    double amax = 0.0;
     for (int i = 0; i < m->nb; i++)
         amax = fmax(amax, noise / m->mass[i]);
     int ok = 1;
-    *undecided = 0;
+    *undecided = *slip_bad = 0;
     for (int i = 0; i < m->n_j; i++) {
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
@@ -1144,12 +1135,34 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
         } else {
             int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
             double a =
-                node_a(m, &fm, m->acc, m->cnode[c][0]) - node_a(m, &fm, m->acc, m->cnode[c][1]);
+                node_a(m, fm, m->acc, m->cnode[c][0]) - node_a(m, fm, m->acc, m->cnode[c][1]);
             margin = -s * a;
             level = amax;
+            *slip_bad |= !(margin < 0.0);
             ok &= margin < 0.0;
         }
         *undecided |= fabs(margin) <= level;
+    }
+    return ok;
+}
+
+static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int lenient,
+                    int *undecided, stsl_error *err)
+{
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    double scale;
+    /* A loop's split (rebalance) is sought only when the plain one leaves
+     * a band: the combination is consistent when some split fits. */
+    m->no_split = 1;
+    int rc = solve(m, &m->cand, &fm, t, y, &scale, err), slip_bad;
+    m->no_split = 0;
+    if (rc) return rc > 0 ? 0 : rc;
+    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    int ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
+    if (!ok && !slip_bad && m->cand.n_cycles) {
+        rebalance(m, &m->cand);
+        ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
     }
     return ok;
 }
@@ -1458,6 +1471,13 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     common_velocities(m, &fm, y);
     for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
         if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
+    /* A plastic impact whose ends are pulled apart at once (released in
+     * the same instant) did not come to rest: an impact, not a contact. */
+    for (int e = 0; e < m->n_pend; e++) {
+        int k = m->pend[e].subject - 1 - m->nc;
+        if (k >= 0 && m->pend[e].kind == STSL_EV_STOP_CONTACT && m->next[m->nc + k] == STSL_SM_OPEN)
+            m->pend[e].kind = STSL_EV_IMPACT;
+    }
     changes(m, why, m->changed_by_impact);
     return STSL_OK;
 }
