@@ -86,11 +86,11 @@ int stsl_api_result_take(stsl_result *r, const stsl_mem_result *m, stsl_error *e
         ok = (r->cols[c] = alloc_col(r->n)) != NULL;
     ok = ok && take_names(r, &m->layout) && take_events(r, m);
     if (!ok) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
-    /* The summary (filled first) names the columns with the result's own
-     * copies: a system's names (or a file's "x[motor]") need not outlive
-     * the run or the reading. */
+    /* The summary (filled first) holds its own copies of the names (a
+     * system's, or a file's "x[motor]", need not outlive the run or the
+     * reading); the result's are the same text. */
     for (int c = 0; c < r->sum.n_cols && c < r->n_cols; c++)
-        r->sum.col_names[c] = r->col_names[c];
+        snprintf(r->sum.col_names[c], sizeof r->sum.col_names[c], "%s", r->col_names[c]);
     for (long i = 0; i < r->n; i++) {
         r->t[i] = m->t[i];
         r->mode[i] = m->mode[i];

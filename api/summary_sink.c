@@ -25,7 +25,7 @@ static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
                               STSL_SUMMARY_MAX_KINDS, STSL_SUMMARY_MAX_MODES);
     s->n_cols = l->n_cols < STSL_SUMMARY_MAX_COLS ? l->n_cols : STSL_SUMMARY_MAX_COLS;
     for (int i = 0; i < s->n_cols; i++) {
-        s->col_names[i] = l->cols[i].name;
+        snprintf(s->col_names[i], sizeof s->col_names[i], "%s", l->cols[i].name);
         s->col_units[i] = l->cols[i].units ? l->cols[i].units : "";
     }
     s->time_units = l->time_units ? l->time_units : "";

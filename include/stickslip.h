@@ -165,8 +165,13 @@ STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 #define STSL_SUMMARY_MAX_MODES 16
 #define STSL_SUMMARY_MAX_KINDS 16
 #define STSL_SUMMARY_MAX_COLS  16
+/* Room for a column name in the summary: a system's "GROUP[MEMBER]" (a
+ * 13-character group, a body name of at most 63 bytes, brackets). */
+#define STSL_SUMMARY_NAME_MAX 96
 
-/* What a run did, without its trajectory.  Names are static strings. */
+/* What a run did, without its trajectory.  Names are static strings, but
+ * the column names, which the summary holds itself: a system's are made
+ * for its run and do not outlive it. */
 typedef struct stsl_summary {
     int complete;      /* 1: t_end was reached */
     char message[512]; /* why not, when complete == 0 ("" otherwise) */
@@ -175,7 +180,7 @@ typedef struct stsl_summary {
      * of a system of bodies the first STSL_SUMMARY_MAX_COLS (its result,
      * stsl_result, keeps them all). */
     int n_cols;
-    const char *col_names[STSL_SUMMARY_MAX_COLS];
+    char col_names[STSL_SUMMARY_MAX_COLS][STSL_SUMMARY_NAME_MAX];
     double final[STSL_SUMMARY_MAX_COLS];
     const char *final_mode;
     /* Events by kind ("stick", "breakaway", ...) and time per mode. */

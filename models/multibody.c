@@ -1522,11 +1522,12 @@ static unit_set units_of(stsl_domain d)
     return (unit_set){"m", "m/s", "m/s^2", "N"};
 }
 
-/* Column `i` named "<group>.<member>" (the datasets of each column until
- * the column groups of issue 14 §3 store them together). */
+/* A column's flat name "<group>[<member>]" (x[motor]), as the readers
+ * (stsl_result, the Python package) name a grouped column: a run's summary
+ * and a file read back then agree. */
 static char *put_name(char *at, const char *group, const char *member)
 {
-    sprintf(at, "%s.%s", group, member);
+    sprintf(at, "%s[%s]", group, member);
     return at;
 }
 
@@ -1563,11 +1564,13 @@ static int init_layout(stsl_multibody *m)
     unit_set u = units_of(s->domain);
     size_t per = 2 * (STSL_BODY_NAME_MAX + 32);
     m->cols = calloc((size_t)o.n, sizeof *m->cols);
-    m->names = calloc((size_t)(o.n + 2 * m->nb), per);
+    /* one slot per column and one per contact or stop name */
+    m->names = calloc((size_t)(o.n + m->nc + m->ns), per);
     m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
     m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
     if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
-    char *at = m->names, member[STSL_BODY_NAME_MAX + 32];
+    char *at = m->names, *member_at = m->names + (size_t)o.n * per;
+    char member[STSL_BODY_NAME_MAX + 32];
 #define COL(idx, grp, mem, unit, what)                                                             \
     do {                                                                                           \
         m->cols[idx] = (stsl_column){put_name(at, grp, mem), unit, what};                          \
@@ -1586,13 +1589,15 @@ static int init_layout(stsl_multibody *m)
         COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
         COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
-        m->members[m->nb + c] = strchr(m->cols[o.cmode + c].name, '.') + 1;
+        m->members[m->nb + c] = strcpy(member_at, member);
+        member_at += per;
     }
     for (int k = 0; k < m->ns; k++) {
         snprintf(member, sizeof member, "stops.%d", k);
         COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
         COL(o.smode + k, "stop_mode", member, "", "stop mode");
-        m->members[m->nb + m->nc + k] = strchr(m->cols[o.smode + k].name, '.') + 1;
+        m->members[m->nb + m->nc + k] = strcpy(member_at, member);
+        member_at += per;
     }
     for (int i = 0; i < m->nb; i++)
         m->members[i] = s->bodies[i].name;

@@ -404,7 +404,7 @@ static void backlash_impact(void **state)
     assert_int_equal(r->n_events, 1);
     assert_int_equal(r->events[0].kind, STSL_EV_IMPACT);
     assert_close(r->events[0].t, 0.05, 1e-14); /* CVODE: 100 ulps of the step */
-    /* columns: x.a x.b v.a v.b */
+    /* columns: x[a] x[b] v[a] v[b] */
     assert_close(r->events[0].after[2], -1.0, 1e-12);
     assert_close(r->events[0].after[3], 1.0, 1e-12);
     stsl_sink_free(&sink);
@@ -454,7 +454,7 @@ static void compliant_stop_rest(void **state)
     const stsl_mem_result *r = run_system(sys, &sink);
     assert_true(tu_nth_event(r, STSL_EV_CONTACT_BEGIN, 0) >= 0);
     long last = r->n_samples - 1;
-    /* columns: x.a v.a a.a stop_reaction.stops.0 stop_mode.stops.0 */
+    /* columns: x[a] v[a] a[a] stop_reaction[stops.0] stop_mode[stops.0] */
     assert_close(tu_col(r, last, 0), 0.5 + 4.0 / 1.0e4, 1e-10);
     assert_close(tu_col(r, last, 3), -4.0, 1e-6);
     assert_true(tu_col(r, last, 4) == STSL_SM_HIGH);
