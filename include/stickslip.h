@@ -125,8 +125,7 @@ STSL_API stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err);
  * other keys re-validate the whole configuration (tens of microseconds).
  * On failure *cfg is unchanged.
  * Sequence items are indexed from 0: "contacts.0.dynamic" in a system of
- * bodies (docs/configuration.md; configuration only so far: stsl_run
- * refuses a system with STSL_RC_INPUT). */
+ * bodies (docs/configuration.md, "A system of bodies"). */
 STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value, stsl_err *err);
 
 /* Several assignments "key=value" at once, for keys that are only valid

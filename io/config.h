@@ -22,7 +22,7 @@ typedef struct stsl_config {
     stsl_scheme_opts scheme;         /* simulation.scheme, step, karnopp_band, ... */
     char output_file[STSL_PATH_MAX]; /* output.file, "" when absent */
     stsl_verify_mode verify;         /* simulation.verify (run --verify) */
-    /* A system of bodies (issue 14; configuration only, not simulated yet):
+    /* A system of bodies (issue 14; models/multibody.h simulates it):
      * is_system = 1 when the file has `bodies:`; then `system` holds it
      * (owned) and `element` is unused. */
     int is_system;

@@ -500,10 +500,7 @@ char *stsl_config_summary(const stsl_config *cfg)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
-    if (cfg->is_system) {
-        fputs("  configuration only: a system of bodies is not simulated yet (issue 14)\n", f);
-        summary_of(f, &cfg->system);
-    }
+    if (cfg->is_system) summary_of(f, &cfg->system);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

@@ -1,5 +1,5 @@
-/* config_system.h - the configuration of a system of bodies (issue 14,
- * stage 3: configuration only, no solver yet): the keys bodies, couplings,
+/* config_system.h - the configuration of a system of bodies (issue 14;
+ * simulated by models/multibody.h): the keys bodies, couplings,
  * contacts, stops and inputs.forces, read with the schema helpers of
  * io/config_read.h and checked by models/system.c, whose key-path issues
  * become FILE:LINE messages here.  docs/configuration.md documents them. */

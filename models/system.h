@@ -1,5 +1,5 @@
-/* system.h - a system of bodies (issue 14, stage 3): the data model and its
- * validation, with no solver yet.
+/* system.h - a system of bodies (issue 14): the data model and its
+ * validation (models/multibody.h simulates it).
  *
  * Bodies of one domain (translational: mass, rotational: inertia) joined by
  * couplings (linear spring and damper), rubbing in friction contacts and
@@ -114,9 +114,8 @@ int stsl_system_end(const stsl_system *s, const char *name, stsl_end *out);
 const char *stsl_system_end_name(const stsl_system *s, stsl_end e);
 /* The reserved end names ("ground", "base", "anchor"), NULL-terminated. */
 const char *const *stsl_system_fixed_names(void);
-/* 1 when the system needs the several-bodies solver (a later stage of
- * issue 14): more than one body, or a coupling, contact or stop between
- * two bodies. */
+/* 1 when the system is more than the one element can express: more than
+ * one body, or a coupling, contact or stop between two bodies. */
 int stsl_system_is_multibody(const stsl_system *s);
 
 /* The one element as a system of one body ("element"): its friction as a
