@@ -638,6 +638,29 @@ int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, 
     return open_output(sp->study, &sp->info, o, w, err);
 }
 
+/* ---- the test hold (sweep.h) ------------------------------------------------- */
+
+/* Polling period of a held study: it only waits for a test's signal. */
+#define HOLD_POLL_NS 10000000L
+
+long stsl_sweep_hold_end(const stsl_sweep_opts *o, long first, long end)
+{
+    const char *v = getenv("STICKSLIP_TEST_SWEEP_HOLD");
+    if (!v || !o->stop) return end; /* without a stop flag a hold never ends */
+    char *tail;
+    long n = strtol(v, &tail, 10);
+    if (*tail || tail == v || n < 1) return end;
+    return n < end - first ? first + n : end;
+}
+
+int stsl_sweep_hold(const stsl_sweep_opts *o, stsl_study_h5 *w, stsl_error *err)
+{
+    int rc = stsl_study_h5_flush(w, err);
+    while (!rc && o->stop && !*o->stop)
+        nanosleep(&(struct timespec){0, HOLD_POLL_NS}, NULL);
+    return rc;
+}
+
 int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
                    stsl_error *err)
 {
@@ -652,8 +675,10 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
          * FLUSH_SECONDS would otherwise show none until it ends). */
         writer_state ws = {w, o, out, now_seconds(), -INFINITY, 0.0};
         out->n_runs = stsl_study_n_variants(sp->study);
-        rc = stsl_sweep_plan_run(sp, stsl_study_h5_n_done(w), out->n_runs, o->jobs, o->stop,
-                                 write_row, &ws, err);
+        long first = stsl_study_h5_n_done(w);
+        long end = stsl_sweep_hold_end(o, first, out->n_runs);
+        rc = stsl_sweep_plan_run(sp, first, end, o->jobs, o->stop, write_row, &ws, err);
+        if (!rc && end < out->n_runs) rc = stsl_sweep_hold(o, w, err);
         out->n_done = stsl_study_h5_n_done(w);
         out->n_failed = stsl_study_h5_n_failed(w);
         out->seconds = now_seconds() - ws.t0;

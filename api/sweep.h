@@ -73,4 +73,19 @@ int stsl_sweep_plan_run(const stsl_sweep_plan *sp, long first, long end, int job
                         stsl_error *err);
 void stsl_sweep_plan_free(stsl_sweep_plan *sp);
 
+/* ---- a deterministic interruption, for tests ---------------------------------
+ * With the environment variable STICKSLIP_TEST_SWEEP_HOLD=N (a whole number
+ * >= 1) and a stop flag (o->stop, as the command has), a study runs only
+ * the first N variants of this call, writes and flushes them, and then
+ * waits for the stop flag as though the remaining variants were still
+ * running: a test's SIGINT, SIGTERM or SIGKILL lands mid-study, with
+ * exactly N new rows on disk, however fast the machine.  Not for use
+ * outside tests (a held study never ends by itself). */
+
+/* One past the last variant to run in this call: `end`, or first + N when
+ * held. */
+long stsl_sweep_hold_end(const stsl_sweep_opts *o, long first, long end);
+/* Flush `w` and wait for *o->stop (returns at once without a stop flag). */
+int stsl_sweep_hold(const stsl_sweep_opts *o, stsl_study_h5 *w, stsl_error *err);
+
 #endif

@@ -350,13 +350,15 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_worker
     if (!rc) rc = stsl_sweep_plan_open(study_path, o, &sp, err);
     if (!rc) rc = stsl_sweep_plan_output(sp, o, &q.w, err);
     if (!rc) {
-        out->n_runs = q.end = stsl_sweep_plan_n_variants(sp);
+        out->n_runs = stsl_sweep_plan_n_variants(sp);
         q.next = stsl_study_h5_n_done(q.w);
+        q.end = stsl_sweep_hold_end(o, q.next, out->n_runs); /* a test's hold: sweep.h */
         q.chunk = chunk_size(q.end - q.next, n_workers, o->jobs, stsl_sweep_plan_store_full(sp));
         q.ahead = (long)AHEAD_CHUNKS_PER_WORKER * n_workers * q.chunk;
     }
     q.stop = rc != 0; /* dismiss the workers all the same */
     rc = serve(&q, rc, err);
+    if (!rc && q.w && q.end < out->n_runs) rc = stsl_sweep_hold(o, q.w, err);
     if (q.w) {
         out->n_done = stsl_study_h5_n_done(q.w);
         out->n_failed = stsl_study_h5_n_failed(q.w);

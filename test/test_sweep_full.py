@@ -82,22 +82,31 @@ def n_done(path):
         return -1
 
 
-def signal_when_started(p, out, sig):
-    """Send `sig` to the process `p` writing the study file `out` once the
-    file declares a row done; wait for it to end.  Returns its stderr
-    (None unless piped); asserts that it was stopped mid-study."""
-    done = -1
-    for _ in range(3000):
+# A study started with this environment runs only its first HOLD variants,
+# writes and flushes them, and then waits for a signal as though it were
+# still running (api/sweep.h): so the signal lands mid-study however fast
+# the machine is, and the file holds exactly HOLD rows.
+HOLD = 7
+
+
+def held_env():
+    return dict(os.environ, STICKSLIP_TEST_SWEEP_HOLD=str(HOLD))
+
+
+def signal_when_held(p, out, sig):
+    """Send `sig` to the process `p` (started with held_env()) writing the
+    study file `out` once the file declares its HOLD rows done; wait for it
+    to end.  Returns its stderr (None unless piped); asserts that it was
+    stopped mid-study with exactly HOLD rows.  No time limit: the process
+    holds until signalled, and an early end fails at once."""
+    while n_done(out) < HOLD:
+        assert p.poll() is None, ("ended before its hold", p.returncode, p.communicate())
         time.sleep(0.01)
-        done = n_done(out)
-        if done >= 1:
-            break
     p.send_signal(sig)
     _, err = p.communicate()
-    assert done >= 1, done
     with h5py.File(out, "r") as f:
         st = f["study"].attrs
-        assert st["complete"] == 0 and 1 <= st["n_done"] < st["n_runs"], dict(st)
+        assert st["complete"] == 0 and st["n_done"] == HOLD < st["n_runs"], dict(st)
     return err
 
 
@@ -161,8 +170,9 @@ def check_kill9_resume(d, base_text):
           "  inputs.base_motion.amplitude: {linspace: [0.02, 0.08, 5]}\nstore: full\n")
     out, ref = os.path.join(d, "killed.h5"), os.path.join(d, "long_ref.h5")
     p = subprocess.Popen([BIN, "sweep", study, "-o", out, "-j", "1", *T_END],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    signal_when_started(p, out, signal.SIGKILL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=held_env())
+    signal_when_held(p, out, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL, p.returncode
     p = sweep(study, "-o", out, "--resume", "-j", "2", "-q", *T_END)
     assert p.returncode == 0, p.stderr
     p = sweep(study, "-o", ref, "-q", *T_END)

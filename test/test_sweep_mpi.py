@@ -7,7 +7,9 @@ written in variant order), a failed variant's message included; with
 store: full every /runs/NNNNNN too; a bad study ends with exit 2 and no
 file.  Resuming under MPI: a study stopped by Ctrl-C (SIGINT) to mpirun
 is left incomplete by rank 0, and one killed with SIGKILL in a threaded
-run is cut back to its last flush; `mpirun -n 2 stickslip-mpi sweep
+run is cut back to its last flush (both held after 7 variants, so that
+the signal lands mid-study whatever the machine's speed:
+STICKSLIP_TEST_SWEEP_HOLD); `mpirun -n 2 stickslip-mpi sweep
 --resume` ends either with the summary of the uninterrupted study.
 Exit 77 (skipped) without mpirun."""
 
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from test_sweep_full import FULL_STUDY, same_study, signal_when_started
+from test_sweep_full import FULL_STUDY, HOLD, held_env, same_study, signal_when_held
 
 import h5py
 import numpy as np
@@ -72,19 +74,21 @@ def check_resume(d):
     out = os.path.join(d, "sigint.h5")
     p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", "3", MPI_BIN,
                           "sweep", study, "-o", out, "-j", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = signal_when_started(p, out, signal.SIGINT)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=held_env())
+    err = signal_when_held(p, out, signal.SIGINT)
     assert p.returncode != 0
-    assert "interrupted:" in err and "--resume" in err, err
+    assert f"interrupted: {HOLD} of 1000 variants done" in err and "--resume" in err, err
     # A threaded study killed with SIGKILL: the file as of its last flush.
     cut = os.path.join(d, "killed.h5")
     p = subprocess.Popen([BIN, "sweep", study, "-o", cut, "-j", "1"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    signal_when_started(p, cut, signal.SIGKILL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=held_env())
+    signal_when_held(p, cut, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL, p.returncode
     for path in [out, cut]:
         p = mpirun(2, study, "-o", path, "--resume", "-j", "2")
         assert p.returncode == 0, (p.returncode, p.stderr)
-        assert "1000 variants, 1000 done" in p.stdout, p.stdout
+        assert f"1000 variants, 1000 done ({1000 - HOLD} in" in p.stdout, p.stdout
         same(ref, path, "study/summary")
 
 
