@@ -1,5 +1,5 @@
 /* test_multibody_physics.c - issue 14's "Done when" physics of systems of
- * bodies (docs/multibody-plan.md D3..D8), each against a closed form that
+ * bodies (dev/multibody-plan.md D3..D8), each against a closed form that
  * is derived here and evaluated by the small helpers next to its test:
  *
  *  D3  a stiff coupling k -> infinity is one body of the summed mass with
