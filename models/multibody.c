@@ -1,7 +1,6 @@
 /* multibody.c - a system of bodies as a hybrid model (see multibody.h). */
 #include "models/multibody.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,9 +9,9 @@
 #include <string.h>
 
 #include "events/consistency.h"
+#include "events/contact.h"
 #include "events/end_stop.h"
 #include "events/modes.h"
-#include "events/transition.h"
 #include "models/cluster.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -20,21 +19,13 @@
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
 #define N_FIXED 3
-/* A rebound that rises less than this many position tolerances off its
- * stop is not resolved (the element's rule, models/element.c). */
-#define RESOLVABLE_HEIGHT 1000.0
-/* Rounding level of a force balance, in ulps of the largest force in it. */
-#define NOISE_ULPS 64.0
-/* Look-ahead of a decision within rounding when no input sets a time
- * scale, relative to max(1, |t|) (the element's SLIP_HORIZON_REL). */
-#define LOOKAHEAD_REL 1e-3
+/* The contact's rules and tolerances (rounding level of a force balance,
+ * look-ahead, impact and bounces, natural scales): events/contact.h. */
 /* The split of a loop's constraint forces (rebalance): the weight of the
  * strictly convex term, relative to the largest use of a capacity, and
  * the iterations of each ternary search ((2/3)^100 ~ 2e-18 of its range). */
 #define REGULAR      1e-10
 #define TERNARY_ITER 100
-/* Samples per natural period bounding a step while bodies move. */
-#define SAMPLES_PER_NATURAL_PERIOD 20.0
 /* A contact's relative velocity counts as zero at an event within this
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */
@@ -1030,7 +1021,7 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
 {
     const stsl_system_stop *st = &m->s->stops[k];
     double limit = side > 0 ? st->p.x_max : st->p.x_min;
-    double w = rel_v(m, fm, y, m->snode[k]), vp = 0.0;
+    double w = rel_v(m, fm, y, m->snode[k]);
     rigid_clusters(m, k);
     pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
     int rests = 1, kind = STSL_EV_STOP_CONTACT;
@@ -1038,16 +1029,14 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
         pair_jump(m, m->snode[k], 0.0, -w, y); /* w = 0, then the rebound */
         double a_up = side * open_rel_acc(m, k, -side, fm, t, y), e = st->p.restitution;
         double a_down = side * open_rel_acc(m, k, side, fm, t, y);
-        double min_h = RESOLVABLE_HEIGHT * (m->rtol * fabs(limit) + m->atol_x);
-        rests = m->stop_ops[k]->impact(w, e, a_up, min_h, &vp);
+        stsl_contact_impact im;
+        stsl_contact_impact_at(t, w, e, a_up, a_down,
+                               stsl_contact_min_height(m->rtol, limit, m->atol_x), &im);
+        rests = im.rests;
         rigid_clusters(m, k);
-        pair_jump(m, m->snode[k], 0.0, vp, y);
-        /* The bounces left out are summed in closed form (the element's
-         * rule): the ends rest from the impact on, stop_contact is
-         * recorded when they would have ended. */
-        double tail = rests ? m->stop_ops[k]->bounce_tail(e * w, e, a_up, a_down) : 0.0;
-        kind = !rests || t + tail > t ? STSL_EV_IMPACT : STSL_EV_STOP_CONTACT;
-        if (rests && t + tail > t) m->settle_at[k] = t + tail;
+        pair_jump(m, m->snode[k], 0.0, im.v_plus, y);
+        kind = im.kind; /* with bounces left out: stop_contact when they end */
+        if (im.pending) m->settle_at[k] = im.settle_at;
     }
     m->next[m->nc + k] = rests ? (side > 0 ? STSL_SM_HIGH : STSL_SM_LOW) : STSL_SM_OPEN;
     push_event(m, kind, 1 + m->nc + k);
@@ -1158,7 +1147,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
     int rc = solve(m, &m->cand, &fm, t, y, &scale, err), slip_bad;
     m->no_split = 0;
     if (rc) return rc > 0 ? 0 : rc;
-    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    double noise = stsl_contact_noise(scale);
     int ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
     if (!ok && !slip_bad && m->cand.n_cycles) {
         rebalance(m, &m->cand);
@@ -1170,9 +1159,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
 /* How far ahead a decision within rounding looks (see consistent). */
 static double lookahead(stsl_multibody *m, double t)
 {
-    double h = signals_max_step(m, t);
-    if (!isfinite(h)) h = LOOKAHEAD_REL * fmax(1.0, fabs(t));
-    return fmin(h, mb_next_time_event(m, t) - t);
+    return stsl_contact_lookahead_horizon(t, signals_max_step(m, t), mb_next_time_event(m, t));
 }
 
 /* Is the combination `states` consistent (SPEC §4, check_at)?  A margin
@@ -1195,8 +1182,7 @@ static int consistent(void *ctx, const int *states, stsl_error *err)
     for (int i = 0; i < n; i++) /* the candidate's rates at the event */
         m->rate[i] = m->acc[i];
     double horizon = lookahead(m, m->t_ev);
-    for (double tau = NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(m->t_ev)); tau <= horizon;
-         tau *= 2.0) {
+    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon; tau *= 2.0) {
         for (int i = 0; i < n; i++) {
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
@@ -1326,7 +1312,7 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     prepare_vec(m, m->next, &m->cand);
     double scale;
     if (solve(m, &m->cand, fm, t, y, &scale, err) < 0) return -1;
-    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    double noise = stsl_contact_noise(scale);
     int n = 0;
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
@@ -1613,11 +1599,6 @@ static int init_layout(stsl_multibody *m)
 
 /* ---- natural scales ---------------------------------------------------------------- */
 
-static void keep_smaller(double *l, double cand)
-{
-    if (cand > 0.0 && isfinite(cand) && !(*l <= cand)) *l = cand;
-}
-
 /* The element's rule (stsl_element_state_scales) for a system: force F
  * the smallest static level and force input size; length L the smallest
  * of F/k (couplings, compliant stops), the stops' ranges and an
@@ -1628,32 +1609,28 @@ static void state_scales(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
     double f = INFINITY, l = INFINITY;
-    for (int c = 0; c < m->nc; c++) {
-        const stsl_friction_params *fp = &s->contacts[c].friction;
-        keep_smaller(&f, stsl_law_is_smooth(fp->law)
-                             ? fmax(fmax(fp->breakaway, fp->coulomb), fmax(fp->tc, fp->tst))
-                             : fp->dynamic * fp->static_ratio);
-    }
+    for (int c = 0; c < m->nc; c++)
+        stsl_contact_keep_smaller(&f, stsl_friction_scale(&s->contacts[c].friction));
     for (int k = 0; k < s->n_forces; k++)
-        keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
+        stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
     if (!isfinite(f)) f = 0.0;
     for (int k = 0; k < s->n_couplings; k++)
-        keep_smaller(&l, f / s->couplings[k].stiffness);
+        stsl_contact_keep_smaller(&l, f / s->couplings[k].stiffness);
     for (int k = 0; k < m->ns; k++) {
-        keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
-        if (!is_rigid(m, k)) keep_smaller(&l, f / s->stops[k].p.stiffness);
+        stsl_contact_keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
+        if (!is_rigid(m, k)) stsl_contact_keep_smaller(&l, f / s->stops[k].p.stiffness);
     }
-    keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
-    if (s->has_anchor) keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
+    stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
+    if (s->has_anchor)
+        stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
     if (!isfinite(l)) l = 1.0;
     for (int i = 0; i < m->nb; i++) {
-        double k = 0.0, t = 1.0;
+        double k = 0.0;
         for (int j = 0; j < s->n_couplings; j++)
             if (m->knode[j][0] == i || m->knode[j][1] == i) k += s->couplings[j].stiffness;
-        if (k > 0.0)
-            t = sqrt(m->mass[i] / k);
-        else if (f > 0.0)
-            t = sqrt(m->mass[i] * l / f);
+        /* No damping-only time and no compliant stop's time: the element has
+         * them (stsl_element_state_scales); the one-body case adopts them. */
+        double t = stsl_contact_time_scale(m->mass[i], k, f, l, 0.0);
         m->scale[i] = l;
         m->scale[m->nb + i] = l / t;
     }
@@ -1678,7 +1655,7 @@ static double natural_step(const stsl_multibody *m, int with_stops)
                     row += s->stops[k].p.stiffness * (m->snode[k][1 - e] < m->nb ? 2.0 : 1.0);
         w2 = fmax(w2, row / m->mass[i]);
     }
-    return w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) / SAMPLES_PER_NATURAL_PERIOD : INFINITY;
+    return stsl_contact_natural_step(w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) : INFINITY);
 }
 
 /* ---- create / free ------------------------------------------------------------------ */
