@@ -121,13 +121,7 @@ struct stsl_multibody {
     stsl_hmodel model;
 };
 
-static const char *const contact_mode_names[] = {"STUCK", "SLIP_POS", "SLIP_NEG", "SMOOTH", NULL};
 static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
-
-const char *const *stsl_multibody_contact_mode_names(void)
-{
-    return contact_mode_names;
-}
 
 const char *const *stsl_multibody_stop_mode_names(void)
 {
@@ -312,7 +306,7 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
     int first = p->n_edges; /* the contacts' edges */
     for (int c = 0; c < m->nc; c++) {
         p->contact_edge[c] = -1;
-        if (v[c] != STSL_CM_STUCK) continue;
+        if (v[c] != STSL_CONTACT_STUCK) continue;
         int parallel = 0;
         for (int k = 0; k < m->ns && !parallel; k++)
             parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
@@ -331,9 +325,9 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
     p->n_guards = 0;
     p->in_contact = 0;
     for (int c = 0; c < m->nc; c++) {
-        if (v[c] == STSL_CM_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
-        if (v[c] == STSL_CM_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
-        if (v[c] == STSL_CM_STUCK && p->contact_edge[c] >= 0) {
+        if (v[c] == STSL_CONTACT_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
+        if (v[c] == STSL_CONTACT_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
+        if (v[c] == STSL_CONTACT_STUCK && p->contact_edge[c] >= 0) {
             add_guard(p, G_BAND_POS, c, 0, STSL_GUARD_RISING);
             add_guard(p, G_BAND_NEG, c, 0, STSL_GUARD_RISING);
         }
@@ -470,8 +464,8 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
 static double slip_force(const stsl_multibody *m, int c, int st, double w)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    if (st == STSL_CM_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
-    int s = st == STSL_CM_SLIP_POS ? +1 : -1;
+    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
+    int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
     stsl_friction_levels(fp, s, 0.0, &fd, &fs);
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
@@ -531,7 +525,7 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
-        if (v[c] == STSL_CM_STUCK) continue;
+        if (v[c] == STSL_CONTACT_STUCK) continue;
         double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]));
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
@@ -662,7 +656,7 @@ static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
 {
     double hold = 0.0;
     for (int c = 0; c < m->nc; c++)
-        if (v[c] == STSL_CM_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
+        if (v[c] == STSL_CONTACT_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
             hold += static_level(m, c);
     return hold;
 }
@@ -830,10 +824,10 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad                       ? NAN
-                            : st != STSL_CM_STUCK     ? slip_force(m, k, st, w)
-                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
-                                                      : held_friction(m, p, k);
+        c[o.friction + k] = bad                        ? NAN
+                            : st != STSL_CONTACT_STUCK ? slip_force(m, k, st, w)
+                            : p->contact_edge[k] >= 0  ? contact_lambda(m, p, k)
+                                                       : held_friction(m, p, k);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }
@@ -882,8 +876,8 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
     for (int c = 0; c < m->nc; c++) {
         const int *pr = m->cnode[c];
         double w = rel_v(m, &fm, y, pr);
-        double f =
-            p->vec[c] == STSL_CM_STUCK ? contact_lambda(m, p, c) : slip_force(m, c, p->vec[c], w);
+        double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
+                                                   : slip_force(m, c, p->vec[c], w);
         if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
         pw += f * w; /* friction against the slip: f w <= 0 */
     }
@@ -921,7 +915,7 @@ static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
         int stop = i >= m->nc;
         int w = snprintf(buf + used, len - used, "%s%s.%d %s", i ? ", " : "",
                          stop ? "stops" : "contacts", stop ? i - m->nc : i,
-                         stop ? stop_mode_names[v[i]] : contact_mode_names[v[i]]);
+                         stop ? stop_mode_names[v[i]] : stsl_contact_state_names()[v[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
     if (m->L == 0) snprintf(buf, len, "free");
@@ -934,11 +928,6 @@ enum { J_NONE = 0, J_FIRED = 1, J_ZERO = 2 };
 static void push_event(stsl_multibody *m, int kind, int subject)
 {
     if (m->n_pend < m->max_pend) m->pend[m->n_pend++] = (pending){kind, subject};
-}
-
-static int slip_state(double w)
-{
-    return w > 0.0 ? STSL_CM_SLIP_POS : STSL_CM_SLIP_NEG;
 }
 
 /* Labels of the clusters the closed rigid stops of m->next (but `skip`)
@@ -1003,8 +992,8 @@ static double open_rel_acc(stsl_multibody *m, int k, int wdir, const fixed_motio
     memcpy(m->cur_keep, m->next, (size_t)m->L);
     m->next[m->nc + k] = STSL_SM_OPEN;
     for (int c = 0; c < m->nc; c++)
-        if (m->next[c] != STSL_CM_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
-            m->next[c] = (uint8_t)slip_state(
+        if (m->next[c] != STSL_CONTACT_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
+            m->next[c] = (uint8_t)stsl_contact_slip_state(
                 canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? wdir : -wdir);
     prepare_vec(m, m->next, &m->cand);
     double a = NAN;
@@ -1115,14 +1104,14 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
     for (int i = 0; i < m->n_j; i++) {
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
-        if (states[i] == STSL_CS_STUCK) {
+        if (states[i] == STSL_CONTACT_STUCK) {
             double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
             static_levels(m, c, &fs_pos, &fs_neg);
             margin = fmax(-lam - fs_pos, lam - fs_neg);
             level = noise;
             ok &= !(margin > (lenient ? level : 0.0));
         } else {
-            int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
+            int s = states[i] == STSL_CONTACT_SLIP_POS ? +1 : -1;
             double a =
                 node_a(m, fm, m->acc, m->cnode[c][0]) - node_a(m, fm, m->acc, m->cnode[c][1]);
             margin = -s * a;
@@ -1203,7 +1192,7 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
         m->jumped[c] = 0;
         int touched = m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
         if (stsl_law_is_smooth(m->s->contacts[c].friction.law)) {
-            m->next[c] = STSL_CM_SMOOTH;
+            m->next[c] = STSL_CONTACT_SMOOTH;
             continue;
         }
         /* A velocity jump (an impulse through a rigid stop, a step of the
@@ -1214,14 +1203,15 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
         int zero = why == STSL_REASON_INIT ? w == 0.0 : fabs(w) <= m->vtol;
         if (m->jflag[c] == J_FIRED) continue;
         if (why == STSL_REASON_INIT)
-            zero ? (void)(m->jflag[c] = J_ZERO) : (void)(m->next[c] = (uint8_t)slip_state(w));
-        else if (m->cur[c] == STSL_CM_STUCK)
-            kicked && !zero ? (void)(m->next[c] = (uint8_t)slip_state(w))
+            zero ? (void)(m->jflag[c] = J_ZERO)
+                 : (void)(m->next[c] = (uint8_t)stsl_contact_slip_state(w));
+        else if (m->cur[c] == STSL_CONTACT_STUCK)
+            kicked && !zero ? (void)(m->next[c] = (uint8_t)stsl_contact_slip_state(w))
                             : (void)(m->jflag[c] = J_ZERO);
         else if (zero && touched)
             m->jflag[c] = J_ZERO;
         else
-            m->next[c] = kicked && !zero ? (uint8_t)slip_state(w) : m->cur[c];
+            m->next[c] = kicked && !zero ? (uint8_t)stsl_contact_slip_state(w) : m->cur[c];
         /* A slip direction set by a jump is the impact's or the input
          * step's consequence, recorded as that event (as the element does). */
         m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
@@ -1280,15 +1270,15 @@ static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
         for (int d = c; d < m->nc; d++) {
             if (!m->jflag[d] || m->group[d] != g) continue;
             const int *pr = m->cnode[d];
-            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CM_STUCK || m->affected[pr[0]] ||
-                      (pr[1] < m->nb && m->affected[pr[1]]);
-            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CS_STUCK : m->cur[d];
+            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CONTACT_STUCK ||
+                      m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
+            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[d];
             m->jlist[m->n_j++] = d;
             m->group[d] = -1; /* done */
         }
         if (!active) { /* stuck, untouched: stays */
             for (int i = 0; i < m->n_j; i++)
-                m->next[m->jlist[i]] = STSL_CM_STUCK;
+                m->next[m->jlist[i]] = STSL_CONTACT_STUCK;
             continue;
         }
         stsl_consistency_result res;
@@ -1359,7 +1349,7 @@ static void common_velocities(stsl_multibody *m, const fixed_motion *fm, double 
 static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
 {
     for (int c = 0; c < m->nc; c++) {
-        if (!m->jflag[c] || m->next[c] == STSL_CM_STUCK) continue;
+        if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
         double w = rel_v(m, fm, y, m->cnode[c]);
         if (w == 0.0) continue;
         rigid_clusters(m, -1);
@@ -1369,9 +1359,10 @@ static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
 
 static int contact_event(int from, int to)
 {
-    if (from == to || to == STSL_CM_SMOOTH || from == STSL_CM_SMOOTH) return STSL_NO_EVENT;
-    if (to == STSL_CM_STUCK) return STSL_EV_STICK;
-    if (from == STSL_CM_STUCK) return STSL_EV_BREAKAWAY;
+    if (from == to || to == STSL_CONTACT_SMOOTH || from == STSL_CONTACT_SMOOTH)
+        return STSL_NO_EVENT;
+    if (to == STSL_CONTACT_STUCK) return STSL_EV_STICK;
+    if (from == STSL_CONTACT_STUCK) return STSL_EV_BREAKAWAY;
     return STSL_EV_REVERSAL;
 }
 
@@ -1413,7 +1404,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     eval_fixed(m, t, &fm);
     const uint8_t *cv = mode_vec(m, mode);
     if (why == STSL_REASON_INIT || !cv)
-        memset(m->cur, STSL_CM_STUCK, (size_t)m->L); /* contacts: stuck, stops: open */
+        memset(m->cur, STSL_CONTACT_STUCK, (size_t)m->L); /* contacts: stuck, stops: open */
     else
         memcpy(m->cur, cv, (size_t)m->L);
     memcpy(m->next, m->cur, (size_t)m->L);
@@ -1530,7 +1521,8 @@ static void init_groups(stsl_multibody *m, col_offsets o, unit_set u)
         {"friction", u.f, "friction force on the contact's first end", o.friction, m->nc, contacts,
          0, 0, NULL},
         {"slip_velocity", u.v, "slip velocity", o.slip, m->nc, contacts, 0, 0, NULL},
-        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4, contact_mode_names},
+        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4,
+         stsl_contact_state_names()},
         {"stop_reaction", u.f, "stop reaction on the first end", o.reaction, m->ns, stops, 0, 0,
          NULL},
         {"stop_mode", "", "stop mode", o.smode, m->ns, stops, 1, 3, stop_mode_names}};
