@@ -51,14 +51,17 @@ int stsl_contact_decide_at_stop(int side, double fn, double fs_pos, double fs_ne
 void stsl_contact_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg,
                                        int *state, int *kind)
 {
-    int to = stsl_contact_decide_rest(fn, fs_pos, fs_neg);
-    *state = to;
-    if (to == STSL_CONTACT_STUCK)
-        *kind = STSL_EV_STICK;
-    else if (to != from)
-        *kind = STSL_EV_REVERSAL;
-    else
-        *kind = -1;
+    *state = stsl_contact_decide_rest(fn, fs_pos, fs_neg);
+    *kind = stsl_contact_event(from, *state);
+}
+
+int stsl_contact_event(int from, int to)
+{
+    if (from == to || to == STSL_CONTACT_SMOOTH || from == STSL_CONTACT_SMOOTH)
+        return STSL_NO_EVENT;
+    if (to == STSL_CONTACT_STUCK) return STSL_EV_STICK;
+    if (from == STSL_CONTACT_STUCK) return STSL_EV_BREAKAWAY;
+    return STSL_EV_REVERSAL;
 }
 
 double stsl_contact_noise(double scale)

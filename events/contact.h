@@ -62,10 +62,16 @@ int stsl_contact_decide_at_stop(int side, double fn, double fs_pos, double fs_ne
 
 /* The velocity of slip state `from` reached zero: the stick test on
  * F_n* = F_n(t*, x*, 0).  Sets *state (decide_rest's) and *kind: STICK,
- * REVERSAL (the slip sign flips without locking: Janecek's case b), or -1
- * when it goes on the same way (event kinds: events/modes.h). */
+ * REVERSAL (the slip sign flips without locking: Janecek's case b), or
+ * STSL_NO_EVENT when it goes on the same way (stsl_contact_event). */
 void stsl_contact_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg,
                                        int *state, int *kind);
+
+/* The event a change of state from `from` to `to` records: STICK into
+ * STUCK, BREAKAWAY out of it, REVERSAL from one slip direction to the
+ * other; STSL_NO_EVENT (-1, solver/hybrid.h) without a change or to or
+ * from SMOOTH. */
+int stsl_contact_event(int from, int to);
 
 /* The rounding level of a force balance whose terms add up to `scale` in
  * magnitude: STSL_CONTACT_NOISE_ULPS ulps of it.  A margin (a force minus a

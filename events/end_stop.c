@@ -71,3 +71,17 @@ const char *const *stsl_stop_model_names(void)
 {
     return model_names;
 }
+
+int stsl_end_stop_side(const stsl_stop_params *p, double x)
+{
+    if (x >= p->x_max) return +1;
+    if (x <= p->x_min) return -1;
+    return 0;
+}
+
+int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_params *p, int side,
+                             double x, double v)
+{
+    double delta = side * (x - stop_position(p, side));
+    return delta >= 0.0 && (side * v > 0.0 || ops->reaction(p, side, 0.0, x, v) > 0.0);
+}

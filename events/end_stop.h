@@ -56,4 +56,13 @@ const stsl_end_stop_ops *stsl_end_stop(stsl_stop_model model);
 /* The model names ("rigid", "compliant"), index = stsl_stop_model, NULL-terminated. */
 const char *const *stsl_stop_model_names(void);
 
+/* The limit the position x is at or beyond: +1 (x >= x_max), -1
+ * (x <= x_min), 0 between them. */
+int stsl_end_stop_side(const stsl_stop_params *p, double x);
+/* Is a body at (x, v) in contact with the compliant stop `side`?  In
+ * contact: penetrating it (delta >= 0) and either moving in or pushed out
+ * (P = k delta + c delta' > 0); a body at delta = 0 at rest only touches. */
+int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_params *p, int side,
+                             double x, double v);
+
 #endif

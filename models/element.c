@@ -365,9 +365,7 @@ static int confirm_slip(stsl_element *e, int to, int rest, double t, const doubl
 static int stop_side(const stsl_element *e, double x)
 {
     if (!e->p.has_stops || e->compliant) return 0;
-    if (x >= e->p.x_max) return +1;
-    if (x <= e->p.x_min) return -1;
-    return 0;
+    return stsl_end_stop_side(&e->sp, x);
 }
 
 /* Impact on the stop `side` (+1 high, -1 low) with the current velocity. */
@@ -398,17 +396,13 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     if (im.pending) e->settle_at = im.settle_at;
 }
 
-/* The compliant stop the state (x, v) is in contact with: +1, -1, or 0.
- * In contact: penetrating (delta >= 0) and either moving in or pushed out
- * (P = k delta + c delta' > 0); a body at delta = 0 at rest only touches. */
+/* The compliant stop the state (x, v) is in contact with: +1, -1, or 0
+ * (stsl_end_stop_in_contact). */
 static int contact_side(const stsl_element *e, double x, double v)
 {
     if (!e->p.has_stops || !e->compliant) return 0;
-    for (int side = -1; side <= 1; side += 2) {
-        double delta = side * (x - (side > 0 ? e->p.x_max : e->p.x_min));
-        if (delta >= 0.0 && (side * v > 0.0 || e->stop->reaction(&e->sp, side, 0.0, x, v) > 0.0))
-            return side;
-    }
+    for (int side = -1; side <= 1; side += 2)
+        if (stsl_end_stop_in_contact(e->stop, &e->sp, side, x, v)) return side;
     return 0;
 }
 

@@ -1039,14 +1039,11 @@ static void initial_stops(stsl_multibody *m, const fixed_motion *fm, double t, d
     for (int k = 0; k < m->ns; k++) {
         const stsl_stop_params *sp = &m->s->stops[k].p;
         double xr = rel_x(m, fm, y, m->snode[k]), w = rel_v(m, fm, y, m->snode[k]);
-        int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
+        int side = stsl_end_stop_side(sp, xr);
         if (!is_rigid(m, k)) {
-            for (int sd = -1; sd <= 1; sd += 2) {
-                double delta = sd * (xr - (sd > 0 ? sp->x_max : sp->x_min));
-                if (delta >= 0.0 &&
-                    (sd * w > 0.0 || m->stop_ops[k]->reaction(sp, sd, 0.0, xr, w) > 0.0))
+            for (int sd = -1; sd <= 1; sd += 2)
+                if (stsl_end_stop_in_contact(m->stop_ops[k], sp, sd, xr, w))
                     m->next[m->nc + k] = sd > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
-            }
         } else if (side && side * w > 0.0) {
             impact(m, k, side, fm, t, y);
         } else if (side && w == 0.0) {
@@ -1357,15 +1354,6 @@ static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
     }
 }
 
-static int contact_event(int from, int to)
-{
-    if (from == to || to == STSL_CONTACT_SMOOTH || from == STSL_CONTACT_SMOOTH)
-        return STSL_NO_EVENT;
-    if (to == STSL_CONTACT_STUCK) return STSL_EV_STICK;
-    if (from == STSL_CONTACT_STUCK) return STSL_EV_BREAKAWAY;
-    return STSL_EV_REVERSAL;
-}
-
 static int stop_event(const stsl_multibody *m, int k, int from, int to)
 {
     if (from == to) return STSL_NO_EVENT;
@@ -1382,7 +1370,7 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
     int had = m->n_pend;
     if (why != STSL_REASON_INIT) {
         for (int c = 0; c < m->nc; c++) {
-            int kind = contact_event(m->cur[c], m->next[c]);
+            int kind = stsl_contact_event(m->cur[c], m->next[c]);
             int held = held_by_stop(m, m->cur, c) || held_by_stop(m, m->next, c);
             if ((kind == STSL_EV_STICK || kind == STSL_EV_BREAKAWAY) && held) continue;
             if (kind != STSL_NO_EVENT && !m->jumped[c]) push_event(m, kind, 1 + c);

@@ -281,6 +281,47 @@ static void states_are_one_set(void **state)
     assert_int_equal(stsl_contact_slip_state(-0.25), STSL_CONTACT_SLIP_NEG);
 }
 
+/* The event a change of state records (SPEC §1.2's names), none for no
+ * change and none for a smooth law, which has no stuck state to leave. */
+static void state_change_events(void **state)
+{
+    (void)state;
+    const int S = STSL_CONTACT_STUCK, P = STSL_CONTACT_SLIP_POS, N = STSL_CONTACT_SLIP_NEG,
+              M = STSL_CONTACT_SMOOTH;
+    assert_int_equal(stsl_contact_event(P, S), STSL_EV_STICK);
+    assert_int_equal(stsl_contact_event(N, S), STSL_EV_STICK);
+    assert_int_equal(stsl_contact_event(S, P), STSL_EV_BREAKAWAY);
+    assert_int_equal(stsl_contact_event(S, N), STSL_EV_BREAKAWAY);
+    assert_int_equal(stsl_contact_event(P, N), STSL_EV_REVERSAL);
+    assert_int_equal(stsl_contact_event(N, P), STSL_EV_REVERSAL);
+    for (int a = S; a <= M; a++) {
+        assert_int_equal(stsl_contact_event(a, a), STSL_NO_EVENT);
+        assert_int_equal(stsl_contact_event(a, M), STSL_NO_EVENT);
+        assert_int_equal(stsl_contact_event(M, a), STSL_NO_EVENT);
+    }
+}
+
+/* The stop a position is at, and contact with a compliant stop (k = 100,
+ * c = 10 at x_max = 1): penetrating and moving in, or pushed out
+ * (P = k delta + c delta' > 0), is contact; at delta = 0 at rest, or
+ * leaving faster than the spring pushes (P < 0), it is not. */
+static void stop_sides(void **state)
+{
+    (void)state;
+    const stsl_stop_params p = {-1.0, 1.0, 0.0, 100.0, 10.0};
+    assert_int_equal(stsl_end_stop_side(&p, 1.0), +1);
+    assert_int_equal(stsl_end_stop_side(&p, 1.5), +1);
+    assert_int_equal(stsl_end_stop_side(&p, -1.0), -1);
+    assert_int_equal(stsl_end_stop_side(&p, 0.999), 0);
+    const stsl_end_stop_ops *c = stsl_compliant_stop();
+    assert_true(stsl_end_stop_in_contact(c, &p, +1, 1.0, 0.5));    /* moving in */
+    assert_false(stsl_end_stop_in_contact(c, &p, +1, 1.0, 0.0));   /* only touches */
+    assert_true(stsl_end_stop_in_contact(c, &p, +1, 1.01, -0.05)); /* P = 1 - 0.5 > 0 */
+    assert_false(stsl_end_stop_in_contact(c, &p, +1, 1.01, -0.2)); /* P = 1 - 2 < 0 */
+    assert_false(stsl_end_stop_in_contact(c, &p, +1, 0.99, 0.5));  /* not penetrating */
+    assert_true(stsl_end_stop_in_contact(c, &p, -1, -1.01, 0.05)); /* the mirror */
+}
+
 /* ---- impact ------------------------------------------------------------------------ */
 
 /* What an impact records: a resolved rebound is an `impact` with nothing
@@ -365,6 +406,8 @@ int main(void)
         cmocka_unit_test(irreversible_holds_any_load),
         cmocka_unit_test(law_levels_are_the_contacts),
         cmocka_unit_test(states_are_one_set),
+        cmocka_unit_test(state_change_events),
+        cmocka_unit_test(stop_sides),
         cmocka_unit_test(impact_records),
         cmocka_unit_test(tolerances),
         cmocka_unit_test(natural_scales),
