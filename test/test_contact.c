@@ -237,12 +237,11 @@ static void irreversible_holds_any_load(void **state)
 static void law_levels_are_the_contacts(void **state)
 {
     (void)state;
-    stsl_friction_params p = {0};
-    p.law = STSL_LAW_COULOMB;
-    p.dynamic = 2.0;
-    p.static_ratio = 1.25;
-    p.eff_opposing = 0.8;
-    p.eff_aiding = 0.3;
+    const stsl_friction_params p = {.law = STSL_LAW_COULOMB,
+                                    .dynamic = 2.0,
+                                    .static_ratio = 1.25,
+                                    .eff_opposing = 0.8,
+                                    .eff_aiding = 0.3};
     for (int s = -1; s <= 1; s += 2)
         for (double load = -6.0; load <= 6.0; load += 3.0) {
             double fd, fs, cd, cs;
