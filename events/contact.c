@@ -35,6 +35,11 @@ void stsl_contact_levels(const stsl_contact_friction *f, int s, double load, dou
 
 /* ---- decisions ------------------------------------------------------------------ */
 
+double stsl_contact_band_excess(double fn, int s, double fs)
+{
+    return s > 0 ? fn - fs : -fn - fs;
+}
+
 int stsl_contact_decide_rest(double fn, double fs_pos, double fs_neg)
 {
     if (fn > fs_pos) return STSL_CONTACT_SLIP_POS;

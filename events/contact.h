@@ -50,6 +50,12 @@ void stsl_contact_levels(const stsl_contact_friction *f, int s, double load, dou
 
 /* ---- decisions (SPEC §1.2) ---------------------------------------------------- */
 
+/* How far the force F_n that a stuck contact holds lies beyond the static
+ * level fs of direction s (+1, -1): s F_n - fs; > 0 outside the band, where
+ * it breaks away in direction s (the STUCK guards cross 0 there).  A
+ * constraint force lambda on the contact's first end holds F_n = -lambda. */
+double stsl_contact_band_excess(double fn, int s, double fs);
+
 /* At rest (v = 0) away from the stops: STUCK while -fs_neg <= F_n <= fs_pos
  * (the band is closed), else the slip state in the direction of F_n. */
 int stsl_contact_decide_rest(double fn, double fs_pos, double fs_neg);

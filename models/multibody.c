@@ -723,7 +723,8 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     case G_BAND_NEG:
         static_levels(m, g->index, &fs_pos, &fs_neg);
         lam = contact_lambda(m, p, g->index);
-        return g->type == G_BAND_POS ? -lam - fs_pos : lam - fs_neg;
+        return g->type == G_BAND_POS ? stsl_contact_band_excess(-lam, +1, fs_pos)
+                                     : stsl_contact_band_excess(-lam, -1, fs_neg);
     case G_GAP:
         return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
     case G_REACTION:
@@ -1104,7 +1105,8 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
         if (states[i] == STSL_CONTACT_STUCK) {
             double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
             static_levels(m, c, &fs_pos, &fs_neg);
-            margin = fmax(-lam - fs_pos, lam - fs_neg);
+            margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
+                          stsl_contact_band_excess(-lam, -1, fs_neg));
             level = noise;
             ok &= !(margin > (lenient ? level : 0.0));
         } else {

@@ -24,6 +24,13 @@ static void rest_band_is_inclusive(void **state)
     assert_int_equal(stsl_contact_decide_rest(-36.0, 27.0, 36.0), STSL_MODE_STUCK);
     assert_int_equal(stsl_contact_decide_rest(27.0000001, 27.0, 36.0), STSL_MODE_SLIP_POS);
     assert_int_equal(stsl_contact_decide_rest(-36.0000001, 27.0, 36.0), STSL_MODE_SLIP_NEG);
+    /* The excess beyond the band: 0 at its edges, its sign says which side
+     * a force is on (exact differences of small integers). */
+    assert_true(stsl_contact_band_excess(27.0, +1, 27.0) == 0.0);
+    assert_true(stsl_contact_band_excess(-36.0, -1, 36.0) == 0.0);
+    assert_true(stsl_contact_band_excess(30.0, +1, 27.0) == 3.0);
+    assert_true(stsl_contact_band_excess(30.0, -1, 36.0) == -66.0);
+    assert_true(stsl_contact_band_excess(-40.0, -1, 36.0) == 4.0);
 }
 
 static void velocity_zero(void **state)
