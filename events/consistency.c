@@ -22,7 +22,7 @@ static rank rank_of(int n, const int *states, const int *before)
     rank r = {0, 0};
     for (int k = 0; k < n; k++) {
         r.changed += states[k] != before[k];
-        r.stuck += states[k] == STSL_CS_STUCK;
+        r.stuck += states[k] == STSL_CONTACT_STUCK;
     }
     return r;
 }
@@ -37,11 +37,11 @@ static int better(rank a, rank b)
 static int next(int n, int *states)
 {
     for (int k = n - 1; k >= 0; k--) {
-        if (states[k] < STSL_CS_SLIP_NEG) {
+        if (states[k] < STSL_CONTACT_SLIP_NEG) {
             states[k]++;
             return 1;
         }
-        states[k] = STSL_CS_STUCK;
+        states[k] = STSL_CONTACT_STUCK;
     }
     return 0;
 }
@@ -56,7 +56,7 @@ static int check_args(int n, const int *before, stsl_error *err)
     if (n < 0)
         return stsl_error_set(err, STSL_EINPUT, "consistency: %d contacts (must be >= 0)", n);
     for (int k = 0; k < n; k++)
-        if (before[k] < STSL_CS_STUCK || before[k] > STSL_CS_SLIP_NEG)
+        if (before[k] < STSL_CONTACT_STUCK || before[k] > STSL_CONTACT_SLIP_NEG)
             return stsl_error_set(err, STSL_EINPUT,
                                   "consistency: contact %d: state before %d; allowed 0 (STUCK), "
                                   "1 (SLIP_POS), 2 (SLIP_NEG)",

@@ -9,9 +9,9 @@
 #ifndef STSL_CONSISTENCY_H
 #define STSL_CONSISTENCY_H
 
+#include "events/contact.h"
 #include "solver/status.h"
 
-enum { STSL_CS_STUCK = 0, STSL_CS_SLIP_POS = 1, STSL_CS_SLIP_NEG = 2 };
 #define STSL_CONSISTENCY_MAX 10 /* contacts enumerated at one instant: 3^10 = 59049 */
 /* Is the combination states[0..n-1] (one per contact of the set J) consistent?
  * 1 yes, 0 no, < 0 error (err filled). The caller (the engine) solves the

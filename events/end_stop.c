@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "events/transition.h"
+#include "events/contact.h"
 
 static double stop_position(const stsl_stop_params *p, int side)
 {
@@ -47,10 +47,9 @@ static double compliant_reaction(const stsl_stop_params *p, int side, double fn,
     return fmax(p->stiffness * delta + p->damping * rate, 0.0);
 }
 
-static const stsl_end_stop_ops rigid = {
-    0, rigid_guard, rigid_reaction, stsl_decide_impact, stsl_bounce_tail, stsl_decide_at_stop};
-static const stsl_end_stop_ops compliant = {1,   compliant_guard, compliant_reaction, NULL, NULL,
-                                            NULL};
+static const stsl_end_stop_ops rigid = {0, rigid_guard, rigid_reaction,
+                                        stsl_contact_decide_at_stop};
+static const stsl_end_stop_ops compliant = {1, compliant_guard, compliant_reaction, NULL};
 static const char *const model_names[] = {"rigid", "compliant", NULL};
 
 const stsl_end_stop_ops *stsl_rigid_stop(void)
@@ -71,4 +70,18 @@ const stsl_end_stop_ops *stsl_end_stop(stsl_stop_model model)
 const char *const *stsl_stop_model_names(void)
 {
     return model_names;
+}
+
+int stsl_end_stop_side(const stsl_stop_params *p, double x)
+{
+    if (x >= p->x_max) return +1;
+    if (x <= p->x_min) return -1;
+    return 0;
+}
+
+int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_params *p, int side,
+                             double x, double v)
+{
+    double delta = side * (x - stop_position(p, side));
+    return delta >= 0.0 && (side * v > 0.0 || ops->reaction(p, side, 0.0, x, v) > 0.0);
 }

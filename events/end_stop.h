@@ -4,7 +4,8 @@
  *
  *  - rigid (SPEC §1.2): the position is clamped; an impact rebounds with
  *    restitution e, the bounces too small to resolve are summed in closed
- *    form, and the body rests on the stop (modes STOP_LOW, STOP_HIGH);
+ *    form (the contact's rule: stsl_contact_impact_at, events/contact.h),
+ *    and the body rests on the stop (modes STOP_LOW, STOP_HIGH);
  *  - compliant (the Simscape Hard Stop, never pulling): while the body
  *    penetrates the stop by delta = s (x - x_stop) >= 0 (s = +1 at x_max,
  *    -1 at x_min) the stop pushes it out with P = k delta + c delta'
@@ -41,14 +42,8 @@ typedef struct stsl_end_stop_ops {
      * compressive part of fn.  Compliant, at (x, v): max(P, 0). */
     double (*reaction)(const stsl_stop_params *p, int side, double fn, double x, double v);
     /* Rigid only (NULL for the compliant stop, whose contact is a mode):
-     * an impact with velocity v_minus towards the stop (stsl_decide_impact):
-     * 1 when the body comes to rest on it, 0 when it bounces with *v_plus. */
-    int (*impact)(double v_minus, double e, double a_up, double min_height, double *v_plus);
-    /* Rigid only: duration of the bounces left out after an unresolved
-     * rebound (stsl_bounce_tail). */
-    double (*bounce_tail)(double v_plus, double e, double a_up, double a_down);
-    /* Rigid only: a body at rest against the stop `side`: the mode it stays
-     * in or slips away in (stsl_decide_at_stop). */
+     * a body at rest against the stop `side`: the mode it stays in or
+     * slips away in (stsl_contact_decide_at_stop). */
     int (*contact)(int side, double fn, double fs_pos, double fs_neg);
 } stsl_end_stop_ops;
 
@@ -60,5 +55,14 @@ const stsl_end_stop_ops *stsl_compliant_stop(void);
 const stsl_end_stop_ops *stsl_end_stop(stsl_stop_model model);
 /* The model names ("rigid", "compliant"), index = stsl_stop_model, NULL-terminated. */
 const char *const *stsl_stop_model_names(void);
+
+/* The limit the position x is at or beyond: +1 (x >= x_max), -1
+ * (x <= x_min), 0 between them. */
+int stsl_end_stop_side(const stsl_stop_params *p, double x);
+/* Is a body at (x, v) in contact with the compliant stop `side`?  In
+ * contact: penetrating it (delta >= 0) and either moving in or pushed out
+ * (P = k delta + c delta' > 0); a body at delta = 0 at rest only touches. */
+int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_params *p, int side,
+                             double x, double v);
 
 #endif

@@ -1,5 +1,7 @@
 #include "events/guards.h"
 
+#include "events/contact.h"
+
 /* The guard of the stop `side`, or a constant 1 without stops. */
 static double stop_guard(const stsl_guard_in *in, int side)
 {
@@ -11,8 +13,8 @@ int stsl_guards_eval(int mode, const stsl_guard_in *in, double *g)
     int side = stsl_mode_contact_side(mode), fr = stsl_mode_friction(mode);
     switch (fr) {
     case STSL_MODE_STUCK:
-        g[STSL_G_BREAK_POS] = in->fn - in->fs_pos;
-        g[STSL_G_BREAK_NEG] = -in->fn - in->fs_neg;
+        g[STSL_G_BREAK_POS] = stsl_contact_band_excess(in->fn, +1, in->fs_pos);
+        g[STSL_G_BREAK_NEG] = stsl_contact_band_excess(in->fn, -1, in->fs_neg);
         return 2;
     case STSL_MODE_SLIP_POS:
     case STSL_MODE_SLIP_NEG: {

@@ -6,12 +6,15 @@
 #ifndef STSL_MODES_H
 #define STSL_MODES_H
 
+#include "events/contact.h"
 #include "solver/hybrid.h"
 
 enum stsl_mode {
-    STSL_MODE_STUCK = 0,
-    STSL_MODE_SLIP_POS = 1,
-    STSL_MODE_SLIP_NEG = 2,
+    /* The friction states of the contact (events/contact.h) ... */
+    STSL_MODE_STUCK = STSL_CONTACT_STUCK,
+    STSL_MODE_SLIP_POS = STSL_CONTACT_SLIP_POS,
+    STSL_MODE_SLIP_NEG = STSL_CONTACT_SLIP_NEG,
+    /* ... and at rest against a rigid stop. */
     STSL_MODE_STOP_LOW = 3,
     STSL_MODE_STOP_HIGH = 4,
     STSL_MODE_SMOOTH = 5, /* smooth friction laws: one continuous mode */

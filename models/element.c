@@ -1,42 +1,21 @@
 /* element.c - the friction element of SPEC §1 as a hybrid model. */
 #include "models/element.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/contact.h"
 #include "events/end_stop.h"
 #include "events/guards.h"
-#include "events/transition.h"
 #include "models/friction.h"
 #include "models/smooth_friction.h"
 
-/* A rebound that rises less than this many position tolerances
- * tol = rtol |x_stop| + atol off its stop is not resolved.  The integrator's
- * error on x is about one tol, so a flight of height h is timed to about
- * tol / v = tol / sqrt(2 a h): small bounces carry large timing errors, and
- * their sum is dominated by the last one resolved, ~ sqrt(tol / (2 a K)).
- * With K = 1000 that is below 1e-7 s for tol ~ 1e-11 m and a ~ 1 m/s^2.
- * The bounces left out are summed in closed form (stsl_bounce_tail): the
- * element rests on the stop from the impact on (the stop carries on average
- * what the bounces would), and the stop_contact event is recorded when they
- * would have ended. */
-#define RESOLVABLE_HEIGHT 1000.0
-/* Rounding level of the slip excess (slip_excess), in ulps of the largest
- * force entering it: a sum of half a dozen terms, each rounded once or
- * twice, stays well within 64 ulps. */
-#define SLIP_NOISE_ULPS 64.0
-/* Look-ahead of slip_starts when no input sets a time scale (ramps,
- * constants), relative to max(1, |t|): a ramp's slope r shows after
- * tau = 1e-3 once r tau exceeds the rounding level, i.e. for every slope
- * above ~1e-11 N/s at forces of order 1 N. */
-#define SLIP_HORIZON_REL 1e-3
-/* Samples per natural period that bound a step in the slip modes, so that
- * CVODE cannot step over a velocity or stop guard that crosses twice. */
-#define SAMPLES_PER_NATURAL_PERIOD 20.0
+/* The contact's rules and tolerances (stick test, rounding level of a
+ * force balance, look-ahead, impact and bounces, natural scales):
+ * events/contact.h. */
 
 struct stsl_element {
     stsl_element_params p;
@@ -346,7 +325,7 @@ static double slip_excess(stsl_element *e, int s, int side, double t, double x, 
     double rate = p->has_anchor ? in.vb - in.va : 0.0;
     double scale = fabs(in.fa) + fabs(in.load) + fabs(p->stiffness * stretch) +
                    fabs(p->damping * rate) + fabs(p->mass * in.ab) + fabs(ff) + fabs(push);
-    *noise = SLIP_NOISE_ULPS * DBL_EPSILON * scale;
+    *noise = stsl_contact_noise(scale);
     return s * (f.fn + push - ff);
 }
 
@@ -363,11 +342,9 @@ static int slip_starts(stsl_element *e, int s, int side, double t, double x)
 {
     double noise, h = slip_excess(e, s, side, t, x, &noise);
     if (fabs(h) > noise) return h > 0.0;
-    double horizon = el_max_step(e, STSL_MODE_STUCK, t);
-    if (!isfinite(horizon)) horizon = SLIP_HORIZON_REL * fmax(1.0, fabs(t));
-    horizon = fmin(horizon, el_next_time_event(e, t) - t);
-    for (double tau = SLIP_NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(t)); tau <= horizon;
-         tau *= 2.0) {
+    double horizon = stsl_contact_lookahead_horizon(t, el_max_step(e, STSL_MODE_STUCK, t),
+                                                    el_next_time_event(e, t));
+    for (double tau = stsl_contact_lookahead_start(t); tau <= horizon; tau *= 2.0) {
         h = slip_excess(e, s, side, t + tau, x, &noise);
         if (fabs(h) > noise) return h > 0.0;
     }
@@ -388,9 +365,7 @@ static int confirm_slip(stsl_element *e, int to, int rest, double t, const doubl
 static int stop_side(const stsl_element *e, double x)
 {
     if (!e->p.has_stops || e->compliant) return 0;
-    if (x >= e->p.x_max) return +1;
-    if (x <= e->p.x_min) return -1;
-    return 0;
+    return stsl_end_stop_side(&e->sp, x);
 }
 
 /* Impact on the stop `side` (+1 high, -1 low) with the current velocity. */
@@ -407,35 +382,27 @@ static void impact(stsl_element *e, int side, double t, double *y, stsl_transiti
     /* Smooth laws hold nothing at rest: their friction at v = 0 is 0. */
     double a_up = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, away, 0.0))) / e->p.mass;
     double a_down = side * (f.fn - (e->smooth ? 0.0 : slip_friction(e, &f, back, 0.0))) / e->p.mass;
-    double min_h = RESOLVABLE_HEIGHT * (e->p.rtol * fabs(stop) + e->p.atol), vp;
-    if (!e->stop->impact(vm, e->p.restitution, a_up, min_h, &vp)) {
-        y[1] = vp;
+    stsl_contact_impact im;
+    stsl_contact_impact_at(t, vm, e->p.restitution, a_up, a_down,
+                           stsl_contact_min_height(e->p.rtol, stop, e->p.atol), &im);
+    out->kind = im.kind;
+    if (!im.rests) {
+        y[1] = im.v_plus;
         out->mode = law_mode(e, away);
-        out->kind = STSL_EV_IMPACT;
         return;
     }
-    double tail = e->stop->bounce_tail(e->p.restitution * vm, e->p.restitution, a_up, a_down);
     out->mode = side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
     out->again = 1; /* it may be pulled off at once: recheck */
-    if (t + tail > t) {
-        e->settle_at = t + tail;
-        out->kind = STSL_EV_IMPACT;
-    } else {
-        out->kind = STSL_EV_STOP_CONTACT;
-    }
+    if (im.pending) e->settle_at = im.settle_at;
 }
 
-/* The compliant stop the state (x, v) is in contact with: +1, -1, or 0.
- * In contact: penetrating (delta >= 0) and either moving in or pushed out
- * (P = k delta + c delta' > 0); a body at delta = 0 at rest only touches. */
+/* The compliant stop the state (x, v) is in contact with: +1, -1, or 0
+ * (stsl_end_stop_in_contact). */
 static int contact_side(const stsl_element *e, double x, double v)
 {
     if (!e->p.has_stops || !e->compliant) return 0;
-    for (int side = -1; side <= 1; side += 2) {
-        double delta = side * (x - (side > 0 ? e->p.x_max : e->p.x_min));
-        if (delta >= 0.0 && (side * v > 0.0 || e->stop->reaction(&e->sp, side, 0.0, x, v) > 0.0))
-            return side;
-    }
+    for (int side = -1; side <= 1; side += 2)
+        if (stsl_end_stop_in_contact(e->stop, &e->sp, side, x, v)) return side;
     return 0;
 }
 
@@ -449,7 +416,7 @@ static int friction_from_state(stsl_element *e, int side, double t, const double
     forces_now(e, t, y, &f);
     double fn = f.fn + side_force(e, side, y[0], 0.0);
     int rest = stsl_mode_in_contact(STSL_MODE_STUCK, side);
-    int to = stsl_mode_in_contact(stsl_decide_rest(fn, f.fs_pos, f.fs_neg), side);
+    int to = stsl_mode_in_contact(stsl_contact_decide_rest(fn, f.fs_pos, f.fs_neg), side);
     return confirm_slip(e, to, rest, t, y);
 }
 
@@ -490,7 +457,7 @@ static void mode_from_state(stsl_element *e, double t, double *y, stsl_transitio
         forces_now(e, t, y, &f);
         int rest = side > 0 ? STSL_MODE_STOP_HIGH : side < 0 ? STSL_MODE_STOP_LOW : STSL_MODE_STUCK;
         out->mode = side ? e->stop->contact(side, f.fn, f.fs_pos, f.fs_neg)
-                         : stsl_decide_rest(f.fn, f.fs_pos, f.fs_neg);
+                         : stsl_contact_decide_rest(f.fn, f.fs_pos, f.fs_neg);
         out->mode = confirm_slip(e, out->mode, rest, t, y);
     }
     out->mode = law_mode(e, out->mode);
@@ -532,8 +499,8 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
         y[1] = 0.0;
         forces_now(e, t, y, &f);
         int next; /* the decision speaks of the element's int mode numbers */
-        stsl_decide_velocity_zero(fr, f.fn + side_force(e, side, y[0], 0.0), f.fs_pos, f.fs_neg,
-                                  &next, &out->kind);
+        stsl_contact_decide_velocity_zero(fr, f.fn + side_force(e, side, y[0], 0.0), f.fs_pos,
+                                          f.fs_neg, &next, &out->kind);
         out->mode = stsl_mode_in_contact(next, side);
         /* A slip that would leave its sign at once is a stick (SPEC): the
          * excess decides.  Going on the same way is possible only when v
@@ -787,8 +754,6 @@ static void init_layout(stsl_element *e)
 
 /* ---- natural scales -------------------------------------------------------- */
 
-static void keep_smaller(double *l, double cand);
-
 /* The force that sets the element's motion: the smallest of the friction's
  * static (breakaway) level and the sizes of the force inputs, 0 when there
  * is none.  The smallest, because a friction level far above the driving
@@ -796,20 +761,11 @@ static void keep_smaller(double *l, double cand);
  * far or fast the element moves: the driving force does. */
 static double force_scale(const stsl_element_params *p)
 {
-    const stsl_friction_params *f = &p->friction;
-    double fr = stsl_law_is_smooth(f->law)
-                    ? fmax(fmax(f->breakaway, f->coulomb), fmax(f->tc, f->tst))
-                    : f->dynamic * f->static_ratio;
     double fs = INFINITY;
-    keep_smaller(&fs, fr);
-    keep_smaller(&fs, stsl_signal_spec_size(&p->active_force));
-    keep_smaller(&fs, stsl_signal_spec_size(&p->load));
+    stsl_contact_keep_smaller(&fs, stsl_friction_scale(&p->friction));
+    stsl_contact_keep_smaller(&fs, stsl_signal_spec_size(&p->active_force));
+    stsl_contact_keep_smaller(&fs, stsl_signal_spec_size(&p->load));
     return isfinite(fs) ? fs : 0.0;
-}
-
-static void keep_smaller(double *l, double cand)
-{
-    if (cand > 0.0 && isfinite(cand) && !(*l <= cand)) *l = cand;
 }
 
 /* Why these scales: CVODE weighs component i with 1 / (rtol |y_i| +
@@ -837,26 +793,22 @@ static void keep_smaller(double *l, double cand)
  *   LuGre's third state is the bristle force sigma0 z: scale F (else k L). */
 void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
 {
-    double f = force_scale(p), k = p->stiffness, m = p->mass, l = INFINITY, t = 1.0;
-    if (k > 0.0) keep_smaller(&l, f / k);
-    if (p->friction.law == STSL_LAW_LUGRE) keep_smaller(&l, f / p->friction.sigma0);
-    if (p->has_stops) keep_smaller(&l, p->x_max - p->x_min);
+    double f = force_scale(p), k = p->stiffness, m = p->mass, l = INFINITY;
+    if (k > 0.0) stsl_contact_keep_smaller(&l, f / k);
+    if (p->friction.law == STSL_LAW_LUGRE) stsl_contact_keep_smaller(&l, f / p->friction.sigma0);
+    if (p->has_stops) stsl_contact_keep_smaller(&l, p->x_max - p->x_min);
     int compliant = p->has_stops && p->stop_model == STSL_STOP_COMPLIANT;
     if (compliant) { /* the penetration under F, and at the initial speed */
-        keep_smaller(&l, f / p->stop_stiffness);
-        keep_smaller(&l, fabs(p->v0) * sqrt(m / p->stop_stiffness));
+        stsl_contact_keep_smaller(&l, f / p->stop_stiffness);
+        stsl_contact_keep_smaller(&l, fabs(p->v0) * sqrt(m / p->stop_stiffness));
     }
-    keep_smaller(&l, stsl_signal_spec_oscillation(&p->base_motion));
-    if (p->has_anchor) keep_smaller(&l, stsl_signal_spec_oscillation(&p->anchor_motion));
+    stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&p->base_motion));
+    if (p->has_anchor)
+        stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&p->anchor_motion));
     if (!isfinite(l)) l = 1.0;
-    if (k > 0.0)
-        t = sqrt(m / k);
-    else if (compliant)
-        t = sqrt(m / p->stop_stiffness);
-    else if (f > 0.0)
-        t = sqrt(m * l / f);
-    else if (p->damping > 0.0)
-        t = m / p->damping;
+    /* Without a spring a compliant stop's stiffness sets the time. */
+    double k_time = k > 0.0 ? k : compliant ? p->stop_stiffness : 0.0;
+    double t = stsl_contact_time_scale(m, k_time, f, l, p->damping);
     scale[0] = l;
     scale[1] = l / t;
     scale[2] = f > 0.0 ? f : (k > 0.0 ? k * l : 1.0);
@@ -911,13 +863,11 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     stsl_element_state_scales(p, e->scale);
     if (!(e->p.atol > 0.0)) /* a length: the position's tolerance, for the stops */
         stsl_hsolver_atol(e->scale, 1, e->p.rtol, 0.0, &e->p.atol);
-    e->natural_step = p->stiffness > 0.0
-                          ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) / SAMPLES_PER_NATURAL_PERIOD
-                          : INFINITY;
+    e->natural_step = stsl_contact_natural_step(
+        p->stiffness > 0.0 ? 2.0 * M_PI * sqrt(p->mass / p->stiffness) : INFINITY);
     double k_contact = p->stiffness + (e->compliant ? p->stop_stiffness : 0.0);
-    e->contact_step = k_contact > 0.0
-                          ? 2.0 * M_PI * sqrt(p->mass / k_contact) / SAMPLES_PER_NATURAL_PERIOD
-                          : INFINITY;
+    e->contact_step = stsl_contact_natural_step(
+        k_contact > 0.0 ? 2.0 * M_PI * sqrt(p->mass / k_contact) : INFINITY);
     e->smooth = stsl_law_is_smooth(p->friction.law);
     e->lugre = p->friction.law == STSL_LAW_LUGRE;
     init_layout(e);

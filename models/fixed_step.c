@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "events/transition.h"
+#include "events/contact.h"
 #include "models/friction.h"
 
 /* Steps are counted as t_end / h rounded up, less this relative slack, so
@@ -210,8 +210,8 @@ static int stop_decision(const run *r, int mode)
 {
     int side = mode == STSL_MODE_STOP_HIGH ? +1 : -1;
     int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
-    int m =
-        stsl_decide_at_stop(side, r->f.fn, smooth ? 0.0 : r->f.fs_pos, smooth ? 0.0 : r->f.fs_neg);
+    int m = stsl_contact_decide_at_stop(side, r->f.fn, smooth ? 0.0 : r->f.fs_pos,
+                                        smooth ? 0.0 : r->f.fs_neg);
     return smooth && is_slip(m) ? STSL_MODE_SMOOTH : m;
 }
 
@@ -226,7 +226,7 @@ static int karnopp_classify(run *r, int prev, double *y)
 {
     if (is_stop(prev)) return stop_decision(r, prev);
     if (fabs(y[1]) < r->sch->karnopp_band) {
-        int m = stsl_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
+        int m = stsl_contact_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
         if (m == STSL_MODE_STUCK) y[1] = 0.0;
         return m;
     }
@@ -281,7 +281,7 @@ static void hybrid_step(run *r, double t1, double h, double *y, step_result *sr)
     if (is_stop(mode))
         mode = stop_decision(r, mode);
     else if (mode == STSL_MODE_STUCK) /* stuck (or just stopped): stays or breaks away */
-        mode = stsl_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
+        mode = stsl_contact_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
     r->mode = mode;
     sr->kind = kind_of_change(prev, mode);
 }
@@ -332,7 +332,7 @@ static int initial_mode(run *r)
         return karnopp_classify(r, -1, y);
     case STSL_SCHEME_FIXED_STEP_HYBRID:
         if (y[1] != 0.0) return slip_mode(sgn(y[1]));
-        return stsl_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
+        return stsl_contact_decide_rest(r->f.fn, r->f.fs_pos, r->f.fs_neg);
     default:
         return STSL_MODE_SMOOTH;
     }

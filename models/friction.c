@@ -1,5 +1,6 @@
 #include "models/friction.h"
 
+#include "events/contact.h"
 #include "models/smooth_friction.h"
 
 #include <math.h>
@@ -7,14 +8,17 @@
 
 void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd, double *fs)
 {
-    double sl = (double)s * load;
-    double d = p->dynamic;
-    if (sl < 0.0)
-        d += (1.0 / p->eff_opposing - 1.0) * fabs(load);
-    else if (sl > 0.0)
-        d += (1.0 - p->eff_aiding) * fabs(load);
-    *fd = d;
-    *fs = p->static_ratio * d;
+    stsl_contact_friction f = {p->dynamic, p->static_ratio, p->eff_opposing, p->eff_aiding};
+    stsl_contact_levels(&f, s, load, fd, fs);
+}
+
+double stsl_friction_scale(const stsl_friction_params *p)
+{
+    if (stsl_law_is_smooth(p->law))
+        return fmax(fmax(p->breakaway, p->coulomb), fmax(p->tc, p->tst));
+    double fd, fs;
+    stsl_friction_levels(p, +1, 0.0, &fd, &fs);
+    return fs;
 }
 
 double stsl_friction_slip(const stsl_friction_params *p, double fd, double fs, double speed)

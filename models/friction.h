@@ -57,9 +57,14 @@ const char *stsl_law_name(stsl_law law);
  * stsl_law_name and the configuration's friction.law). */
 const char *const *stsl_law_names(void);
 
-/* Dynamic (*fd) and static (*fs) friction magnitudes for direction s. */
+/* Dynamic (*fd) and static (*fs) friction magnitudes for direction s
+ * (the contact's rule, stsl_contact_levels). */
 void stsl_friction_levels(const stsl_friction_params *p, int s, double load, double *fd,
                           double *fs);
+
+/* The law's force level, for the natural scales: the static level without
+ * load for a hybrid law, the largest of the smooth laws' levels. */
+double stsl_friction_scale(const stsl_friction_params *p);
 
 /* Magnitude of the dry friction while slipping at |v| = speed, given the
  * levels: F_D for coulomb; for stribeck F_D + (F_S - F_D) exp(-(speed/v_s)^delta). */

@@ -1,7 +1,6 @@
 /* multibody.c - a system of bodies as a hybrid model (see multibody.h). */
 #include "models/multibody.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,9 +9,9 @@
 #include <string.h>
 
 #include "events/consistency.h"
+#include "events/contact.h"
 #include "events/end_stop.h"
 #include "events/modes.h"
-#include "events/transition.h"
 #include "models/cluster.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -20,21 +19,13 @@
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
 #define N_FIXED 3
-/* A rebound that rises less than this many position tolerances off its
- * stop is not resolved (the element's rule, models/element.c). */
-#define RESOLVABLE_HEIGHT 1000.0
-/* Rounding level of a force balance, in ulps of the largest force in it. */
-#define NOISE_ULPS 64.0
-/* Look-ahead of a decision within rounding when no input sets a time
- * scale, relative to max(1, |t|) (the element's SLIP_HORIZON_REL). */
-#define LOOKAHEAD_REL 1e-3
+/* The contact's rules and tolerances (rounding level of a force balance,
+ * look-ahead, impact and bounces, natural scales): events/contact.h. */
 /* The split of a loop's constraint forces (rebalance): the weight of the
  * strictly convex term, relative to the largest use of a capacity, and
  * the iterations of each ternary search ((2/3)^100 ~ 2e-18 of its range). */
 #define REGULAR      1e-10
 #define TERNARY_ITER 100
-/* Samples per natural period bounding a step while bodies move. */
-#define SAMPLES_PER_NATURAL_PERIOD 20.0
 /* A contact's relative velocity counts as zero at an event within this
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */
@@ -130,13 +121,7 @@ struct stsl_multibody {
     stsl_hmodel model;
 };
 
-static const char *const contact_mode_names[] = {"STUCK", "SLIP_POS", "SLIP_NEG", "SMOOTH", NULL};
 static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
-
-const char *const *stsl_multibody_contact_mode_names(void)
-{
-    return contact_mode_names;
-}
 
 const char *const *stsl_multibody_stop_mode_names(void)
 {
@@ -321,7 +306,7 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
     int first = p->n_edges; /* the contacts' edges */
     for (int c = 0; c < m->nc; c++) {
         p->contact_edge[c] = -1;
-        if (v[c] != STSL_CM_STUCK) continue;
+        if (v[c] != STSL_CONTACT_STUCK) continue;
         int parallel = 0;
         for (int k = 0; k < m->ns && !parallel; k++)
             parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
@@ -340,9 +325,9 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
     p->n_guards = 0;
     p->in_contact = 0;
     for (int c = 0; c < m->nc; c++) {
-        if (v[c] == STSL_CM_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
-        if (v[c] == STSL_CM_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
-        if (v[c] == STSL_CM_STUCK && p->contact_edge[c] >= 0) {
+        if (v[c] == STSL_CONTACT_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
+        if (v[c] == STSL_CONTACT_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
+        if (v[c] == STSL_CONTACT_STUCK && p->contact_edge[c] >= 0) {
             add_guard(p, G_BAND_POS, c, 0, STSL_GUARD_RISING);
             add_guard(p, G_BAND_NEG, c, 0, STSL_GUARD_RISING);
         }
@@ -479,8 +464,8 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
 static double slip_force(const stsl_multibody *m, int c, int st, double w)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    if (st == STSL_CM_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
-    int s = st == STSL_CM_SLIP_POS ? +1 : -1;
+    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
+    int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
     stsl_friction_levels(fp, s, 0.0, &fd, &fs);
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
@@ -540,7 +525,7 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
-        if (v[c] == STSL_CM_STUCK) continue;
+        if (v[c] == STSL_CONTACT_STUCK) continue;
         double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]));
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
@@ -671,7 +656,7 @@ static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
 {
     double hold = 0.0;
     for (int c = 0; c < m->nc; c++)
-        if (v[c] == STSL_CM_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
+        if (v[c] == STSL_CONTACT_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
             hold += static_level(m, c);
     return hold;
 }
@@ -738,7 +723,8 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     case G_BAND_NEG:
         static_levels(m, g->index, &fs_pos, &fs_neg);
         lam = contact_lambda(m, p, g->index);
-        return g->type == G_BAND_POS ? -lam - fs_pos : lam - fs_neg;
+        return g->type == G_BAND_POS ? stsl_contact_band_excess(-lam, +1, fs_pos)
+                                     : stsl_contact_band_excess(-lam, -1, fs_neg);
     case G_GAP:
         return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
     case G_REACTION:
@@ -839,10 +825,10 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad                       ? NAN
-                            : st != STSL_CM_STUCK     ? slip_force(m, k, st, w)
-                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
-                                                      : held_friction(m, p, k);
+        c[o.friction + k] = bad                        ? NAN
+                            : st != STSL_CONTACT_STUCK ? slip_force(m, k, st, w)
+                            : p->contact_edge[k] >= 0  ? contact_lambda(m, p, k)
+                                                       : held_friction(m, p, k);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }
@@ -891,8 +877,8 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
     for (int c = 0; c < m->nc; c++) {
         const int *pr = m->cnode[c];
         double w = rel_v(m, &fm, y, pr);
-        double f =
-            p->vec[c] == STSL_CM_STUCK ? contact_lambda(m, p, c) : slip_force(m, c, p->vec[c], w);
+        double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
+                                                   : slip_force(m, c, p->vec[c], w);
         if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
         pw += f * w; /* friction against the slip: f w <= 0 */
     }
@@ -930,7 +916,7 @@ static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
         int stop = i >= m->nc;
         int w = snprintf(buf + used, len - used, "%s%s.%d %s", i ? ", " : "",
                          stop ? "stops" : "contacts", stop ? i - m->nc : i,
-                         stop ? stop_mode_names[v[i]] : contact_mode_names[v[i]]);
+                         stop ? stop_mode_names[v[i]] : stsl_contact_state_names()[v[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
     if (m->L == 0) snprintf(buf, len, "free");
@@ -943,11 +929,6 @@ enum { J_NONE = 0, J_FIRED = 1, J_ZERO = 2 };
 static void push_event(stsl_multibody *m, int kind, int subject)
 {
     if (m->n_pend < m->max_pend) m->pend[m->n_pend++] = (pending){kind, subject};
-}
-
-static int slip_state(double w)
-{
-    return w > 0.0 ? STSL_CM_SLIP_POS : STSL_CM_SLIP_NEG;
 }
 
 /* Labels of the clusters the closed rigid stops of m->next (but `skip`)
@@ -1012,8 +993,8 @@ static double open_rel_acc(stsl_multibody *m, int k, int wdir, const fixed_motio
     memcpy(m->cur_keep, m->next, (size_t)m->L);
     m->next[m->nc + k] = STSL_SM_OPEN;
     for (int c = 0; c < m->nc; c++)
-        if (m->next[c] != STSL_CM_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
-            m->next[c] = (uint8_t)slip_state(
+        if (m->next[c] != STSL_CONTACT_SMOOTH && same_pair(m, m->snode[k], m->cnode[c]))
+            m->next[c] = (uint8_t)stsl_contact_slip_state(
                 canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? wdir : -wdir);
     prepare_vec(m, m->next, &m->cand);
     double a = NAN;
@@ -1030,7 +1011,7 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
 {
     const stsl_system_stop *st = &m->s->stops[k];
     double limit = side > 0 ? st->p.x_max : st->p.x_min;
-    double w = rel_v(m, fm, y, m->snode[k]), vp = 0.0;
+    double w = rel_v(m, fm, y, m->snode[k]);
     rigid_clusters(m, k);
     pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
     int rests = 1, kind = STSL_EV_STOP_CONTACT;
@@ -1038,16 +1019,14 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
         pair_jump(m, m->snode[k], 0.0, -w, y); /* w = 0, then the rebound */
         double a_up = side * open_rel_acc(m, k, -side, fm, t, y), e = st->p.restitution;
         double a_down = side * open_rel_acc(m, k, side, fm, t, y);
-        double min_h = RESOLVABLE_HEIGHT * (m->rtol * fabs(limit) + m->atol_x);
-        rests = m->stop_ops[k]->impact(w, e, a_up, min_h, &vp);
+        stsl_contact_impact im;
+        stsl_contact_impact_at(t, w, e, a_up, a_down,
+                               stsl_contact_min_height(m->rtol, limit, m->atol_x), &im);
+        rests = im.rests;
         rigid_clusters(m, k);
-        pair_jump(m, m->snode[k], 0.0, vp, y);
-        /* The bounces left out are summed in closed form (the element's
-         * rule): the ends rest from the impact on, stop_contact is
-         * recorded when they would have ended. */
-        double tail = rests ? m->stop_ops[k]->bounce_tail(e * w, e, a_up, a_down) : 0.0;
-        kind = !rests || t + tail > t ? STSL_EV_IMPACT : STSL_EV_STOP_CONTACT;
-        if (rests && t + tail > t) m->settle_at[k] = t + tail;
+        pair_jump(m, m->snode[k], 0.0, im.v_plus, y);
+        kind = im.kind; /* with bounces left out: stop_contact when they end */
+        if (im.pending) m->settle_at[k] = im.settle_at;
     }
     m->next[m->nc + k] = rests ? (side > 0 ? STSL_SM_HIGH : STSL_SM_LOW) : STSL_SM_OPEN;
     push_event(m, kind, 1 + m->nc + k);
@@ -1061,14 +1040,11 @@ static void initial_stops(stsl_multibody *m, const fixed_motion *fm, double t, d
     for (int k = 0; k < m->ns; k++) {
         const stsl_stop_params *sp = &m->s->stops[k].p;
         double xr = rel_x(m, fm, y, m->snode[k]), w = rel_v(m, fm, y, m->snode[k]);
-        int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
+        int side = stsl_end_stop_side(sp, xr);
         if (!is_rigid(m, k)) {
-            for (int sd = -1; sd <= 1; sd += 2) {
-                double delta = sd * (xr - (sd > 0 ? sp->x_max : sp->x_min));
-                if (delta >= 0.0 &&
-                    (sd * w > 0.0 || m->stop_ops[k]->reaction(sp, sd, 0.0, xr, w) > 0.0))
+            for (int sd = -1; sd <= 1; sd += 2)
+                if (stsl_end_stop_in_contact(m->stop_ops[k], sp, sd, xr, w))
                     m->next[m->nc + k] = sd > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
-            }
         } else if (side && side * w > 0.0) {
             impact(m, k, side, fm, t, y);
         } else if (side && w == 0.0) {
@@ -1126,14 +1102,15 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
     for (int i = 0; i < m->n_j; i++) {
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
-        if (states[i] == STSL_CS_STUCK) {
+        if (states[i] == STSL_CONTACT_STUCK) {
             double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
             static_levels(m, c, &fs_pos, &fs_neg);
-            margin = fmax(-lam - fs_pos, lam - fs_neg);
+            margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
+                          stsl_contact_band_excess(-lam, -1, fs_neg));
             level = noise;
             ok &= !(margin > (lenient ? level : 0.0));
         } else {
-            int s = states[i] == STSL_CS_SLIP_POS ? +1 : -1;
+            int s = states[i] == STSL_CONTACT_SLIP_POS ? +1 : -1;
             double a =
                 node_a(m, fm, m->acc, m->cnode[c][0]) - node_a(m, fm, m->acc, m->cnode[c][1]);
             margin = -s * a;
@@ -1158,7 +1135,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
     int rc = solve(m, &m->cand, &fm, t, y, &scale, err), slip_bad;
     m->no_split = 0;
     if (rc) return rc > 0 ? 0 : rc;
-    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    double noise = stsl_contact_noise(scale);
     int ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
     if (!ok && !slip_bad && m->cand.n_cycles) {
         rebalance(m, &m->cand);
@@ -1170,9 +1147,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
 /* How far ahead a decision within rounding looks (see consistent). */
 static double lookahead(stsl_multibody *m, double t)
 {
-    double h = signals_max_step(m, t);
-    if (!isfinite(h)) h = LOOKAHEAD_REL * fmax(1.0, fabs(t));
-    return fmin(h, mb_next_time_event(m, t) - t);
+    return stsl_contact_lookahead_horizon(t, signals_max_step(m, t), mb_next_time_event(m, t));
 }
 
 /* Is the combination `states` consistent (SPEC §4, check_at)?  A margin
@@ -1195,8 +1170,7 @@ static int consistent(void *ctx, const int *states, stsl_error *err)
     for (int i = 0; i < n; i++) /* the candidate's rates at the event */
         m->rate[i] = m->acc[i];
     double horizon = lookahead(m, m->t_ev);
-    for (double tau = NOISE_ULPS * DBL_EPSILON * fmax(1.0, fabs(m->t_ev)); tau <= horizon;
-         tau *= 2.0) {
+    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon; tau *= 2.0) {
         for (int i = 0; i < n; i++) {
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
@@ -1217,7 +1191,7 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
         m->jumped[c] = 0;
         int touched = m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
         if (stsl_law_is_smooth(m->s->contacts[c].friction.law)) {
-            m->next[c] = STSL_CM_SMOOTH;
+            m->next[c] = STSL_CONTACT_SMOOTH;
             continue;
         }
         /* A velocity jump (an impulse through a rigid stop, a step of the
@@ -1228,14 +1202,15 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
         int zero = why == STSL_REASON_INIT ? w == 0.0 : fabs(w) <= m->vtol;
         if (m->jflag[c] == J_FIRED) continue;
         if (why == STSL_REASON_INIT)
-            zero ? (void)(m->jflag[c] = J_ZERO) : (void)(m->next[c] = (uint8_t)slip_state(w));
-        else if (m->cur[c] == STSL_CM_STUCK)
-            kicked && !zero ? (void)(m->next[c] = (uint8_t)slip_state(w))
+            zero ? (void)(m->jflag[c] = J_ZERO)
+                 : (void)(m->next[c] = (uint8_t)stsl_contact_slip_state(w));
+        else if (m->cur[c] == STSL_CONTACT_STUCK)
+            kicked && !zero ? (void)(m->next[c] = (uint8_t)stsl_contact_slip_state(w))
                             : (void)(m->jflag[c] = J_ZERO);
         else if (zero && touched)
             m->jflag[c] = J_ZERO;
         else
-            m->next[c] = kicked && !zero ? (uint8_t)slip_state(w) : m->cur[c];
+            m->next[c] = kicked && !zero ? (uint8_t)stsl_contact_slip_state(w) : m->cur[c];
         /* A slip direction set by a jump is the impact's or the input
          * step's consequence, recorded as that event (as the element does). */
         m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
@@ -1294,15 +1269,15 @@ static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
         for (int d = c; d < m->nc; d++) {
             if (!m->jflag[d] || m->group[d] != g) continue;
             const int *pr = m->cnode[d];
-            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CM_STUCK || m->affected[pr[0]] ||
-                      (pr[1] < m->nb && m->affected[pr[1]]);
-            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CS_STUCK : m->cur[d];
+            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CONTACT_STUCK ||
+                      m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
+            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[d];
             m->jlist[m->n_j++] = d;
             m->group[d] = -1; /* done */
         }
         if (!active) { /* stuck, untouched: stays */
             for (int i = 0; i < m->n_j; i++)
-                m->next[m->jlist[i]] = STSL_CM_STUCK;
+                m->next[m->jlist[i]] = STSL_CONTACT_STUCK;
             continue;
         }
         stsl_consistency_result res;
@@ -1326,7 +1301,7 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     prepare_vec(m, m->next, &m->cand);
     double scale;
     if (solve(m, &m->cand, fm, t, y, &scale, err) < 0) return -1;
-    double noise = NOISE_ULPS * DBL_EPSILON * scale;
+    double noise = stsl_contact_noise(scale);
     int n = 0;
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
@@ -1373,20 +1348,12 @@ static void common_velocities(stsl_multibody *m, const fixed_motion *fm, double 
 static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
 {
     for (int c = 0; c < m->nc; c++) {
-        if (!m->jflag[c] || m->next[c] == STSL_CM_STUCK) continue;
+        if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
         double w = rel_v(m, fm, y, m->cnode[c]);
         if (w == 0.0) continue;
         rigid_clusters(m, -1);
         pair_jump(m, m->cnode[c], 0.0, -w, y);
     }
-}
-
-static int contact_event(int from, int to)
-{
-    if (from == to || to == STSL_CM_SMOOTH || from == STSL_CM_SMOOTH) return STSL_NO_EVENT;
-    if (to == STSL_CM_STUCK) return STSL_EV_STICK;
-    if (from == STSL_CM_STUCK) return STSL_EV_BREAKAWAY;
-    return STSL_EV_REVERSAL;
 }
 
 static int stop_event(const stsl_multibody *m, int k, int from, int to)
@@ -1405,7 +1372,7 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
     int had = m->n_pend;
     if (why != STSL_REASON_INIT) {
         for (int c = 0; c < m->nc; c++) {
-            int kind = contact_event(m->cur[c], m->next[c]);
+            int kind = stsl_contact_event(m->cur[c], m->next[c]);
             int held = held_by_stop(m, m->cur, c) || held_by_stop(m, m->next, c);
             if ((kind == STSL_EV_STICK || kind == STSL_EV_BREAKAWAY) && held) continue;
             if (kind != STSL_NO_EVENT && !m->jumped[c]) push_event(m, kind, 1 + c);
@@ -1427,7 +1394,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     eval_fixed(m, t, &fm);
     const uint8_t *cv = mode_vec(m, mode);
     if (why == STSL_REASON_INIT || !cv)
-        memset(m->cur, STSL_CM_STUCK, (size_t)m->L); /* contacts: stuck, stops: open */
+        memset(m->cur, STSL_CONTACT_STUCK, (size_t)m->L); /* contacts: stuck, stops: open */
     else
         memcpy(m->cur, cv, (size_t)m->L);
     memcpy(m->next, m->cur, (size_t)m->L);
@@ -1544,7 +1511,8 @@ static void init_groups(stsl_multibody *m, col_offsets o, unit_set u)
         {"friction", u.f, "friction force on the contact's first end", o.friction, m->nc, contacts,
          0, 0, NULL},
         {"slip_velocity", u.v, "slip velocity", o.slip, m->nc, contacts, 0, 0, NULL},
-        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4, contact_mode_names},
+        {"contact_mode", "", "contact mode", o.cmode, m->nc, contacts, 1, 4,
+         stsl_contact_state_names()},
         {"stop_reaction", u.f, "stop reaction on the first end", o.reaction, m->ns, stops, 0, 0,
          NULL},
         {"stop_mode", "", "stop mode", o.smode, m->ns, stops, 1, 3, stop_mode_names}};
@@ -1613,11 +1581,6 @@ static int init_layout(stsl_multibody *m)
 
 /* ---- natural scales ---------------------------------------------------------------- */
 
-static void keep_smaller(double *l, double cand)
-{
-    if (cand > 0.0 && isfinite(cand) && !(*l <= cand)) *l = cand;
-}
-
 /* The element's rule (stsl_element_state_scales) for a system: force F
  * the smallest static level and force input size; length L the smallest
  * of F/k (couplings, compliant stops), the stops' ranges and an
@@ -1628,32 +1591,28 @@ static void state_scales(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
     double f = INFINITY, l = INFINITY;
-    for (int c = 0; c < m->nc; c++) {
-        const stsl_friction_params *fp = &s->contacts[c].friction;
-        keep_smaller(&f, stsl_law_is_smooth(fp->law)
-                             ? fmax(fmax(fp->breakaway, fp->coulomb), fmax(fp->tc, fp->tst))
-                             : fp->dynamic * fp->static_ratio);
-    }
+    for (int c = 0; c < m->nc; c++)
+        stsl_contact_keep_smaller(&f, stsl_friction_scale(&s->contacts[c].friction));
     for (int k = 0; k < s->n_forces; k++)
-        keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
+        stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
     if (!isfinite(f)) f = 0.0;
     for (int k = 0; k < s->n_couplings; k++)
-        keep_smaller(&l, f / s->couplings[k].stiffness);
+        stsl_contact_keep_smaller(&l, f / s->couplings[k].stiffness);
     for (int k = 0; k < m->ns; k++) {
-        keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
-        if (!is_rigid(m, k)) keep_smaller(&l, f / s->stops[k].p.stiffness);
+        stsl_contact_keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
+        if (!is_rigid(m, k)) stsl_contact_keep_smaller(&l, f / s->stops[k].p.stiffness);
     }
-    keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
-    if (s->has_anchor) keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
+    stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
+    if (s->has_anchor)
+        stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
     if (!isfinite(l)) l = 1.0;
     for (int i = 0; i < m->nb; i++) {
-        double k = 0.0, t = 1.0;
+        double k = 0.0;
         for (int j = 0; j < s->n_couplings; j++)
             if (m->knode[j][0] == i || m->knode[j][1] == i) k += s->couplings[j].stiffness;
-        if (k > 0.0)
-            t = sqrt(m->mass[i] / k);
-        else if (f > 0.0)
-            t = sqrt(m->mass[i] * l / f);
+        /* No damping-only time and no compliant stop's time: the element has
+         * them (stsl_element_state_scales); the one-body case adopts them. */
+        double t = stsl_contact_time_scale(m->mass[i], k, f, l, 0.0);
         m->scale[i] = l;
         m->scale[m->nb + i] = l / t;
     }
@@ -1678,7 +1637,7 @@ static double natural_step(const stsl_multibody *m, int with_stops)
                     row += s->stops[k].p.stiffness * (m->snode[k][1 - e] < m->nb ? 2.0 : 1.0);
         w2 = fmax(w2, row / m->mass[i]);
     }
-    return w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) / SAMPLES_PER_NATURAL_PERIOD : INFINITY;
+    return stsl_contact_natural_step(w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) : INFINITY);
 }
 
 /* ---- create / free ------------------------------------------------------------------ */

@@ -27,10 +27,9 @@
 #include "models/system.h"
 #include "solver/hybrid.h"
 
-/* The per-contact and per-stop mode values, as stored in the results
- * (contact_mode, stop_mode; their names: stsl_multibody_contact_mode_names,
- * ..._stop_mode_names). */
-enum { STSL_CM_STUCK = 0, STSL_CM_SLIP_POS = 1, STSL_CM_SLIP_NEG = 2, STSL_CM_SMOOTH = 3 };
+/* The per-stop mode values, as stored in the results (stop_mode; their
+ * names: stsl_multibody_stop_mode_names).  The per-contact ones
+ * (contact_mode) are the contact's states, events/contact.h. */
 enum { STSL_SM_OPEN = 0, STSL_SM_LOW = 1, STSL_SM_HIGH = 2 };
 /* The event kind a system adds to the element's (events/modes.h):
  * several consistent combinations at one instant (SPEC §4). */
@@ -48,9 +47,8 @@ void stsl_multibody_free(stsl_multibody *m);
 const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
 /* (x0 of every body, v0 of every body): model->n_state values. */
 void stsl_multibody_initial_state(const stsl_multibody *m, double *y0);
-/* Names of the per-contact mode values ("STUCK", "SLIP_POS", "SLIP_NEG",
- * "SMOOTH") and per-stop ones ("OPEN", "LOW", "HIGH"). */
-const char *const *stsl_multibody_contact_mode_names(void);
+/* Names of the per-stop mode values ("OPEN", "LOW", "HIGH"; the contacts':
+ * stsl_contact_state_names). */
 const char *const *stsl_multibody_stop_mode_names(void);
 /* The events a system records: the element's kinds plus "ambiguous". */
 const char *const *stsl_multibody_kind_names(void);

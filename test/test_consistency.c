@@ -17,9 +17,9 @@
 #include "events/consistency.h"
 #include "models/cluster.h"
 
-#define S         STSL_CS_STUCK
-#define P         STSL_CS_SLIP_POS
-#define N         STSL_CS_SLIP_NEG
+#define S         STSL_CONTACT_STUCK
+#define P         STSL_CONTACT_SLIP_POS
+#define N         STSL_CONTACT_SLIP_NEG
 #define MAX_CODES 59049 /* 3^10 */
 
 /* A fake test: the consistent combinations are a given list of base-3
@@ -245,13 +245,13 @@ static int physical_test(void *ctx, const int *states, stsl_error *err)
     double mass[2] = {1.0, 1.0}, force[2] = {ph->force, 0.0}, acc0[1] = {0.0};
     int edges[3][2], stuck[3], n_edges = 0;
     for (int k = 0; k < 3; k++) {
-        if (states[k] == STSL_CS_STUCK) {
+        if (states[k] == STSL_CONTACT_STUCK) {
             stuck[n_edges] = k;
             edges[n_edges][0] = ENDS[k][0];
             edges[n_edges++][1] = ENDS[k][1];
             continue;
         }
-        double s = states[k] == STSL_CS_SLIP_POS ? 1.0 : -1.0;
+        double s = states[k] == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
         force[ENDS[k][0]] -= s * ph->dyn[k];
         if (ENDS[k][1] < 2) force[ENDS[k][1]] += s * ph->dyn[k];
     }
@@ -263,9 +263,9 @@ static int physical_test(void *ctx, const int *states, stsl_error *err)
     for (int j = 0; j < n_edges; j++)
         if (!(lambda[j] >= -ph->stat[stuck[j]] && lambda[j] <= ph->stat[stuck[j]])) return 0;
     for (int k = 0; k < 3; k++) {
-        if (states[k] == STSL_CS_STUCK) continue;
+        if (states[k] == STSL_CONTACT_STUCK) continue;
         double w_acc = a[ENDS[k][0]] - (ENDS[k][1] < 2 ? a[ENDS[k][1]] : 0.0);
-        if ((states[k] == STSL_CS_SLIP_POS ? w_acc : -w_acc) <= 0.0) return 0;
+        if ((states[k] == STSL_CONTACT_SLIP_POS ? w_acc : -w_acc) <= 0.0) return 0;
     }
     ph->consistent[ph->n_consistent++] = code_of(3, states);
     return 1;

@@ -1,5 +1,5 @@
 /* test_multibody_physics.c - issue 14's "Done when" physics of systems of
- * bodies (docs/multibody-plan.md D3..D8), each against a closed form that
+ * bodies (dev/multibody-plan.md D3..D8), each against a closed form that
  * is derived here and evaluated by the small helpers next to its test:
  *
  *  D3  a stiff coupling k -> infinity is one body of the summed mass with
@@ -285,7 +285,7 @@ static void d3_pair_times(const mb_run *m, d3_ref *out)
     memset(out, 0, sizeof *out);
     int was_stuck = 1, was_slip = 0; /* the pair starts at rest, F(0) = 0 */
     for (long i = 0; i < m->r->n_samples; i++) {
-        int s0 = CMODE(m, i, 0) == STSL_CS_STUCK, s1 = CMODE(m, i, 1) == STSL_CS_STUCK;
+        int s0 = CMODE(m, i, 0) == STSL_CONTACT_STUCK, s1 = CMODE(m, i, 1) == STSL_CONTACT_STUCK;
         int stuck = s0 && s1, slip = !s0 && !s1;
         if (stuck && !was_stuck && out->n_stick < 16) out->stick[out->n_stick++] = m->r->t[i];
         if (slip && !was_slip && out->n_break < 16) out->brk[out->n_break++] = m->r->t[i];
@@ -684,7 +684,7 @@ static void d5_case(double sa, double sc, double fsb_ratio, double fdb)
     assert_wrms1(X(&r, n, 1), 0.0, RT, D5_XTOL);
     for (int b = 0; b < 3; b++) {
         assert_true(V(&r, n, b) == 0.0);
-        assert_int_equal(CMODE(&r, n, b), STSL_CS_STUCK);
+        assert_int_equal(CMODE(&r, n, b), STSL_CONTACT_STUCK);
     }
     /* Forces balance on every body: spring forces + the contact's force
      * = 0, with the spring force on a = -k (x_a - x_b), on c = -k (x_c -
@@ -704,7 +704,7 @@ static void d5_case(double sa, double sc, double fsb_ratio, double fdb)
     assert_true(fabs(FRIC(&r, n, 1)) <= fdb * fsb_ratio);
     /* b held still all the way: its contact never left STUCK. */
     for (long i = 0; i < r.r->n_samples; i++)
-        assert_int_equal(CMODE(&r, i, 1), STSL_CS_STUCK);
+        assert_int_equal(CMODE(&r, i, 1), STSL_CONTACT_STUCK);
     print_message("D5 s_a %g, s_c %g: rest of a after %d half cycles at %.6f s, x_a %.12f; of c "
                   "after %d at %.6f s, x_c %.12f; friction on b %.3e N\n",
                   sa, sc, na, ta, ua, nc, tc, uc, FRIC(&r, n, 1));
@@ -779,7 +779,7 @@ static void d6_instant(const mb_run *m, double p)
     assert_wrms1(X(m, k, 0), -0.5, RT, AT);
     assert_wrms1(X(m, k, 1), -(p + 2.0) / 2.0, RT, AT);
     assert_true(V(m, k, 0) == 0.0);
-    assert_int_equal(CMODE(m, k, 0), STSL_CS_STUCK);
+    assert_int_equal(CMODE(m, k, 0), STSL_CONTACT_STUCK);
 }
 
 static void d6_both_stick(void **state)
@@ -794,8 +794,8 @@ static void d6_both_stick(void **state)
     assert_int_equal(count(&m, "ambiguous", -1), 0);
     assert_int_equal(m.r->n_events, 2); /* the two sticks, nothing after */
     long n = last(&m);
-    assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
-    assert_int_equal(CMODE(&m, n, 1), STSL_CS_STUCK);
+    assert_int_equal(CMODE(&m, n, 0), STSL_CONTACT_STUCK);
+    assert_int_equal(CMODE(&m, n, 1), STSL_CONTACT_STUCK);
     /* The rider's contact holds -P on r, the ground's -P on g (g carries r). */
     assert_wrms1(FRIC(&m, n, 1), -1.0, RT, AT);
     assert_wrms1(FRIC(&m, n, 0), -1.0, RT, AT);
@@ -821,8 +821,8 @@ static void d6_stick_and_reverse(void **state)
      * r slides forward at (P - F_b) = 0.5 m/s^2. */
     long n = last(&m);
     double t = m.r->t[n] - ts;
-    assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
-    assert_int_equal(CMODE(&m, n, 1), STSL_CS_SLIP_POS);
+    assert_int_equal(CMODE(&m, n, 0), STSL_CONTACT_STUCK);
+    assert_int_equal(CMODE(&m, n, 1), STSL_CONTACT_SLIP_POS);
     assert_wrms1(FRIC(&m, n, 0), -2.0, RT, AT);
     assert_wrms1(FRIC(&m, n, 1), -2.0, RT, AT);
     assert_wrms1(V(&m, n, 1), 0.5 * t, RT, AT);
@@ -846,8 +846,8 @@ static void d6_ambiguous_tie_rule(void **state)
     long i1 = nth(&m, "stick", contact_subject(1), 0);
     assert_true(i1 >= 0 && m.r->events[i1].t == ts);
     long n = last(&m);
-    assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
-    assert_int_equal(CMODE(&m, n, 1), STSL_CS_STUCK);
+    assert_int_equal(CMODE(&m, n, 0), STSL_CONTACT_STUCK);
+    assert_int_equal(CMODE(&m, n, 1), STSL_CONTACT_STUCK);
     assert_wrms1(FRIC(&m, n, 1), -p, RT, AT);
     assert_wrms1(FRIC(&m, n, 0), -p, RT, AT);
     assert_wrms1(X(&m, n, 1), -(p + 2.0) / 2.0, RT, AT);
@@ -1015,7 +1015,7 @@ static void d8_static_penetration(void **state)
         assert_wrms1(X(&m, n, 0) - X(&m, n, 1) - gap, f / k, RT, AT);
         assert_wrms1(val(&m, "stop_reaction", n, 0), -f, RT, 1e-8);
         assert_wrms1(FRIC(&m, n, 0), -f, RT, 1e-8);
-        assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
+        assert_int_equal(CMODE(&m, n, 0), STSL_CONTACT_STUCK);
         /* In contact at the end (the underdamped contact bounces first:
          * its swing F/k + 0.45 / omega = 5.5 mm exceeds the rest
          * penetration, the stop lets go and a comes back). */
