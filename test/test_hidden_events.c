@@ -96,10 +96,110 @@ static void dip_sticks_at_first_zero(void **state)
     }
 }
 
+/* ---- tangency ------------------------------------------------------------ */
+
+/* The velocity band the solver counts as touching zero is
+ * 100 (atol + rtol max|v|) (solver/hybrid.c, TOUCH_FACTOR); a tangency
+ * located on a velocity that is off by at most that band is off in time by
+ * at most sqrt(2 band / |v''|) (v ~ v'' dt^2 / 2 near the touch).  A near
+ * miss ten times wider than the band must not stick. */
+static double touch_band(double rtol, double atol, double vmax)
+{
+    return 100.0 * (atol + rtol * vmax);
+}
+
+/* Ramp: v0 = 1/2 gives v = (1 - t)^2 / 2 (v'' = 1), zero at t = 1 with
+ * F_a = 1 N inside the band: stick, then breakaway at 1.2 s.  v0 = 1/2 + 10
+ * band misses by 10 band: no event.  The derived atol of v is
+ * rtol 1e-3 V with V = sqrt(F_S L / m) = 1.1 m/s (L = 1 m: no length set),
+ * below rtol v0 / 400: taken as rtol v0 / 100 in the band. */
+static void ramp_tangency_across_tolerances(void **state)
+{
+    (void)state;
+    for (int ir = 4; ir <= 14; ir++) {
+        double rtol = pow(10.0, -ir), band = touch_band(rtol, rtol * 0.005, 0.5);
+        stsl_sink sink;
+        const stsl_mem_result *r = ramp_run(0.5, rtol, &sink);
+        assert_int_equal(r->n_events, 2);
+        assert_int_equal(r->events[0].kind, STSL_EV_STICK);
+        assert_close(r->events[0].t, 1.0, sqrt(2.0 * band));
+        assert_int_equal(r->events[1].kind, STSL_EV_BREAKAWAY);
+        assert_close(r->events[1].t, 1.2, 1e-14);
+        assert_slip_sign(r);
+        stsl_sink_free(&sink);
+        r = ramp_run(0.5 + 10.0 * band, rtol, &sink);
+        assert_int_equal(r->n_events, 0);
+        assert_slip_sign(r);
+        stsl_sink_free(&sink);
+    }
+}
+
+static char belt_yaml[4096];
+
+/* The belt example started under the stuck block at 0.5 s with speed
+ * 0.1 (1 + eps) m/s, at (rtol, atol) (atol 0: derived). */
+static const stsl_mem_result *belt_run(double eps, double rtol, double atol, stsl_sink *sink)
+{
+    char base[128], s_rt[64], s_at[64];
+    snprintf(base, sizeof base, "inputs.base_motion={type: ramp, start_time: 0.5, slope: %.17g}",
+             0.1 * (1.0 + eps));
+    snprintf(s_rt, sizeof s_rt, "simulation.rtol=%.17g", rtol);
+    snprintf(s_at, sizeof s_at, "simulation.atol=%.17g", atol);
+    const char *sets[] = {base, "simulation.t_end=1.5", s_rt, s_at};
+    return tu_run_yaml(belt_yaml, sets, atol > 0.0 ? 4 : 3, sink);
+}
+
+/* The belt (test_reliability_engine): the block's velocity 0.1 sin 10 tau
+ * makes the relative velocity 0.1 (sin 10 tau - 1) touch zero at
+ * tau = pi/20 (|v''| = 10 m/s^3, max|v| = 0.2 m/s): stick there, then
+ * breakaway.  The derived atol of v is rtol 1e-3 0.15 m/s (V = F_S /
+ * sqrt(k m)), below rtol max|v| / 1000: counted as 0.001 rtol.  Every rtol
+ * the program accepts from 1e-4 to 1e-14, and given atols where the
+ * absolute error dominates: the computed velocity's minimum there is off
+ * by up to 63 (atol + rtol max|v|) on the side of a miss (rtol = atol =
+ * 1e-14; 46 at 1e-12), so a touch band ten times narrower loses the
+ * stick.  A belt 0.1 eps faster, with 0.1 eps = 10 band, never touches:
+ * no event after the start. */
+static void belt_tangency_across_tolerances(void **state)
+{
+    (void)state;
+    FILE *f = fopen(EX "belt_stick_slip.yaml", "r");
+    assert_non_null(f);
+    size_t n = fread(belt_yaml, 1, sizeof belt_yaml - 1, f);
+    fclose(f);
+    belt_yaml[n] = '\0';
+    const double cases[][2] = {{1e-4, 0},      {1e-5, 0},      {1e-6, 0},      {1e-7, 0},
+                               {1e-8, 0},      {1e-9, 0},      {1e-10, 0},     {1e-11, 0},
+                               {1e-12, 0},     {1e-13, 0},     {1e-14, 0},     {1e-4, 1e-4},
+                               {1e-10, 1e-12}, {1e-12, 1e-12}, {1e-14, 1e-14}, {1e-14, 1e-12}};
+    const double t_stick = 0.5 + M_PI / 20.0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double rtol = cases[c][0], atol = cases[c][1];
+        double band = touch_band(rtol, atol > 0.0 ? atol : 0.001 * rtol, 0.2);
+        stsl_sink sink;
+        const stsl_mem_result *r = belt_run(0.0, rtol, atol, &sink);
+        assert_true(r->n_events >= 3);
+        assert_int_equal(r->events[0].kind, STSL_EV_INPUT_STEP);
+        assert_int_equal(r->events[1].kind, STSL_EV_STICK);
+        assert_int_equal(r->events[1].mode_before, STSL_MODE_SLIP_NEG);
+        assert_close(r->events[1].t, t_stick, sqrt(2.0 * band / 10.0));
+        assert_int_equal(r->events[2].kind, STSL_EV_BREAKAWAY);
+        assert_slip_sign(r);
+        stsl_sink_free(&sink);
+        r = belt_run(100.0 * band, rtol, atol, &sink);
+        assert_int_equal(r->n_events, 1);
+        assert_int_equal(r->events[0].kind, STSL_EV_INPUT_STEP);
+        assert_slip_sign(r);
+        stsl_sink_free(&sink);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dip_sticks_at_first_zero),
+        cmocka_unit_test(ramp_tangency_across_tolerances),
+        cmocka_unit_test(belt_tangency_across_tolerances),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
