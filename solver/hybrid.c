@@ -99,7 +99,11 @@
  * ramp-driven slip whose v dips to -0.06 m/s and back inside one step went
  * through.)  Cost: one dense evaluation of the guards per step, and a
  * Brent search per minimum that points to zero (once per extremum, not per
- * step); measured in docs/engine.md. */
+ * step).  On the Janecek chirp (rtol 1e-8, no output samples) the steps
+ * and RHS evaluations are unchanged (577, 850), the guard evaluations rise
+ * from 903 to 1365, and bench_janecek's time relative to the plain CVODE
+ * loop went from 0.682 to 0.706 (medians of 5 alternating runs of 7
+ * batches each on a loaded 2-core machine): +3.5 %. */
 
 typedef enum hit { HIT_TSTOP = 0, HIT_GUARD = 1 } hit;
 
