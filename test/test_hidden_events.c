@@ -31,14 +31,8 @@
 
 static const char *RAMP = "element: {mass: 1}\n"
                           "friction: {law: coulomb, dynamic: 1, static_ratio: 1.2}\n"
-                          "inputs:\n"
-                          "  active_force: {type: ramp, slope: 1}\n"
+                          "inputs: {active_force: {type: ramp, slope: 1}}\n"
                           "simulation: {t_end: 1.5, output_step: 0.01}\n";
-
-static double col(const stsl_mem_result *r, long i, int c)
-{
-    return r->cols[i * r->n_cols + c];
-}
 
 /* Samples in a slip mode keep the mode's sign of v, but for the point where
  * a velocity root is located: CVODE returns the root to within
@@ -48,12 +42,7 @@ static double col(const stsl_mem_result *r, long i, int c)
  * hole left v = -0.06 m/s. */
 static void assert_slip_sign(const stsl_mem_result *r, double t_end, double a_max)
 {
-    double v_round = 200.0 * DBL_EPSILON * t_end * a_max;
-    for (long i = 0; i < r->n_samples; i++) {
-        double v = col(r, i, STSL_COL_V);
-        if (r->mode[i] == STSL_MODE_SLIP_POS) assert_true(v >= -v_round);
-        if (r->mode[i] == STSL_MODE_SLIP_NEG) assert_true(v <= v_round);
-    }
+    tu_assert_slip_sign(r, 200.0 * DBL_EPSILON * t_end * a_max);
 }
 
 /* The run of RAMP from v0 at rtol. */
@@ -198,11 +187,22 @@ static void belt_tangency_across_tolerances(void **state)
 
 static const char *SINE = "element: {mass: 1}\n"
                           "friction: {law: coulomb, dynamic: 1, static_ratio: 1.2}\n"
-                          "inputs:\n"
-                          "  active_force: {type: sine, amplitude: 1.2, frequency: 1}\n"
+                          "inputs: {active_force: {type: sine, amplitude: 1.2, frequency: 1}}\n"
                           "simulation: {t_end: 3, output_step: 0.01}\n";
 
 static const double RATIOS[] = {1.0, 1.2, 1.5, 3.0};
+
+/* Every sample at rest where it started (x = v = 0 exactly), friction
+ * holding the whole net force and within the static level fs. */
+static void assert_held(const stsl_mem_result *r, double fs)
+{
+    for (long i = 0; i < r->n_samples; i++) {
+        double ff = tu_col(r, i, STSL_COL_FRICTION);
+        assert_true(r->mode[i] == STSL_MODE_STUCK && ff == tu_col(r, i, STSL_COL_NET_FORCE));
+        assert_true(fabs(ff) <= fs && tu_col(r, i, STSL_COL_X) == 0.0 &&
+                    tu_col(r, i, STSL_COL_V) == 0.0);
+    }
+}
 
 /* F_S = FSD F_D with F_D = 1 N and the sine force F_S sin 2 pi t from rest:
  * its peaks only touch the static level, so nothing moves, whatever FSD
@@ -218,10 +218,7 @@ static void sine_touching_static_level_stays_stuck(void **state)
         stsl_sink sink;
         const stsl_mem_result *r = tu_run_yaml(SINE, sets, 2, &sink);
         assert_int_equal(r->n_events, 0);
-        for (long i = 0; i < r->n_samples; i++) {
-            assert_int_equal(r->mode[i], STSL_MODE_STUCK);
-            assert_true(col(r, i, STSL_COL_X) == 0.0 && col(r, i, STSL_COL_V) == 0.0);
-        }
+        assert_held(r, RATIOS[k]);
         stsl_sink_free(&sink);
     }
 }
@@ -256,8 +253,8 @@ static void velocity_zero_at_band_edge_returning_sticks(void **state)
         for (long i = 0; i < r->n_samples; i++)
             if (r->t[i] > 0.75 + 1e-8) {
                 assert_int_equal(r->mode[i], STSL_MODE_STUCK);
-                assert_true(col(r, i, STSL_COL_X) == r->events[0].after[STSL_COL_X]);
-                assert_true(fabs(col(r, i, STSL_COL_FRICTION)) <= a);
+                assert_true(tu_col(r, i, STSL_COL_X) == r->events[0].after[STSL_COL_X]);
+                assert_true(fabs(tu_col(r, i, STSL_COL_FRICTION)) <= a);
             }
         assert_slip_sign(r, 3.0, a + 1.0);
         stsl_sink_free(&sink);

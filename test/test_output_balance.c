@@ -94,11 +94,6 @@ static int at_rest(int mode)
     return fr == STSL_MODE_STUCK || fr == STSL_MODE_STOP_LOW || fr == STSL_MODE_STOP_HIGH;
 }
 
-static double c_(const stsl_mem_result *r, long i, int c)
-{
-    return r->cols[i * r->n_cols + c];
-}
-
 /* Every sample of r (a run of p) against the balance; tallies in *n. */
 static void check_balance(const char *name, const stsl_element_params *p, const stsl_mem_result *r,
                           counts *n)
@@ -109,9 +104,9 @@ static void check_balance(const char *name, const stsl_element_params *p, const 
     stsl_element *e = stsl_element_create(p, &err);
     assert_non_null(e);
     for (long i = 0; i < r->n_samples; i++) {
-        double t = r->t[i], x = c_(r, i, STSL_COL_X), v = c_(r, i, STSL_COL_V);
-        double a = c_(r, i, STSL_COL_A), ff = c_(r, i, STSL_COL_FRICTION);
-        double fn = c_(r, i, STSL_COL_NET_FORCE), rr = c_(r, i, STSL_COL_STOP_REACTION);
+        double t = r->t[i], x = tu_col(r, i, STSL_COL_X), v = tu_col(r, i, STSL_COL_V);
+        double a = tu_col(r, i, STSL_COL_A), ff = tu_col(r, i, STSL_COL_FRICTION);
+        double fn = tu_col(r, i, STSL_COL_NET_FORCE), rr = tu_col(r, i, STSL_COL_STOP_REACTION);
         int mode = r->mode[i], side = stop_side_of(mode);
         /* F_n as the configuration makes it, from either side of an input
          * discontinuity (a sample at a time event shows one of them). */
@@ -202,8 +197,8 @@ static double sampled_work(const stsl_mem_result *r)
 {
     double w = 0.0;
     for (long i = 1; i < r->n_samples; i++) {
-        double p0 = c_(r, i - 1, STSL_COL_FRICTION) * c_(r, i - 1, STSL_COL_V);
-        double p1 = c_(r, i, STSL_COL_FRICTION) * c_(r, i, STSL_COL_V);
+        double p0 = tu_col(r, i - 1, STSL_COL_FRICTION) * tu_col(r, i - 1, STSL_COL_V);
+        double p1 = tu_col(r, i, STSL_COL_FRICTION) * tu_col(r, i, STSL_COL_V);
         w += 0.5 * (p0 + p1) * (r->t[i] - r->t[i - 1]);
     }
     return w;
