@@ -95,10 +95,11 @@
  * a' + b a = F'(t) / m, b = (F_f'(v) + c) / m, so
  * a = P (a0 + int F' / (m P)) with P = exp(-int b) > 0 has at most one zero
  * while F' keeps its sign: always between time events for constant, ramp
- * and table inputs (F' is constant there), whatever the step.  A spring or
- * a compliant stop adds an oscillation, and periodic inputs change the
- * sign of F': the models bound the step to 1/20 of those periods
- * (ops->max_step), so a second extremum needs a rate zero and an
+ * and linear-table inputs (F' is constant there), whatever the step.  A
+ * spring or a compliant stop adds an oscillation, and periodic inputs (and
+ * cubic tables) change the sign of F': the models bound the step to 1/20
+ * of those periods (or the breakpoint spacing;
+ * ops->max_step), so a second extremum needs a rate zero and an
  * inflection of the input inside one such step, and then the excursion
  * between them is of order h^3 |F''| / m, a few thousandths of the swing
  * the input drives.  (The old test looked at rates only when an end value
