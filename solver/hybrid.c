@@ -98,9 +98,9 @@
  * and linear-table inputs (F' is constant there), whatever the step.  A
  * spring or a compliant stop adds an oscillation, and periodic inputs (and
  * cubic tables) change the sign of F': the models bound the step to 1/20
- * of those periods (or the breakpoint spacing;
- * ops->max_step), so a second extremum needs a rate zero and an
- * inflection of the input inside one such step, and then the excursion
+ * of those periods (or the breakpoint spacing; ops->max_step), so a
+ * second extremum needs a rate zero and an inflection of the input inside
+ * one such step, and then the excursion
  * between them is of order h^3 |F''| / m, a few thousandths of the swing
  * the input drives.  (The old test looked at rates only when an end value
  * was within a quarter of the guard's largest value and relied on steps
