@@ -308,10 +308,13 @@ static void forces_now(stsl_element *e, double t, const double *y, forces *f)
     eval_forces(e, &in, y[0], y[1], f);
 }
 
-/* m times the acceleration a slip in direction s (+1, -1) would start with
- * at (t, x, v = 0), in contact with the compliant stop `side` (0: none):
- * s (F_n + R - F_f(s, 0)).  *noise is its rounding level: a few ulps of the
- * largest force that enters it. */
+/* How far the force that static friction must hold at (t, x, v = 0), in
+ * contact with the compliant stop `side` (0: none), stands beyond the
+ * static level in direction s (+1, -1): s (F_n + R) - F_S(s).  Static
+ * friction holds up to F_S whatever F_D (SPEC "Touching the static
+ * level"), so this, not the slip's acceleration s (F_n + R) - F_D(s)
+ * (larger by F_S - F_D), decides whether a slip starts.  *noise is its
+ * rounding level: a few ulps of the largest force that enters it. */
 static double slip_excess(stsl_element *e, int s, int side, double t, double x, double *noise)
 {
     const stsl_element_params *p = &e->p;
@@ -319,25 +322,28 @@ static double slip_excess(stsl_element *e, int s, int side, double t, double x, 
     forces f;
     eval_inputs(e, t, &in);
     eval_forces(e, &in, x, 0.0, &f);
-    double ff = slip_friction(e, &f, s > 0 ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG, 0.0);
+    double fs = s > 0 ? f.fs_pos : f.fs_neg;
     double push = side_force(e, side, x, 0.0);
     double stretch = p->has_anchor ? x + in.xb - in.xa - p->free_position : x - p->free_position;
     double rate = p->has_anchor ? in.vb - in.va : 0.0;
     double scale = fabs(in.fa) + fabs(in.load) + fabs(p->stiffness * stretch) +
-                   fabs(p->damping * rate) + fabs(p->mass * in.ab) + fabs(ff) + fabs(push);
+                   fabs(p->damping * rate) + fabs(p->mass * in.ab) + fs + fabs(push);
     *noise = stsl_contact_noise(scale);
-    return s * (f.fn + push - ff);
+    return s * (f.fn + push) - fs;
 }
 
 /* SPEC "Touching the static level": does a slip in direction s start at
- * (t, x, v = 0)?  With v = 0 the motion's first non-zero derivative is that
- * of the slip excess h(t + tau) at the frozen state (every lower derivative
- * of v vanishes), so its sign decides.  h(t) itself decides when it stands
- * clear of rounding; else h is sampled at tau = tau0 2^k, from a few ulps of
- * t up to the inputs' time scale (and never past the next input
- * discontinuity), and the first sample clear of rounding gives the sign of
- * the leading term.  None clear: the net force cannot exceed friction after
- * the instant (a constant force equal to the level), no slip. */
+ * (t, x, v = 0)?  Only when the force, followed along the state at rest,
+ * leaves the static band at t+: its excess h(t + tau) (slip_excess) at the
+ * frozen state has a positive first non-zero derivative.  h(t) itself
+ * decides when it stands clear of rounding; else h is sampled at
+ * tau = tau0 2^k, from a few ulps of t up to the inputs' time scale (and
+ * never past the next input discontinuity), and the first sample clear of
+ * rounding gives the sign of the leading term.  None clear: the force
+ * stays at the level (a constant force equal to it), no slip.  With
+ * F_S = F_D this is also the sign of the slip's first acceleration term;
+ * with F_S > F_D a force that only touches F_S moves nothing although a
+ * slip, once started, would accelerate at (F_S - F_D) / m. */
 static int slip_starts(stsl_element *e, int s, int side, double t, double x)
 {
     double noise, h = slip_excess(e, s, side, t, x, &noise);
@@ -501,6 +507,18 @@ static void on_guard(stsl_element *e, int mode, const int *fired, double t, doub
         int next; /* the decision speaks of the element's int mode numbers */
         stsl_contact_decide_velocity_zero(fr, f.fn + side_force(e, side, y[0], 0.0), f.fs_pos,
                                           f.fs_neg, &next, &out->kind);
+        /* A force at a band edge (to within rounding) counts as outside
+         * when, followed along the state at rest, it leaves the band at t+
+         * (SPEC "Velocity zero"): no stick there, the slip goes that way. */
+        if (next == STSL_MODE_STUCK) {
+            int s = slip_starts(e, +1, side, t, y[0])   ? +1
+                    : slip_starts(e, -1, side, t, y[0]) ? -1
+                                                        : 0;
+            if (s) {
+                next = s > 0 ? STSL_MODE_SLIP_POS : STSL_MODE_SLIP_NEG;
+                out->kind = next != fr ? STSL_EV_REVERSAL : STSL_NO_EVENT;
+            }
+        }
         out->mode = stsl_mode_in_contact(next, side);
         /* A slip that would leave its sign at once is a stick (SPEC): the
          * excess decides.  Going on the same way is possible only when v

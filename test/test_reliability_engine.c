@@ -44,17 +44,6 @@ static double col(const stsl_mem_result *r, long i, int c)
     return r->cols[i * r->n_cols + c];
 }
 
-/* v never of the wrong sign in a slip mode beyond 1e-18 m/s (see
- * peaks_just_above_give_tiny_slips). */
-static void assert_slip_signs(const stsl_mem_result *r)
-{
-    for (long i = 0; i < r->n_samples; i++) {
-        double v = col(r, i, STSL_COL_V);
-        if (r->mode[i] == STSL_MODE_SLIP_POS) assert_true(v >= -1e-18);
-        if (r->mode[i] == STSL_MODE_SLIP_NEG) assert_true(v <= 1e-18);
-    }
-}
-
 /* The force peaks at exactly the static level: no event, x and v exactly 0
  * at every sample, STUCK throughout. */
 static void touching_static_level_stays_stuck(void **state)
@@ -98,7 +87,7 @@ static void peaks_just_above_give_tiny_slips(void **state)
             assert_true(k + 1 < r->n_events && r->events[k + 1].kind == STSL_EV_STICK);
         }
     }
-    assert_slip_signs(r);
+    tu_assert_slip_sign(r, 1e-18); /* see peaks_just_above_give_tiny_slips */
     for (long i = 0; i < r->n_samples; i++) {
         assert_true(fabs(col(r, i, STSL_COL_X)) < 1e-15);
         assert_true(fabs(col(r, i, STSL_COL_V)) < 2e-14);
@@ -119,7 +108,7 @@ static void peaks_1e6_above_finish(void **state)
     const stsl_mem_result *r = tu_run_yaml(THRESHOLD, sets, 4, &sink);
     assert_int_equal(tu_count_kind(r, STSL_EV_BREAKAWAY), 2000);
     assert_int_equal(tu_count_kind(r, STSL_EV_STICK), 2000);
-    assert_slip_signs(r);
+    tu_assert_slip_sign(r, 1e-18); /* see peaks_just_above_give_tiny_slips */
     stsl_sink_free(&sink);
 }
 

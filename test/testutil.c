@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "events/modes.h"
+#include "models/element.h"
 #include "models/run.h"
 
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
@@ -93,6 +95,19 @@ int tu_count_kind(const stsl_mem_result *r, int kind)
 double tu_col(const stsl_mem_result *r, long i, int c)
 {
     return r->cols[i * r->n_cols + c];
+}
+
+void tu_assert_slip_sign(const stsl_mem_result *r, double v_round)
+{
+    for (long i = 0; i < r->n_samples; i++) {
+        double v = tu_col(r, i, STSL_COL_V);
+        if (r->mode[i] == STSL_MODE_SLIP_POS && !(v >= -v_round))
+            print_error("sample %ld (t = %.17g) in SLIP_POS with v = %.17g\n", i, r->t[i], v);
+        if (r->mode[i] == STSL_MODE_SLIP_NEG && !(v <= v_round))
+            print_error("sample %ld (t = %.17g) in SLIP_NEG with v = %.17g\n", i, r->t[i], v);
+        assert_true(r->mode[i] != STSL_MODE_SLIP_POS || v >= -v_round);
+        assert_true(r->mode[i] != STSL_MODE_SLIP_NEG || v <= v_round);
+    }
 }
 
 long tu_nth_event(const stsl_mem_result *r, int kind, int n)

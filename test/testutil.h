@@ -40,6 +40,9 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
 int tu_count_kind(const stsl_mem_result *r, int kind);
 /* Column c of sample i. */
 double tu_col(const stsl_mem_result *r, long i, int c);
+/* v never of the wrong sign in a slip mode (SLIP_POS: v >= -v_round,
+ * SLIP_NEG: v <= v_round; v_round: the rounding the caller argues for). */
+void tu_assert_slip_sign(const stsl_mem_result *r, double v_round);
 /* The index of the n-th event (0-based) of `kind`, -1 when there is none. */
 long tu_nth_event(const stsl_mem_result *r, int kind, int n);
 
