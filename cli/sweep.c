@@ -177,8 +177,8 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
     if (!r->writer) a.quiet = 1;
     int tty = !a.quiet && isatty(STDERR_FILENO);
     stsl_sweep_opts o = {
-        out,  a.jobs, a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
-        NULL, &g_stop};
+        out,  a.jobs,  a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
+        NULL, &g_stop, a.csv};
     install_handlers();
     stsl_sweep_progress p;
     stsl_error err = {0};

@@ -215,14 +215,14 @@ int stsl_output_rule(const char *const *inputs, int n_in, stsl_output_file *outs
         if (!o->path) continue;
         if (!o->path[0]) return stsl_error_set(err, STSL_EINPUT, "%s: an empty file name", o->what);
         rc = check_against_inputs(o->path, inputs, n_in, err);
-        if (!rc) rc = check_kind(o, err);
-        if (!rc && o->formats) rc = choose_format(o, err);
         for (int j = 0; !rc && j < i; j++)
             if (outs[j].path && same_file(o->path, outs[j].path))
                 rc = stsl_error_set(err, STSL_EINPUT,
                                     "%s (%s) and %s (%s) are the same file: one would replace "
                                     "the other; choose two names",
                                     outs[j].path, outs[j].what, o->path, o->what);
+        if (!rc) rc = check_kind(o, err);
+        if (!rc && o->formats) rc = choose_format(o, err);
     }
     return rc;
 }

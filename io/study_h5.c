@@ -15,6 +15,8 @@
 
 #include "io/h5_sink.h"
 #include "io/h5_types.h"
+#include "io/out_file.h"
+#include "io/safe_output.h"
 #include "io/run_record.h"
 
 /* Rows per chunk of every column: 4096 float64 rows make 32 KiB chunks. */
@@ -522,22 +524,6 @@ err:
     return -1;
 }
 
-static int make_parent_dirs(const char *path, stsl_error *err)
-{
-    char *dir = strdup(path);
-    if (!dir) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    int rc = STSL_OK;
-    for (char *p = strchr(dir + 1, '/'); p && !rc; p = strchr(p + 1, '/')) {
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-            rc = stsl_error_set(err, STSL_EIO, "%s: cannot create directory %s: %s", path, dir,
-                                strerror(errno));
-        *p = '/';
-    }
-    free(dir);
-    return rc;
-}
-
 static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const stsl_study_info *info,
                                  stsl_error *err)
 {
@@ -661,12 +647,19 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
 {
     const char *what = "create the file";
     *out = NULL;
-    int rc = make_parent_dirs(path, err);
+    char *tmp = NULL;
+    stsl_output_mark mark;
+    int rc = stsl_out_make_parent_dirs(path, err), replaced;
+    if (!rc) rc = stsl_output_temp(path, &tmp, &mark, err);
     if (rc) return rc;
     stsl_study_h5 *w = writer_new(path, s, info, err);
-    if (!w) return err ? err->code : STSL_ENOMEM;
+    if (!w) {
+        remove(tmp);
+        free(tmp);
+        return err ? err->code : STSL_ENOMEM;
+    }
     hid_t fapl = fapl_no_evictions();
-    if (fapl < 0 || (w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
+    if (fapl < 0 || (w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
     what = "create /study";
     if ((w->study = ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
         goto h5err;
@@ -683,12 +676,24 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     what = "flush the file";
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) goto h5err;
     H5Pclose(fapl);
+    /* Renamed into place once whole: a study that cannot even be created
+     * leaves nothing (and an earlier file of that name as it was); rows
+     * are then appended in place, so an interrupted study can resume. */
+    if ((rc = stsl_output_commit(tmp, path, &mark, &replaced, err)) != STSL_OK) {
+        stsl_study_h5_close(w, NULL);
+        remove(tmp);
+        free(tmp);
+        return rc;
+    }
+    free(tmp);
     *out = w;
     return STSL_OK;
 h5err:
     rc = stsl_h5_fail(err, path, what);
     if (fapl >= 0) H5Pclose(fapl);
     stsl_study_h5_close(w, NULL);
+    remove(tmp);
+    free(tmp);
     return rc;
 }
 
@@ -1247,6 +1252,7 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
     double *vals = malloc((size_t)2 * MAX_COLS * CSV_BLOCK * sizeof *vals);
     char **strs = calloc(CSV_BLOCK, sizeof *strs);
     FILE *f = NULL;
+    stsl_out_text t = {0};
     long rows = done_rows(&r);
     H5E_BEGIN_TRY
     {
@@ -1259,10 +1265,8 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
         rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
         goto out;
     }
-    if (!(f = fopen(csv_path, "w"))) {
-        rc = stsl_error_set(err, STSL_EIO, "cannot write %s: %s", csv_path, strerror(errno));
-        goto out;
-    }
+    if ((rc = stsl_out_text_open(csv_path, &t, err)) != STSL_OK) goto out;
+    f = t.f;
     fputs("variant", f);
     csv_header(f, p.ds, p.names, p.n, "");
     csv_header(f, c.ds, c.names, c.n, "");
@@ -1271,7 +1275,10 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
         if (csv_block(f, &p, &c, first, rows - first < CSV_BLOCK ? rows - first : CSV_BLOCK, vals,
                       strs, str_t) < 0)
             rc = stsl_error_set(err, STSL_EIO, "%s: cannot read the summary", path);
-    if (fclose(f) != 0 && !rc) rc = stsl_error_set(err, STSL_EIO, "cannot write %s", csv_path);
+    if (rc)
+        stsl_out_text_discard(&t);
+    else
+        rc = stsl_out_text_commit(&t, err);
 out:
     for (int j = 0; j < p.n; j++)
         H5Dclose(p.ds[j]);
