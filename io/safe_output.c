@@ -312,3 +312,38 @@ int stsl_output_commit(const char *tmp, const char *path, const stsl_output_mark
                               strerror(errno));
     return STSL_OK;
 }
+
+/* Copy the open file `in` to `out`: 0, or the errno of the failure. */
+static int copy_fd(int in, int out)
+{
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n == 0) return 0;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return errno;
+            done += w;
+        }
+    }
+}
+
+int stsl_output_temp_copy(const char *path, char **tmp, stsl_output_mark *mark, stsl_error *err)
+{
+    int rc = stsl_output_temp(path, tmp, mark, err);
+    if (rc) return rc;
+    int in = open(path, O_RDONLY), out = open(*tmp, O_WRONLY | O_TRUNC);
+    int e = in < 0 || out < 0 ? errno : copy_fd(in, out);
+    if (out >= 0 && close(out) != 0 && !e) e = errno;
+    if (in >= 0) close(in);
+    if (!e) return STSL_OK;
+    remove(*tmp);
+    free(*tmp);
+    *tmp = NULL;
+    return stsl_error_set(err, STSL_EIO, "%s: cannot copy it to change it: %s", path, strerror(e));
+}

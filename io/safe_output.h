@@ -83,11 +83,13 @@ int stsl_output_check_regular(const char *out, const char *what, stsl_error *err
  * what is at `path` now. */
 int stsl_output_temp(const char *path, char **tmp, stsl_output_mark *mark, stsl_error *err);
 
-/* After a failed write to `fd` (or to the file `tmp` when fd < 0): the
- * cause, found by appending one byte to the file: the write error a full
- * disk or a file-size limit gives ("No space left on device", "File too
- * large"), or NULL when that write succeeds.  For writers that cannot
- * report errno themselves (matio). */
+/* stsl_output_temp with a copy of what is at `path` now (for a writer
+ * that changes an existing file: it changes the copy, then commits). */
+int stsl_output_temp_copy(const char *path, char **tmp, stsl_output_mark *mark, stsl_error *err);
+
+/* After a failed write to the file `tmp`: the cause, found by appending one byte to the file: the
+ * write error a full disk or a file-size limit gives ("No space left on device", "File too large"),
+ * or NULL when that write succeeds.  For writers that cannot report errno themselves (matio). */
 const char *stsl_output_write_cause(const char *tmp);
 
 /* Rename `tmp` to `path`.  *replaced = 1 when `path` changed since `mark`
