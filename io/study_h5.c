@@ -81,6 +81,7 @@ static const col TAIL[] = {
 
 struct stsl_study_h5 {
     char *path;
+    long n_resumed; /* rows the file held when it was opened (resumed) */
     hid_t file, study, str_t;
     int n_cols;
     col cols[MAX_COLS];
@@ -727,7 +728,7 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
                               "%s: was started with another base configuration (base file or "
                               "--set changed): cannot resume",
                               w->path);
-    w->n_done = w->n_written = (long)n_done;
+    w->n_done = w->n_written = w->n_resumed = (long)n_done;
     w->n_failed = (long)n_failed;
     return STSL_OK;
 }
@@ -1310,17 +1311,47 @@ int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study
     return rc;
 }
 
+static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error *err);
+
+/* A write failed (disk full, file-size limit): HDF5 may have left the
+ * superblock claiming more than reached the disk, and then the file does
+ * not read, or reads but fails the next write (seen under ulimit -f).  A
+ * study begun in this call is removed: nothing is left under its name.  A
+ * resumed one holds earlier sessions' rows: kept, saying so. */
+static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
+{
+    if (rc != STSL_EIO || w->file < 0) return rc;
+    close_objects(w);
+    H5Fclose(w->file);
+    w->file = -1;
+    char tail[STSL_ERRMSG_MAX];
+    if (w->n_resumed == 0) {
+        remove(w->path);
+        snprintf(tail, sizeof tail, "; the unfinished study file is removed");
+    } else {
+        snprintf(tail, sizeof tail,
+                 "; the study file is kept for the %ld variants earlier sessions wrote (it may "
+                 "be damaged: copy it before resuming)",
+                 w->n_resumed);
+    }
+    if (err) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, "%s", tail);
+    }
+    return rc;
+}
+
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
     int rc;
-    STSL_H5_QUIET(rc, append_impl(w, row, err));
+    STSL_H5_QUIET(rc, after_io_error(w, append_impl(w, row, err), err));
     return rc;
 }
 
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
 {
     int rc;
-    STSL_H5_QUIET(rc, flush_impl(w, err));
+    STSL_H5_QUIET(rc, after_io_error(w, flush_impl(w, err), err));
     return rc;
 }
 
