@@ -63,9 +63,10 @@ static const char *const usage =
     "\n"
     "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
     "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
-    "  -o, --output FILE   also write the table as CSV\n"
+    "  -o, --output FILE   also write the table as CSV (whole or not at all)\n"
     "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
-    "                      or an existing one gets its /convergence replaced)\n"
+    "                      or an existing one gets its /convergence replaced, in a copy\n"
+    "                      renamed over it: a failure leaves it as it was)\n"
     "  --set KEY=VALUE     override a configuration key (repeatable)\n"
     "  -h, --help          this help\n";
 static const stsl_cli_cmd cmd = {"stickslip converge", usage};

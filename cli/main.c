@@ -57,7 +57,12 @@ static const char *const main_usage =
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
     "  --version      print the version\n"
     "\n"
-    "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete)\n";
+    "Output files are never an input or each other, never a FIFO, directory or device\n"
+    "(text outputs may be /dev/null); the format follows the extension; each is written\n"
+    "whole or not at all (docs/output-files.md).\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete),\n"
+    "1 I/O error (nothing left under the output's name)\n";
 
 static const char *const run_usage =
     "usage: stickslip run CONFIG [-o OUT.h5|OUT.mat] [--format h5|mat] [--csv PREFIX]\n"
@@ -66,7 +71,8 @@ static const char *const run_usage =
     "Simulate CONFIG (YAML) and write the result as HDF5 (or a MAT file for MATLAB/Octave).\n"
     "\n"
     "  -o, --output OUT.h5   result file (default: output.file from the config,\n"
-    "                        else results/<config name>.h5)\n"
+    "                        else results/<config name>.h5); never the config or a\n"
+    "                        table it reads, a FIFO, directory or device\n"
     "  --format h5|mat       result format (default: the extension says: .h5 or .hdf5\n"
     "                        HDF5, .mat MAT v5 (compressed, loadable with load()); any\n"
     "                        other extension needs --format)\n"
