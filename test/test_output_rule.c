@@ -99,12 +99,7 @@ static int limited(int blocks, const char *fmt, ...)
     char lim[32] = "unlimited";
     if (blocks >= 0) snprintf(lim, sizeof lim, "%d", blocks);
     snprintf(cmd, sizeof cmd, "(ulimit -f %s; exec '%s' %s) 2>&1", lim, STSL_CLI, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return tu_shell(cmd, out, sizeof out);
 }
 
 /* A study of three variants over a copy of the belt example. */
@@ -211,6 +206,19 @@ static void rule_on_paths(void **state)
 
 /* ---- --resume -------------------------------------------------------------------- */
 
+/* sweep STUDY -o PATH --resume: exit 2, one line with `why`, PATH as it was. */
+static void resume_refused(const char *study, const char *path, const char *why)
+{
+    size_t n;
+    char *before = slurp(path, &n);
+    assert_non_null(before);
+    assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", study, path), 2);
+    assert_non_null(strstr(out, why));
+    assert_one_line();
+    assert_unchanged(path, before, n);
+    free(before);
+}
+
 /* What an interrupted study leaves: complete = 0 and only the first
  * `n_done` rows declared done. */
 static void make_unfinished(const char *path, long long n_done)
@@ -238,29 +246,15 @@ static void resume_refuses_what_is_not_an_unfinished_study(void **state)
     /* A run's result. */
     path_in(res, sizeof res, "run.h5");
     assert_int_equal(cli("run '%s' -o '%s' -q --set simulation.t_end=0.2", BELT, res), 0);
-    size_t n;
-    char *res0 = slurp(res, &n);
-    assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", study, res), 2);
-    assert_non_null(strstr(out, "not a study file"));
-    assert_one_line();
-    assert_unchanged(res, res0, n);
+    resume_refused(study, res, "not a study file");
     /* A damaged study: the first 4 kB of a complete one. */
     path_in(dmg, sizeof dmg, "dmg.h5");
     assert_int_equal(cli("sweep '%s' -o '%s' -q", study, dmg), 0);
     assert_int_equal(truncate(dmg, 4096), 0);
-    char *dmg0 = slurp(dmg, &n);
-    assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", study, dmg), 2);
-    assert_non_null(strstr(out, "not a study file"));
-    assert_one_line();
-    assert_unchanged(dmg, dmg0, n);
+    resume_refused(study, dmg, "not a study file");
     /* A complete study: nothing to resume. */
     assert_int_equal(cli("sweep '%s' -o '%s' -q", study, dmg), 0);
-    free(dmg0);
-    dmg0 = slurp(dmg, &n);
-    assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", study, dmg), 2);
-    assert_non_null(strstr(out, "the study is complete (3 of 3 variants)"));
-    assert_one_line();
-    assert_unchanged(dmg, dmg0, n);
+    resume_refused(study, dmg, "the study is complete (3 of 3 variants)");
     /* An unfinished study of this study file resumes; of another study
      * file it is refused. */
     char unf[512];
@@ -272,19 +266,12 @@ static void resume_refuses_what_is_not_an_unfinished_study(void **state)
                                           "vary:\n"
                                           "  friction.dynamic: {linspace: [8, 12, 4]}\n"),
                      0);
-    char *unf0 = slurp(unf, &n);
-    assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", other, unf), 2);
-    assert_non_null(strstr(out, "was started from another study file"));
-    assert_one_line();
-    assert_unchanged(unf, unf0, n);
+    resume_refused(other, unf, "was started from another study file");
     assert_int_equal(cli("sweep '%s' -o '%s' --resume", study, unf), 0);
     assert_non_null(strstr(out, "3 variants, 3 done (1 in"));
     /* --resume of a file that is not there starts the study. */
     path_in(fresh, sizeof fresh, "fresh.h5");
     assert_int_equal(cli("sweep '%s' -o '%s' --resume -q", study, fresh), 0);
-    free(unf0);
-    free(res0);
-    free(dmg0);
 }
 
 /* ---- FIFOs, directories, devices --------------------------------------------------- */
@@ -302,13 +289,8 @@ static void fifo_directory_device(void **state)
     snprintf(args, sizeof args, "sweep '%s' -o '%s' -q", study, fifo);
     char cmd[2400];
     snprintf(cmd, sizeof cmd, "timeout 60 '%s' %s 2>&1", STSL_CLI, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 2);
+    int st = tu_shell(cmd, out, sizeof out);
+    assert_int_equal(st, 2);
     assert_non_null(strstr(out, "is a FIFO"));
     assert_one_line();
     struct stat sb;
