@@ -138,6 +138,10 @@ static char *canonical(const char *path)
     size_t cut = n;
     while (!(real = realpath(head[0] ? head : ".", NULL))) {
         char *slash = strrchr(head, '/');
+        if (!head[0]) { /* not even the working directory resolves */
+            free(head);
+            return NULL;
+        }
         if (!slash) {
             cut = 0;
             head[0] = '\0';
@@ -225,11 +229,6 @@ int stsl_output_rule(const char *const *inputs, int n_in, stsl_output_file *outs
         if (!rc && o->formats) rc = choose_format(o, err);
     }
     return rc;
-}
-
-int stsl_output_check_inputs(const char *out, const char *const *inputs, int n, stsl_error *err)
-{
-    return check_against_inputs(out, inputs, n, err);
 }
 
 int stsl_output_check_regular(const char *out, const char *what, stsl_error *err)

@@ -70,10 +70,6 @@ typedef struct stsl_output_file {
 int stsl_output_rule(const char *const *inputs, int n_in, stsl_output_file *outs, int n_out,
                      stsl_error *err);
 
-/* STSL_EINPUT when `out` is the same file as one of the `n` inputs: the
- * rule for one output without a format (stsl_output_rule). */
-int stsl_output_check_inputs(const char *out, const char *const *inputs, int n, stsl_error *err);
-
 /* STSL_EINPUT when `out` exists and is not a regular file (the rule's
  * second point for a file written under a temporary name). */
 int stsl_output_check_regular(const char *out, const char *what, stsl_error *err);
