@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/error.h"
+#include "io/out_file.h"
 
 static stsl_cfg *new_cfg(stsl_err *err)
 {
@@ -98,17 +99,16 @@ stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
     if (!path) return stsl_api_bad_arg(err, "stsl_cfg_write: path is NULL");
     char *y = stsl_cfg_to_yaml(cfg, err);
     if (!y) return err ? err->code : STSL_RC_NOMEM;
-    FILE *f = fopen(path, "w");
-    int ok = f && fputs(y, f) >= 0;
-    int saved = errno;
-    if (f && fclose(f)) ok = 0, saved = errno;
-    free(y);
-    if (ok) return STSL_RC_OK;
-    if (err) {
-        err->code = STSL_RC_IO;
-        snprintf(err->message, sizeof err->message, "cannot write %s: %s", path, strerror(saved));
+    /* Whole or not at all (io/out_file.h), as every result. */
+    stsl_error e = {0};
+    stsl_out_text t;
+    int rc = stsl_out_text_open(path, &t, &e);
+    if (!rc) {
+        fputs(y, t.f);
+        rc = stsl_out_text_commit(&t, &e);
     }
-    return STSL_RC_IO;
+    free(y);
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
 void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag)

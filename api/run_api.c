@@ -3,13 +3,18 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/error.h"
 #include "api/h5_lock.h"
 #include "api/summary_sink.h"
 #include "io/config_system.h"
 #include "io/csv_sink.h"
+#include "io/mat_sink.h"
+#include "io/out_file.h"
+#include "io/safe_output.h"
 #include "models/run.h"
 #include "models/verify.h"
 
@@ -49,6 +54,35 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     return rc;
 }
 
+/* The output rule (io/safe_output.h) for `path` as `output` writes it,
+ * against the configuration's file and tables; *fmt gets the format. */
+static int check_output(const stsl_cfg *cfg, stsl_output output, const char *path, int *fmt,
+                        stsl_error *err)
+{
+    static const char *const suffix[2] = {"_trajectory.csv", "_events.csv"};
+    char *csv[2] = {NULL, NULL};
+    stsl_output_file outs[2] = {{path, "the result file", STSL_FMT_H5 | STSL_FMT_MAT, 0, 0},
+                                {NULL, "the event table", STSL_FMT_CSV, 0, 1}};
+    if (output == STSL_OUTPUT_HDF5) outs[0].format = STSL_FMT_H5;
+    if (output == STSL_OUTPUT_MAT) outs[0].format = STSL_FMT_MAT;
+    for (int k = 0; output == STSL_OUTPUT_CSV && k < 2; k++) {
+        size_t n = strlen(path) + strlen(suffix[k]) + 1;
+        if ((csv[k] = malloc(n))) snprintf(csv[k], n, "%s%s", path, suffix[k]);
+        outs[k] = (stsl_output_file){csv[k], k ? "the event table" : "the trajectory table",
+                                     STSL_FMT_CSV, 0, 1};
+    }
+    int n_in = 0;
+    const char **in = stsl_out_config_inputs(&cfg->c, &n_in);
+    int rc = !in || (output == STSL_OUTPUT_CSV && (!csv[0] || !csv[1]))
+                 ? stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path)
+                 : stsl_output_rule(in, n_in, outs, 2, err);
+    *fmt = outs[0].format;
+    free(in);
+    free(csv[0]);
+    free(csv[1]);
+    return rc;
+}
+
 static int make_output(const stsl_cfg *cfg, stsl_output output, const char *path, stsl_sink *out,
                        stsl_error *err)
 {
@@ -56,12 +90,15 @@ static int make_output(const stsl_cfg *cfg, stsl_output output, const char *path
     if (output == STSL_OUTPUT_NONE) return STSL_OK;
     if (!path || !*path)
         return stsl_error_set(err, STSL_EINPUT, "stsl_run: an output file needs a path");
-    if (output == STSL_OUTPUT_CSV) return stsl_csv_sink_create(path, out, err);
-    if (output != STSL_OUTPUT_HDF5)
+    if (output < STSL_OUTPUT_HDF5 || output > STSL_OUTPUT_AUTO)
         return stsl_error_set(err, STSL_EINPUT, "stsl_run: unknown output %d", (int)output);
+    int fmt = 0, rc = check_output(cfg, output, path, &fmt, err);
+    if (rc) return rc;
+    if (output == STSL_OUTPUT_CSV) return stsl_csv_sink_create(path, out, err);
     char *yaml = stsl_config_to_yaml(&cfg->c);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    int rc = stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
+    rc = fmt == STSL_FMT_MAT ? stsl_mat_sink_create(path, yaml, stsl_lib_version(), 0, out, err)
+                             : stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
     free(yaml);
     return rc;
 }

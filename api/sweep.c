@@ -13,6 +13,7 @@
 #include "api/member_metrics.h"
 #include "api/run_api.h"
 #include "api/summary_sink.h"
+#include "api/sweep_output.h"
 #include "include/stickslip.h"
 #include "io/config_system.h"
 #include "io/run_record.h"
@@ -563,24 +564,6 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
     return STSL_OK;
 }
 
-/* Open the study file: resumed, or new.  An unfinished study is never
- * replaced by accident. */
-static int open_output(const stsl_study *s, const stsl_study_info *info, const stsl_sweep_opts *o,
-                       stsl_study_h5 **w, stsl_error *err)
-{
-    int exists = stsl_study_h5_is_study(o->output);
-    if (o->resume && exists) return stsl_study_h5_resume(o->output, s, info, w, err);
-    if (exists && !o->resume) {
-        stsl_study_summary sum;
-        if (stsl_study_h5_summarise(o->output, &sum, NULL) == STSL_OK && !sum.complete)
-            return stsl_error_set(err, STSL_EINPUT,
-                                  "%s: holds an unfinished study (%ld of %ld variants done): "
-                                  "continue it with --resume, or remove it",
-                                  o->output, sum.n_done, sum.n_runs);
-    }
-    return stsl_study_h5_create(o->output, s, info, w, err);
-}
-
 void stsl_sweep_plan_free(stsl_sweep_plan *sp)
 {
     if (!sp) return;
@@ -635,7 +618,7 @@ int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp)
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
                            stsl_error *err)
 {
-    return open_output(sp->study, &sp->info, o, w, err);
+    return stsl_sweep_output_open(sp->study, &sp->base->c, &sp->info, o, w, err);
 }
 
 /* ---- the test hold (sweep.h) ------------------------------------------------- */

@@ -40,6 +40,9 @@ typedef struct stsl_sweep_opts {
     /* Set (by a signal handler) to stop: running variants finish, their
      * rows are written, the file is flushed and left incomplete. */
     volatile sig_atomic_t *stop;
+    /* The CSV export the caller writes after the run (NULL: none): checked
+     * with the study file by the output rule before anything is written. */
+    const char *csv;
 } stsl_sweep_opts;
 
 /* Run the study at `study_path`.  Returns STSL_EINPUT for a bad study, base
@@ -60,7 +63,8 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
 long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp);
 /* 1 with store: full (rows carry whole runs: keep fewer of them waiting). */
 int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp);
-/* Create, or with o->resume continue, the study file o->output. */
+/* Create, or with o->resume continue, the study file o->output, after the
+ * output rule for it and o->csv (api/sweep_output.h). */
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
                            stsl_error *err);
 /* Receives the rows of stsl_sweep_plan_run in variant order, in the calling

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
              JANECEK, n);
     FILE *f = fopen(study, "w");
     if (!f || fputs(text, f) < 0 || fclose(f)) bench_die("bench_study_write", "write", study);
-    stsl_sweep_opts o = {out, 1, 0, NULL, 0, "bench", NULL, NULL, NULL};
+    stsl_sweep_opts o = {out, 1, 0, NULL, 0, "bench", NULL, NULL, NULL, NULL};
     stsl_sweep_plan *sp = NULL;
     stsl_study_h5 *w = NULL;
     stsl_error err = {0};

@@ -58,7 +58,7 @@ static double single_runs(const stsl_study *s, long *count)
 
 static double sweep(const char *study, const char *out, int jobs, double single)
 {
-    stsl_sweep_opts o = {out, jobs, 0, NULL, 0, "bench", NULL, NULL, NULL};
+    stsl_sweep_opts o = {out, jobs, 0, NULL, 0, "bench", NULL, NULL, NULL, NULL};
     stsl_sweep_progress p;
     stsl_error err = {0};
     remove(out);

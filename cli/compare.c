@@ -24,6 +24,7 @@
 #include "io/config.h"
 #include "io/h5_read.h"
 #include "io/h5_system.h"
+#include "io/out_file.h"
 #include "io/safe_output.h"
 /* Event rows listed in the table per list (all go to the JSON report). */
 #define MAX_EVENT_ROWS 100
@@ -50,7 +51,8 @@ static const char *const usage =
     "                          (default 1e-6 of the reference's max |v|, at least its atol)\n"
     "  --event-window T        events match within T seconds (default 5 median steps of\n"
     "                          the candidate)\n"
-    "  -o, --output FILE.json  also write the report as JSON\n"
+    "  -o, --output FILE.json  also write the report as JSON (whole or not at all; never\n"
+    "                          REFERENCE or CANDIDATE)\n"
     "  -h, --help              this help\n"
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
@@ -199,11 +201,10 @@ static void json_event(FILE *f, const stsl_cmp_event *e, int comma)
 
 static int write_json(const char *path, const report *r)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        stsl_cli_error(&cmd, "%s: cannot write: %s", path, strerror(errno));
-        return 1;
-    }
+    stsl_error err;
+    stsl_out_text t;
+    if (stsl_out_text_open(path, &t, &err)) return stsl_cli_fail(&cmd, &err);
+    FILE *f = t.f;
     fputs("{\n", f);
     json_str(f, "reference", r->ref_path);
     json_str(f, "candidate", r->cand_path);
@@ -260,11 +261,7 @@ static int write_json(const char *path, const report *r)
     for (long k = 0; k < r->c.m.n_spurious; k++)
         json_event(f, &r->c.cev[r->c.m.spurious[k]], k + 1 < r->c.m.n_spurious);
     fputs("  ]\n}\n", f);
-    if (fclose(f) != 0) {
-        stsl_cli_error(&cmd, "%s: write failed", path);
-        return 1;
-    }
-    return 0;
+    return stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
 }
 
 static void print_table(const report *r)
@@ -361,7 +358,8 @@ int stsl_cli_compare(int argc, char **argv)
     if (rc) return rc < 0 ? 0 : rc;
     stsl_error err = {0};
     const char *inputs[2] = {a.reference, a.candidate};
-    if (stsl_output_check_inputs(a.output, inputs, 2, &err)) return fail(&err, 2);
+    stsl_output_file json_out = {a.output, "the JSON report", STSL_FMT_JSON, 0, 1};
+    if (stsl_output_rule(inputs, 2, &json_out, 1, &err)) return fail(&err, 2);
     int systems = stsl_h5_is_system(a.reference) + stsl_h5_is_system(a.candidate);
     if (systems) return compare_systems(&a, systems);
     stsl_h5_result ref;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/compare_system.h"
+#include "io/out_file.h"
 
 static void print_events(const char *name, const stsl_cmp_matching *m, const char *t_units)
 {
@@ -90,8 +91,10 @@ static void json_events(FILE *f, const stsl_cmp_matching *m)
 static int write_json(const stsl_cli_cmd *cmd, const char *path, const stsl_h5_system *c,
                       const stsl_cmp_sys_report *p)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return stsl_cli_error(cmd, "%s: cannot write: %s", path, strerror(errno)), 1;
+    stsl_error err;
+    stsl_out_text t;
+    if (stsl_out_text_open(path, &t, &err)) return stsl_cli_fail(cmd, &err);
+    FILE *f = t.f;
     fputs("{\n  \"kind\": \"system\", ", f);
     fprintf(f, "\"n_points\": %ld, \"points_dropped\": %ld, ", p->n, p->dropped);
     json_num(f, "t_first", p->t_first, ", ");
@@ -131,8 +134,7 @@ static int write_json(const stsl_cli_cmd *cmd, const char *path, const stsl_h5_s
     fprintf(f, "  ],\n  \"units\": {\"t\": \"%s\", \"x\": \"%s\", \"v\": \"%s\"}\n}\n",
             c->time_units, stsl_h5_system_group(c, "x")->units,
             stsl_h5_system_group(c, "v") ? stsl_h5_system_group(c, "v")->units : "");
-    if (fclose(f) != 0) return stsl_cli_error(cmd, "%s: write failed", path), 1;
-    return 0;
+    return stsl_out_text_commit(&t, &err) ? stsl_cli_fail(cmd, &err) : 0;
 }
 
 int stsl_cli_compare_systems(const stsl_cli_cmd *cmd, const char *ref, const char *cand,

@@ -32,6 +32,7 @@
 #include "io/config.h"
 #include "io/config_system.h"
 #include "io/convergence_h5.h"
+#include "io/out_file.h"
 #include "io/safe_output.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
@@ -62,9 +63,10 @@ static const char *const usage =
     "\n"
     "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
     "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
-    "  -o, --output FILE   also write the table as CSV\n"
+    "  -o, --output FILE   also write the table as CSV (whole or not at all)\n"
     "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
-    "                      or an existing one gets its /convergence replaced)\n"
+    "                      or an existing one gets its /convergence replaced, in a copy\n"
+    "                      renamed over it: a failure leaves it as it was)\n"
     "  --set KEY=VALUE     override a configuration key (repeatable)\n"
     "  -h, --help          this help\n";
 static const stsl_cli_cmd cmd = {"stickslip converge", usage};
@@ -371,8 +373,10 @@ static int match_events(const trace *s, const trace *ref, row *r, stsl_error *er
 static int write_csv(const char *path, const row *rows, int n, double order, const char *xu,
                      const char *vu, stsl_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return stsl_error_set(err, STSL_EIO, "cannot write %s: %s", path, strerror(errno));
+    stsl_out_text t;
+    int rc = stsl_out_text_open(path, &t, err);
+    if (rc) return rc;
+    FILE *f = t.f;
     fprintf(f,
             "step [s],max_abs_error_x [%s],rms_error_x [%s],max_abs_error_v [%s],"
             "final_error_x [%s],wall_seconds [s],rhs_evals,events,events_missed,"
@@ -382,9 +386,7 @@ static int write_csv(const char *path, const row *rows, int n, double order, con
         fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g\n", rows[i].h,
                 rows[i].max_x, rows[i].rms_x, rows[i].max_v, rows[i].final_x, rows[i].wall,
                 rows[i].rhs, rows[i].events, rows[i].missed, rows[i].spurious, order);
-    if (fclose(f) != 0)
-        return stsl_error_set(err, STSL_EIO, "cannot write %s: %s", path, strerror(errno));
-    return STSL_OK;
+    return stsl_out_text_commit(&t, err);
 }
 
 static void print_table(const conv_args *a, const stsl_config *cfg, const row *rows, int n,
@@ -553,10 +555,15 @@ int stsl_cli_converge(int argc, char **argv)
                               "most %.0e (all are held in memory); use larger steps",
                               points, t_end, MAX_POINTS);
     }
-    /* Neither output may be the configuration it reads. */
-    const char *inputs[1] = {a.config};
-    rc = stsl_output_check_inputs(a.output, inputs, 1, &err);
-    if (!rc) rc = stsl_output_check_inputs(a.h5, inputs, 1, &err);
+    /* The output rule: neither output is the configuration or a table it
+     * reads, nor the other. */
+    int n_in = 0;
+    const char **inputs = stsl_out_config_inputs(&cfg, &n_in);
+    stsl_output_file outs[2] = {{a.output, "the convergence table", STSL_FMT_CSV, 0, 1},
+                                {a.h5, "--h5", STSL_FMT_H5, 0, 0}};
+    rc = inputs ? stsl_output_rule(inputs, n_in, outs, 2, &err)
+                : stsl_error_set(&err, STSL_ENOMEM, "out of memory");
+    free(inputs);
     if (!rc) rc = study(&a, &cfg, &err);
     stsl_config_free(&cfg);
     return rc ? stsl_cli_fail(&cmd, &err) : 0;

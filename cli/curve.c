@@ -19,6 +19,7 @@
 #include "cli/args.h"
 #include "io/config.h"
 #include "io/config_system.h"
+#include "io/out_file.h"
 #include "io/safe_output.h"
 #include "models/friction.h"
 #include "models/signal.h"
@@ -37,7 +38,8 @@ static const char *const usage =
     "band at zero velocity as the rows (0, -F_S(-1)) and (0, F_S(+1)).  The load at\n"
     "t = 0 sets load-dependent levels.\n"
     "\n"
-    "  -o, --output FILE.csv   write here (default: standard output)\n"
+    "  -o, --output FILE.csv   write here (default: standard output); written whole or\n"
+    "                          not at all; a character device (/dev/null) in place\n"
     "  --vmin V, --vmax V      velocity range (default: +-5 velocity scales of the law)\n"
     "  --n N                   number of velocities, >= 2 (default 201)\n"
     "  --set KEY=VALUE         override a configuration key (repeatable)\n"
@@ -191,6 +193,19 @@ static int check_curve(const stsl_friction_params *p, double load, double vmin, 
     return 0;
 }
 
+/* The output rule: -o is a CSV table, not the configuration or a table
+ * it reads. */
+static int check_output(const stsl_config *cfg, const char *out, stsl_error *err)
+{
+    int n_in = 0;
+    const char **in = stsl_out_config_inputs(cfg, &n_in);
+    if (!in) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    stsl_output_file o = {out, "the curve table", STSL_FMT_CSV, 0, 1};
+    int rc = stsl_output_rule(in, n_in, &o, 1, err);
+    free(in);
+    return rc;
+}
+
 int stsl_cli_curve(int argc, char **argv)
 {
     curve_args a;
@@ -212,28 +227,22 @@ int stsl_cli_curve(int argc, char **argv)
         stsl_cli_error(&cmd, "--vmin (%g) must be below --vmax (%g)", vmin, vmax);
         return 2;
     }
-    const char *inputs[1] = {a.config};
     double load = load_at_start(&cfg.element);
     rc = check_curve(p, load, vmin, vmax, a.n);
-    if (!rc && a.output && stsl_output_check_inputs(a.output, inputs, 1, &err)) {
-        fprintf(stderr, "stickslip curve: error: %s\n", err.msg);
-        rc = 2;
-    }
+    if (!rc && a.output) rc = check_output(&cfg, a.output, &err) ? stsl_cli_fail(&cmd, &err) : 0;
     if (rc) {
         stsl_config_free(&cfg);
         return rc;
     }
-    FILE *f = a.output ? fopen(a.output, "w") : stdout;
-    if (!f) {
-        stsl_cli_error(&cmd, "cannot write %s: %s", a.output, strerror(errno));
+    /* Standard output's errors are main's to report. */
+    stsl_out_text t = {.f = stdout};
+    if (a.output && stsl_out_text_open(a.output, &t, &err)) {
         stsl_config_free(&cfg);
-        return 1;
+        return stsl_cli_fail(&cmd, &err);
     }
-    write_curve(f, p, load, vmin, vmax, a.n);
-    rc = (a.output ? fclose(f) : fflush(f)) != 0;
-    if (rc)
-        stsl_cli_error(&cmd, "writing %s failed", a.output ? a.output : "stdout");
-    else if (a.output)
+    write_curve(t.f, p, load, vmin, vmax, a.n);
+    rc = a.output && stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
+    if (!rc && a.output)
         fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a.output, a.n,
                 stsl_law_name(p->law));
     stsl_config_free(&cfg);

@@ -27,6 +27,7 @@
 #include "io/h5_sink.h"
 #include "io/h5_system.h"
 #include "io/mat_sink.h"
+#include "io/out_file.h"
 #include "io/safe_output.h"
 #include "io/study_h5.h"
 #include "models/element.h"
@@ -56,7 +57,12 @@ static const char *const main_usage =
     "  -h, --help     this help (also after a command: stickslip run --help)\n"
     "  --version      print the version\n"
     "\n"
-    "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete)\n";
+    "Output files are never an input or each other, never a FIFO, directory or device\n"
+    "(text outputs may be /dev/null); the format follows the extension; each is written\n"
+    "whole or not at all (docs/output-files.md).\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input, 3 solver failure (results kept, marked incomplete),\n"
+    "1 I/O error (nothing left under the output's name)\n";
 
 static const char *const run_usage =
     "usage: stickslip run CONFIG [-o OUT.h5|OUT.mat] [--format h5|mat] [--csv PREFIX]\n"
@@ -65,9 +71,11 @@ static const char *const run_usage =
     "Simulate CONFIG (YAML) and write the result as HDF5 (or a MAT file for MATLAB/Octave).\n"
     "\n"
     "  -o, --output OUT.h5   result file (default: output.file from the config,\n"
-    "                        else results/<config name>.h5)\n"
-    "  --format h5|mat       result format (default: mat for a name ending in .mat,\n"
-    "                        else h5); mat: MAT v5, compressed, loadable with load()\n"
+    "                        else results/<config name>.h5); never the config or a\n"
+    "                        table it reads, a FIFO, directory or device\n"
+    "  --format h5|mat       result format (default: the extension says: .h5 or .hdf5\n"
+    "                        HDF5, .mat MAT v5 (compressed, loadable with load()); any\n"
+    "                        other extension needs --format)\n"
     "  --csv PREFIX          also write PREFIX_trajectory.csv and PREFIX_events.csv\n"
     "  --set KEY=VALUE       override a configuration key, e.g. --set simulation.t_end=2\n"
     "                        (repeatable; VALUE is YAML: --set 'inputs.load={type: constant, "
@@ -119,7 +127,8 @@ static int usage_error(const char *usage, const char *fmt, const char *arg)
 
 typedef struct run_args {
     const char *config, *output, *csv;
-    int mat; /* --format mat (or -o *.mat) */
+    int format; /* --format: STSL_FMT_H5 or STSL_FMT_MAT; 0: the extension says */
+    int mat;    /* the result is written as MAT (set by check_outputs) */
     const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, quiet, print;
     long max_events;
@@ -154,10 +163,11 @@ static void default_output(const stsl_config *cfg, const char *ext, char *buf, s
         snprintf(buf, n, "results/%s.%s", cfg->name, ext);
 }
 
-/* --format mat, or a name ending in .mat. */
+/* MAT, as the output rule decided (check_outputs). */
 static int wants_mat(const run_args *a, const char *out)
 {
-    return a->mat > 0 || (a->mat == 0 && stsl_mat_path(out));
+    (void)out;
+    return a->mat;
 }
 
 static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
@@ -256,45 +266,25 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
     return rc;
 }
 
-/* The configuration and its signals' table files (NULL for other
- * signals): the element's four signals, or a system's base and anchor
- * motion and forces.  malloc'd; NULL out of memory. */
-static const char **input_files(const run_args *a, const stsl_config *cfg)
+/* The output rule (io/safe_output.h) for the result and the CSV files
+ * against the configuration and its table files; decides the format. */
+static int check_outputs(run_args *a, const stsl_config *cfg, const char *out, stsl_error *err)
 {
-    const stsl_system *s = &cfg->system;
-    int n = cfg->is_system ? 2 + s->n_forces : 4;
-    const char **in = calloc((size_t)n + 1, sizeof *in);
-    if (!in) return NULL;
-    in[0] = a->config;
-    const stsl_signal_spec *el[4] = {&cfg->element.active_force, &cfg->element.load,
-                                     &cfg->element.base_motion, &cfg->element.anchor_motion};
-    for (int i = 0; i < n; i++) {
-        const stsl_signal_spec *sig = !cfg->is_system ? el[i]
-                                      : i == 0        ? &s->base_motion
-                                      : i == 1        ? &s->anchor_motion
-                                                      : &s->forces[i - 2].signal;
-        in[i + 1] = sig->type == STSL_SIG_TABLE ? sig->file : NULL;
-    }
-    return in;
-}
-
-/* Neither the result nor the CSV files may be one of the inputs (the
- * configuration, its table files): writing would destroy them. */
-static int check_outputs(const run_args *a, const stsl_config *cfg, const char *out,
-                         stsl_error *err)
-{
-    const char **inputs = input_files(a, cfg);
-    int n_inputs = cfg->is_system ? 3 + cfg->system.n_forces : 5;
+    int n_in = 0;
+    const char **inputs = stsl_out_config_inputs(cfg, &n_in);
     if (!inputs) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    int rc = stsl_output_check_inputs(out, inputs, n_inputs, err);
-    if (!rc)
-        rc = stsl_output_check_regular(out, wants_mat(a, out) ? "a MAT result" : "an HDF5 result",
-                                       err);
-    for (int k = 0; !rc && a->csv && k < 2; k++) {
-        char csv[STSL_PATH_MAX + 32];
-        snprintf(csv, sizeof csv, "%s_%s.csv", a->csv, k ? "events" : "trajectory");
-        rc = stsl_output_check_inputs(csv, inputs, n_inputs, err);
-    }
+    char csv[2][STSL_PATH_MAX + 32];
+    for (int k = 0; a->csv && k < 2; k++)
+        snprintf(csv[k], sizeof csv[k], "%s_%s.csv", a->csv, k ? "events" : "trajectory");
+    stsl_output_file outs[3] = {
+        {out, "a run's result file", STSL_FMT_H5 | STSL_FMT_MAT, a->format, 0},
+        {a->csv ? csv[0] : NULL, "--csv's trajectory table", STSL_FMT_CSV, 0, 0},
+        {a->csv ? csv[1] : NULL, "--csv's event table", STSL_FMT_CSV, 0, 0}};
+    int rc = stsl_output_rule(inputs, n_in, outs, 3, err);
+    size_t len = strlen(err->msg);
+    if (rc && !a->format && stsl_output_format_of(out) == STSL_FMT_CSV) /* what x.csv meant */
+        snprintf(err->msg + len, sizeof err->msg - len, " (for CSV tables: --csv PREFIX)");
+    a->mat = outs[0].format == STSL_FMT_MAT;
     free(inputs);
     return rc;
 }
@@ -323,8 +313,9 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
             break;
         case 'f':
             if (strcmp(optarg, "mat") && strcmp(optarg, "h5") && strcmp(optarg, "hdf5"))
-                return usage_error(usage, "--format: expected h5 or mat: '%s'", optarg);
-            a->mat = strcmp(optarg, "mat") ? -1 : 1;
+                return usage_error(
+                    usage, "--format: expected h5 or mat: '%s' (CSV tables: --csv PREFIX)", optarg);
+            a->format = strcmp(optarg, "mat") ? STSL_FMT_H5 : STSL_FMT_MAT;
             break;
         case 's':
             if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
@@ -378,7 +369,7 @@ static int cmd_run(int argc, char **argv)
     if (a.output)
         snprintf(out, sizeof out, "%s", a.output);
     else
-        default_output(&cfg, a.mat > 0 ? "mat" : "h5", out, sizeof out);
+        default_output(&cfg, a.format == STSL_FMT_MAT ? "mat" : "h5", out, sizeof out);
     rc = check_outputs(&a, &cfg, out, &err);
     /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
     stsl_cli_interrupt_install();
@@ -468,6 +459,17 @@ static int cmd_info(int argc, char **argv)
     return print_result(a.config, a.max_events, &err) ? error_exit(&err) : 0;
 }
 
+/* What a command printed must have arrived: standard output on a full
+ * disk (> /dev/full) is an I/O error (exit 1) like any output file. */
+static int stdout_checked(int rc)
+{
+    if ((fflush(stdout) == 0 && !ferror(stdout)) || rc) return rc;
+    int e = errno;
+    fprintf(stderr, "stickslip: error: cannot write to standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     stsl_output_process_setup();
@@ -484,13 +486,18 @@ int main(int argc, char **argv)
         printf("stickslip %s\n", STSL_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
-    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
-    if (!strcmp(cmd, "curve")) return stsl_cli_curve(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot")) return stsl_cli_plot(argc - 1, argv + 1);
-    if (!strcmp(cmd, "converge")) return stsl_cli_converge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "compare")) return stsl_cli_compare(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return stsl_cli_sweep(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {{"run", cmd_run},
+                {"check", cmd_check},
+                {"info", cmd_info},
+                {"curve", stsl_cli_curve},
+                {"plot", stsl_cli_plot},
+                {"converge", stsl_cli_converge},
+                {"compare", stsl_cli_compare},
+                {"sweep", stsl_cli_sweep}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name)) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     return stsl_cli_usage_error(&cmd_main, "unknown command '%s'", cmd);
 }

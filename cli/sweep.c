@@ -34,15 +34,19 @@ static const char *const usage =
     "\n"
     "  -o, --output STUDY.h5  study file (default: results/<study name>.h5)\n"
     "  -j, --jobs N           worker threads (default: the cores available)\n"
-    "  --resume               continue an unfinished study file: run only the\n"
-    "                         variants it does not hold yet\n"
+    "  --resume               continue an unfinished study file of STUDY.yaml: run\n"
+    "                         only the variants it does not hold yet (any other\n"
+    "                         existing file is refused; a missing one is started)\n"
     "  --csv FILE             also write the summary as CSV\n"
     "  --set KEY=VALUE        override a key of the base configuration (repeatable)\n"
     "  -q, --quiet            no progress line and no summary\n"
     "  -h, --help             this help\n"
     "\n"
+    "Outputs may not be the study file, its base or each other, nor a FIFO,\n"
+    "directory or device (--csv may be /dev/null); see docs/output-files.md.\n"
+    "\n"
     "exit codes: 0 all variants complete, 3 some failed (each row says why),\n"
-    "2 bad study, 1 I/O error, 130 interrupted (resume with --resume)\n";
+    "2 bad study or output, 1 I/O error, 130 interrupted (resume with --resume)\n";
 
 typedef struct sweep_args {
     const char *study, *output, *csv;
@@ -177,8 +181,8 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
     if (!r->writer) a.quiet = 1;
     int tty = !a.quiet && isatty(STDERR_FILENO);
     stsl_sweep_opts o = {
-        out,  a.jobs, a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
-        NULL, &g_stop};
+        out,  a.jobs,  a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
+        NULL, &g_stop, a.csv};
     install_handlers();
     stsl_sweep_progress p;
     stsl_error err = {0};

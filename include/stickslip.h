@@ -247,7 +247,11 @@ STSL_API double stsl_summary_first_event(const stsl_summary *s, const char *kind
 typedef enum stsl_output {
     STSL_OUTPUT_NONE = 0, /* summary only: nothing is stored */
     STSL_OUTPUT_HDF5 = 1, /* `path` is the .h5 file (docs/hdf5-layout.md) */
-    STSL_OUTPUT_CSV = 2   /* `path` is a prefix: PREFIX_trajectory.csv, PREFIX_events.csv */
+    STSL_OUTPUT_CSV = 2,  /* `path` is a prefix: PREFIX_trajectory.csv, PREFIX_events.csv */
+    STSL_OUTPUT_MAT = 3,  /* `path` is a MAT v5 file (docs/matlab.md) */
+    /* The format follows `path`'s extension: .h5 or .hdf5 HDF5, .mat MAT;
+     * any other is STSL_RC_INPUT (what `stickslip run -o` does). */
+    STSL_OUTPUT_AUTO = 4
 } stsl_output;
 
 /* Run `cfg` from t = 0 and fill `summary` (may be NULL).  A run that fails
@@ -258,7 +262,15 @@ typedef enum stsl_output {
  * HDF5 `path` are created (mkdir -p), as `stickslip run -o` does; one that
  * cannot be created (a plain file in the way, no permission) is
  * STSL_RC_IO naming it.  The CSV prefix's directory must exist (as for
- * `stickslip run --csv`): STSL_RC_IO naming the file otherwise. */
+ * `stickslip run --csv`): STSL_RC_IO naming the file otherwise.
+ * Every output follows the output rule of the command line (docs/
+ * output-files.md), checked before the run: STSL_RC_INPUT, nothing
+ * written, when a file would be the configuration file `cfg` was loaded
+ * from or one of its table files, a directory, FIFO or device, or has an
+ * extension that contradicts `output` (an HDF5 file named .mat); files are
+ * written under a temporary name and renamed into place when whole, so an
+ * I/O error (STSL_RC_IO naming the file and the cause) leaves nothing under
+ * `path`. */
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 

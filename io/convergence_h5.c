@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/h5_types.h"
+#include "io/safe_output.h"
 
 /* A 1-D dataset of n values from `data` (memory type mtype), with units. */
 static int put_column(hid_t g, const char *name, hid_t ftype, hid_t mtype, int n, const void *data,
@@ -60,17 +61,19 @@ static int write_group(hid_t g, const stsl_convergence_table *t)
     return 0;
 }
 
-static int write_table(const char *path, const stsl_convergence_table *t, stsl_error *err)
+/* The table into the file `file` (created, or opened when it exists). */
+static int write_table(const char *path, const char *file, int exists,
+                       const stsl_convergence_table *t, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t f = -1, g = -1;
     H5E_BEGIN_TRY
     {
-        f = access(path, F_OK) == 0 ? H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT)
-                                    : H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+        f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
+                   : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     }
     H5E_END_TRY
-    if (f < 0) return stsl_h5_fail(err, path, "open or create the file");
+    if (f < 0) return stsl_h5_fail(err, path, exists ? "open the file" : "create the file");
     htri_t ex = H5Lexists(f, "convergence", H5P_DEFAULT);
     if (ex > 0 && H5Ldelete(f, "convergence", H5P_DEFAULT) < 0)
         rc = stsl_h5_fail(err, path, "replace /convergence");
@@ -84,10 +87,26 @@ static int write_table(const char *path, const stsl_convergence_table *t, stsl_e
     return rc;
 }
 
+/* An existing file is changed in a copy, renamed over it once whole: a
+ * failure (a full disk) leaves the file as it was. */
+static int write_safely(const char *path, const stsl_convergence_table *t, stsl_error *err)
+{
+    char *tmp = NULL;
+    stsl_output_mark mark;
+    int exists = access(path, F_OK) == 0, replaced;
+    int rc = exists ? stsl_output_temp_copy(path, &tmp, &mark, err)
+                    : stsl_output_temp(path, &tmp, &mark, err);
+    if (!rc) rc = write_table(path, tmp, exists, t, err);
+    if (!rc) rc = stsl_output_commit(tmp, path, &mark, &replaced, err);
+    if (rc && tmp) remove(tmp);
+    free(tmp);
+    return rc;
+}
+
 /* HDF5's stack dump is off only around our own calls (h5_types.h). */
 int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err)
 {
     int rc;
-    STSL_H5_QUIET(rc, write_table(path, t, err));
+    STSL_H5_QUIET(rc, write_safely(path, t, err));
     return rc;
 }

@@ -1,4 +1,5 @@
-/* csv_sink.c - CSV export written directly (no buffering beyond stdio's). */
+/* csv_sink.c - CSV export written directly (no buffering beyond stdio's),
+ * each file under a temporary name renamed into place by end(). */
 #include "io/csv_sink.h"
 
 #include <errno.h>
@@ -7,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/out_file.h"
+
 typedef struct csv_sink {
     char *traj_path, *ev_path;
-    FILE *traj, *ev;
+    FILE *traj, *ev; /* the files of out[0], out[1] */
+    stsl_out_text out[2];
     int n_cols, n_kinds;
     char **kind_names; /* copied: the layout need not outlive begin() */
     int n_subjects;
@@ -155,17 +159,18 @@ static int csv_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     return STSL_OK;
 }
 
-/* fclose() reports write errors that stdio buffered; both files are closed
- * whatever happens so that end() leaves no open handle behind. */
+/* Both files are committed (or, after an error in one, both discarded)
+ * so that end() leaves no open handle and no half pair behind. */
 static int close_both(csv_sink *c, stsl_error *err)
 {
-    int rc = STSL_OK;
-    errno = 0;
-    if (c->traj && fclose(c->traj) != 0) rc = io_fail(err, c->traj_path, "close");
-    c->traj = NULL;
-    errno = 0;
-    if (c->ev && fclose(c->ev) != 0 && rc == STSL_OK) rc = io_fail(err, c->ev_path, "close");
-    c->ev = NULL;
+    int renamed = c->out[0].f && c->out[0].tmp; /* not a device written in place */
+    int rc = c->out[0].f ? stsl_out_text_commit(&c->out[0], err) : STSL_OK;
+    if (rc) {
+        stsl_out_text_discard(&c->out[1]);
+    } else if (c->out[1].f && (rc = stsl_out_text_commit(&c->out[1], err)) && renamed) {
+        remove(c->traj_path); /* the trajectory without its events: not a result */
+    }
+    c->traj = c->ev = NULL;
     return rc;
 }
 
@@ -185,7 +190,8 @@ static void csv_destroy(void *self)
 {
     csv_sink *c = self;
     if (!c) return;
-    close_both(c, NULL);
+    stsl_out_text_discard(&c->out[0]); /* no end(): an unfinished export */
+    stsl_out_text_discard(&c->out[1]);
     free_names(c->kind_names, c->n_kinds);
     free_names(c->subject_names, c->n_subjects);
     free(c->traj_path);
@@ -219,16 +225,10 @@ int stsl_csv_sink_create(const char *prefix, stsl_sink *out, stsl_error *err)
         goto err;
     }
     /* Opened here, not in begin(), so that a bad path fails before a run. */
-    errno = 0;
-    if (!(c->traj = fopen(c->traj_path, "w"))) {
-        rc = io_fail(err, c->traj_path, "open for writing");
-        goto err;
-    }
-    errno = 0;
-    if (!(c->ev = fopen(c->ev_path, "w"))) {
-        rc = io_fail(err, c->ev_path, "open for writing");
-        goto err;
-    }
+    if ((rc = stsl_out_text_open(c->traj_path, &c->out[0], err)) != STSL_OK) goto err;
+    if ((rc = stsl_out_text_open(c->ev_path, &c->out[1], err)) != STSL_OK) goto err;
+    c->traj = c->out[0].f;
+    c->ev = c->out[1].f;
     out->ops = &csv_ops;
     out->self = c;
     return STSL_OK;

@@ -207,13 +207,13 @@ static int flush_samples(h5_sink *h, stsl_error *err)
 {
     if (h->nbuf == 0) return STSL_OK;
     if (append_rows(h->t_ds, H5T_NATIVE_DOUBLE, h->nrows, h->nbuf, 0, h->buf) < 0)
-        return stsl_h5_fail(err, h->tmp, "append to /trajectory/t");
+        return stsl_h5_fail(err, h->path, "append to /trajectory/t");
     for (int o = 0; o < h->n_outs; o++)
         if (append_out(h, &h->outs[o]) < 0)
-            return stsl_h5_fail(err, h->tmp, "append to /trajectory");
+            return stsl_h5_fail(err, h->path, "append to /trajectory");
     if (h->mode_ds >= 0 &&
         append_rows(h->mode_ds, H5T_NATIVE_INT8, h->nrows, h->nbuf, 0, h->mbuf) < 0)
-        return stsl_h5_fail(err, h->tmp, "append to /trajectory/mode");
+        return stsl_h5_fail(err, h->path, "append to /trajectory/mode");
     h->nrows += h->nbuf;
     h->nbuf = 0;
     return STSL_OK;
@@ -223,7 +223,7 @@ static int flush_events(h5_sink *h, stsl_error *err)
 {
     if (h->nev_buf == 0) return STSL_OK;
     if (append_rows(h->ev_ds, h->ev_mtype, h->nev_rows, h->nev_buf, 0, h->evbuf) < 0)
-        return stsl_h5_fail(err, h->tmp, "append to /events");
+        return stsl_h5_fail(err, h->path, "append to /events");
     h->nev_rows += h->nev_buf;
     h->nev_buf = 0;
     return STSL_OK;
@@ -329,7 +329,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
         goto h5err;
     goto done;
 h5err:
-    rc = stsl_h5_fail(err, h->tmp, what);
+    rc = stsl_h5_fail(err, h->path, what);
 done:
     free(kinds);
     if (ftype >= 0) H5Tclose(ftype);
@@ -427,13 +427,13 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
         (traj = H5Gcreate2(h->root, "trajectory", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
-        rc = stsl_h5_fail(err, h->tmp, "create /trajectory");
+        rc = stsl_h5_fail(err, h->path, "create /trajectory");
         goto done;
     }
     if ((h->t_ds = make_ext_dataset(traj, "t", H5T_IEEE_F64LE, TRAJ_BLOCK, 0)) < 0 ||
         units_attr(h->t_ds, l->time_units) < 0 ||
         stsl_h5_put_attr_str(h->t_ds, "long_name", "time") < 0) {
-        rc = stsl_h5_fail(err, h->tmp, "create /trajectory/t");
+        rc = stsl_h5_fail(err, h->path, "create /trajectory/t");
         goto done;
     }
     for (int o = 0; o < h->n_outs; o++)
@@ -442,7 +442,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
             char what[256];
             snprintf(what, sizeof what, "create /trajectory/%.200s",
                      g >= 0 ? l->groups[g].name : l->cols[h->outs[o].first].name);
-            rc = stsl_h5_fail(err, h->tmp, what);
+            rc = stsl_h5_fail(err, h->path, what);
             goto done;
         }
     /* A system has no scalar mode (its modes are groups); a file of a run
@@ -452,7 +452,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
             units_attr(h->mode_ds, "") < 0 ||
             stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
-            rc = stsl_h5_fail(err, h->tmp, "create /trajectory/mode");
+            rc = stsl_h5_fail(err, h->path, "create /trajectory/mode");
             goto done;
         }
     }
@@ -553,7 +553,7 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
 {
     int rc = STSL_OK;
     hid_t g = H5Gcreate2(h->root, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return stsl_h5_fail(err, h->tmp, "create /stats");
+    if (g < 0) return stsl_h5_fail(err, h->path, "create /stats");
     stsl_stats zero = {0};
     if (!st) st = &zero;
     if (stsl_h5_put_attr_i64(g, "steps", st->steps) < 0 ||
@@ -573,7 +573,7 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
     if (write_verify(h, g, st) < 0) goto h5err;
     goto done;
 h5err:
-    rc = stsl_h5_fail(err, h->tmp, "write /stats");
+    rc = stsl_h5_fail(err, h->path, "write /stats");
 done:
     H5Gclose(g);
     return rc;
@@ -593,7 +593,8 @@ static void discard_storage(hid_t file)
     if (ftruncate(*(int *)handle, 0) != 0) return; /* best effort: it is removed next */
 }
 
-static void close_all(h5_sink *h)
+/* -1 when closing the file failed (its last buffered writes). */
+static int close_all(h5_sink *h)
 {
     for (int o = 0; h->outs && o < h->n_outs; o++)
         if (h->outs[o].ds >= 0) H5Dclose(h->outs[o].ds);
@@ -604,8 +605,9 @@ static void close_all(h5_sink *h)
     if (h->ev_ds >= 0) H5Dclose(h->ev_ds);
     if (h->ev_mtype >= 0) H5Tclose(h->ev_mtype);
     if (h->root >= 0 && h->root != h->file) H5Gclose(h->root);
-    if (h->file >= 0) H5Fclose(h->file);
+    int rc = h->file >= 0 ? H5Fclose(h->file) : 0;
     h->t_ds = h->mode_ds = h->ev_ds = h->ev_mtype = h->file = h->root = -1;
+    return rc < 0 ? -1 : 0;
 }
 
 static int h5_end(void *self, const stsl_stats *st, int complete, const char *message,
@@ -625,15 +627,16 @@ static int h5_end(void *self, const stsl_stats *st, int complete, const char *me
     if ((rc = write_stats(h, st, err)) != STSL_OK) return rc;
     if (stsl_h5_put_attr_int(h->root, "complete", complete ? 1 : 0) < 0 ||
         stsl_h5_put_attr_str(h->root, "message", complete ? "" : (message ? message : "")) < 0)
-        return stsl_h5_fail(err, h->tmp, "write the root attributes");
+        return stsl_h5_fail(err, h->path, "write the root attributes");
     if (h->parent >= 0) {
         /* A run in a group: the file's owner flushes it when it chooses. */
         close_all(h);
         h->ended = 1;
         return STSL_OK;
     }
-    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) return stsl_h5_fail(err, h->tmp, "flush the file");
-    close_all(h);
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+        return stsl_h5_fail(err, h->path, "flush the file");
+    if (close_all(h) < 0) return stsl_h5_fail(err, h->path, "close the file");
     if ((rc = stsl_output_commit(h->tmp, h->path, &h->mark, &h->replaced, err)) != STSL_OK)
         return rc;
     h->ended = 1;
@@ -766,7 +769,7 @@ h5err:
     if (cfg >= 0) H5Dclose(cfg);
     if (space >= 0) H5Sclose(space);
     if (str_t >= 0) H5Tclose(str_t);
-    return what ? stsl_h5_fail(err, h->tmp, what) : STSL_OK;
+    return what ? stsl_h5_fail(err, h->path, what) : STSL_OK;
 }
 
 static h5_sink *sink_new(void)
@@ -796,7 +799,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
 
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
         (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
-        rc = stsl_h5_fail(err, h->tmp, "create the file");
+        rc = stsl_h5_fail(err, h->path, "create the file");
         if (fapl >= 0) H5Pclose(fapl);
         goto fail;
     }
@@ -824,7 +827,7 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }
     if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-        rc = stsl_h5_fail(err, h->tmp, "create the group");
+        rc = stsl_h5_fail(err, h->path, "create the group");
         h5_destroy(h);
         return rc;
     }

@@ -234,6 +234,11 @@ int stsl_h5_fail(stsl_error *err, const char *file, const char *what)
     int space = e == ENOSPC || e == EFBIG || e == EDQUOT;
     char desc[512];
     stsl_h5_last_error(desc, sizeof desc);
+    /* HDF5's description of a failed write is a multi-line dump (time,
+     * descriptor, buffer address) that says no more than errno: one line. */
+    if (space) desc[0] = '\0';
+    for (char *p = desc; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
     return stsl_error_set(err, STSL_EIO, "%s: HDF5 could not %s%s%s%s%s", file, what,
                           desc[0] ? ": " : "", desc, space ? ": " : "", space ? strerror(e) : "");
 }

@@ -436,6 +436,23 @@ out:
     return rc;
 }
 
+/* matio does not check its own writes (a full disk or a file-size limit
+ * leaves a short file and every call "succeeds"): read the file back up to
+ * its last variable, created_utc, which must be whole (a file cut short
+ * anywhere lacks it: writes stop at the limit and never resume). */
+static int complete_on_disk(const char *tmp, const char *created)
+{
+    mat_t *mat = Mat_Open(tmp, MAT_ACC_RDONLY);
+    if (!mat) return 0;
+    matvar_t *v = Mat_VarRead(mat, "created_utc");
+    size_t n = strlen(created);
+    /* An ASCII time stamp: as many UTF-16 units as bytes. */
+    int ok = v && v->data && v->class_type == MAT_C_CHAR && v->rank == 2 && v->dims[1] == n;
+    Mat_VarFree(v);
+    Mat_Close(mat);
+    return ok;
+}
+
 static int write_file(mat_sink *m, stsl_error *err)
 {
     const stsl_mem_result *r = stsl_mem_sink_result(&m->mem);
@@ -463,7 +480,12 @@ static int write_file(mat_sink *m, stsl_error *err)
     if (!bad) bad = put(mat, mat_text("version", m->version)), what = "version";
     if (!bad) bad = put(mat, mat_text("created_utc", m->created)), what = "created_utc";
     if (Mat_Close(mat) != 0 && !bad) bad = 1, what = "the end of the file";
-    if (bad) return stsl_error_set(err, STSL_EIO, "%s: cannot write %s", m->tmp, what);
+    if (!bad && !complete_on_disk(m->tmp, m->created)) bad = 1, what = "the whole file";
+    if (bad) {
+        const char *cause = stsl_output_write_cause(m->tmp);
+        return stsl_error_set(err, STSL_EIO, "%s: cannot write %s of the MAT file: %s", m->path,
+                              what, cause ? cause : "write error");
+    }
     return STSL_OK;
 }
 

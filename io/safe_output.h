@@ -26,21 +26,67 @@ typedef struct stsl_output_mark {
  * SIGXFSZ ignored (a file-size limit then makes write() fail with EFBIG,
  * reported, and the temporary file removed, instead of killing the
  * process) and HDF5's exit handler off (it crashes on a file whose close
- * failed on a full disk; every file is closed explicitly anyway). */
+ * failed on a full disk; every file is closed explicitly anyway), and
+ * HDF5's error stack printing off (each failure is reported in one line). */
 void stsl_output_process_setup(void);
 
-/* STSL_EINPUT when `out` is the same file (device and inode) as one of
- * the `n` inputs (NULL entries skipped): "OUT is the input IN ...". */
-int stsl_output_check_inputs(const char *out, const char *const *inputs, int n, stsl_error *err);
+/* ---- the output rule (docs/output-files.md) ----------------------------
+ *
+ * One check for every command and API call that writes, made before
+ * anything is written:
+ * - no output is one of the invocation's inputs (the same device and
+ *   inode, or the same path), and no two outputs are the same file;
+ * - an output that exists is a regular file; a directory, FIFO (a reader
+ *   that never comes would make the command wait forever), socket or block
+ *   device is refused; a character device is refused too, except for a
+ *   text output written in place (`stream`: /dev/null discards it,
+ *   /dev/full gives a write error, exit 1);
+ * - the format follows the extension: .h5/.hdf5 HDF5, .mat MAT, .csv CSV,
+ *   .json JSON.  A known extension of another format than the output can
+ *   have is refused; an unknown one is refused when the output can have
+ *   several formats and none was forced (--format); a forced format must
+ *   agree with a known extension.
+ * Every refusal is STSL_EINPUT (exit 2) naming the path and the reason. */
 
-/* STSL_EINPUT when `out` exists and is not a regular file (a device, FIFO,
- * directory or socket): a rename would replace a device node. */
+/* Formats, as bits of stsl_output_file.formats. */
+enum { STSL_FMT_H5 = 1, STSL_FMT_MAT = 2, STSL_FMT_CSV = 4, STSL_FMT_JSON = 8 };
+
+/* The format a name's extension says (case-insensitive), 0 for another. */
+int stsl_output_format_of(const char *path);
+/* "HDF5", "MAT", "CSV", "JSON" for one STSL_FMT_ bit. */
+const char *stsl_output_format_name(int fmt);
+
+/* One output of an invocation. */
+typedef struct stsl_output_file {
+    const char *path; /* NULL: not written this time (skipped) */
+    const char *what; /* in messages: "the result file", "--csv" */
+    int formats;      /* the STSL_FMT_ bits it can be written as */
+    int format;       /* in: a forced format (--format) or 0; out: the one to write */
+    int stream;       /* a text output written in place on a character device */
+} stsl_output_file;
+
+/* Apply the rule to `n_out` outputs against `n_in` inputs (NULL entries
+ * of either are skipped); fills every outs[i].format. */
+int stsl_output_rule(const char *const *inputs, int n_in, stsl_output_file *outs, int n_out,
+                     stsl_error *err);
+
+/* STSL_EINPUT when `out` exists and is not a regular file (the rule's
+ * second point for a file written under a temporary name). */
 int stsl_output_check_regular(const char *out, const char *what, stsl_error *err);
 
 /* Create "<path>.<pid>-<random>.tmp" exclusively (mode 0666 less the
  * umask, like fopen) and return its malloc'd name in *tmp; *mark records
  * what is at `path` now. */
 int stsl_output_temp(const char *path, char **tmp, stsl_output_mark *mark, stsl_error *err);
+
+/* stsl_output_temp with a copy of what is at `path` now (for a writer
+ * that changes an existing file: it changes the copy, then commits). */
+int stsl_output_temp_copy(const char *path, char **tmp, stsl_output_mark *mark, stsl_error *err);
+
+/* After a failed write to the file `tmp`: the cause, found by appending one byte to the file: the
+ * write error a full disk or a file-size limit gives ("No space left on device", "File too large"),
+ * or NULL when that write succeeds.  For writers that cannot report errno themselves (matio). */
+const char *stsl_output_write_cause(const char *tmp);
 
 /* Rename `tmp` to `path`.  *replaced = 1 when `path` changed since `mark`
  * was taken (another run wrote it meanwhile; its result is replaced). */

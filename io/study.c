@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -398,8 +399,15 @@ static int sample(ctx *c, int id)
 
 /* ------------------------------------------------------------------- base */
 
-static char *read_text(const char *path, stsl_error *err)
+/* `what`: "study" or "configuration", for the message about a directory. */
+static char *read_text(const char *path, const char *what, stsl_error *err)
 {
+    struct stat st;
+    /* fopen opens a directory; its read error would pass for an I/O one. */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        stsl_error_set(err, STSL_EINPUT, "%s is a directory, not a %s file", path, what);
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
@@ -447,7 +455,7 @@ static int base_path(ctx *c, int id)
     if (n >= (int)sizeof s->base_origin) return fail(c, id, "base", "path too long");
     dir_of(s->base_origin, s->base_dir, sizeof s->base_dir);
     stsl_error e;
-    s->base_text = read_text(s->base_origin, &e);
+    s->base_text = read_text(s->base_origin, "configuration", &e);
     return s->base_text ? STSL_OK : fail(c, id, "base", "%s", e.msg);
 }
 
@@ -565,7 +573,7 @@ int stsl_study_load(const char *path, stsl_study **out, stsl_error *err)
 {
     char dir[PATH_TEXT_MAX];
     *out = NULL;
-    char *text = read_text(path, err);
+    char *text = read_text(path, "study", err);
     if (!text) return err ? err->code : STSL_EINPUT;
     dir_of(path, dir, sizeof dir);
     return load_owned(text, path, dir, out, err);

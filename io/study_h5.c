@@ -15,6 +15,8 @@
 
 #include "io/h5_sink.h"
 #include "io/h5_types.h"
+#include "io/out_file.h"
+#include "io/safe_output.h"
 #include "io/run_record.h"
 
 /* Rows per chunk of every column: 4096 float64 rows make 32 KiB chunks. */
@@ -79,6 +81,7 @@ static const col TAIL[] = {
 
 struct stsl_study_h5 {
     char *path;
+    long n_resumed; /* rows the file held when it was opened (resumed) */
     hid_t file, study, str_t;
     int n_cols;
     col cols[MAX_COLS];
@@ -522,22 +525,6 @@ err:
     return -1;
 }
 
-static int make_parent_dirs(const char *path, stsl_error *err)
-{
-    char *dir = strdup(path);
-    if (!dir) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    int rc = STSL_OK;
-    for (char *p = strchr(dir + 1, '/'); p && !rc; p = strchr(p + 1, '/')) {
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-            rc = stsl_error_set(err, STSL_EIO, "%s: cannot create directory %s: %s", path, dir,
-                                strerror(errno));
-        *p = '/';
-    }
-    free(dir);
-    return rc;
-}
-
 static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const stsl_study_info *info,
                                  stsl_error *err)
 {
@@ -661,12 +648,19 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
 {
     const char *what = "create the file";
     *out = NULL;
-    int rc = make_parent_dirs(path, err);
+    char *tmp = NULL;
+    stsl_output_mark mark;
+    int rc = stsl_out_make_parent_dirs(path, err), replaced;
+    if (!rc) rc = stsl_output_temp(path, &tmp, &mark, err);
     if (rc) return rc;
     stsl_study_h5 *w = writer_new(path, s, info, err);
-    if (!w) return err ? err->code : STSL_ENOMEM;
+    if (!w) {
+        remove(tmp);
+        free(tmp);
+        return err ? err->code : STSL_ENOMEM;
+    }
     hid_t fapl = fapl_no_evictions();
-    if (fapl < 0 || (w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
+    if (fapl < 0 || (w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
     what = "create /study";
     if ((w->study = ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
         goto h5err;
@@ -683,12 +677,24 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     what = "flush the file";
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) goto h5err;
     H5Pclose(fapl);
+    /* Renamed into place once whole: a study that cannot even be created
+     * leaves nothing (and an earlier file of that name as it was); rows
+     * are then appended in place, so an interrupted study can resume. */
+    if ((rc = stsl_output_commit(tmp, path, &mark, &replaced, err)) != STSL_OK) {
+        stsl_study_h5_close(w, NULL);
+        remove(tmp);
+        free(tmp);
+        return rc;
+    }
+    free(tmp);
     *out = w;
     return STSL_OK;
 h5err:
     rc = stsl_h5_fail(err, path, what);
     if (fapl >= 0) H5Pclose(fapl);
     stsl_study_h5_close(w, NULL);
+    remove(tmp);
+    free(tmp);
     return rc;
 }
 
@@ -722,7 +728,7 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
                               "%s: was started with another base configuration (base file or "
                               "--set changed): cannot resume",
                               w->path);
-    w->n_done = w->n_written = (long)n_done;
+    w->n_done = w->n_written = w->n_resumed = (long)n_done;
     w->n_failed = (long)n_failed;
     return STSL_OK;
 }
@@ -1247,6 +1253,7 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
     double *vals = malloc((size_t)2 * MAX_COLS * CSV_BLOCK * sizeof *vals);
     char **strs = calloc(CSV_BLOCK, sizeof *strs);
     FILE *f = NULL;
+    stsl_out_text t = {0};
     long rows = done_rows(&r);
     H5E_BEGIN_TRY
     {
@@ -1259,10 +1266,8 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
         rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
         goto out;
     }
-    if (!(f = fopen(csv_path, "w"))) {
-        rc = stsl_error_set(err, STSL_EIO, "cannot write %s: %s", csv_path, strerror(errno));
-        goto out;
-    }
+    if ((rc = stsl_out_text_open(csv_path, &t, err)) != STSL_OK) goto out;
+    f = t.f;
     fputs("variant", f);
     csv_header(f, p.ds, p.names, p.n, "");
     csv_header(f, c.ds, c.names, c.n, "");
@@ -1271,7 +1276,10 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
         if (csv_block(f, &p, &c, first, rows - first < CSV_BLOCK ? rows - first : CSV_BLOCK, vals,
                       strs, str_t) < 0)
             rc = stsl_error_set(err, STSL_EIO, "%s: cannot read the summary", path);
-    if (fclose(f) != 0 && !rc) rc = stsl_error_set(err, STSL_EIO, "cannot write %s", csv_path);
+    if (rc)
+        stsl_out_text_discard(&t);
+    else
+        rc = stsl_out_text_commit(&t, err);
 out:
     for (int j = 0; j < p.n; j++)
         H5Dclose(p.ds[j]);
@@ -1303,17 +1311,47 @@ int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study
     return rc;
 }
 
+static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error *err);
+
+/* A write failed (disk full, file-size limit): HDF5 may have left the
+ * superblock claiming more than reached the disk, and then the file does
+ * not read, or reads but fails the next write (seen under ulimit -f).  A
+ * study begun in this call is removed: nothing is left under its name.  A
+ * resumed one holds earlier sessions' rows: kept, saying so. */
+static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
+{
+    if (rc != STSL_EIO || w->file < 0) return rc;
+    close_objects(w);
+    H5Fclose(w->file);
+    w->file = -1;
+    char tail[STSL_ERRMSG_MAX];
+    if (w->n_resumed == 0) {
+        remove(w->path);
+        snprintf(tail, sizeof tail, "; the unfinished study file is removed");
+    } else {
+        snprintf(tail, sizeof tail,
+                 "; the study file is kept for the %ld variants earlier sessions wrote (it may "
+                 "be damaged: copy it before resuming)",
+                 w->n_resumed);
+    }
+    if (err) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, "%s", tail);
+    }
+    return rc;
+}
+
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
     int rc;
-    STSL_H5_QUIET(rc, append_impl(w, row, err));
+    STSL_H5_QUIET(rc, after_io_error(w, append_impl(w, row, err), err));
     return rc;
 }
 
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
 {
     int rc;
-    STSL_H5_QUIET(rc, flush_impl(w, err));
+    STSL_H5_QUIET(rc, after_io_error(w, flush_impl(w, err), err));
     return rc;
 }
 

@@ -38,6 +38,11 @@ int tu_run_cli(const char *args, char *out, size_t outsz)
 {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", STSL_CLI, args);
+    return tu_shell(cmd, out, outsz);
+}
+
+int tu_shell(const char *cmd, char *out, size_t outsz)
+{
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     size_t n = fread(out, 1, outsz ? outsz - 1 : 0, p);

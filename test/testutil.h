@@ -27,6 +27,10 @@ void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char 
  * stdout and stderr into `out` (truncated to outsz). Returns the exit code. */
 int tu_run_cli(const char *args, char *out, size_t outsz);
 
+/* Run the shell command line `cmd` (popen), its output into `out`; the
+ * exit code, or -1 when it did not exit. */
+int tu_shell(const char *cmd, char *out, size_t outsz);
+
 /* tu_run_cli with printf-style arguments. */
 int tu_cli(char *out, size_t outsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
