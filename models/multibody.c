@@ -112,6 +112,17 @@ struct stsl_multibody {
     /* transition scratch */
     uint8_t *cur, *next, *cur_keep;
     int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
+    /* the order of choice (SPEC §4): per contact its name for the tie rule
+     * and its orientation there (+1: ends[0] is the end whose name sorts
+     * first), whether it reached a switching condition; per body whether
+     * the event changed forces on it (hit: a stop's event; reach: hit,
+     * moved by a jump, or joined to either) */
+    char (*tie)[2 * STSL_BODY_NAME_MAX + 2];
+    int *orient, *reached, *hit, *reach_body;
+    /* the decision's units (parallel contacts are one), in tie-rule order:
+     * per J contact its unit and sign in it; per unit its representative,
+     * state before, reached flag, chosen state; per J contact its state */
+    int *junit, *jsign, *urep, *ubefore, *ureached, *uchosen, *jstate;
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
@@ -915,7 +926,8 @@ static int mb_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
     return 0;
 }
 
-/* "contacts.0 STUCK, contacts.1 SLIP_POS, stops.0 OPEN" (as much as fits). */
+/* "contacts.0 STUCK, clutch SLIP_POS, stops.0 OPEN" (as much as fits; the
+ * contacts' and stops' names as in the columns). */
 static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
 {
     const stsl_multibody *m = self;
@@ -928,8 +940,7 @@ static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < m->L && used < len; i++) {
         int stop = i >= m->nc;
-        int w = snprintf(buf + used, len - used, "%s%s.%d %s", i ? ", " : "",
-                         stop ? "stops" : "contacts", stop ? i - m->nc : i,
+        int w = snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", m->members[m->nb + i],
                          stop ? stop_mode_names[v[i]] : contact_mode_names[v[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
@@ -1082,8 +1093,11 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
                      double *y)
 {
     const int *pair = g->type >= G_GAP ? m->snode[g->index] : m->cnode[g->index];
-    m->affected[pair[0]] = 1;
-    if (pair[1] < m->nb) m->affected[pair[1]] = 1;
+    int *mark[2] = {m->affected, g->type >= G_GAP ? m->hit : m->affected};
+    for (int k = 0; k < 2; k++) {
+        mark[k][pair[0]] = 1;
+        if (pair[1] < m->nb) mark[k][pair[1]] = 1;
+    }
     switch (g->type) {
     case G_SLIP:
     case G_BAND_POS:
@@ -1167,6 +1181,15 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
     return ok;
 }
 
+/* A contact state seen in the other orientation (sign -1: the slip
+ * directions swap). */
+static int oriented(int st, int sign)
+{
+    return sign > 0 || st == STSL_CS_STUCK ? st
+           : st == STSL_CS_SLIP_POS        ? STSL_CS_SLIP_NEG
+                                           : STSL_CS_SLIP_POS;
+}
+
 /* How far ahead a decision within rounding looks (see consistent). */
 static double lookahead(stsl_multibody *m, double t)
 {
@@ -1184,11 +1207,14 @@ static double lookahead(stsl_multibody *m, double t)
  * of rounding (samples at 64 ulps of t doubling
  * up to the inputs' time scale); none clear: as it stands, a stuck contact
  * within rounding of its band inside it, no slip at zero acceleration. */
-static int consistent(void *ctx, const int *states, stsl_error *err)
+static int consistent(void *ctx, const int *units, stsl_error *err)
 {
     stsl_multibody *m = ctx;
-    for (int i = 0; i < m->n_j; i++)
-        m->next[m->jlist[i]] = (uint8_t)states[i];
+    const int *states = m->jstate;
+    for (int i = 0; i < m->n_j; i++) {
+        m->jstate[i] = oriented(units[m->junit[i]], m->jsign[i]);
+        m->next[m->jlist[i]] = (uint8_t)m->jstate[i];
+    }
     prepare_vec(m, m->next, &m->cand);
     int n = m->nb, undecided, ok = check_at(m, states, m->t_ev, m->y_ev, 0, &undecided, err);
     if (ok < 0 || !undecided) return ok;
@@ -1270,8 +1296,8 @@ static int no_combination(stsl_multibody *m, stsl_error *err)
     char what[1024];
     size_t used = 0;
     for (int i = 0; i < m->n_j && used < sizeof what; i++) {
-        int w =
-            snprintf(what + used, sizeof what - used, "%scontacts.%d", i ? ", " : "", m->jlist[i]);
+        int w = snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "",
+                         m->members[m->nb + m->jlist[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
     char state[1024];
@@ -1284,19 +1310,129 @@ static int no_combination(stsl_multibody *m, stsl_error *err)
     return stsl_error_wrap(err, "contacts %s at t = %.17g s, state %s", what, m->t_ev, state);
 }
 
-/* Decide every group of J that the event concerns (SPEC §4). */
+/* SPEC §4: the contacts that reached a switching condition at this
+ * event.  At the start and at an input step every one did; else a contact
+ * whose own guard fired, one that slid to w = 0, and every stuck contact
+ * whose force the event changed: the forces on a body change when a stop
+ * at it changed state (hit) or a velocity jump moved it (kicked), and on
+ * the bodies joined to a moved one through a velocity-dependent force
+ * (a damper, a compliant stop's damping, a slipping or smooth contact);
+ * the constraint forces then change throughout the clusters of those
+ * bodies (stuck contacts and closed rigid stops between bodies; a fixed
+ * end absorbs any force, so a cluster ends there). */
+static void spread(stsl_multibody *m, const int *pair)
+{
+    int b = pair[1] < m->nb;
+    if (!m->kicked[pair[0]] && !(b && m->kicked[pair[1]])) return;
+    m->reach_body[pair[0]] = 1;
+    if (b) m->reach_body[pair[1]] = 1;
+}
+
+static void reach(stsl_multibody *m, stsl_reason why)
+{
+    const stsl_system *s = m->s;
+    prepared *p = &m->cand;
+    for (int i = 0; i < m->nb; i++)
+        m->reach_body[i] = m->hit[i] || m->kicked[i];
+    for (int k = 0; k < s->n_couplings; k++)
+        if (s->couplings[k].damping > 0.0) spread(m, m->knode[k]);
+    for (int k = 0; k < m->ns; k++)
+        if (!is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && s->stops[k].p.damping > 0.0)
+            spread(m, m->snode[k]);
+    p->n_edges = 0;
+    for (int c = 0; c < m->nc; c++) {
+        if (m->next[c] != STSL_CM_STUCK)
+            spread(m, m->cnode[c]);
+        else if (m->cnode[c][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+    }
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    for (int i = 0; i < m->nb; i++) /* the clusters of the bodies reached */
+        if (m->reach_body[i])
+            for (int j = 0; j < m->nb; j++)
+                if (m->label[j] == m->label[i]) m->reach_body[j] = 2;
+    int all = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
+    for (int c = 0; c < m->nc; c++) {
+        const int *pr2 = m->cnode[c];
+        m->reached[c] = all || m->jflag[c] == J_FIRED || m->cur[c] != STSL_CM_STUCK ||
+                        m->reach_body[pr2[0]] || (pr2[1] < m->nb && m->reach_body[pr2[1]]);
+    }
+}
+
+/* Unit u's position in the tie rule: by its representative's name. */
+static int unit_before(const stsl_multibody *m, int u, int v)
+{
+    return strcmp(m->tie[m->urep[u]], m->tie[m->urep[v]]) < 0;
+}
+
+/* The units of the J contacts in m->jlist: parallel contacts (the same
+ * two ends) are one unit, decided as one (SPEC §4), represented by the
+ * one whose name sorts first; units numbered in the order of their names,
+ * so that nothing depends on the order of the file.  Returns their
+ * number and fills junit, jsign, urep, ubefore, ureached. */
+static int make_units(stsl_multibody *m, stsl_reason why)
+{
+    int nu = 0;
+    for (int i = 0; i < m->n_j; i++) {
+        int c = m->jlist[i], u = -1;
+        for (int v = 0; v < nu && u < 0; v++)
+            if (same_pair(m, m->cnode[m->urep[v]], m->cnode[c])) u = v;
+        if (u < 0) {
+            u = nu++;
+            m->urep[u] = c;
+            m->ureached[u] = 0;
+        } else if (strcmp(m->tie[c], m->tie[m->urep[u]]) < 0) {
+            m->urep[u] = c;
+        }
+        m->junit[i] = u;
+        m->ureached[u] |= m->reached[c];
+    }
+    int *order = m->uchosen; /* scratch: units sorted by name (insertion sort) */
+    for (int u = 0; u < nu; u++) {
+        int k = u;
+        for (; k > 0 && unit_before(m, u, order[k - 1]); k--)
+            order[k] = order[k - 1];
+        order[k] = u;
+    }
+    int *rank = m->ubefore, *rep = m->before, *reached = m->chosen; /* scratch */
+    for (int k = 0; k < nu; k++) {
+        rank[order[k]] = k;
+        rep[k] = m->urep[order[k]];
+        reached[k] = m->ureached[order[k]];
+    }
+    for (int i = 0; i < m->n_j; i++)
+        m->junit[i] = rank[m->junit[i]];
+    for (int k = 0; k < nu; k++) {
+        m->urep[k] = rep[k];
+        m->ureached[k] = reached[k];
+        int r = rep[k];
+        m->ubefore[k] = oriented(why == STSL_REASON_INIT ? STSL_CS_STUCK : m->cur[r], m->orient[r]);
+    }
+    for (int i = 0; i < m->n_j; i++) {
+        int c = m->jlist[i], r = m->urep[m->junit[i]];
+        int aligned = canon(m, m->cnode[c][0]) == canon(m, m->cnode[r][0]);
+        m->jsign[i] = aligned ? m->orient[r] : -m->orient[r];
+    }
+    return nu;
+}
+
+/* Decide every group of J that some reached contact belongs to (SPEC §4;
+ * in the others nothing happened: their stuck contacts stay). */
 static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
 {
     for (int c = 0; c < m->nc; c++) {
         if (!m->jflag[c] || m->group[c] < 0) continue;
-        int g = m->group[c], active = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
+        int g = m->group[c], active = 0;
         m->n_j = 0;
         for (int d = c; d < m->nc; d++) {
             if (!m->jflag[d] || m->group[d] != g) continue;
-            const int *pr = m->cnode[d];
-            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CM_STUCK || m->affected[pr[0]] ||
-                      (pr[1] < m->nb && m->affected[pr[1]]);
-            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CS_STUCK : m->cur[d];
+            active |= m->reached[d];
             m->jlist[m->n_j++] = d;
             m->group[d] = -1; /* done */
         }
@@ -1305,15 +1441,17 @@ static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
                 m->next[m->jlist[i]] = STSL_CM_STUCK;
             continue;
         }
+        int nu = make_units(m, why);
         stsl_consistency_result res;
-        int rc = stsl_consistency_select(m->n_j, m->before, consistent, m, m->chosen, &res, err);
+        int rc = stsl_consistency_select(nu, m->ubefore, m->ureached, consistent, m, m->uchosen,
+                                         &res, err);
         if (rc) return no_combination(m, err);
         for (int i = 0; i < m->n_j; i++)
-            m->next[m->jlist[i]] = (uint8_t)m->chosen[i];
-        /* A lone contact has nothing ambiguous: the tie rule gives SPEC
-         * §1.2's stick test (stuck within the band, else slip), as the
-         * element decides it. */
-        if (res.ambiguous && m->n_j > 1) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->jlist[0]);
+            m->next[m->jlist[i]] = (uint8_t)oriented(m->uchosen[m->junit[i]], m->jsign[i]);
+        /* A lone contact has nothing ambiguous: the order of choice gives
+         * SPEC §1.2's stick test, as the element decides it.  The event
+         * names the unit first in the tie rule (not the first listed). */
+        if (res.ambiguous && nu > 1) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->urep[0]);
     }
     return STSL_OK;
 }
@@ -1333,8 +1471,8 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
         if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
         if (stop_pull(m, &m->cand, k) > noise) {
             m->next[m->nc + k] = STSL_SM_OPEN;
-            m->affected[m->snode[k][0]] = 1;
-            if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = 1;
+            m->affected[m->snode[k][0]] = m->hit[m->snode[k][0]] = 1;
+            if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = m->hit[m->snode[k][1]] = 1;
             n++;
         }
     }
@@ -1433,7 +1571,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     memcpy(m->next, m->cur, (size_t)m->L);
     for (int i = 0; i < m->nb; i++) {
         m->affected[i] = why == STSL_REASON_TIME;
-        m->kicked[i] = 0;
+        m->kicked[i] = m->hit[i] = 0;
     }
     memset(m->jflag, 0, (size_t)m->nc * sizeof(int));
     for (int k = 0; k < m->ns; k++) {
@@ -1460,6 +1598,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     m->y_ev = y;
     for (int round = 0; round <= m->ns; round++) {
         classify_contacts(m, why, &fm, y);
+        reach(m, why);
         group_j(m);
         int rc = select_contacts(m, why, err);
         if (rc) return rc;
@@ -1585,7 +1724,10 @@ static int init_layout(stsl_multibody *m)
         m->state_names[m->nb + i] = m->cols[o.v + i].name;
     }
     for (int c = 0; c < m->nc; c++) {
-        snprintf(member, sizeof member, "contacts.%d", c);
+        if (s->contacts[c].name[0]) /* its name:, else its key path */
+            snprintf(member, sizeof member, "%s", s->contacts[c].name);
+        else
+            snprintf(member, sizeof member, "contacts.%d", c);
         COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
         COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
@@ -1593,7 +1735,10 @@ static int init_layout(stsl_multibody *m)
         member_at += per;
     }
     for (int k = 0; k < m->ns; k++) {
-        snprintf(member, sizeof member, "stops.%d", k);
+        if (s->stops[k].name[0])
+            snprintf(member, sizeof member, "%s", s->stops[k].name);
+        else
+            snprintf(member, sizeof member, "stops.%d", k);
         COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
         COL(o.smode + k, "stop_mode", member, "", "stop mode");
         m->members[m->nb + m->nc + k] = strcpy(member_at, member);
@@ -1683,6 +1828,23 @@ static double natural_step(const stsl_multibody *m, int with_stops)
 
 /* ---- create / free ------------------------------------------------------------------ */
 
+/* Contact c's name for SPEC §4's tie rule: its own name, else the names
+ * of its two ends sorted and joined by '/' ("block/rider", "base/block"),
+ * so that neither the order of the file nor the order of `between` changes
+ * it; its orientation there is +1 when ends[0] sorts first.  A given name
+ * has no '/' (stsl_system_check), so it never equals a default one. */
+static void tie_name(const stsl_system *s, int c, char *out, int *orient)
+{
+    const stsl_contact *ct = &s->contacts[c];
+    const char *a = stsl_system_end_name(s, ct->ends[0]), *b = stsl_system_end_name(s, ct->ends[1]);
+    *orient = strcmp(a, b) <= 0 ? +1 : -1;
+    if (ct->name[0])
+        snprintf(out, 2 * STSL_BODY_NAME_MAX + 2, "%s", ct->name);
+    else
+        snprintf(out, 2 * STSL_BODY_NAME_MAX + 2, "%s/%s", *orient > 0 ? a : b,
+                 *orient > 0 ? b : a);
+}
+
 static const stsl_hmodel_ops multibody_ops = {
     mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
     NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
@@ -1756,7 +1918,11 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
         !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
         !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
-        !ALLOC(m->scale, m->n))
+        !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) || !ALLOC(m->orient, nc) ||
+        !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) || !ALLOC(m->reach_body, nb) ||
+        !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) || !ALLOC(m->urep, nc) ||
+        !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) || !ALLOC(m->uchosen, nc) ||
+        !ALLOC(m->jstate, nc))
         return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
@@ -1805,9 +1971,11 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     if (make_signals(m, err)) goto fail;
     for (int i = 0; i < m->nb; i++)
         m->mass[i] = s->bodies[i].mass;
-    for (int c = 0; c < m->nc; c++)
+    for (int c = 0; c < m->nc; c++) {
         for (int e = 0; e < 2; e++)
             m->cnode[c][e] = node_of(m, s->contacts[c].ends[e]);
+        tie_name(s, c, m->tie[c], &m->orient[c]);
+    }
     for (int k = 0; k < m->ns; k++) {
         for (int e = 0; e < 2; e++)
             m->snode[k][e] = node_of(m, s->stops[k].ends[e]);
@@ -1889,6 +2057,18 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->chosen,
                    m->changed_by_impact,
                    m->gfired,
+                   m->tie,
+                   m->orient,
+                   m->reached,
+                   m->hit,
+                   m->reach_body,
+                   m->junit,
+                   m->jsign,
+                   m->urep,
+                   m->ubefore,
+                   m->ureached,
+                   m->uchosen,
+                   m->jstate,
                    m->pend,
                    m->scale,
                    m->table,

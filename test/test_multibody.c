@@ -480,7 +480,10 @@ static void cli_exit_codes(void **state)
     assert_non_null(strstr(out, "contacts.0: law lugre is not supported in a system of bodies"));
     assert_false(tu_file_exists(res));
     /* Twelve bodies held by eleven stuck clutches and pushed: the eleven
-     * contacts switch together, more than are enumerated: exit 3. */
+     * contacts switch together; the search by levels decides them (the
+     * enumeration of 3^11 combinations failed here with exit 3): all
+     * stay stuck, the chain moves as one (the first clutch carries 11/12 N
+     * of its 1 N). */
     char yaml[4096];
     size_t used = (size_t)snprintf(yaml, sizeof yaml, "bodies: {");
     for (int i = 0; i <= 11; i++)
@@ -493,9 +496,9 @@ static void cli_exit_codes(void **state)
     snprintf(yaml + used, sizeof yaml - used,
              "inputs: {forces: {b0: {type: constant, value: 1}}}\nsimulation: {t_end: 1}\n");
     assert_int_equal(tu_write_file(path, yaml), 0);
-    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 3);
-    assert_non_null(strstr(out, "more than ten contacts switch at one instant"));
-    assert_non_null(strstr(out, "contacts.0, contacts.1"));
+    assert_int_equal(tu_cli(out, sizeof out, "run -q %s -o %s", path, res), 0);
+    assert_true(tu_file_exists(res));
+    remove(res);
     /* A valid system runs: exit 0 and a result. */
     assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}, b: {mass: 2}}\n"
                                          "couplings:\n  - {between: [a, b], stiffness: 10}\n"
