@@ -1080,6 +1080,125 @@ static void d8_bounce_bodies(void **state)
     }
 }
 
+/* ============================================================ D9: a jump through a damper */
+
+/* SPEC §4's band invariant after a velocity jump.  Bodies A, B, C of 1 kg
+ * on a line; A at 1 m/s, B and C at rest; a rigid plastic stop (e = 0) on
+ * x_A - x_B in [-0.1, 0.1]; a damper c = 4 N·s/m between B and C; C on the
+ * ground with Coulomb friction F_D = 1 N, F_S = 1.5 N.  A crosses the gap
+ * and hits B at t0 = 0.1 s: A and B move on together at 0.5 m/s (momentum),
+ * and the damper pushes C with c 0.5 = 2 N > F_S at once: C breaks away at
+ * t0, although the impulse moved only A and B.  After it (tau = t - t0,
+ * v the velocity of A and B, u C's, w = v - u):
+ *   2 v' = -c w,  u' = c w - F_D,  so  w' = -(3/2) c w + F_D = -6 w + 1,
+ *   w = 1/6 + (1/3) e^(-6 tau),  2 v + u = 1 - tau (momentum less the
+ *   friction's impulse),  v = (1 - tau + w) / 3,  u = (1 - tau - 2 w) / 3,
+ *   x_B = (tau - tau^2/2 + tau/6 + (1 - e^(-6 tau))/18) / 3,
+ *   x_C = (2 tau/3 - tau^2/2 - (1 - e^(-6 tau))/9) / 3.
+ * The stop stays closed (its reaction on A, -2 w, presses while w > 0).
+ * C stops (u = 0) at tau* with 2/3 - tau* = (2/3) e^(-6 tau*) (tau* ~
+ * 0.6546), where the damper pushes it with 4 v* = 2 (1 - tau*) < F_S:
+ * it sticks, and A, B decay as v* e^(-2 (tau - tau*)) with C held.
+ * Events: stop_contact and breakaway at t0, stick at t0 + tau*. */
+static double d9_tau_star(void)
+{
+    double t = 0.65;
+    for (int k = 0; k < 50; k++) { /* Newton on g = 2/3 - t - (2/3) e^(-6t) */
+        double e = exp(-6.0 * t), g = 2.0 / 3.0 - t - 2.0 / 3.0 * e, dg = -1.0 + 4.0 * e;
+        t -= g / dg;
+    }
+    return t;
+}
+
+static void d9_impulse_through_damper(void **state)
+{
+    (void)state;
+    mb_run m;
+    mb_run_ok("bodies: {A: {mass: 1, velocity: 1}, B: {mass: 1}, C: {mass: 1}}\n"
+              "couplings:\n  - {between: [B, C], damping: 4}\n"
+              "contacts:\n  - {body: C, law: coulomb, dynamic: 1, static_ratio: 1.5}\n"
+              "stops:\n  - {between: [A, B], min: -0.1, max: 0.1, model: rigid, "
+              "restitution: 0}\n"
+              "simulation: {t_end: 1.0, output_step: 0.01, rtol: 1e-10}\n",
+              &m);
+    const double t0 = 0.1, ts = d9_tau_star();
+    assert_int_equal(m.r->n_events, 3);
+    long ic = nth(&m, "stop_contact", stop_subject(&m, 0), 0),
+         ib = nth(&m, "breakaway", contact_subject(0), 0),
+         is = nth(&m, "stick", contact_subject(0), 0);
+    assert_true(ic >= 0 && ib >= 0 && is >= 0);
+    assert_wrms1(m.r->events[ic].t, t0, RT, AT);
+    assert_true(m.r->events[ib].t == m.r->events[ic].t);
+    assert_wrms1(m.r->events[is].t, t0 + ts, RT, AT);
+    long k = after_at(&m, m.r->events[ib].t); /* C slides at the dynamic level */
+    assert_int_equal(CMODE(&m, k, 0), STSL_CS_SLIP_POS);
+    assert_wrms1(V(&m, k, 1), 0.5, RT, AT);
+    assert_true(FRIC(&m, k, 0) == -1.0);
+    for (long i = k; i < m.r->n_samples && m.r->t[i] < t0 + ts; i++) {
+        double tau = m.r->t[i] - t0, e = exp(-6.0 * tau), w = 1.0 / 6.0 + e / 3.0;
+        assert_wrms1(V(&m, i, 1), (1.0 - tau + w) / 3.0, RT, AT);
+        assert_wrms1(V(&m, i, 2), (1.0 - tau - 2.0 * w) / 3.0, RT, AT);
+        assert_wrms1(X(&m, i, 1), (tau - tau * tau / 2 + tau / 6 + (1 - e) / 18) / 3, RT, AT);
+        assert_wrms1(X(&m, i, 2), (2 * tau / 3 - tau * tau / 2 - (1 - e) / 9) / 3, RT, AT);
+        assert_wrms1(X(&m, i, 0) - X(&m, i, 1), 0.1, RT, AT);
+    }
+    long n = last(&m);
+    double es = exp(-6.0 * ts), vs = (1.0 - ts) / 2.0, tau = m.r->t[n] - t0;
+    double xb = (ts - ts * ts / 2 + ts / 6 + (1 - es) / 18) / 3,
+           xc = (2 * ts / 3 - ts * ts / 2 - (1 - es) / 9) / 3;
+    assert_int_equal(CMODE(&m, n, 0), STSL_CS_STUCK);
+    assert_wrms1(V(&m, n, 1), vs * exp(-2.0 * (tau - ts)), RT, AT);
+    assert_wrms1(X(&m, n, 1), xb + vs / 2.0 * (1.0 - exp(-2.0 * (tau - ts))), RT, AT);
+    assert_wrms1(X(&m, n, 2), xc, RT, AT);
+    assert_wrms1(FRIC(&m, n, 0), -4.0 * vs * exp(-2.0 * (tau - ts)), RT, AT);
+    mb_free(&m);
+}
+
+/* ============================================================ D10: parallel contacts */
+
+/* Two stuck contacts between the same ends (a clutch with two friction
+ * faces) share their force in proportion to their static levels (SPEC §4
+ * "Redundant stuck contacts"), so both reach their levels together.
+ * Bodies a and b of 1 kg, free; the faces between them with static levels
+ * 1 N and 3 N (Coulomb, static = dynamic), the second given with its ends
+ * swapped (between: [b, a]); a ramp force F = t on a.  Stuck, the pair
+ * accelerates at t/2 and the faces pass F/2 to b: face 0 holds -F/8 on a,
+ * face 1 +3F/8 on b (its first end); both reach their levels when F/2 = 4
+ * N, at t = 8 s, and break away together (one unit: a breakaway each at
+ * the same instant), in the direction a leads (w'' = 1 > 0: F_S = F_D,
+ * the first non-zero derivative decides).  Then a' = t - 4, b' = 4:
+ * v_a(8.5) = 16 + 2.125, v_b(8.5) = 16 + 2. */
+static void d10_parallel_share(void **state)
+{
+    (void)state;
+    mb_run m;
+    mb_run_ok("bodies: {a: {mass: 1}, b: {mass: 1}}\n"
+              "contacts:\n  - {between: [a, b], law: coulomb, dynamic: 1}\n"
+              "  - {between: [b, a], law: coulomb, dynamic: 3}\n"
+              "inputs: {forces: {a: {type: ramp, slope: 1}}}\n"
+              "simulation: {t_end: 8.5, output_step: 0.25, rtol: 1e-10}\n",
+              &m);
+    assert_int_equal(m.r->n_events, 2);
+    long b0 = nth(&m, "breakaway", contact_subject(0), 0),
+         b1 = nth(&m, "breakaway", contact_subject(1), 0);
+    assert_true(b0 >= 0 && b1 >= 0);
+    assert_wrms1(m.r->events[b0].t, 8.0, RT, AT);
+    assert_true(m.r->events[b1].t == m.r->events[b0].t);
+    long checked = 0;
+    for (long i = 0; i < m.r->n_samples && m.r->t[i] < 8.0; i++, checked++) {
+        double t = m.r->t[i];
+        assert_wrms1(FRIC(&m, i, 0), -t / 8.0, RT, AT);
+        assert_wrms1(FRIC(&m, i, 1), 3.0 * t / 8.0, RT, AT);
+    }
+    assert_true(checked >= 30);
+    long n = last(&m);
+    assert_int_equal(CMODE(&m, n, 0), STSL_CS_SLIP_POS);
+    assert_int_equal(CMODE(&m, n, 1), STSL_CS_SLIP_NEG);
+    assert_wrms1(V(&m, n, 0), 18.125, RT, AT);
+    assert_wrms1(V(&m, n, 1), 18.0, RT, AT);
+    mb_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1089,7 +1208,8 @@ int main(void)
         cmocka_unit_test(d6_stick_and_reverse), cmocka_unit_test(d6_ambiguous_tie_rule),
         cmocka_unit_test(d6_eleven_at_once),    cmocka_unit_test(d7_backlash_ground),
         cmocka_unit_test(d7_backlash_bodies),   cmocka_unit_test(d8_static_penetration),
-        cmocka_unit_test(d8_bounce_bodies),
+        cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
+        cmocka_unit_test(d10_parallel_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
