@@ -1199,6 +1199,54 @@ static void d10_parallel_share(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D11: fifty stacked boxes */
+
+/* Decisions that scale (SPEC §4: polynomial in the contacts that reach a
+ * switching condition).  Fifty boxes of 1 kg stacked: b0 on the ground
+ * (Coulomb, F_D = 60 N, F_S = 72 N), each b_i on b_(i-1) (F_D = 16 N, F_S
+ * = 20 N), all at rest; a push P = 10 t N on b0.  All stuck until P =
+ * F_S0: b0's contact breaks away at t = 7.2 s, the other 49 reached
+ * nothing and keep sticking (the stack rides on b0: a = (P - 60)/50, the
+ * first rider's contact carries 49 a = 11.76 N < 20 N).  It reaches its
+ * level when 49 (P - 60)/50 = 20, at t = 6 + 100/49 s, and breaks away:
+ * the 48 boxes above then ride on b1, which its contact drags at F_D1 =
+ * 16 N (contact 2 carries 48/49 16 N < 20 N): no other event before
+ * t_end = 8.5 s.  The enumeration failed here at t = 0 (50 contacts at
+ * w = 0 at once, 3^50); every stuck force within its band in every sample
+ * (mb_run_ok). */
+static void d11_fifty_boxes(void **state)
+{
+    (void)state;
+    char yaml[8192];
+    size_t o = (size_t)snprintf(yaml, sizeof yaml, "bodies:\n");
+    for (int i = 0; i < 50; i++)
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  b%d: {mass: 1}\n", i);
+    o += (size_t)snprintf(yaml + o, sizeof yaml - o,
+                          "contacts:\n  - {body: b0, law: coulomb, dynamic: 60, "
+                          "static_ratio: 1.2}\n");
+    for (int i = 1; i < 50; i++)
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o,
+                              "  - {between: [b%d, b%d], law: coulomb, dynamic: 16, "
+                              "static_ratio: 1.25}\n",
+                              i, i - 1);
+    snprintf(yaml + o, sizeof yaml - o,
+             "inputs: {forces: {b0: {type: ramp, slope: 10}}}\n"
+             "simulation: {t_end: 8.5, output_step: 0.05, rtol: 1e-10}\n");
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    assert_int_equal(m.r->n_events, 2);
+    long b0 = nth(&m, "breakaway", contact_subject(0), 0),
+         b1 = nth(&m, "breakaway", contact_subject(1), 0);
+    assert_true(b0 == 0 && b1 == 1);
+    assert_wrms1(m.r->events[b0].t, 7.2, RT, AT);
+    assert_wrms1(m.r->events[b1].t, 6.0 + 100.0 / 49.0, RT, AT);
+    long n = last(&m);
+    for (int c = 2; c < 50; c++)
+        assert_int_equal(CMODE(&m, n, c), STSL_CS_STUCK);
+    assert_true(V(&m, n, 49) == V(&m, n, 2));
+    mb_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1209,7 +1257,7 @@ int main(void)
         cmocka_unit_test(d6_eleven_at_once),    cmocka_unit_test(d7_backlash_ground),
         cmocka_unit_test(d7_backlash_bodies),   cmocka_unit_test(d8_static_penetration),
         cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
-        cmocka_unit_test(d10_parallel_share),
+        cmocka_unit_test(d10_parallel_share),   cmocka_unit_test(d11_fifty_boxes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
