@@ -1316,6 +1316,21 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
     }
 }
 
+/* Labels (m->label) of the components the edges in m->cand and the closed
+ * rigid stops of m->next between bodies form over the bodies (a fixed end
+ * carries any force: nothing is joined through it). */
+static void label_between_bodies(stsl_multibody *m)
+{
+    prepared *p = &m->cand;
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+}
+
 /* Groups of J that interact: contacts joined through bodies by J contacts
  * and closed rigid stops between bodies (a fixed end carries any force, so
  * contacts meeting only there are independent).  m->group[c] = label. */
@@ -1326,13 +1341,7 @@ static void group_j(stsl_multibody *m)
     for (int c = 0; c < m->nc; c++)
         if (m->jflag[c] && m->cnode[c][1] < m->nb)
             memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
-    for (int k = 0; k < m->ns; k++)
-        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
-            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
-    double zero[N_FIXED] = {0, 0, 0};
-    stsl_cstr_problem pr = {
-        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
-    stsl_cstr_components(m->ws, &pr, m->label);
+    label_between_bodies(m);
     for (int c = 0; c < m->nc; c++)
         m->group[c] = m->jflag[c] ? m->label[m->cnode[c][0]] : -1;
 }
@@ -1394,13 +1403,7 @@ static void reach(stsl_multibody *m, stsl_reason why)
         else if (m->cnode[c][1] < m->nb)
             memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
     }
-    for (int k = 0; k < m->ns; k++)
-        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
-            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
-    double zero[N_FIXED] = {0, 0, 0};
-    stsl_cstr_problem pr = {
-        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
-    stsl_cstr_components(m->ws, &pr, m->label);
+    label_between_bodies(m);
     for (int i = 0; i < m->nb; i++) /* the clusters of the bodies reached */
         if (m->reach_body[i])
             for (int j = 0; j < m->nb; j++)
