@@ -13,7 +13,8 @@
  * (a constant few: the slip starts smooth).  Then the exponent p of cost ~
  * k^p fitted over k = 2 .. 50 (least squares on log-log).  Each test of a
  * combination solves the constraints of the whole stack (a dense QR of a
- * k-body cluster, O(k^3)); the search takes four tests here whatever k.
+ * k-body cluster, O(k^3)); the search chooses with three tests whatever k
+ * and then tests the 2k - 1 neighbours of the chosen one for `ambiguous`.
  * A benchmark, never a test.
  *
  * usage: bench_decide [RUNS] */

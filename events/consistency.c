@@ -85,12 +85,10 @@ static int check_args(int n, const int *before, stsl_error *err)
 }
 
 /* The chosen level's other combinations were tested with it; a neighbour
- * that changes one reached contact lies on another level: is it
- * consistent too? */
+ * that changes one contact lies on another level: is it consistent too? */
 static int other_qualifies(search *s, const int *chosen, int *ambiguous)
 {
     for (int k = 0; k < s->n && !*ambiguous; k++) {
-        if (!s->reached[k]) continue;
         for (int st = STSL_CS_STUCK; st <= STSL_CS_SLIP_NEG && !*ambiguous; st++) {
             int pref = preferred(s, k);
             if (st == chosen[k] || (st != pref) == (chosen[k] != pref)) continue; /* same level */
@@ -101,6 +99,29 @@ static int other_qualifies(search *s, const int *chosen, int *ambiguous)
             if (rc) return rc;
             *ambiguous = s->found > 1;
         }
+    }
+    return STSL_OK;
+}
+
+/* A small group (3^n <= 81 combinations) is searched whole for another
+ * qualifying combination, as SPEC §4 defines `ambiguous`: each is one
+ * test, and most instants decide one to four contacts. */
+static int any_other(search *s, const int *chosen, int *ambiguous)
+{
+    int total = 1;
+    for (int k = 0; k < s->n; k++)
+        total *= 3;
+    for (int code = 0; code < total && !*ambiguous; code++) {
+        int same = 1;
+        for (int k = s->n - 1, c = code; k >= 0; k--, c /= 3) {
+            s->buf[k] = c % 3;
+            same &= s->buf[k] == chosen[k];
+        }
+        if (same) continue;
+        s->found = 1; /* counts, keeps chosen[] as it is */
+        int rc = try_one(s);
+        if (rc) return rc;
+        *ambiguous = s->found > 1;
     }
     return STSL_OK;
 }
@@ -130,7 +151,9 @@ int stsl_consistency_select(int n, const int *before, const int *reached,
             rc = level(&s, 0, d1, d2, n_u, n_r);
             if (rc || !s.found) continue;
             int ambiguous = s.found > 1;
-            rc = other_qualifies(&s, chosen, &ambiguous);
+            rc = ambiguous                     ? STSL_OK
+                 : n <= STSL_CONSISTENCY_SMALL ? any_other(&s, chosen, &ambiguous)
+                                               : other_qualifies(&s, chosen, &ambiguous);
             if (!rc) *res = (stsl_consistency_result){s.n_tested, ambiguous};
             done = 1;
         }

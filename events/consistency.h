@@ -17,6 +17,8 @@ enum { STSL_CS_STUCK = 0, STSL_CS_SLIP_POS = 1, STSL_CS_SLIP_NEG = 2 };
  * search stops at the first level that qualifies, so only an instant
  * where many contacts must all change at once comes near it. */
 #define STSL_CONSISTENCY_MAX_TESTS 200000
+/* Groups up to this size are searched whole for `ambiguous` (3^4 = 81). */
+#define STSL_CONSISTENCY_SMALL 4
 /* Is the combination states[0..n-1] consistent?  1 yes, 0 no, < 0 error
  * (err filled).  The caller (the engine) solves the constraints of that
  * combination and checks SPEC §4's conditions. */
@@ -41,9 +43,12 @@ typedef struct stsl_consistency_result {
  * state (unreached: as before; reached: STUCK) holds C(n, d) 2^d
  * combinations, so the cost is polynomial in n of the degree d that the
  * instant needs, and the contacts that reached nothing are not enumerated
- * at all while keeping them qualifies.  Then the chosen combination's
- * neighbours that differ in one reached contact are tested too: ambiguous
- * when one of them or another combination of the chosen level qualifies.
+ * at all while keeping them qualifies.  Then `ambiguous`: whether
+ * another combination qualifies too.  Up to STSL_CONSISTENCY_SMALL
+ * contacts every other combination is tested (at most 80, until one
+ * qualifies); beyond, another of the chosen level and the neighbours that
+ * differ from the chosen one in one contact (2n tests): a combination that
+ * differs in two or more and lies on another level is not looked for.
  * 0 found (chosen[], res written); STSL_EMODEL with err "no consistent
  * combination of N contacts" when none qualifies, or "deciding N contacts
  * needs more than MAX tests" at the limit (the engine adds contacts, time,

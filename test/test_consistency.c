@@ -3,7 +3,7 @@
  * the contacts that reached nothing, then most stuck among those that
  * did, then the lexicographic order STUCK < SLIP_POS < SLIP_NEG), the
  * search by levels (its cost: a stack of fifty contacts of which one
- * breaks away takes four tests), the ambiguous flag, the errors and their
+ * breaks away takes 2n + 2 tests), the ambiguous flag, the errors and their
  * messages (none consistent, a test's own error, bad arguments), n = 0,
  * and one physical case: two bodies on ground and a contact between them,
  * tested with the cluster solver, against the closed form of its
@@ -83,7 +83,7 @@ static void test_unreached_keep(void **state)
     (void)state;
     const int before[] = {S, S}, reached[] = {1, 0};
     const long codes[] = {CODE2(S, P), CODE2(P, S)};
-    assert_int_equal(select_fake(2, before, reached, codes, 2, 0, NULL), CODE2(P, S));
+    assert_int_equal(select_fake(2, before, reached, codes, 2, 1, NULL), CODE2(P, S));
 }
 
 /* 2: most stuck among the reached, however many change (SPEC §1.2 for
@@ -95,7 +95,12 @@ static void test_reached_stick(void **state)
     (void)state;
     const int before[] = {N, N}, reached[] = {1, 1};
     const long codes[] = {CODE2(P, N), CODE2(S, S)};
-    assert_int_equal(select_fake(2, before, reached, codes, 2, 0, NULL), CODE2(S, S));
+    assert_int_equal(select_fake(2, before, reached, codes, 2, 1, NULL), CODE2(S, S));
+    /* Alone, (S, S) is not ambiguous (small groups are searched whole). */
+    const long alone[] = {CODE2(S, S)};
+    int calls;
+    assert_int_equal(select_fake(2, before, reached, alone, 1, 0, &calls), CODE2(S, S));
+    assert_int_equal(calls, 9);
     /* One contact: stick when it can, also from a slip (the reversal
      * qualifying too: ambiguous, which the engine records only for two
      * or more contacts). */
@@ -105,7 +110,7 @@ static void test_reached_stick(void **state)
 }
 
 /* 3: equal on 1 and 2, the lexicographic first (the caller orders the
- * contacts by name); another of the level qualifying is ambiguous. */
+ * contacts by name); another qualifying is ambiguous. */
 static void test_order_last(void **state)
 {
     (void)state;
@@ -114,8 +119,8 @@ static void test_order_last(void **state)
     assert_int_equal(select_fake(2, before, reached, three, 3, 1, NULL), CODE2(S, P));
     const long pos_neg[] = {CODE2(N, S), CODE2(P, S)};
     assert_int_equal(select_fake(2, before, reached, pos_neg, 2, 1, NULL), CODE2(P, S));
-    /* A neighbour on another level qualifying is ambiguous too: (S, S)
-     * chosen, (S, P) one slip more. */
+    /* One on another level qualifying is ambiguous too: (S, S) chosen,
+     * (S, P) one slip more. */
     const long neighbour[] = {CODE2(S, P), CODE2(S, S)};
     assert_int_equal(select_fake(2, before, reached, neighbour, 2, 1, NULL), CODE2(S, S));
 }
@@ -123,8 +128,8 @@ static void test_order_last(void **state)
 /* The cost: fifty contacts, all stuck, only contact 0 reached (a stack of
  * boxes whose bottom reaches its static level): (S..S) fails, (P S..S)
  * qualifies, (N S..S) is tested as the rest of its level and fails, then
- * the neighbour (S..S) of the other level is tested for ambiguity: four
- * tests, where the enumeration made 3^50. */
+ * the neighbours for `ambiguous`: (S..S) again and each of the 49 others
+ * slipping either way: 102 tests, where the enumeration made 3^50. */
 static void test_cost(void **state)
 {
     (void)state;
@@ -132,7 +137,7 @@ static void test_cost(void **state)
     reached[0] = 1;
     const long codes[] = {387420489L}; /* P in the first of the 19 digits: 3^18 */
     assert_int_equal(select_fake(50, before, reached, codes, 1, 0, &calls), codes[0]);
-    assert_int_equal(calls, 4);
+    assert_int_equal(calls, 102);
 }
 
 /* None consistent: STSL_EMODEL and the message after every combination. */

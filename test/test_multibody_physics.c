@@ -1199,6 +1199,81 @@ static void d10_parallel_share(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D12: the tethered rider */
+
+/* The order of choice, not the order of the file.  A block (1 kg) on the
+ * ground (F_D = 6 N, F_S = 8 N), pushed by a ramp F = t N; a rider (0.5 kg)
+ * on it (F_D = 1 N, F_S = 1.5 N), tied to the ground by a spring (100 N/m,
+ * free length 12.63 mm: at x = 0 it pulls the rider forward with 1.263 N,
+ * which the rider's contact holds, passing it to the block).  The block's
+ * contact reaches F_S when t + 1.263 = 8, at t0 = 6.737 s.  Two
+ * combinations qualify there: the block slips with the rider riding on it
+ * (the pair accelerates at (8 - 6)/1.5, the rider's contact holds 0.5 a -
+ * 1.263 = -0.597 N), or the block stays stuck and the rider slips (its
+ * friction on the block falls to F_D = 1 N: the block's load 7.737 N < 8 N;
+ * the rider accelerates at (1.263 - 1)/0.5 forward).  Both change one
+ * contact and keep one stuck, so the old rule (fewest changes, then most
+ * stuck) fell to the order of the file; the rider's contact reached
+ * nothing (its force is continuous), so it keeps its state: the block
+ * breaks away, the rider rides.  After t0, with tau = t - t0 and w^2 =
+ * 100/1.5, the pair obeys 1.5 x'' + 100 x = 2 + tau, x(0) = x'(0) = 0:
+ *   x = (2 + tau)/100 - 0.02 cos(w tau) - sin(w tau)/(100 w),
+ * and within the 0.2 s checked the rider's contact holds at most 0.9 N and
+ * the pair keeps moving forward.  The instant is recorded as `ambiguous`
+ * too.  The same in every order of the file:
+ * rider first, block first, and the rider's contact written as [block,
+ * rider]. */
+static void d12_rider_case(const char *contacts, double *x_end)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "bodies: {block: {mass: 1}, rider: {mass: 0.5}}\n"
+             "couplings:\n  - {between: [rider, ground], stiffness: 100, free_length: 0.01263}\n"
+             "contacts:\n%s"
+             "inputs: {forces: {block: {type: ramp, slope: 1}}}\n"
+             "simulation: {t_end: 6.937, output_step: 0.01, rtol: 1e-10}\n",
+             contacts);
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    /* `ambiguous` at the start (the rider could slip forward too) and at
+     * the breakaway (two qualified), with the breakaway */
+    assert_int_equal(m.r->n_events, 3);
+    long ib = nth(&m, "breakaway", -1, 0), ia = nth(&m, "ambiguous", -1, 1);
+    assert_true(m.r->events[nth(&m, "ambiguous", -1, 0)].t == 0.0);
+    assert_true(ib >= 0 && ia >= 0);
+    const stsl_layout *l = &m.r->layout;
+    assert_string_equal(l->subject_names[m.r->events[ib].subject - 1], "ground_contact");
+    const double t0 = 8.0 - 1.263, w = sqrt(100.0 / 1.5);
+    assert_wrms1(m.r->events[ib].t, t0, RT, AT);
+    assert_true(m.r->events[ia].t == m.r->events[ib].t);
+    for (long i = after_at(&m, m.r->events[ib].t); i < m.r->n_samples; i++) {
+        double tau = m.r->t[i] - t0;
+        double x = (2.0 + tau) / 100.0 - 0.02 * cos(w * tau) - sin(w * tau) / (100.0 * w);
+        assert_wrms1(X(&m, i, 0), x, RT, AT);
+        assert_true(X(&m, i, 1) == X(&m, i, 0));
+    }
+    *x_end = X(&m, last(&m), 0);
+    mb_free(&m);
+}
+
+static void d12_tethered_rider(void **state)
+{
+    (void)state;
+    const char *ground = "  - {name: ground_contact, body: block, law: coulomb, dynamic: 6, "
+                         "static: 8}\n";
+    const char *rider = "  - {between: [rider, block], law: coulomb, dynamic: 1, static: 1.5}\n";
+    const char *swapped = "  - {between: [block, rider], law: coulomb, dynamic: 1, static: 1.5}\n";
+    char a[512], b[512], c[512];
+    snprintf(a, sizeof a, "%s%s", ground, rider);
+    snprintf(b, sizeof b, "%s%s", rider, ground);
+    snprintf(c, sizeof c, "%s%s", swapped, ground);
+    double xa, xb, xc;
+    d12_rider_case(a, &xa);
+    d12_rider_case(b, &xb);
+    d12_rider_case(c, &xc);
+    assert_true(fabs(xa - xb) <= 1e-12 && fabs(xa - xc) <= 1e-12);
+}
+
 /* ============================================================ D11: fifty stacked boxes */
 
 /* Decisions that scale (SPEC §4: polynomial in the contacts that reach a
@@ -1258,6 +1333,7 @@ int main(void)
         cmocka_unit_test(d7_backlash_bodies),   cmocka_unit_test(d8_static_penetration),
         cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
         cmocka_unit_test(d10_parallel_share),   cmocka_unit_test(d11_fifty_boxes),
+        cmocka_unit_test(d12_tethered_rider),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
