@@ -857,6 +857,23 @@ static void d6_ambiguous_tie_rule(void **state)
     mb_free(&m);
 }
 
+/* A stack of n boxes of 1 kg (`body`: their initial state) as YAML: b0 on
+ * the ground with the levels `bottom`, each b_i on b_(i-1) with `rider`
+ * (Coulomb), then `rest` (inputs, simulation). */
+static void stack_yaml(char *yaml, size_t cap, int n, const char *body, const char *bottom,
+                       const char *rider, const char *rest)
+{
+    size_t o = (size_t)snprintf(yaml, cap, "bodies:\n");
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, "  b%d: {mass: 1, %s}\n", i, body);
+    o += (size_t)snprintf(yaml + o, cap - o, "contacts:\n  - {body: b0, law: coulomb, %s}\n",
+                          bottom);
+    for (int i = 1; i < n; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, "  - {between: [b%d, b%d], law: coulomb, %s}\n", i,
+                              i - 1, rider);
+    snprintf(yaml + o, cap - o, "%s", rest);
+}
+
 /* Eleven contacts switching at one instant.  (With friction levels that
  * do not depend on the load, as in a system, the combination of SPEC §4
  * always exists: the accelerations solve a strongly monotone inclusion
@@ -877,15 +894,8 @@ static void d6_eleven_at_once(void **state)
 {
     (void)state;
     char yaml[4096];
-    size_t o = (size_t)snprintf(yaml, sizeof yaml, "bodies:\n");
-    for (int i = 0; i < 11; i++)
-        o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  b%d: {mass: 1, velocity: 1}\n", i);
-    o += (size_t)snprintf(yaml + o, sizeof yaml - o,
-                          "contacts:\n  - {body: b0, law: coulomb, dynamic: 22}\n");
-    for (int i = 1; i < 11; i++)
-        o += (size_t)snprintf(yaml + o, sizeof yaml - o,
-                              "  - {between: [b%d, b%d], law: coulomb, dynamic: 50}\n", i, i - 1);
-    snprintf(yaml + o, sizeof yaml - o, "simulation: {t_end: 1.0, rtol: 1e-10}\n");
+    stack_yaml(yaml, sizeof yaml, 11, "velocity: 1", "dynamic: 22", "dynamic: 50",
+               "simulation: {t_end: 1.0, rtol: 1e-10}\n");
     mb_run m;
     mb_run_ok(yaml, &m);
     assert_int_equal(m.r->n_events, 1);
@@ -1293,20 +1303,10 @@ static void d11_fifty_boxes(void **state)
 {
     (void)state;
     char yaml[8192];
-    size_t o = (size_t)snprintf(yaml, sizeof yaml, "bodies:\n");
-    for (int i = 0; i < 50; i++)
-        o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  b%d: {mass: 1}\n", i);
-    o += (size_t)snprintf(yaml + o, sizeof yaml - o,
-                          "contacts:\n  - {body: b0, law: coulomb, dynamic: 60, "
-                          "static_ratio: 1.2}\n");
-    for (int i = 1; i < 50; i++)
-        o += (size_t)snprintf(yaml + o, sizeof yaml - o,
-                              "  - {between: [b%d, b%d], law: coulomb, dynamic: 16, "
-                              "static_ratio: 1.25}\n",
-                              i, i - 1);
-    snprintf(yaml + o, sizeof yaml - o,
-             "inputs: {forces: {b0: {type: ramp, slope: 10}}}\n"
-             "simulation: {t_end: 8.5, output_step: 0.05, rtol: 1e-10}\n");
+    stack_yaml(yaml, sizeof yaml, 50, "velocity: 0", "dynamic: 60, static_ratio: 1.2",
+               "dynamic: 16, static_ratio: 1.25",
+               "inputs: {forces: {b0: {type: ramp, slope: 10}}}\n"
+               "simulation: {t_end: 8.5, output_step: 0.05, rtol: 1e-10}\n");
     mb_run m;
     mb_run_ok(yaml, &m);
     assert_int_equal(m.r->n_events, 2);
