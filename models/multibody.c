@@ -1673,6 +1673,21 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
         push_event(m, STSL_EV_INPUT_STEP, 0);
 }
 
+/* A rigid stop touched at zero speed and let go at once: its ends are
+ * moved apart by one position tolerance, so that its gap guard starts on
+ * the open side.  At the limit exactly it would start at zero, where the
+ * positions' rounding alone makes it cross at once again, and again: the
+ * ends part with zero relative velocity and acceleration (static =
+ * dynamic level), their gap growing as t^3, slower than that rounding. */
+static void open_touch(stsl_multibody *m, int k, const fixed_motion *fm, double *y)
+{
+    const stsl_stop_params *sp = &m->s->stops[k].p;
+    double xr = rel_x(m, fm, y, m->snode[k]);
+    int side = fabs(xr - sp->x_max) <= fabs(xr - sp->x_min) ? +1 : -1;
+    rigid_clusters(m, -1);
+    pair_jump(m, m->snode[k], -side * m->atol_x, 0.0, y);
+}
+
 /* Everything the event at (t, y) decides, into m->next and y. */
 static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const int *fired,
                   double t, double *y, stsl_error *err)
@@ -1740,7 +1755,10 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
         int k = m->pend[e].subject - 1 - m->nc;
         if (k >= 0 && m->pend[e].kind == STSL_EV_STOP_CONTACT &&
             m->next[m->nc + k] == STSL_SM_OPEN) {
-            if (m->impact_w[k] <= 1.0) continue;
+            if (m->impact_w[k] <= 1.0) {
+                open_touch(m, k, &fm, y);
+                continue;
+            }
             m->pend[e].kind = STSL_EV_IMPACT;
         }
         m->pend[kept++] = m->pend[e];
