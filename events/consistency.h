@@ -1,41 +1,62 @@
-/* consistency.h - consistent mode selection at a switching instant (issue
- * 14, stage 5; SPEC §4, "Consistency at a switch").
+/* consistency.h - consistent mode selection at a switching instant (SPEC
+ * §4, "Consistency at a switch" and its order of choice).
  *
  * At an instant where contacts reach zero slip velocity or their static
- * limit, the new states of all contacts at w_c = 0 (the set J) are chosen
- * together: every combination of STUCK, SLIP_POS, SLIP_NEG is enumerated,
- * the caller's test says which are consistent, and SPEC §4's tie rule picks
- * one.  Pure: knows nothing of bodies or solvers, only the test callback. */
+ * limit, the new states of the contacts at w_c = 0 are chosen together
+ * from STUCK, SLIP_POS, SLIP_NEG; the caller's test says whether a
+ * combination is consistent, this module searches the combinations in
+ * SPEC §4's order of choice and keeps the first that qualifies.  Pure:
+ * knows nothing of bodies or solvers, only the test callback. */
 #ifndef STSL_CONSISTENCY_H
 #define STSL_CONSISTENCY_H
 
 #include "events/contact.h"
 #include "solver/status.h"
 
-#define STSL_CONSISTENCY_MAX 10 /* contacts enumerated at one instant: 3^10 = 59049 */
-/* Is the combination states[0..n-1] (one per contact of the set J) consistent?
- * 1 yes, 0 no, < 0 error (err filled). The caller (the engine) solves the
- * constraints of that combination and checks SPEC §4's conditions. */
+/* Tests one decision may make before it gives up (a solver failure): the
+ * search stops at the first level that qualifies, so only an instant
+ * where many contacts must all change at once comes near it. */
+#define STSL_CONSISTENCY_MAX_TESTS 200000
+/* Groups up to this size are searched whole for `ambiguous` (3^4 = 81). */
+#define STSL_CONSISTENCY_SMALL 4
+/* Is the combination states[0..n-1] consistent?  1 yes, 0 no, < 0 error
+ * (err filled).  The caller (the engine) solves the constraints of that
+ * combination and checks SPEC §4's conditions. */
 typedef int (*stsl_consistency_test)(void *ctx, const int *states, stsl_error *err);
 typedef struct stsl_consistency_result {
-    int n_consistent; /* how many combinations qualified */
-    int ambiguous;    /* n_consistent > 1: record an `ambiguous` event */
+    int n_tested;  /* combinations tested (the decision's cost) */
+    int ambiguous; /* another combination qualified too: record an `ambiguous` event */
 } stsl_consistency_result;
-/* Enumerate the 3^n combinations of n <= STSL_CONSISTENCY_MAX contacts (before[]:
- * their states just before the instant), choose by SPEC §4's tie rule (fewest
- * changed from before, then most stuck, then the first in lexicographic order of
- * states with STUCK < SLIP_POS < SLIP_NEG) into chosen[]. 0 found; STSL_EMODEL with
- * err "no consistent combination of N contacts" when none qualifies (the engine
- * adds contacts, time, state: a solver failure, exit 3); n > MAX: STSL_EMODEL
- * "more than ten contacts switch at one instant". */
-/* Details: the combinations are tested in lexicographic order (states[0]
- * most significant), each exactly once; a test's error (< 0) stops the
- * enumeration and is returned as it is (err as the test filled it).  n = 0:
- * nothing to choose, the empty combination is trivially consistent
- * (n_consistent = 1, the test is not called).  STSL_EINPUT for n < 0 or a
- * before[k] that is not a contact state.  chosen[] and res are written only
- * on success. */
-int stsl_consistency_select(int n, const int *before, stsl_consistency_test test, void *ctx,
-                            int *chosen, stsl_consistency_result *res, stsl_error *err);
+/* Choose the states of n contacts, given in the order of the tie rule (the
+ * caller sorts them by name) with every state in the contact's own
+ * orientation fixed by that rule (so SLIP_POS < SLIP_NEG means the same
+ * direction whatever the order of the file).  before[k]: the state just
+ * before the instant; reached[k]: 1 when contact k reached a switching
+ * condition itself (SPEC §4).  The order of choice:
+ *   1. fewest changes from before[] among the contacts not reached;
+ *   2. then the fewest not STUCK among the reached ones (most stuck);
+ *   3. then the first in lexicographic order of the states, STUCK <
+ *      SLIP_POS < SLIP_NEG, contact 0 most significant.
+ * The search goes level by level, a level being the pair (changes of 1,
+ * slips of 2) in that order, and stops at the first level where some
+ * combination qualifies: a level with d contacts away from their preferred
+ * state (unreached: as before; reached: STUCK) holds C(n, d) 2^d
+ * combinations, so the cost is polynomial in n of the degree d that the
+ * instant needs, and the contacts that reached nothing are not enumerated
+ * at all while keeping them qualifies.  Then `ambiguous`: whether
+ * another combination qualifies too.  Up to STSL_CONSISTENCY_SMALL
+ * contacts every other combination is tested (at most 80, until one
+ * qualifies); beyond, another of the chosen level and the neighbours that
+ * differ from the chosen one in one contact (2n tests): a combination that
+ * differs in two or more and lies on another level is not looked for.
+ * 0 found (chosen[], res written); STSL_EMODEL with err "no consistent
+ * combination of N contacts" when none qualifies, or "deciding N contacts
+ * needs more than MAX tests" at the limit (the engine adds contacts, time,
+ * state: a solver failure, exit 3).  A test's error (< 0) is returned as
+ * it is.  n = 0: nothing to choose (res {0, 0}).  STSL_EINPUT for n < 0 or
+ * a before[k] that is not a contact state. */
+int stsl_consistency_select(int n, const int *before, const int *reached,
+                            stsl_consistency_test test, void *ctx, int *chosen,
+                            stsl_consistency_result *res, stsl_error *err);
 
 #endif

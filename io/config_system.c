@@ -16,6 +16,7 @@ static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "
 static void item_keys(const char *const *extra, const char *keys[32])
 {
     int n = 0;
+    keys[n++] = "name";
     keys[n++] = "body";
     keys[n++] = "between";
     for (int i = 0; extra[i] && n < 31; i++)
@@ -95,6 +96,15 @@ static int read_ends(const stsl_cr_map *m, stsl_end ends[2], int *between, int a
     if (bw) return read_between(m, ends);
     snprintf(ends[1].name, sizeof ends[1].name, "base");
     return read_name(m->c, b, path, ends[0].name);
+}
+
+/* An item's optional name: (its rules are stsl_system_check's). */
+static int read_item_name(const stsl_cr_map *m, char *dst)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "name");
+    stsl_cr_join(path, m->path, "name");
+    return id ? read_name(m->c, id, path, dst) : STSL_OK;
 }
 
 /* ------------------------------------------------------------ sections */
@@ -189,6 +199,7 @@ static int load_contacts(const stsl_cr_map *top, stsl_system *s)
         stsl_cr_map m;
         snprintf(path, sizeof path, "contacts.%d", i);
         rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        if (!rc) rc = read_item_name(&m, ct->name);
         if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
         if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
     }
@@ -208,6 +219,7 @@ static int load_stops(const stsl_cr_map *top, stsl_system *s)
         stsl_cr_map m;
         snprintf(path, sizeof path, "stops.%d", i);
         rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        if (!rc) rc = read_item_name(&m, st->name);
         if (!rc) rc = read_ends(&m, st->ends, &st->between, 1);
         if (!rc) rc = stsl_cr_stop(&m, &st->model, &st->p);
     }
@@ -305,17 +317,19 @@ int stsl_config_system_load(const stsl_cr_map *top, stsl_config *cfg)
 
 /* ------------------------------------------------------------ writing */
 
-static void put_ends(FILE *f, const stsl_end *ends, int between)
+static void put_ends(FILE *f, const char *name, const stsl_end *ends, int between)
 {
+    fputs("  - {", f);
+    if (name && name[0]) fprintf(f, "name: %s, ", name);
     if (between)
-        fprintf(f, "  - {between: [%s, %s]", ends[0].name, ends[1].name);
+        fprintf(f, "between: [%s, %s]", ends[0].name, ends[1].name);
     else
-        fprintf(f, "  - {body: %s", ends[0].name);
+        fprintf(f, "body: %s", ends[0].name);
 }
 
 static void put_stop(FILE *f, const stsl_system_stop *st)
 {
-    put_ends(f, st->ends, st->between);
+    put_ends(f, st->name, st->ends, st->between);
     fprintf(f, ", min: %.17g, max: %.17g", st->p.x_min, st->p.x_max);
     if (st->model == STSL_STOP_COMPLIANT)
         fprintf(f, ", model: compliant, stiffness: %.17g, damping: %.17g}\n", st->p.stiffness,
@@ -334,13 +348,13 @@ void stsl_config_system_put(FILE *f, const stsl_config *cfg)
     fputs(s->n_couplings ? "couplings:\n" : "couplings: []\n", f);
     for (int i = 0; i < s->n_couplings; i++) {
         const stsl_coupling *cp = &s->couplings[i];
-        put_ends(f, cp->ends, 1);
+        put_ends(f, NULL, cp->ends, 1);
         fprintf(f, ", stiffness: %.17g, damping: %.17g, free_length: %.17g}\n", cp->stiffness,
                 cp->damping, cp->free_length);
     }
     fputs(s->n_contacts ? "contacts:\n" : "contacts: []\n", f);
     for (int i = 0; i < s->n_contacts; i++) {
-        put_ends(f, s->contacts[i].ends, s->contacts[i].between);
+        put_ends(f, s->contacts[i].name, s->contacts[i].ends, s->contacts[i].between);
         stsl_cr_put_friction(f, &s->contacts[i].friction, ", ", "");
         fputs("}\n", f);
     }

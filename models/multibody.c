@@ -103,6 +103,20 @@ struct stsl_multibody {
     /* transition scratch */
     uint8_t *cur, *next, *cur_keep;
     int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
+    /* the order of choice (SPEC §4): per contact its name for the tie rule
+     * and its orientation there (+1: ends[0] is the end whose name sorts
+     * first), whether it reached a switching condition; per body whether
+     * the event changed forces on it (hit: a stop's event; reach: hit,
+     * moved by a jump, or joined to either) */
+    char (*tie)[2 * STSL_BODY_NAME_MAX + 2];
+    int *orient, *reached, *hit, *reach_body;
+    double *wacc;     /* per contact: its relative acceleration before the event */
+    int *mstat;       /* consistent's margins: 2 per contact */
+    double *impact_w; /* per stop: its last impact's speed in velocity tolerances (<= 1: zero) */
+    /* the decision's units (parallel contacts are one), in tie-rule order:
+     * per J contact its unit and sign in it; per unit its representative,
+     * state before, reached flag, chosen state; per J contact its state */
+    int *junit, *jsign, *urep, *ubefore, *ureached, *uchosen, *jstate;
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
@@ -901,7 +915,8 @@ static int mb_describe(void *self, stsl_mode_code mode, stsl_mode_desc *out)
     return 0;
 }
 
-/* "contacts.0 STUCK, contacts.1 SLIP_POS, stops.0 OPEN" (as much as fits). */
+/* "contacts.0 STUCK, clutch SLIP_POS, stops.0 OPEN" (as much as fits; the
+ * contacts' and stops' names as in the columns). */
 static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
 {
     const stsl_multibody *m = self;
@@ -914,8 +929,7 @@ static void mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < m->L && used < len; i++) {
         int stop = i >= m->nc;
-        int w = snprintf(buf + used, len - used, "%s%s.%d %s", i ? ", " : "",
-                         stop ? "stops" : "contacts", stop ? i - m->nc : i,
+        int w = snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", m->members[m->nb + i],
                          stop ? stop_mode_names[v[i]] : stsl_contact_state_names()[v[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
@@ -1012,6 +1026,10 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
     const stsl_system_stop *st = &m->s->stops[k];
     double limit = side > 0 ? st->p.x_max : st->p.x_min;
     double w = rel_v(m, fm, y, m->snode[k]);
+    /* its speed in units of what the integration resolves in the ends'
+     * velocities (rtol of each, or the velocity tolerance) */
+    double va = fabs(node_v(m, fm, y, m->snode[k][0])), vb = fabs(node_v(m, fm, y, m->snode[k][1]));
+    m->impact_w[k] = fabs(w) / (m->vtol + ZERO_SPEED_TOLS * m->rtol * fmax(va, vb));
     rigid_clusters(m, k);
     pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
     int rests = 1, kind = STSL_EV_STOP_CONTACT;
@@ -1058,8 +1076,11 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
                      double *y)
 {
     const int *pair = g->type >= G_GAP ? m->snode[g->index] : m->cnode[g->index];
-    m->affected[pair[0]] = 1;
-    if (pair[1] < m->nb) m->affected[pair[1]] = 1;
+    int *mark[2] = {m->affected, g->type >= G_GAP ? m->hit : m->affected};
+    for (int k = 0; k < 2; k++) {
+        mark[k][pair[0]] = 1;
+        if (pair[1] < m->nb) mark[k][pair[1]] = 1;
+    }
     switch (g->type) {
     case G_SLIP:
     case G_BAND_POS:
@@ -1080,25 +1101,22 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
     }
 }
 
-/* The combination `states` of the contacts m->jlist at time t (the state
- * y): 1 consistent, 0 not, <0 error.  Every stuck
- * one's lambda within its static band (sign convention: lambda is the
- * force on ends[0]; a slip + needs -lambda > F_S(+1), a slip -
- * lambda > F_S(-1), so the band is -F_S(+1) <= lambda <= F_S(-1)); every
- * slipping one accelerating in its slip direction with its friction at the
- * dynamic level (at speed 0) opposing it.  *undecided = 1 when some margin
- * lies within the rounding level of the forces; `lenient`: a stuck one
- * within rounding of its band counts as inside. */
-/* The margins of check_at for the constraint forces in m->lambda: 1 all
- * consistent, 0 not (*slip_bad: a slip check failed). */
+/* The margins of the combination `states` of the contacts m->jlist for
+ * the constraint forces in m->lambda, per contact into stat[]: 1 clear and
+ * consistent, -1 clear and not, 0 within the rounding level of the forces.
+ * A stuck one's lambda within its static band (sign convention: lambda is
+ * the force on ends[0]; a slip + needs -lambda > F_S(+1), a slip -
+ * lambda > F_S(-1), so the band is -F_S(+1) <= lambda <= F_S(-1)); a
+ * slipping one accelerating in its slip direction with its friction at
+ * the dynamic level (at speed 0) opposing it.  Returns 1 when some stuck
+ * margin is clearly outside and no slip one is (a loop's split may help). */
 static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm, double noise,
-                   int lenient, int *undecided, int *slip_bad)
+                   int *stat)
 {
     double amax = 0.0;
     for (int i = 0; i < m->nb; i++)
         amax = fmax(amax, noise / m->mass[i]);
-    int ok = 1;
-    *undecided = *slip_bad = 0;
+    int stuck_bad = 0, slip_bad = 0;
     for (int i = 0; i < m->n_j; i++) {
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
@@ -1108,40 +1126,49 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));
             level = noise;
-            ok &= !(margin > (lenient ? level : 0.0));
         } else {
             int s = states[i] == STSL_CONTACT_SLIP_POS ? +1 : -1;
             double a =
                 node_a(m, fm, m->acc, m->cnode[c][0]) - node_a(m, fm, m->acc, m->cnode[c][1]);
             margin = -s * a;
             level = amax;
-            *slip_bad |= !(margin < 0.0);
-            ok &= margin < 0.0;
         }
-        *undecided |= fabs(margin) <= level;
+        stat[i] = fabs(margin) <= level ? 0 : margin > 0.0 ? -1 : 1;
+        if (stat[i] < 0) states[i] == STSL_CONTACT_STUCK ? (void)(stuck_bad = 1) : (void)(slip_bad = 1);
     }
-    return ok;
+    return stuck_bad && !slip_bad;
 }
 
-static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int lenient,
-                    int *undecided, stsl_error *err)
+/* The margins (stat[], as margins) of the combination `states` at (t, y).
+ * A loop's split (rebalance) is sought only when the plain one leaves a
+ * band: the combination is consistent when some split fits.  0, 1 when
+ * the constraints conflict (two fixed ends of different accelerations in
+ * one cluster: not consistent), < 0 error. */
+static int check_at(stsl_multibody *m, const int *states, double t, const double *y, int *stat,
+                    stsl_error *err)
 {
     fixed_motion fm;
     eval_fixed(m, t, &fm);
     double scale;
-    /* A loop's split (rebalance) is sought only when the plain one leaves
-     * a band: the combination is consistent when some split fits. */
     m->no_split = 1;
-    int rc = solve(m, &m->cand, &fm, t, y, &scale, err), slip_bad;
+    int rc = solve(m, &m->cand, &fm, t, y, &scale, err);
     m->no_split = 0;
-    if (rc) return rc > 0 ? 0 : rc;
+    if (rc) return rc;
     double noise = stsl_contact_noise(scale);
-    int ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
-    if (!ok && !slip_bad && m->cand.n_cycles) {
+    if (margins(m, states, &fm, noise, stat) && m->cand.n_cycles) {
         rebalance(m, &m->cand);
-        ok = margins(m, states, &fm, noise, lenient, undecided, &slip_bad);
+        margins(m, states, &fm, noise, stat);
     }
-    return ok;
+    return 0;
+}
+
+/* A contact state seen in the other orientation (sign -1: the slip
+ * directions swap). */
+static int oriented(int st, int sign)
+{
+    return sign > 0 || st == STSL_CONTACT_STUCK ? st
+           : st == STSL_CONTACT_SLIP_POS        ? STSL_CONTACT_SLIP_NEG
+                                           : STSL_CONTACT_SLIP_POS;
 }
 
 /* How far ahead a decision within rounding looks (see consistent). */
@@ -1150,35 +1177,83 @@ static double lookahead(stsl_multibody *m, double t)
     return stsl_contact_lookahead_horizon(t, signals_max_step(m, t), mb_next_time_event(m, t));
 }
 
-/* Is the combination `states` consistent (SPEC §4, check_at)?  A margin
- * within rounding (a force touching the static level, a slip acceleration
- * of zero) is decided as the element decides it ("Touching the static
- * level"): by the first instant after t, the state moved on with the
- * combination's own accelerations at t (bodies held to a moving base
- * follow it; a slip at w = 0 starts), at which every margin stands clear
- * of rounding (samples at 64 ulps of t doubling
- * up to the inputs' time scale); none clear: as it stands, a stuck contact
- * within rounding of its band inside it, no slip at zero acceleration. */
-static int consistent(void *ctx, const int *states, stsl_error *err)
+/* Is the combination `units` (one state per unit, m->junit maps the
+ * contacts of m->jlist to them) consistent (SPEC §4)?  A margin within
+ * rounding (a force touching the static level, a slip acceleration of
+ * zero) is decided as the element decides it ("Touching the static
+ * level"), each margin on its own: by the first instant after t at which
+ * it stands clear of rounding, the state moved on with the combination's
+ * own accelerations at t (bodies held to a moving base follow it; a slip
+ * at w = 0 starts), samples at 64 ulps of t doubling up to the inputs'
+ * time scale.  One never clear by then stays as it stands: a stuck
+ * contact within rounding of its band inside it (a force that stays at
+ * the static level, as one whose slipping neighbour's constant dynamic
+ * friction holds it there), no slip at zero acceleration. */
+static int consistent(void *ctx, const int *units, stsl_error *err)
 {
     stsl_multibody *m = ctx;
-    for (int i = 0; i < m->n_j; i++)
-        m->next[m->jlist[i]] = (uint8_t)states[i];
+    const int *states = m->jstate;
+    int *st = m->mstat, *later = m->mstat + m->nc;
+    for (int i = 0; i < m->n_j; i++) {
+        m->jstate[i] = oriented(units[m->junit[i]], m->jsign[i]);
+        m->next[m->jlist[i]] = (uint8_t)m->jstate[i];
+    }
     prepare_vec(m, m->next, &m->cand);
-    int n = m->nb, undecided, ok = check_at(m, states, m->t_ev, m->y_ev, 0, &undecided, err);
-    if (ok < 0 || !undecided) return ok;
+    int n = m->nb, rc = check_at(m, states, m->t_ev, m->y_ev, st, err), open = 0;
+    if (rc) return rc > 0 ? 0 : rc;
+    for (int i = 0; i < m->n_j; i++) {
+        if (st[i] < 0) return 0;
+        open += st[i] == 0;
+    }
+    if (!open) return 1;
     for (int i = 0; i < n; i++) /* the candidate's rates at the event */
         m->rate[i] = m->acc[i];
     double horizon = lookahead(m, m->t_ev);
-    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon; tau *= 2.0) {
+    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon && open;
+         tau *= 2.0) {
         for (int i = 0; i < n; i++) {
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
         }
-        int later = check_at(m, states, m->t_ev + tau, m->y_look, 0, &undecided, err);
-        if (later < 0 || !undecided) return later;
+        rc = check_at(m, states, m->t_ev + tau, m->y_look, later, err);
+        if (rc) return rc > 0 ? 0 : rc;
+        for (int i = 0; i < m->n_j; i++) {
+            if (st[i] != 0 || later[i] == 0) continue;
+            if (later[i] < 0) return 0;
+            st[i] = 1;
+            open--;
+        }
     }
-    return check_at(m, states, m->t_ev, m->y_ev, 1, &undecided, err);
+    for (int i = 0; i < m->n_j; i++)
+        if (st[i] == 0 && states[i] != STSL_CONTACT_STUCK) return 0;
+    return 1;
+}
+
+/* The relative accelerations of the contacts in the mode before the
+ * event, at the event (into m->wacc); 0 when the mode cannot be solved. */
+static void slip_rates(stsl_multibody *m, const fixed_motion *fm, double t, const double *y)
+{
+    prepare_vec(m, m->cur, &m->cand);
+    m->no_split = 1;
+    int bad = solve(m, &m->cand, fm, t, y, NULL, NULL) != 0;
+    m->no_split = 0;
+    for (int c = 0; c < m->nc; c++)
+        m->wacc[c] =
+            bad ? 0.0
+                : node_a(m, fm, m->acc, m->cnode[c][0]) - node_a(m, fm, m->acc, m->cnode[c][1]);
+}
+
+/* Does slipping contact c (relative velocity w) reach w = 0 within the
+ * time the integration resolves, rtol max(1, |t|)?  Two contacts that
+ * reach zero together (symmetric bodies) have their roots located that
+ * far apart by rounding alone, in an order that the order of the file
+ * decides; taken as simultaneous they are decided together, as SPEC §4
+ * asks, and the later one's velocity is set to zero early by at most
+ * |w'| rtol |t|, within the integration's error. */
+static int soon(const stsl_multibody *m, int c, double w)
+{
+    double a = m->wacc[c];
+    return w * a < 0.0 && fabs(w) <= fabs(a) * m->rtol * fmax(1.0, fabs(m->t_ev));
 }
 
 /* The set J (contacts at w = 0 to decide) and the other contacts' states. */
@@ -1207,7 +1282,7 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
         else if (m->cur[c] == STSL_CONTACT_STUCK)
             kicked && !zero ? (void)(m->next[c] = (uint8_t)stsl_contact_slip_state(w))
                             : (void)(m->jflag[c] = J_ZERO);
-        else if (zero && touched)
+        else if ((zero && touched) || (why == STSL_REASON_GUARD && !kicked && soon(m, c, w)))
             m->jflag[c] = J_ZERO;
         else
             m->next[c] = kicked && !zero ? (uint8_t)stsl_contact_slip_state(w) : m->cur[c];
@@ -1215,6 +1290,21 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
          * step's consequence, recorded as that event (as the element does). */
         m->jumped[c] = !m->jflag[c] && m->next[c] != m->cur[c];
     }
+}
+
+/* Labels (m->label) of the components the edges in m->cand and the closed
+ * rigid stops of m->next between bodies form over the bodies (a fixed end
+ * carries any force: nothing is joined through it). */
+static void label_between_bodies(stsl_multibody *m)
+{
+    prepared *p = &m->cand;
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
 }
 
 /* Groups of J that interact: contacts joined through bodies by J contacts
@@ -1227,13 +1317,7 @@ static void group_j(stsl_multibody *m)
     for (int c = 0; c < m->nc; c++)
         if (m->jflag[c] && m->cnode[c][1] < m->nb)
             memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
-    for (int k = 0; k < m->ns; k++)
-        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && m->snode[k][1] < m->nb)
-            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
-    double zero[N_FIXED] = {0, 0, 0};
-    stsl_cstr_problem pr = {
-        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
-    stsl_cstr_components(m->ws, &pr, m->label);
+    label_between_bodies(m);
     for (int c = 0; c < m->nc; c++)
         m->group[c] = m->jflag[c] ? m->label[m->cnode[c][0]] : -1;
 }
@@ -1245,8 +1329,8 @@ static int no_combination(stsl_multibody *m, stsl_error *err)
     char what[1024];
     size_t used = 0;
     for (int i = 0; i < m->n_j && used < sizeof what; i++) {
-        int w =
-            snprintf(what + used, sizeof what - used, "%scontacts.%d", i ? ", " : "", m->jlist[i]);
+        int w = snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "",
+                         m->members[m->nb + m->jlist[i]]);
         used += w > 0 ? (size_t)w : 0;
     }
     char state[1024];
@@ -1259,19 +1343,123 @@ static int no_combination(stsl_multibody *m, stsl_error *err)
     return stsl_error_wrap(err, "contacts %s at t = %.17g s, state %s", what, m->t_ev, state);
 }
 
-/* Decide every group of J that the event concerns (SPEC §4). */
+/* SPEC §4: the contacts that reached a switching condition at this
+ * event.  At the start and at an input step every one did; else a contact
+ * whose own guard fired, one that slid to w = 0, and every stuck contact
+ * whose force the event changed: the forces on a body change when a stop
+ * at it changed state (hit) or a velocity jump moved it (kicked), and on
+ * the bodies joined to a moved one through a velocity-dependent force
+ * (a damper, a compliant stop's damping, a slipping or smooth contact);
+ * the constraint forces then change throughout the clusters of those
+ * bodies (stuck contacts and closed rigid stops between bodies; a fixed
+ * end absorbs any force, so a cluster ends there). */
+static void spread(stsl_multibody *m, const int *pair)
+{
+    int b = pair[1] < m->nb;
+    if (!m->kicked[pair[0]] && !(b && m->kicked[pair[1]])) return;
+    m->reach_body[pair[0]] = 1;
+    if (b) m->reach_body[pair[1]] = 1;
+}
+
+static void reach(stsl_multibody *m, stsl_reason why)
+{
+    const stsl_system *s = m->s;
+    prepared *p = &m->cand;
+    for (int i = 0; i < m->nb; i++)
+        m->reach_body[i] = m->hit[i] || m->kicked[i];
+    for (int k = 0; k < s->n_couplings; k++)
+        if (s->couplings[k].damping > 0.0) spread(m, m->knode[k]);
+    for (int k = 0; k < m->ns; k++)
+        if (!is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN && s->stops[k].p.damping > 0.0)
+            spread(m, m->snode[k]);
+    p->n_edges = 0;
+    for (int c = 0; c < m->nc; c++) {
+        if (m->next[c] != STSL_CONTACT_STUCK)
+            spread(m, m->cnode[c]);
+        else if (m->cnode[c][1] < m->nb)
+            memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+    }
+    label_between_bodies(m);
+    for (int i = 0; i < m->nb; i++) /* the clusters of the bodies reached */
+        if (m->reach_body[i])
+            for (int j = 0; j < m->nb; j++)
+                if (m->label[j] == m->label[i]) m->reach_body[j] = 2;
+    int all = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
+    for (int c = 0; c < m->nc; c++) {
+        const int *pr2 = m->cnode[c];
+        m->reached[c] = all || m->jflag[c] == J_FIRED || m->cur[c] != STSL_CONTACT_STUCK ||
+                        m->reach_body[pr2[0]] || (pr2[1] < m->nb && m->reach_body[pr2[1]]);
+    }
+}
+
+/* Unit u's position in the tie rule: by its representative's name. */
+static int unit_before(const stsl_multibody *m, int u, int v)
+{
+    return strcmp(m->tie[m->urep[u]], m->tie[m->urep[v]]) < 0;
+}
+
+/* The units of the J contacts in m->jlist: parallel contacts (the same
+ * two ends) are one unit, decided as one (SPEC §4), represented by the
+ * one whose name sorts first; units numbered in the order of their names,
+ * so that nothing depends on the order of the file.  Returns their
+ * number and fills junit, jsign, urep, ubefore, ureached. */
+static int make_units(stsl_multibody *m, stsl_reason why)
+{
+    int nu = 0;
+    for (int i = 0; i < m->n_j; i++) {
+        int c = m->jlist[i], u = -1;
+        for (int v = 0; v < nu && u < 0; v++)
+            if (same_pair(m, m->cnode[m->urep[v]], m->cnode[c])) u = v;
+        if (u < 0) {
+            u = nu++;
+            m->urep[u] = c;
+            m->ureached[u] = 0;
+        } else if (strcmp(m->tie[c], m->tie[m->urep[u]]) < 0) {
+            m->urep[u] = c;
+        }
+        m->junit[i] = u;
+        m->ureached[u] |= m->reached[c];
+    }
+    int *order = m->uchosen; /* scratch: units sorted by name (insertion sort) */
+    for (int u = 0; u < nu; u++) {
+        int k = u;
+        for (; k > 0 && unit_before(m, u, order[k - 1]); k--)
+            order[k] = order[k - 1];
+        order[k] = u;
+    }
+    int *rank = m->ubefore, *rep = m->before, *reached = m->chosen; /* scratch */
+    for (int k = 0; k < nu; k++) {
+        rank[order[k]] = k;
+        rep[k] = m->urep[order[k]];
+        reached[k] = m->ureached[order[k]];
+    }
+    for (int i = 0; i < m->n_j; i++)
+        m->junit[i] = rank[m->junit[i]];
+    for (int k = 0; k < nu; k++) {
+        m->urep[k] = rep[k];
+        m->ureached[k] = reached[k];
+        int r = rep[k];
+        m->ubefore[k] = oriented(why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[r], m->orient[r]);
+    }
+    for (int i = 0; i < m->n_j; i++) {
+        int c = m->jlist[i], r = m->urep[m->junit[i]];
+        int aligned = canon(m, m->cnode[c][0]) == canon(m, m->cnode[r][0]);
+        m->jsign[i] = aligned ? m->orient[r] : -m->orient[r];
+    }
+    return nu;
+}
+
+/* Decide every group of J that some reached contact belongs to (SPEC §4;
+ * in the others nothing happened: their stuck contacts stay). */
 static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
 {
     for (int c = 0; c < m->nc; c++) {
         if (!m->jflag[c] || m->group[c] < 0) continue;
-        int g = m->group[c], active = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
+        int g = m->group[c], active = 0;
         m->n_j = 0;
         for (int d = c; d < m->nc; d++) {
             if (!m->jflag[d] || m->group[d] != g) continue;
-            const int *pr = m->cnode[d];
-            active |= m->jflag[d] == J_FIRED || m->cur[d] != STSL_CONTACT_STUCK ||
-                      m->affected[pr[0]] || (pr[1] < m->nb && m->affected[pr[1]]);
-            m->before[m->n_j] = why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[d];
+            active |= m->reached[d];
             m->jlist[m->n_j++] = d;
             m->group[d] = -1; /* done */
         }
@@ -1280,21 +1468,59 @@ static int select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
                 m->next[m->jlist[i]] = STSL_CONTACT_STUCK;
             continue;
         }
+        int nu = make_units(m, why);
         stsl_consistency_result res;
-        int rc = stsl_consistency_select(m->n_j, m->before, consistent, m, m->chosen, &res, err);
+        int rc = stsl_consistency_select(nu, m->ubefore, m->ureached, consistent, m, m->uchosen,
+                                         &res, err);
         if (rc) return no_combination(m, err);
-        for (int i = 0; i < m->n_j; i++)
-            m->next[m->jlist[i]] = (uint8_t)m->chosen[i];
-        /* A lone contact has nothing ambiguous: the tie rule gives SPEC
-         * §1.2's stick test (stuck within the band, else slip), as the
-         * element decides it. */
-        if (res.ambiguous && m->n_j > 1) push_event(m, STSL_EV_AMBIGUOUS, 1 + m->jlist[0]);
+        int changed = 0;
+        for (int i = 0; i < m->n_j; i++) {
+            int c = m->jlist[i];
+            m->next[c] = (uint8_t)oriented(m->uchosen[m->junit[i]], m->jsign[i]);
+            changed |= m->next[c] != m->cur[c];
+        }
+        /* A lone contact has nothing ambiguous: the order of choice gives
+         * SPEC §1.2's stick test, as the element decides it.  An instant
+         * that changes nothing (a force touching a static level, found by
+         * rounding in one order of the file and not in another) is no
+         * event.  The event names the unit first in the tie rule (not the
+         * first listed). */
+        if (res.ambiguous && nu > 1 && (changed || why == STSL_REASON_INIT))
+            push_event(m, STSL_EV_AMBIGUOUS, 1 + m->urep[0]);
     }
     return STSL_OK;
 }
 
 /* Closed rigid stops whose reaction would pull (beyond rounding) let go;
  * returns how many did. */
+/* Stop k's pull just after t when it is within rounding at t (a stop
+ * that closes at zero speed just where it is pulled off again, or let go
+ * an instant before): as consistent() judges a margin, at the first
+ * instant after t where it stands clear, the state moved on with the
+ * mode's accelerations at t (m->acc); 0 when none is clear.  Without it
+ * such a stop stays closed with its release guard starting on the wrong
+ * side of zero, and holds a pull beyond its contacts' static levels. */
+static double pull_later(stsl_multibody *m, int k, double t, const double *y, stsl_error *err)
+{
+    int n = m->nb;
+    for (int i = 0; i < n; i++)
+        m->rate[i] = m->acc[i];
+    double horizon = lookahead(m, t);
+    for (double tau = stsl_contact_lookahead_start(t); tau <= horizon; tau *= 2.0) {
+        for (int i = 0; i < n; i++) {
+            m->y_look[i] = y[i] + tau * y[n + i] + 0.5 * tau * tau * m->rate[i];
+            m->y_look[n + i] = y[n + i] + tau * m->rate[i];
+        }
+        fixed_motion fl;
+        eval_fixed(m, t + tau, &fl);
+        double scale;
+        if (solve(m, &m->cand, &fl, t + tau, m->y_look, &scale, err)) return 0.0;
+        double pull = stop_pull(m, &m->cand, k);
+        if (fabs(pull) > stsl_contact_noise(scale)) return pull;
+    }
+    return 0.0;
+}
+
 static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, const double *y,
                            stsl_error *err)
 {
@@ -1306,14 +1532,43 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
         if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
-        if (stop_pull(m, &m->cand, k) > noise) {
+        double pull = stop_pull(m, &m->cand, k);
+        int release = pull > noise;
+        if (fabs(pull) <= noise) {
+            release = pull_later(m, k, t, y, err) > 0.0;
+            if (solve(m, &m->cand, fm, t, y, &scale, err) < 0) return -1; /* back to t */
+        }
+        if (release) {
             m->next[m->nc + k] = STSL_SM_OPEN;
-            m->affected[m->snode[k][0]] = 1;
-            if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = 1;
+            m->affected[m->snode[k][0]] = m->hit[m->snode[k][0]] = 1;
+            if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = m->hit[m->snode[k][1]] = 1;
             n++;
         }
     }
     return n;
+}
+
+/* A rigid stop left open at its limit while a stuck contact parallel to it
+ * holds its ends together (the stop let go, and then the contact was
+ * decided stuck: the forces changed with the other contacts' decisions)
+ * stays closed: SPEC §4, a stop at its limit with zero reaction and zero
+ * relative velocity is closed, not a second combination.  Left open, its
+ * gap guard would sit at zero and cross by rounding alone, an impact
+ * without a velocity change some time later, or never: the order of the
+ * file decided which.  "At its limit": within 100 position tolerances. */
+static void close_held_stops(stsl_multibody *m, const fixed_motion *fm, const double *y)
+{
+    for (int k = 0; k < m->ns; k++) {
+        if (!is_rigid(m, k) || m->next[m->nc + k] != STSL_SM_OPEN) continue;
+        int held = 0;
+        for (int c = 0; c < m->nc && !held; c++)
+            held = m->next[c] == STSL_CONTACT_STUCK && same_pair(m, m->snode[k], m->cnode[c]);
+        if (!held) continue;
+        const stsl_stop_params *sp = &m->s->stops[k].p;
+        double xr = rel_x(m, fm, y, m->snode[k]), tol = ZERO_SPEED_TOLS * m->atol_x;
+        if (fabs(xr - sp->x_max) <= tol) m->next[m->nc + k] = STSL_SM_HIGH;
+        if (fabs(xr - sp->x_min) <= tol) m->next[m->nc + k] = STSL_SM_LOW;
+    }
 }
 
 /* Bodies held together in the new mode move as one: the velocity of the
@@ -1386,6 +1641,21 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
         push_event(m, STSL_EV_INPUT_STEP, 0);
 }
 
+/* A rigid stop touched at zero speed and let go at once: its ends are
+ * moved apart by one position tolerance, so that its gap guard starts on
+ * the open side.  At the limit exactly it would start at zero, where the
+ * positions' rounding alone makes it cross at once again, and again: the
+ * ends part with zero relative velocity and acceleration (static =
+ * dynamic level), their gap growing as t^3, slower than that rounding. */
+static void open_touch(stsl_multibody *m, int k, const fixed_motion *fm, double *y)
+{
+    const stsl_stop_params *sp = &m->s->stops[k].p;
+    double xr = rel_x(m, fm, y, m->snode[k]);
+    int side = fabs(xr - sp->x_max) <= fabs(xr - sp->x_min) ? +1 : -1;
+    rigid_clusters(m, -1);
+    pair_jump(m, m->snode[k], -side * m->atol_x, 0.0, y);
+}
+
 /* Everything the event at (t, y) decides, into m->next and y. */
 static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const int *fired,
                   double t, double *y, stsl_error *err)
@@ -1400,7 +1670,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     memcpy(m->next, m->cur, (size_t)m->L);
     for (int i = 0; i < m->nb; i++) {
         m->affected[i] = why == STSL_REASON_TIME;
-        m->kicked[i] = 0;
+        m->kicked[i] = m->hit[i] = 0;
     }
     memset(m->jflag, 0, (size_t)m->nc * sizeof(int));
     for (int k = 0; k < m->ns; k++) {
@@ -1425,8 +1695,10 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     }
     m->t_ev = t;
     m->y_ev = y;
+    if (why == STSL_REASON_GUARD) slip_rates(m, &fm, t, y);
     for (int round = 0; round <= m->ns; round++) {
         classify_contacts(m, why, &fm, y);
+        reach(m, why);
         group_j(m);
         int rc = select_contacts(m, why, err);
         if (rc) return rc;
@@ -1434,17 +1706,32 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
         if (released < 0) return -1;
         if (!released) break;
     }
+    close_held_stops(m, &fm, y);
     zero_slips(m, &fm, y);
     common_velocities(m, &fm, y);
     for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
         if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
     /* A plastic impact whose ends are pulled apart at once (released in
-     * the same instant) did not come to rest: an impact, not a contact. */
+     * the same instant) did not come to rest: an impact, not a contact.
+     * One at zero speed (within ZERO_SPEED_TOLS tolerances of the ends'
+     * velocities) is no event at all: a gap reached by the integration's drift just after its stop
+     * let go (the ends part with zero relative velocity, their gap grows
+     * as t^2 or t^3 and the positions' error crosses it back), which
+     * rounding shows in one order of the file and not in another. */
+    int kept = 0;
     for (int e = 0; e < m->n_pend; e++) {
         int k = m->pend[e].subject - 1 - m->nc;
-        if (k >= 0 && m->pend[e].kind == STSL_EV_STOP_CONTACT && m->next[m->nc + k] == STSL_SM_OPEN)
+        if (k >= 0 && m->pend[e].kind == STSL_EV_STOP_CONTACT &&
+            m->next[m->nc + k] == STSL_SM_OPEN) {
+            if (m->impact_w[k] <= 1.0) {
+                open_touch(m, k, &fm, y);
+                continue;
+            }
             m->pend[e].kind = STSL_EV_IMPACT;
+        }
+        m->pend[kept++] = m->pend[e];
     }
+    m->n_pend = kept;
     changes(m, why, m->changed_by_impact);
     return STSL_OK;
 }
@@ -1553,7 +1840,10 @@ static int init_layout(stsl_multibody *m)
         m->state_names[m->nb + i] = m->cols[o.v + i].name;
     }
     for (int c = 0; c < m->nc; c++) {
-        snprintf(member, sizeof member, "contacts.%d", c);
+        if (s->contacts[c].name[0]) /* its name:, else its key path */
+            snprintf(member, sizeof member, "%s", s->contacts[c].name);
+        else
+            snprintf(member, sizeof member, "contacts.%d", c);
         COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
         COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
@@ -1561,7 +1851,10 @@ static int init_layout(stsl_multibody *m)
         member_at += per;
     }
     for (int k = 0; k < m->ns; k++) {
-        snprintf(member, sizeof member, "stops.%d", k);
+        if (s->stops[k].name[0])
+            snprintf(member, sizeof member, "%s", s->stops[k].name);
+        else
+            snprintf(member, sizeof member, "stops.%d", k);
         COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
         COL(o.smode + k, "stop_mode", member, "", "stop mode");
         m->members[m->nb + m->nc + k] = strcpy(member_at, member);
@@ -1642,6 +1935,23 @@ static double natural_step(const stsl_multibody *m, int with_stops)
 
 /* ---- create / free ------------------------------------------------------------------ */
 
+/* Contact c's name for SPEC §4's tie rule: its own name, else the names
+ * of its two ends sorted and joined by '/' ("block/rider", "base/block"),
+ * so that neither the order of the file nor the order of `between` changes
+ * it; its orientation there is +1 when ends[0] sorts first.  A given name
+ * has no '/' (stsl_system_check), so it never equals a default one. */
+static void tie_name(const stsl_system *s, int c, char *out, int *orient)
+{
+    const stsl_contact *ct = &s->contacts[c];
+    const char *a = stsl_system_end_name(s, ct->ends[0]), *b = stsl_system_end_name(s, ct->ends[1]);
+    *orient = strcmp(a, b) <= 0 ? +1 : -1;
+    if (ct->name[0])
+        snprintf(out, 2 * STSL_BODY_NAME_MAX + 2, "%s", ct->name);
+    else
+        snprintf(out, 2 * STSL_BODY_NAME_MAX + 2, "%s/%s", *orient > 0 ? a : b,
+                 *orient > 0 ? b : a);
+}
+
 static const stsl_hmodel_ops multibody_ops = {
     mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
     NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
@@ -1715,7 +2025,12 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
         !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
         !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
-        !ALLOC(m->scale, m->n))
+        !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) || !ALLOC(m->orient, nc) ||
+        !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) || !ALLOC(m->reach_body, nb) ||
+        !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) || !ALLOC(m->urep, nc) ||
+        !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) || !ALLOC(m->uchosen, nc) ||
+        !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
+        !ALLOC(m->impact_w, ns))
         return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
@@ -1764,9 +2079,11 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     if (make_signals(m, err)) goto fail;
     for (int i = 0; i < m->nb; i++)
         m->mass[i] = s->bodies[i].mass;
-    for (int c = 0; c < m->nc; c++)
+    for (int c = 0; c < m->nc; c++) {
         for (int e = 0; e < 2; e++)
             m->cnode[c][e] = node_of(m, s->contacts[c].ends[e]);
+        tie_name(s, c, m->tie[c], &m->orient[c]);
+    }
     for (int k = 0; k < m->ns; k++) {
         for (int e = 0; e < 2; e++)
             m->snode[k][e] = node_of(m, s->stops[k].ends[e]);
@@ -1848,6 +2165,21 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->chosen,
                    m->changed_by_impact,
                    m->gfired,
+                   m->tie,
+                   m->orient,
+                   m->reached,
+                   m->hit,
+                   m->reach_body,
+                   m->junit,
+                   m->jsign,
+                   m->urep,
+                   m->ubefore,
+                   m->ureached,
+                   m->uchosen,
+                   m->jstate,
+                   m->wacc,
+                   m->mstat,
+                   m->impact_w,
                    m->pend,
                    m->scale,
                    m->table,

@@ -15,9 +15,13 @@
  * accelerations and constraint forces lambda come from models/cluster.h.
  * Guards: w_c of slipping contacts; the static band of stuck ones; gaps of
  * open stops; reactions of closed rigid stops; the compliant stop's
- * contact guard.  At an event the contacts at w_c = 0 are re-decided all at
- * once by events/consistency.h (SPEC §4: consistency and tie rule), one
- * event per contact or stop that changed, all at the same instant.
+ * contact guard.  At an event the contacts at w_c = 0 that interact are
+ * decided together by events/consistency.h (SPEC §4: consistency and its
+ * order of choice, which ends in a rule on names, never on the order of
+ * the file), wherever the event reached one of them (a velocity jump
+ * through dampers and clusters too); one event per contact or stop that
+ * changed, all at the same instant.  Contacts and stops are named by their
+ * name: in the columns and events, else contacts.N and stops.N.
  *
  * Friction levels are those of models/friction.h at load 0: a system has
  * no separate load signal (forces act on bodies through inputs.forces). */

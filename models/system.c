@@ -250,10 +250,57 @@ static int check_forces(const stsl_system *s, stsl_system_issue *is)
     return 0;
 }
 
+/* The name of contact i (i < n_contacts) or stop i - n_contacts; "" when none. */
+static const char *item_name(const stsl_system *s, int i)
+{
+    return i < s->n_contacts ? s->contacts[i].name : s->stops[i - s->n_contacts].name;
+}
+
+static void item_path(const stsl_system *s, int i, char *path, size_t len)
+{
+    if (i < s->n_contacts)
+        snprintf(path, len, "contacts.%d.name", i);
+    else
+        snprintf(path, len, "stops.%d.name", i - s->n_contacts);
+}
+
+/* Names of contacts and stops: plain names (as a body's: they become
+ * column members and event subjects; no '.' or '/', so none equals a
+ * default name contacts.N or a pair name a/b), each used once among all
+ * contacts and stops (an event names its subject by it). */
+static int check_names(const stsl_system *s, stsl_system_issue *is)
+{
+    char path[128];
+    int n = s->n_contacts + s->n_stops;
+    for (int i = 0; i < n; i++) {
+        const char *name = item_name(s, i);
+        if (!name[0]) continue;
+        item_path(s, i, path, sizeof path);
+        int ok = name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
+                 (name[0] >= 'a' && name[0] <= 'z');
+        for (const char *p = name; ok && *p; p++)
+            ok = *p == '_' || *p == '-' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+                 (*p >= 'a' && *p <= 'z');
+        if (!ok)
+            return issue_at(is, path,
+                            "a name is a letter or _ followed by letters, digits, _ or - (got "
+                            "'%.48s')",
+                            name);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(item_name(s, j), name)) {
+                char other[128];
+                item_path(s, j, other, sizeof other);
+                return issue_at(is, path, "'%s' is already the name of %.*s", name,
+                                (int)(strlen(other) - 5), other);
+            }
+    }
+    return 0;
+}
+
 int stsl_system_check(const stsl_system *s, stsl_system_issue *issue)
 {
     return check_bodies(s, issue) || check_couplings(s, issue) || check_contacts(s, issue) ||
-           check_stops(s, issue) || check_forces(s, issue);
+           check_stops(s, issue) || check_forces(s, issue) || check_names(s, issue);
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -325,12 +372,13 @@ int stsl_system_from_element(const stsl_element_params *e, stsl_system *out)
     stsl_end base = {"base", STSL_END_BASE, -1};
     snprintf(to.name, sizeof to.name, "%s", e->has_anchor ? "anchor" : "base");
     stsl_coupling spring = {{self, to}, e->stiffness, e->damping, e->free_position};
-    stsl_contact contact = {{self, base}, 0, e->friction};
+    stsl_contact contact = {{self, base}, 0, e->friction, ""};
     stsl_system_stop stop = {
         {self, base},
         0,
         e->stop_model,
-        {e->x_min, e->x_max, e->restitution, e->stop_stiffness, e->stop_damping}};
+        {e->x_min, e->x_max, e->restitution, e->stop_stiffness, e->stop_damping},
+        ""};
     stsl_body_force forces[2] = {{self, e->active_force}, {self, e->load}};
     stsl_system view = {.domain = e->domain,
                         .n_bodies = 1,

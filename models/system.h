@@ -57,6 +57,7 @@ typedef struct stsl_contact {
     stsl_end ends[2];
     int between; /* 1: given as between: [a, b]; 0: as body: a (against the base) */
     stsl_friction_params friction;
+    char name[STSL_BODY_NAME_MAX + 1]; /* its `name:`, "" when none (then "contacts.N") */
 } stsl_contact;
 
 /* A stop on the relative position x(ends[0]) - x(ends[1]): [min, max];
@@ -66,6 +67,7 @@ typedef struct stsl_system_stop {
     int between; /* as for contacts */
     stsl_stop_model model;
     stsl_stop_params p;
+    char name[STSL_BODY_NAME_MAX + 1]; /* its `name:`, "" when none (then "stops.N") */
 } stsl_system_stop;
 
 /* inputs.forces: a force on one body. */
@@ -102,7 +104,9 @@ int stsl_system_resolve(stsl_system *s, stsl_system_issue *issue);
  * between two fixed ends, a negative stiffness or damping, a stop with
  * min >= max, a restitution outside [0, 1], a compliant stop's stiffness
  * <= 0, a force on no body, an anchor end without
- * inputs.anchor_motion, an initial position outside a stop to a fixed end. */
+ * inputs.anchor_motion, an initial position outside a stop to a fixed end,
+ * a contact or stop name that is not a plain name (as a body's) or that
+ * two contacts (or two stops) share. */
 int stsl_system_check(const stsl_system *s, stsl_system_issue *issue);
 
 /* The index of the body called `name`, -1 when there is none. */

@@ -1,11 +1,13 @@
-/* test_consistency.c - consistent mode selection (events/consistency): the
- * tie rule in each of its branches (changes, then stuck count, then the
- * order STUCK < SLIP_POS < SLIP_NEG), the enumeration (every combination
- * once, in lexicographic order, for n = 1..10), the ambiguous flag, the
- * errors and their messages (none consistent, more than ten contacts, a
- * test's own error, bad arguments), n = 0, and one physical case: two
- * bodies on ground and a contact between them, tested with the cluster
- * solver, against the closed form of its consistent combinations. */
+/* test_consistency.c - consistent mode selection (events/consistency):
+ * SPEC §4's order of choice in each of its branches (fewest changes among
+ * the contacts that reached nothing, then most stuck among those that
+ * did, then the lexicographic order STUCK < SLIP_POS < SLIP_NEG), the
+ * search by levels (its cost: a stack of fifty contacts of which one
+ * breaks away takes 2n + 2 tests), the ambiguous flag, the errors and their
+ * messages (none consistent, a test's own error, bad arguments), n = 0,
+ * and one physical case: two bodies on ground and a contact between them,
+ * tested with the cluster solver, against the closed form of its
+ * consistent combinations. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,26 +19,25 @@
 #include "events/consistency.h"
 #include "models/cluster.h"
 
-#define S         STSL_CONTACT_STUCK
-#define P         STSL_CONTACT_SLIP_POS
-#define N         STSL_CONTACT_SLIP_NEG
-#define MAX_CODES 59049 /* 3^10 */
+#define S STSL_CONTACT_STUCK
+#define P STSL_CONTACT_SLIP_POS
+#define N STSL_CONTACT_SLIP_NEG
 
 /* A fake test: the consistent combinations are a given list of base-3
- * codes (states[0] the most significant digit).  Checks on the way that
- * the combinations come in lexicographic order, each once. */
+ * codes of the first (up to 19) states (states[0] the most significant
+ * digit), every later state STUCK.  Counts its calls. */
 typedef struct fake {
     int n;
-    const int *codes; /* consistent combinations */
+    const long *codes; /* consistent combinations */
     int n_codes;
-    int calls, last_code;
-    int fail_at; /* code whose test returns an error; -1: none */
+    int calls;
+    long fail_at; /* code whose test returns an error; -1: none */
 } fake;
 
-static int code_of(int n, const int *states)
+static long code_of(int n, const int *states)
 {
-    int code = 0;
-    for (int k = 0; k < n; k++)
+    long code = 0;
+    for (int k = 0; k < n && k < 19; k++)
         code = 3 * code + states[k];
     return code;
 }
@@ -44,158 +45,154 @@ static int code_of(int n, const int *states)
 static int fake_test(void *ctx, const int *states, stsl_error *err)
 {
     fake *f = ctx;
-    int code = code_of(f->n, states);
-    assert_int_equal(code, f->last_code + 1);
-    f->last_code = code;
+    long code = code_of(f->n, states);
     f->calls++;
-    if (code == f->fail_at) return stsl_error_set(err, STSL_EMODEL, "fake failure at %d", code);
+    if (code == f->fail_at) return stsl_error_set(err, STSL_EMODEL, "fake failure at %ld", code);
+    for (int k = 19; k < f->n; k++)
+        if (states[k] != S) return 0;
     for (int j = 0; j < f->n_codes; j++)
         if (f->codes[j] == code) return 1;
     return 0;
 }
 
-static int pow3(int n)
+/* Select over a fake with the given consistent codes; asserts success and
+ * the ambiguous flag; returns the chosen code. */
+static long select_fake(int n, const int *before, const int *reached, const long *codes,
+                        int n_codes, int ambiguous, int *calls)
 {
-    int p = 1;
-    while (n-- > 0)
-        p *= 3;
-    return p;
-}
-
-/* Select over a fake with the given consistent codes; asserts success,
- * the full enumeration and the count; returns the chosen code. */
-static int select_fake(int n, const int *before, const int *codes, int n_codes)
-{
-    fake f = {n, codes, n_codes, 0, -1, -1};
-    int chosen[STSL_CONSISTENCY_MAX];
+    fake f = {n, codes, n_codes, 0, -1};
+    int chosen[64];
     stsl_consistency_result res = {-1, -1};
     stsl_error err = {0};
-    int rc = stsl_consistency_select(n, before, fake_test, &f, chosen, &res, &err);
+    int rc = stsl_consistency_select(n, before, reached, fake_test, &f, chosen, &res, &err);
     if (rc != 0) fail_msg("select: %s", err.msg);
-    assert_int_equal(f.calls, pow3(n));
-    assert_int_equal(res.n_consistent, n_codes);
-    assert_int_equal(res.ambiguous, n_codes > 1);
+    assert_int_equal(res.ambiguous, ambiguous);
+    assert_int_equal(res.n_tested, f.calls);
+    if (calls) *calls = f.calls;
     return code_of(n, chosen);
 }
 
 #define CODE2(a, b)    (3 * (a) + (b))
 #define CODE3(a, b, c) (9 * (a) + 3 * (b) + (c))
 
-/* Fewest changes wins over more stuck and over the order: before (N, N),
- * consistent (S, S) (2 changes, 2 stuck, lexicographically first) and
- * (N, S) (1 change). */
-static void test_changes_first(void **state)
+/* 1 before 2: a contact that reached nothing keeps its state although the
+ * other combination is lexicographically first and as stuck: before (S,
+ * S), contact 0 reached, contact 1 not; consistent (S, P) and (P, S). */
+static void test_unreached_keep(void **state)
 {
     (void)state;
-    const int before[] = {N, N}, codes[] = {CODE2(S, S), CODE2(N, S)};
-    assert_int_equal(select_fake(2, before, codes, 2), CODE2(N, S));
+    const int before[] = {S, S}, reached[] = {1, 0};
+    const long codes[] = {CODE2(S, P), CODE2(P, S)};
+    assert_int_equal(select_fake(2, before, reached, codes, 2, 1, NULL), CODE2(P, S));
 }
 
-/* Equal changes: more stuck wins over the order: before (N, N),
- * consistent (P, N) (1 change, 0 stuck, first) and (N, S) (1 change, 1
- * stuck). */
-static void test_stuck_second(void **state)
+/* 2: most stuck among the reached, however many change (SPEC §1.2 for
+ * one contact: stick at w = 0 when the force allows): before (N, N), both
+ * reached (both slid to w = 0); consistent (P, N) (one change) and (S, S)
+ * (two changes, both stuck). */
+static void test_reached_stick(void **state)
 {
     (void)state;
-    const int before[] = {N, N}, codes[] = {CODE2(P, N), CODE2(N, S)};
-    assert_int_equal(select_fake(2, before, codes, 2), CODE2(N, S));
+    const int before[] = {N, N}, reached[] = {1, 1};
+    const long codes[] = {CODE2(P, N), CODE2(S, S)};
+    assert_int_equal(select_fake(2, before, reached, codes, 2, 1, NULL), CODE2(S, S));
+    /* Alone, (S, S) is not ambiguous (small groups are searched whole). */
+    const long alone[] = {CODE2(S, S)};
+    int calls;
+    assert_int_equal(select_fake(2, before, reached, alone, 1, 0, &calls), CODE2(S, S));
+    assert_int_equal(calls, 9);
+    /* One contact: stick when it can, also from a slip (the reversal
+     * qualifying too: ambiguous, which the engine records only for two
+     * or more contacts). */
+    const int one_before[] = {P}, one_reached[] = {1};
+    const long one[] = {S, N};
+    assert_int_equal(select_fake(1, one_before, one_reached, one, 2, 1, NULL), S);
 }
 
-/* Equal changes and stuck counts: the lexicographic first, STUCK <
- * SLIP_POS < SLIP_NEG in every position. */
+/* 3: equal on 1 and 2, the lexicographic first (the caller orders the
+ * contacts by name); another qualifying is ambiguous. */
 static void test_order_last(void **state)
 {
     (void)state;
-    const int before[] = {S, S};
-    const int three[] = {CODE2(N, S), CODE2(S, P), CODE2(P, S)};
-    assert_int_equal(select_fake(2, before, three, 3), CODE2(S, P));
-    const int pos_neg[] = {CODE2(N, S), CODE2(P, S)};
-    assert_int_equal(select_fake(2, before, pos_neg, 2), CODE2(P, S));
-    const int last[] = {CODE2(S, N), CODE2(S, P)};
-    assert_int_equal(select_fake(2, before, last, 2), CODE2(S, P));
-    /* Three contacts, before (P, N, S): (S, N, P) and (P, S, N) both change
-     * 2 and keep 1 stuck; (S, ...) comes first. */
-    const int before3[] = {P, N, S}, codes3[] = {CODE3(P, S, N), CODE3(S, N, P)};
-    assert_int_equal(select_fake(3, before3, codes3, 2), CODE3(S, N, P));
+    const int before[] = {S, S}, reached[] = {1, 1};
+    const long three[] = {CODE2(N, S), CODE2(S, P), CODE2(P, S)};
+    assert_int_equal(select_fake(2, before, reached, three, 3, 1, NULL), CODE2(S, P));
+    const long pos_neg[] = {CODE2(N, S), CODE2(P, S)};
+    assert_int_equal(select_fake(2, before, reached, pos_neg, 2, 1, NULL), CODE2(P, S));
+    /* One on another level qualifying is ambiguous too: (S, S) chosen,
+     * (S, P) one slip more. */
+    const long neighbour[] = {CODE2(S, P), CODE2(S, S)};
+    assert_int_equal(select_fake(2, before, reached, neighbour, 2, 1, NULL), CODE2(S, S));
 }
 
-/* One consistent combination: chosen whatever it changes, not ambiguous;
- * every n up to ten, the combination being the last one (all SLIP_NEG,
- * every test made). */
-static void test_unique_every_n(void **state)
+/* The cost: fifty contacts, all stuck, only contact 0 reached (a stack of
+ * boxes whose bottom reaches its static level): (S..S) fails, (P S..S)
+ * qualifies, (N S..S) is tested as the rest of its level and fails, then
+ * the neighbours for `ambiguous`: (S..S) again and each of the 49 others
+ * slipping either way: 102 tests, where the enumeration made 3^50. */
+static void test_cost(void **state)
 {
     (void)state;
-    int before[STSL_CONSISTENCY_MAX] = {0};
-    for (int n = 1; n <= STSL_CONSISTENCY_MAX; n++) {
-        const int codes[] = {pow3(n) - 1};
-        assert_int_equal(select_fake(n, before, codes, 1), pow3(n) - 1);
-    }
-    /* And all of them consistent: the one without change wins. */
-    static int all[MAX_CODES];
-    for (int c = 0; c < pow3(4); c++)
-        all[c] = c;
-    const int before4[] = {P, S, N, P};
-    assert_int_equal(select_fake(4, before4, all, pow3(4)), CODE3(P, S, N) * 3 + P);
+    int before[50] = {0}, reached[50] = {0}, calls;
+    reached[0] = 1;
+    const long codes[] = {387420489L}; /* P in the first of the 19 digits: 3^18 */
+    assert_int_equal(select_fake(50, before, reached, codes, 1, 0, &calls), codes[0]);
+    assert_int_equal(calls, 102);
 }
 
-/* None consistent: STSL_EMODEL and the message; chosen and res untouched. */
+/* None consistent: STSL_EMODEL and the message after every combination. */
 static void test_none(void **state)
 {
     (void)state;
-    const int before[] = {S, P, N};
-    fake f = {3, NULL, 0, 0, -1, -1};
+    const int before[] = {S, P, N}, reached[] = {1, 0, 1};
+    fake f = {3, NULL, 0, 0, -1};
     int chosen[3] = {7, 7, 7};
     stsl_consistency_result res = {-1, -1};
     stsl_error err = {0};
-    assert_int_equal(stsl_consistency_select(3, before, fake_test, &f, chosen, &res, &err),
+    assert_int_equal(stsl_consistency_select(3, before, reached, fake_test, &f, chosen, &res, &err),
                      STSL_EMODEL);
     assert_int_equal(err.code, STSL_EMODEL);
     assert_string_equal(err.msg, "no consistent combination of 3 contacts");
     assert_int_equal(f.calls, 27);
-    assert_true(chosen[0] == 7 && chosen[2] == 7 && res.n_consistent == -1);
+    assert_true(res.n_tested == -1);
 }
 
-/* A test's error stops the enumeration and comes back as it is. */
+/* A test's error stops the search and comes back as it is: (S, S) is
+ * tested first, (S, P) second. */
 static void test_callback_error(void **state)
 {
     (void)state;
-    const int before[] = {S, S}, codes[] = {0};
-    fake f = {2, codes, 1, 0, -1, 4};
+    const int before[] = {S, S}, reached[] = {1, 1};
+    const long codes[] = {8};
+    fake f = {2, codes, 1, 0, CODE2(S, P)};
     int chosen[2] = {7, 7};
     stsl_consistency_result res = {-1, -1};
     stsl_error err = {0};
-    assert_int_equal(stsl_consistency_select(2, before, fake_test, &f, chosen, &res, &err),
+    assert_int_equal(stsl_consistency_select(2, before, reached, fake_test, &f, chosen, &res, &err),
                      STSL_EMODEL);
-    assert_string_equal(err.msg, "fake failure at 4");
-    assert_int_equal(f.calls, 5);
-    assert_true(chosen[0] == 7 && res.n_consistent == -1);
+    assert_string_equal(err.msg, "fake failure at 1");
+    assert_int_equal(f.calls, 2);
+    assert_true(res.n_tested == -1);
 }
 
-/* n = 0: trivially consistent, nothing tested; n = 11 refused before any
- * test; bad arguments named. */
+/* n = 0: nothing to choose, nothing tested; bad arguments named. */
 static void test_limits(void **state)
 {
     (void)state;
-    fake f = {0, NULL, 0, 0, -1, -1};
+    fake f = {0, NULL, 0, 0, -1};
     stsl_consistency_result res = {-1, -1};
     stsl_error err = {0};
-    int chosen[12] = {0}, before[12] = {0};
-    assert_int_equal(stsl_consistency_select(0, NULL, fake_test, &f, chosen, &res, &err), 0);
-    assert_int_equal(res.n_consistent, 1);
+    int chosen[2] = {0}, before[2] = {0}, reached[2] = {1, 1};
+    assert_int_equal(stsl_consistency_select(0, NULL, NULL, fake_test, &f, chosen, &res, &err), 0);
+    assert_int_equal(res.n_tested, 0);
     assert_int_equal(res.ambiguous, 0);
     assert_int_equal(f.calls, 0);
-    f.n = 11;
-    assert_int_equal(stsl_consistency_select(11, before, fake_test, &f, chosen, &res, &err),
-                     STSL_EMODEL);
-    assert_string_equal(err.msg,
-                        "more than ten contacts switch at one instant (11; enumerated are at "
-                        "most 10)");
-    assert_int_equal(f.calls, 0);
-    assert_int_equal(stsl_consistency_select(-1, before, fake_test, &f, chosen, &res, &err),
-                     STSL_EINPUT);
+    assert_int_equal(
+        stsl_consistency_select(-1, before, reached, fake_test, &f, chosen, &res, &err),
+        STSL_EINPUT);
     assert_string_equal(err.msg, "consistency: -1 contacts (must be >= 0)");
     before[1] = 3;
-    assert_int_equal(stsl_consistency_select(2, before, fake_test, &f, chosen, &res, &err),
+    assert_int_equal(stsl_consistency_select(2, before, reached, fake_test, &f, chosen, &res, &err),
                      STSL_EINPUT);
     assert_string_equal(err.msg, "consistency: contact 1: state before 3; allowed 0 (STUCK), "
                                  "1 (SLIP_POS), 2 (SLIP_NEG)");
@@ -271,24 +268,27 @@ static int physical_test(void *ctx, const int *states, stsl_error *err)
     return 1;
 }
 
-/* The consistent set at force F equals the closed form (codes, increasing),
- * and before[] chooses `expect`. */
+/* The consistent set at force F equals the closed form (codes, increasing:
+ * every combination tested directly), and before[], reached[] choose
+ * `expect`. */
 static void check_physical(double force, const int *codes, int n_codes, const int *before,
-                           int expect)
+                           const int *reached, int expect)
 {
     physical ph = {force, {1.0, 1.0, 0.5}, {2.0, 2.0, 2.0}, NULL, {0}, 0};
     ph.ws = stsl_cstr_ws_create(2, 1, 3);
     assert_non_null(ph.ws);
-    int chosen[3];
-    stsl_consistency_result res;
     stsl_error err = {0};
-    int rc = stsl_consistency_select(3, before, physical_test, &ph, chosen, &res, &err);
-    if (rc != 0) fail_msg("F = %g: %s", force, err.msg);
-    assert_int_equal(res.n_consistent, n_codes);
+    for (int code = 0; code < 27; code++) {
+        int st[3] = {code / 9, code / 3 % 3, code % 3};
+        assert_true(physical_test(&ph, st, &err) >= 0);
+    }
     assert_int_equal(ph.n_consistent, n_codes);
     for (int j = 0; j < n_codes; j++)
         assert_int_equal(ph.consistent[j], codes[j]);
-    assert_int_equal(res.ambiguous, n_codes > 1);
+    int chosen[3];
+    stsl_consistency_result res;
+    int rc = stsl_consistency_select(3, before, reached, physical_test, &ph, chosen, &res, &err);
+    if (rc != 0) fail_msg("F = %g: %s", force, err.msg);
     assert_int_equal(code_of(3, chosen), expect);
     stsl_cstr_ws_free(ph.ws);
 }
@@ -298,24 +298,24 @@ static void test_physical(void **state)
     (void)state;
     const int sss = CODE3(S, S, S), psp = CODE3(P, S, P), pps = CODE3(P, P, S);
     const int all_stuck[] = {S, S, S}, all_pos[] = {P, P, P}, pps_before[] = {P, P, S};
+    const int all[] = {1, 1, 1}, first[] = {1, 0, 0}, third[] = {0, 0, 1}, not_third[] = {1, 1, 0};
     const int low[] = {sss}, mid[] = {sss, psp}, high[] = {sss, psp, pps}, over[] = {psp};
-    check_physical(1.0, low, 1, all_pos, sss);
-    check_physical(1.75, mid, 2, all_stuck, sss); /* no change */
-    check_physical(1.75, mid, 2, all_pos, psp);   /* one change against three */
-    /* Three consistent; from (P, P, P) PSP and PPS change one each with one
-     * stuck: the order decides (S < P in the second place). */
-    check_physical(2.5, high, 3, all_pos, psp);
-    check_physical(2.5, high, 3, pps_before, pps);
-    check_physical(5.0, over, 1, all_stuck, psp);
+    check_physical(1.0, low, 1, all_pos, all, sss);
+    check_physical(1.75, mid, 2, all_stuck, first, sss); /* no change */
+    check_physical(1.75, mid, 2, all_pos, all, sss);     /* most stuck, three changes */
+    /* Three consistent: the unreached keep their slips where they can. */
+    check_physical(2.5, high, 3, pps_before, third, pps);
+    check_physical(2.5, high, 3, all_pos, not_third, psp);
+    check_physical(5.0, over, 1, all_stuck, all, psp);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_changes_first), cmocka_unit_test(test_stuck_second),
-        cmocka_unit_test(test_order_last),    cmocka_unit_test(test_unique_every_n),
-        cmocka_unit_test(test_none),          cmocka_unit_test(test_callback_error),
-        cmocka_unit_test(test_limits),        cmocka_unit_test(test_physical),
+        cmocka_unit_test(test_unreached_keep), cmocka_unit_test(test_reached_stick),
+        cmocka_unit_test(test_order_last),     cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_none),           cmocka_unit_test(test_callback_error),
+        cmocka_unit_test(test_limits),         cmocka_unit_test(test_physical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -463,6 +463,48 @@ static void compliant_stop_rest(void **state)
 
 /* ---- the CLI on a system ------------------------------------------------------------- */
 
+/* name: for contacts and stops: the columns' members, the event subjects
+ * and the mode names use it (contacts.N and stops.N where none is given),
+ * the effective configuration writes it back and loads it again. */
+static void named_contacts(void **state)
+{
+    (void)state;
+    const char *yaml = "bodies: {a: {mass: 1, velocity: 1}, b: {mass: 1}}\n"
+                       "contacts:\n  - {name: brake, body: a, dynamic: 0.5}\n"
+                       "  - {between: [b, a], dynamic: 0.1}\n"
+                       "stops:\n  - {name: gap, between: [a, b], min: -0.1, max: 0.1}\n"
+                       "simulation: {t_end: 0.5}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(yaml, &sink);
+    const stsl_layout *l = &r->layout;
+    assert_int_equal(l->n_subjects, 3);
+    assert_string_equal(l->subject_names[0], "brake");
+    assert_string_equal(l->subject_names[1], "contacts.1");
+    assert_string_equal(l->subject_names[2], "gap");
+    int seen = 0;
+    for (int c = 0; c < l->n_cols; c++)
+        seen += !strcmp(l->cols[c].name, "friction[brake]") ||
+                !strcmp(l->cols[c].name, "stop_reaction[gap]");
+    assert_int_equal(seen, 2);
+    /* a reaches the gap at 0.1 s: an impact of `gap` */
+    assert_true(r->n_events >= 1);
+    assert_string_equal(l->subject_names[r->events[0].subject - 1], "gap");
+    stsl_sink_free(&sink);
+    stsl_config cfg, again;
+    load(yaml, &cfg);
+    char *text = stsl_config_to_yaml(&cfg);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "- {name: brake, body: a"));
+    assert_non_null(strstr(text, "- {name: gap, between: [a, b]"));
+    load(text, &again);
+    assert_string_equal(again.system.contacts[0].name, "brake");
+    assert_string_equal(again.system.contacts[1].name, "");
+    assert_string_equal(again.system.stops[0].name, "gap");
+    free(text);
+    stsl_config_free(&cfg);
+    stsl_config_free(&again);
+}
+
 static void cli_exit_codes(void **state)
 {
     (void)state;
@@ -480,7 +522,10 @@ static void cli_exit_codes(void **state)
     assert_non_null(strstr(out, "contacts.0: law lugre is not supported in a system of bodies"));
     assert_false(tu_file_exists(res));
     /* Twelve bodies held by eleven stuck clutches and pushed: the eleven
-     * contacts switch together, more than are enumerated: exit 3. */
+     * contacts switch together; the search by levels decides them (the
+     * enumeration of 3^11 combinations failed here with exit 3): all
+     * stay stuck, the chain moves as one (the first clutch carries 11/12 N
+     * of its 1 N). */
     char yaml[4096];
     size_t used = (size_t)snprintf(yaml, sizeof yaml, "bodies: {");
     for (int i = 0; i <= 11; i++)
@@ -493,9 +538,9 @@ static void cli_exit_codes(void **state)
     snprintf(yaml + used, sizeof yaml - used,
              "inputs: {forces: {b0: {type: constant, value: 1}}}\nsimulation: {t_end: 1}\n");
     assert_int_equal(tu_write_file(path, yaml), 0);
-    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 3);
-    assert_non_null(strstr(out, "more than ten contacts switch at one instant"));
-    assert_non_null(strstr(out, "contacts.0, contacts.1"));
+    assert_int_equal(tu_cli(out, sizeof out, "run -q %s -o %s", path, res), 0);
+    assert_true(tu_file_exists(res));
+    remove(res);
     /* A valid system runs: exit 0 and a result. */
     assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}, b: {mass: 2}}\n"
                                          "couplings:\n  - {between: [a, b], stiffness: 10}\n"
@@ -519,7 +564,7 @@ int main(void)
         cmocka_unit_test(compliant_stop_rest),     cmocka_unit_test(clutch_loop),
         cmocka_unit_test(stuck_cluster_breakaway), cmocka_unit_test(two_mass_slipping),
         cmocka_unit_test(rigid_stop_impacts),      cmocka_unit_test(backlash_impact),
-        cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(cli_exit_codes),          cmocka_unit_test(named_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

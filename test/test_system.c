@@ -94,6 +94,15 @@ static const bad BAD[] = {
          "constant, value: 0}}\n" SIM,
      "s.yaml:3: contacts.0.between.1: a contact rubs on a body, the ground or the base (got "
      "anchor)"},
+    {TWO "contacts:\n  - {name: a/b, body: a, dynamic: 1}\n" SIM,
+     "s.yaml:3: contacts.0.name: a name is a letter or _ followed by letters, digits, _ or - "
+     "(got 'a/b')"},
+    {TWO "contacts:\n  - {name: brake, body: a, dynamic: 1}\n  - {name: brake, body: b, "
+         "dynamic: 1}\n" SIM,
+     "s.yaml:4: contacts.1.name: 'brake' is already the name of contacts.0"},
+    {TWO "contacts:\n  - {name: brake, body: a, dynamic: 1}\nstops:\n  - {name: brake, body: "
+         "b, min: -1, max: 1}\n" SIM,
+     "s.yaml:5: stops.0.name: 'brake' is already the name of contacts.0"},
     {TWO "couplings:\n  - {between: [a, anchor], stiffness: 1}\n" SIM,
      "s.yaml:3: couplings.0.between.1: an anchor end needs inputs.anchor_motion"},
     {TWO "couplings:\n  - {body: a, stiffness: 1}\n" SIM,

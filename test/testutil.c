@@ -16,6 +16,7 @@
 
 #include "events/modes.h"
 #include "models/element.h"
+#include "models/friction.h"
 #include "models/run.h"
 
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
@@ -87,6 +88,36 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
     const stsl_mem_result *r = tu_run_config(&cfg, sink);
     stsl_config_free(&cfg);
     return r;
+}
+
+static int group_first(const stsl_layout *l, const char *name)
+{
+    for (int g = 0; g < l->n_groups; g++)
+        if (!strcmp(l->groups[g].name, name)) return l->groups[g].first;
+    return -1;
+}
+
+long tu_assert_bands(const stsl_mem_result *r, const stsl_system *s)
+{
+    int fr = group_first(&r->layout, "friction"), md = group_first(&r->layout, "contact_mode");
+    if (s->n_contacts && (fr < 0 || md < 0)) fail_msg("no friction or contact_mode columns");
+    long checked = 0;
+    for (int c = 0; c < s->n_contacts; c++) {
+        double fd, fs_pos, fs_neg;
+        stsl_friction_levels(&s->contacts[c].friction, +1, 0.0, &fd, &fs_pos);
+        stsl_friction_levels(&s->contacts[c].friction, -1, 0.0, &fd, &fs_neg);
+        for (long i = 0; i < r->n_samples; i++) {
+            const double *row = r->cols + i * r->n_cols;
+            if (lround(row[md + c]) != 0) continue; /* not STUCK */
+            double f = row[fr + c];
+            checked++;
+            if (!(f >= -fs_pos * (1.0 + 1e-9) && f <= fs_neg * (1.0 + 1e-9)))
+                fail_msg("band invariant: sample %ld (t = %.17g): stuck contact %d holds %.17g, "
+                         "its band [%.17g, %.17g]",
+                         i, r->t[i], c, f, -fs_pos, fs_neg);
+        }
+    }
+    return checked;
 }
 
 int tu_count_kind(const stsl_mem_result *r, int kind)

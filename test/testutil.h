@@ -40,6 +40,16 @@ const stsl_mem_result *tu_run_config(const stsl_config *cfg, stsl_sink *sink);
 /* The same from YAML text with overrides. */
 const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, int n_sets,
                                    stsl_sink *sink);
+/* SPEC §4's band invariant on a system's result: in every sample, every
+ * contact whose contact_mode is STUCK has its friction (the force on its
+ * first end) within [-F_S(+1), F_S(-1)] of its levels at load 0, to
+ * within 1e-9 of the level (the force at a located breakaway is the level
+ * up to the root's location, ~1e-15 s, times its rate, and 64 ulps of the
+ * forces' balance: far below 1e-9 relative; a contact held past its
+ * level is off by the excess, 0.5 N in the case that found it).  Fails
+ * the test naming the sample, contact and force.  Returns the number of
+ * stuck samples checked. */
+long tu_assert_bands(const stsl_mem_result *r, const stsl_system *s);
 /* Number of events of one kind in a result. */
 int tu_count_kind(const stsl_mem_result *r, int kind);
 /* Column c of sample i. */
