@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/config_api.h"
 #include "api/error.h"
@@ -359,6 +360,11 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
     *out = NULL;
     if (cfg) *cfg = NULL;
     if (!path) return stsl_api_bad_arg(err, "stsl_result_read: path is NULL");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        stsl_error_set(&e, STSL_EINPUT, "%s: is a directory, not a result file", path);
+        return stsl_api_err(err, &e);
+    }
     stsl_h5_result *h = calloc(1, sizeof *h);
     file_data d = {0};
     if (!h) {

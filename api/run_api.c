@@ -10,6 +10,7 @@
 #include "api/summary_sink.h"
 #include "io/config_system.h"
 #include "io/csv_sink.h"
+#include "io/mat_sink.h"
 #include "models/run.h"
 #include "models/verify.h"
 
@@ -57,11 +58,13 @@ static int make_output(const stsl_cfg *cfg, stsl_output output, const char *path
     if (!path || !*path)
         return stsl_error_set(err, STSL_EINPUT, "stsl_run: an output file needs a path");
     if (output == STSL_OUTPUT_CSV) return stsl_csv_sink_create(path, out, err);
-    if (output != STSL_OUTPUT_HDF5)
+    if (output != STSL_OUTPUT_HDF5 && output != STSL_OUTPUT_MAT)
         return stsl_error_set(err, STSL_EINPUT, "stsl_run: unknown output %d", (int)output);
     char *yaml = stsl_config_to_yaml(&cfg->c);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    int rc = stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
+    int rc = output == STSL_OUTPUT_MAT
+                 ? stsl_mat_sink_create(path, yaml, stsl_lib_version(), 0, out, err)
+                 : stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
     free(yaml);
     return rc;
 }

@@ -247,7 +247,8 @@ STSL_API double stsl_summary_first_event(const stsl_summary *s, const char *kind
 typedef enum stsl_output {
     STSL_OUTPUT_NONE = 0, /* summary only: nothing is stored */
     STSL_OUTPUT_HDF5 = 1, /* `path` is the .h5 file (docs/hdf5-layout.md) */
-    STSL_OUTPUT_CSV = 2   /* `path` is a prefix: PREFIX_trajectory.csv, PREFIX_events.csv */
+    STSL_OUTPUT_CSV = 2,  /* `path` is a prefix: PREFIX_trajectory.csv, PREFIX_events.csv */
+    STSL_OUTPUT_MAT = 3   /* `path` is the .mat file (MAT v5, as `stickslip run -o OUT.mat`) */
 } stsl_output;
 
 /* Run `cfg` from t = 0 and fill `summary` (may be NULL).  A run that fails
@@ -257,8 +258,9 @@ typedef enum stsl_output {
  * configuration is ignored: `path` says where.  Missing directories of an
  * HDF5 `path` are created (mkdir -p), as `stickslip run -o` does; one that
  * cannot be created (a plain file in the way, no permission) is
- * STSL_RC_IO naming it.  The CSV prefix's directory must exist (as for
- * `stickslip run --csv`): STSL_RC_IO naming the file otherwise. */
+ * STSL_RC_IO naming it (a MAT `path` likewise).  The CSV prefix's
+ * directory must exist (as for `stickslip run --csv`): STSL_RC_IO naming
+ * the file otherwise. */
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 

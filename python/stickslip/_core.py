@@ -1,42 +1,14 @@
 """Configurations, runs and results over the C API (include/stickslip.h)."""
 import json
+import os
+import re
+from collections.abc import Mapping
 
 import numpy as np
 
+from . import _args
+from ._errors import CancelledError, Error, FileError, InputError, SolverError
 from ._lib import ffi, lib
-
-class Error(Exception):
-    """Base of every stickslip error; `code` is the C API's stsl_rc."""
-
-    def __init__(self, message, code=None):
-        super().__init__(message)
-        self.code = code
-
-
-class InputError(Error, ValueError):
-    """A bad configuration, key, value or argument (stickslip exit code 2)."""
-
-
-class FileError(Error, OSError):
-    """A file could not be read or written (exit code 1)."""
-
-
-class SolverError(Error, RuntimeError):
-    """A run failed on the way (exit code 3); `result` holds what it reached."""
-
-    def __init__(self, message, code=None, result=None):
-        super().__init__(message, code)
-        self.result = result
-
-
-class CancelledError(Error):
-    """A run or sweep stopped by its Cancel (or Ctrl-C during a sweep);
-    `result` holds what it reached (a Result, or the Sweep of the variants
-    that ran)."""
-
-    def __init__(self, message, code=None, result=None):
-        super().__init__(message, code)
-        self.result = result
 
 
 class Cancel:
@@ -112,19 +84,30 @@ class Config:
     checks as `stickslip run --set`, at once.
     """
 
-    def __init__(self, handle):
+    def __init__(self, handle, source=None):
+        if not isinstance(handle, ffi.CData) or ffi.typeof(handle) != ffi.typeof("stsl_cfg *"):
+            raise TypeError("Config() is made by ss.load(path), Config.from_yaml(text) or "
+                            f"Config.from_dict(d), not from {_args.type_name(handle)}")
         self._h = ffi.gc(handle, lib.stsl_cfg_free)
+        self._source = source  # the file it was loaded from (an input no save may replace)
 
     @classmethod
     def from_yaml(cls, text, base_dir=None):
+        """Parse YAML text; base_dir resolves relative table files (default:
+        the current directory)."""
+        text = _args.text(text, "text")
+        base = _args.path(base_dir, "base_dir") if base_dir is not None else None
         err = _new_err()
-        h = lib.stsl_cfg_parse(text.encode(), base_dir.encode() if base_dir else ffi.NULL, err)
+        h = lib.stsl_cfg_parse(text.encode(), _args.cpath(base) if base else ffi.NULL, err)
         if h == ffi.NULL:
             _raise(err)
         return cls(h)
 
     @classmethod
     def from_dict(cls, d, base_dir=None):
+        """A configuration from nested dicts (the YAML file's structure)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"d: expected a dict (the YAML file's structure), got {_args.type_name(d)}")
         return cls.from_yaml(json.dumps(d, default=_json_default), base_dir)
 
     def copy(self):
@@ -132,11 +115,11 @@ class Config:
         h = lib.stsl_cfg_clone(self._h, err)
         if h == ffi.NULL:
             _raise(err)
-        return Config(h)
+        return Config(h, self._source)
 
     def __getitem__(self, key):
         err = _new_err()
-        s = lib.stsl_cfg_get(self._h, key.encode(), err)
+        s = lib.stsl_cfg_get(self._h, _key(key), err)
         if s == ffi.NULL:
             raise KeyError(ffi.string(err.message).decode())
         try:
@@ -146,13 +129,16 @@ class Config:
 
     def __setitem__(self, key, value):
         err = _new_err()
-        if lib.stsl_cfg_set(self._h, key.encode(), _yaml(value).encode(), err) != 0:
+        if lib.stsl_cfg_set(self._h, _key(key), _value(key, value), err) != 0:
             _raise(err)
 
     def update(self, assignments):
         """Set several keys at once, for keys only valid together
         (simulation.scheme and simulation.step)."""
-        texts = [ffi.new("char[]", f"{k}={_yaml(v)}".encode()) for k, v in assignments.items()]
+        if not isinstance(assignments, Mapping):
+            raise TypeError(f"assignments: expected a dict {{key: value}}, got "
+                            f"{_args.type_name(assignments)}")
+        texts = [ffi.new("char[]", _key(k) + b"=" + _value(k, v)) for k, v in assignments.items()]
         arr = ffi.new("const char *[]", texts)
         err = _new_err()
         if lib.stsl_cfg_set_all(self._h, arr, len(texts), err) != 0:
@@ -169,28 +155,69 @@ class Config:
             lib.stsl_free(s)
 
     def write(self, path):
+        """Write the effective configuration (to_yaml()) to the file `path`."""
+        path = _args.path(path, "path")
         err = _new_err()
-        if lib.stsl_cfg_write(self._h, str(path).encode(), err) != 0:
+        if lib.stsl_cfg_write(self._h, _args.cpath(path), err) != 0:
             _raise(err)
 
     def __repr__(self):
         return f"<stickslip.Config\n{self.to_yaml()}>"
 
 
+def _key(key):
+    """A key as the library's bytes; TypeError for anything but a str."""
+    if not isinstance(key, str):
+        raise TypeError(f"key: expected a str (a dotted path such as 'friction.dynamic'), got "
+                        f"{_args.type_name(key)}")
+    if "\0" in key or "=" in key:
+        raise InputError(f"key: {key!r} is not a key (no NUL or '=' in a dotted path)")
+    return key.encode()
+
+
+def _value(key, value):
+    """A value as one line of YAML bytes; TypeError naming the key for a
+    type YAML cannot hold."""
+    try:
+        text = _yaml(value)
+    except TypeError:
+        raise TypeError(f"{key}: cannot set a value of type {_args.type_name(value)} "
+                        "(numbers, str, bool, lists and dicts of them)") from None
+    if "\0" in text:
+        raise InputError(f"{key}: a NUL byte in the value")
+    return text.encode()
+
+
 def load(path):
     """Load and validate a YAML configuration file."""
+    path = _args.path(path, "path")
     err = _new_err()
-    h = lib.stsl_cfg_load(str(path).encode(), err)
+    h = lib.stsl_cfg_load(_args.cpath(path), err)
     if h == ffi.NULL:
         _raise(err)
-    return Config(h)
+    return Config(h, os.path.abspath(path))
+
+
+def _config(cfg, name="cfg"):
+    """The Config a function is given: a Config, the path of a YAML file
+    (loaded) or a dict of the file's structure; TypeError for anything
+    else (YAML text goes through Config.from_yaml: a str is a path)."""
+    if isinstance(cfg, Config):
+        return cfg
+    if isinstance(cfg, (str, bytes, os.PathLike)):
+        return load(cfg)
+    if isinstance(cfg, Mapping):
+        return Config.from_dict(cfg)
+    raise TypeError(f"{name}: expected a stickslip.Config, the path of a YAML configuration or a "
+                    f"dict, got {_args.type_name(cfg)}")
 
 
 def _with(cfg, output_step):
-    if output_step is None:
+    step = _args.number(output_step, "output_step", minimum=0.0)
+    if step is None:
         return cfg
     c = cfg.copy()
-    c["simulation.output_step"] = output_step
+    c["simulation.output_step"] = step
     return c
 
 
@@ -235,14 +262,16 @@ class Result:
     r.subjects the contact or stop of each event ("" for none).
     """
 
-    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg):
+    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg,
+                 source=None):
         self.t, self.mode, self.columns = t, mode, columns
         self.mode_names, self.events, self.stats = mode_names, events, stats
         self.complete, self.message, self.units = complete, message, units
         self._cfg = cfg
+        self._source = source  # the file ss.read read it from
 
     @classmethod
-    def _from_handle(cls, cfg, handle):
+    def _from_handle(cls, cfg, handle, source=None):
         s = lib.stsl_result_summary(handle)
         n = lib.stsl_result_n_samples(handle)
         names = [ffi.string(s.col_names[i]).decode() for i in range(s.n_cols)]
@@ -254,7 +283,7 @@ class Result:
         r = cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
                 [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
                 _events(handle), _summary_stats(s), bool(s.complete),
-                ffi.string(s.message).decode(), _units(s), cfg)
+                ffi.string(s.message).decode(), _units(s), cfg, source)
         if grouped:
             r.subjects = [_subject(handle, i) for i in range(len(r.events))]
         return r
@@ -262,11 +291,13 @@ class Result:
     def members(self, group):
         """A system's member names of a group ("x": the bodies, "friction":
         the contacts), from its GROUP[MEMBER] columns."""
+        if not isinstance(group, str):
+            raise TypeError(f"group: expected a str ('x', 'friction', ...), got {_args.type_name(group)}")
         return [k[len(group) + 1:-1] for k in self.columns if k.startswith(group + "[")]
 
     def group(self, group):
         """A system's group as samples x members (the order of members())."""
-        names = self.members(group)
+        names = self.members(group)  # TypeError for a group that is not a str
         if not names:
             raise KeyError(f"{group}: no such group (columns: {', '.join(self.columns)})")
         return np.column_stack([self.columns[f"{group}[{m}]"] for m in names])
@@ -281,20 +312,83 @@ class Result:
     def config(self):
         return self._cfg
 
-    def save(self, path):
-        """Write the run to an HDF5 file in the layout of `stickslip run`.
+    def save(self, path, format=None):
+        """Write the run to `path` in the format its extension names, as
+        `stickslip run -o` writes it: .h5 (HDF5, docs/hdf5-layout.md), .mat
+        (MAT v5 for MATLAB and Octave), .csv (PATH without .csv as the
+        prefix of the two files of `stickslip run --csv`: PREFIX_trajectory.csv
+        and PREFIX_events.csv).  format ("h5", "mat" or "csv") overrides the
+        extension; another extension without it is an InputError, as is a
+        path that is one of the run's inputs (its configuration file, its
+        table files, the file it was read from).  Returns the files written.
 
         The run is repeated into the file: a run is deterministic, so the
         file holds these very samples (the tests check it bit for bit), and
-        the library's HDF5 writer stays the one definition of the layout."""
+        the library's writers stay the one definition of each layout."""
+        path = _args.path(path, "path")
+        fmt = _save_format(path, format)
+        target, files = (_csv_prefix(path), None) if fmt == "csv" else (path, [path])
+        files = files or [f"{target}_trajectory.csv", f"{target}_events.csv"]
+        _check_not_inputs(files, self._inputs())
         err = _new_err()
-        rc = lib.stsl_run(self._cfg._h, lib.STSL_OUTPUT_HDF5, str(path).encode(), ffi.NULL, err)
+        rc = lib.stsl_run(self._cfg._h, _SAVE_OUTPUT[fmt], _args.cpath(target), ffi.NULL, err)
         if rc != 0 and int(err.code) in (lib.STSL_RC_INPUT, lib.STSL_RC_IO, lib.STSL_RC_NOMEM):
             _raise(err)
+        return files
+
+    def _inputs(self):
+        """The files this run came from: its configuration's, the table files
+        the configuration names, the result file it was read from."""
+        files = [self._cfg._source, self._source]
+        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', self._cfg.to_yaml()):
+            name = m.group(1)
+            files.append(json.loads(name) if name.startswith('"') else name)
+        return [f for f in files if f]
 
     def __repr__(self):
         state = "complete" if self.complete else f"incomplete: {self.message}"
         return f"<stickslip.Result {len(self.t)} samples, {len(self.events)} events, {state}>"
+
+
+# The output formats by extension (the table of `stickslip run -o`).
+_SAVE_FORMATS = {".h5": "h5", ".mat": "mat", ".csv": "csv"}
+_SAVE_OUTPUT = {"h5": lib.STSL_OUTPUT_HDF5, "mat": lib.STSL_OUTPUT_MAT, "csv": lib.STSL_OUTPUT_CSV}
+
+
+def _save_format(path, format):
+    if format is not None:
+        if not isinstance(format, str):
+            raise TypeError(f"format: expected a str, got {_args.type_name(format)}")
+        if format not in _SAVE_OUTPUT:
+            raise InputError(f"format: expected one of {', '.join(_SAVE_OUTPUT)} (got {format!r})")
+        return format
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in _SAVE_FORMATS:
+        raise InputError(f"{path}: unknown output format '{ext}' (name the file .h5, .mat or .csv, "
+                         "or give format='h5', 'mat' or 'csv')")
+    return _SAVE_FORMATS[ext]
+
+
+def _csv_prefix(path):
+    return path[:-4] if path.lower().endswith(".csv") else path
+
+
+def _check_not_inputs(outputs, inputs):
+    """InputError when an output is one of the inputs (same device and
+    inode), with the message of the command's own check."""
+    for out in outputs:
+        try:
+            so = os.stat(out)
+        except OSError:
+            continue  # nothing there yet: no input can be it
+        for inp in inputs:
+            try:
+                si = os.stat(inp)
+            except OSError:
+                continue
+            if (so.st_dev, so.st_ino) == (si.st_dev, si.st_ino):
+                raise InputError(f"output {out} is the input {inp} (the same file): it would be "
+                                 "overwritten; choose another output", lib.STSL_RC_INPUT)
 
 
 def _units(s):
@@ -335,6 +429,8 @@ def _cancellable(cfg, cancel):
     """A copy of cfg whose runs watch `cancel`'s flag (cfg itself without one)."""
     if cancel is None:
         return cfg
+    if not isinstance(cancel, Cancel):
+        raise TypeError(f"cancel: expected a stickslip.Cancel, got {_args.type_name(cancel)}")
     c = cfg.copy()
     lib.stsl_cfg_set_cancel(c._h, cancel._flag)
     c._cancel = cancel  # the flag lives as long as the configuration that reads it
@@ -347,8 +443,10 @@ def run(cfg, output_step=None, cancel=None):
     output_step overrides simulation.output_step for this run only.  A run
     that fails on the way raises SolverError whose `result` is the partial
     Result; one stopped by `cancel` (a Cancel, set from another thread)
-    raises CancelledError, with the partial Result too."""
-    cfg = _cancellable(_with(cfg, output_step), cancel)
+    raises CancelledError, with the partial Result too.  cfg is a Config,
+    the path of a YAML file (loaded as ss.load does) or a dict of the file's
+    structure (Config.from_dict)."""
+    cfg = _cancellable(_with(_config(cfg), output_step), cancel)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
@@ -372,16 +470,17 @@ def read(path):
     NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
     2-D arrays with the names of their bodies, contacts and stops, events
     with their subject."""
+    path = _args.path(path, "path")
     out = ffi.new("stsl_result **")
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
-    if lib.stsl_result_read(str(path).encode(), out, cfg, err) != 0:
+    if lib.stsl_result_read(_args.cpath(path), out, cfg, err) != 0:
         _raise(err)
     config = Config(cfg[0])
     try:
         if _grouped(out[0]):
             return _system_file(path)
-        return Result._from_handle(config, out[0])
+        return Result._from_handle(config, out[0], os.path.abspath(path))
     finally:
         lib.stsl_result_free(out[0])
 
@@ -412,5 +511,6 @@ def version():
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
+# Errors raised by this module; defined in _errors.
 __all__ = ["Cancel", "CancelledError", "Config", "Result", "Error", "InputError", "FileError",
            "SolverError", "load", "read", "run", "version"]

@@ -6,11 +6,16 @@ The threads spend their time inside the C call, where cffi has released the
 GIL, so `jobs` threads run the variants in parallel.
 """
 import concurrent.futures
+from collections.abc import Mapping
 
 import numpy as np
 
-from ._core import Cancel, CancelledError, InputError, _cancellable, _new_err, _raise
+from . import _args
+from ._core import Cancel, CancelledError, InputError, _cancellable, _config, _new_err, _raise
 from ._lib import ffi, lib
+
+# The most worker threads, as `stickslip sweep --jobs`.
+MAX_JOBS = 1024
 
 
 class Sweep:
@@ -37,11 +42,31 @@ class Sweep:
 
 
 def _variants(vary):
-    keys = list(vary)
-    values = [np.asarray(vary[k]).ravel() for k in keys]
+    """The keys and their 1-D arrays of values; TypeError or InputError
+    naming the key for anything else (a scalar, a grid not raveled, no
+    values, arrays of different lengths)."""
+    if not isinstance(vary, Mapping):
+        raise TypeError(f"vary: expected a dict {{key: array of values}}, got {_args.type_name(vary)}")
+    if not vary:
+        raise InputError("vary: no keys to vary (give {key: array of values})")
+    keys, values = list(vary), []
+    for k in keys:
+        if not isinstance(k, str):
+            raise TypeError(f"vary: a key must be a str ('friction.dynamic'), got {_args.type_name(k)}")
+        if isinstance(vary[k], (str, bytes, Mapping)) or vary[k] is None:
+            raise TypeError(f"vary['{k}']: expected an array of values (one per variant), got "
+                            f"{_args.type_name(vary[k])}")
+        v = np.asarray(vary[k])
+        if v.ndim != 1:
+            raise InputError(f"vary['{k}']: expected a 1-D array of values (one per variant), got "
+                             f"shape {v.shape}" + (" (ravel a grid)" if v.ndim > 1 else ""))
+        if len(v) == 0:
+            raise InputError(f"vary['{k}']: no values")
+        values.append(v)
     n = {len(v) for v in values}
     if len(n) != 1:
-        raise InputError("sweep: every array in vary must have the same length (one row per variant)")
+        lengths = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, values))
+        raise InputError(f"vary: every array must have the same length (one row per variant; {lengths})")
     return keys, values, n.pop()
 
 
@@ -112,15 +137,18 @@ def sweep(cfg, vary, jobs=1, cancel=None):
     Cancel) stops the variants running and starts no more: CancelledError,
     whose `result` is the Sweep of the variants that ran.  Ctrl-C (a
     KeyboardInterrupt while waiting) stops them the same way and is
-    raised again once they have stopped."""
+    raised again once they have stopped.  cfg is a Config, a YAML file's
+    path or a dict (as for ss.run); jobs a whole number in [1, 1024]."""
+    cfg = _config(cfg)
     keys, values, n = _variants(vary)
+    jobs = _args.integer(jobs, "jobs", 1, MAX_JOBS)
     for k, v in zip(keys, values):  # refuse a bad value before running anything
         probe = cfg.copy()
         for x in np.unique(v):
             probe[k] = x
     cancel = cancel if cancel is not None else Cancel()
     base = _cancellable(cfg, cancel)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs)))
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
         done = list(pool.map(lambda i: _run_one(base, keys, values, i, cancel), range(n)))
     except KeyboardInterrupt:
