@@ -1,6 +1,7 @@
 /* result_read.c - stsl_result_read of stickslip.h.
  *
- * The file is read by io/h5_read (the one reader of the layout) and then
+ * The file is read by io/h5_read (the one reader of the layout), or a MAT
+ * result by io/mat_result into the same structures, and then
  * replayed into the sinks a run in memory feeds, the summary sink and the
  * memory sink: the result of a file and that of a run are made by the same
  * code from the same samples, so they agree to the last bit wherever the
@@ -17,6 +18,7 @@
 #include "api/result.h"
 #include "api/summary_sink.h"
 #include "io/h5_read.h"
+#include "io/mat_result.h"
 #include "io/study_h5.h"
 
 /* The file's arrays: t, mode (NULL in a system's file) and one per
@@ -58,6 +60,20 @@ static int read_col(const char *path, const char *name, long n, int width, doubl
         rc = stsl_error_set(err, STSL_EINPUT, "%s: /trajectory/%s has %d columns, expected %d",
                             path, name, w, width);
     return rc;
+}
+
+/* A MAT result (io/mat_result.h): the same structures, the arrays taken. */
+static int read_mat(const char *path, stsl_h5_result *h, file_data *d, stsl_error *err)
+{
+    stsl_mat_arrays a;
+    int rc = stsl_mat_result_read(path, h, &a, err);
+    if (rc) return rc;
+    d->n = a.n;
+    d->t = a.t;
+    d->mode = a.mode;
+    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
+        d->cols[c] = a.cols[c];
+    return STSL_OK;
 }
 
 /* Everything HDF5 is asked, under the library's HDF5 lock. */
@@ -371,9 +387,14 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
         stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
         return stsl_api_err(err, &e);
     }
-    stsl_hdf5_lock();
-    int rc = read_file(path, h, &d, &e);
-    stsl_hdf5_unlock();
+    int rc;
+    if (stsl_mat_result_file(path)) {
+        rc = read_mat(path, h, &d, &e);
+    } else {
+        stsl_hdf5_lock();
+        rc = read_file(path, h, &d, &e);
+        stsl_hdf5_unlock();
+    }
     if (!rc && cfg) rc = load_config(path, h, cfg, &e);
     if (!rc) {
         rc = build(h, &d, out, &e); /* takes h */
