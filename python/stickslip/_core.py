@@ -247,7 +247,9 @@ def _summary_stats(s):
 
 
 _EVENT_VALUES = ("x", "v", "friction")
-_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U16"), ("mode_after", "U16")]
+# Mode and kind names fit 23 characters (the file readers keep as many; the
+# longest, CONTACT_HIGH_SLIP_POS, has 21, which U16 cut short).
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24")]
 _EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
 
 
@@ -280,12 +282,13 @@ class Result:
             names = [ffi.string(lib.stsl_result_column_name(handle, i)).decode()
                      for i in range(lib.stsl_result_n_columns(handle))]
         columns = {name: _column(handle, name, n) for name in names}
+        mode_names = _names(s.mode_names, s.n_modes)
+        events, subjects = _events(handle, _names(s.kind_names, s.n_kinds), mode_names)
         r = cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
-                [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
-                _events(handle), _summary_stats(s), bool(s.complete),
+                mode_names, events, _summary_stats(s), bool(s.complete),
                 ffi.string(s.message).decode(), _units(s), cfg, source)
         if grouped:
-            r.subjects = [_subject(handle, i) for i in range(len(r.events))]
+            r.subjects = subjects
         return r
 
     def members(self, group):
@@ -408,21 +411,51 @@ def _column(handle, name, n):
     return np.frombuffer(ffi.buffer(p, n * 8), dtype=np.float64).copy()
 
 
-def _events(handle):
+def _names(ptrs, n):
+    return [ffi.string(ptrs[i]).decode() for i in range(n)]
+
+
+def _ptr(ctype, a):
+    return ffi.cast(ctype, ffi.from_buffer(a))
+
+
+# The column names stsl_result_events is asked for (kept alive here).
+_EVENT_COL_TEXTS = [ffi.new("char[]", c.encode()) for c in _EVENT_VALUES]
+_EVENT_COLS = ffi.new("const char *[]", _EVENT_COL_TEXTS)
+
+
+def _events(handle, kind_names, mode_names):
+    """The events as a structured array and their subjects' names ("" for
+    none), from one call (stsl_result_events) and numpy's indexing."""
     n = lib.stsl_result_n_events(handle)
     out = np.zeros(n, dtype=_EVENT_DTYPE)
-    ev = ffi.new("stsl_event *")
+    if n == 0:
+        return out, []
+    t = np.empty(n)
+    ints = np.empty((4, n), dtype=np.intc)  # kind, mode_before, mode_after, subject
+    values = np.empty((len(_EVENT_VALUES), 2, n))
     err = _new_err()
-    for i in range(n):
-        if lib.stsl_result_event(handle, i, ev, err) != 0:
-            _raise(err)
-        row = [ev.t, ffi.string(ev.kind).decode(), ffi.string(ev.mode_before).decode(),
-               ffi.string(ev.mode_after).decode()]
-        for c in _EVENT_VALUES:
-            for after in (0, 1):
-                row.append(lib.stsl_result_event_value(handle, i, c.encode(), after))
-        out[i] = tuple(row)
-    return out
+    if lib.stsl_result_events(handle, _ptr("double *", t), *(_ptr("int *", row) for row in ints),
+                              _EVENT_COLS, len(_EVENT_VALUES), _ptr("double *", values),
+                              err) != 0:
+        _raise(err)
+    # Index -1 (no such kind or mode) takes the last entry: "none", as
+    # stsl_result_event names it.
+    kinds = np.array(kind_names + ["none"])
+    modes = np.array(mode_names + ["none"])
+    out["t"] = t
+    out["kind"] = kinds[ints[0]]
+    out["mode_before"] = modes[ints[1]]
+    out["mode_after"] = modes[ints[2]]
+    for k, c in enumerate(_EVENT_VALUES):
+        out[f"{c}_before"], out[f"{c}_after"] = values[k]
+    # A subject's name once per subject, not once per event.
+    subject = ints[3].tolist()
+    names = {0: ""}
+    for i, j in enumerate(subject):
+        if j not in names:
+            names[j] = _subject(handle, i)
+    return out, [names[j] for j in subject]
 
 
 def _cancellable(cfg, cancel):

@@ -196,3 +196,41 @@ def test_a_mat_file_that_is_not_a_result_is_refused(tmp_path):
         ss.read(cut)
     assert str(e.value).startswith(f"{cut}: ")
     assert cli("info", str(cut)).returncode == 2
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=os.path.basename)
+def test_bulk_events_equal_the_per_event_accessors(example):
+    """ss.run's events come from one stsl_result_events call; they are what
+    stsl_result_event, stsl_result_event_value and stsl_result_event_subject
+    give event by event (the definition they replace), to the bit."""
+    from stickslip._lib import ffi, lib
+
+    cfg = ss.load(example)
+    out, err = ffi.new("stsl_result **"), ffi.new("stsl_err *")
+    lib.stsl_run_result(cfg._h, out, err)
+    h = out[0]
+    try:
+        r = ss.Result._from_handle(cfg, h)
+        n = lib.stsl_result_n_events(h)
+        assert len(r.events) == n  # (a smooth law has none)
+        ev = ffi.new("stsl_event *")
+        for i in range(n):
+            assert lib.stsl_result_event(h, i, ev, err) == 0
+            e = r.events[i]
+            assert e["t"] == ev.t
+            assert (e["kind"], e["mode_before"], e["mode_after"]) == tuple(
+                ffi.string(p).decode() for p in (ev.kind, ev.mode_before, ev.mode_after))
+            for c in ("x", "v", "friction"):
+                for after, side in ((0, "before"), (1, "after")):
+                    want = np.float64(lib.stsl_result_event_value(h, i, c.encode(), after))
+                    assert e[f"{c}_{side}"].tobytes() == want.tobytes(), (i, c, side)
+            if hasattr(r, "subjects"):
+                p = lib.stsl_result_event_subject(h, i)
+                assert r.subjects[i] == ("" if p == ffi.NULL else ffi.string(p).decode())
+        # Bad arguments are refused, not read through.
+        assert lib.stsl_result_events(ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL,
+                                      ffi.NULL, 0, ffi.NULL, err) == lib.STSL_RC_INPUT
+        assert lib.stsl_result_events(h, ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL,
+                                      ffi.NULL, 2, ffi.NULL, err) == lib.STSL_RC_INPUT
+    finally:
+        lib.stsl_result_free(h)
