@@ -17,6 +17,7 @@
 #include "api/error.h"
 #include "api/result.h"
 #include "api/summary_sink.h"
+#include "io/convergence_h5.h"
 #include "io/h5_read.h"
 #include "io/mat_result.h"
 #include "io/study_h5.h"
@@ -83,6 +84,11 @@ static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_err
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: a study file (stickslip sweep), not the result of one run "
                               "(read it with `stickslip info` or its --csv)",
+                              path);
+    if (stsl_convergence_h5_present(path) == STSL_CONV_ONLY)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: a convergence table (stickslip converge --h5), not the result "
+                              "of a run (`stickslip info` prints it)",
                               path);
     int rc = stsl_h5_read(path, h, err);
     if (rc) return rc;

@@ -6,6 +6,7 @@ The threads spend their time inside the C call, where cffi has released the
 GIL, so `jobs` threads run the variants in parallel.
 """
 import concurrent.futures
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -21,13 +22,18 @@ MAX_JOBS = 1024
 class Sweep:
     """The variants (`parameters`) and what each run did (`summary`), both
     numpy structured arrays with one row per variant; `messages` holds why a
-    variant did not complete ("" when it did)."""
+    variant did not complete ("" when it did).  `complete` and `n_runs`:
+    whether every variant of the study ran, and how many it has (a study
+    file of `stickslip sweep` read by ss.read may be unfinished: the rows
+    are those done)."""
 
-    def __init__(self, parameters, summary, messages, units):
+    def __init__(self, parameters, summary, messages, units, complete=True, n_runs=None):
         self.parameters = parameters
         self.summary = summary
         self.messages = messages
         self.units = units  # of the summary's columns ("" for counts and flags)
+        self.complete = complete
+        self.n_runs = len(parameters) if n_runs is None else n_runs
 
     def to_pandas(self):
         """One DataFrame: the parameters' columns, then the summary's."""
@@ -39,6 +45,51 @@ class Sweep:
 
     def __len__(self):
         return len(self.parameters)
+
+
+def is_study_file(path):
+    """True for an HDF5 file with a /study group (`stickslip sweep -o`)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89HDF\r\n\x1a\n":
+                return False
+        import h5py
+
+        with h5py.File(path, "r") as f:
+            return "study" in f
+    except (OSError, ImportError):
+        return False
+
+
+def read_study(path):
+    """The Sweep of a study file: the rows done, in variant order; the
+    summary has the file's columns (status, t_reached, events_KIND, ...),
+    their units from the file (docs/hdf5-layout.md)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            st = f["study"]
+            n = int(st.attrs["n_done"])
+            size = os.path.getsize(path)
+            keys = list(st["parameters"].keys())  # creation order: the study's
+            for d in list(st["parameters"].values()) + list(st["summary"].values()):
+                if min(n, d.shape[0]) * d.dtype.itemsize > size * 1100:  # compressed at most 1032:1
+                    raise InputError(f"{path}: {d.name} claims more rows than the file can hold")
+            params = [(k, st["parameters"][k][:n]) for k in keys]
+            cols = [(k, d[:n]) for k, d in st["summary"].items() if k != "message"]
+            messages = list(st["summary"]["message"].asstr()[:n]) if "message" in st["summary"] else [""] * n
+            units = {k: str(d.attrs.get("units", "")) for k, d in st["summary"].items() if k != "message"}
+            complete, n_runs = int(st.attrs["complete"]) == 1, int(st.attrs["n_runs"])
+    except (KeyError, ValueError, TypeError, OSError) as exc:
+        raise InputError(f"{path}: not a study file in the layout of `stickslip sweep`: {exc}",
+                         lib.STSL_RC_INPUT) from None
+    def table(pairs):
+        out = np.zeros(n, dtype=[(k, v.dtype) for k, v in pairs])
+        for k, v in pairs:
+            out[k] = v
+        return out
+    return Sweep(table(params), table(cols), messages, units, complete, n_runs)
 
 
 def _variants(vary):

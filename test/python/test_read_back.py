@@ -234,3 +234,43 @@ def test_bulk_events_equal_the_per_event_accessors(example):
                                       ffi.NULL, 2, ffi.NULL, err) == lib.STSL_RC_INPUT
     finally:
         lib.stsl_result_free(h)
+
+
+STUDY = """base:
+  element: {mass: 1.0, spring: {stiffness: 100.0, free_position: 0.0}, damper: {coefficient: 0.5}}
+  friction: {law: coulomb, dynamic: 1.0, static: 1.5}
+  inputs: {base_motion: {type: sine, amplitude: 0.05, frequency: 2.0}}
+  simulation: {t_end: 2.0, output_step: 0.0}
+vary:
+  friction.dynamic: {values: [0.6, 0.9, 1.2]}
+"""
+
+
+def test_read_of_a_study_file_gives_its_sweep(tmp_path):
+    """ss.read of `stickslip sweep`'s file: the Sweep of its rows, each
+    row's counts those of ss.run of that variant."""
+    study, out = tmp_path / "s.yaml", tmp_path / "s.h5"
+    study.write_text(STUDY)
+    p = cli("sweep", str(study), "-o", str(out), "--jobs", "1")
+    assert p.returncode == 0, p.stderr
+    s = ss.read(out)
+    assert isinstance(s, ss.Sweep) and len(s) == 3 and s.complete and s.n_runs == 3
+    assert list(s.parameters["friction.dynamic"]) == [0.6, 0.9, 1.2]
+    assert s.units["t_reached"] == "s" and s.messages == ["", "", ""]
+    base = ss.Config.from_yaml(STUDY.split("vary:")[0].replace("\n  ", "\n")[len("base:\n"):])
+    for i, f in enumerate(s.parameters["friction.dynamic"]):
+        c = base.copy()
+        c["friction.dynamic"] = float(f)
+        r = ss.run(c)
+        assert s.summary["events_stick"][i] == list(r.events["kind"]).count("stick")
+        assert s.summary["t_reached"][i] == r.t[-1]
+
+
+def test_read_of_a_convergence_file_says_what_it_is(tmp_path):
+    out = tmp_path / "conv.h5"
+    assert cli("converge", JANECEK, "--scheme", "karnopp", "--steps", "2e-3,1e-3", "--h5",
+               str(out)).returncode == 0
+    with pytest.raises(ss.InputError) as e:
+        ss.read(out)
+    assert str(e.value) == (f"{out}: a convergence table (stickslip converge --h5), not the "
+                            "result of a run (`stickslip info` prints it)")
