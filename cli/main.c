@@ -490,8 +490,16 @@ static int cmd_info(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
     stsl_error err = {0};
+    /* Only a regular file is read: opening a FIFO would wait for a writer. */
+    struct stat st;
+    if (stat(a.config, &st) == 0 && !S_ISREG(st.st_mode)) {
+        stsl_error_set(&err, STSL_EINPUT, "%s: %s, not a result file", a.config,
+                       S_ISDIR(st.st_mode) ? "is a directory"
+                                           : "not a regular file (a FIFO, socket or device)");
+        return error_exit(&err);
+    }
+    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
     /* converge --h5 writes its table alone or beside a result. */
     int conv = stsl_convergence_h5_present(a.config);
     if (conv == STSL_CONV_ONLY)

@@ -124,6 +124,8 @@ def load_result(path):
         raise PlotError(f"{path}: no such file")
     if os.path.isdir(path):
         raise PlotError(f"{path}: is a directory, not a result file")
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        raise PlotError(f"{path}: not a regular file (a FIFO, socket or device), not a result file")
     reader = _system_reader()
     if reader.is_mat_file(path):
         return load_mat_result(path)

@@ -49,6 +49,8 @@ class Sweep:
 
 def is_study_file(path):
     """True for an HDF5 file with a /study group (`stickslip sweep -o`)."""
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        return False
     try:
         with open(path, "rb") as f:
             if f.read(8) != b"\x89HDF\r\n\x1a\n":

@@ -168,7 +168,10 @@ def _events(f, path):
 
 
 def is_mat_file(path):
-    """True when `path` begins with MATLAB's text header (a MAT v5 file)."""
+    """True when `path` is a regular file that begins with MATLAB's text
+    header (a MAT v5 file)."""
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(6) == b"MATLAB"

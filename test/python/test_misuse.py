@@ -212,3 +212,33 @@ def test_save_follows_the_extension(tmp_path, result):
     assert rows[0].startswith("t [s],") and len(rows) == 1 + len(result.t)
     assert not (tmp_path / "r.csv").exists() and sorted(os.listdir(tmp_path)) == sorted(
         ["r.h5", "r.MAT", "r_trajectory.csv", "r_events.csv", "h5_named.mat"])
+
+
+READ_FIFO = """
+import sys
+import stickslip as ss
+for p in sys.argv[1:]:
+    try:
+        ss.read(p)
+    except ss.InputError as e:
+        print(e)
+"""
+
+
+def test_fifos_and_devices_are_refused_not_waited_on(tmp_path):
+    """Opening a FIFO for reading waits for a writer: the readers refuse
+    it (and devices) first.  Run in a child so that a reader that waits
+    shows as a failure (the limit is a hang guard, far beyond any run)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    cli_bin = os.environ.get("STICKSLIP_BIN", "stickslip")
+    import subprocess
+    import sys
+
+    want = "not a regular file (a FIFO, socket or device), not a result file"
+    for args in (["info", str(fifo)], ["plot", str(fifo)]):
+        p = subprocess.run([cli_bin, *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and f"{fifo}: {want}" in p.stderr, p.stderr
+    p = subprocess.run([sys.executable, "-c", READ_FIFO, str(fifo), "/dev/null"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.stdout.splitlines() == [f"{fifo}: {want}", f"/dev/null: {want}"], p.stderr
