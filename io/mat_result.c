@@ -555,60 +555,8 @@ int stsl_mat_result_is_system(const stsl_h5_result *res)
     return 0;
 }
 
-/* Group g of the system from column c (its data taken from a). */
-static int system_group(const stsl_h5_result *res, stsl_mat_arrays *a, int c, stsl_h5_group *g,
-                        stsl_error *err)
-{
-    int w = res->col_width[c];
-    snprintf(g->name, sizeof g->name, "%s", res->col_names[c]);
-    snprintf(g->units, sizeof g->units, "%s", res->col_units[c]);
-    g->width = w > 0 ? w : 1;
-    g->two_d = w > 0;
-    if (res->col_n_values[c] > STSL_H5S_MAX_VALUES)
-        return stsl_error_set(err, STSL_EINPUT, "%s: value_names.%s: more than %d names", res->path,
-                              g->name, STSL_H5S_MAX_VALUES);
-    if (!(g->members = calloc((size_t)g->width, sizeof *g->members)))
-        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", res->path);
-    for (int k = 0; k < g->width; k++)
-        snprintf(g->members[k], sizeof g->members[k], "%s",
-                 w > 0 ? res->col_members[c][k] : g->name);
-    g->n_values = res->col_n_values[c];
-    for (int k = 0; k < g->n_values; k++)
-        snprintf(g->values[k], sizeof g->values[k], "%s", res->col_values[c][k]);
-    g->data = a->cols[c];
-    a->cols[c] = NULL;
-    return STSL_OK;
-}
-
 int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
                          stsl_error *err)
 {
-    memset(s, 0, sizeof *s);
-    snprintf(s->path, sizeof s->path, "%s", res->path);
-    snprintf(s->version, sizeof s->version, "%s", res->version);
-    snprintf(s->created_utc, sizeof s->created_utc, "%s", res->created_utc);
-    snprintf(s->message, sizeof s->message, "%s", res->message);
-    snprintf(s->time_units, sizeof s->time_units, "%s", res->time_units);
-    s->complete = res->complete;
-    s->n_samples = a->n;
-    s->t = a->t;
-    a->t = NULL;
-    s->stats = res->stats;
-    int rc = STSL_OK;
-    for (int c = 0; !rc && c < res->n_cols; c++)
-        if (!(rc = system_group(res, a, c, &s->groups[s->n_groups], err))) s->n_groups++;
-    if (!rc && !(s->events = calloc((size_t)res->n_events + 1, sizeof *s->events)))
-        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", res->path);
-    for (long i = 0; !rc && i < res->n_events; i++) {
-        const stsl_h5_event *e = &res->events[i];
-        stsl_h5_sys_event *o = &s->events[i];
-        o->t = e->t;
-        snprintf(o->kind, sizeof o->kind, "%s", e->kind);
-        o->index = e->subject - 1;
-        snprintf(o->name, sizeof o->name, "%s",
-                 e->subject > 0 ? res->subject_names[e->subject - 1] : "");
-    }
-    if (!rc) s->n_events = res->n_events;
-    if (rc) stsl_h5_system_free(s);
-    return rc;
+    return stsl_h5_system_from(res, a->n, &a->t, a->cols, s, err);
 }

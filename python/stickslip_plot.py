@@ -197,15 +197,9 @@ def load_mat_result(path):
     OUT.mat`), read with scipy.io.loadmat; a system's goes to load_system."""
     reader = _system_reader()
     try:
-        import scipy.io
-    except ImportError:
-        raise PlotError(f"{path}: plotting a MAT result needs scipy (python3-scipy)") from None
-    try:
-        m = scipy.io.loadmat(path)
-    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
-        raise PlotError(f"{path}: cannot read the MAT file: {exc}") from None
-    if reader._mtext(m.get("program", "")) != "stickslip":
-        raise PlotError(f"{path}: not a stickslip result (variable program is not 'stickslip')")
+        m = reader.loadmat(path)
+    except reader.SystemFileError as exc:
+        raise PlotError(str(exc)) from None
     if "names" in m:
         return load_system(path)
     try:

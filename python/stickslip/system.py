@@ -199,17 +199,26 @@ def _mstruct(m, name, path, required=True):
     return v.ravel()[0]
 
 
-def _read_system_mat(path):
-    """A SystemResult from the MAT result of a system (scipy.io.loadmat)."""
+def loadmat(path):
+    """The variables of a MAT result (scipy.io.loadmat), checked to be
+    stickslip's; SystemFileError with a one-line reason."""
     try:
         import scipy.io
     except ImportError:
-        raise SystemFileError(f"{path}: reading a system's MAT result needs scipy (python3-scipy)") from None
+        raise SystemFileError(f"{path}: reading a MAT result needs scipy (python3-scipy)") from None
     try:
         m = scipy.io.loadmat(path)
     except (ValueError, TypeError, OSError, NotImplementedError) as exc:
         raise SystemFileError(f"{path}: cannot read the MAT file: {exc}") from None
-    if _mtext(m.get("program", "")) != "stickslip" or "names" not in m:
+    if _mtext(m.get("program", "")) != "stickslip":
+        raise SystemFileError(f"{path}: not a stickslip result (variable program is not 'stickslip')")
+    return m
+
+
+def _read_system_mat(path):
+    """A SystemResult from the MAT result of a system (scipy.io.loadmat)."""
+    m = loadmat(path)
+    if "names" not in m:
         raise SystemFileError(f"{path}: not the MAT result of a system of bodies (no 'names')")
     tr, units_s, names_s = (_mstruct(m, k, path) for k in ("trajectory", "units", "names"))
     vnames_s = _mstruct(m, "value_names", path, required=False)
