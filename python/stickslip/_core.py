@@ -65,6 +65,23 @@ def _json_default(value):
     raise TypeError(f"cannot turn {type(value).__name__} into YAML")
 
 
+def _unwritable(value, path=""):
+    """The dotted path and value of the first item json cannot write."""
+    items = value.items() if isinstance(value, Mapping) else \
+        enumerate(value) if isinstance(value, (list, tuple)) else None
+    if items is None:
+        try:
+            json.dumps(value, default=_json_default)
+        except TypeError:
+            return path, value
+        return None
+    for k, v in items:
+        found = _unwritable(v, f"{path}.{k}" if path else str(k))
+        if found:
+            return found
+    return None
+
+
 def _from_yaml_line(text):
     """A number key comes back as a float, anything else as its YAML text."""
     for parse in (int, float):
@@ -108,7 +125,13 @@ class Config:
         """A configuration from nested dicts (the YAML file's structure)."""
         if not isinstance(d, Mapping):
             raise TypeError(f"d: expected a dict (the YAML file's structure), got {_args.type_name(d)}")
-        return cls.from_yaml(json.dumps(d, default=_json_default), base_dir)
+        try:
+            text = json.dumps(d, default=_json_default)
+        except TypeError:
+            where, value = _unwritable(d)
+            raise TypeError(f"d['{where}']: cannot write a value of type {_args.type_name(value)} "
+                            "as YAML (numbers, str, bool, lists and dicts of them)") from None
+        return cls.from_yaml(text, base_dir)
 
     def copy(self):
         err = _new_err()

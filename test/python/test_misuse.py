@@ -64,6 +64,8 @@ TYPE_MISUSES = [
     (lambda c, r: ss.Config.from_yaml(b"a: 1"), "text: expected a str, got bytes"),
     (lambda c, r: ss.Config.from_dict([1]), "d: expected a dict (the YAML file's structure), got list"),
     (lambda c, r: ss.Config.from_dict({}, base_dir=3), "base_dir: expected a file path"),
+    (lambda c, r: ss.Config.from_dict({"inputs": {"forces": [1.0, {2.0}]}}),
+     "d['inputs.forces.1']: cannot write a value of type set as YAML"),
     (lambda c, r: ss.Config("x.yaml"), "Config() is made by ss.load(path)"),
     (lambda c, r: c.write(None), "path: expected a file path (str or os.PathLike), got None"),
     (lambda c, r: r.save(None), "path: expected a file path (str or os.PathLike), got None"),
