@@ -22,6 +22,7 @@ A binding (cffi, ABI mode) of the C API in stickslip.h; docs/python.md.
 from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError, Result,
                     SolverError, load, read, run, version)
 from .compare import compare
+from .convergence import Convergence
 from .sweep import Sweep, sweep
 from .system import SystemResult
 
@@ -32,5 +33,5 @@ for _cls in (Error, InputError, FileError, SolverError, CancelledError):
     _cls.__module__ = __name__
 del _cls
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
            "read", "run", "sweep", "__version__"]

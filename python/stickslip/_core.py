@@ -522,8 +522,8 @@ def run(cfg, output_step=None, cancel=None):
 def read(path):
     """A Result from a file written by `stickslip run -o` or Result.save()
     (HDF5 or MAT): the Result ss.run gives for that run (stsl_result_read;
-    no h5py).  A study file of `stickslip sweep` gives its Sweep (read
-    with h5py).  The
+    no h5py).  A study file of `stickslip sweep` gives its Sweep, a table
+    of `stickslip converge --h5` its Convergence (both read with h5py).  The
     file does not hold the dissipated energy: stats["dissipated_energy"] is
     NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
     2-D arrays with the names of their bodies, contacts and stops, events
@@ -533,10 +533,14 @@ def read(path):
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
     if lib.stsl_result_read(_args.cpath(path), out, cfg, err) != 0:
-        from .sweep import is_study_file, read_study  # h5py only for a study
+        # h5py only for a study or a convergence table
+        from .convergence import is_convergence_file, read_convergence
+        from .sweep import is_study_file, read_study
 
         if int(err.code) == lib.STSL_RC_INPUT and is_study_file(path):
             return read_study(path)
+        if int(err.code) == lib.STSL_RC_INPUT and is_convergence_file(path):
+            return read_convergence(path)
         _raise(err)
     config = Config(cfg[0])
     try:

@@ -261,11 +261,28 @@ def test_read_of_a_study_file_gives_its_sweep(tmp_path):
         assert s.summary["t_reached"][i] == r.t[-1]
 
 
-def test_read_of_a_convergence_file_says_what_it_is(tmp_path):
+def test_read_of_a_convergence_file_gives_its_table(tmp_path):
+    """ss.read of a converge --h5 file: the numbers converge printed (the
+    same values through %.6g), the scheme, the fitted order."""
     out = tmp_path / "conv.h5"
-    assert cli("converge", JANECEK, "--scheme", "karnopp", "--steps", "2e-3,1e-3", "--h5",
-               str(out)).returncode == 0
-    with pytest.raises(ss.InputError) as e:
-        ss.read(out)
-    assert str(e.value) == (f"{out}: a convergence table (stickslip converge --h5), not the "
-                            "result of a run (`stickslip info` prints it)")
+    p = cli("converge", JANECEK, "--scheme", "karnopp", "--steps", "2e-3,1e-3", "--h5", str(out))
+    assert p.returncode == 0, p.stderr
+    c = ss.read(out)
+    assert isinstance(c, ss.Convergence) and len(c) == 2 and c.scheme == "karnopp"
+    rows = [line.split() for line in p.stdout.splitlines() if line[:12].strip()[:1].isdigit()]
+    for i, row in enumerate(rows):
+        assert [f"{c.step[i]:.4g}", f"{c.max_abs_error_x[i]:.6g}", f"{c.rms_error_x[i]:.6g}",
+                f"{c.max_abs_error_v[i]:.6g}", f"{c.final_error_x[i]:.6g}"] == row[:5]
+        assert (int(row[6]), int(row[7])) == (c.rhs_evals[i], c.events[i])
+    order = [line for line in p.stdout.splitlines() if line.startswith("fitted order")][0]
+    assert f"{c.order:.3f}" == order.split(":")[-1].strip()
+    assert c.units["max_abs_error_x"] == "m" and c.units["step"] == "s"
+    assert c.reference["events"] == 13  # the Janecek case's events
+    # The C reader (stsl_result_read) says what the file is.
+    from stickslip._lib import ffi, lib
+
+    r, err = ffi.new("stsl_result **"), ffi.new("stsl_err *")
+    assert lib.stsl_result_read(str(out).encode(), r, ffi.NULL, err) == lib.STSL_RC_INPUT
+    assert ffi.string(err.message).decode() == (
+        f"{out}: a convergence table (stickslip converge --h5), not the result of a run "
+        "(`stickslip info` prints it)")
