@@ -214,6 +214,11 @@ def test_save_follows_the_extension(tmp_path, result):
     assert rows[0].startswith("t [s],") and len(rows) == 1 + len(result.t)
     assert not (tmp_path / "r.csv").exists() and sorted(os.listdir(tmp_path)) == sorted(
         ["r.h5", "r.MAT", "r_trajectory.csv", "r_events.csv", "h5_named.mat"])
+    # Each reads back as the run, told by its content, not its name.
+    for name in ("r.h5", "r.MAT", "h5_named.mat"):
+        back = ss.read(tmp_path / name)
+        assert back.x.tobytes() == result.x.tobytes(), name
+        assert back.events.tobytes() == result.events.tobytes(), name
 
 
 READ_FIFO = """
