@@ -115,6 +115,11 @@ def _variants(vary):
                              f"shape {v.shape}" + (" (ravel a grid)" if v.ndim > 1 else ""))
         if len(v) == 0:
             raise InputError(f"vary['{k}']: no values")
+        if v.dtype == object:  # mixed or odd types: each value must be one the keys take
+            for i, x in enumerate(v):
+                if x is None or isinstance(x, (bytes, Mapping, list, tuple, set)):
+                    raise TypeError(f"vary['{k}'][{i}]: expected a number or str, got "
+                                    f"{_args.type_name(x)}")
         values.append(v)
     n = {len(v) for v in values}
     if len(n) != 1:
@@ -197,7 +202,7 @@ def sweep(cfg, vary, jobs=1, cancel=None):
     jobs = _args.integer(jobs, "jobs", 1, MAX_JOBS)
     for k, v in zip(keys, values):  # refuse a bad value before running anything
         probe = cfg.copy()
-        for x in np.unique(v):
+        for x in (v if v.dtype == object else np.unique(v)):
             probe[k] = x
     cancel = cancel if cancel is not None else Cancel()
     base = _cancellable(cfg, cancel)

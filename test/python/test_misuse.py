@@ -75,6 +75,7 @@ TYPE_MISUSES = [
     (lambda c, r: ss.sweep(c, [1.0, 2.0]), "vary: expected a dict {key: array of values}, got list"),
     (lambda c, r: ss.sweep(c, {3: [1.0]}), "vary: a key must be a str"),
     (lambda c, r: ss.sweep(c, {"friction.dynamic": None}), "vary['friction.dynamic']: expected an array of values (one per variant), got None"),
+    (lambda c, r: ss.sweep(c, {"friction.dynamic": [1.0, None]}), "vary['friction.dynamic'][1]: expected a number or str, got None"),
     (lambda c, r: ss.sweep(c, {"friction.dynamic": [1.0]}, jobs="2"), "jobs: expected an int, got str"),
     (lambda c, r: ss.sweep(c, {"friction.dynamic": [1.0]}, jobs=2.0), "jobs: expected an int, got float"),
     (lambda c, r: ss.sweep(c, {"friction.dynamic": [1.0]}, cancel=True), "cancel: expected a stickslip.Cancel, got bool"),
