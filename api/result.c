@@ -202,6 +202,37 @@ double stsl_result_event_value(const stsl_result *r, long i, const char *name, i
     return after ? r->events[i].after[c] : r->events[i].before[c];
 }
 
+static int index_in(int n, int i)
+{
+    return i >= 0 && i < n ? i : -1;
+}
+
+stsl_rc stsl_result_events(const stsl_result *r, double *t, int *kind, int *mode_before,
+                           int *mode_after, int *subject, const char *const *names, int n_names,
+                           double *values, stsl_err *err)
+{
+    if (!r || n_names < 0 || (n_names > 0 && !names))
+        return stsl_api_bad_arg(err, "stsl_result_events: NULL result or bad column names");
+    size_t n = (size_t)r->n_events;
+    for (size_t i = 0; i < n; i++) {
+        const stsl_mem_event *m = &r->events[i];
+        if (t) t[i] = m->t;
+        if (kind) kind[i] = index_in(r->sum.n_kinds, m->kind);
+        if (mode_before) mode_before[i] = index_in(r->sum.n_modes, m->mode_before);
+        if (mode_after) mode_after[i] = index_in(r->sum.n_modes, m->mode_after);
+        if (subject) subject[i] = m->subject > 0 && m->subject <= r->n_subjects ? m->subject : 0;
+    }
+    for (int k = 0; values && k < n_names; k++) {
+        int c = names[k] ? col_index(r, names[k]) : -1;
+        double *before = values + 2 * (size_t)k * n, *after = before + n;
+        for (size_t i = 0; i < n; i++) {
+            before[i] = c >= 0 ? r->events[i].before[c] : NAN;
+            after[i] = c >= 0 ? r->events[i].after[c] : NAN;
+        }
+    }
+    return STSL_RC_OK;
+}
+
 /* "events.KIND" and "mode_time.MODE". */
 static int named_entry(const stsl_summary *s, const char *name, double *v)
 {

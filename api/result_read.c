@@ -1,6 +1,7 @@
 /* result_read.c - stsl_result_read of stickslip.h.
  *
- * The file is read by io/h5_read (the one reader of the layout) and then
+ * The file is read by io/h5_read (the one reader of the layout), or a MAT
+ * result by io/mat_result into the same structures, and then
  * replayed into the sinks a run in memory feeds, the summary sink and the
  * memory sink: the result of a file and that of a run are made by the same
  * code from the same samples, so they agree to the last bit wherever the
@@ -10,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/result.h"
 #include "api/summary_sink.h"
+#include "io/convergence_h5.h"
 #include "io/h5_read.h"
+#include "io/mat_result.h"
 #include "io/study_h5.h"
 
 /* The file's arrays: t, mode (NULL in a system's file) and one per
@@ -59,6 +63,20 @@ static int read_col(const char *path, const char *name, long n, int width, doubl
     return rc;
 }
 
+/* A MAT result (io/mat_result.h): the same structures, the arrays taken. */
+static int read_mat(const char *path, stsl_h5_result *h, file_data *d, stsl_error *err)
+{
+    stsl_mat_arrays a;
+    int rc = stsl_mat_result_read(path, h, &a, err);
+    if (rc) return rc;
+    d->n = a.n;
+    d->t = a.t;
+    d->mode = a.mode;
+    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
+        d->cols[c] = a.cols[c];
+    return STSL_OK;
+}
+
 /* Everything HDF5 is asked, under the library's HDF5 lock. */
 static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_error *err)
 {
@@ -66,6 +84,11 @@ static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_err
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: a study file (stickslip sweep), not the result of one run "
                               "(read it with `stickslip info` or its --csv)",
+                              path);
+    if (stsl_convergence_h5_present(path) == STSL_CONV_ONLY)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: a convergence table (stickslip converge --h5), not the result "
+                              "of a run (`stickslip info` prints it)",
                               path);
     int rc = stsl_h5_read(path, h, err);
     if (rc) return rc;
@@ -359,15 +382,28 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
     *out = NULL;
     if (cfg) *cfg = NULL;
     if (!path) return stsl_api_bad_arg(err, "stsl_result_read: path is NULL");
+    /* Only a regular file is read: opening a FIFO would wait for a writer. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        stsl_error_set(&e, STSL_EINPUT, "%s: %s, not a result file", path,
+                       S_ISDIR(st.st_mode) ? "is a directory"
+                                           : "not a regular file (a FIFO, socket or device)");
+        return stsl_api_err(err, &e);
+    }
     stsl_h5_result *h = calloc(1, sizeof *h);
     file_data d = {0};
     if (!h) {
         stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
         return stsl_api_err(err, &e);
     }
-    stsl_hdf5_lock();
-    int rc = read_file(path, h, &d, &e);
-    stsl_hdf5_unlock();
+    int rc;
+    if (stsl_mat_result_file(path)) {
+        rc = read_mat(path, h, &d, &e);
+    } else {
+        stsl_hdf5_lock();
+        rc = read_file(path, h, &d, &e);
+        stsl_hdf5_unlock();
+    }
     if (!rc && cfg) rc = load_config(path, h, cfg, &e);
     if (!rc) {
         rc = build(h, &d, out, &e); /* takes h */

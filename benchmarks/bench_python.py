@@ -10,7 +10,10 @@ machine busy with other processes disturbs far less):
           numpy, C result freed;
   summary stsl_run with STSL_OUTPUT_NONE (what ss.sweep does per variant).
 
-    PYTHONPATH=build/release/python /usr/bin/python3 benchmarks/bench_python.py [N]
+    PYTHONPATH=build/release/python /usr/bin/python3 benchmarks/bench_python.py [N] [CONFIG]
+
+CONFIG (default the Janecek example) chooses another case, e.g. one with
+many events, where the events' conversion weighs more.
 """
 import os
 import statistics
@@ -21,8 +24,9 @@ import stickslip as ss
 from stickslip._lib import ffi, lib
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-cfg = ss.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
-                           "janecek_chirp.yaml"))
+CONFIG = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "examples", "janecek_chirp.yaml")
+cfg = ss.load(CONFIG)
 
 
 def c_run():
@@ -63,7 +67,8 @@ def measure(fs):
 
 m = measure([c_run, py_run, c_summary])
 (c, cm, cc), (p, pm, pc), (s, sm, sc) = m[c_run], m[py_run], m[c_summary]
-print(f"Janecek, {N} rounds; wall min / wall median / CPU median:")
+print(f"{os.path.basename(CONFIG)} ({len(ss.run(cfg).events)} events), {N} rounds; "
+      "wall min / wall median / CPU median:")
 print(f"  C stsl_run_result     {c:8.3f} / {cm:8.3f} / {cc:8.3f} ms")
 print(f"  ss.run                {p:8.3f} / {pm:8.3f} / {pc:8.3f} ms")
 print(f"  C stsl_run (summary)  {s:8.3f} / {sm:8.3f} / {sc:8.3f} ms")

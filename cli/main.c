@@ -23,9 +23,11 @@
 #include "io/config.h"
 #include "io/config_system.h"
 #include "io/csv_sink.h"
+#include "io/convergence_h5.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
 #include "io/h5_system.h"
+#include "io/mat_result.h"
 #include "io/mat_sink.h"
 #include "io/out_file.h"
 #include "io/safe_output.h"
@@ -98,14 +100,16 @@ static const char *const check_usage =
     "  -h, --help            this help\n";
 
 static const char *const info_usage =
-    "usage: stickslip info RESULT.h5 [--events N]\n"
+    "usage: stickslip info FILE [--events N]\n"
     "\n"
-    "Print the summary of a result file: completion, statistics, time per mode,\n"
+    "Print the summary of a result file (HDF5 or MAT): completion, statistics, time per mode,\n"
     "event counts by kind and the event table; for a system of bodies per body\n"
     "(final x, v, range of x), per contact (time stuck, sticks, breakaways, largest\n"
     "|friction|), per stop (contacts, impacts) and events by kind and subject.  For a study file "
     "(stickslip\n"
-    "sweep): counts, first failures, parameter ranges and summary column ranges.\n"
+    "sweep): counts, first failures, parameter ranges and summary column ranges.  For a file "
+    "of\n"
+    "stickslip converge --h5: its table of errors and costs per step.\n"
     "\n"
     "  -n, --events N        list at most N events (default 50; -1 for all)\n"
     "  -h, --help            this help\n";
@@ -186,11 +190,34 @@ static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_
     return stsl_sink_tee(h5, csv, sink, err);
 }
 
+/* The summary of a MAT result, read into the HDF5 reader's structures
+ * (io/mat_result.h): the same tables. */
+static int print_mat_result(const char *path, long max_events, stsl_error *err)
+{
+    stsl_h5_result res;
+    stsl_mat_arrays a;
+    int rc = stsl_mat_result_read(path, &res, &a, err);
+    if (rc) return rc;
+    if (stsl_mat_result_is_system(&res)) {
+        stsl_h5_system sys;
+        if (!(rc = stsl_mat_system_from(&res, &a, &sys, err))) {
+            stsl_system_print_info(&sys, stdout, max_events);
+            stsl_h5_system_free(&sys);
+        }
+    } else {
+        stsl_h5_print_info(&res, stdout, max_events);
+    }
+    stsl_h5_result_free(&res);
+    stsl_mat_arrays_free(&a);
+    return rc;
+}
+
 /* The summary of the result file `path` on stdout: a system's per body,
  * contact and stop tables (cli/info_system.h), or the element's. */
 static int print_result(const char *path, long max_events, stsl_error *err)
 {
     int rc;
+    if (stsl_mat_result_file(path)) return print_mat_result(path, max_events, err);
     if (stsl_h5_is_system(path)) {
         stsl_h5_system sys;
         if (!(rc = stsl_h5_system_read(path, &sys, err))) {
@@ -454,9 +481,27 @@ static int cmd_info(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
     stsl_error err = {0};
-    return print_result(a.config, a.max_events, &err) ? error_exit(&err) : 0;
+    /* Only a regular file is read: opening a FIFO would wait for a writer. */
+    struct stat st;
+    if (stat(a.config, &st) == 0 && !S_ISREG(st.st_mode)) {
+        stsl_error_set(&err, STSL_EINPUT, "%s: %s, not a result file", a.config,
+                       S_ISDIR(st.st_mode) ? "is a directory"
+                                           : "not a regular file (a FIFO, socket or device)");
+        return error_exit(&err);
+    }
+    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
+    /* converge --h5 writes its table alone or beside a result. */
+    int conv = stsl_convergence_h5_present(a.config);
+    if (conv == STSL_CONV_ONLY)
+        return stsl_cli_convergence_info(a.config, &err) ? error_exit(&err) : 0;
+    if (print_result(a.config, a.max_events, &err)) return error_exit(&err);
+    if (conv == STSL_CONV_BESIDE_RESULT) {
+        printf("\n");
+        fflush(stdout);
+        if (stsl_cli_convergence_info(a.config, &err)) return error_exit(&err);
+    }
+    return 0;
 }
 
 /* What a command printed must have arrived: standard output on a full

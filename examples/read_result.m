@@ -12,6 +12,13 @@ function r = read_result(file)
 %     mode_after, x, v_before, v_after, net_force, friction), stats (struct).
 %   Called without an output argument it prints the summary and event table.
 %
+%   A system of bodies (r.system true) has no mode: its groups are samples x
+%   members matrices (r.x(:, k) is body r.names.x{k}; contact_mode and
+%   stop_mode int8, their values named by r.value_names), and its events
+%   also have index (-1: none) and name (the contact or stop, '' for none),
+%   with x, v_before, ... one column per member; r.subject_names lists the
+%   contacts and stops.
+%
 %   HDF5: uses only h5read, h5readatt and h5info (MATLAB R2011a or later).
 %   GNU Octave 7 has no h5read/h5readatt, and its load -hdf5 stops at the
 %   variable-length string /config: in Octave write the result as MAT
@@ -41,10 +48,28 @@ function r = read_mat(file)
   end
   r.units = S.units;
   r.mode_names = S.mode_names(:).';
+  r.system = isfield(S, 'names');
+  if r.system
+    r.names = S.names;
+    r.value_names = struct();
+    if isfield(S, 'value_names')
+      r.value_names = S.value_names;
+    end
+    r.subject_names = {};
+    if isfield(S, 'subject_names')
+      r.subject_names = S.subject_names(:).';
+    end
+  end
   r.events = S.events;
   r.events.kind = S.events.kind(:);
+  if isfield(S.events, 'name')
+    r.events.name = S.events.name(:);
+  end
   if isempty(S.events.t)
     r.events.kind = {};
+    if isfield(S.events, 'name')
+      r.events.name = {};
+    end
   end
   r.stats = S.stats;
 end
@@ -57,16 +82,28 @@ function r = read_h5(file)
 
   info = h5info(file, '/trajectory');
   r.units = struct();
+  r.system = ~any(strcmp({info.Datasets.Name}, 'mode'));  % a system's modes are groups
+  r.names = struct();
+  r.value_names = struct();
   for i = 1:numel(info.Datasets)
     name = info.Datasets(i).Name;
-    r.(name) = h5read(file, ['/trajectory/' name]);
-    r.units.(name) = as_char(h5readatt(file, ['/trajectory/' name], 'units'));
+    path = ['/trajectory/' name];
+    v = h5read(file, path);
+    if numel(info.Datasets(i).Dataspace.Size) == 2
+      % HDF5 stores samples x members row-major: h5read gives members x
+      % samples; a group's columns are its members, as in the MAT file.
+      v = v.';
+      r.names.(name) = as_cellstr(h5readatt(file, path, 'names'));
+    end
+    r.(name) = v(:, :);
+    r.units.(name) = as_char(h5readatt(file, path, 'units'));
+    if r.system && any(strcmp({info.Datasets(i).Attributes.Name}, 'mode_names'))
+      r.value_names.(name) = numbered(h5readatt(file, path, 'mode_names'));
+    end
   end
   r.mode_names = {};
-  items = strsplit(as_char(h5readatt(file, '/trajectory/mode', 'mode_names')), ', ');
-  for i = 1:numel(items)
-    [num, name] = strtok(items{i}, ' ');
-    r.mode_names{str2double(num) + 1} = strtrim(name);
+  if ~r.system
+    r.mode_names = numbered(h5readatt(file, '/trajectory/mode', 'mode_names'));
   end
 
   ev = h5read(file, '/events');
@@ -81,11 +118,47 @@ function r = read_h5(file)
   if n == 0
     r.events.kind = {};
   end
+  if r.system
+    % Array members (one value per body or contact) come as width x n.
+    for k = {'x', 'v_before', 'v_after', 'friction'}
+      if size(ev.(k{1}), 2) == n && size(ev.(k{1}), 1) ~= n
+        r.events.(k{1}) = ev.(k{1}).';
+      end
+    end
+    r.events.name = as_cellstr(ev.name);
+    r.events.name = r.events.name(:);
+    einfo = h5info(file, '/events');
+    r.subject_names = {};
+    if any(strcmp({einfo.Attributes.Name}, 'subject_names'))
+      r.subject_names = as_cellstr(h5readatt(file, '/events', 'subject_names'));
+    end
+  end
 
   r.stats = struct();
   sinfo = h5info(file, '/stats');
   for i = 1:numel(sinfo.Attributes)
     r.stats.(sinfo.Attributes(i).Name) = double(sinfo.Attributes(i).Value);
+  end
+end
+
+function names = numbered(text)
+  % '0 STUCK, 1 SLIP_POS, ...' as a cellstr, index = number + 1.
+  names = {};
+  items = strsplit(as_char(text), ', ');
+  for i = 1:numel(items)
+    [num, name] = strtok(items{i}, ' ');
+    names{str2double(num) + 1} = strtrim(name);
+  end
+end
+
+function c = as_cellstr(v)
+  % A string array attribute or member as a 1 x n cellstr.
+  if ischar(v)
+    c = cellstr(v).';
+  elseif iscell(v)
+    c = cellfun(@as_char, v(:).', 'UniformOutput', false);
+  else
+    c = cellstr(v(:).');
   end
 end
 
@@ -107,6 +180,10 @@ function print_summary(r)
     fprintf('status:   INCOMPLETE: %s\n', r.message);
   end
   fprintf('samples:  %d, t = %g .. %g %s\n', numel(r.t), r.t(1), r.t(end), r.units.t);
+  if r.system
+    print_system(r);
+    return
+  end
   for m = 1:numel(r.mode_names)
     name = r.mode_names{m};
     fprintf('  %-10s %12.6g %s  %8d samples\n', name, r.stats.(['time_' name]), r.units.t, ...
@@ -119,5 +196,36 @@ function print_summary(r)
             e.t(i), e.kind{i}, r.mode_names{double(e.mode_before(i)) + 1}, ...
             r.mode_names{double(e.mode_after(i)) + 1}, e.x(i), e.v_before(i), e.v_after(i), ...
             e.net_force(i), e.friction(i));
+  end
+end
+
+function print_system(r)
+  % Members per group, time per contact and stop mode, events with subjects.
+  groups = fieldnames(r.names);
+  for g = 1:numel(groups)
+    fprintf('%-14s %s\n', groups{g}, strjoin(r.names.(groups{g}), ', '));
+  end
+  dt = diff(r.t(:));  % sample i's mode holds until sample i + 1
+  groups = fieldnames(r.value_names);
+  for g = 1:numel(groups)
+    values = r.value_names.(groups{g});
+    members = r.names.(groups{g});
+    for k = 1:numel(members)
+      m = double(r.(groups{g})(1:end-1, k));
+      fprintf('  %-12s', members{k});
+      for j = 1:numel(values)
+        fprintf(' %s %g %s', values{j}, sum(dt(m == j - 1)), r.units.t);
+      end
+      fprintf('\n');
+    end
+  end
+  e = r.events;
+  fprintf('events:   %d\n', numel(e.t));
+  for i = 1:numel(e.t)
+    subject = e.name{i};
+    if isempty(subject)
+      subject = '-';
+    end
+    fprintf('%14.8f %-14s %s\n', e.t(i), e.kind{i}, subject);
   end
 end

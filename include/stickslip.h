@@ -303,6 +303,20 @@ STSL_API stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev,
 /* Output column `name` just before (after = 0) or after (after = 1) event
  * i; NaN when i or name does not exist. */
 STSL_API double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after);
+/* Every event at once, for bindings that convert them in bulk (one call
+ * instead of several per event).  Each output may be NULL (not wanted);
+ * the others have room for n = stsl_result_n_events(r) entries: t; kind,
+ * mode_before and mode_after as indices into the summary's kind_names and
+ * mode_names (-1 where stsl_result_event says "none"); subject as 1 + the
+ * index of the contact or stop the event is about, 0 for none (the name
+ * is stsl_result_event_subject's); and for each of the n_names output
+ * columns names[k], its values just before and just after every event
+ * (stsl_result_event_value) in values[(2 k + after) n + i], NaN for a
+ * column the result does not have.  STSL_RC_INPUT for r NULL or n_names
+ * < 0, or names NULL with n_names > 0. */
+STSL_API stsl_rc stsl_result_events(const stsl_result *r, double *t, int *kind, int *mode_before,
+                                    int *mode_after, int *subject, const char *const *names,
+                                    int n_names, double *values, stsl_err *err);
 /* ---- results of a system of bodies (issue 14) ---- */
 /* The output columns besides t and mode, in the model's order: a system's
  * grouped columns by "GROUP[MEMBER]", e.g. "x[motor]", "friction[clutch]"

@@ -2,10 +2,14 @@
 #include "io/convergence_h5.h"
 
 #include <hdf5.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "io/h5_bounds.h"
 #include "io/h5_types.h"
 #include "io/safe_output.h"
 
@@ -109,4 +113,155 @@ int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t,
     int rc;
     STSL_H5_QUIET(rc, write_safely(path, t, err));
     return rc;
+}
+
+/* ---- reading it back ---------------------------------------------------------- */
+
+int stsl_convergence_h5_present(const char *path)
+{
+    int found = STSL_CONV_NONE;
+    htri_t hdf5;
+    STSL_H5_QUIET(hdf5, H5Fis_hdf5(path));
+    if (hdf5 <= 0) return found;
+    hid_t f;
+    STSL_H5_QUIET(f, H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT));
+    if (f < 0) return found;
+    if (H5Lexists(f, "convergence", H5P_DEFAULT) > 0)
+        found =
+            H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 ? STSL_CONV_BESIDE_RESULT : STSL_CONV_ONLY;
+    H5Fclose(f);
+    return found;
+}
+
+/* A scalar string attribute into buf ("" when absent or not a string). */
+static void attr_text(hid_t obj, const char *name, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (H5Aexists(obj, name) <= 0) return;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = stsl_h5_vlen_str_type();
+    hid_t ft = a >= 0 ? H5Aget_type(a) : -1;
+    char *s = NULL;
+    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 &&
+        H5Aread(a, t, &s) >= 0 && s) {
+        snprintf(buf, size, "%s", s);
+        H5free_memory(s);
+    }
+    if (ft >= 0) H5Tclose(ft);
+    if (t >= 0) H5Tclose(t);
+    if (a >= 0) H5Aclose(a);
+}
+
+/* A scalar numeric attribute into *out (memory type mtype); left as it is
+ * when absent. */
+static void attr_number(hid_t obj, const char *name, hid_t mtype, void *out)
+{
+    if (H5Aexists(obj, name) <= 0) return;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    if (sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1) H5Aread(a, mtype, out);
+    if (sp >= 0) H5Sclose(sp);
+    if (a >= 0) H5Aclose(a);
+}
+
+/* Dataset `name` of the group: n values (n < 0: taken from the first one)
+ * into `out` (memory type mtype) after the bounds check. */
+static int get_column(hid_t g, const char *path, const char *name, hid_t mtype, long *n, void **out,
+                      size_t size, char *units, size_t units_size, stsl_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "/convergence/%s", name);
+    hid_t d = H5Lexists(g, name, H5P_DEFAULT) > 0 ? H5Dopen2(g, name, H5P_DEFAULT) : -1;
+    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dim = 0;
+    int rc = STSL_OK;
+    if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
+        H5Sget_simple_extent_dims(sp, &dim, NULL) != 1)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: no 1-D dataset %s", path, what);
+    if (!rc && *n >= 0 && dim != (hsize_t)*n)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: %s has %llu rows, /convergence/step %ld", path,
+                            what, (unsigned long long)dim, *n);
+    if (!rc) rc = stsl_h5_check_rows(d, dim, path, what, err);
+    if (!rc && *n < 0) *n = (long)dim;
+    if (!rc && !(*out = malloc(size * (size_t)(dim ? dim : 1))))
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %s", path, what);
+    if (!rc && dim > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read %s as numbers", path, what);
+    if (!rc && units) attr_text(d, "units", units, units_size);
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    return rc;
+}
+
+static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_error *err)
+{
+    static const char *const names[6] = {"step",          "max_abs_error_x",
+                                         "rms_error_x",   "max_abs_error_v",
+                                         "final_error_x", "wall_seconds"};
+    void *col[8] = {0};
+    long n = -1;
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < 6; k++)
+        rc = get_column(g, path, names[k], H5T_NATIVE_DOUBLE, &n, &col[k], sizeof(double),
+                        k == 1   ? f->x_units
+                        : k == 3 ? f->v_units
+                                 : NULL,
+                        sizeof f->x_units, err);
+    for (int k = 0; !rc && k < 2; k++)
+        rc = get_column(g, path, k ? "events" : "rhs_evals", H5T_NATIVE_LONG, &n, &col[6 + k],
+                        sizeof(long), NULL, 0, err);
+    if (!rc && (!(f->values = malloc(sizeof(double) * 6 * (size_t)(n + 1))) ||
+                !(f->counts = malloc(sizeof(long) * 2 * (size_t)(n + 1)))))
+        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+    for (int k = 0; !rc && k < 6; k++)
+        memcpy(f->values + (size_t)k * (size_t)n, col[k], sizeof(double) * (size_t)n);
+    for (int k = 0; !rc && k < 2; k++)
+        memcpy(f->counts + (size_t)k * (size_t)n, col[6 + k], sizeof(long) * (size_t)n);
+    for (int k = 0; k < 8; k++)
+        free(col[k]);
+    if (rc) return rc;
+    stsl_convergence_table *t = &f->t;
+    const double *v = f->values;
+    t->n = (int)n;
+    t->step = v, t->max_abs_error_x = v + n, t->rms_error_x = v + 2 * n;
+    t->max_abs_error_v = v + 3 * n, t->final_error_x = v + 4 * n, t->wall_seconds = v + 5 * n;
+    t->rhs_evals = f->counts, t->events = f->counts + n;
+    attr_text(g, "scheme", f->scheme, sizeof f->scheme);
+    t->scheme = f->scheme, t->x_units = f->x_units, t->v_units = f->v_units;
+    t->order = t->reference_wall_seconds = NAN;
+    attr_number(g, "order", H5T_NATIVE_DOUBLE, &t->order);
+    attr_number(g, "reference_wall_seconds", H5T_NATIVE_DOUBLE, &t->reference_wall_seconds);
+    attr_number(g, "reference_rhs_evals", H5T_NATIVE_LONG, &t->reference_rhs_evals);
+    attr_number(g, "reference_steps", H5T_NATIVE_LONG, &t->reference_steps);
+    attr_number(g, "reference_events", H5T_NATIVE_LONG, &t->reference_events);
+    return STSL_OK;
+}
+
+int stsl_convergence_h5_read(const char *path, stsl_convergence_file *f, stsl_error *err)
+{
+    memset(f, 0, sizeof *f);
+    hid_t file, g = -1;
+    STSL_H5_QUIET(file, H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT));
+    if (file < 0) return stsl_error_set(err, STSL_EINPUT, "%s: cannot open as HDF5", path);
+    int rc;
+    H5E_BEGIN_TRY
+    {
+        g = H5Lexists(file, "convergence", H5P_DEFAULT) > 0
+                ? H5Gopen2(file, "convergence", H5P_DEFAULT)
+                : -1;
+        rc = g < 0 ? stsl_error_set(err, STSL_EINPUT, "%s: no group /convergence", path)
+                   : read_group(g, path, f, err);
+    }
+    H5E_END_TRY
+    if (g >= 0) H5Gclose(g);
+    H5Fclose(file);
+    if (rc) stsl_convergence_file_free(f);
+    return rc;
+}
+
+void stsl_convergence_file_free(stsl_convergence_file *f)
+{
+    if (!f) return;
+    free(f->values);
+    free(f->counts);
+    memset(f, 0, sizeof *f);
 }

@@ -26,4 +26,27 @@ typedef struct stsl_convergence_table {
  * failure. */
 int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err);
 
+/* What stsl_convergence_h5_present finds at a path. */
+enum { STSL_CONV_NONE = 0, STSL_CONV_ONLY = 1, STSL_CONV_BESIDE_RESULT = 2 };
+
+/* STSL_CONV_ONLY when `path` is an HDF5 file with a /convergence group and
+ * no /trajectory, STSL_CONV_BESIDE_RESULT with both (converge --h5 into a
+ * result file), STSL_CONV_NONE otherwise (no HDF5 file, no group). */
+int stsl_convergence_h5_present(const char *path);
+
+/* The group read back: t's pointers point into this structure's arrays
+ * (the missed and invented event counts are not in the file). */
+typedef struct stsl_convergence_file {
+    stsl_convergence_table t;
+    char scheme[32], x_units[24], v_units[24];
+    double *values; /* step, the four errors, wall_seconds: 6 x n */
+    long *counts;   /* rhs_evals, events: 2 x n */
+} stsl_convergence_file;
+
+/* STSL_EINPUT naming the file and the dataset when the group is not as
+ * written (missing or mismatched datasets, more rows than the file can
+ * hold); on failure *f holds nothing to free. */
+int stsl_convergence_h5_read(const char *path, stsl_convergence_file *f, stsl_error *err);
+void stsl_convergence_file_free(stsl_convergence_file *f);
+
 #endif

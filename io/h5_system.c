@@ -16,15 +16,23 @@
 #include "io/h5_read.h"
 #include "io/h5_types.h"
 
-/* Dataset c of the file read into g (data, members, value names). */
-static int take_group(const stsl_h5_result *h, int c, long n, stsl_h5_group *g, stsl_error *err)
+/* Dataset c of the file into g (data, members, value names): its values
+ * taken from *data when given, else read from the file. */
+static int take_group(const stsl_h5_result *h, int c, long n, double **data, stsl_h5_group *g,
+                      stsl_error *err)
 {
-    long rows = 0;
-    int width = 0;
+    long rows = n;
+    int width = h->col_width[c];
     snprintf(g->name, sizeof g->name, "%s", h->col_names[c]);
     snprintf(g->units, sizeof g->units, "%s", h->col_units[c]);
     snprintf(g->long_name, sizeof g->long_name, "%s", h->col_long_names[c]);
-    int rc = stsl_h5_read_matrix(h->path, g->name, &g->data, &rows, &width, err);
+    int rc = STSL_OK;
+    if (data && *data) {
+        g->data = *data;
+        *data = NULL;
+    } else {
+        rc = stsl_h5_read_matrix(h->path, g->name, &g->data, &rows, &width, err);
+    }
     if (rc) return rc;
     if (rows != n)
         return stsl_error_set(err, STSL_EINPUT,
@@ -60,7 +68,8 @@ static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *e
     return STSL_OK;
 }
 
-static int take_all(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
+static int take_all(const stsl_h5_result *h, long n, double **t, double **data, stsl_h5_system *s,
+                    stsl_error *err)
 {
     snprintf(s->version, sizeof s->version, "%s", h->version);
     snprintf(s->created_utc, sizeof s->created_utc, "%s", h->created_utc);
@@ -68,12 +77,19 @@ static int take_all(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
     snprintf(s->time_units, sizeof s->time_units, "%s", h->time_units);
     s->complete = h->complete;
     s->stats = h->stats;
-    int rc = stsl_h5_read_column(h->path, "t", &s->t, &s->n_samples, err);
+    int rc = STSL_OK;
+    if (t && *t) {
+        s->t = *t;
+        s->n_samples = n;
+        *t = NULL;
+    } else {
+        rc = stsl_h5_read_column(h->path, "t", &s->t, &s->n_samples, err);
+    }
     for (int c = 0; !rc && c < h->n_cols; c++) {
         if (s->n_groups == STSL_H5S_MAX_GROUPS)
             return stsl_error_set(err, STSL_EINPUT, "%s: /trajectory has more than %d datasets",
                                   h->path, STSL_H5S_MAX_GROUPS);
-        rc = take_group(h, c, s->n_samples, &s->groups[s->n_groups++], err);
+        rc = take_group(h, c, s->n_samples, data ? &data[c] : NULL, &s->groups[s->n_groups++], err);
     }
     return rc ? rc : take_events(h, s, err);
 }
@@ -116,7 +132,7 @@ static int read_system(const char *path, stsl_h5_system *s, stsl_error *err)
     stsl_h5_result h;
     int rc = stsl_h5_read(path, &h, err);
     if (rc) return rc;
-    rc = take_all(&h, s, err);
+    rc = take_all(&h, 0, NULL, NULL, s, err);
     stsl_h5_result_free(&h);
     if (rc) stsl_h5_system_free(s);
     return rc;
@@ -125,6 +141,16 @@ static int read_system(const char *path, stsl_h5_system *s, stsl_error *err)
 int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)
 {
     return read_system(path, s, err); /* io/h5_read keeps HDF5 quiet itself */
+}
+
+int stsl_h5_system_from(const stsl_h5_result *h, long n, double **t, double **data,
+                        stsl_h5_system *s, stsl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", h->path);
+    int rc = take_all(h, n, t, data, s, err);
+    if (rc) stsl_h5_system_free(s);
+    return rc;
 }
 
 void stsl_h5_system_free(stsl_h5_system *s)

@@ -60,6 +60,13 @@ int stsl_h5_is_system(const char *path);
 /* Read everything; on failure *s holds nothing to free. */
 int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err);
 void stsl_h5_system_free(stsl_h5_system *s); /* NULL-safe */
+/* The same from a result read already (io/h5_read.h's stsl_h5_result, as
+ * io/mat_result.h fills it) and its samples: t (n values) and per column
+ * c of h data[c], row-major n x max(width, 1).  The arrays are taken (set
+ * to NULL here, freed with *s); on failure *s holds nothing to free. */
+struct stsl_h5_result;
+int stsl_h5_system_from(const struct stsl_h5_result *h, long n, double **t, double **data,
+                        stsl_h5_system *s, stsl_error *err);
 /* The dataset `name`, or NULL. */
 const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *name);
 /* Value of member m of group g in sample i. */

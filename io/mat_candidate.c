@@ -469,3 +469,25 @@ void stsl_mat_columns_free(stsl_mat_columns *c)
         free(c->data[r]);
     memset(c, 0, sizeof *c);
 }
+
+/* ---- for the other MAT readers (mat_candidate.h) ------------------------------ */
+
+void stsl_mat_quiet(void)
+{
+    matio_quiet();
+}
+
+double stsl_mat_element(const matvar_t *v, size_t i)
+{
+    return element(v, i);
+}
+
+size_t stsl_mat_numel(const matvar_t *v)
+{
+    return numel(v);
+}
+
+int stsl_mat_is_numeric(const matvar_t *v)
+{
+    return is_numeric(v) && !v->isComplex && v->data;
+}

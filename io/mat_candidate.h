@@ -42,4 +42,14 @@ int stsl_mat_read_columns(const char *path, const char *const names[STSL_N_ROLES
                           int friction_required, stsl_mat_columns *out, stsl_error *err);
 void stsl_mat_columns_free(stsl_mat_columns *c);
 
+/* For the other readers of MAT files (io/mat_result.h), over matio's
+ * variables: matio's log silenced (once per process); element i of
+ * numeric or char data as a double (char data as its code units); the
+ * number of elements; 1 for real numeric data that was read. */
+struct matvar_t;
+void stsl_mat_quiet(void);
+double stsl_mat_element(const struct matvar_t *v, size_t i);
+size_t stsl_mat_numel(const struct matvar_t *v);
+int stsl_mat_is_numeric(const struct matvar_t *v);
+
 #endif

@@ -124,6 +124,11 @@ def load_result(path):
         raise PlotError(f"{path}: no such file")
     if os.path.isdir(path):
         raise PlotError(f"{path}: is a directory, not a result file")
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        raise PlotError(f"{path}: not a regular file (a FIFO, socket or device), not a result file")
+    reader = _system_reader()
+    if reader.is_mat_file(path):
+        return load_mat_result(path)
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
@@ -182,6 +187,47 @@ def load_result(path):
             raise PlotError(f"{path}: not a stickslip result: /trajectory/{need} is missing")
     if any(len(c) != len(t) for c in res["cols"].values()) or len(mode) != len(t):
         raise PlotError(f"{path}: damaged result: trajectory datasets differ in length")
+    if len(t) == 0:
+        raise PlotError(f"{path}: the result has no samples")
+    return res
+
+
+def load_mat_result(path):
+    """The dict of load_result from a MAT result (`stickslip run -o
+    OUT.mat`), read with scipy.io.loadmat; a system's goes to load_system."""
+    reader = _system_reader()
+    try:
+        m = reader.loadmat(path)
+    except reader.SystemFileError as exc:
+        raise PlotError(str(exc)) from None
+    if "names" in m:
+        return load_system(path)
+    try:
+        tr, un, ev = (reader._mstruct(m, k, path) for k in ("trajectory", "units", "events"))
+    except reader.SystemFileError as exc:
+        raise PlotError(str(exc).replace("the MAT result of a system", "a stickslip MAT result")) from None
+    t = np.asarray(tr["t"], dtype=float).ravel()
+    cols = {k: np.asarray(tr[k], dtype=float).ravel() for k in tr.dtype.names if k not in ("t", "mode")}
+    units = {k: reader._mtext(un[k]) for k in un.dtype.names if k != "mode"}
+    mode = np.asarray(tr["mode"], dtype=int).ravel() if "mode" in tr.dtype.names else None
+    n_ev = np.asarray(ev["t"]).size
+    events = []
+    for i in range(n_ev):
+        e = {k: float(np.asarray(ev[k]).ravel()[i]) for k in
+             ("t", "x", "v_before", "v_after", "net_force", "friction")}
+        e["kind"] = reader._mcell(ev["kind"])[i]
+        e["mode_before"] = int(np.asarray(ev["mode_before"]).ravel()[i])
+        e["mode_after"] = int(np.asarray(ev["mode_after"]).ravel()[i])
+        events.append(e)
+    res = {"path": path, "complete": float(np.asarray(m["complete"]).ravel()[0]) == 1,
+           "message": reader._mtext(m["message"]), "version": reader._mtext(m["version"]),
+           "config": reader._mtext(m["config"]), "t": t, "cols": cols, "units": units,
+           "mode": mode, "mode_names": dict(enumerate(reader._mcell(m["mode_names"]))),
+           "events": events}
+    if mode is None or "x" not in cols or "v" not in cols:
+        raise PlotError(f"{path}: not a stickslip result: trajectory.mode, x or v is missing")
+    if any(len(c) != len(t) for c in cols.values()) or len(mode) != len(t):
+        raise PlotError(f"{path}: damaged result: trajectory fields differ in length")
     if len(t) == 0:
         raise PlotError(f"{path}: the result has no samples")
     return res
@@ -1016,7 +1062,7 @@ def _groups(path):
 
 def default_output(path):
     root, ext = os.path.splitext(path)
-    return (root if ext.lower() == ".h5" else path) + ".png"
+    return (root if ext.lower() in (".h5", ".mat") else path) + ".png"
 
 
 def parse_args(argv):
@@ -1028,9 +1074,10 @@ def parse_args(argv):
         "and a warning), 2 bad input, 1 the output could not be written.",
     )
     p.add_argument("result", metavar="RESULT.h5",
-                   help="result file written by `stickslip run`, or a study file of `stickslip sweep`")
+                   help="result file written by `stickslip run` (.h5 or .mat), a study file of "
+                   "`stickslip sweep`, or a file of `stickslip converge --h5`")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="output .png, .pdf or .svg (default: RESULT with .h5 replaced by .png)")
+                   help="output .png, .pdf or .svg (default: RESULT with .h5 or .mat replaced by .png)")
     p.add_argument("--what", choices=KINDS, default="all",
                    help="time: x, v; forces: friction, net force, stop reaction; loop: friction-velocity; "
                    "phase: x-v; all: the four as a 2x2 figure (default); work: the work-precision "

@@ -288,13 +288,109 @@ static void test_wrong_files_refused(void **state)
     assert_string_equal(err.message, "stsl_result_read: path is NULL");
 }
 
+/* A MAT result (stsl_run with STSL_OUTPUT_MAT, and the command's -o
+ * X.mat) reads back as the run in memory to the last bit, as the HDF5
+ * file does: the element's and a system's (GROUP[MEMBER] columns, events'
+ * subjects). */
+static void check_mat_is_the_run(const char *example)
+{
+    char dir[256], path[320], cli_path[320], out[4096];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/api.mat", dir);
+    snprintf(cli_path, sizeof cli_path, "%s/cli.mat", dir);
+    stsl_err err;
+    stsl_cfg *cfg = stsl_cfg_load(example, &err);
+    assert_non_null(cfg);
+    assert_int_equal(stsl_run(cfg, STSL_OUTPUT_MAT, path, NULL, &err), STSL_RC_OK);
+    assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s --quiet", example, cli_path), 0);
+    stsl_result *ran = run_cfg(cfg);
+    for (int k = 0; k < 2; k++) {
+        stsl_cfg *back_cfg = NULL;
+        stsl_result *back = read_ok(k ? cli_path : path, &back_cfg);
+        assert_true(stsl_result_n_events(back) > 5);
+        assert_same_result(ran, back, 1);
+        assert_int_equal(stsl_result_n_columns(back), stsl_result_n_columns(ran));
+        for (int c = 0; c < stsl_result_n_columns(ran); c++) {
+            const char *name = stsl_result_column_name(ran, c);
+            assert_string_equal(stsl_result_column_name(back, c), name);
+            assert_same_columns(ran, back, name);
+        }
+        for (long i = 0; i < stsl_result_n_events(ran); i++) {
+            const char *sa = stsl_result_event_subject(ran, i);
+            const char *sb = stsl_result_event_subject(back, i);
+            assert_true((!sa && !sb) || (sa && sb && !strcmp(sa, sb)));
+        }
+        char *y1 = stsl_cfg_to_yaml(cfg, NULL), *y2 = stsl_cfg_to_yaml(back_cfg, NULL);
+        assert_string_equal(y1, y2);
+        stsl_free(y1);
+        stsl_free(y2);
+        stsl_result_free(back);
+        stsl_cfg_free(back_cfg);
+    }
+    stsl_result_free(ran);
+    stsl_cfg_free(cfg);
+}
+
+static void test_mat_file_is_the_run(void **state)
+{
+    (void)state;
+    check_mat_is_the_run(EX("janecek_chirp.yaml"));
+    check_mat_is_the_run(EX("servo_backlash.yaml"));
+}
+
+/* stsl_result_events: what the per-event accessors give, for every event
+ * at once; a column the result lacks is NaN; bad arguments refused. */
+static void test_events_in_bulk(void **state)
+{
+    (void)state;
+    stsl_err err;
+    stsl_cfg *cfg = stsl_cfg_load(EX("servo_backlash.yaml"), &err);
+    assert_non_null(cfg);
+    stsl_result *r = run_cfg(cfg);
+    long n = stsl_result_n_events(r);
+    assert_true(n > 10);
+    const char *names[3] = {"x[load]", "friction[contacts.1]", "no_such_column"};
+    double *t = malloc(sizeof *t * (size_t)n), *v = malloc(sizeof *v * 6 * (size_t)n);
+    int *ints = malloc(sizeof *ints * 4 * (size_t)n);
+    assert_int_equal(
+        stsl_result_events(r, t, ints, ints + n, ints + 2 * n, ints + 3 * n, names, 3, v, &err),
+        STSL_RC_OK);
+    const stsl_summary *s = stsl_result_summary(r);
+    for (long i = 0; i < n; i++) {
+        stsl_event e;
+        assert_int_equal(stsl_result_event(r, i, &e, NULL), STSL_RC_OK);
+        assert_true(same_double(t[i], e.t));
+        assert_string_equal(s->kind_names[ints[i]], e.kind);
+        assert_string_equal(ints[n + i] < 0 ? "none" : s->mode_names[ints[n + i]], e.mode_before);
+        assert_string_equal(ints[2 * n + i] < 0 ? "none" : s->mode_names[ints[2 * n + i]],
+                            e.mode_after);
+        const char *subject = stsl_result_event_subject(r, i);
+        assert_int_equal(ints[3 * n + i] == 0, subject == NULL);
+        for (int k = 0; k < 3; k++)
+            for (int after = 0; after < 2; after++)
+                assert_true(same_double(v[(size_t)(2 * k + after) * (size_t)n + (size_t)i],
+                                        stsl_result_event_value(r, i, names[k], after)));
+        assert_true(isnan(v[4 * (size_t)n + (size_t)i]));
+    }
+    assert_int_equal(stsl_result_events(NULL, t, NULL, NULL, NULL, NULL, NULL, 0, NULL, &err),
+                     STSL_RC_INPUT);
+    assert_int_equal(stsl_result_events(r, t, NULL, NULL, NULL, NULL, NULL, 1, v, &err),
+                     STSL_RC_INPUT);
+    assert_int_equal(stsl_result_events(r, t, NULL, NULL, NULL, NULL, names, -1, v, &err),
+                     STSL_RC_INPUT);
+    free(t);
+    free(v);
+    free(ints);
+    stsl_result_free(r);
+    stsl_cfg_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cli_file_is_the_run),
-        cmocka_unit_test(test_event_on_a_grid_sample),
-        cmocka_unit_test(test_fixed_step_file),
-        cmocka_unit_test(test_wrong_files_refused),
+        cmocka_unit_test(test_cli_file_is_the_run), cmocka_unit_test(test_event_on_a_grid_sample),
+        cmocka_unit_test(test_fixed_step_file),     cmocka_unit_test(test_wrong_files_refused),
+        cmocka_unit_test(test_mat_file_is_the_run), cmocka_unit_test(test_events_in_bulk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

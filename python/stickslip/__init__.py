@@ -5,16 +5,33 @@
     cfg["friction.dynamic"] = 20.0
     r = ss.run(cfg, output_step=1e-3)
     r.t, r.x, r.v, r.friction, r.mode, r.events, r.stats
+    r.save("out.mat")           # .h5, .mat or .csv, by the extension
 
-A binding (cffi, ABI mode) of the C API in stickslip.h; README, "Python".
+Errors (docs/python.md): every failure is an ss.Error, by its cause
+    ss.InputError   a bad configuration, key, value, argument or input file
+                    (also a ValueError; the command's exit code 2)
+    ss.FileError    a file could not be written (also an OSError; exit code 1)
+    ss.SolverError  the run failed on the way (exit code 3); .result is the
+                    partial Result
+    ss.CancelledError  stopped by a Cancel; .result is what it reached
+and an argument of the wrong type (None for a path, a number for a key) is
+a TypeError naming the argument.
+
+A binding (cffi, ABI mode) of the C API in stickslip.h; docs/python.md.
 """
 from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError, Result,
                     SolverError, load, read, run, version)
 from .compare import compare
+from .convergence import Convergence
 from .sweep import Sweep, sweep
 from .system import SystemResult
 
 __version__ = version()
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
+# The errors are the package's (stickslip.InputError in tracebacks).
+for _cls in (Error, InputError, FileError, SolverError, CancelledError):
+    _cls.__module__ = __name__
+del _cls
+
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
            "read", "run", "sweep", "__version__"]

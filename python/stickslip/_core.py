@@ -1,42 +1,14 @@
 """Configurations, runs and results over the C API (include/stickslip.h)."""
 import json
+import os
+import re
+from collections.abc import Mapping
 
 import numpy as np
 
+from . import _args
+from ._errors import CancelledError, Error, FileError, InputError, SolverError
 from ._lib import ffi, lib
-
-class Error(Exception):
-    """Base of every stickslip error; `code` is the C API's stsl_rc."""
-
-    def __init__(self, message, code=None):
-        super().__init__(message)
-        self.code = code
-
-
-class InputError(Error, ValueError):
-    """A bad configuration, key, value or argument (stickslip exit code 2)."""
-
-
-class FileError(Error, OSError):
-    """A file could not be read or written (exit code 1)."""
-
-
-class SolverError(Error, RuntimeError):
-    """A run failed on the way (exit code 3); `result` holds what it reached."""
-
-    def __init__(self, message, code=None, result=None):
-        super().__init__(message, code)
-        self.result = result
-
-
-class CancelledError(Error):
-    """A run or sweep stopped by its Cancel (or Ctrl-C during a sweep);
-    `result` holds what it reached (a Result, or the Sweep of the variants
-    that ran)."""
-
-    def __init__(self, message, code=None, result=None):
-        super().__init__(message, code)
-        self.result = result
 
 
 class Cancel:
@@ -93,6 +65,23 @@ def _json_default(value):
     raise TypeError(f"cannot turn {type(value).__name__} into YAML")
 
 
+def _unwritable(value, path=""):
+    """The dotted path and value of the first item json cannot write."""
+    items = value.items() if isinstance(value, Mapping) else \
+        enumerate(value) if isinstance(value, (list, tuple)) else None
+    if items is None:
+        try:
+            json.dumps(value, default=_json_default)
+        except TypeError:
+            return path, value
+        return None
+    for k, v in items:
+        found = _unwritable(v, f"{path}.{k}" if path else str(k))
+        if found:
+            return found
+    return None
+
+
 def _from_yaml_line(text):
     """A number key comes back as a float, anything else as its YAML text."""
     for parse in (int, float):
@@ -112,31 +101,48 @@ class Config:
     checks as `stickslip run --set`, at once.
     """
 
-    def __init__(self, handle):
+    def __init__(self, handle, source=None):
+        if not isinstance(handle, ffi.CData) or ffi.typeof(handle) != ffi.typeof("stsl_cfg *"):
+            raise TypeError("Config() is made by ss.load(path), Config.from_yaml(text) or "
+                            f"Config.from_dict(d), not from {_args.type_name(handle)}")
         self._h = ffi.gc(handle, lib.stsl_cfg_free)
+        self._source = source  # the file it was loaded from (an input no save may replace)
 
     @classmethod
     def from_yaml(cls, text, base_dir=None):
+        """Parse YAML text; base_dir resolves relative table files (default:
+        the current directory)."""
+        text = _args.text(text, "text")
+        base = _args.path(base_dir, "base_dir") if base_dir is not None else None
         err = _new_err()
-        h = lib.stsl_cfg_parse(text.encode(), base_dir.encode() if base_dir else ffi.NULL, err)
+        h = lib.stsl_cfg_parse(text.encode(), _args.cpath(base) if base else ffi.NULL, err)
         if h == ffi.NULL:
             _raise(err)
         return cls(h)
 
     @classmethod
     def from_dict(cls, d, base_dir=None):
-        return cls.from_yaml(json.dumps(d, default=_json_default), base_dir)
+        """A configuration from nested dicts (the YAML file's structure)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"d: expected a dict (the YAML file's structure), got {_args.type_name(d)}")
+        try:
+            text = json.dumps(d, default=_json_default)
+        except TypeError:
+            where, value = _unwritable(d)
+            raise TypeError(f"d['{where}']: cannot write a value of type {_args.type_name(value)} "
+                            "as YAML (numbers, str, bool, lists and dicts of them)") from None
+        return cls.from_yaml(text, base_dir)
 
     def copy(self):
         err = _new_err()
         h = lib.stsl_cfg_clone(self._h, err)
         if h == ffi.NULL:
             _raise(err)
-        return Config(h)
+        return Config(h, self._source)
 
     def __getitem__(self, key):
         err = _new_err()
-        s = lib.stsl_cfg_get(self._h, key.encode(), err)
+        s = lib.stsl_cfg_get(self._h, _key(key), err)
         if s == ffi.NULL:
             raise KeyError(ffi.string(err.message).decode())
         try:
@@ -146,13 +152,16 @@ class Config:
 
     def __setitem__(self, key, value):
         err = _new_err()
-        if lib.stsl_cfg_set(self._h, key.encode(), _yaml(value).encode(), err) != 0:
+        if lib.stsl_cfg_set(self._h, _key(key), _value(key, value), err) != 0:
             _raise(err)
 
     def update(self, assignments):
         """Set several keys at once, for keys only valid together
         (simulation.scheme and simulation.step)."""
-        texts = [ffi.new("char[]", f"{k}={_yaml(v)}".encode()) for k, v in assignments.items()]
+        if not isinstance(assignments, Mapping):
+            raise TypeError(f"assignments: expected a dict {{key: value}}, got "
+                            f"{_args.type_name(assignments)}")
+        texts = [ffi.new("char[]", _key(k) + b"=" + _value(k, v)) for k, v in assignments.items()]
         arr = ffi.new("const char *[]", texts)
         err = _new_err()
         if lib.stsl_cfg_set_all(self._h, arr, len(texts), err) != 0:
@@ -169,28 +178,69 @@ class Config:
             lib.stsl_free(s)
 
     def write(self, path):
+        """Write the effective configuration (to_yaml()) to the file `path`."""
+        path = _args.path(path, "path")
         err = _new_err()
-        if lib.stsl_cfg_write(self._h, str(path).encode(), err) != 0:
+        if lib.stsl_cfg_write(self._h, _args.cpath(path), err) != 0:
             _raise(err)
 
     def __repr__(self):
         return f"<stickslip.Config\n{self.to_yaml()}>"
 
 
+def _key(key):
+    """A key as the library's bytes; TypeError for anything but a str."""
+    if not isinstance(key, str):
+        raise TypeError(f"key: expected a str (a dotted path such as 'friction.dynamic'), got "
+                        f"{_args.type_name(key)}")
+    if "\0" in key or "=" in key:
+        raise InputError(f"key: {key!r} is not a key (no NUL or '=' in a dotted path)")
+    return key.encode()
+
+
+def _value(key, value):
+    """A value as one line of YAML bytes; TypeError naming the key for a
+    type YAML cannot hold."""
+    try:
+        text = _yaml(value)
+    except TypeError:
+        raise TypeError(f"{key}: cannot set a value of type {_args.type_name(value)} "
+                        "(numbers, str, bool, lists and dicts of them)") from None
+    if "\0" in text:
+        raise InputError(f"{key}: a NUL byte in the value")
+    return text.encode()
+
+
 def load(path):
     """Load and validate a YAML configuration file."""
+    path = _args.path(path, "path")
     err = _new_err()
-    h = lib.stsl_cfg_load(str(path).encode(), err)
+    h = lib.stsl_cfg_load(_args.cpath(path), err)
     if h == ffi.NULL:
         _raise(err)
-    return Config(h)
+    return Config(h, os.path.abspath(path))
+
+
+def _config(cfg, name="cfg"):
+    """The Config a function is given: a Config, the path of a YAML file
+    (loaded) or a dict of the file's structure; TypeError for anything
+    else (YAML text goes through Config.from_yaml: a str is a path)."""
+    if isinstance(cfg, Config):
+        return cfg
+    if isinstance(cfg, (str, bytes, os.PathLike)):
+        return load(cfg)
+    if isinstance(cfg, Mapping):
+        return Config.from_dict(cfg)
+    raise TypeError(f"{name}: expected a stickslip.Config, the path of a YAML configuration or a "
+                    f"dict, got {_args.type_name(cfg)}")
 
 
 def _with(cfg, output_step):
-    if output_step is None:
+    step = _args.number(output_step, "output_step", minimum=0.0)
+    if step is None:
         return cfg
     c = cfg.copy()
-    c["simulation.output_step"] = output_step
+    c["simulation.output_step"] = step
     return c
 
 
@@ -220,7 +270,9 @@ def _summary_stats(s):
 
 
 _EVENT_VALUES = ("x", "v", "friction")
-_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U16"), ("mode_after", "U16")]
+# Mode and kind names fit 23 characters (the file readers keep as many; the
+# longest, CONTACT_HIGH_SLIP_POS, has 21, which U16 cut short).
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24")]
 _EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
 
 
@@ -235,14 +287,16 @@ class Result:
     r.subjects the contact or stop of each event ("" for none).
     """
 
-    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg):
+    def __init__(self, t, mode, columns, mode_names, events, stats, complete, message, units, cfg,
+                 source=None):
         self.t, self.mode, self.columns = t, mode, columns
         self.mode_names, self.events, self.stats = mode_names, events, stats
         self.complete, self.message, self.units = complete, message, units
         self._cfg = cfg
+        self._source = source  # the file ss.read read it from
 
     @classmethod
-    def _from_handle(cls, cfg, handle):
+    def _from_handle(cls, cfg, handle, source=None):
         s = lib.stsl_result_summary(handle)
         n = lib.stsl_result_n_samples(handle)
         names = [ffi.string(s.col_names[i]).decode() for i in range(s.n_cols)]
@@ -251,22 +305,25 @@ class Result:
             names = [ffi.string(lib.stsl_result_column_name(handle, i)).decode()
                      for i in range(lib.stsl_result_n_columns(handle))]
         columns = {name: _column(handle, name, n) for name in names}
+        mode_names = _names(s.mode_names, s.n_modes)
+        events, subjects = _events(handle, _names(s.kind_names, s.n_kinds), mode_names)
         r = cls(_column(handle, "t", n), _column(handle, "mode", n).astype(np.int8), columns,
-                [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)],
-                _events(handle), _summary_stats(s), bool(s.complete),
-                ffi.string(s.message).decode(), _units(s), cfg)
+                mode_names, events, _summary_stats(s), bool(s.complete),
+                ffi.string(s.message).decode(), _units(s), cfg, source)
         if grouped:
-            r.subjects = [_subject(handle, i) for i in range(len(r.events))]
+            r.subjects = subjects
         return r
 
     def members(self, group):
         """A system's member names of a group ("x": the bodies, "friction":
         the contacts), from its GROUP[MEMBER] columns."""
+        if not isinstance(group, str):
+            raise TypeError(f"group: expected a str ('x', 'friction', ...), got {_args.type_name(group)}")
         return [k[len(group) + 1:-1] for k in self.columns if k.startswith(group + "[")]
 
     def group(self, group):
         """A system's group as samples x members (the order of members())."""
-        names = self.members(group)
+        names = self.members(group)  # TypeError for a group that is not a str
         if not names:
             raise KeyError(f"{group}: no such group (columns: {', '.join(self.columns)})")
         return np.column_stack([self.columns[f"{group}[{m}]"] for m in names])
@@ -281,20 +338,85 @@ class Result:
     def config(self):
         return self._cfg
 
-    def save(self, path):
-        """Write the run to an HDF5 file in the layout of `stickslip run`.
+    def save(self, path, format=None):
+        """Write the run to `path` in the format its extension names, as
+        `stickslip run -o` writes it: .h5 (HDF5, docs/hdf5-layout.md), .mat
+        (MAT v5 for MATLAB and Octave), .csv (PATH without .csv as the
+        prefix of the two files of `stickslip run --csv`: PREFIX_trajectory.csv
+        and PREFIX_events.csv).  format ("h5", "mat" or "csv") names the
+        format of a path whose extension names none; an unknown extension
+        without it, or an extension naming another format, is an
+        InputError, as is a
+        path that is one of the run's inputs (its configuration file, its
+        table files, the file it was read from).  Returns the files written.
 
         The run is repeated into the file: a run is deterministic, so the
         file holds these very samples (the tests check it bit for bit), and
-        the library's HDF5 writer stays the one definition of the layout."""
+        the library's writers stay the one definition of each layout."""
+        path = _args.path(path, "path")
+        fmt = _save_format(path, format)
+        target, files = (_csv_prefix(path), None) if fmt == "csv" else (path, [path])
+        files = files or [f"{target}_trajectory.csv", f"{target}_events.csv"]
+        _check_not_inputs(files, self._inputs())
         err = _new_err()
-        rc = lib.stsl_run(self._cfg._h, lib.STSL_OUTPUT_HDF5, str(path).encode(), ffi.NULL, err)
+        rc = lib.stsl_run(self._cfg._h, _SAVE_OUTPUT[fmt], _args.cpath(target), ffi.NULL, err)
         if rc != 0 and int(err.code) in (lib.STSL_RC_INPUT, lib.STSL_RC_IO, lib.STSL_RC_NOMEM):
             _raise(err)
+        return files
+
+    def _inputs(self):
+        """The files this run came from: its configuration's, the table files
+        the configuration names, the result file it was read from."""
+        files = [self._cfg._source, self._source]
+        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', self._cfg.to_yaml()):
+            name = m.group(1)
+            files.append(json.loads(name) if name.startswith('"') else name)
+        return [f for f in files if f]
 
     def __repr__(self):
         state = "complete" if self.complete else f"incomplete: {self.message}"
         return f"<stickslip.Result {len(self.t)} samples, {len(self.events)} events, {state}>"
+
+
+# The output formats by extension (the table of `stickslip run -o`).
+_SAVE_FORMATS = {".h5": "h5", ".mat": "mat", ".csv": "csv"}
+_SAVE_OUTPUT = {"h5": lib.STSL_OUTPUT_HDF5, "mat": lib.STSL_OUTPUT_MAT, "csv": lib.STSL_OUTPUT_CSV}
+
+
+def _save_format(path, format):
+    if format is not None:
+        if not isinstance(format, str):
+            raise TypeError(f"format: expected a str, got {_args.type_name(format)}")
+        if format not in _SAVE_OUTPUT:
+            raise InputError(f"format: expected one of {', '.join(_SAVE_OUTPUT)} (got {format!r})")
+        return format
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in _SAVE_FORMATS:
+        raise InputError(f"{path}: unknown output format '{ext}' (name the file .h5, .mat or .csv, "
+                         "or give format='h5', 'mat' or 'csv')")
+    return _SAVE_FORMATS[ext]
+
+
+def _csv_prefix(path):
+    return path[:-4] if path.lower().endswith(".csv") else path
+
+
+def _check_not_inputs(outputs, inputs):
+    """InputError when an output is one of the inputs (same device and
+    inode), with the message of the command's own check."""
+    for out in outputs:
+        try:
+            so = os.stat(out)
+        except OSError:
+            continue  # nothing there yet: no input can be it
+        for inp in inputs:
+            try:
+                si = os.stat(inp)
+            except OSError:
+                continue
+            if (so.st_dev, so.st_ino) == (si.st_dev, si.st_ino):
+                raise InputError(f"output {out} is the input {inp} (the same file): it would be "
+                                 "overwritten; choose another output", lib.STSL_RC_INPUT)
 
 
 def _units(s):
@@ -314,27 +436,59 @@ def _column(handle, name, n):
     return np.frombuffer(ffi.buffer(p, n * 8), dtype=np.float64).copy()
 
 
-def _events(handle):
+def _names(ptrs, n):
+    return [ffi.string(ptrs[i]).decode() for i in range(n)]
+
+
+def _ptr(ctype, a):
+    return ffi.cast(ctype, ffi.from_buffer(a))
+
+
+# The column names stsl_result_events is asked for (kept alive here).
+_EVENT_COL_TEXTS = [ffi.new("char[]", c.encode()) for c in _EVENT_VALUES]
+_EVENT_COLS = ffi.new("const char *[]", _EVENT_COL_TEXTS)
+
+
+def _events(handle, kind_names, mode_names):
+    """The events as a structured array and their subjects' names ("" for
+    none), from one call (stsl_result_events) and numpy's indexing."""
     n = lib.stsl_result_n_events(handle)
     out = np.zeros(n, dtype=_EVENT_DTYPE)
-    ev = ffi.new("stsl_event *")
+    if n == 0:
+        return out, []
+    t = np.empty(n)
+    ints = np.empty((4, n), dtype=np.intc)  # kind, mode_before, mode_after, subject
+    values = np.empty((len(_EVENT_VALUES), 2, n))
     err = _new_err()
-    for i in range(n):
-        if lib.stsl_result_event(handle, i, ev, err) != 0:
-            _raise(err)
-        row = [ev.t, ffi.string(ev.kind).decode(), ffi.string(ev.mode_before).decode(),
-               ffi.string(ev.mode_after).decode()]
-        for c in _EVENT_VALUES:
-            for after in (0, 1):
-                row.append(lib.stsl_result_event_value(handle, i, c.encode(), after))
-        out[i] = tuple(row)
-    return out
+    if lib.stsl_result_events(handle, _ptr("double *", t), *(_ptr("int *", row) for row in ints),
+                              _EVENT_COLS, len(_EVENT_VALUES), _ptr("double *", values),
+                              err) != 0:
+        _raise(err)
+    # Index -1 (no such kind or mode) takes the last entry: "none", as
+    # stsl_result_event names it.
+    kinds = np.array(kind_names + ["none"])
+    modes = np.array(mode_names + ["none"])
+    out["t"] = t
+    out["kind"] = kinds[ints[0]]
+    out["mode_before"] = modes[ints[1]]
+    out["mode_after"] = modes[ints[2]]
+    for k, c in enumerate(_EVENT_VALUES):
+        out[f"{c}_before"], out[f"{c}_after"] = values[k]
+    # A subject's name once per subject, not once per event.
+    subject = ints[3].tolist()
+    names = {0: ""}
+    for i, j in enumerate(subject):
+        if j not in names:
+            names[j] = _subject(handle, i)
+    return out, [names[j] for j in subject]
 
 
 def _cancellable(cfg, cancel):
     """A copy of cfg whose runs watch `cancel`'s flag (cfg itself without one)."""
     if cancel is None:
         return cfg
+    if not isinstance(cancel, Cancel):
+        raise TypeError(f"cancel: expected a stickslip.Cancel, got {_args.type_name(cancel)}")
     c = cfg.copy()
     lib.stsl_cfg_set_cancel(c._h, cancel._flag)
     c._cancel = cancel  # the flag lives as long as the configuration that reads it
@@ -347,8 +501,10 @@ def run(cfg, output_step=None, cancel=None):
     output_step overrides simulation.output_step for this run only.  A run
     that fails on the way raises SolverError whose `result` is the partial
     Result; one stopped by `cancel` (a Cancel, set from another thread)
-    raises CancelledError, with the partial Result too."""
-    cfg = _cancellable(_with(cfg, output_step), cancel)
+    raises CancelledError, with the partial Result too.  cfg is a Config,
+    the path of a YAML file (loaded as ss.load does) or a dict of the file's
+    structure (Config.from_dict)."""
+    cfg = _cancellable(_with(_config(cfg), output_step), cancel)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
@@ -366,22 +522,33 @@ def run(cfg, output_step=None, cancel=None):
 
 
 def read(path):
-    """A Result from a file written by `stickslip run -o` or Result.save():
-    the Result ss.run gives for that run (stsl_result_read; no h5py).  The
+    """A Result from a file written by `stickslip run -o` or Result.save()
+    (HDF5 or MAT): the Result ss.run gives for that run (stsl_result_read;
+    no h5py).  A study file of `stickslip sweep` gives its Sweep, a table
+    of `stickslip converge --h5` its Convergence (both read with h5py).  The
     file does not hold the dissipated energy: stats["dissipated_energy"] is
     NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
     2-D arrays with the names of their bodies, contacts and stops, events
     with their subject."""
+    path = _args.path(path, "path")
     out = ffi.new("stsl_result **")
     cfg = ffi.new("stsl_cfg **")
     err = _new_err()
-    if lib.stsl_result_read(str(path).encode(), out, cfg, err) != 0:
+    if lib.stsl_result_read(_args.cpath(path), out, cfg, err) != 0:
+        # h5py only for a study or a convergence table
+        from .convergence import is_convergence_file, read_convergence
+        from .sweep import is_study_file, read_study
+
+        if int(err.code) == lib.STSL_RC_INPUT and is_study_file(path):
+            return read_study(path)
+        if int(err.code) == lib.STSL_RC_INPUT and is_convergence_file(path):
+            return read_convergence(path)
         _raise(err)
     config = Config(cfg[0])
     try:
         if _grouped(out[0]):
             return _system_file(path)
-        return Result._from_handle(config, out[0])
+        return Result._from_handle(config, out[0], os.path.abspath(path))
     finally:
         lib.stsl_result_free(out[0])
 
@@ -412,5 +579,6 @@ def version():
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
+# Errors raised by this module; defined in _errors.
 __all__ = ["Cancel", "CancelledError", "Config", "Result", "Error", "InputError", "FileError",
            "SolverError", "load", "read", "run", "version"]

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from ._core import InputError, _new_err, _raise
+from . import _args
+from ._core import Config, InputError, Result, _new_err, _raise
 from ._lib import ffi, lib
 
 # The members of stsl_compare_metrics, named as in the command's JSON report.
@@ -22,8 +23,18 @@ _VALUES = ("t_first", "t_last", "max_abs_error_x", "rms_error_x", "final_error_x
            "dissipated_energy_candidate", "dissipated_energy_difference")
 
 
-def _array(a):
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float64).ravel())
+def _array(a, name):
+    """A 1-D array of doubles (a column vector counts as one); TypeError or
+    InputError naming the argument otherwise."""
+    if a is None or isinstance(a, (str, bytes)):
+        raise TypeError(f"{name}: expected an array of numbers, got {_args.type_name(a)}")
+    try:
+        v = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected an array of numbers, got {_args.type_name(a)}") from None
+    if v.ndim != 1 and sum(d > 1 for d in v.shape) > 1:
+        raise InputError(f"{name}: expected a 1-D array, got shape {v.shape}")
+    return np.ascontiguousarray(v.ravel())
 
 
 def compare(result, t, x, v, friction=None, event_window=None, stuck_velocity=None):
@@ -33,19 +44,28 @@ def compare(result, t, x, v, friction=None, event_window=None, stuck_velocity=No
     lists: max_abs_error_x, rms_error_v, stuck_iou, events_matched, ...
     (max_event_time_error is None without matched events, null there), the
     rules used (energy_method, candidate_stuck_rule, ...) and "units"."""
-    arrays = [_array(a) for a in (t, x, v)]
-    if friction is not None:
-        arrays.append(_array(friction))
+    if isinstance(result, Result):
+        cfg = result.config
+    elif isinstance(result, Config):
+        cfg = result
+    else:
+        raise TypeError(f"result: expected a stickslip.Result (or its Config), got "
+                        f"{_args.type_name(result)}")
+    names = ("t", "x", "v") + (("friction",) if friction is not None else ())
+    arrays = [_array(a, k) for a, k in zip((t, x, v, friction), names)]
     if len({len(a) for a in arrays}) != 1:
-        raise InputError("compare: t, x, v (and friction) must have the same length")
+        lengths = ", ".join(f"{k}: {len(a)}" for k, a in zip(names, arrays))
+        raise InputError(f"compare: t, x, v (and friction) must have the same length ({lengths})")
     ptrs = [ffi.cast("const double *", ffi.from_buffer(a)) for a in arrays]
     if friction is None:
         ptrs.append(ffi.NULL)
     out = ffi.new("stsl_compare_metrics *")
     err = _new_err()
-    window = math.nan if event_window is None else float(event_window)
-    stuck = math.nan if stuck_velocity is None else float(stuck_velocity)
-    if lib.stsl_compare(result.config._h, *ptrs, len(arrays[0]), stuck, window, out, err) != 0:
+    window = _args.number(event_window, "event_window", minimum=0.0)
+    stuck = _args.number(stuck_velocity, "stuck_velocity", minimum=0.0)
+    window = math.nan if window is None else window
+    stuck = math.nan if stuck is None else stuck
+    if lib.stsl_compare(cfg._h, *ptrs, len(arrays[0]), stuck, window, out, err) != 0:
         _raise(err)
     report = {k: int(getattr(out, k)) for k in _COUNTS}
     for k in _VALUES:

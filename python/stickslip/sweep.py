@@ -6,23 +6,34 @@ The threads spend their time inside the C call, where cffi has released the
 GIL, so `jobs` threads run the variants in parallel.
 """
 import concurrent.futures
+import os
+from collections.abc import Mapping
 
 import numpy as np
 
-from ._core import Cancel, CancelledError, InputError, _cancellable, _new_err, _raise
+from . import _args
+from ._core import Cancel, CancelledError, InputError, _cancellable, _config, _new_err, _raise
 from ._lib import ffi, lib
+
+# The most worker threads, as `stickslip sweep --jobs`.
+MAX_JOBS = 1024
 
 
 class Sweep:
     """The variants (`parameters`) and what each run did (`summary`), both
     numpy structured arrays with one row per variant; `messages` holds why a
-    variant did not complete ("" when it did)."""
+    variant did not complete ("" when it did).  `complete` and `n_runs`:
+    whether every variant of the study ran, and how many it has (a study
+    file of `stickslip sweep` read by ss.read may be unfinished: the rows
+    are those done)."""
 
-    def __init__(self, parameters, summary, messages, units):
+    def __init__(self, parameters, summary, messages, units, complete=True, n_runs=None):
         self.parameters = parameters
         self.summary = summary
         self.messages = messages
         self.units = units  # of the summary's columns ("" for counts and flags)
+        self.complete = complete
+        self.n_runs = len(parameters) if n_runs is None else n_runs
 
     def to_pandas(self):
         """One DataFrame: the parameters' columns, then the summary's."""
@@ -36,12 +47,84 @@ class Sweep:
         return len(self.parameters)
 
 
+def is_study_file(path):
+    """True for an HDF5 file with a /study group (`stickslip sweep -o`)."""
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        return False
+    try:
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89HDF\r\n\x1a\n":
+                return False
+        import h5py
+
+        with h5py.File(path, "r") as f:
+            return "study" in f
+    except (OSError, ImportError):
+        return False
+
+
+def read_study(path):
+    """The Sweep of a study file: the rows done, in variant order; the
+    summary has the file's columns (status, t_reached, events_KIND, ...),
+    their units from the file (docs/hdf5-layout.md)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            st = f["study"]
+            n = int(st.attrs["n_done"])
+            size = os.path.getsize(path)
+            keys = list(st["parameters"].keys())  # creation order: the study's
+            for d in list(st["parameters"].values()) + list(st["summary"].values()):
+                if min(n, d.shape[0]) * d.dtype.itemsize > size * 1100:  # compressed at most 1032:1
+                    raise InputError(f"{path}: {d.name} claims more rows than the file can hold")
+            params = [(k, st["parameters"][k][:n]) for k in keys]
+            cols = [(k, d[:n]) for k, d in st["summary"].items() if k != "message"]
+            messages = list(st["summary"]["message"].asstr()[:n]) if "message" in st["summary"] else [""] * n
+            units = {k: str(d.attrs.get("units", "")) for k, d in st["summary"].items() if k != "message"}
+            complete, n_runs = int(st.attrs["complete"]) == 1, int(st.attrs["n_runs"])
+    except (KeyError, ValueError, TypeError, OSError) as exc:
+        raise InputError(f"{path}: not a study file in the layout of `stickslip sweep`: {exc}",
+                         lib.STSL_RC_INPUT) from None
+    def table(pairs):
+        out = np.zeros(n, dtype=[(k, v.dtype) for k, v in pairs])
+        for k, v in pairs:
+            out[k] = v
+        return out
+    return Sweep(table(params), table(cols), messages, units, complete, n_runs)
+
+
 def _variants(vary):
-    keys = list(vary)
-    values = [np.asarray(vary[k]).ravel() for k in keys]
+    """The keys and their 1-D arrays of values; TypeError or InputError
+    naming the key for anything else (a scalar, a grid not raveled, no
+    values, arrays of different lengths)."""
+    if not isinstance(vary, Mapping):
+        raise TypeError(f"vary: expected a dict {{key: array of values}}, got {_args.type_name(vary)}")
+    if not vary:
+        raise InputError("vary: no keys to vary (give {key: array of values})")
+    keys, values = list(vary), []
+    for k in keys:
+        if not isinstance(k, str):
+            raise TypeError(f"vary: a key must be a str ('friction.dynamic'), got {_args.type_name(k)}")
+        if isinstance(vary[k], (str, bytes, Mapping)) or vary[k] is None:
+            raise TypeError(f"vary['{k}']: expected an array of values (one per variant), got "
+                            f"{_args.type_name(vary[k])}")
+        v = np.asarray(vary[k])
+        if v.ndim != 1:
+            raise InputError(f"vary['{k}']: expected a 1-D array of values (one per variant), got "
+                             f"shape {v.shape}" + (" (ravel a grid)" if v.ndim > 1 else ""))
+        if len(v) == 0:
+            raise InputError(f"vary['{k}']: no values")
+        if v.dtype == object:  # mixed or odd types: each value must be one the keys take
+            for i, x in enumerate(v):
+                if x is None or isinstance(x, (bytes, Mapping, list, tuple, set)):
+                    raise TypeError(f"vary['{k}'][{i}]: expected a number or str, got "
+                                    f"{_args.type_name(x)}")
+        values.append(v)
     n = {len(v) for v in values}
     if len(n) != 1:
-        raise InputError("sweep: every array in vary must have the same length (one row per variant)")
+        lengths = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, values))
+        raise InputError(f"vary: every array must have the same length (one row per variant; {lengths})")
     return keys, values, n.pop()
 
 
@@ -112,15 +195,18 @@ def sweep(cfg, vary, jobs=1, cancel=None):
     Cancel) stops the variants running and starts no more: CancelledError,
     whose `result` is the Sweep of the variants that ran.  Ctrl-C (a
     KeyboardInterrupt while waiting) stops them the same way and is
-    raised again once they have stopped."""
+    raised again once they have stopped.  cfg is a Config, a YAML file's
+    path or a dict (as for ss.run); jobs a whole number in [1, 1024]."""
+    cfg = _config(cfg)
     keys, values, n = _variants(vary)
+    jobs = _args.integer(jobs, "jobs", 1, MAX_JOBS)
     for k, v in zip(keys, values):  # refuse a bad value before running anything
         probe = cfg.copy()
-        for x in np.unique(v):
+        for x in (v if v.dtype == object else np.unique(v)):
             probe[k] = x
     cancel = cancel if cancel is not None else Cancel()
     base = _cancellable(cfg, cancel)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs)))
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
         done = list(pool.map(lambda i: _run_one(base, keys, values, i, cancel), range(n)))
     except KeyboardInterrupt:

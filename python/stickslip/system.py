@@ -14,10 +14,15 @@ per contact; stop_reaction, stop_mode per stop; 1-D x_base, v_base.  It has
 no scalar `mode` (that is how it is told from the element's file), and its
 /events rows carry `index` and `name` of their subject.
 
-This module imports only numpy and h5py (not the C library), so that
-`stickslip plot` (python/stickslip_plot.py, installed beside it) reads
-systems with the same code; `stickslip.read` returns its SystemResult for
-a system's file.
+The MAT result of a system (`stickslip run -o OUT.mat`, the same groups
+as fields of the struct `trajectory`, their members in the struct `names`)
+is read with scipy.io.loadmat (Debian's python3-scipy) into the same
+SystemResult.
+
+This module imports only numpy and h5py or scipy (not the C library), so
+that `stickslip plot` (python/stickslip_plot.py, installed beside it)
+reads systems with the same code; `stickslip.read` returns its
+SystemResult for a system's file.
 """
 import os
 
@@ -162,8 +167,101 @@ def _events(f, path):
     return out
 
 
+def is_mat_file(path):
+    """True when `path` is a regular file that begins with MATLAB's text
+    header (a MAT v5 file)."""
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(6) == b"MATLAB"
+    except OSError:
+        return False
+
+
+def _mtext(a):
+    """A char array of loadmat as a str ('' for an empty one)."""
+    a = np.asarray(a)
+    return "" if a.size == 0 else str(a.ravel()[0])
+
+
+def _mcell(a):
+    """A cell array of char as a list of str."""
+    return [_mtext(c) for c in np.asarray(a, dtype=object).ravel()]
+
+
+def _mstruct(m, name, path, required=True):
+    v = m.get(name)
+    if v is None or v.dtype.names is None or v.size != 1:
+        if not required:
+            return None
+        raise SystemFileError(f"{path}: not the MAT result of a system: no 1 x 1 struct '{name}'")
+    return v.ravel()[0]
+
+
+def loadmat(path):
+    """The variables of a MAT result (scipy.io.loadmat), checked to be
+    stickslip's; SystemFileError with a one-line reason."""
+    try:
+        import scipy.io
+    except ImportError:
+        raise SystemFileError(f"{path}: reading a MAT result needs scipy (python3-scipy)") from None
+    try:
+        m = scipy.io.loadmat(path)
+    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
+        raise SystemFileError(f"{path}: cannot read the MAT file: {exc}") from None
+    if _mtext(m.get("program", "")) != "stickslip":
+        raise SystemFileError(f"{path}: not a stickslip result (variable program is not 'stickslip')")
+    return m
+
+
+def _read_system_mat(path):
+    """A SystemResult from the MAT result of a system (scipy.io.loadmat)."""
+    m = loadmat(path)
+    if "names" not in m:
+        raise SystemFileError(f"{path}: not the MAT result of a system of bodies (no 'names')")
+    tr, units_s, names_s = (_mstruct(m, k, path) for k in ("trajectory", "units", "names"))
+    vnames_s = _mstruct(m, "value_names", path, required=False)
+    t = np.asarray(tr["t"], dtype=float).ravel()
+    groups, names, units, vnames = {}, {}, {"t": _mtext(units_s["t"])}, {}
+    for name in tr.dtype.names:
+        if name == "t":
+            continue
+        data = np.asarray(tr[name])
+        if data.ndim != 2 or data.shape[0] != len(t):
+            raise SystemFileError(f"{path}: trajectory.{name} is {data.shape}, t has {len(t)} rows")
+        units[name] = _mtext(units_s[name]) if name in units_s.dtype.names else ""
+        if name in names_s.dtype.names:
+            names[name] = _mcell(names_s[name])
+            if len(names[name]) != data.shape[1]:
+                raise SystemFileError(f"{path}: names.{name} does not name the {data.shape[1]} "
+                                      f"columns of trajectory.{name}")
+        else:
+            data = data.ravel()
+        if vnames_s is not None and name in vnames_s.dtype.names:
+            vnames[name] = _mcell(vnames_s[name])
+            groups[name] = np.asarray(data, dtype=int)
+        else:
+            groups[name] = np.asarray(data, dtype=float)
+    ev = _mstruct(m, "events", path)
+    et = np.asarray(ev["t"], dtype=float).ravel()
+    events = np.zeros(len(et), dtype=EVENT_DTYPE)
+    events["t"] = et
+    events["kind"] = _mcell(ev["kind"]) if len(et) else []
+    events["index"] = np.asarray(ev["index"]).ravel() if len(et) else []
+    events["subject"] = _mcell(ev["name"]) if len(et) else []
+    st = _mstruct(m, "stats", path)
+    stats = {k: np.asarray(st[k]).ravel()[0].item() for k in st.dtype.names}
+    return SystemResult(path, t, groups, names, units, {k: "" for k in groups}, vnames, events,
+                        float(np.asarray(m["complete"]).ravel()[0]) == 1, _mtext(m["message"]),
+                        _mtext(m["config"]), stats)
+
+
 def read_system(path):
-    """A SystemResult from a file; SystemFileError with a one-line reason."""
+    """A SystemResult from a file (HDF5, or MAT: _read_system_mat);
+    SystemFileError with a one-line reason."""
+    if is_mat_file(path):
+        return _read_system_mat(path)
     import h5py
 
     try:
@@ -204,6 +302,13 @@ def read_system(path):
 def is_system(path):
     """True when `path` is a stickslip result of a system (False for any
     other file, or none)."""
+    if is_mat_file(path):
+        try:
+            import scipy.io
+
+            return {"names", "trajectory"} <= {n for n, _, _ in scipy.io.whosmat(path)}
+        except (ImportError, ValueError, OSError):
+            return False
     try:
         import h5py
 
