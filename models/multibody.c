@@ -36,6 +36,7 @@ typedef enum gtype {
     G_SLIP,      /* a slipping contact's w_c */
     G_BAND_POS,  /* a stuck contact: -lambda - F_S(+1), rising: breakaway + */
     G_BAND_NEG,  /* lambda - F_S(-1), rising: breakaway - */
+    G_LOAD,      /* a slipping contact's load F_R, either way: the other level branch */
     G_GAP,       /* an open rigid stop: x_rel - limit at `side` */
     G_REACTION,  /* a closed rigid stop's reaction reaching 0 */
     G_COMPLIANT, /* a compliant stop's contact guard at `side` */
@@ -71,6 +72,7 @@ typedef struct prepared {
 /* One evaluation of the forces and the constraints at (t, y). */
 typedef struct fixed_motion {
     double x[N_FIXED], v[N_FIXED], a[N_FIXED];
+    double t; /* and the time, at which the contacts' loads apply */
 } fixed_motion;
 
 typedef struct pending {
@@ -82,6 +84,8 @@ struct stsl_multibody {
     int nb, nc, ns, n, L; /* bodies, contacts, stops, state size, mode vector length */
     double *mass;
     stsl_signal **force_sig, *base, *anchor;
+    stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
+    int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
     int base_moves, anchor_moves;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
@@ -146,7 +150,13 @@ static void eval_fixed(const stsl_multibody *m, double t, fixed_motion *fm)
     double b[3] = {0, 0, 0}, a[3] = {0, 0, 0};
     stsl_signal_eval(m->base, t, left, b);
     stsl_signal_eval(m->anchor, t, left, a);
-    *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}};
+    *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}, t};
+}
+
+/* Contact c's load F_R at the evaluation's time (0 without one). */
+static double contact_load(const stsl_multibody *m, int c, const fixed_motion *fm)
+{
+    return m->load_sig[c] ? stsl_signal_value(m->load_sig[c], fm->t, fm->t > m->t_seg) : 0.0;
 }
 
 static double node_x(const stsl_multibody *m, const fixed_motion *fm, const double *y, int node)
@@ -262,6 +272,11 @@ static void add_guard(prepared *p, gtype type, int index, int side, int dir)
     p->dirs[p->n_guards++] = dir;
 }
 
+/* The static level without load: what the split of redundant stuck
+ * contacts (parallel ones, loops) weighs them by.  Under a load a contact's
+ * levels differ by direction and in time; the split keeps these weights
+ * (a system's parallel or looped contacts carry no load in the examples;
+ * the bands themselves are judged at the load, static_levels). */
 static double static_level(const stsl_multibody *m, int c)
 {
     double fd, fs;
@@ -327,6 +342,9 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
     for (int c = 0; c < m->nc; c++) {
         if (v[c] == STSL_CONTACT_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
         if (v[c] == STSL_CONTACT_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
+        /* SPEC §1.2 load reversal: the level switches branch, a restart. */
+        if ((v[c] == STSL_CONTACT_SLIP_POS || v[c] == STSL_CONTACT_SLIP_NEG) && m->load_varies[c])
+            add_guard(p, G_LOAD, c, 0, STSL_GUARD_BOTH);
         if (v[c] == STSL_CONTACT_STUCK && p->contact_edge[c] >= 0) {
             add_guard(p, G_BAND_POS, c, 0, STSL_GUARD_RISING);
             add_guard(p, G_BAND_NEG, c, 0, STSL_GUARD_RISING);
@@ -459,23 +477,25 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
 }
 
 /* Friction of contact c in state st on its ends[0] at relative velocity w
- * (not stuck): opposing the slip, at the level of models/friction.h at
- * load 0; a slip at w = 0 has its level at speed 0. */
-static double slip_force(const stsl_multibody *m, int c, int st, double w)
+ * (not stuck) under its load F_R = `load`: opposing the slip, at the level
+ * of models/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
+static double slip_force(const stsl_multibody *m, int c, int st, double w, double load)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
+    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, load, w);
     int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
-    stsl_friction_levels(fp, s, 0.0, &fd, &fs);
+    stsl_friction_levels(fp, s, load, &fd, &fs);
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
 }
 
-static void static_levels(const stsl_multibody *m, int c, double *fs_pos, double *fs_neg)
+/* Contact c's static levels F_S(+1), F_S(-1) under its load at fm's time. */
+static void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm, double *fs_pos,
+                          double *fs_neg)
 {
-    double fd;
-    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, fs_pos);
-    stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &fd, fs_neg);
+    double fd, load = contact_load(m, c, fm);
+    stsl_friction_levels(&m->s->contacts[c].friction, +1, load, &fd, fs_pos);
+    stsl_friction_levels(&m->s->contacts[c].friction, -1, load, &fd, fs_neg);
 }
 
 /* The compliant stop k's force on its ends[0] in state st (0 when open). */
@@ -525,8 +545,11 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
+        double load = contact_load(m, c, fm); /* F_R on ends[0] (a body), SPEC §1's F_n */
+        force[m->cnode[c][0]] += load;
+        sum += fabs(load);
         if (v[c] == STSL_CONTACT_STUCK) continue;
-        double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]));
+        double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]), load);
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
     }
@@ -649,24 +672,38 @@ static int held_by_stop(const stsl_multibody *m, const uint8_t *v, int c)
     return 0;
 }
 
+/* The static level of contact c, parallel to the rigid stop k closed in
+ * mode vector v, in the direction a pull off the stop would make it slip
+ * (away from the limit: + at LOW, - at HIGH, in the stop's order of the
+ * ends; the element's F_S(+1) at x_min, F_S(-1) at x_max). */
+static double hold_level(const stsl_multibody *m, const uint8_t *v, int k, int c,
+                         const fixed_motion *fm)
+{
+    double fs_pos, fs_neg;
+    int away = v[m->nc + k] == STSL_SM_LOW ? +1 : -1;
+    if (canon(m, m->snode[k][0]) != canon(m, m->cnode[c][0])) away = -away;
+    static_levels(m, c, fm, &fs_pos, &fs_neg);
+    return away > 0 ? fs_pos : fs_neg;
+}
+
 /* What the stuck contacts parallel to the closed rigid stop k hold
  * against a pull: the sum of their static levels (SPEC §1.2: at a stop
  * the stop carries the compressive force, friction the rest). */
-static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
+static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k, const fixed_motion *fm)
 {
     double hold = 0.0;
     for (int c = 0; c < m->nc; c++)
         if (v[c] == STSL_CONTACT_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
-            hold += static_level(m, c);
+            hold += hold_level(m, v, k, c, fm);
     return hold;
 }
 
 /* The closed rigid stop k's pull beyond what it and its parallel stuck
  * contacts hold (> 0: it lets go).  lambda >= 0 presses at LOW, <= 0 at
  * HIGH. */
-static double stop_pull(const stsl_multibody *m, const prepared *p, int k)
+static double stop_pull(const stsl_multibody *m, const prepared *p, int k, const fixed_motion *fm)
 {
-    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k);
+    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k, fm);
     return p->vec[m->nc + k] == STSL_SM_LOW ? -lam - hold : lam - hold;
 }
 
@@ -680,12 +717,14 @@ static double stop_press(const stsl_multibody *m, const prepared *p, int k)
 
 /* The friction of a stuck contact c held by a closed stop: its share (by
  * static level) of what the stop does not press. */
-static double held_friction(const stsl_multibody *m, const prepared *p, int c)
+static double held_friction(const stsl_multibody *m, const prepared *p, int c,
+                            const fixed_motion *fm)
 {
     for (int k = 0; k < m->ns; k++) {
         if (p->stop_edge[k] < 0 || !same_pair(m, m->snode[k], m->cnode[c])) continue;
-        double hold = stop_hold(m, p->vec, k), rest = stop_lambda(m, p, k) - stop_press(m, p, k);
-        double part = hold > 0.0 ? static_level(m, c) / hold : 0.0;
+        double hold = stop_hold(m, p->vec, k, fm),
+               rest = stop_lambda(m, p, k) - stop_press(m, p, k);
+        double part = hold > 0.0 ? hold_level(m, p->vec, k, c, fm) / hold : 0.0;
         return (canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? part : -part) * rest;
     }
     return 0.0;
@@ -721,14 +760,16 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
         return rel_v(m, fm, y, m->cnode[g->index]);
     case G_BAND_POS:
     case G_BAND_NEG:
-        static_levels(m, g->index, &fs_pos, &fs_neg);
+        static_levels(m, g->index, fm, &fs_pos, &fs_neg);
         lam = contact_lambda(m, p, g->index);
         return g->type == G_BAND_POS ? stsl_contact_band_excess(-lam, +1, fs_pos)
                                      : stsl_contact_band_excess(-lam, -1, fs_neg);
+    case G_LOAD:
+        return contact_load(m, g->index, fm);
     case G_GAP:
         return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
     case G_REACTION:
-        return stop_pull(m, p, g->index);
+        return stop_pull(m, p, g->index, fm);
     case G_COMPLIANT:
         return m->stop_ops[g->index]->guard(&st->p, g->side, rel_x(m, fm, y, m->snode[g->index]),
                                             rel_v(m, fm, y, m->snode[g->index]));
@@ -764,6 +805,8 @@ static double signals_max_step(const stsl_multibody *m, double t)
     double h = fmin(stsl_signal_max_step(m->base, t), stsl_signal_max_step(m->anchor, t));
     for (int k = 0; k < m->s->n_forces; k++)
         h = fmin(h, stsl_signal_max_step(m->force_sig[k], t));
+    for (int c = 0; c < m->nc; c++)
+        if (m->load_sig[c]) h = fmin(h, stsl_signal_max_step(m->load_sig[c], t));
     return h;
 }
 
@@ -782,6 +825,8 @@ static double mb_next_time_event(void *self, double t)
     double te = fmin(stsl_signal_next_event(m->base, t), stsl_signal_next_event(m->anchor, t));
     for (int k = 0; k < m->s->n_forces; k++)
         te = fmin(te, stsl_signal_next_event(m->force_sig[k], t));
+    for (int c = 0; c < m->nc; c++)
+        if (m->load_sig[c]) te = fmin(te, stsl_signal_next_event(m->load_sig[c], t));
     for (int k = 0; k < m->ns; k++)
         if (m->settle_at[k] > t) te = fmin(te, m->settle_at[k]);
     return te;
@@ -825,10 +870,11 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad                        ? NAN
-                            : st != STSL_CONTACT_STUCK ? slip_force(m, k, st, w)
-                            : p->contact_edge[k] >= 0  ? contact_lambda(m, p, k)
-                                                       : held_friction(m, p, k);
+        c[o.friction + k] = bad ? NAN
+                            : st != STSL_CONTACT_STUCK
+                                ? slip_force(m, k, st, w, contact_load(m, k, &fm))
+                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
+                                                      : held_friction(m, p, k, &fm);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }
@@ -877,8 +923,10 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
     for (int c = 0; c < m->nc; c++) {
         const int *pr = m->cnode[c];
         double w = rel_v(m, &fm, y, pr);
+        double load = contact_load(m, c, &fm);
         double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
-                                                   : slip_force(m, c, p->vec[c], w);
+                                                   : slip_force(m, c, p->vec[c], w, load);
+        pw += load * y[m->nb + pr[0]]; /* the load's power on its body */
         if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
         pw += f * w; /* friction against the slip: f w <= 0 */
     }
@@ -1058,9 +1106,13 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
                      double *y)
 {
     const int *pair = g->type >= G_GAP ? m->snode[g->index] : m->cnode[g->index];
-    m->affected[pair[0]] = 1;
-    if (pair[1] < m->nb) m->affected[pair[1]] = 1;
+    int moves = g->type != G_LOAD; /* a load reversal changes no state */
+    m->affected[pair[0]] |= moves;
+    if (pair[1] < m->nb) m->affected[pair[1]] |= moves;
     switch (g->type) {
+    case G_LOAD: /* the same states, the other level branch: a restart */
+        push_event(m, STSL_EV_LOAD_REVERSAL, 1 + g->index);
+        break;
     case G_SLIP:
     case G_BAND_POS:
     case G_BAND_NEG:
@@ -1104,7 +1156,7 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
         double margin, level; /* > 0: inconsistent */
         if (states[i] == STSL_CONTACT_STUCK) {
             double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
-            static_levels(m, c, &fs_pos, &fs_neg);
+            static_levels(m, c, fm, &fs_pos, &fs_neg);
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));
             level = noise;
@@ -1306,7 +1358,7 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
         if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
-        if (stop_pull(m, &m->cand, k) > noise) {
+        if (stop_pull(m, &m->cand, k, fm) > noise) {
             m->next[m->nc + k] = STSL_SM_OPEN;
             m->affected[m->snode[k][0]] = 1;
             if (m->snode[k][1] < m->nb) m->affected[m->snode[k][1]] = 1;
@@ -1595,6 +1647,9 @@ static void state_scales(stsl_multibody *m)
         stsl_contact_keep_smaller(&f, stsl_friction_scale(&s->contacts[c].friction));
     for (int k = 0; k < s->n_forces; k++)
         stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
+    for (int c = 0; c < m->nc; c++)
+        if (s->contacts[c].has_load)
+            stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->contacts[c].load));
     if (!isfinite(f)) f = 0.0;
     for (int k = 0; k < s->n_couplings; k++)
         stsl_contact_keep_smaller(&l, f / s->couplings[k].stiffness);
@@ -1717,6 +1772,7 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
         !ALLOC(m->scale, m->n))
         return -1;
+    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
@@ -1732,6 +1788,11 @@ static int make_signals(stsl_multibody *m, stsl_error *err)
     stsl_signal_spec none = {.type = STSL_SIG_CONSTANT};
     for (int k = 0; k < s->n_forces; k++)
         if (!(m->force_sig[k] = stsl_signal_create(&s->forces[k].signal, err))) return -1;
+    for (int c = 0; c < m->nc; c++) {
+        if (!s->contacts[c].has_load) continue;
+        if (!(m->load_sig[c] = stsl_signal_create(&s->contacts[c].load, err))) return -1;
+        m->load_varies[c] = !stsl_signal_is_constant(m->load_sig[c]);
+    }
     m->base = stsl_signal_create(&s->base_motion, err);
     if (!m->base) return -1;
     m->anchor = stsl_signal_create(s->has_anchor ? &s->anchor_motion : &none, err);
@@ -1816,6 +1877,10 @@ void stsl_multibody_free(stsl_multibody *m)
     if (!m) return;
     for (int k = 0; m->force_sig && k < m->s->n_forces; k++)
         stsl_signal_free(m->force_sig[k]);
+    for (int c = 0; m->load_sig && c < m->nc; c++)
+        stsl_signal_free(m->load_sig[c]);
+    free(m->load_sig);
+    free(m->load_varies);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);

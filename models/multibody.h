@@ -19,8 +19,10 @@
  * once by events/consistency.h (SPEC §4: consistency and tie rule), one
  * event per contact or stop that changed, all at the same instant.
  *
- * Friction levels are those of models/friction.h at load 0: a system has
- * no separate load signal (forces act on bodies through inputs.forces). */
+ * Friction levels are those of models/friction.h (SPEC §1.1) under each
+ * contact's load F_R (0 without one), which also pushes the contact's first
+ * body along +x; a slipping contact whose load varies has a guard on F_R
+ * (load reversal: the level changes branch, the integrator restarts). */
 #ifndef STSL_MULTIBODY_H
 #define STSL_MULTIBODY_H
 

@@ -119,9 +119,18 @@ static void d2_two_single_runs(void **state)
     stsl_sink_free(&ss);
 }
 
-/* The examples without a load (a system has none: its levels are the
- * element's at load 0) as systems of one body (stsl_system_from_element,
- * its start moved to absolute coordinates): the element's events, kind
+/* The element records a change of mode that an input discontinuity
+ * causes as input_step; the engine records the contact's change there
+ * (breakaway, stick, reversal). */
+static int same_kind(int sys, int el)
+{
+    return sys == el || (el == STSL_EV_INPUT_STEP && sys <= STSL_EV_REVERSAL);
+}
+
+/* The examples as systems of one body (stsl_system_from_element: the
+ * element's load is its contact's; its start moved to absolute
+ * coordinates), the Dalla Vedova ones with their loads (EtO != EtA,
+ * irreversible): the element's events, kind
  * for kind, stick, breakaway, impact, stop contact and release, compliant
  * contact begin and end.  The bounces left out at a rigid stop are timed
  * as the element times them.  Times to 1e-9 relative at rtol 1e-12: the
@@ -131,8 +140,11 @@ static void d2_two_single_runs(void **state)
 static void examples_as_systems(void **state)
 {
     (void)state;
-    const char *names[] = {"belt_stick_slip", "den_hartog", "dv_compliant_stops", "dv_end_stops",
-                           "janecek_chirp"};
+    const char *names[] = {"belt_stick_slip",       "den_hartog",         "dv_compliant_stops",
+                           "dv_end_stops",          "janecek_chirp",      "dv_irreversible",
+                           "dv_stuck_aiding",       "dv_stuck_opposing",  "dv_breakaway_aiding",
+                           "dv_breakaway_opposing", "dv_slipping_aiding", "dv_slipping_opposing",
+                           "dv_stops_aiding",       "dv_stops_opposing"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/examples/%s.yaml", STSL_SOURCE_DIR, names[k]);
@@ -154,10 +166,10 @@ static void examples_as_systems(void **state)
         assert_int_equal(stsl_run_system(&sys, &cfg.sim, &ss, NULL, &err), STSL_OK);
         const stsl_mem_result *rs = stsl_mem_sink_result(&ss);
         printf("%s: %ld events\n", names[k], re->n_events);
-        assert_true(re->n_events >= 5);
+        if (k < 5) assert_true(re->n_events >= 5);
         assert_int_equal(rs->n_events, re->n_events);
         for (long i = 0; i < rs->n_events; i++) {
-            assert_int_equal(rs->events[i].kind, re->events[i].kind);
+            assert_true(same_kind(rs->events[i].kind, re->events[i].kind));
             assert_close(rs->events[i].t, re->events[i].t, 1e-9 * fmax(re->events[i].t, 1.0));
         }
         stsl_sink_free(&se);
