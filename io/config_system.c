@@ -178,19 +178,6 @@ static int load_couplings(const stsl_cr_map *top, stsl_system *s)
     return rc;
 }
 
-/* What the engine refuses (stsl_multibody_create), named where it is
- * written: `check` then says what `run` would. */
-static int refuse_lugre(const stsl_cr_map *m, const stsl_friction_params *f)
-{
-    char path[KEYPATH_MAX];
-    if (f->law != STSL_LAW_LUGRE) return STSL_OK;
-    stsl_cr_join(path, m->path, "law");
-    return stsl_cr_fail(m->c, stsl_cr_map_find(m, "law"), path,
-                        "lugre is not supported in a system of bodies (its bristle state is not "
-                        "part of the system engine); use coulomb, stribeck or another smooth law, "
-                        "or the one element");
-}
-
 /* load: SIGNAL, the contact's F_R (a force: a table jumps where it says,
  * as the element's inputs.load). */
 static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
@@ -218,7 +205,6 @@ static int load_contacts(const stsl_cr_map *top, stsl_system *s)
         rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
         if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
         if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
-        if (!rc) rc = refuse_lugre(&m, &ct->friction);
         if (!rc) rc = load_contact_load(&m, ct);
     }
     return rc;

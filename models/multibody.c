@@ -15,6 +15,7 @@
 #include "models/cluster.h"
 #include "models/friction.h"
 #include "models/signal.h"
+#include "models/smooth_friction.h"
 
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
@@ -86,6 +87,7 @@ struct stsl_multibody {
     stsl_signal **force_sig, *base, *anchor;
     stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
+    int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
@@ -476,6 +478,20 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
     if (pair[1] < m->nb) force[pair[1]] -= f;
 }
 
+/* LuGre's third state is its bristle force s = sigma0 z, not z (the
+ * element's scaling): z is tiny (Tc / sigma0) while s is of the order of
+ * the friction force, so one absolute tolerance fits it and the forces. */
+static double bristle_z(const stsl_multibody *m, int c, const double *y)
+{
+    return y[m->zidx[c]] / m->s->contacts[c].friction.sigma0;
+}
+
+/* LuGre contact c's force on its ends[0] at relative velocity w. */
+static double lugre_force(const stsl_multibody *m, int c, double w, const double *y)
+{
+    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y), NULL, NULL);
+}
+
 /* Friction of contact c in state st on its ends[0] at relative velocity w
  * (not stuck) under its load F_R = `load`: opposing the slip, at the level
  * of models/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
@@ -549,7 +565,8 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         force[m->cnode[c][0]] += load;
         sum += fabs(load);
         if (v[c] == STSL_CONTACT_STUCK) continue;
-        double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]), load);
+        double w = rel_v(m, fm, y, m->cnode[c]);
+        double f = m->zidx[c] >= 0 ? lugre_force(m, c, w, y) : slip_force(m, c, v[c], w, load);
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
     }
@@ -747,6 +764,12 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
         ydot[i] = y[m->nb + i];
         ydot[m->nb + i] = m->acc[i];
     }
+    for (int c = 0; c < m->nc; c++) /* LuGre's bristles, in sigma0 z */
+        if (m->zidx[c] >= 0)
+            ydot[m->zidx[c]] =
+                m->s->contacts[c].friction.sigma0 * stsl_lugre_zdot(&m->s->contacts[c].friction,
+                                                                    rel_v(m, &fm, y, m->cnode[c]),
+                                                                    bristle_z(m, c, y), NULL, NULL);
     return 0;
 }
 
@@ -870,7 +893,8 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad ? NAN
+        c[o.friction + k] = bad               ? NAN
+                            : m->zidx[k] >= 0 ? lugre_force(m, k, w, y)
                             : st != STSL_CONTACT_STUCK
                                 ? slip_force(m, k, st, w, contact_load(m, k, &fm))
                             : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
@@ -925,6 +949,7 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
         double w = rel_v(m, &fm, y, pr);
         double load = contact_load(m, c, &fm);
         double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
+                   : m->zidx[c] >= 0               ? lugre_force(m, c, w, y)
                                                    : slip_force(m, c, p->vec[c], w, load);
         pw += load * y[m->nb + pr[0]]; /* the load's power on its body */
         if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
@@ -1227,6 +1252,8 @@ static int consistent(void *ctx, const int *states, stsl_error *err)
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
         }
+        for (int k = 2 * n; k < m->n; k++) /* LuGre's bristles as they stand */
+            m->y_look[k] = m->y_ev[k];
         int later = check_at(m, states, m->t_ev + tau, m->y_look, 0, &undecided, err);
         if (later < 0 || !undecided) return later;
     }
@@ -1584,8 +1611,9 @@ static int init_layout(stsl_multibody *m)
     unit_set u = units_of(s->domain);
     size_t per = 2 * (STSL_BODY_NAME_MAX + 32);
     m->cols = calloc((size_t)o.n, sizeof *m->cols);
-    /* one slot per column and one per contact or stop name */
-    m->names = calloc((size_t)(o.n + m->nc + m->ns), per);
+    /* one slot per column, one per contact or stop name and one per
+     * bristle state */
+    m->names = calloc((size_t)(o.n + m->nc + m->ns + m->n - 2 * m->nb), per);
     m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
     m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
     if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
@@ -1611,6 +1639,10 @@ static int init_layout(stsl_multibody *m)
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
         m->members[m->nb + c] = strcpy(member_at, member);
         member_at += per;
+        if (m->zidx[c] >= 0) { /* the state's name only: no output column */
+            m->state_names[m->zidx[c]] = put_name(member_at, "sigma0_z", member);
+            member_at += per;
+        }
     }
     for (int k = 0; k < m->ns; k++) {
         snprintf(member, sizeof member, "stops.%d", k);
@@ -1660,7 +1692,11 @@ static void state_scales(stsl_multibody *m)
     stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
     if (s->has_anchor)
         stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
+    for (int c = 0; c < m->nc; c++) /* LuGre's bristle deflection under F */
+        if (m->zidx[c] >= 0) stsl_contact_keep_smaller(&l, f / s->contacts[c].friction.sigma0);
     if (!isfinite(l)) l = 1.0;
+    for (int c = 0; c < m->nc; c++) /* sigma0 z: a force */
+        if (m->zidx[c] >= 0) m->scale[m->zidx[c]] = f > 0.0 ? f : 1.0;
     for (int i = 0; i < m->nb; i++) {
         double k = 0.0;
         for (int j = 0; j < s->n_couplings; j++)
@@ -1742,19 +1778,6 @@ static void free_prepared(prepared *p)
     free(p->dirs);
 }
 
-/* What the engine does not support, refused as bad input. */
-static int check_supported(const stsl_system *s, stsl_error *err)
-{
-    for (int c = 0; c < s->n_contacts; c++)
-        if (s->contacts[c].friction.law == STSL_LAW_LUGRE)
-            return stsl_error_set(err, STSL_EINPUT,
-                                  "contacts.%d: law lugre is not supported in a system of bodies "
-                                  "(its bristle state is not part of the system engine); use "
-                                  "coulomb, stribeck or another smooth law, or the one element",
-                                  c);
-    return STSL_OK;
-}
-
 static int alloc_all(stsl_multibody *m, int max_guards)
 {
     int nb = m->nb, nc = m->nc, ns = m->ns, L = m->L, one = 1;
@@ -1765,7 +1788,7 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
         !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
-        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, 2 * nb) || !ALLOC(m->rate, nb) ||
+        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
         !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
         !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
         !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
@@ -1805,7 +1828,6 @@ static int make_signals(stsl_multibody *m, stsl_error *err)
 stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
                                       stsl_error *err)
 {
-    if (check_supported(s, err)) return NULL;
     stsl_multibody *m = calloc(1, sizeof *m);
     if (!m) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
@@ -1816,6 +1838,13 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     m->nc = s->n_contacts;
     m->ns = s->n_stops;
     m->n = 2 * m->nb;
+    m->zidx = malloc((size_t)(m->nc > 0 ? m->nc : 1) * sizeof *m->zidx);
+    if (!m->zidx) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
+    for (int c = 0; c < m->nc; c++) /* the bristle states follow (x, v) */
+        m->zidx[c] = s->contacts[c].friction.law == STSL_LAW_LUGRE ? m->n++ : -1;
     m->L = m->nc + m->ns;
     int max_guards = 2 * (m->nc + m->ns);
     if (alloc_all(m, max_guards > 0 ? max_guards : 1)) {
@@ -1881,6 +1910,7 @@ void stsl_multibody_free(stsl_multibody *m)
         stsl_signal_free(m->load_sig[c]);
     free(m->load_sig);
     free(m->load_varies);
+    free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);
@@ -1937,4 +1967,6 @@ void stsl_multibody_initial_state(const stsl_multibody *m, double *y0)
         y0[i] = m->s->bodies[i].x0;
         y0[m->nb + i] = m->s->bodies[i].v0;
     }
+    for (int k = 2 * m->nb; k < m->n; k++) /* LuGre's bristles start relaxed */
+        y0[k] = 0.0;
 }

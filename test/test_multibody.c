@@ -482,15 +482,15 @@ static void cli_exit_codes(void **state)
     tu_mkdtemp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/sys.yaml", dir);
     snprintf(res, sizeof res, "%s/out.h5", dir);
-    /* LuGre contacts are refused before a file is made, where they are
-     * written: exit 2. */
+    /* A bad contact load is refused before a file is made, at its line:
+     * exit 2. */
     assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}}\ncontacts:\n"
-                                         "  - {body: a, law: lugre, tc: 1, tst: 1.5, v_st: 0.01, "
-                                         "sigma0: 1e5, sigma1: 300, d: 0.4}\n"
+                                         "  - {body: a, dynamic: 1,\n"
+                                         "     load: {type: ramp, slope: nan}}\n"
                                          "simulation: {t_end: 1}\n"),
                      0);
     assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
-    assert_non_null(strstr(out, "sys.yaml:3: contacts.0.law: lugre is not supported in a system"));
+    assert_non_null(strstr(out, "sys.yaml:4: contacts.0.load.slope: "));
     assert_false(tu_file_exists(res));
     /* Twelve bodies held by eleven stuck clutches and pushed: the eleven
      * contacts switch together, more than are enumerated: exit 3. */

@@ -109,10 +109,6 @@ static const bad BAD[] = {
     {TWO "contacts:\n  - {body: a, dynamic: 1}\n  - {body: b, dynamic: 1, efficiency_opposing: "
          "0}\n" SIM,
      "s.yaml:4: contacts.1.efficiency_opposing: must be in (0, 1] (got 0)"},
-    {TWO "contacts:\n  - {body: a, law: lugre, tc: 1, tst: 1.5, v_st: 0.01, sigma0: 1e5}\n" SIM,
-     "s.yaml:3: contacts.0.law: lugre is not supported in a system of bodies (its bristle state "
-     "is not part of the system engine); use coulomb, stribeck or another smooth law, or the one "
-     "element"},
     {TWO "contacts:\n  - {between: [a, b, ground], dynamic: 1}\n" SIM,
      "s.yaml:3: contacts.0.between: expected two names [a, b] (got 3 names)"},
     {TWO "contacts:\n  - {between: [a, anchor], dynamic: 1}\ninputs: {anchor_motion: {type: "
