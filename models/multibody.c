@@ -492,6 +492,13 @@ static double lugre_force(const stsl_multibody *m, int c, double w, const double
     return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y), NULL, NULL);
 }
 
+/* The rate of LuGre contact c's bristle force: sigma0 z'. */
+static double bristle_rate(const stsl_multibody *m, int c, double w, const double *y)
+{
+    const stsl_friction_params *fp = &m->s->contacts[c].friction;
+    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y), NULL, NULL);
+}
+
 /* Friction of contact c in state st on its ends[0] at relative velocity w
  * (not stuck) under its load F_R = `load`: opposing the slip, at the level
  * of models/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
@@ -766,10 +773,7 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
     }
     for (int c = 0; c < m->nc; c++) /* LuGre's bristles, in sigma0 z */
         if (m->zidx[c] >= 0)
-            ydot[m->zidx[c]] =
-                m->s->contacts[c].friction.sigma0 * stsl_lugre_zdot(&m->s->contacts[c].friction,
-                                                                    rel_v(m, &fm, y, m->cnode[c]),
-                                                                    bristle_z(m, c, y), NULL, NULL);
+            ydot[m->zidx[c]] = bristle_rate(m, c, rel_v(m, &fm, y, m->cnode[c]), y);
     return 0;
 }
 

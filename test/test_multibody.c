@@ -25,31 +25,11 @@
 #include "models/signal.h"
 #include "test/testutil.h"
 
-static void load(const char *yaml, stsl_config *cfg)
-{
-    stsl_error err = {0};
-    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, cfg, &err))
-        fprintf(stderr, "config: %s\n", err.msg);
-    assert_int_equal(err.code, STSL_OK);
-}
-
 /* Run a system configuration into a memory sink (complete run asserted),
  * integrating the model's power into stats.work when `power`. */
 static const stsl_mem_result *run_power(const char *yaml, int power, stsl_sink *sink)
 {
-    stsl_config cfg;
-    stsl_error err = {0};
-    load(yaml, &cfg);
-    assert_true(cfg.is_system);
-    cfg.sim.integrate_power = power;
-    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
-    int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
-    if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
-    stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(sink);
-    assert_true(r->complete);
-    return r;
+    return tu_run_system_yaml(yaml, power, sink);
 }
 
 static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)

@@ -36,25 +36,6 @@
 
 #define M_TOTAL 4.0 /* motor + output */
 
-static const stsl_mem_result *run_system(const char *yaml, int power, stsl_sink *sink)
-{
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err))
-        fprintf(stderr, "config: %s\n", err.msg);
-    assert_int_equal(err.code, STSL_OK);
-    assert_true(cfg.is_system);
-    cfg.sim.integrate_power = power;
-    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
-    int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
-    if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
-    stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(sink);
-    assert_true(r->complete);
-    return r;
-}
-
 /* The drivetrain with the gear contact `gear` (its law and load) and the
  * motor force `force`. */
 static void drivetrain(char *buf, size_t n, const char *gear, const char *force, double t_end)
@@ -115,7 +96,7 @@ static void reversible_slip_load_reversals(void **state)
                "0.6,\n     load: {type: sine, amplitude: 5.0, frequency: 0.5, phase: 0.5}",
                "{type: constant, value: 20.0}", 3.5);
     stsl_sink sink;
-    const stsl_mem_result *r = run_system(yaml, 1, &sink);
+    const stsl_mem_result *r = tu_run_system_yaml(yaml, 1, &sink);
     /* The load's zeros in (0, 3.5]: k = 1, 2, 3. */
     assert_int_equal(r->n_events, 3);
     for (int k = 1; k <= 3; k++) {
@@ -166,7 +147,7 @@ static void irreversible_load_never_backdrives(void **state)
                "-0.5,\n     load: {type: sine, amplitude: 50.0, frequency: 0.5}",
                "{type: constant, value: 0.0}", 4.0);
     stsl_sink sink;
-    const stsl_mem_result *r = run_system(yaml, 0, &sink);
+    const stsl_mem_result *r = tu_run_system_yaml(yaml, 0, &sink);
     assert_int_equal(r->n_events, 0);
     for (long i = 0; i < r->n_samples; i++) {
         assert_true(tu_col(r, i, X_MOTOR) == 0.0 && tu_col(r, i, V_MOTOR) == 0.0);
@@ -196,7 +177,7 @@ static void irreversible_motor_must_push(void **state)
                "-0.5,\n     load: {type: constant, value: -5.0}",
                "{type: ramp, slope: -2.0}", 4.0);
     stsl_sink sink;
-    const stsl_mem_result *r = run_system(yaml, 0, &sink);
+    const stsl_mem_result *r = tu_run_system_yaml(yaml, 0, &sink);
     const double tb = 2.6;
     assert_int_equal(r->n_events, 1);
     assert_int_equal(r->events[0].kind, STSL_EV_BREAKAWAY);
@@ -260,7 +241,7 @@ static void one_body_matches_element(const char *eta)
              eta);
     stsl_sink se, ss;
     const stsl_mem_result *re = tu_run_yaml(el, NULL, 0, &se);
-    const stsl_mem_result *rs = run_system(sys, 0, &ss);
+    const stsl_mem_result *rs = tu_run_system_yaml(sys, 0, &ss);
     printf("EtA %s: element %ld events (%d load reversals), system %ld\n", eta, re->n_events,
            tu_count_kind(re, STSL_EV_LOAD_REVERSAL), rs->n_events);
     assert_true(tu_count_kind(re, STSL_EV_LOAD_REVERSAL) >= 2);
