@@ -12,15 +12,17 @@ static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "
 #define DOMAIN_NAME(d) ((d) == STSL_DOMAIN_ROTATIONAL ? "rotational" : "translational")
 #define MASS_KEY(d)    ((d) == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass")
 
-/* "item" keys + the keys of what an item carries (friction, stop). */
-static void item_keys(const char *const *extra, const char *keys[32])
+/* "item" keys + the keys of what an item carries (friction, stop) + `also`
+ * (NULL: none). */
+static void item_keys(const char *const *extra, const char *also, const char *keys[32])
 {
     int n = 0;
     keys[n++] = "name";
     keys[n++] = "body";
     keys[n++] = "between";
-    for (int i = 0; extra[i] && n < 31; i++)
+    for (int i = 0; extra[i] && n < 30; i++)
         keys[n++] = extra[i];
+    if (also) keys[n++] = also;
     keys[n] = NULL;
 }
 
@@ -186,13 +188,25 @@ static int load_couplings(const stsl_cr_map *top, stsl_system *s)
     return rc;
 }
 
+/* load: SIGNAL, the contact's F_R (a force: a table jumps where it says,
+ * as the element's inputs.load). */
+static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "load");
+    ct->has_load = id != 0;
+    if (!id) return STSL_OK;
+    stsl_cr_join(path, m->path, "load");
+    return stsl_cr_load_signal(m->c, id, path, STSL_INTERP_LINEAR, &ct->load);
+}
+
 static int load_contacts(const stsl_cr_map *top, stsl_system *s)
 {
     char path[KEYPATH_MAX];
     const char *keys[32];
     yaml_node_item_t *it;
     int n, rc = seq_open(top, "contacts", &n, &it);
-    item_keys(stsl_cr_friction_keys, keys);
+    item_keys(stsl_cr_friction_keys, "load", keys);
     if (!rc) s->contacts = alloc_items(top->c, n, sizeof *s->contacts, &rc);
     for (int i = 0; !rc && i < n; i++, s->n_contacts++) {
         stsl_contact *ct = &s->contacts[i];
@@ -202,6 +216,7 @@ static int load_contacts(const stsl_cr_map *top, stsl_system *s)
         if (!rc) rc = read_item_name(&m, ct->name);
         if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
         if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
+        if (!rc) rc = load_contact_load(&m, ct);
     }
     return rc;
 }
@@ -212,7 +227,7 @@ static int load_stops(const stsl_cr_map *top, stsl_system *s)
     const char *keys[32];
     yaml_node_item_t *it;
     int n, rc = seq_open(top, "stops", &n, &it);
-    item_keys(stsl_cr_stop_keys, keys);
+    item_keys(stsl_cr_stop_keys, NULL, keys);
     if (!rc) s->stops = alloc_items(top->c, n, sizeof *s->stops, &rc);
     for (int i = 0; !rc && i < n; i++, s->n_stops++) {
         stsl_system_stop *st = &s->stops[i];
@@ -356,7 +371,10 @@ void stsl_config_system_put(FILE *f, const stsl_config *cfg)
     for (int i = 0; i < s->n_contacts; i++) {
         put_ends(f, s->contacts[i].name, s->contacts[i].ends, s->contacts[i].between);
         stsl_cr_put_friction(f, &s->contacts[i].friction, ", ", "");
-        fputs("}\n", f);
+        /* The load's flow mapping ends its line: the contact's closes on
+         * the next, indented within the sequence item. */
+        if (s->contacts[i].has_load) stsl_cr_put_signal(f, ", ", "load", &s->contacts[i].load);
+        fputs(s->contacts[i].has_load ? "    }\n" : "}\n", f);
     }
     fputs(s->n_stops ? "stops:\n" : "stops: []\n", f);
     for (int i = 0; i < s->n_stops; i++)
@@ -448,7 +466,11 @@ double *stsl_config_system_slot(stsl_config *cfg, const char *key, const stsl_cr
     if (!strncmp(key, "inputs.", 7)) return input_slot(s, key + 7, r);
     if (strncmp(key, "contacts.", 9)) return NULL;
     int i = index_of(key + 9, s->n_contacts, &rest);
-    return i < 0 ? NULL : stsl_cr_friction_slot(&s->contacts[i].friction, rest, r);
+    if (i < 0) return NULL;
+    if (!strncmp(rest, "load.", 5))
+        return s->contacts[i].has_load ? stsl_cr_signal_slot(&s->contacts[i].load, rest + 5, r)
+                                       : NULL;
+    return stsl_cr_friction_slot(&s->contacts[i].friction, rest, r);
 }
 
 /* ------------------------------------------------------------ run, summary */
@@ -494,8 +516,10 @@ static void summary_of(FILE *f, const stsl_system *s)
                 s->couplings[i].ends[1].name, s->couplings[i].stiffness, s->couplings[i].damping);
     fprintf(f, "\n  contacts: %d", s->n_contacts);
     for (int i = 0; i < s->n_contacts; i++)
-        fprintf(f, "%s %s-%s (%s)", i ? "," : "", s->contacts[i].ends[0].name,
-                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law));
+        fprintf(f, "%s %s-%s (%s%s%s)", i ? "," : "", s->contacts[i].ends[0].name,
+                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law),
+                s->contacts[i].has_load ? ", load " : "",
+                s->contacts[i].has_load ? stsl_signal_type_names()[s->contacts[i].load.type] : "");
     fprintf(f, "\n  stops: %d", s->n_stops);
     for (int i = 0; i < s->n_stops; i++)
         fprintf(f, "%s %s-%s (%s, [%g, %g])", i ? "," : "", s->stops[i].ends[0].name,

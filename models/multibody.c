@@ -15,6 +15,7 @@
 #include "models/cluster.h"
 #include "models/friction.h"
 #include "models/signal.h"
+#include "models/smooth_friction.h"
 
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
@@ -36,6 +37,7 @@ typedef enum gtype {
     G_SLIP,      /* a slipping contact's w_c */
     G_BAND_POS,  /* a stuck contact: -lambda - F_S(+1), rising: breakaway + */
     G_BAND_NEG,  /* lambda - F_S(-1), rising: breakaway - */
+    G_LOAD,      /* a slipping contact's load F_R, either way: the other level branch */
     G_GAP,       /* an open rigid stop: x_rel - limit at `side` */
     G_REACTION,  /* a closed rigid stop's reaction reaching 0 */
     G_COMPLIANT, /* a compliant stop's contact guard at `side` */
@@ -71,6 +73,7 @@ typedef struct prepared {
 /* One evaluation of the forces and the constraints at (t, y). */
 typedef struct fixed_motion {
     double x[N_FIXED], v[N_FIXED], a[N_FIXED];
+    double t; /* and the time, at which the contacts' loads apply */
 } fixed_motion;
 
 typedef struct pending {
@@ -82,6 +85,9 @@ struct stsl_multibody {
     int nb, nc, ns, n, L; /* bodies, contacts, stops, state size, mode vector length */
     double *mass;
     stsl_signal **force_sig, *base, *anchor;
+    stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
+    int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
+    int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
@@ -160,7 +166,13 @@ static void eval_fixed(const stsl_multibody *m, double t, fixed_motion *fm)
     double b[3] = {0, 0, 0}, a[3] = {0, 0, 0};
     stsl_signal_eval(m->base, t, left, b);
     stsl_signal_eval(m->anchor, t, left, a);
-    *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}};
+    *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}, t};
+}
+
+/* Contact c's load F_R at the evaluation's time (0 without one). */
+static double contact_load(const stsl_multibody *m, int c, const fixed_motion *fm)
+{
+    return m->load_sig[c] ? stsl_signal_value(m->load_sig[c], fm->t, fm->t > m->t_seg) : 0.0;
 }
 
 static double node_x(const stsl_multibody *m, const fixed_motion *fm, const double *y, int node)
@@ -276,6 +288,11 @@ static void add_guard(prepared *p, gtype type, int index, int side, int dir)
     p->dirs[p->n_guards++] = dir;
 }
 
+/* The static level without load: what the split of redundant stuck
+ * contacts (parallel ones, loops) weighs them by.  Under a load a contact's
+ * levels differ by direction and in time; the split keeps these weights
+ * (a system's parallel or looped contacts carry no load in the examples;
+ * the bands themselves are judged at the load, static_levels). */
 static double static_level(const stsl_multibody *m, int c)
 {
     double fd, fs;
@@ -341,6 +358,9 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
     for (int c = 0; c < m->nc; c++) {
         if (v[c] == STSL_CONTACT_SLIP_POS) add_guard(p, G_SLIP, c, 0, STSL_GUARD_FALLING);
         if (v[c] == STSL_CONTACT_SLIP_NEG) add_guard(p, G_SLIP, c, 0, STSL_GUARD_RISING);
+        /* SPEC §1.2 load reversal: the level switches branch, a restart. */
+        if ((v[c] == STSL_CONTACT_SLIP_POS || v[c] == STSL_CONTACT_SLIP_NEG) && m->load_varies[c])
+            add_guard(p, G_LOAD, c, 0, STSL_GUARD_BOTH);
         if (v[c] == STSL_CONTACT_STUCK && p->contact_edge[c] >= 0) {
             add_guard(p, G_BAND_POS, c, 0, STSL_GUARD_RISING);
             add_guard(p, G_BAND_NEG, c, 0, STSL_GUARD_RISING);
@@ -472,24 +492,47 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
     if (pair[1] < m->nb) force[pair[1]] -= f;
 }
 
-/* Friction of contact c in state st on its ends[0] at relative velocity w
- * (not stuck): opposing the slip, at the level of models/friction.h at
- * load 0; a slip at w = 0 has its level at speed 0. */
-static double slip_force(const stsl_multibody *m, int c, int st, double w)
+/* LuGre's third state is its bristle force s = sigma0 z, not z (the
+ * element's scaling): z is tiny (Tc / sigma0) while s is of the order of
+ * the friction force, so one absolute tolerance fits it and the forces. */
+static double bristle_z(const stsl_multibody *m, int c, const double *y)
+{
+    return y[m->zidx[c]] / m->s->contacts[c].friction.sigma0;
+}
+
+/* LuGre contact c's force on its ends[0] at relative velocity w. */
+static double lugre_force(const stsl_multibody *m, int c, double w, const double *y)
+{
+    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y), NULL, NULL);
+}
+
+/* The rate of LuGre contact c's bristle force: sigma0 z'. */
+static double bristle_rate(const stsl_multibody *m, int c, double w, const double *y)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, 0.0, w);
+    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y), NULL, NULL);
+}
+
+/* Friction of contact c in state st on its ends[0] at relative velocity w
+ * (not stuck) under its load F_R = `load`: opposing the slip, at the level
+ * of models/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
+static double slip_force(const stsl_multibody *m, int c, int st, double w, double load)
+{
+    const stsl_friction_params *fp = &m->s->contacts[c].friction;
+    if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, load, w);
     int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
-    stsl_friction_levels(fp, s, 0.0, &fd, &fs);
+    stsl_friction_levels(fp, s, load, &fd, &fs);
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
 }
 
-static void static_levels(const stsl_multibody *m, int c, double *fs_pos, double *fs_neg)
+/* Contact c's static levels F_S(+1), F_S(-1) under its load at fm's time. */
+static void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm, double *fs_pos,
+                          double *fs_neg)
 {
-    double fd;
-    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, fs_pos);
-    stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &fd, fs_neg);
+    double fd, load = contact_load(m, c, fm);
+    stsl_friction_levels(&m->s->contacts[c].friction, +1, load, &fd, fs_pos);
+    stsl_friction_levels(&m->s->contacts[c].friction, -1, load, &fd, fs_neg);
 }
 
 /* The compliant stop k's force on its ends[0] in state st (0 when open). */
@@ -539,8 +582,12 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
+        double load = contact_load(m, c, fm); /* F_R on ends[0] (a body), SPEC §1's F_n */
+        force[m->cnode[c][0]] += load;
+        sum += fabs(load);
         if (v[c] == STSL_CONTACT_STUCK) continue;
-        double f = slip_force(m, c, v[c], rel_v(m, fm, y, m->cnode[c]));
+        double w = rel_v(m, fm, y, m->cnode[c]);
+        double f = m->zidx[c] >= 0 ? lugre_force(m, c, w, y) : slip_force(m, c, v[c], w, load);
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
     }
@@ -663,24 +710,38 @@ static int held_by_stop(const stsl_multibody *m, const uint8_t *v, int c)
     return 0;
 }
 
+/* The static level of contact c, parallel to the rigid stop k closed in
+ * mode vector v, in the direction a pull off the stop would make it slip
+ * (away from the limit: + at LOW, - at HIGH, in the stop's order of the
+ * ends; the element's F_S(+1) at x_min, F_S(-1) at x_max). */
+static double hold_level(const stsl_multibody *m, const uint8_t *v, int k, int c,
+                         const fixed_motion *fm)
+{
+    double fs_pos, fs_neg;
+    int away = v[m->nc + k] == STSL_SM_LOW ? +1 : -1;
+    if (canon(m, m->snode[k][0]) != canon(m, m->cnode[c][0])) away = -away;
+    static_levels(m, c, fm, &fs_pos, &fs_neg);
+    return away > 0 ? fs_pos : fs_neg;
+}
+
 /* What the stuck contacts parallel to the closed rigid stop k hold
  * against a pull: the sum of their static levels (SPEC §1.2: at a stop
  * the stop carries the compressive force, friction the rest). */
-static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k)
+static double stop_hold(const stsl_multibody *m, const uint8_t *v, int k, const fixed_motion *fm)
 {
     double hold = 0.0;
     for (int c = 0; c < m->nc; c++)
         if (v[c] == STSL_CONTACT_STUCK && same_pair(m, m->snode[k], m->cnode[c]))
-            hold += static_level(m, c);
+            hold += hold_level(m, v, k, c, fm);
     return hold;
 }
 
 /* The closed rigid stop k's pull beyond what it and its parallel stuck
  * contacts hold (> 0: it lets go).  lambda >= 0 presses at LOW, <= 0 at
  * HIGH. */
-static double stop_pull(const stsl_multibody *m, const prepared *p, int k)
+static double stop_pull(const stsl_multibody *m, const prepared *p, int k, const fixed_motion *fm)
 {
-    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k);
+    double lam = stop_lambda(m, p, k), hold = stop_hold(m, p->vec, k, fm);
     return p->vec[m->nc + k] == STSL_SM_LOW ? -lam - hold : lam - hold;
 }
 
@@ -694,12 +755,14 @@ static double stop_press(const stsl_multibody *m, const prepared *p, int k)
 
 /* The friction of a stuck contact c held by a closed stop: its share (by
  * static level) of what the stop does not press. */
-static double held_friction(const stsl_multibody *m, const prepared *p, int c)
+static double held_friction(const stsl_multibody *m, const prepared *p, int c,
+                            const fixed_motion *fm)
 {
     for (int k = 0; k < m->ns; k++) {
         if (p->stop_edge[k] < 0 || !same_pair(m, m->snode[k], m->cnode[c])) continue;
-        double hold = stop_hold(m, p->vec, k), rest = stop_lambda(m, p, k) - stop_press(m, p, k);
-        double part = hold > 0.0 ? static_level(m, c) / hold : 0.0;
+        double hold = stop_hold(m, p->vec, k, fm),
+               rest = stop_lambda(m, p, k) - stop_press(m, p, k);
+        double part = hold > 0.0 ? hold_level(m, p->vec, k, c, fm) / hold : 0.0;
         return (canon(m, m->snode[k][0]) == canon(m, m->cnode[c][0]) ? part : -part) * rest;
     }
     return 0.0;
@@ -722,6 +785,9 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
         ydot[i] = y[m->nb + i];
         ydot[m->nb + i] = m->acc[i];
     }
+    for (int c = 0; c < m->nc; c++) /* LuGre's bristles, in sigma0 z */
+        if (m->zidx[c] >= 0)
+            ydot[m->zidx[c]] = bristle_rate(m, c, rel_v(m, &fm, y, m->cnode[c]), y);
     return 0;
 }
 
@@ -735,14 +801,16 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
         return rel_v(m, fm, y, m->cnode[g->index]);
     case G_BAND_POS:
     case G_BAND_NEG:
-        static_levels(m, g->index, &fs_pos, &fs_neg);
+        static_levels(m, g->index, fm, &fs_pos, &fs_neg);
         lam = contact_lambda(m, p, g->index);
         return g->type == G_BAND_POS ? stsl_contact_band_excess(-lam, +1, fs_pos)
                                      : stsl_contact_band_excess(-lam, -1, fs_neg);
+    case G_LOAD:
+        return contact_load(m, g->index, fm);
     case G_GAP:
         return rel_x(m, fm, y, m->snode[g->index]) - (g->side > 0 ? st->p.x_max : st->p.x_min);
     case G_REACTION:
-        return stop_pull(m, p, g->index);
+        return stop_pull(m, p, g->index, fm);
     case G_COMPLIANT:
         return m->stop_ops[g->index]->guard(&st->p, g->side, rel_x(m, fm, y, m->snode[g->index]),
                                             rel_v(m, fm, y, m->snode[g->index]));
@@ -778,6 +846,8 @@ static double signals_max_step(const stsl_multibody *m, double t)
     double h = fmin(stsl_signal_max_step(m->base, t), stsl_signal_max_step(m->anchor, t));
     for (int k = 0; k < m->s->n_forces; k++)
         h = fmin(h, stsl_signal_max_step(m->force_sig[k], t));
+    for (int c = 0; c < m->nc; c++)
+        if (m->load_sig[c]) h = fmin(h, stsl_signal_max_step(m->load_sig[c], t));
     return h;
 }
 
@@ -796,6 +866,8 @@ static double mb_next_time_event(void *self, double t)
     double te = fmin(stsl_signal_next_event(m->base, t), stsl_signal_next_event(m->anchor, t));
     for (int k = 0; k < m->s->n_forces; k++)
         te = fmin(te, stsl_signal_next_event(m->force_sig[k], t));
+    for (int c = 0; c < m->nc; c++)
+        if (m->load_sig[c]) te = fmin(te, stsl_signal_next_event(m->load_sig[c], t));
     for (int k = 0; k < m->ns; k++)
         if (m->settle_at[k] > t) te = fmin(te, m->settle_at[k]);
     return te;
@@ -839,10 +911,12 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad                        ? NAN
-                            : st != STSL_CONTACT_STUCK ? slip_force(m, k, st, w)
-                            : p->contact_edge[k] >= 0  ? contact_lambda(m, p, k)
-                                                       : held_friction(m, p, k);
+        c[o.friction + k] = bad               ? NAN
+                            : m->zidx[k] >= 0 ? lugre_force(m, k, w, y)
+                            : st != STSL_CONTACT_STUCK
+                                ? slip_force(m, k, st, w, contact_load(m, k, &fm))
+                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
+                                                      : held_friction(m, p, k, &fm);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }
@@ -891,8 +965,11 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
     for (int c = 0; c < m->nc; c++) {
         const int *pr = m->cnode[c];
         double w = rel_v(m, &fm, y, pr);
+        double load = contact_load(m, c, &fm);
         double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
-                                                   : slip_force(m, c, p->vec[c], w);
+                   : m->zidx[c] >= 0               ? lugre_force(m, c, w, y)
+                                                   : slip_force(m, c, p->vec[c], w, load);
+        pw += load * y[m->nb + pr[0]]; /* the load's power on its body */
         if (pr[1] >= m->nb) pw += f * fm.v[pr[1] - m->nb];
         pw += f * w; /* friction against the slip: f w <= 0 */
     }
@@ -1076,12 +1153,16 @@ static void on_guard(stsl_multibody *m, const guard_ref *g, const fixed_motion *
                      double *y)
 {
     const int *pair = g->type >= G_GAP ? m->snode[g->index] : m->cnode[g->index];
+    int moves = g->type != G_LOAD; /* a load reversal changes no state */
     int *mark[2] = {m->affected, g->type >= G_GAP ? m->hit : m->affected};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2 * moves; k++) {
         mark[k][pair[0]] = 1;
         if (pair[1] < m->nb) mark[k][pair[1]] = 1;
     }
     switch (g->type) {
+    case G_LOAD: /* the same states, the other level branch: a restart */
+        push_event(m, STSL_EV_LOAD_REVERSAL, 1 + g->index);
+        break;
     case G_SLIP:
     case G_BAND_POS:
     case G_BAND_NEG:
@@ -1122,7 +1203,7 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
         double margin, level; /* > 0: inconsistent */
         if (states[i] == STSL_CONTACT_STUCK) {
             double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
-            static_levels(m, c, &fs_pos, &fs_neg);
+            static_levels(m, c, fm, &fs_pos, &fs_neg);
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));
             level = noise;
@@ -1215,6 +1296,8 @@ static int consistent(void *ctx, const int *units, stsl_error *err)
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
         }
+        for (int k = 2 * n; k < m->n; k++) /* LuGre's bristles as they stand */
+            m->y_look[k] = m->y_ev[k];
         rc = check_at(m, states, m->t_ev + tau, m->y_look, later, err);
         if (rc) return rc > 0 ? 0 : rc;
         for (int i = 0; i < m->n_j; i++) {
@@ -1515,7 +1598,7 @@ static double pull_later(stsl_multibody *m, int k, double t, const double *y, st
         eval_fixed(m, t + tau, &fl);
         double scale;
         if (solve(m, &m->cand, &fl, t + tau, m->y_look, &scale, err)) return 0.0;
-        double pull = stop_pull(m, &m->cand, k);
+        double pull = stop_pull(m, &m->cand, k, &fl);
         if (fabs(pull) > stsl_contact_noise(scale)) return pull;
     }
     return 0.0;
@@ -1532,7 +1615,7 @@ static int release_pulling(stsl_multibody *m, const fixed_motion *fm, double t, 
     for (int k = 0; k < m->ns; k++) {
         int st = m->next[m->nc + k];
         if (!is_rigid(m, k) || st == STSL_SM_OPEN) continue;
-        double pull = stop_pull(m, &m->cand, k);
+        double pull = stop_pull(m, &m->cand, k, fm);
         int release = pull > noise;
         if (fabs(pull) <= noise) {
             release = pull_later(m, k, t, y, err) > 0.0;
@@ -1819,8 +1902,9 @@ static int init_layout(stsl_multibody *m)
     unit_set u = units_of(s->domain);
     size_t per = 2 * (STSL_BODY_NAME_MAX + 32);
     m->cols = calloc((size_t)o.n, sizeof *m->cols);
-    /* one slot per column and one per contact or stop name */
-    m->names = calloc((size_t)(o.n + m->nc + m->ns), per);
+    /* one slot per column, one per contact or stop name and one per
+     * bristle state */
+    m->names = calloc((size_t)(o.n + m->nc + m->ns + m->n - 2 * m->nb), per);
     m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
     m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
     if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
@@ -1849,6 +1933,10 @@ static int init_layout(stsl_multibody *m)
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
         m->members[m->nb + c] = strcpy(member_at, member);
         member_at += per;
+        if (m->zidx[c] >= 0) { /* the state's name only: no output column */
+            m->state_names[m->zidx[c]] = put_name(member_at, "sigma0_z", member);
+            member_at += per;
+        }
     }
     for (int k = 0; k < m->ns; k++) {
         if (s->stops[k].name[0])
@@ -1888,6 +1976,9 @@ static void state_scales(stsl_multibody *m)
         stsl_contact_keep_smaller(&f, stsl_friction_scale(&s->contacts[c].friction));
     for (int k = 0; k < s->n_forces; k++)
         stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->forces[k].signal));
+    for (int c = 0; c < m->nc; c++)
+        if (s->contacts[c].has_load)
+            stsl_contact_keep_smaller(&f, stsl_signal_spec_size(&s->contacts[c].load));
     if (!isfinite(f)) f = 0.0;
     for (int k = 0; k < s->n_couplings; k++)
         stsl_contact_keep_smaller(&l, f / s->couplings[k].stiffness);
@@ -1898,7 +1989,11 @@ static void state_scales(stsl_multibody *m)
     stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
     if (s->has_anchor)
         stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
+    for (int c = 0; c < m->nc; c++) /* LuGre's bristle deflection under F */
+        if (m->zidx[c] >= 0) stsl_contact_keep_smaller(&l, f / s->contacts[c].friction.sigma0);
     if (!isfinite(l)) l = 1.0;
+    for (int c = 0; c < m->nc; c++) /* sigma0 z: a force */
+        if (m->zidx[c] >= 0) m->scale[m->zidx[c]] = f > 0.0 ? f : 1.0;
     for (int i = 0; i < m->nb; i++) {
         double k = 0.0;
         for (int j = 0; j < s->n_couplings; j++)
@@ -1997,19 +2092,6 @@ static void free_prepared(prepared *p)
     free(p->dirs);
 }
 
-/* What the engine does not support, refused as bad input. */
-static int check_supported(const stsl_system *s, stsl_error *err)
-{
-    for (int c = 0; c < s->n_contacts; c++)
-        if (s->contacts[c].friction.law == STSL_LAW_LUGRE)
-            return stsl_error_set(err, STSL_EINPUT,
-                                  "contacts.%d: law lugre is not supported in a system of bodies "
-                                  "(its bristle state is not part of the system engine); use "
-                                  "coulomb, stribeck or another smooth law, or the one element",
-                                  c);
-    return STSL_OK;
-}
-
 static int alloc_all(stsl_multibody *m, int max_guards)
 {
     int nb = m->nb, nc = m->nc, ns = m->ns, L = m->L, one = 1;
@@ -2020,7 +2102,7 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
         !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
-        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, 2 * nb) || !ALLOC(m->rate, nb) ||
+        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
         !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
         !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
         !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
@@ -2032,6 +2114,7 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
         !ALLOC(m->impact_w, ns))
         return -1;
+    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
@@ -2047,6 +2130,11 @@ static int make_signals(stsl_multibody *m, stsl_error *err)
     stsl_signal_spec none = {.type = STSL_SIG_CONSTANT};
     for (int k = 0; k < s->n_forces; k++)
         if (!(m->force_sig[k] = stsl_signal_create(&s->forces[k].signal, err))) return -1;
+    for (int c = 0; c < m->nc; c++) {
+        if (!s->contacts[c].has_load) continue;
+        if (!(m->load_sig[c] = stsl_signal_create(&s->contacts[c].load, err))) return -1;
+        m->load_varies[c] = !stsl_signal_is_constant(m->load_sig[c]);
+    }
     m->base = stsl_signal_create(&s->base_motion, err);
     if (!m->base) return -1;
     m->anchor = stsl_signal_create(s->has_anchor ? &s->anchor_motion : &none, err);
@@ -2059,7 +2147,6 @@ static int make_signals(stsl_multibody *m, stsl_error *err)
 stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
                                       stsl_error *err)
 {
-    if (check_supported(s, err)) return NULL;
     stsl_multibody *m = calloc(1, sizeof *m);
     if (!m) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
@@ -2070,6 +2157,13 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     m->nc = s->n_contacts;
     m->ns = s->n_stops;
     m->n = 2 * m->nb;
+    m->zidx = malloc((size_t)(m->nc > 0 ? m->nc : 1) * sizeof *m->zidx);
+    if (!m->zidx) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
+    for (int c = 0; c < m->nc; c++) /* the bristle states follow (x, v) */
+        m->zidx[c] = s->contacts[c].friction.law == STSL_LAW_LUGRE ? m->n++ : -1;
     m->L = m->nc + m->ns;
     int max_guards = 2 * (m->nc + m->ns);
     if (alloc_all(m, max_guards > 0 ? max_guards : 1)) {
@@ -2133,6 +2227,11 @@ void stsl_multibody_free(stsl_multibody *m)
     if (!m) return;
     for (int k = 0; m->force_sig && k < m->s->n_forces; k++)
         stsl_signal_free(m->force_sig[k]);
+    for (int c = 0; m->load_sig && c < m->nc; c++)
+        stsl_signal_free(m->load_sig[c]);
+    free(m->load_sig);
+    free(m->load_varies);
+    free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);
@@ -2204,4 +2303,6 @@ void stsl_multibody_initial_state(const stsl_multibody *m, double *y0)
         y0[i] = m->s->bodies[i].x0;
         y0[m->nb + i] = m->s->bodies[i].v0;
     }
+    for (int k = 2 * m->nb; k < m->n; k++) /* LuGre's bristles start relaxed */
+        y0[k] = 0.0;
 }

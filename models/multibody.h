@@ -1,10 +1,11 @@
 /* multibody.h - a system of bodies (models/system.h) as a hybrid model for
  * the solver (issue 14, SPEC §4).
  *
- * State: the absolute positions and velocities of the bodies,
- * y = (x_1..x_N, v_1..v_N).  Each friction contact is STUCK, SLIP_POS,
- * SLIP_NEG (hybrid laws) or SMOOTH (smooth laws; LuGre is refused: its
- * bristle state is not part of this engine); each stop OPEN, LOW or HIGH
+ * State: the absolute positions and velocities of the bodies, then the
+ * bristle force sigma0 z of each LuGre contact in the contacts' order,
+ * y = (x_1..x_N, v_1..v_N, s_1..s_L) (the element's scaling of z).  Each
+ * friction contact is STUCK, SLIP_POS, SLIP_NEG (hybrid laws) or SMOOTH
+ * (smooth laws and LuGre); each stop OPEN, LOW or HIGH
  * (rigid: resting against its limit, a constraint; compliant: in contact,
  * its force k delta + c delta' acting, never pulling).  A mode is the
  * vector of these states, interned in a table the model owns (the code is
@@ -23,8 +24,10 @@
  * changed, all at the same instant.  Contacts and stops are named by their
  * name: in the columns and events, else contacts.N and stops.N.
  *
- * Friction levels are those of models/friction.h at load 0: a system has
- * no separate load signal (forces act on bodies through inputs.forces). */
+ * Friction levels are those of models/friction.h (SPEC §1.1) under each
+ * contact's load F_R (0 without one), which also pushes the contact's first
+ * body along +x; a slipping contact whose load varies has a guard on F_R
+ * (load reversal: the level changes branch, the integrator restarts). */
 #ifndef STSL_MULTIBODY_H
 #define STSL_MULTIBODY_H
 
@@ -43,13 +46,13 @@ typedef struct stsl_multibody stsl_multibody;
 
 /* Build the model of a resolved and checked system (borrowed: it must
  * outlive the model).  rtol, atol: the run's tolerances (atol 0: derived),
- * for the resolution of rebounds off rigid stops.  NULL with err filled
- * (STSL_EINPUT for what the engine does not support). */
+ * for the resolution of rebounds off rigid stops.  NULL with err filled. */
 stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
                                       stsl_error *err);
 void stsl_multibody_free(stsl_multibody *m);
 const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
-/* (x0 of every body, v0 of every body): model->n_state values. */
+/* (x0 of every body, v0 of every body, 0 for every LuGre bristle state):
+ * model->n_state values. */
 void stsl_multibody_initial_state(const stsl_multibody *m, double *y0);
 /* Names of the per-stop mode values ("OPEN", "LOW", "HIGH"; the contacts':
  * stsl_contact_state_names). */

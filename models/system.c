@@ -178,11 +178,29 @@ static int check_couplings(const stsl_system *s, stsl_system_issue *is)
     return 0;
 }
 
+/* SPEC §1.1's ranges (the configuration's reader names them first; this
+ * catches a system built through the API). */
+static int check_efficiencies(const stsl_friction_params *f, int i, stsl_system_issue *is)
+{
+    char path[128];
+    if (!(f->eff_opposing > 0.0 && f->eff_opposing <= 1.0)) {
+        snprintf(path, sizeof path, "contacts.%d.efficiency_opposing", i);
+        return issue_at(is, path, "must be in (0, 1] (got %g)", f->eff_opposing);
+    }
+    if (!(f->eff_aiding <= 1.0)) {
+        snprintf(path, sizeof path, "contacts.%d.efficiency_aiding", i);
+        return issue_at(is, path, "must be <= 1 (got %g)", f->eff_aiding);
+    }
+    return 0;
+}
+
 static int check_contacts(const stsl_system *s, stsl_system_issue *is)
 {
     for (int i = 0; i < s->n_contacts; i++) {
         const stsl_contact *c = &s->contacts[i];
-        if (check_ends(s, c->ends, "contacts", i, c->between, is)) return 1;
+        if (check_ends(s, c->ends, "contacts", i, c->between, is) ||
+            check_efficiencies(&c->friction, i, is))
+            return 1;
         if (c->ends[1].kind == STSL_END_ANCHOR) {
             char path[128];
             snprintf(path, sizeof path, "contacts.%d.between.1", i);
@@ -327,10 +345,14 @@ int stsl_system_copy(stsl_system *dst, const stsl_system *src)
     dst->forces = dup_array(src->forces, src->n_forces, sizeof *src->forces, &fail);
     for (int i = 0; dst->forces && i < src->n_forces; i++)
         dst->forces[i].signal.tt = dst->forces[i].signal.vv = NULL;
+    for (int i = 0; dst->contacts && i < src->n_contacts; i++)
+        dst->contacts[i].load.tt = dst->contacts[i].load.vv = NULL;
     dst->base_motion.tt = dst->base_motion.vv = NULL;
     dst->anchor_motion.tt = dst->anchor_motion.vv = NULL;
     for (int i = 0; !fail && i < src->n_forces; i++)
         fail = stsl_signal_spec_copy(&dst->forces[i].signal, &src->forces[i].signal);
+    for (int i = 0; !fail && dst->contacts && i < src->n_contacts; i++)
+        fail = stsl_signal_spec_copy(&dst->contacts[i].load, &src->contacts[i].load);
     if (!fail) fail = stsl_signal_spec_copy(&dst->base_motion, &src->base_motion);
     if (!fail) fail = stsl_signal_spec_copy(&dst->anchor_motion, &src->anchor_motion);
     if (fail) {
@@ -352,6 +374,8 @@ void stsl_system_free(stsl_system *s)
     if (!s) return;
     for (int i = 0; s->forces && i < s->n_forces; i++)
         free_signal(&s->forces[i].signal);
+    for (int i = 0; s->contacts && i < s->n_contacts; i++)
+        free_signal(&s->contacts[i].load);
     free_signal(&s->base_motion);
     free_signal(&s->anchor_motion);
     free(s->bodies);
@@ -372,25 +396,25 @@ int stsl_system_from_element(const stsl_element_params *e, stsl_system *out)
     stsl_end base = {"base", STSL_END_BASE, -1};
     snprintf(to.name, sizeof to.name, "%s", e->has_anchor ? "anchor" : "base");
     stsl_coupling spring = {{self, to}, e->stiffness, e->damping, e->free_position};
-    stsl_contact contact = {{self, base}, 0, e->friction, ""};
+    stsl_contact contact = {{self, base}, 0, e->friction, "", 1, e->load};
     stsl_system_stop stop = {
         {self, base},
         0,
         e->stop_model,
         {e->x_min, e->x_max, e->restitution, e->stop_stiffness, e->stop_damping},
         ""};
-    stsl_body_force forces[2] = {{self, e->active_force}, {self, e->load}};
+    stsl_body_force force = {self, e->active_force};
     stsl_system view = {.domain = e->domain,
                         .n_bodies = 1,
                         .n_couplings = e->stiffness > 0.0 || e->damping > 0.0,
                         .n_contacts = 1,
                         .n_stops = e->has_stops,
-                        .n_forces = 2,
+                        .n_forces = 1,
                         .bodies = &body,
                         .couplings = &spring,
                         .contacts = &contact,
                         .stops = &stop,
-                        .forces = forces,
+                        .forces = &force,
                         .base_motion = e->base_motion,
                         .anchor_motion = e->anchor_motion,
                         .has_anchor = e->has_anchor};

@@ -52,12 +52,18 @@ typedef struct stsl_coupling {
     double stiffness, damping, free_length;
 } stsl_coupling;
 
-/* Friction between ends[0] (a body) and ends[1], any law of the element. */
+/* Friction between ends[0] (a body) and ends[1], any law of the element.
+ * Its load F_R (SPEC §1.1; e.g. the load torque on a gear mesh) sets the
+ * hybrid laws' levels through the efficiencies and is an external force on
+ * ends[0] along +x (nothing acts back on ends[1]), as the element's load
+ * acts on the element. */
 typedef struct stsl_contact {
     stsl_end ends[2];
     int between; /* 1: given as between: [a, b]; 0: as body: a (against the base) */
     stsl_friction_params friction;
     char name[STSL_BODY_NAME_MAX + 1]; /* its `name:`, "" when none (then "contacts.N") */
+    int has_load;          /* 0: no load (F_R = 0) */
+    stsl_signal_spec load; /* F_R(t) when has_load */
 } stsl_contact;
 
 /* A stop on the relative position x(ends[0]) - x(ends[1]): [min, max];
@@ -103,7 +109,8 @@ int stsl_system_resolve(stsl_system *s, stsl_system_issue *issue);
  * end out of range, a coupling, contact or stop from a body to itself or
  * between two fixed ends, a negative stiffness or damping, a stop with
  * min >= max, a restitution outside [0, 1], a compliant stop's stiffness
- * <= 0, a force on no body, an anchor end without
+ * <= 0, a contact's efficiency outside (0, 1] (opposing) or above 1
+ * (aiding), a force on no body, an anchor end without
  * inputs.anchor_motion, an initial position outside a stop to a fixed end,
  * a contact or stop name that is not a plain name (as a body's) or that
  * two contacts (or two stops) share. */
@@ -122,10 +129,11 @@ const char *const *stsl_system_fixed_names(void);
  * one body, or a coupling, contact or stop between two bodies. */
 int stsl_system_is_multibody(const stsl_system *s);
 
-/* The one element as a system of one body ("element"): its friction as a
- * contact against the base, its end stops as a stop against the base, its
- * spring and damper as a coupling to the base (or the anchor), its active
- * force and load as two forces on it, its base and anchor motion.  Table
+/* The one element as a system of one body ("element"): its friction, with
+ * the element's load as the contact's load, as a contact against the base,
+ * its end stops as a stop against the base, its spring and damper as a
+ * coupling to the base (or the anchor), its active force as a force on it,
+ * its base and anchor motion.  Table
  * data is copied; free *out with stsl_system_free.  0, or -1 when out of
  * memory (then *out holds nothing to free). */
 int stsl_system_from_element(const stsl_element_params *e, stsl_system *out);

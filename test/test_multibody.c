@@ -37,19 +37,7 @@ static void load(const char *yaml, stsl_config *cfg)
  * integrating the model's power into stats.work when `power`. */
 static const stsl_mem_result *run_power(const char *yaml, int power, stsl_sink *sink)
 {
-    stsl_config cfg;
-    stsl_error err = {0};
-    load(yaml, &cfg);
-    assert_true(cfg.is_system);
-    cfg.sim.integrate_power = power;
-    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
-    int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
-    if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
-    assert_int_equal(rc, STSL_OK);
-    stsl_config_free(&cfg);
-    const stsl_mem_result *r = stsl_mem_sink_result(sink);
-    assert_true(r->complete);
-    return r;
+    return tu_run_system_yaml(yaml, power, sink);
 }
 
 static const stsl_mem_result *run_system(const char *yaml, stsl_sink *sink)
@@ -119,9 +107,18 @@ static void d2_two_single_runs(void **state)
     stsl_sink_free(&ss);
 }
 
-/* The examples without a load (a system has none: its levels are the
- * element's at load 0) as systems of one body (stsl_system_from_element,
- * its start moved to absolute coordinates): the element's events, kind
+/* The element records a change of mode that an input discontinuity
+ * causes as input_step; the engine records the contact's change there
+ * (breakaway, stick, reversal). */
+static int same_kind(int sys, int el)
+{
+    return sys == el || (el == STSL_EV_INPUT_STEP && sys <= STSL_EV_REVERSAL);
+}
+
+/* The examples as systems of one body (stsl_system_from_element: the
+ * element's load is its contact's; its start moved to absolute
+ * coordinates), the Dalla Vedova ones with their loads (EtO != EtA,
+ * irreversible): the element's events, kind
  * for kind, stick, breakaway, impact, stop contact and release, compliant
  * contact begin and end.  The bounces left out at a rigid stop are timed
  * as the element times them.  Times to 1e-9 relative at rtol 1e-12: the
@@ -131,8 +128,11 @@ static void d2_two_single_runs(void **state)
 static void examples_as_systems(void **state)
 {
     (void)state;
-    const char *names[] = {"belt_stick_slip", "den_hartog", "dv_compliant_stops", "dv_end_stops",
-                           "janecek_chirp"};
+    const char *names[] = {"belt_stick_slip",       "den_hartog",         "dv_compliant_stops",
+                           "dv_end_stops",          "janecek_chirp",      "dv_irreversible",
+                           "dv_stuck_aiding",       "dv_stuck_opposing",  "dv_breakaway_aiding",
+                           "dv_breakaway_opposing", "dv_slipping_aiding", "dv_slipping_opposing",
+                           "dv_stops_aiding",       "dv_stops_opposing"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/examples/%s.yaml", STSL_SOURCE_DIR, names[k]);
@@ -154,10 +154,10 @@ static void examples_as_systems(void **state)
         assert_int_equal(stsl_run_system(&sys, &cfg.sim, &ss, NULL, &err), STSL_OK);
         const stsl_mem_result *rs = stsl_mem_sink_result(&ss);
         printf("%s: %ld events\n", names[k], re->n_events);
-        assert_true(re->n_events >= 5);
+        if (k < 5) assert_true(re->n_events >= 5);
         assert_int_equal(rs->n_events, re->n_events);
         for (long i = 0; i < rs->n_events; i++) {
-            assert_int_equal(rs->events[i].kind, re->events[i].kind);
+            assert_true(same_kind(rs->events[i].kind, re->events[i].kind));
             assert_close(rs->events[i].t, re->events[i].t, 1e-9 * fmax(re->events[i].t, 1.0));
         }
         stsl_sink_free(&se);
@@ -512,14 +512,15 @@ static void cli_exit_codes(void **state)
     tu_mkdtemp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/sys.yaml", dir);
     snprintf(res, sizeof res, "%s/out.h5", dir);
-    /* LuGre contacts are refused before a file is made: exit 2. */
+    /* A bad contact load is refused before a file is made, at its line:
+     * exit 2. */
     assert_int_equal(tu_write_file(path, "bodies: {a: {mass: 1}}\ncontacts:\n"
-                                         "  - {body: a, law: lugre, tc: 1, tst: 1.5, v_st: 0.01, "
-                                         "sigma0: 1e5, sigma1: 300, d: 0.4}\n"
+                                         "  - {body: a, dynamic: 1,\n"
+                                         "     load: {type: ramp, slope: nan}}\n"
                                          "simulation: {t_end: 1}\n"),
                      0);
     assert_int_equal(tu_cli(out, sizeof out, "run %s -o %s", path, res), 2);
-    assert_non_null(strstr(out, "contacts.0: law lugre is not supported in a system of bodies"));
+    assert_non_null(strstr(out, "sys.yaml:4: contacts.0.load.slope: "));
     assert_false(tu_file_exists(res));
     /* Twelve bodies held by eleven stuck clutches and pushed: the eleven
      * contacts switch together; the search by levels decides them (the

@@ -38,6 +38,17 @@ static const char *SERVO =
     "inputs: {forces: {motor: {type: sine, amplitude: 0.1, frequency: 2}}}\n" /* 10 */
     "simulation: {t_end: 1.0}\n";
 
+/* The servo with a load on its clutch (irreversible) and on the motor's
+ * bearing. */
+static const char *SERVO_LOAD =
+    "domain: rotational\n"
+    "bodies:   {motor: {inertia: 1.0e-3}, load: {inertia: 5.0e-2}}\n"
+    "contacts:\n"
+    "  - {body: motor, law: coulomb, dynamic: 0.02, load: {type: constant, value: -0.1}}\n"
+    "  - {between: [motor, load], law: coulomb, dynamic: 0.5, efficiency_opposing: 0.7,\n"
+    "     efficiency_aiding: -0.5, load: {type: sine, amplitude: 0.2, frequency: 3}}\n"
+    "simulation: {t_end: 1.0}\n";
+
 static int load(const char *text, stsl_config *cfg, stsl_error *err)
 {
     return stsl_config_load_string(text, "s.yaml", NULL, NULL, 0, cfg, err);
@@ -88,6 +99,16 @@ static const bad BAD[] = {
      "s.yaml:4: contacts.1.static: must be >= 1 (got 0.5)"},
     {TWO "contacts:\n  - {body: a, law: lugre, dynamic: 1}\n" SIM,
      "s.yaml:3: contacts.0.dynamic: not a parameter of contacts.0.law: lugre"},
+    {TWO "contacts:\n  - {body: a, dynamic: 1,\n     load: {type: sine, amplitude: 1, frequency: "
+         "0}}\n" SIM,
+     "s.yaml:4: contacts.0.load.frequency: must be > 0 (got 0)"},
+    {TWO "contacts:\n  - {body: a, dynamic: 1, load: 3}\n" SIM,
+     "s.yaml:3: contacts.0.load: expected a signal mapping with a 'type' key (got '3')"},
+    {TWO "contacts:\n  - {body: a, dynamic: 1, efficiency_aiding: 1.5}\n" SIM,
+     "s.yaml:3: contacts.0.efficiency_aiding: must be <= 1 (got 1.5)"},
+    {TWO "contacts:\n  - {body: a, dynamic: 1}\n  - {body: b, dynamic: 1, efficiency_opposing: "
+         "0}\n" SIM,
+     "s.yaml:4: contacts.1.efficiency_opposing: must be in (0, 1] (got 0)"},
     {TWO "contacts:\n  - {between: [a, b, ground], dynamic: 1}\n" SIM,
      "s.yaml:3: contacts.0.between: expected two names [a, b] (got 3 names)"},
     {TWO "contacts:\n  - {between: [a, anchor], dynamic: 1}\ninputs: {anchor_motion: {type: "
@@ -264,10 +285,30 @@ static void test_element_as_system(void **state)
 
 /* ------------------------------------------------------------ round trip */
 
+/* The effective YAML of `a` reads back to the same text, and the deep copy
+ * writes the same text and owns its arrays. */
+static void written_back(const stsl_config *a)
+{
+    stsl_config b, c;
+    stsl_error err = {0};
+    char *y1 = stsl_config_to_yaml(a);
+    assert_int_equal(load(y1, &b, &err), STSL_OK);
+    char *y2 = stsl_config_to_yaml(&b);
+    assert_string_equal(y1, y2);
+    assert_int_equal(stsl_config_copy(&c, &b, &err), STSL_OK);
+    stsl_config_free(&b);
+    char *y3 = stsl_config_to_yaml(&c);
+    assert_string_equal(y1, y3);
+    free(y1);
+    free(y2);
+    free(y3);
+    stsl_config_free(&c);
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
-    stsl_config a, b, c;
+    stsl_config a;
     stsl_error err = {0};
     assert_int_equal(load(SERVO, &a, &err), STSL_OK);
     const stsl_system *s = &a.system;
@@ -289,31 +330,42 @@ static void test_round_trip(void **state)
     assert_int_equal(s->n_forces, 1);
     assert_string_equal(s->forces[0].on.name, "motor");
     assert_true(s->forces[0].signal.amplitude == 0.1);
-    char *y1 = stsl_config_to_yaml(&a);
-    assert_int_equal(load(y1, &b, &err), STSL_OK);
-    char *y2 = stsl_config_to_yaml(&b);
-    assert_string_equal(y1, y2);
-    /* The deep copy writes the same text and owns its arrays. */
-    assert_int_equal(stsl_config_copy(&c, &b, &err), STSL_OK);
-    stsl_config_free(&b);
-    char *y3 = stsl_config_to_yaml(&c);
-    assert_string_equal(y1, y3);
-    free(y1);
-    free(y2);
-    free(y3);
+    written_back(&a);
     stsl_config_free(&a);
-    stsl_config_free(&c);
+}
+
+/* A contact's load and efficiencies survive the write-back and the copy;
+ * a contact without one gets none. */
+static void test_round_trip_load(void **state)
+{
+    (void)state;
+    stsl_config a, b;
+    stsl_error err = {0};
+    assert_int_equal(load(SERVO_LOAD, &a, &err), STSL_OK);
+    const stsl_contact *ct = a.system.contacts;
+    assert_int_equal(ct[0].has_load, 1);
+    assert_true(ct[0].load.type == STSL_SIG_CONSTANT && ct[0].load.value == -0.1);
+    assert_true(ct[1].load.type == STSL_SIG_SINE && ct[1].load.amplitude == 0.2);
+    assert_true(ct[1].friction.eff_opposing == 0.7 && ct[1].friction.eff_aiding == -0.5);
+    written_back(&a);
+    assert_int_equal(load(SERVO, &b, &err), STSL_OK);
+    assert_int_equal(b.system.contacts[0].has_load, 0);
+    char *y1 = stsl_config_to_yaml(&b);
+    assert_null(strstr(y1, ", load: {type"));
+    free(y1);
+    stsl_config_free(&b);
+    stsl_config_free(&a);
 }
 
 /* ------------------------------------------------------------ set, get */
 
 /* The fast set and the full reload agree on value and text. */
-static void set_both(const char *key, const char *value)
+static void set_both_in(const char *text, const char *key, const char *value)
 {
     stsl_config fast, full;
     stsl_error e1 = {0}, e2 = {0};
-    assert_int_equal(load(SERVO, &fast, &e1), STSL_OK);
-    assert_int_equal(load(SERVO, &full, &e1), STSL_OK);
+    assert_int_equal(load(text, &fast, &e1), STSL_OK);
+    assert_int_equal(load(text, &full, &e1), STSL_OK);
     assert_int_equal(stsl_config_set(&fast, key, value, &e1), STSL_OK);
     assert_int_equal(stsl_config_set_reload(&full, key, value, &e2), STSL_OK);
     char *a = stsl_config_to_yaml(&fast), *b = stsl_config_to_yaml(&full);
@@ -328,9 +380,17 @@ static void set_both(const char *key, const char *value)
     stsl_config_free(&full);
 }
 
+static void set_both(const char *key, const char *value)
+{
+    set_both_in(SERVO, key, value);
+}
+
 static void test_set_indexed(void **state)
 {
     (void)state;
+    set_both_in(SERVO_LOAD, "contacts.1.load.amplitude", "0.3");
+    set_both_in(SERVO_LOAD, "contacts.0.load.value", "0.25");
+    set_both_in(SERVO_LOAD, "contacts.1.efficiency_aiding", "0.4");
     set_both("contacts.0.dynamic", "0.03");
     set_both("contacts.1.static_ratio", "1.5");
     set_both("bodies.load.inertia", "2");
@@ -469,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_examples_unchanged),
         cmocka_unit_test(test_element_as_system),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_load),
         cmocka_unit_test(test_set_indexed),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_cli),

@@ -120,6 +120,25 @@ long tu_assert_bands(const stsl_mem_result *r, const stsl_system *s)
     return checked;
 }
 
+const stsl_mem_result *tu_run_system_yaml(const char *yaml, int power, stsl_sink *sink)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err))
+        print_error("config: %s\n", err.msg);
+    assert_int_equal(err.code, STSL_OK);
+    assert_true(cfg.is_system);
+    cfg.sim.integrate_power = power;
+    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
+    int rc = stsl_run_system(&cfg.system, &cfg.sim, sink, NULL, &err);
+    if (rc) print_error("run failed: %s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    stsl_config_free(&cfg);
+    const stsl_mem_result *r = stsl_mem_sink_result(sink);
+    assert_true(r->complete);
+    return r;
+}
+
 int tu_count_kind(const stsl_mem_result *r, int kind)
 {
     int n = 0;

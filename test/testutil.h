@@ -50,6 +50,11 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
  * the test naming the sample, contact and force.  Returns the number of
  * stuck samples checked. */
 long tu_assert_bands(const stsl_mem_result *r, const stsl_system *s);
+
+/* Run a system of bodies from YAML text into a new memory sink,
+ * integrating the model's power into stats.work when `power`; asserts that
+ * it is a system and that the run succeeded and completed. */
+const stsl_mem_result *tu_run_system_yaml(const char *yaml, int power, stsl_sink *sink);
 /* Number of events of one kind in a result. */
 int tu_count_kind(const stsl_mem_result *r, int kind);
 /* Column c of sample i. */
