@@ -352,7 +352,7 @@ BEGIN = "<!-- siconos_servo:begin (written by benchmarks/siconos_servo.py --writ
 END = "<!-- siconos_servo:end -->"
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 KEEP = "<!-- sections below are not generated: benchmarks/peers/run keeps them -->"
-HEADING = "## Two-mass servo: Siconos time stepping against stickslip (issue 14, D9)"
+HEADING = "## Two-mass servo: Siconos time stepping against stickslip"
 
 
 def write_doc(lines):

@@ -59,6 +59,17 @@ install(FILES ${PROJECT_SOURCE_DIR}/python/stickslip_plot.py DESTINATION ${STSL_
 # package itself needs the C library, the plot only numpy and h5py).
 install(FILES ${PROJECT_SOURCE_DIR}/python/stickslip/system.py
   DESTINATION ${STSL_INSTALLED_PYTHON_DIR}/stickslip)
+# docs/ keeps its name beside the README, so the README's links to
+# docs/*.md (and the pages' links back) work in the installed copy too.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# stickslip-mpi (built when CMake finds MPI) is defined after this file is
+# included, so its rule is added when the top directory has been read.
+function(stsl_install_mpi)
+  if(TARGET stickslip-mpi)
+    install(TARGETS stickslip-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL stsl_install_mpi)

@@ -63,8 +63,8 @@ for line in open(sys.argv[1]):
 print("closed form and monotonicity hold for", sys.argv[1])
 PY
 
-# The README's example compiles as it stands and runs.
-sed -n '/^## C API/,/^## /p' "$src/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme.c
+# The C API page's first program compiles as it stands and runs.
+sed -n '/^## A first program/,/^## /p' "$src/docs/c-api.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme.c
 test -s readme.c
 # shellcheck disable=SC2046
 cc -std=c17 $cflags -Wall -Wextra -Werror -o readme readme.c $(pkg-config --cflags --libs stickslip)

@@ -344,10 +344,11 @@ class Command(ImageChecks):
 
 
 class Gallery(ImageChecks):
-    def test_gallery_is_complete_small_and_in_readme(self):
-        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    def test_gallery_is_complete_small_and_in_docs(self):
+        # The gallery is docs/examples.md; its image links are relative to docs/.
+        with open(os.path.join(ROOT, "docs", "examples.md"), encoding="utf-8") as f:
             readme = f.read()
-        self.assertTrue("## Gallery" in readme, "README.md has no ## Gallery section")
+        self.assertTrue("## Gallery" in readme, "docs/examples.md has no ## Gallery section")
         examples = sorted(glob.glob(os.path.join(ROOT, "examples", "*.yaml")))
         self.assertTrue(examples)
         for cfg in examples:
@@ -356,7 +357,7 @@ class Gallery(ImageChecks):
             with self.subTest(example=name):
                 self.assertTrue(os.path.exists(png), f"{png} missing: run scripts/gallery")
                 self.assert_png(png, max_bytes=150 * 1024)
-                self.assertTrue(f"(docs/gallery/{name}.png)" in readme, f"README does not show {name}.png")
+                self.assertTrue(f"(gallery/{name}.png)" in readme, f"docs/examples.md does not show {name}.png")
         for png in glob.glob(os.path.join(ROOT, "docs", "gallery", "*.png")):
             name = os.path.splitext(os.path.basename(png))[0]
             self.assertTrue(os.path.exists(os.path.join(ROOT, "examples", name + ".yaml")), f"stale {png}")
@@ -367,7 +368,7 @@ class Gallery(ImageChecks):
             with self.subTest(study=name):
                 self.assertTrue(os.path.exists(png), f"{png} missing: run scripts/gallery")
                 self.assert_png(png, max_bytes=150 * 1024)
-                self.assertTrue(f"(docs/gallery/studies/{name}.png)" in readme, f"README does not show {name}.png")
+                self.assertTrue(f"(gallery/studies/{name}.png)" in readme, f"docs/examples.md does not show {name}.png")
                 with open(study, encoding="utf-8") as f:
                     self.assertIn("\n# gallery: --z ", f.read(), f"{study}: no '# gallery:' line for scripts/gallery")
         for png in glob.glob(os.path.join(ROOT, "docs", "gallery", "studies", "*.png")):
