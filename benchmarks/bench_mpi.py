@@ -14,8 +14,11 @@ compared with the first `--jobs 1` file, every summary column but the wall
 time bit for bit.
 
 usage: benchmarks/bench_mpi.py [--build DIR] [--rounds N] [--per-axis N] [--ranks K,...]
-  (default: build/release if built, else build/debug; 5 rounds; 40 x 40 =
-  1600 variants; mpirun -n 2)
+                               [--other DIR]
+  (default: build/release if built, else build/debug; 5 rounds; 100 x 100 =
+  10,000 variants, ~15 s of CPU: mpirun's start-up, ~0.3 s, is then small;
+  mpirun -n 2).  --other DIR: also `mpirun -n 2` of another build's
+  stickslip-mpi (an earlier version, to compare).
 """
 import argparse
 import os
@@ -65,8 +68,9 @@ def main():
         default = os.path.join(ROOT, "build", "debug")
     ap.add_argument("--build", default=default)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--per-axis", type=int, default=40)
+    ap.add_argument("--per-axis", type=int, default=100)
     ap.add_argument("--ranks", default="2")
+    ap.add_argument("--other", default="")
     a = ap.parse_args()
     cli, mpi = os.path.join(a.build, "stickslip"), os.path.join(a.build, "stickslip-mpi")
     mpirun = shutil.which("mpirun")
@@ -86,6 +90,10 @@ def main():
             cmds[f"mpirun -n {k} --jobs 1"] = [mpirun, "-q", "--allow-run-as-root",
                                                "--oversubscribe", "-n", k, mpi, "sweep", study,
                                                "-q", "-j", "1"]
+        if a.other:
+            cmds["mpirun -n 2 (other)"] = [mpirun, "-q", "--allow-run-as-root", "--oversubscribe",
+                                           "-n", "2", os.path.join(a.other, "stickslip-mpi"),
+                                           "sweep", study, "-q", "-j", "1"]
         wall = {k: [] for k in cmds}
         cpu = {k: [] for k in cmds}
         ref = None

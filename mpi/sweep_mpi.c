@@ -475,13 +475,16 @@ static void receive(queue *q, int src)
     c->n = h.n;
     c->n_ev = h.n_ev;
     c->n_run = h.n_run;
-    MPI_Recv(c->rows, (int)((size_t)h.n * sizeof *c->rows), MPI_BYTE, src, TAG_ROWS, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    /* Large messages may need the sender's help (it lends it at its next
+     * row): wait without spinning. */
+    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Irecv(c->rows, (int)((size_t)h.n * sizeof *c->rows), MPI_BYTE, src, TAG_ROWS,
+              MPI_COMM_WORLD, &r[0]);
     if (h.n_ev > 0)
-        MPI_Recv(c->ev, (int)((size_t)h.n_ev * sizeof *c->ev), MPI_BYTE, src, TAG_EVENTS,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (h.n_run > 0)
-        MPI_Recv(c->run, (int)h.n_run, MPI_BYTE, src, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Irecv(c->ev, (int)((size_t)h.n_ev * sizeof *c->ev), MPI_BYTE, src, TAG_EVENTS,
+                  MPI_COMM_WORLD, &r[1]);
+    if (h.n_run > 0) MPI_Irecv(c->run, (int)h.n_run, MPI_BYTE, src, TAG_RUN, MPI_COMM_WORLD, &r[2]);
+    wait_all(r, 3);
     if (c == &scratch) {
         chunk_free(&scratch);
         return;

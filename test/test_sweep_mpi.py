@@ -1,16 +1,17 @@
 #!/usr/bin/python3
 """`mpirun stickslip-mpi sweep` writes the same study file as `stickslip
 sweep --jobs 1`: every summary column (the wall time aside), the
-parameters, the event table and the counts equal bit for bit, with one
-worker rank and with two (whose chunks arrive out of order and must be
-written in variant order), a failed variant's message included; with
-store: full every /runs/NNNNNN too; a bad study ends with exit 2 and no
-file.  Resuming under MPI: a study stopped by Ctrl-C (SIGINT) to mpirun
-is left incomplete by rank 0, and one killed with SIGKILL in a threaded
-run is cut back to its last flush (both held after 7 variants, so that
-the signal lands mid-study whatever the machine's speed:
-STICKSLIP_TEST_SWEEP_HOLD); `mpirun -n 2 stickslip-mpi sweep
---resume` ends either with the summary of the uninterrupted study.
+parameters, the event table and the counts equal bit for bit, with two
+ranks and with three (every rank computes; chunks arrive out of order and
+must be written in variant order), a failed variant's message included;
+with store: full every /runs/NNNNNN too.  It behaves as the plain command
+(check_like_plain): the same exit codes and messages, once, named
+stickslip-mpi.  Stopping and resuming under MPI (check_resume): SIGINT to
+mpirun, SIGINT to rank 0, SIGKILL of rank 1 (a lost rank), and SIGKILL of
+a threaded run, each once the study holds after 7 variants (so that the
+signal lands mid-study whatever the machine's speed:
+STICKSLIP_TEST_SWEEP_HOLD); `mpirun -n 2 stickslip-mpi sweep --resume`
+ends each with the summary of the uninterrupted study.
 Exit 77 (skipped) without mpirun."""
 
 import os
