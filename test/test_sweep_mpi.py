@@ -95,6 +95,28 @@ def check_like_plain(d, study, ref_err):
     got = mpirun(3, study, "-o", "/dev/full", "-q")
     assert got.returncode == want.returncode != 0, (got.returncode, want.returncode)
     assert one_error(got.stderr).startswith("stickslip-mpi sweep: error: /dev/full: "), got.stderr
+    check_full_disk(d, study)
+
+
+def check_full_disk(d, study):
+    """A disk that fills mid-study (a 64 kB tmpfs; only where the test may
+    mount one, as root): exit 1 and one message with the cause, as the plain
+    command."""
+    tiny = os.path.join(d, "tiny")
+    os.mkdir(tiny)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                            tiny], capture_output=True).returncode:
+        print("no tmpfs mounted (not root): full disk checked with /dev/full only")
+        return
+    try:
+        for cmd in [lambda o: plain(study, "-o", o, "-q"), lambda o: mpirun(3, study, "-o", o, "-q")]:
+            out = os.path.join(tiny, "s.h5")
+            p = cmd(out)
+            assert p.returncode == 1 and p.stderr.count("error: ") == 1, (p.returncode, p.stderr)
+            assert "No space left on device" in p.stderr, p.stderr
+            os.remove(out)
+    finally:
+        subprocess.run(["umount", tiny], check=True)
 
 
 
