@@ -157,6 +157,12 @@ def rank_pid(mpirun_pid, rank):
     raise AssertionError(f"no rank {rank} under mpirun {mpirun_pid}")
 
 
+def ours(stderr):
+    """The program's lines (an aborting mpirun may add its own, e.g.
+    libevent's '[warn] Epoll MOD(1) on fd 24 failed')."""
+    return [line for line in stderr.splitlines() if line.startswith("stickslip")]
+
+
 def held_mpirun(study, out):
     return subprocess.Popen([MPIRUN, "-q", "--allow-run-as-root", "--oversubscribe", "-n", "3",
                              MPI_BIN, "sweep", study, "-o", out, "-j", "1"],
@@ -178,7 +184,7 @@ def check_resume(d):
     p = subprocess.run([BIN, "sweep", study, "-o", ref, "-q", "-j", "2"])
     assert p.returncode == 0
     interrupted = (f"stickslip-mpi sweep: interrupted: {HOLD} of {n} variants done; continue "
-                   f"with stickslip-mpi sweep {study} -o {{}} --resume\n")
+                   f"with stickslip-mpi sweep {study} -o {{}} --resume")
     # Ctrl-C to mpirun: it passes SIGTERM on to the ranks; rank 0 stops
     # handing out chunks, writes what came back, flushes and says how to
     # resume, once.  OpenMPI 4's mpirun itself then exits 1 whatever its
@@ -187,14 +193,14 @@ def check_resume(d):
     p = held_mpirun(study, out)
     err = signal_when_held(p, out, signal.SIGINT)
     assert p.returncode == 1, p.returncode
-    assert err == interrupted.format(out), err
+    assert ours(err) == [interrupted.format(out)], err
     # Ctrl-C to rank 0 alone (a batch system signalling the ranks): exit 130,
     # as `stickslip sweep`.
     out0 = os.path.join(d, "sigint0.h5")
     p = held_mpirun(study, out0)
     err = signal_when_held(p, out0, signal.SIGINT, lambda: rank_pid(p.pid, 0))
     assert p.returncode == 130, (p.returncode, err)
-    assert err == interrupted.format(out0), err
+    assert ours(err) == [interrupted.format(out0)], err
     # A lost rank (SIGKILL to rank 1) ends the job (OpenMPI 4 has no fault
     # tolerance: mpirun stops the others and exits with the lost rank's
     # 128 + 9) and leaves the file that --resume completes.
