@@ -8,8 +8,12 @@ change of the machine's load hits every command alike), each into a fresh
 file.  Per command: the median wall time, the median CPU time (user +
 system of the command and its children: mpirun and every rank), and the
 throughput against `stickslip sweep --jobs 1` (its median wall time over
-the command's).  The load average (uptime) is printed before every round:
-figures taken beside other work say so.  The files of every command are
+the command's), and against the median CPU time of `stickslip sweep --jobs
+1` (which runs its variants one after another in one thread, its writing
+thread aside at ~10 us a row, so no machine runs it in much less wall time
+than that: on a loaded machine this is about a lower bound of the speed-up
+an idle one would show).  The load average (uptime)
+is printed before every round: figures taken beside other work say so.  The files of every command are
 compared with the first `--jobs 1` file, every summary column but the wall
 time bit for bit.
 
@@ -113,11 +117,13 @@ def main():
                 print(f"  {k:24} {w:7.2f} s wall  {c:7.2f} s CPU", flush=True)
         print(f"load after: {load()}")
         base = statistics.median(wall["sweep --jobs 1"])
+        base_cpu = statistics.median(cpu["sweep --jobs 1"])
         print(f"\n{'command':24} {'wall (median)':>14} {'CPU (median)':>13} {'variants/s':>11}"
-              f" {'x jobs 1':>9}")
+              f" {'x jobs 1':>9} {'x jobs 1 CPU':>13}")
         for k in cmds:
             w, c = statistics.median(wall[k]), statistics.median(cpu[k])
-            print(f"{k:24} {w:12.2f} s {c:11.2f} s {n / w:11.0f} {base / w:9.2f}")
+            print(f"{k:24} {w:12.2f} s {c:11.2f} s {n / w:11.0f} {base / w:9.2f}"
+                  f" {base_cpu / w:13.2f}")
     return 0
 
 
