@@ -62,8 +62,6 @@ static void on_signal(int sig)
     g_stop = 1;
 }
 
-static const stsl_cli_cmd cmd = {"stickslip sweep", usage};
-
 static int cores_available(void)
 {
     cpu_set_t set;
@@ -72,7 +70,8 @@ static int cores_available(void)
     return n > 0 ? (int)n : 1;
 }
 
-static int parse(int argc, char **argv, sweep_args *a)
+/* `cmd` names the program in messages (stickslip sweep, stickslip-mpi sweep). */
+static int parse(int argc, char **argv, const stsl_cli_cmd *cmd, sweep_args *a)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
@@ -94,7 +93,7 @@ static int parse(int argc, char **argv, sweep_args *a)
             a->jobs = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || a->jobs < 1 || a->jobs > MAX_JOBS)
                 return stsl_cli_usage_error(
-                    &cmd, "--jobs: expected a whole number in [1, %d], got %s", MAX_JOBS, optarg);
+                    cmd, "--jobs: expected a whole number in [1, %d], got %s", MAX_JOBS, optarg);
             break;
         case 'r':
             a->resume = 1;
@@ -103,18 +102,18 @@ static int parse(int argc, char **argv, sweep_args *a)
             a->csv = optarg;
             break;
         case 's':
-            if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
+            if (stsl_cli_add_set(cmd, a->sets, &a->n_sets, optarg)) return 2;
             break;
         case 'q':
             a->quiet = 1;
             break;
         case 'h':
-            return stsl_cli_help(&cmd);
+            return stsl_cli_help(cmd);
         default:
-            return stsl_cli_usage_error(&cmd, "unknown or incomplete option: %s", argv[optind - 1]);
+            return stsl_cli_usage_error(cmd, "unknown or incomplete option: %s", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) return stsl_cli_usage_error(&cmd, "expected exactly one study file");
+    if (optind != argc - 1) return stsl_cli_usage_error(cmd, "expected exactly one study file");
     a->study = argv[optind];
     return 0;
 }
@@ -152,12 +151,11 @@ static void install_handlers(void)
 }
 
 /* The failed rows' count and first messages, from the file. */
-static void print_failures(const char *out, long n_failed)
+static void print_failures(const char *name, const char *out, long n_failed)
 {
     stsl_study_summary sum;
     if (stsl_study_h5_summarise(out, &sum, NULL) != STSL_OK) return;
-    fprintf(stderr, "stickslip sweep: %ld variant%s failed; first:\n", n_failed,
-            n_failed == 1 ? "" : "s");
+    fprintf(stderr, "%s: %ld variant%s failed; first:\n", name, n_failed, n_failed == 1 ? "" : "s");
     for (int i = 0; i < sum.n_first_failures; i++)
         fprintf(stderr, "  variant %ld: %s\n", sum.failure_index[i], sum.failure_message[i]);
 }
@@ -171,7 +169,8 @@ int stsl_cli_sweep(int argc, char **argv)
 int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
 {
     sweep_args a;
-    int rc = parse(argc, argv, &a);
+    const stsl_cli_cmd named = {r->name, usage};
+    int rc = parse(argc, argv, &named, &a);
     if (rc) return rc < 0 ? 0 : rc;
     char out[4096];
     if (a.output)
@@ -188,10 +187,9 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
     stsl_error err = {0};
     rc = r->run(a.study, &o, &p, &err);
     if (tty) fprintf(stderr, "\n");
-    const stsl_cli_cmd named = {r->name, usage};
     if (rc) return r->writer ? stsl_cli_fail(&named, &err) : 0;
     if (!r->writer) return 0;
-    if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) return stsl_cli_fail(&cmd, &err);
+    if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) return stsl_cli_fail(&named, &err);
     if (!a.quiet)
         printf("study: %ld variants, %ld done (%ld in %.2f s, %d jobs), %ld failed\noutput: %s\n",
                p.n_runs, p.n_done, p.n_session, p.seconds, a.jobs, p.n_failed, out);
@@ -203,7 +201,7 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
         return 130;
     }
     if (p.n_failed) {
-        print_failures(out, p.n_failed);
+        print_failures(r->name, out, p.n_failed);
         return 3;
     }
     return 0;

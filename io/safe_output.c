@@ -289,7 +289,9 @@ int stsl_output_temp(const char *path, char **tmp, stsl_output_mark *mark, stsl_
         }
         if (errno != EEXIST) {
             int e = errno;
-            stsl_error_set(err, STSL_EIO, "%s: cannot create %s: %s", path, name, strerror(e));
+            /* The user's name, not the temporary one: the message must not
+             * change from run to run (a process id is in the name). */
+            stsl_error_set(err, STSL_EIO, "%s: cannot create: %s", path, strerror(e));
             free(name);
             return STSL_EIO;
         }

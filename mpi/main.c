@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/sweep.h"
+#include "io/safe_output.h"
 #include "mpi/sweep_mpi.h"
 #include "stsl_version.h"
 
@@ -17,9 +18,10 @@ static const char *const usage =
     "usage: mpirun -n K stickslip-mpi sweep STUDY.yaml [options of stickslip sweep]\n"
     "       stickslip-mpi --version\n"
     "\n"
-    "Run a study over MPI ranks: rank 0 hands out chunks of variants and writes\n"
-    "the study file; every other rank runs its chunks in --jobs threads.\n"
-    "The file equals that of `stickslip sweep`. See `stickslip sweep --help`.\n";
+    "Run a study over MPI ranks: every rank runs chunks of variants in --jobs\n"
+    "threads; rank 0 also hands them out and writes the study file, which equals\n"
+    "that of `stickslip sweep`, as do the messages and exit codes (mpirun -q keeps\n"
+    "mpirun's own notices out). See `stickslip sweep --help`.\n";
 
 int main(int argc, char **argv)
 {
@@ -34,11 +36,22 @@ int main(int argc, char **argv)
     /* Only the main thread calls MPI (the rows reach it from the
      * worker threads through stsl_sweep_plan_run's callback). */
     int provided = 0, rank = 0;
+    /* As every stickslip command that writes: SIGXFSZ ignored (a file-size
+     * limit is an I/O error, exit 1, not a kill), HDF5's exit handler off;
+     * before MPI_Init, whose shared-memory files are subject to the limit. */
+    stsl_output_process_setup();
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "stickslip-mpi: MPI_Init_thread failed\n");
         return 1;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* One message, from rank 0: every rank parses the same arguments and
+     * loads the same study, and a rank's failure reaches rank 0, which
+     * reports it (with the rank's number). */
+    if (rank > 0) {
+        FILE *o = freopen("/dev/null", "w", stdout), *e = freopen("/dev/null", "w", stderr);
+        (void)o, (void)e; /* without /dev/null, messages are only repeated */
+    }
     const stsl_cli_sweep_runner r = {stsl_mpi_sweep_run, rank == 0, "stickslip-mpi sweep"};
     int rc = stsl_cli_sweep_with(argc - 1, argv + 1, &r);
     MPI_Finalize();

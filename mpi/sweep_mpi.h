@@ -1,11 +1,13 @@
 /* sweep_mpi.h - `stickslip-mpi sweep`: the variants of a study over MPI
- * ranks.  Rank 0 loads the study, creates (or resumes) the file and hands
- * out chunks of variants from a dynamic queue; every other rank runs its
- * chunk in its threads (stsl_sweep_plan_run, as `stickslip sweep` does)
- * and sends the rows back; rank 0 writes them in variant order, so the
- * file equals that of a threaded run.  With one rank it is the threaded
- * run.  Ranks exchange rows as bytes: every rank runs the same binary on
- * the same architecture. */
+ * ranks.  Every rank runs chunks of variants in its threads
+ * (stsl_sweep_plan_run, as `stickslip sweep` does); rank 0 also loads the
+ * study, creates (or resumes) the file, hands the chunks out from a
+ * dynamic queue between two of its own rows, and writes every rank's rows
+ * in variant order, so the file equals that of a threaded run.  A worker
+ * rank holds its next chunk while it runs one, so it never waits for rank
+ * 0; chunk sizes follow the variants' measured cost.  With one rank it is
+ * the threaded run.  Ranks exchange rows as bytes: every rank runs the
+ * same binary on the same architecture. */
 #ifndef STSL_MPI_SWEEP_MPI_H
 #define STSL_MPI_SWEEP_MPI_H
 

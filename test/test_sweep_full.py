@@ -93,16 +93,20 @@ def held_env():
     return dict(os.environ, STICKSLIP_TEST_SWEEP_HOLD=str(HOLD))
 
 
-def signal_when_held(p, out, sig):
+def signal_when_held(p, out, sig, target=None):
     """Send `sig` to the process `p` (started with held_env()) writing the
-    study file `out` once the file declares its HOLD rows done; wait for it
-    to end.  Returns its stderr (None unless piped); asserts that it was
-    stopped mid-study with exactly HOLD rows.  No time limit: the process
-    holds until signalled, and an early end fails at once."""
+    study file `out`, or to the process target() names, once the file
+    declares its HOLD rows done; wait for `p` to end.  Returns its stderr
+    (None unless piped); asserts that it was stopped mid-study with exactly
+    HOLD rows.  No time limit: the process holds until signalled, and an
+    early end fails at once."""
     while n_done(out) < HOLD:
         assert p.poll() is None, ("ended before its hold", p.returncode, p.communicate())
         time.sleep(0.01)
-    p.send_signal(sig)
+    if target:
+        os.kill(target(), sig)
+    else:
+        p.send_signal(sig)
     _, err = p.communicate()
     with h5py.File(out, "r") as f:
         st = f["study"].attrs
