@@ -1,0 +1,266 @@
+/* test_input_bounds.c - every input is bounded before anything is
+ * allocated for it, and a bad one is refused with its file, line, key and
+ * the allowed range (exit 2 from the command):
+ * - study files: variant counts (linspace, lists, grid products, Latin
+ *   hypercube sizes) against the documented maxima, generated values that
+ *   overflow or underflow, and the text bounds of configurations (size,
+ *   line length, nesting, NUL, UTF-8 at its line, /dev/zero, directories),
+ *   for the study file and for a base it names;
+ * - MAT candidates of `compare`: dimensions against the file size, a
+ *   truncated file said to be one, and classes named as they are. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <matio.h>
+
+#include "io/study.h"
+#include "test/testutil.h"
+
+static char g_dir[256];
+static char g_out[65536];
+
+#define BASE "base: {element: {mass: 1}, friction: {dynamic: 2}, simulation: {t_end: 1}}\n"
+
+static void path_of(const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s", g_dir, name);
+}
+
+/* Write `len` bytes (NULs allowed). */
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The study is refused with STSL_EINPUT, a one-line message that begins
+ * with `want`, and nothing to free. */
+static void refused(int rc, stsl_study *s, const stsl_error *err, const char *want)
+{
+    if (rc != STSL_EINPUT || strncmp(err->msg, want, strlen(want)) != 0)
+        fail_msg("rc %d, got  '%s'\n         want '%s'", rc, err->msg, want);
+    assert_null(s);
+    assert_null(strchr(err->msg, '\n'));
+}
+
+static void refused_text(const char *text, const char *want)
+{
+    stsl_study *s = (stsl_study *)1;
+    stsl_error err = {0};
+    int rc = stsl_study_load_string(text, "s.yaml", g_dir, &s, &err);
+    refused(rc, s, &err, want);
+}
+
+static void refused_file(const char *path, const char *want)
+{
+    stsl_study *s = (stsl_study *)1;
+    stsl_error err = {0};
+    int rc = stsl_study_load(path, &s, &err);
+    refused(rc, s, &err, want);
+}
+
+/* Variant counts: each at most 10^7 (STSL_STUDY_MAX_VARIANTS), a grid's
+ * product too, and variants x keys at most 10^8; refused before the
+ * values are allocated.  The old limit was 2^31 - 1 for each. */
+static void test_variant_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(STSL_STUDY_MAX_VARIANTS, 10000000L);
+    assert_int_equal(STSL_STUDY_MAX_VALUES, 100000000L);
+    refused_text(BASE "vary:\n  a.b: {linspace: [0, 1, 10000001]}\n",
+                 "s.yaml:3: vary.a.b.linspace.count: must be a whole number in [1, 10000000] "
+                 "(got 10000001)");
+    refused_text(BASE "vary:\n  a.b: {logspace: [0, 1, 2147483647]}\n",
+                 "s.yaml:3: vary.a.b.logspace.count: must be a whole number in [1, 10000000] "
+                 "(got 2147483647)");
+    /* 46340^2 = 2147395600 variants: below 2^31 - 1, accepted before. */
+    refused_text(BASE "vary:\n  a.b: {linspace: [0, 1, 46340]}\n"
+                      "  c.d: {linspace: [0, 1, 46340]}\n",
+                 "s.yaml:4: vary.c.d.linspace: the grid would have 2.147e+09 variants (46340 x "
+                 "46340), more than 10000000 (the study limit)");
+    /* Three keys whose product overflows 64 bits if multiplied. */
+    refused_text(BASE "vary:\n  a.b: {linspace: [0, 1, 4000]}\n  c.d: {values: [1, 2]}\n"
+                      "  e.f: {linspace: [0, 1, 10000000]}\n",
+                 "s.yaml:5: vary.e.f.linspace: the grid would have 8e+10 variants (4000 x 2 x "
+                 "10000000), more than 10000000 (the study limit)");
+    /* The grid at the limit itself is fine: 2000 x 5000. */
+    stsl_study *s = NULL;
+    stsl_error err = {0};
+    assert_int_equal(stsl_study_load_string(BASE "vary:\n  a.b: {linspace: [0, 1, 2000]}\n"
+                                                 "  c.d: {linspace: [0, 1, 5000]}\n",
+                                            "s.yaml", g_dir, &s, &err),
+                     STSL_OK);
+    assert_int_equal(stsl_study_n_variants(s), STSL_STUDY_MAX_VARIANTS);
+    stsl_study_free(s);
+    /* zip: 10^7 variants of 11 keys are 1.1e8 parameter values; refused at
+     * the 11th key, before its values exist. */
+    char text[2048];
+    int at = snprintf(text, sizeof text, BASE "combine: zip\nvary:\n");
+    for (int k = 0; k < 11; k++)
+        at += snprintf(text + at, sizeof text - (size_t)at,
+                       "  k%d.x: {linspace: [0, 1, 10000000]}\n", k);
+    refused_text(text, "s.yaml:14: vary.k10.x.linspace: 10000000 variants x 11 keys = 1.1e+08 "
+                       "parameter values, more than 100000000 (the study limit)");
+    refused_text(BASE "sample: {method: latin_hypercube, n: 10000001, ranges: {a: [0, 1]}}\n",
+                 "s.yaml:2: sample.n: must be a whole number in [1, 10000000] (got 10000001)");
+    refused_text(BASE "sample:\n  method: latin_hypercube\n  n: 10000000\n"
+                      "  ranges: {a: [0, 1], b: [0, 1], c: [0, 1], d: [0, 1], e: [0, 1], f: [0, "
+                      "1],\n    g: [0, 1], h: [0, 1], i: [0, 1], j: [0, 1], k: [0, 1]}\n",
+                 "s.yaml:4: sample.n: 10000000 variants x 11 keys = 1.1e+08 parameter values, "
+                 "more than 100000000 (the study limit)");
+}
+
+/* Generated values that are not the finite, normal numbers asked for. */
+static void test_generated_values(void **state)
+{
+    (void)state;
+    /* 10^-400 is 0 in double: it ran as 0 before. */
+    refused_text(BASE "vary:\n  a.b: {logspace: [-400, -399, 2]}\n",
+                 "s.yaml:3: vary.a.b.logspace: 10^-400 underflows below the smallest normal "
+                 "double (2.225e-308): exponents must be at least -307.7");
+    /* 10^-310 is subnormal: 1e-310 with 3 significant digits. */
+    refused_text(BASE "vary:\n  a.b: {logspace: [-310, 0, 2]}\n",
+                 "s.yaml:3: vary.a.b.logspace: 10^-310 underflows");
+    refused_text(BASE "vary:\n  a.b: {logspace: [0, 309, 2]}\n",
+                 "s.yaml:3: vary.a.b.logspace: 10^309 exceeds the largest double (1.798e+308): "
+                 "exponents must be at most 308.3");
+    /* stop - start = 2e308 overflows: the middle point was inf or nan. */
+    refused_text(BASE "vary:\n  a.b: {linspace: [-1e308, 1e308, 3]}\n",
+                 "s.yaml:3: vary.a.b.linspace: stop - start exceeds the largest double");
+    refused_text(BASE "sample: {method: latin_hypercube, n: 4, ranges: {a: [-1e308, 1e308]}}\n",
+                 "s.yaml:2: sample.ranges.a: high - low exceeds the largest double");
+    refused_text(BASE "vary:\n  a.b: {values: [1, 1e-400]}\n",
+                 "s.yaml:3: vary.a.b.values: '1e-400' underflows: nonzero magnitudes must be at "
+                 "least 2.225e-308");
+    /* The smallest normal double and 0 itself are numbers. */
+    stsl_study *s = NULL;
+    stsl_error err = {0};
+    assert_int_equal(
+        stsl_study_load_string(BASE "vary:\n  a.b: {values: [0, 2.2250738585072014e-308]}\n",
+                               "s.yaml", g_dir, &s, &err),
+        STSL_OK);
+    stsl_study_free(s);
+}
+
+/* The text bounds of a configuration apply to a study file. */
+static void test_study_text(void **state)
+{
+    (void)state;
+    /* An invalid byte on line 4: reported there (libyaml said line 1). */
+    refused_text(BASE "vary:\n  a.b: {values: [1]}\n# caf\xe9\n",
+                 "s.yaml:4: invalid UTF-8 (byte 0xe9 at column 6)");
+    /* 65 levels of flow nesting. */
+    char deep[256];
+    int n = snprintf(deep, sizeof deep, BASE "description: ");
+    for (int i = 0; i < 65; i++)
+        deep[n++] = '[';
+    deep[n] = '\0';
+    refused_text(deep, "s.yaml:2: nested deeper than 64 levels (the study limit)");
+    /* A line of 64 KiB + 1 bytes. */
+    size_t line = 64 * 1024 + 1;
+    char *big = malloc(strlen(BASE) + line + 64);
+    strcpy(big, BASE "#");
+    memset(big + strlen(big), 'x', line - 1);
+    strcpy(big + strlen(BASE) + line, "\n");
+    refused_text(big, "s.yaml:2: line longer than 65536 bytes (the study limit");
+    free(big);
+    /* 1 MiB + 1 bytes of comments. */
+    size_t size = 1024 * 1024 + 1;
+    big = malloc(size + 1);
+    for (size_t i = 0; i < size; i++)
+        big[i] = i % 64 == 63 ? '\n' : '#';
+    big[size] = '\0';
+    refused_text(big, "s.yaml: larger than 1048576 bytes (the study limit)");
+    free(big);
+}
+
+/* Files: NUL, /dev/zero, directories, and a base under the same bounds. */
+static void test_study_files(void **state)
+{
+    (void)state;
+    char study[512], base[512], sub[512];
+    /* Everything after the NUL was ignored: here a second key. */
+    static const char nul[] = BASE "vary:\n  a.b: {values: [1]}\n\0  c.d: {values: [1, 2]}\n";
+    path_of("nul.yaml", study, sizeof study);
+    write_bytes(study, nul, sizeof nul - 1);
+    char want[1024];
+    snprintf(want, sizeof want, "%s:4: NUL byte at column 1", study);
+    refused_file(study, want);
+    /* A study file that never ends: refused after one read. */
+    refused_file("/dev/zero", "/dev/zero:1: NUL byte at column 1");
+    /* A directory is bad input (it was an I/O error, exit 1). */
+    snprintf(want, sizeof want, "%s: is a directory, not a study file", g_dir);
+    refused_file(g_dir, want);
+    /* A base that never ends, that is a directory, or has a bad byte. */
+    refused_text("base: /dev/zero\nvary: {a.b: {values: [1]}}\n",
+                 "s.yaml:1: base: /dev/zero:1: NUL byte at column 1");
+    path_of("sub", sub, sizeof sub);
+    mkdir(sub, 0700);
+    snprintf(want, sizeof want, "s.yaml:1: base: %s: is a directory, not a configuration file",
+             sub);
+    refused_text("base: sub\nvary: {a.b: {values: [1]}}\n", want);
+    path_of("bad_base.yaml", base, sizeof base);
+    assert_int_equal(tu_write_file(base, "element: {mass: 1}\nfriction: {dynamic: 2}\n"
+                                         "simulation: {t_end: 1}\n# \xff\n"),
+                     0);
+    snprintf(want, sizeof want, "s.yaml:1: base: %s:4: invalid UTF-8 (byte 0xff", base);
+    refused_text("base: bad_base.yaml\nvary: {a.b: {values: [1]}}\n", want);
+    /* A byte order mark is dropped, as in a configuration. */
+    stsl_study *s = NULL;
+    stsl_error err = {0};
+    assert_int_equal(stsl_study_load_string("\xef\xbb\xbf" BASE "vary: {a.b: {values: [1]}}\n",
+                                            "s.yaml", g_dir, &s, &err),
+                     STSL_OK);
+    stsl_study_free(s);
+}
+
+/* `sweep` exits 2 with the message and writes nothing. */
+static void sweep_refuses(const char *study, const char *want)
+{
+    char out[512];
+    path_of("never.h5", out, sizeof out);
+    remove(out);
+    int rc = tu_cli(g_out, sizeof g_out, "sweep '%s' -o '%s' -q", study, out);
+    if (rc != 2 || !strstr(g_out, want))
+        fail_msg("exit %d, output '%s'; want 2 and '%s'", rc, g_out, want);
+    assert_false(tu_file_exists(out));
+}
+
+static void test_sweep_exit_codes(void **state)
+{
+    (void)state;
+    char study[512];
+    path_of("grid.yaml", study, sizeof study);
+    assert_int_equal(tu_write_file(study, BASE "vary:\n  friction.dynamic: {linspace: [1, 2, "
+                                               "46341]}\n  element.mass: {linspace: [1, 2, "
+                                               "46341]}\n"),
+                     0);
+    sweep_refuses(study, "grid.yaml:4: vary.element.mass.linspace: the grid would have "
+                         "2.147e+09 variants (46341 x 46341), more than 10000000");
+    sweep_refuses(g_dir, "is a directory, not a study file");
+    path_of("zero.yaml", study, sizeof study);
+    assert_int_equal(tu_write_file(study, "base: /dev/zero\nvary: {a.b: {values: [1]}}\n"), 0);
+    sweep_refuses(study, "zero.yaml:1: base: /dev/zero:1: NUL byte");
+}
+
+int main(void)
+{
+    tu_mkdtemp(g_dir, sizeof g_dir);
+    if (!g_dir[0]) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_variant_counts),   cmocka_unit_test(test_generated_values),
+        cmocka_unit_test(test_study_text),       cmocka_unit_test(test_study_files),
+        cmocka_unit_test(test_sweep_exit_codes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
