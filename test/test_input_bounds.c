@@ -7,7 +7,8 @@
  *   line length, nesting, NUL, UTF-8 at its line, /dev/zero, directories),
  *   for the study file and for a base it names;
  * - MAT candidates of `compare`: dimensions against the file size, a
- *   truncated file said to be one, and classes named as they are. */
+ *   truncated file said to be one (v5 and v7.3), and classes named as
+ *   MATLAB names them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,6 +254,112 @@ static void test_sweep_exit_codes(void **state)
     sweep_refuses(study, "zero.yaml:1: base: /dev/zero:1: NUL byte");
 }
 
+/* ---- MAT candidates of `compare` ------------------------------------------------- */
+
+static char g_ref[512];
+
+/* A v5 (or v7.3) file with yout (rows x 3) and tout (rows x 1), plain doubles. */
+static void write_mat(const char *path, int v73, size_t rows)
+{
+    mat_t *m = Mat_CreateVer(path, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    assert_non_null(m);
+    double *d = malloc(rows * 3 * sizeof *d);
+    for (size_t i = 0; i < rows * 3; i++)
+        d[i] = (double)(i % rows) * 1e-3;
+    size_t dy[2] = {rows, 3}, dt[2] = {rows, 1};
+    matvar_t *y = Mat_VarCreate("yout", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dy, d, 0);
+    matvar_t *t = Mat_VarCreate("tout", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dt, d, 0);
+    assert_int_equal(Mat_VarWrite(m, y, MAT_COMPRESSION_NONE), 0);
+    assert_int_equal(Mat_VarWrite(m, t, MAT_COMPRESSION_NONE), 0);
+    Mat_VarFree(y);
+    Mat_VarFree(t);
+    Mat_Close(m);
+    free(d);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (long)st.st_size;
+}
+
+/* The first `n` bytes of `src` as `dst`, with `patch` (4 bytes) at `at`. */
+static void copy_bytes(const char *src, const char *dst, long n, long at, const char *patch)
+{
+    char *b = malloc((size_t)n);
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    if (patch) memcpy(b + at, patch, 4);
+    write_bytes(dst, b, (size_t)n);
+    free(b);
+}
+
+/* `compare` exits 2 with one line containing `want`. */
+static void compare_refuses(const char *cand, const char *cols, const char *want)
+{
+    int rc = tu_cli(g_out, sizeof g_out, "compare '%s' '%s' --columns %s", g_ref, cand, cols);
+    if (rc != 2 || !strstr(g_out, want))
+        fail_msg("exit %d, output '%s'; want 2 and '%s'", rc, g_out, want);
+    assert_int_equal((int)(strchr(g_out, '\n') - g_out + 1), (int)strlen(g_out));
+}
+
+static void test_mat_candidates(void **state)
+{
+    (void)state;
+    path_of("ref.h5", g_ref, sizeof g_ref);
+    assert_int_equal(tu_cli(g_out, sizeof g_out,
+                            "run '%s/examples/belt_stick_slip.yaml' --set simulation.t_end=0.3 "
+                            "-q -o '%s'",
+                            STSL_SOURCE_DIR, g_ref),
+                     0);
+    char ok[512], bad[512], want[512];
+    const char *cols = "t=yout:1,x=yout:2,v=yout:3";
+    path_of("ok.mat", ok, sizeof ok);
+    write_mat(ok, 0, 1000);
+    long size = file_size(ok);
+    /* yout's rows, an int32 in the dimensions element: 128 bytes of
+     * header, the matrix tag (8), the array flags (16), the dims tag (8). */
+    FILE *f = fopen(ok, "rb");
+    unsigned char dims[4];
+    assert_int_equal(fseek(f, 160, SEEK_SET), 0);
+    assert_int_equal(fread(dims, 1, 4, f), 4);
+    fclose(f);
+    assert_int_equal(dims[0] | dims[1] << 8 | dims[2] << 16, 1000);
+    /* 10^8 rows declared in a 32 kB file: refused before matio allocates
+     * the 2.4 GB they would take (it did, then read what it found). */
+    path_of("huge.mat", bad, sizeof bad);
+    copy_bytes(ok, bad, size, 160, "\x00\xe1\xf5\x05");
+    snprintf(want, sizeof want,
+             "huge.mat: variable 'yout' declares a 100000000 x 3 double array (at least 3e+08 "
+             "bytes), more than the file of %ld bytes can hold: a truncated or damaged file",
+             size);
+    compare_refuses(bad, cols, want);
+    /* Cut inside yout's data (24056 bytes from byte 128): it was compared
+     * as if the missing rows were there, with exit 0. */
+    path_of("cut.mat", bad, sizeof bad);
+    copy_bytes(ok, bad, 20000, 0, NULL);
+    compare_refuses(bad, cols,
+                    "cut.mat: truncated: variable 1 (at byte 128) needs 24056 bytes, the file "
+                    "ends 19872 bytes later");
+    /* A v7.3 (HDF5) file cut short: nothing readable, said so (it was
+     * "no variable 't' (variables: none ...)"). */
+    path_of("ok73.mat", ok, sizeof ok);
+    write_mat(ok, 1, 1000);
+    path_of("cut73.mat", bad, sizeof bad);
+    copy_bytes(ok, bad, file_size(ok) / 2, 0, NULL);
+    compare_refuses(bad, cols,
+                    "cut73.mat: no variable 'yout': matio reads no variable in the file (a "
+                    "truncated or damaged file?)");
+    /* Classes named as MATLAB names them (a double was "a MATLAB object"). */
+    path_of("ok.mat", ok, sizeof ok);
+    compare_refuses(ok, "t=tout.time,x=yout:2,v=yout:3",
+                    "ok.mat: 'tout.time': no field 'time': a 1000 x 1 double array, expected a "
+                    "1 x 1 struct");
+}
+
 int main(void)
 {
     tu_mkdtemp(g_dir, sizeof g_dir);
@@ -260,7 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variant_counts),   cmocka_unit_test(test_generated_values),
         cmocka_unit_test(test_study_text),       cmocka_unit_test(test_study_files),
-        cmocka_unit_test(test_sweep_exit_codes),
+        cmocka_unit_test(test_sweep_exit_codes), cmocka_unit_test(test_mat_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
