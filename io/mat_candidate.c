@@ -258,6 +258,48 @@ static int check_v5_elements(const char *file, stsl_error *err)
     return rc;
 }
 
+/* A v4 file is variables one after another, each a 20-byte header (type
+ * MOPT, rows, columns, imaginary flag, name length), its name and its
+ * data: a header whose name or data runs past the end of the file is a
+ * truncated file or not a MAT file at all (matio would allocate the
+ * name's claimed length, up to 2 GB, on every pass over the variables). */
+static int check_v4_elements(const char *file, stsl_error *err)
+{
+    static const int PREC_BYTES[6] = {8, 4, 4, 2, 2, 1}; /* P digit */
+    FILE *f = fopen(file, "rb");
+    if (!f) return STSL_OK; /* matio opened it; its reads will say */
+    unsigned char h[20];
+    int rc = STSL_OK;
+    struct stat st;
+    long long size = fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0, at = 0;
+    for (int k = 1; !rc && at + 20 <= size; k++) {
+        if (fseek(f, (long)at, SEEK_SET) || fread(h, 1, 20, f) != 20) break;
+        long long v[5];
+        for (int swap = 0; swap < 2; swap++) {
+            for (int j = 0; j < 5; j++) {
+                uint32_t u = 0;
+                for (int i = 0; i < 4; i++)
+                    u |= (uint32_t)h[4 * j + (swap ? 3 - i : i)] << (8 * i);
+                v[j] = (int32_t)u;
+            }
+            if (v[0] >= 0 && v[0] < 5000) break; /* the byte order that reads a type */
+        }
+        long prec = (long)(v[0] / 10 % 10);
+        double data =
+            (double)v[1] * (double)v[2] * (prec < 6 ? PREC_BYTES[prec] : 8) * (v[3] ? 2.0 : 1.0);
+        double left = (double)(size - at - 20);
+        if (v[0] < 0 || v[0] >= 5000 || prec > 5 || v[1] < 0 || v[2] < 0 || v[4] < 1 ||
+            (double)v[4] + data > left)
+            rc = stsl_error_set(err, STSL_EINPUT,
+                                "%s: truncated or not a MAT file: variable %d (at byte %lld) "
+                                "declares %.4g bytes, the file has %.0f after its header",
+                                file, k, at, (double)v[4] + data, left);
+        at += 20 + v[4] + (long long)data;
+    }
+    fclose(f);
+    return rc;
+}
+
 /* ---- plain MAT files: variables and struct fields ------------------------------ */
 
 /* Number of variables matio can only see as objects (it cannot even read
@@ -574,11 +616,14 @@ int stsl_mat_read_columns(const char *path, const char *const names_in[STSL_N_RO
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: not a MAT file matio can read (MAT v4, v5, v7 or v7.3)", path);
     modelica m;
-    int rc = Mat_GetVersion(mat) == MAT_FT_MAT5 ? check_v5_elements(path, err) : STSL_OK;
+    enum mat_ft version = Mat_GetVersion(mat);
+    int rc = version == MAT_FT_MAT5   ? check_v5_elements(path, err)
+             : version == MAT_FT_MAT4 ? check_v4_elements(path, err)
+                                      : STSL_OK;
     int is_mod = rc ? 0 : modelica_open(mat, path, &m, err);
     if (is_mod < 0) rc = err ? err->code : STSL_EINPUT;
     const char *names[STSL_N_ROLES] = {names_in[0], names_in[1], names_in[2], names_in[3]};
-    if (!names[STSL_ROLE_F] && !friction_required &&
+    if (!rc && !names[STSL_ROLE_F] && !friction_required &&
         has_source(mat, is_mod > 0 ? &m : NULL, "friction"))
         names[STSL_ROLE_F] = "friction";
     long len[STSL_N_ROLES] = {0};

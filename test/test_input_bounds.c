@@ -353,6 +353,15 @@ static void test_mat_candidates(void **state)
     compare_refuses(bad, cols,
                     "cut73.mat: no variable 'yout': matio reads no variable in the file (a "
                     "truncated or damaged file?)");
+    /* A v4 file (no header: known by its name) whose second variable
+     * claims a 1.4 GB name: matio allocated it on every pass over the
+     * variables (found by fuzz_mat). */
+    static const int32_t v4[] = {0, 1, 2, 0, 4, 0x74, 0, 0, 0, 0x3ff00000, 0, 1, 1, 0, 0x54414d4c};
+    path_of("v4.mat", bad, sizeof bad);
+    write_bytes(bad, (const char *)v4, sizeof v4);
+    compare_refuses(bad, "t=t,x=t,v=t",
+                    "v4.mat: truncated or not a MAT file: variable 2 (at byte 40) declares "
+                    "1.414e+09 bytes, the file has 0 after its header");
     /* Classes named as MATLAB names them (a double was "a MATLAB object"). */
     path_of("ok.mat", ok, sizeof ok);
     compare_refuses(ok, "t=tout.time,x=yout:2,v=yout:3",
