@@ -13,6 +13,7 @@
 #include <matio.h>
 
 #include "io/h5_bounds.h"
+#include "io/mat_bounds.h"
 #include "io/mat_sink.h"
 
 /* Longest source path (variable plus fields). */
@@ -44,16 +45,20 @@ static void matio_quiet(void)
     pthread_once(&once, install_quiet_log);
 }
 
-int stsl_mat_is_mat_file(const char *path)
+/* 1 when the file starts with the "MATLAB" text of v5, v7 and v7.3. */
+static int has_text_header(const char *path)
 {
     char head[6] = {0};
     FILE *f = fopen(path, "rb");
-    if (f) {
-        size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (n == sizeof head && !memcmp(head, "MATLAB", 6)) return 1;
-    }
-    return stsl_mat_path(path);
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && !memcmp(head, "MATLAB", 6);
+}
+
+int stsl_mat_is_mat_file(const char *path)
+{
+    return has_text_header(path) || stsl_mat_path(path);
 }
 
 /* ---- numbers out of a matio variable ------------------------------------------ */
@@ -224,79 +229,6 @@ static int bounded_read(mat_t *mat, const char *file, const char *name, matvar_t
                             "damaged",
                             file, name, class_word(info, what, sizeof what));
     Mat_VarFree(info);
-    return rc;
-}
-
-/* A v5/v7 file is a 128-byte header and tagged elements (type, byte count),
- * one per variable: an element that ends past the end of the file is a
- * truncated file, whichever variable is asked for (matio would read the
- * part that is there and leave the rest as it found it). */
-static int check_v5_elements(const char *file, stsl_error *err)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) return STSL_OK; /* matio opened it; its reads will say */
-    unsigned char head[128], tag[8];
-    int rc = STSL_OK;
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && fread(head, 1, sizeof head, f) == sizeof head) {
-        int swap = head[126] == 'M'; /* "MI": written big-endian */
-        long long size = (long long)st.st_size, at = 128;
-        for (int k = 1; !rc && at + 8 <= size; k++) {
-            if (fseek(f, (long)at, SEEK_SET) || fread(tag, 1, 8, f) != 8) break;
-            unsigned long long n = 0;
-            for (int i = 0; i < 4; i++)
-                n |= (unsigned long long)tag[swap ? 7 - i : 4 + i] << (8 * i);
-            if ((long long)n > size - at - 8)
-                rc = stsl_error_set(err, STSL_EINPUT,
-                                    "%s: truncated: variable %d (at byte %lld) needs %llu bytes, "
-                                    "the file ends %lld bytes later",
-                                    file, k, at, n + 8, size - at);
-            at += 8 + (long long)n;
-        }
-    }
-    fclose(f);
-    return rc;
-}
-
-/* A v4 file is variables one after another, each a 20-byte header (type
- * MOPT, rows, columns, imaginary flag, name length), its name and its
- * data: a header whose name or data runs past the end of the file is a
- * truncated file or not a MAT file at all (matio would allocate the
- * name's claimed length, up to 2 GB, on every pass over the variables). */
-static int check_v4_elements(const char *file, stsl_error *err)
-{
-    static const int PREC_BYTES[6] = {8, 4, 4, 2, 2, 1}; /* P digit */
-    FILE *f = fopen(file, "rb");
-    if (!f) return STSL_OK; /* matio opened it; its reads will say */
-    unsigned char h[20];
-    int rc = STSL_OK;
-    struct stat st;
-    long long size = fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0, at = 0;
-    for (int k = 1; !rc && at + 20 <= size; k++) {
-        if (fseek(f, (long)at, SEEK_SET) || fread(h, 1, 20, f) != 20) break;
-        long long v[5];
-        for (int swap = 0; swap < 2; swap++) {
-            for (int j = 0; j < 5; j++) {
-                uint32_t u = 0;
-                for (int i = 0; i < 4; i++)
-                    u |= (uint32_t)h[4 * j + (swap ? 3 - i : i)] << (8 * i);
-                v[j] = (int32_t)u;
-            }
-            if (v[0] >= 0 && v[0] < 5000) break; /* the byte order that reads a type */
-        }
-        long prec = (long)(v[0] / 10 % 10);
-        double data =
-            (double)v[1] * (double)v[2] * (prec < 6 ? PREC_BYTES[prec] : 8) * (v[3] ? 2.0 : 1.0);
-        double left = (double)(size - at - 20);
-        if (v[0] < 0 || v[0] >= 5000 || prec > 5 || v[1] < 0 || v[2] < 0 || v[4] < 1 ||
-            (double)v[4] + data > left)
-            rc = stsl_error_set(err, STSL_EINPUT,
-                                "%s: truncated or not a MAT file: variable %d (at byte %lld) "
-                                "declares %.4g bytes, the file has %.0f after its header",
-                                file, k, at, (double)v[4] + data, left);
-        at += 20 + v[4] + (long long)data;
-    }
-    fclose(f);
     return rc;
 }
 
@@ -611,15 +543,16 @@ int stsl_mat_read_columns(const char *path, const char *const names_in[STSL_N_RO
 {
     memset(out, 0, sizeof *out);
     matio_quiet();
+    /* Without the text header matio tries v4, and its probe allocates the
+     * first name's claimed length: the headers are checked first. */
+    int rc = has_text_header(path) ? STSL_OK : stsl_mat_check_v4(path, err);
+    if (rc) return rc;
     mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
     if (!mat)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: not a MAT file matio can read (MAT v4, v5, v7 or v7.3)", path);
     modelica m;
-    enum mat_ft version = Mat_GetVersion(mat);
-    int rc = version == MAT_FT_MAT5   ? check_v5_elements(path, err)
-             : version == MAT_FT_MAT4 ? check_v4_elements(path, err)
-                                      : STSL_OK;
+    if (Mat_GetVersion(mat) == MAT_FT_MAT5) rc = stsl_mat_check_v5(path, err);
     int is_mod = rc ? 0 : modelica_open(mat, path, &m, err);
     if (is_mod < 0) rc = err ? err->code : STSL_EINPUT;
     const char *names[STSL_N_ROLES] = {names_in[0], names_in[1], names_in[2], names_in[3]};

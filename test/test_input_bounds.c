@@ -342,8 +342,8 @@ static void test_mat_candidates(void **state)
     path_of("cut.mat", bad, sizeof bad);
     copy_bytes(ok, bad, 20000, 0, NULL);
     compare_refuses(bad, cols,
-                    "cut.mat: truncated: variable 1 (at byte 128) needs 24056 bytes, the file "
-                    "ends 19872 bytes later");
+                    "cut.mat: truncated or damaged: variable 1 (at byte 128): needs 24056 bytes, "
+                    "the file ends 19872 bytes later");
     /* A v7.3 (HDF5) file cut short: nothing readable, said so (it was
      * "no variable 't' (variables: none ...)"). */
     path_of("ok73.mat", ok, sizeof ok);
