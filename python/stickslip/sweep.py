@@ -6,6 +6,7 @@ The threads spend their time inside the C call, where cffi has released the
 GIL, so `jobs` threads run the variants in parallel.
 """
 import concurrent.futures
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -37,11 +38,24 @@ class Sweep:
 
 
 def _variants(vary):
+    """vary as keys, flat value arrays and the number of variants, or why not."""
+    if not isinstance(vary, Mapping):
+        raise TypeError("sweep: vary must be a mapping {key path: array of values}, "
+                        f"e.g. {{'friction.dynamic': [1, 2]}} (got a {type(vary).__name__})")
+    if not vary:
+        raise InputError("sweep: vary is empty: give at least one {key path: array of values}")
     keys = list(vary)
+    for k in keys:
+        if not isinstance(k, str):
+            raise TypeError(f"sweep: vary's keys are key paths such as 'friction.dynamic' (got {k!r})")
     values = [np.asarray(vary[k]).ravel() for k in keys]
     n = {len(v) for v in values}
     if len(n) != 1:
-        raise InputError("sweep: every array in vary must have the same length (one row per variant)")
+        got = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, values))
+        raise InputError("sweep: every array in vary must have the same length (one row per "
+                         f"variant); got {got}")
+    if 0 in n:
+        raise InputError("sweep: the arrays in vary are empty: no variants to run")
     return keys, values, n.pop()
 
 

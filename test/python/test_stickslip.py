@@ -374,6 +374,21 @@ def test_gil_released_during_run():
     assert gap < 0.5 * (t1 - t0), f"the other thread stood still for {gap:.3f} of {t1 - t0:.3f} s"
 
 
+def test_sweep_vary_misuse_says_what_vary_is():
+    """vary as a list, an empty mapping, unequal or empty arrays: a message
+    about vary (a list raised TypeError from indexing it; an empty mapping
+    the 'same length' message)."""
+    cfg = ss.Config.from_dict(CHEAP)
+    with pytest.raises(TypeError, match=r"vary must be a mapping \{key path: array of values\}.*got a list"):
+        ss.sweep(cfg, vary=["friction.dynamic", [1.0, 2.0]])
+    with pytest.raises(ss.InputError, match="vary is empty"):
+        ss.sweep(cfg, vary={})
+    with pytest.raises(ss.InputError, match=r"same length .*got friction.dynamic: 2, element.mass: 1"):
+        ss.sweep(cfg, vary={"friction.dynamic": [1.0, 2.0], "element.mass": [1.0]})
+    with pytest.raises(ss.InputError, match="empty: no variants"):
+        ss.sweep(cfg, vary={"friction.dynamic": []})
+
+
 def test_gil_released_during_sweep():
     cfg = ss.Config.from_dict(CHEAP)
     state, th = _counter()
