@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include <matio.h>
+#include <zlib.h>
 
 #include "io/study.h"
 #include "test/testutil.h"
@@ -297,6 +298,26 @@ static void copy_bytes(const char *src, const char *dst, long n, long at, const 
     free(b);
 }
 
+/* `dst`: the v5 header of `src` and its first element (`len` bytes from
+ * byte 128, tag included) as one v7 compressed element. */
+static void write_v7_copy(const char *src, const char *dst, long len)
+{
+    unsigned char *b = malloc(128 + (size_t)len);
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, 128 + (size_t)len, f), 128 + (size_t)len);
+    fclose(f);
+    uLongf zlen = compressBound((uLong)len);
+    unsigned char *out = malloc(128 + 8 + zlen);
+    memcpy(out, b, 128);
+    assert_int_equal(compress2(out + 136, &zlen, b + 128, (uLong)len, 6), Z_OK);
+    const uint32_t tag[2] = {15, (uint32_t)zlen}; /* miCOMPRESSED, little-endian host */
+    memcpy(out + 128, tag, 8);
+    write_bytes(dst, (const char *)out, 136 + zlen);
+    free(out);
+    free(b);
+}
+
 /* `compare` exits 2 with one line containing `want`. */
 static void compare_refuses(const char *cand, const char *cols, const char *want)
 {
@@ -337,6 +358,17 @@ static void test_mat_candidates(void **state)
              "bytes), more than the file of %ld bytes can hold: a truncated or damaged file",
              size);
     compare_refuses(bad, cols, want);
+    /* The same variable compressed (v7, as MATLAB and Simulink save by
+     * default): the claim is checked against 1100 times the file, deflate's
+     * bound, and still refused. */
+    path_of("huge7.mat", ok, sizeof ok);
+    write_v7_copy(bad, ok, 24056);
+    snprintf(want, sizeof want,
+             "huge7.mat: variable 'yout' declares a 100000000 x 3 double array (at least 3e+08 "
+             "bytes), more than the file of %ld bytes can hold compressed",
+             file_size(ok));
+    compare_refuses(ok, cols, want);
+    path_of("ok.mat", ok, sizeof ok);
     /* Cut inside yout's data (24056 bytes from byte 128): it was compared
      * as if the missing rows were there, with exit 0. */
     path_of("cut.mat", bad, sizeof bad);
