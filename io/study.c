@@ -359,15 +359,22 @@ static int vary_key(ctx *c, yaml_node_pair_t *p, vkey *k)
 }
 
 /* Each key of the mapping `id` (vary, sample.ranges), read by `one`. */
-static int key_list(ctx *c, int id, const char *path, const char *what,
+static int key_list(ctx *c, int id, const char *path, const char *what, const char *example,
                     int (*one)(ctx *, yaml_node_pair_t *, vkey *))
 {
+    char got[64];
     stsl_study *s = c->s;
+    yaml_node_t *m = node(c, id);
+    /* A list (keys written with "- ") or nothing: say what the mapping holds. */
+    if (m->type != YAML_MAPPING_NODE)
+        return fail(c, id, path, "expected a mapping of key paths%s, e.g. {%s} (got %s)", what,
+                    example, describe(m, got, sizeof got));
     int rc = check_map(c, id, path, NULL);
     if (rc) return rc;
-    yaml_node_t *m = node(c, id);
     long n = (long)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-    if (n == 0) return fail(c, id, path, "expected at least one key%s", what);
+    if (n == 0)
+        return fail(c, id, path, "expected at least one key%s, e.g. {%s} (got an empty mapping)",
+                    what, example);
     if (n > STSL_STUDY_MAX_KEYS)
         return fail(c, id, path, "at most %d keys (got %ld)", STSL_STUDY_MAX_KEYS, n);
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; !rc && p < m->data.mapping.pairs.top;
@@ -459,7 +466,9 @@ static int sample(ctx *c, int id)
     if (!rc) rc = count(c, n_id, "sample.n", 1, STSL_STUDY_MAX_VARIANTS, &s->n_variants);
     /* MT19937 takes an unsigned long seed; 2^32 - 1 is portable. */
     if (!rc && seed_id) rc = count(c, seed_id, "sample.seed", 0, 4294967295.0, &seed);
-    if (!rc) rc = key_list(c, r_id, "sample.ranges", ": [low, high]", range_key);
+    if (!rc)
+        rc = key_list(c, r_id, "sample.ranges", ": [low, high]", "friction.dynamic: [0.5, 2]",
+                      range_key);
     if (!rc) rc = max_values(c, n_id, "sample.n", s->n_variants, s->n_keys);
     if (rc) return rc;
     s->seed = (unsigned long)seed;
@@ -563,7 +572,9 @@ static int load_top(ctx *c)
     s->combine = (stsl_combine)v;
     if (!rc && store_id) rc = pick(c, store_id, "store", STORE_NAMES, &v);
     s->store = store_id ? (stsl_store)v : STSL_STORE_SUMMARY;
-    if (!rc && vary_id) rc = key_list(c, vary_id, "vary", " to vary", vary_key);
+    if (!rc && vary_id)
+        rc = key_list(c, vary_id, "vary", " to vary", "friction.dynamic: {linspace: [0.5, 2, 4]}",
+                      vary_key);
     if (!rc && vary_id) rc = vary_count(c, combine_id ? combine_id : vary_id);
     if (!rc && sample_id) rc = sample(c, sample_id);
     return rc;

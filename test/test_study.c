@@ -251,8 +251,17 @@ static void test_errors(void **state)
          "s.yaml:3: combine: must be one of: grid, zip (got 'cross')"},
         {BASE "vary: {a.b: {values: [1]}}\nstore: all\n",
          "s.yaml:3: store: must be one of: summary, events, full (got 'all')"},
-        {BASE "vary: {}\n", "s.yaml:2: vary: expected at least one key to vary"},
-        {BASE "vary: [1]\n", "s.yaml:2: vary: expected a mapping (got a sequence)"},
+        {BASE "vary: {}\n",
+         "s.yaml:2: vary: expected at least one key to vary, e.g. {friction.dynamic: {linspace: "
+         "[0.5, 2, 4]}} (got an empty mapping)"},
+        {BASE "vary: [1]\n",
+         "s.yaml:2: vary: expected a mapping of key paths to vary, e.g. {friction.dynamic: "
+         "{linspace: [0.5, 2, 4]}} (got a sequence)"},
+        {BASE "vary:\n  - friction.dynamic: {values: [1, 2]}\n",
+         "s.yaml:3: vary: expected a mapping of key paths to vary"},
+        {BASE "sample: {method: latin_hypercube, n: 2, ranges: {}}\n",
+         "s.yaml:2: sample.ranges: expected at least one key: [low, high], e.g. "
+         "{friction.dynamic: [0.5, 2]} (got an empty mapping)"},
         {BASE "vary:\n  a.b: {values: [1]}\n  a.b: {values: [2]}\n",
          "s.yaml:4: vary.a.b: duplicate key (first given on line 3)"},
         {BASE "vary:\n  a..b: {values: [1]}\n", "s.yaml:3: vary.a..b: not a configuration key"},
