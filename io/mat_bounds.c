@@ -3,6 +3,7 @@
  * "Level 4" appendix). */
 #include "io/mat_bounds.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,10 +168,12 @@ static int inflated(walk *w, const unsigned char *z, size_t n)
             if (!o) break;
             out = o;
         }
+        /* zlib counts in uInt: at most 4 GiB a call. */
+        uInt give = cap - used > UINT_MAX ? UINT_MAX : (uInt)(cap - used);
         s.next_out = out + used;
-        s.avail_out = (uInt)(cap - used);
+        s.avail_out = give;
         zr = inflate(&s, Z_NO_FLUSH);
-        used = cap - s.avail_out;
+        used += give - s.avail_out;
     }
     /* A stream that ends early still starts a matrix: walk what came out. */
     if (zr != Z_STREAM_END && zr != Z_OK && zr != Z_BUF_ERROR)
