@@ -14,8 +14,9 @@
 
 #include "io/h5_bounds.h"
 
-enum { MI_INT8 = 1, MI_INT32 = 5, MI_MATRIX = 14, MI_COMPRESSED = 15 };
-enum { MX_CELL = 1, MX_STRUCT = 2, MX_OBJECT = 3 };
+enum { MI_INT8 = 1, MI_INT32 = 5, MI_UINT32 = 6, MI_MATRIX = 14, MI_COMPRESSED = 15 };
+/* Array classes (the low byte of the array flags). */
+enum { MX_CELL = 1, MX_STRUCT = 2, MX_CHAR = 4, MX_SPARSE = 5, MX_UINT64 = 15, MX_FUNCTION = 16 };
 
 /* ---- v4 ---------------------------------------------------------------------------- */
 
@@ -61,9 +62,9 @@ int stsl_mat_check_v4(const char *path, stsl_error *err)
 
 typedef struct walk {
     const char *path;
-    int swap; /* the file is big-endian ("MI") */
-    int var;  /* 1-based, for messages */
-    long long at;
+    int swap;           /* the file is big-endian ("MI") */
+    int var;            /* 1-based, for messages */
+    long long at, size; /* the variable's offset; the file's size */
     stsl_error *err;
 } walk;
 
@@ -80,68 +81,93 @@ static int damaged(const walk *w, const char *what)
                           w->var, w->at, what);
 }
 
-static int elements(walk *w, const unsigned char *b, size_t n, int depth);
+/* A length field at b: four bytes in the file's byte order. */
+static size_t pad8(uint32_t len)
+{
+    return ((size_t)len + 7) & ~(size_t)7;
+}
 
-/* The sub-elements of one matrix (b[0..n), after its tag).  Flags, then
- * dimensions, then the name; a struct or object then gives its field
- * name length and names, and its fields (a cell: its cells) follow as
- * matrices, one tag (8 bytes) each at least. */
+static int nested(walk *w, const unsigned char *b, size_t n, size_t at, double count, int depth);
+
+/* One matrix's contents b[0..n) (after its tag), checked at the positions
+ * matio reads them (mat5.c: Mat_VarReadNextInfo5, ReadRankDims,
+ * ReadNextStructField, ReadNextCell): by position, not by the
+ * sub-elements' own lengths.  Every length matio allocates by must fit in
+ * what follows; a struct's or cell's count (matio allocates a pointer and
+ * an empty variable for each) at least a tag each; and the elements of a
+ * numeric or char field or cell at least a byte each (matio reads small
+ * ones whole while it lists the variables). */
 static int matrix(walk *w, const unsigned char *b, size_t n, int depth)
 {
     if (depth > STSL_MAT_MAX_DEPTH) return damaged(w, "structs or cells nested too deep");
-    int rc = elements(w, b, n, depth);
-    if (rc) return rc;
-    int klass = -1;
-    double cells = 1.0, fields = 1.0, name_len = 0.0;
-    size_t at = 0;
-    for (int k = 0; at + 8 <= n && k < 5; k++) {
-        uint32_t word = u32(w, b + at);
-        int small = word >> 16 != 0; /* up to 4 bytes inside the tag */
-        uint32_t type = small ? word & 0xffff : word, len = small ? word >> 16 : u32(w, b + at + 4);
-        const unsigned char *d = b + at + (small ? 4 : 8); /* len bytes: elements() checked */
-        if (k == 0 && len >= 4) klass = (int)(u32(w, d) & 0xff);
-        if (k == 1 && type == MI_INT32)
-            for (uint32_t i = 0; i + 4 <= len; i += 4)
-                cells *= (double)(int32_t)u32(w, d + i);
-        if (k == 3 && type == MI_INT32 && len >= 4) name_len = (double)u32(w, d);
-        if (k == 4 && type == MI_INT8 && name_len > 0) fields = (double)len / name_len;
-        at += small ? 8 : 8 + (((size_t)len + 7) & ~(size_t)7);
+    if (n < 24) return damaged(w, "a matrix header cut short");
+    uint32_t ftype = u32(w, b), dtype = u32(w, b + 16), dlen = u32(w, b + 20);
+    int klass = ftype == MI_UINT32 || ftype == MI_INT32 ? (int)(u32(w, b + 8) & 0xff) : 0;
+    int complex = ftype == MI_UINT32 || ftype == MI_INT32 ? (u32(w, b + 8) & 0x800) != 0 : 0;
+    size_t at = 24;
+    double count = 1.0;
+    if (dtype == MI_INT32) {
+        size_t rank = dlen / 4, bytes = rank * 4 + (rank % 2 ? 4 : 0);
+        if (bytes > n - at) return damaged(w, "dimensions past the end of the matrix");
+        for (size_t i = 0; i < rank; i++)
+            count *= (double)u32(w, b + at + 4 * i);
+        at += bytes;
     }
-    if (klass != MX_CELL && klass != MX_STRUCT && klass != MX_OBJECT) return STSL_OK;
-    if (cells < 0 || cells * (klass == MX_CELL ? 1.0 : fields) * 8.0 > (double)n) {
-        char what[160];
-        snprintf(what, sizeof what, "a %s claims %.4g %s in %zu bytes",
-                 klass == MX_CELL ? "cell array" : "struct", cells * fields,
-                 klass == MX_CELL ? "cells" : "fields", n);
+    if (n - at < 8) return damaged(w, "a matrix without its name");
+    if (u32(w, b + at) == MI_INT8) {
+        size_t len = pad8(u32(w, b + at + 4));
+        if (len > n - at - 8) return damaged(w, "a name past the end of the matrix");
+        at += len;
+    }
+    at += 8;
+    if (klass == MX_STRUCT) {
+        if (n - at < 16) return damaged(w, "a struct without its field names");
+        uint32_t fsize = u32(w, b + at + 4), ntag = u32(w, b + at + 8);
+        at += 16;
+        double fields = 0.0;
+        if (ntag == MI_INT8 && fsize > 0) {
+            uint32_t len = u32(w, b + at - 4);
+            if (pad8(len) > n - at) return damaged(w, "field names past the end of the matrix");
+            fields = (double)(len / fsize);
+            at += pad8(len);
+        } else if (ntag >> 16 && fsize > 0)
+            fields = (double)((ntag >> 16) / fsize);
+        return nested(w, b, n, at, count * fields, depth);
+    }
+    if (klass == MX_CELL) return nested(w, b, n, at, count, depth);
+    if (klass == MX_FUNCTION && count * 8.0 > (double)w->size)
+        return damaged(w, "a function handle array larger than the file");
+    /* A variable's own data is not read while matio lists the variables;
+     * mat_candidate.c checks it against the file size, naming it. */
+    int counted = depth > 1 && klass >= MX_CHAR && klass != MX_SPARSE && klass <= MX_UINT64;
+    if (counted && count * (complex ? 2.0 : 1.0) > (double)(n - at)) {
+        char what[128];
+        snprintf(what, sizeof what, "%.4g elements declared in %zu bytes of data", count, n - at);
         return damaged(w, what);
     }
     return STSL_OK;
 }
 
-/* Tagged elements filling b[0..n): each within it, matrices walked. */
-static int elements(walk *w, const unsigned char *b, size_t n, int depth)
+/* The `count` fields or cells after b[at], each a matrix tag and its
+ * contents (an empty one: the tag alone). */
+static int nested(walk *w, const unsigned char *b, size_t n, size_t at, double count, int depth)
 {
-    size_t at = 0;
-    while (at < n) {
-        if (n - at < 8) return damaged(w, "an element cut short");
-        uint32_t type = u32(w, b + at);
-        if (type >> 16) { /* small element: up to 4 bytes inside its tag */
-            if (type >> 16 > 4) return damaged(w, "a small element longer than 4 bytes");
-            at += 8;
-            continue;
-        }
+    if (count * 8.0 > (double)(n - at)) {
+        char what[128];
+        snprintf(what, sizeof what, "a struct or cell claims %.4g members in %zu bytes", count,
+                 n - at);
+        return damaged(w, what);
+    }
+    for (double k = 0; k < count && n - at >= 8; k++) {
+        if (u32(w, b + at) != MI_MATRIX) return STSL_OK; /* matio stops here too */
         uint32_t len = u32(w, b + at + 4);
         size_t room = n - at - 8;
-        /* matio's v7 writer claims a few bytes too many for a matrix that
-         * holds text (two a character, it writes one), and so do the
-         * matrices around it; readers follow the contents.  A matrix is
-         * walked within what is there; data must fit. */
-        if (type == MI_MATRIX) {
+        if (len) {
             int rc = matrix(w, b + at + 8, len < room ? len : room, depth + 1);
             if (rc) return rc;
-        } else if (len > room)
-            return damaged(w, "an element runs past the end of its matrix");
-        at += 8 + (((size_t)len + 7) & ~(size_t)7); /* padded; the last may not be */
+        }
+        if (pad8(len) >= room) return STSL_OK;
+        at += 8 + pad8(len);
     }
     return STSL_OK;
 }
@@ -180,8 +206,8 @@ static int inflated(walk *w, const unsigned char *z, size_t n)
         rc = damaged(w, "its compressed data cannot be inflated");
     else if (zr == Z_OK)
         rc = damaged(w, "it inflates to more than 1100 times its size");
-    else
-        rc = elements(w, out, used, 0);
+    else if (used >= 8 && u32(w, out) == MI_MATRIX) /* matio reads the one matrix */
+        rc = matrix(w, out + 8, u32(w, out + 4) < used - 8 ? u32(w, out + 4) : used - 8, 1);
     inflateEnd(&s);
     free(out);
     return rc;
@@ -194,13 +220,13 @@ int stsl_mat_check_v5(const char *path, stsl_error *err)
     unsigned char head[128], tag[8];
     struct stat st;
     int rc = STSL_OK;
-    walk w = {path, 0, 0, 128, err};
+    walk w = {path, 0, 0, 128, 0, err};
     if (fstat(fileno(f), &st) != 0 || fread(head, 1, sizeof head, f) != sizeof head) {
         fclose(f);
         return STSL_OK;
     }
     w.swap = head[126] == 'M'; /* "MI": written big-endian */
-    long long size = (long long)st.st_size;
+    long long size = w.size = (long long)st.st_size;
     while (!rc && w.at + 8 <= size) {
         w.var++;
         if (fseek(f, (long)w.at, SEEK_SET) || fread(tag, 1, 8, f) != 8) break;

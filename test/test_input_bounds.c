@@ -358,6 +358,15 @@ static void test_mat_candidates(void **state)
              "bytes), more than the file of %ld bytes can hold: a truncated or damaged file",
              size);
     compare_refuses(bad, cols, want);
+    /* yout's name (a small element at byte 168) made an 8-byte tag claiming
+     * a 2 GB name: matio allocated it while listing the variables (found
+     * by fuzz_mat). */
+    path_of("name.mat", ok, sizeof ok);
+    copy_bytes(bad, ok, size, 168, "\x01\x00\x00\x00");
+    copy_bytes(ok, ok, size, 172, "\xff\xff\xff\x7f");
+    compare_refuses(ok, cols,
+                    "name.mat: truncated or damaged: variable 1 (at byte 128): a name past the end "
+                    "of the matrix");
     /* The same variable compressed (v7, as MATLAB and Simulink save by
      * default): the claim is checked against 1100 times the file, deflate's
      * bound, and still refused. */
