@@ -1,6 +1,6 @@
-/* mat_bounds.c - a MAT file's framing checked before matio reads it (see
+/* mat_bounds.c - a MAT file's claims checked before matio reads it (see
  * mat_bounds.h; the v5 layout is MathWorks' "MAT-File Format", v4 its
- * "Level 4" appendix). */
+ * "Level 4" appendix, the read positions matio 1.5's mat5.c). */
 #include "io/mat_bounds.h"
 
 #include <limits.h>
@@ -81,7 +81,7 @@ static int damaged(const walk *w, const char *what)
                           w->var, w->at, what);
 }
 
-/* A length field at b: four bytes in the file's byte order. */
+/* A data element's length with its padding to 8 bytes. */
 static size_t pad8(uint32_t len)
 {
     return ((size_t)len + 7) & ~(size_t)7;
