@@ -169,9 +169,9 @@ static const char *class_word(const matvar_t *v, char *buf, size_t sz)
         break;
     }
     if (!kind || is_object(v)) return "a MATLAB object";
-    size_t at = (size_t)snprintf(buf, sz, "a ");
+    size_t at = (size_t)snprintf(buf, sz, "a");
     for (int k = 0; k < v->rank && at < sz; k++)
-        at += (size_t)snprintf(buf + at, sz - at, "%s%zu", k ? " x " : "", v->dims[k]);
+        at += (size_t)snprintf(buf + at, sz - at, "%s%zu", k ? " x " : " ", v->dims[k]);
     if (at < sz)
         snprintf(buf + at, sz - at, " %s%s", kind,
                  v->class_type == MAT_C_STRUCT || v->class_type == MAT_C_CELL ? "" : " array");
@@ -192,9 +192,11 @@ static double least_bytes(const matvar_t *v)
     if (v->class_type == MAT_C_SPARSE || is_object(v)) return 0.0; /* nonzeros / opaque */
     if (v->class_type != MAT_C_STRUCT && v->class_type != MAT_C_CELL)
         return n * (v->isComplex ? 2.0 : 1.0);
+    /* The members matio holds: nbytes / data_size pointers (fewer than
+     * the dimensions say when it stopped at a damaged member). */
     double sum = 0.0;
     matvar_t **sub = v->data;
-    double subs = v->class_type == MAT_C_STRUCT ? n * Mat_VarGetNumberOfFields((matvar_t *)v) : n;
+    size_t subs = v->data_size > 0 ? v->nbytes / (size_t)v->data_size : 0;
     for (size_t i = 0; sub && i < subs; i++)
         if (sub[i]) sum += least_bytes(sub[i]);
     return sum;
