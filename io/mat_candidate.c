@@ -183,13 +183,17 @@ static const char *class_word(const matvar_t *v, char *buf, size_t sz)
 /* The fewest bytes the data a variable declares can take: one per element
  * (MATLAB may store doubles as int8 or uint8 when the values fit, so the
  * class's size would be too strict), two when complex, and its struct
- * fields and cells.  In double: a crafted product may not fit 64 bits. */
+ * fields and cells; -1 when it is or holds a sparse matrix.  In double: a
+ * crafted product may not fit 64 bits. */
 static double least_bytes(const matvar_t *v)
 {
     double n = 1.0;
     for (int k = 0; k < v->rank; k++)
         n *= (double)v->dims[k];
-    if (v->class_type == MAT_C_SPARSE || is_object(v)) return 0.0; /* nonzeros / opaque */
+    /* A sparse matrix's arrays are sized by claims (nonzeros, columns) that
+     * the header does not bound, and compare takes none: -1, not read. */
+    if (v->class_type == MAT_C_SPARSE) return -1.0;
+    if (is_object(v)) return 0.0; /* opaque: matio reads nothing */
     if (v->class_type != MAT_C_STRUCT && v->class_type != MAT_C_CELL)
         return n * (v->isComplex ? 2.0 : 1.0);
     /* The members matio holds: nbytes / data_size pointers (fewer than
@@ -197,8 +201,11 @@ static double least_bytes(const matvar_t *v)
     double sum = 0.0;
     matvar_t **sub = v->data;
     size_t subs = v->data_size > 0 ? v->nbytes / (size_t)v->data_size : 0;
-    for (size_t i = 0; sub && i < subs; i++)
-        if (sub[i]) sum += least_bytes(sub[i]);
+    for (size_t i = 0; sub && i < subs; i++) {
+        double b = sub[i] ? least_bytes(sub[i]) : 0.0;
+        if (b < 0) return b;
+        sum += b;
+    }
     return sum;
 }
 
@@ -219,7 +226,12 @@ static int bounded_read(mat_t *mat, const char *file, const char *name, matvar_t
     double fsize = stat(file, &st) == 0 ? (double)st.st_size : 0.0;
     double need = least_bytes(info), room = fsize * (packed ? STSL_FILTER_RATIO : 1.0);
     int rc = STSL_OK;
-    if (need > room)
+    if (need < 0)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: variable '%s' is or holds a sparse matrix, which compare does not "
+                            "read: save full arrays (full(A) in MATLAB)",
+                            file, name);
+    else if (need > room)
         rc = stsl_error_set(err, STSL_EINPUT,
                             "%s: variable '%s' declares %s (at least %.4g bytes), more than the "
                             "file of %.0f bytes can hold%s: a truncated or damaged file",

@@ -403,6 +403,15 @@ static void test_mat_candidates(void **state)
     compare_refuses(bad, "t=t,x=t,v=t",
                     "v4.mat: truncated or not a MAT file: variable 2 (at byte 40) declares "
                     "1.414e+09 bytes, the file has 0 after its header");
+    /* A v4 sparse matrix (type 2) of 2^30 rows and no columns: no data to
+     * check, yet matio allocated 4 GB for its indices (found by
+     * fuzz_mat).  compare reads no sparse matrix. */
+    static const int32_t v4s[] = {2, 0x40000c01, 0, 0, 2, 0x74};
+    path_of("v4s.mat", bad, sizeof bad);
+    write_bytes(bad, (const char *)v4s, sizeof v4s);
+    compare_refuses(bad, "t=t,x=t,v=t",
+                    "v4s.mat: variable 't' is or holds a sparse matrix, which compare does not "
+                    "read");
     /* Classes named as MATLAB names them (a double was "a MATLAB object"). */
     path_of("ok.mat", ok, sizeof ok);
     compare_refuses(ok, "t=tout.time,x=yout:2,v=yout:3",
