@@ -1,10 +1,5 @@
 #include "io/h5_bounds.h"
 
-/* Deflate, HDF5's usual filter, compresses at most 1032:1 (a run of one
- * byte value); no real trajectory comes near.  Above that the extent is
- * not data the file holds. */
-#define FILTER_RATIO 1100.0
-
 int stsl_h5_check_rows(hid_t d, hsize_t n, const char *path, const char *name, stsl_error *err)
 {
     hsize_t fsize = 0;
@@ -21,7 +16,7 @@ int stsl_h5_check_rows(hid_t d, hsize_t n, const char *path, const char *name, s
         return stsl_error_set(err, STSL_EINPUT, "%s: dataset %s: cannot tell its size", path, name);
     /* In double: n * esize may not fit in 64 bits. */
     double need = (double)n * (double)esize;
-    double room = (double)fsize * (nfilters > 0 ? FILTER_RATIO : 1.0);
+    double room = (double)fsize * (nfilters > 0 ? STSL_FILTER_RATIO : 1.0);
     if (need <= room) return STSL_OK;
     return stsl_error_set(err, STSL_EINPUT,
                           "%s: dataset %s claims %llu rows (%.3g bytes), more than the file of "

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <matio.h>
 
+#include "io/h5_bounds.h"
+#include "io/mat_bounds.h"
 #include "io/mat_sink.h"
 
 /* Longest source path (variable plus fields). */
@@ -42,16 +45,20 @@ static void matio_quiet(void)
     pthread_once(&once, install_quiet_log);
 }
 
-int stsl_mat_is_mat_file(const char *path)
+/* 1 when the file starts with the "MATLAB" text of v5, v7 and v7.3. */
+static int has_text_header(const char *path)
 {
     char head[6] = {0};
     FILE *f = fopen(path, "rb");
-    if (f) {
-        size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (n == sizeof head && !memcmp(head, "MATLAB", 6)) return 1;
-    }
-    return stsl_mat_path(path);
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && !memcmp(head, "MATLAB", 6);
+}
+
+int stsl_mat_is_mat_file(const char *path)
+{
+    return has_text_header(path) || stsl_mat_path(path);
 }
 
 /* ---- numbers out of a matio variable ------------------------------------------ */
@@ -116,28 +123,127 @@ static size_t numel(const matvar_t *v)
     return n;
 }
 
-static const char *class_word(const matvar_t *v)
-{
-    switch (v->class_type) {
-    case MAT_C_CHAR:
-        return "a char array";
-    case MAT_C_CELL:
-        return "a cell array";
-    case MAT_C_STRUCT:
-        return "a struct";
-    case MAT_C_SPARSE:
-        return "a sparse matrix";
-    case MAT_C_EMPTY:
-        return "empty";
-    default:
-        return "a MATLAB object";
-    }
-}
-
 static int is_object(const matvar_t *v)
 {
     return v->class_type == MAT_C_OBJECT || v->class_type == MAT_C_FUNCTION ||
            v->class_type == MAT_C_OPAQUE;
+}
+
+/* MATLAB's name of a numeric class (what `class(x)` says). */
+static const char *numeric_name(const matvar_t *v)
+{
+    static const struct {
+        enum matio_classes c;
+        const char *name;
+    } NAMES[] = {{MAT_C_DOUBLE, "double"}, {MAT_C_SINGLE, "single"}, {MAT_C_INT8, "int8"},
+                 {MAT_C_UINT8, "uint8"},   {MAT_C_INT16, "int16"},   {MAT_C_UINT16, "uint16"},
+                 {MAT_C_INT32, "int32"},   {MAT_C_UINT32, "uint32"}, {MAT_C_INT64, "int64"},
+                 {MAT_C_UINT64, "uint64"}};
+    if (v->isLogical) return "logical";
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (NAMES[i].c == v->class_type) return NAMES[i].name;
+    return NULL;
+}
+
+/* What a variable is, for a message: "a 1001 x 2 double array", "a 1 x 1
+ * struct", "a MATLAB object". */
+static const char *class_word(const matvar_t *v, char *buf, size_t sz)
+{
+    const char *kind = numeric_name(v);
+    switch (v->class_type) {
+    case MAT_C_CHAR:
+        kind = "char";
+        break;
+    case MAT_C_CELL:
+        kind = "cell";
+        break;
+    case MAT_C_STRUCT:
+        kind = "struct";
+        break;
+    case MAT_C_SPARSE:
+        kind = "sparse";
+        break;
+    case MAT_C_EMPTY:
+        return "empty";
+    default:
+        break;
+    }
+    if (!kind || is_object(v)) return "a MATLAB object";
+    size_t at = (size_t)snprintf(buf, sz, "a");
+    for (int k = 0; k < v->rank && at < sz; k++)
+        at += (size_t)snprintf(buf + at, sz - at, "%s%zu", k ? " x " : " ", v->dims[k]);
+    if (at < sz)
+        snprintf(buf + at, sz - at, " %s%s", kind,
+                 v->class_type == MAT_C_STRUCT || v->class_type == MAT_C_CELL ? "" : " array");
+    return buf;
+}
+
+/* ---- bounds: what a variable declares against what the file holds ---------------- */
+
+/* The fewest bytes the data a variable declares can take: one per element
+ * (MATLAB may store doubles as int8 or uint8 when the values fit, so the
+ * class's size would be too strict), two when complex, and its struct
+ * fields and cells; -1 when it is or holds a sparse matrix.  In double: a
+ * crafted product may not fit 64 bits. */
+static double least_bytes(const matvar_t *v)
+{
+    double n = 1.0;
+    for (int k = 0; k < v->rank; k++)
+        n *= (double)v->dims[k];
+    /* A sparse matrix's arrays are sized by claims (nonzeros, columns) that
+     * the header does not bound, and compare takes none: -1, not read. */
+    if (v->class_type == MAT_C_SPARSE) return -1.0;
+    if (is_object(v)) return 0.0; /* opaque: matio reads nothing */
+    if (v->class_type != MAT_C_STRUCT && v->class_type != MAT_C_CELL)
+        return n * (v->isComplex ? 2.0 : 1.0);
+    /* The members matio holds: nbytes / data_size pointers (fewer than
+     * the dimensions say when it stopped at a damaged member). */
+    double sum = 0.0;
+    matvar_t **sub = v->data;
+    size_t subs = v->data_size > 0 ? v->nbytes / (size_t)v->data_size : 0;
+    for (size_t i = 0; sub && i < subs; i++) {
+        double b = sub[i] ? least_bytes(sub[i]) : 0.0;
+        if (b < 0) return b;
+        sum += b;
+    }
+    return sum;
+}
+
+/* Read variable `name` whole, after checking the sizes its header declares
+ * against the file's (times STSL_FILTER_RATIO when compressed: v7 per
+ * variable, v7.3 through HDF5's filters): a few bytes can declare 10^8
+ * rows, and matio would allocate for them before it found no data.
+ * *out is NULL (and STSL_OK) when there is no such variable. */
+static int bounded_read(mat_t *mat, const char *file, const char *name, matvar_t **out,
+                        stsl_error *err)
+{
+    char what[128];
+    struct stat st;
+    *out = NULL;
+    matvar_t *info = Mat_VarReadInfo(mat, name);
+    if (!info) return STSL_OK;
+    int packed = info->compression != MAT_COMPRESSION_NONE || Mat_GetVersion(mat) == MAT_FT_MAT73;
+    double fsize = stat(file, &st) == 0 ? (double)st.st_size : 0.0;
+    double need = least_bytes(info), room = fsize * (packed ? STSL_FILTER_RATIO : 1.0);
+    int rc = STSL_OK;
+    if (need < 0)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: variable '%s' is or holds a sparse matrix, which compare does not "
+                            "read: save full arrays (full(A) in MATLAB)",
+                            file, name);
+    else if (need > room)
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: variable '%s' declares %s (at least %.4g bytes), more than the "
+                            "file of %.0f bytes can hold%s: a truncated or damaged file",
+                            file, name, class_word(info, what, sizeof what), need, fsize,
+                            packed ? " compressed" : "");
+    else if (!(*out = Mat_VarRead(mat, name)))
+        rc = stsl_error_set(err, STSL_EINPUT,
+                            "%s: variable '%s' (%s) cannot be read: its data is truncated or "
+                            "damaged",
+                            file, name, class_word(info, what, sizeof what));
+    Mat_VarFree(info);
+    return rc;
 }
 
 /* ---- plain MAT files: variables and struct fields ------------------------------ */
@@ -180,6 +286,11 @@ static int no_variable(mat_t *mat, const char *file, const char *var, stsl_error
                               file, var, objects, objects == 1 ? "" : "s");
     char list[1024];
     list_variables(mat, list, sizeof list);
+    if (!list[0])
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: no variable '%s': matio reads no variable in the file (a "
+                              "truncated or damaged file?)",
+                              file, var);
     return stsl_error_set(err, STSL_EINPUT,
                           "%s: no variable '%s' (variables: %s; choose them with --columns "
                           "t=A,x=B,v=C)",
@@ -195,16 +306,19 @@ static int read_path(mat_t *mat, const char *file, const char *path, double **ou
     snprintf(buf, sizeof buf, "%s", path);
     char *field = strchr(buf, '.');
     if (field) *field++ = '\0';
-    matvar_t *top = Mat_VarRead(mat, buf), *v = top;
+    char what[128];
+    matvar_t *top = NULL;
+    int rc = bounded_read(mat, file, buf, &top, err);
+    if (rc) return rc;
     if (!top) return no_variable(mat, file, buf, err);
-    int rc = STSL_OK;
+    matvar_t *v = top;
     while (field && !rc) {
         char *next = strchr(field, '.');
         if (next) *next++ = '\0';
         if (v->class_type != MAT_C_STRUCT || numel(v) != 1)
-            rc = stsl_error_set(
-                err, STSL_EINPUT, "%s: '%s': no field '%s': %s, expected a 1 x 1 struct", file,
-                path, field, v->class_type == MAT_C_STRUCT ? "a struct array" : class_word(v));
+            rc = stsl_error_set(err, STSL_EINPUT,
+                                "%s: '%s': no field '%s': %s, expected a 1 x 1 struct", file, path,
+                                field, class_word(v, what, sizeof what));
         else if (!(v = Mat_VarGetStructFieldByName(v, field, 0)))
             rc = stsl_error_set(err, STSL_EINPUT, "%s: '%s': the struct has no field '%s'", file,
                                 path, field);
@@ -215,7 +329,7 @@ static int read_path(mat_t *mat, const char *file, const char *path, double **ou
             stsl_error_set(err, STSL_EINPUT, "%s: '%s': a MATLAB object: " EXPORT_HINT, file, path);
     else if (!rc && (!is_numeric(v) || v->isComplex || !v->data))
         rc = stsl_error_set(err, STSL_EINPUT, "%s: '%s': not numeric (%s%s), expected real numbers",
-                            file, path, v->isComplex ? "complex" : class_word(v),
+                            file, path, v->isComplex ? "complex" : class_word(v, what, sizeof what),
                             v->isComplex ? " numbers" : "");
     else if (!rc && v->rank > 2)
         rc = stsl_error_set(err, STSL_EINPUT,
@@ -253,9 +367,11 @@ static void modelica_free(modelica *m)
 }
 
 /* Row 4 of Aclass says binTrans or binNormal (default binNormal). */
-static int aclass_is_trans(mat_t *mat)
+static int aclass_is_trans(mat_t *mat, const char *file)
 {
-    matvar_t *a = Mat_VarRead(mat, "Aclass");
+    matvar_t *a = NULL;
+    stsl_error ignored;
+    bounded_read(mat, file, "Aclass", &a, &ignored); /* unreadable: binNormal */
     int trans = 0;
     if (a && a->class_type == MAT_C_CHAR && a->rank == 2 && a->dims[0] >= 4) {
         char row[16] = {0};
@@ -274,11 +390,15 @@ static int modelica_open(mat_t *mat, const char *file, modelica *m, stsl_error *
     matvar_t *probe = Mat_VarReadInfo(mat, "dataInfo");
     if (!probe) return 0;
     Mat_VarFree(probe);
-    m->trans = aclass_is_trans(mat);
-    m->name = Mat_VarRead(mat, "name");
-    m->info = Mat_VarRead(mat, "dataInfo");
-    m->data2 = Mat_VarRead(mat, "data_2");
-    m->data1 = Mat_VarRead(mat, "data_1");
+    m->trans = aclass_is_trans(mat, file);
+    int rc = bounded_read(mat, file, "name", &m->name, err);
+    if (!rc) rc = bounded_read(mat, file, "dataInfo", &m->info, err);
+    if (!rc) rc = bounded_read(mat, file, "data_2", &m->data2, err);
+    if (!rc) rc = bounded_read(mat, file, "data_1", &m->data1, err);
+    if (rc) {
+        modelica_free(m);
+        return -1;
+    }
     if (!m->name || !m->info || !m->data2 || m->name->rank != 2 || m->info->rank != 2 ||
         m->data2->rank != 2 || m->name->class_type != MAT_C_CHAR) {
         modelica_free(m);
@@ -437,15 +557,20 @@ int stsl_mat_read_columns(const char *path, const char *const names_in[STSL_N_RO
 {
     memset(out, 0, sizeof *out);
     matio_quiet();
+    /* Without the text header matio tries v4, and its probe allocates the
+     * first name's claimed length: the headers are checked first. */
+    int rc = has_text_header(path) ? STSL_OK : stsl_mat_check_v4(path, err);
+    if (rc) return rc;
     mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
     if (!mat)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: not a MAT file matio can read (MAT v4, v5, v7 or v7.3)", path);
     modelica m;
-    int is_mod = modelica_open(mat, path, &m, err);
-    int rc = is_mod < 0 ? err ? err->code : STSL_EINPUT : STSL_OK;
+    if (Mat_GetVersion(mat) == MAT_FT_MAT5) rc = stsl_mat_check_v5(path, err);
+    int is_mod = rc ? 0 : modelica_open(mat, path, &m, err);
+    if (is_mod < 0) rc = err ? err->code : STSL_EINPUT;
     const char *names[STSL_N_ROLES] = {names_in[0], names_in[1], names_in[2], names_in[3]};
-    if (!names[STSL_ROLE_F] && !friction_required &&
+    if (!rc && !names[STSL_ROLE_F] && !friction_required &&
         has_source(mat, is_mod > 0 ? &m : NULL, "friction"))
         names[STSL_ROLE_F] = "friction";
     long len[STSL_N_ROLES] = {0};

@@ -6,6 +6,7 @@
 #include "io/study.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <yaml.h>
+
+#include "io/text_input.h"
 
 #define PATH_TEXT_MAX 4096
 #define KEY_MAX       256
@@ -161,11 +164,17 @@ static int num(ctx *c, int id, const char *path, double *out)
     yaml_node_t *n = node(c, id);
     const char *s = scalar(c, id);
     char *end = NULL;
+    errno = 0;
     double v = s ? strtod(s, &end) : 0.0;
     if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || end == s || *end)
         return fail(c, id, path, "expected a number (got %s)", describe(n, got, sizeof got));
     if (!isfinite(v))
         return fail(c, id, path, "must be a finite number (got %s)", describe(n, got, sizeof got));
+    /* strtod gives 0 or a subnormal for 1e-400 with ERANGE: not the
+     * number written. */
+    if (errno == ERANGE)
+        return fail(c, id, path, "%s underflows: nonzero magnitudes must be at least %.4g",
+                    describe(n, got, sizeof got), DBL_MIN);
     *out = v;
     return STSL_OK;
 }
@@ -231,11 +240,71 @@ static int key_name(ctx *c, int id, const char *path, vkey *k)
     return STSL_OK;
 }
 
+/* variants x keys parameter values (/study/parameters; a Latin hypercube's
+ * sample in memory) within STSL_STUDY_MAX_VALUES. */
+static int max_values(ctx *c, int id, const char *path, long variants, int keys)
+{
+    if (variants <= STSL_STUDY_MAX_VALUES / keys) return STSL_OK;
+    return fail(c, id, path,
+                "%ld variants x %d keys = %.4g parameter values, more than %ld (the study limit)",
+                variants, keys, (double)variants * keys, STSL_STUDY_MAX_VALUES);
+}
+
+/* The bounds a key's `n` values must keep, checked before they are
+ * allocated: a grid's product within STSL_STUDY_MAX_VARIANTS (compared by
+ * division: the product may overflow), and variants x keys so far within
+ * STSL_STUDY_MAX_VALUES.  The keys so far hold at most that many values
+ * together, so a few lines cannot make the loader allocate more. */
+static int admit(ctx *c, int id, const char *path, long n)
+{
+    stsl_study *s = c->s;
+    int j = s->n_keys - 1; /* this key */
+    long prod = 1;
+    char dims[256] = "";
+    for (int i = 0; i <= j; i++) {
+        long ni = i < j ? s->keys[i].n : n;
+        size_t at = strlen(dims);
+        snprintf(dims + at, sizeof dims - at, "%s%ld", i ? " x " : "", ni);
+        if (i < j) prod *= ni;
+    }
+    int grid = s->combine == STSL_COMBINE_GRID;
+    if (grid && n > STSL_STUDY_MAX_VARIANTS / prod)
+        return fail(c, id, path,
+                    "the grid would have %.4g variants (%s), more than %ld (the study limit)",
+                    (double)prod * (double)n, dims, STSL_STUDY_MAX_VARIANTS);
+    return max_values(c, id, path, grid ? prod * n : n, j + 1);
+}
+
 static int alloc_vals(ctx *c, int id, const char *path, vkey *k, long n)
 {
+    int rc = admit(c, id, path, n);
+    if (rc) return rc;
     k->vals = malloc((size_t)n * sizeof *k->vals);
     k->n = n;
     return k->vals ? STSL_OK : fail(c, id, path, "out of memory for %ld values", n);
+}
+
+/* A generated value must be the finite, normal number the file asks for:
+ * stop - start beyond the largest double gives inf, and 10^e below the
+ * smallest normal double a subnormal or 0 that no one wrote. */
+static int generated(ctx *c, int id, const char *path, int is_log, double e, double v)
+{
+    if (!is_log && !isfinite(v))
+        return fail(c, id, path,
+                    "stop - start exceeds the largest double (%.4g): give a narrower "
+                    "range",
+                    DBL_MAX);
+    if (is_log && !isfinite(v))
+        return fail(c, id, path,
+                    "10^%g exceeds the largest double (%.4g): exponents must be at "
+                    "most %.4g",
+                    e, DBL_MAX, log10(DBL_MAX));
+    if (is_log && v < DBL_MIN)
+        return fail(c, id, path,
+                    "10^%g underflows below the smallest normal double (%.4g): "
+                    "exponents must be at least %.4g",
+                    e, DBL_MIN, log10(DBL_MIN));
+    return STSL_OK;
 }
 
 /* linspace / logspace [a, b, n]. */
@@ -256,7 +325,7 @@ static int spaced(ctx *c, int id, const char *path, int is_log, vkey *k)
         /* The last point is b exactly, not a + (b - a) rounded. */
         double e = i == n - 1 && n > 1 ? b : a + (b - a) * (double)i / (double)(n > 1 ? n - 1 : 1);
         k->vals[i] = is_log ? pow(10.0, e) : e;
-        if (!isfinite(k->vals[i])) return fail(c, id, path, "10^%g is not a finite number", e);
+        rc = generated(c, id, path, is_log, e, k->vals[i]);
     }
     return rc;
 }
@@ -291,15 +360,22 @@ static int vary_key(ctx *c, yaml_node_pair_t *p, vkey *k)
 }
 
 /* Each key of the mapping `id` (vary, sample.ranges), read by `one`. */
-static int key_list(ctx *c, int id, const char *path, const char *what,
+static int key_list(ctx *c, int id, const char *path, const char *what, const char *example,
                     int (*one)(ctx *, yaml_node_pair_t *, vkey *))
 {
+    char got[64];
     stsl_study *s = c->s;
+    yaml_node_t *m = node(c, id);
+    /* A list (keys written with "- ") or nothing: say what the mapping holds. */
+    if (m->type != YAML_MAPPING_NODE)
+        return fail(c, id, path, "expected a mapping of key paths%s, e.g. {%s} (got %s)", what,
+                    example, describe(m, got, sizeof got));
     int rc = check_map(c, id, path, NULL);
     if (rc) return rc;
-    yaml_node_t *m = node(c, id);
     long n = (long)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-    if (n == 0) return fail(c, id, path, "expected at least one key%s", what);
+    if (n == 0)
+        return fail(c, id, path, "expected at least one key%s, e.g. {%s} (got an empty mapping)",
+                    what, example);
     if (n > STSL_STUDY_MAX_KEYS)
         return fail(c, id, path, "at most %d keys (got %ld)", STSL_STUDY_MAX_KEYS, n);
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; !rc && p < m->data.mapping.pairs.top;
@@ -318,9 +394,7 @@ static int vary_count(ctx *c, int id)
             return fail(c, id, "combine",
                         "zip needs lists of one length (%s has %ld values, %s has %ld)",
                         s->keys[0].name, s->keys[0].n, s->keys[j].name, s->keys[j].n);
-        if (s->combine == STSL_COMBINE_GRID && n > STSL_STUDY_MAX_VARIANTS / s->keys[j].n)
-            return fail(c, id, "vary", "the grid has more than %ld variants",
-                        STSL_STUDY_MAX_VARIANTS);
+        /* Within STSL_STUDY_MAX_VARIANTS: admit() checked each key. */
         n = s->combine == STSL_COMBINE_GRID ? n * s->keys[j].n : s->keys[0].n;
     }
     s->n_variants = n;
@@ -372,6 +446,9 @@ static int range_key(ctx *c, yaml_node_pair_t *p, vkey *k)
     if (!rc) rc = num(c, it[1], path, &k->hi);
     if (!rc && !(k->lo <= k->hi))
         return fail(c, p->value, path, "low must not exceed high (got [%g, %g])", k->lo, k->hi);
+    if (!rc && !isfinite(k->hi - k->lo))
+        return fail(c, p->value, path,
+                    "high - low exceeds the largest double (%.4g): give a narrower range", DBL_MAX);
     return rc;
 }
 
@@ -390,7 +467,10 @@ static int sample(ctx *c, int id)
     if (!rc) rc = count(c, n_id, "sample.n", 1, STSL_STUDY_MAX_VARIANTS, &s->n_variants);
     /* MT19937 takes an unsigned long seed; 2^32 - 1 is portable. */
     if (!rc && seed_id) rc = count(c, seed_id, "sample.seed", 0, 4294967295.0, &seed);
-    if (!rc) rc = key_list(c, r_id, "sample.ranges", ": [low, high]", range_key);
+    if (!rc)
+        rc = key_list(c, r_id, "sample.ranges", ": [low, high]", "friction.dynamic: [0.5, 2]",
+                      range_key);
+    if (!rc) rc = max_values(c, n_id, "sample.n", s->n_variants, s->n_keys);
     if (rc) return rc;
     s->seed = (unsigned long)seed;
     s->combine = STSL_COMBINE_LATIN_HYPERCUBE;
@@ -398,42 +478,6 @@ static int sample(ctx *c, int id)
 }
 
 /* ------------------------------------------------------------------- base */
-
-/* `what`: "study" or "configuration", for the message about a directory. */
-static char *read_text(const char *path, const char *what, stsl_error *err)
-{
-    struct stat st;
-    /* fopen opens a directory; its read error would pass for an I/O one. */
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        stsl_error_set(err, STSL_EINPUT, "%s is a directory, not a %s file", path, what);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        stsl_error_set(err, STSL_EINPUT, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *b = realloc(buf, cap = 2 * cap + 4096 + 1);
-            if (!b) break;
-            buf = b;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    int bad = ferror(f) || len + 1 > cap;
-    fclose(f);
-    if (bad || !buf) {
-        free(buf);
-        stsl_error_set(err, STSL_EIO, "cannot read %s", path);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
 
 static void dir_of(const char *path, char *dir, size_t size)
 {
@@ -454,9 +498,12 @@ static int base_path(ctx *c, int id)
     if (!*p) return fail(c, id, "base", "expected a configuration file or mapping (got nothing)");
     if (n >= (int)sizeof s->base_origin) return fail(c, id, "base", "path too long");
     dir_of(s->base_origin, s->base_dir, sizeof s->base_dir);
+    /* The base is a configuration: read under the configuration's bounds. */
     stsl_error e;
-    s->base_text = read_text(s->base_origin, "configuration", &e);
-    return s->base_text ? STSL_OK : fail(c, id, "base", "%s", e.msg);
+    size_t len;
+    if (stsl_text_read(s->base_origin, &stsl_config_limits, &s->base_text, &len, &e))
+        return fail(c, id, "base", "%s", e.msg);
+    return STSL_OK;
 }
 
 /* Byte offset of (line, column) in text; columns count characters. */
@@ -526,7 +573,9 @@ static int load_top(ctx *c)
     s->combine = (stsl_combine)v;
     if (!rc && store_id) rc = pick(c, store_id, "store", STORE_NAMES, &v);
     s->store = store_id ? (stsl_store)v : STSL_STORE_SUMMARY;
-    if (!rc && vary_id) rc = key_list(c, vary_id, "vary", " to vary", vary_key);
+    if (!rc && vary_id)
+        rc = key_list(c, vary_id, "vary", " to vary", "friction.dynamic: {linspace: [0.5, 2, 4]}",
+                      vary_key);
     if (!rc && vary_id) rc = vary_count(c, combine_id ? combine_id : vary_id);
     if (!rc && sample_id) rc = sample(c, sample_id);
     return rc;
@@ -573,8 +622,11 @@ int stsl_study_load(const char *path, stsl_study **out, stsl_error *err)
 {
     char dir[PATH_TEXT_MAX];
     *out = NULL;
-    char *text = read_text(path, "study", err);
-    if (!text) return err ? err->code : STSL_EINPUT;
+    char *text = NULL;
+    size_t len;
+    /* Bounded, no NUL, valid UTF-8 (with the line), nesting, no BOM. */
+    int rc = stsl_text_read(path, &stsl_study_limits, &text, &len, err);
+    if (rc) return rc;
     dir_of(path, dir, sizeof dir);
     return load_owned(text, path, dir, out, err);
 }
@@ -582,10 +634,14 @@ int stsl_study_load(const char *path, stsl_study **out, stsl_error *err)
 int stsl_study_load_string(const char *text, const char *origin, const char *base_dir,
                            stsl_study **out, stsl_error *err)
 {
-    char *copy = strdup(text);
+    const char *where = origin && *origin ? origin : "<string>";
+    size_t start = 0;
     *out = NULL;
+    int rc = stsl_text_check(where, text, strlen(text), &stsl_study_limits, &start, err);
+    if (rc) return rc;
+    char *copy = strdup(text + start);
     if (!copy) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    return load_owned(copy, origin && *origin ? origin : "<string>", base_dir, out, err);
+    return load_owned(copy, where, base_dir, out, err);
 }
 
 void stsl_study_free(stsl_study *s)

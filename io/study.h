@@ -20,6 +20,13 @@
  *   strata and each stratum holds exactly one variant.
  * linspace [a, b, n]: a + (b - a) i / (n - 1) (b exactly at i = n - 1);
  * logspace [a, b, n]: 10^(linspace) as numpy.logspace.
+ * A generated value that is not a finite, normal double (stop - start
+ * overflowing, 10^e above 1.8e308 or below 2.2e-308) is refused, and so is
+ * a written number that underflows (1e-400 would read as 0).
+ *
+ * The file is read under the configuration's bounds (io/text_input.h:
+ * 1 MiB, 64 KiB lines, 64 levels of flow nesting, no NUL, UTF-8), and so
+ * is a base given as a path.
  *
  * Errors are STSL_EINPUT with `FILE:LINE: key.path: what is wrong`. */
 #ifndef STSL_STUDY_H
@@ -40,8 +47,16 @@ typedef enum stsl_store {
     STSL_STORE_FULL = 2     /* the row and the whole result (single-run layout) */
 } stsl_store;
 
-/* Most variants a study may have (row numbers fit an int everywhere). */
-#define STSL_STUDY_MAX_VARIANTS 2147483647L
+/* Most variants a study may have.  10^7 is beyond any study meant to be
+ * run (at the ~2 ms CPU of a short variant, 5.6 CPU-hours; a realistic
+ * 0.1-1 s variant, 12-120 CPU-days), and it bounds what a few lines of a
+ * study file can demand before any variant runs: the summary table
+ * (~250 bytes a row, 2.5 GB) and the parameters.  Counts are checked
+ * before anything is allocated, the grid product by division. */
+#define STSL_STUDY_MAX_VARIANTS 10000000L
+/* Most parameter values (variants x varied keys): /study/parameters on
+ * disk, and a Latin hypercube's sample in memory, at most 800 MB. */
+#define STSL_STUDY_MAX_VALUES 100000000L
 /* Most varied keys (columns of /study/parameters). */
 #define STSL_STUDY_MAX_KEYS 64
 

@@ -13,7 +13,13 @@
 /* Read granularity; also how far past a limit a bad file is read. */
 #define CHUNK (64 * KIB)
 
-const stsl_text_limits stsl_config_limits = {"configuration", MIB, 64 * KIB, 64};
+/* A configuration's bounds: size, line, flow nesting. */
+#define CONFIG_BOUNDS MIB, 64 * KIB, 64
+
+const stsl_text_limits stsl_config_limits = {"configuration", CONFIG_BOUNDS};
+/* A study file holds a configuration (an inline base) and a page of keys:
+ * the configuration's limits, under its own name. */
+const stsl_text_limits stsl_study_limits = {"study", CONFIG_BOUNDS};
 const stsl_text_limits stsl_table_limits = {"table", 256 * MIB, 64 * KIB, 0};
 const stsl_text_limits stsl_candidate_limits = {"candidate", 2048 * MIB, 64 * KIB, 0};
 

@@ -26,6 +26,8 @@ typedef struct stsl_text_limits {
 /* A configuration is a page of YAML: 1 MiB is far beyond any real one,
  * and 64 levels beyond its 3 (a --set value adds a few). */
 extern const stsl_text_limits stsl_config_limits;
+/* A study file: the configuration's limits (it may hold one inline). */
+extern const stsl_text_limits stsl_study_limits;
 /* Tables: a million "time,value" rows are about 40 MB. */
 extern const stsl_text_limits stsl_table_limits;
 /* A candidate trajectory: 10^7 rows of a few columns, about 1 GB. */

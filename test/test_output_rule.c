@@ -345,7 +345,7 @@ static void directory_as_study_or_base(void **state)
     path_in(d, sizeof d, "cfgdir");
     assert_int_equal(mkdir(d, 0700), 0);
     assert_int_equal(cli("sweep '%s' -q", d), 2);
-    assert_non_null(strstr(out, "is a directory, not a study file"));
+    assert_non_null(strstr(out, "cfgdir: is a directory, not a study file"));
     assert_one_line();
     path_in(study, sizeof study, "dirbase.yaml");
     assert_int_equal(tu_write_file(study, "base: cfgdir\n"
@@ -354,7 +354,7 @@ static void directory_as_study_or_base(void **state)
                      0);
     assert_int_equal(cli("sweep '%s' -q", study), 2);
     assert_non_null(strstr(out, "base: "));
-    assert_non_null(strstr(out, "cfgdir is a directory, not a configuration file"));
+    assert_non_null(strstr(out, "cfgdir: is a directory, not a configuration file"));
     assert_one_line();
 }
 

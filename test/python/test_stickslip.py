@@ -379,6 +379,21 @@ def test_gil_released_during_run():
     assert gap < 0.5 * (t1 - t0), f"the other thread stood still for {gap:.3f} of {t1 - t0:.3f} s"
 
 
+def test_sweep_vary_misuse_says_what_vary_is():
+    """vary as a list, an empty mapping, unequal or empty arrays: a message
+    about vary (a list raised TypeError from indexing it; an empty mapping
+    the 'same length' message)."""
+    cfg = ss.Config.from_dict(CHEAP)
+    with pytest.raises(TypeError, match=r"vary: expected a dict \{key: array of values\}, got list"):
+        ss.sweep(cfg, vary=["friction.dynamic", [1.0, 2.0]])
+    with pytest.raises(ss.InputError, match="vary: no keys to vary"):
+        ss.sweep(cfg, vary={})
+    with pytest.raises(ss.InputError, match=r"same length .*friction.dynamic: 2, element.mass: 1"):
+        ss.sweep(cfg, vary={"friction.dynamic": [1.0, 2.0], "element.mass": [1.0]})
+    with pytest.raises(ss.InputError, match=r"vary\['friction.dynamic'\]: no values"):
+        ss.sweep(cfg, vary={"friction.dynamic": []})
+
+
 def test_gil_released_during_sweep():
     cfg = ss.Config.from_dict(CHEAP)
     state, th = _counter()
