@@ -700,8 +700,13 @@ static int q_begin(void *self, const stsl_layout *l, stsl_error *err)
     return rc;
 }
 
+/* A sample or event that does not fill its block only goes into memory: no
+ * HDF5 call can fail, so the switching of HDF5's error printing (which costs
+ * more than the copy) is left to the call that flushes the block. */
 static int q_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
+    const h5_sink *h = self;
+    if (h->nbuf + 1 < TRAJ_BLOCK) return h5_sample(self, t, mode, cols, err);
     int rc;
     STSL_H5_QUIET(rc, h5_sample(self, t, mode, cols, err));
     return rc;
@@ -709,6 +714,8 @@ static int q_sample(void *self, double t, int mode, const double *cols, stsl_err
 
 static int q_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
+    const h5_sink *h = self;
+    if (h->nev_buf + 1 < EV_BLOCK) return h5_event_op(self, ev, err);
     int rc;
     STSL_H5_QUIET(rc, h5_event_op(self, ev, err));
     return rc;
