@@ -61,8 +61,14 @@ static char *read_string(hid_t id, int is_attr)
     if (vl < 0) goto done;
     if (vl) {
         char *p = NULL;
-        herr_t r = is_attr ? H5Aread(id, mtype, &p)
-                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
+        herr_t r = -1;
+        if (is_attr)
+            r = H5Aread(id, mtype, &p);
+        else {
+            hid_t xfer = stsl_h5_xfer(id, mtype, 1);
+            if (xfer >= 0) r = H5Dread(id, mtype, H5S_ALL, H5S_ALL, xfer, &p);
+            if (xfer >= 0) H5Pclose(xfer);
+        }
         if (r < 0) goto done;
         size_t n = p ? strlen(p) : 0;
         if ((out = malloc(n + 1))) {
@@ -446,7 +452,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
     int rc = STSL_OK;
-    hid_t d = -1, mt = -1, ft = -1;
+    hid_t d = -1, mt = -1, ft = -1, xfer = -1;
     if (H5Lexists(f, "events", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /events");
     if ((d = H5Dopen2(f, "events", H5P_DEFAULT)) < 0) return bad(err, p, "cannot open /events");
     char kinds[1024];
@@ -469,7 +475,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     }
     stsl_h5_event_ext ext = event_ext(ft);
     if ((mt = stsl_h5_event_type_ext(&event_layout, &ext)) < 0 ||
-        H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0) {
+        (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
+        H5Dread(d, mt, H5S_ALL, H5S_ALL, xfer, res->events) < 0) {
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "
                  "v_before, v_after, net_force, friction)");
@@ -478,6 +485,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     for (long i = 0; i < n; i++)
         rc = rc ? rc : event_arrays(res, &res->events[i], &ext, err);
 done:
+    if (xfer >= 0) H5Pclose(xfer);
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
     H5Dclose(d);

@@ -108,16 +108,18 @@ err:
 static int append_rows(hid_t d, hid_t mtype, hsize_t have, hsize_t n, int width, const void *data)
 {
     int rc = -1, rank = width > 0 ? 2 : 1;
-    hid_t fspace = -1, mspace = -1;
+    hid_t fspace = -1, mspace = -1, xfer = -1;
     hsize_t total[2] = {have + n, (hsize_t)width}, start[2] = {have, 0},
             count[2] = {n, (hsize_t)width};
     if (H5Dset_extent(d, total) < 0) goto err;
     if ((fspace = H5Dget_space(d)) < 0) goto err;
     if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0) goto err;
     if ((mspace = H5Screate_simple(rank, count, NULL)) < 0) goto err;
-    if (H5Dwrite(d, mtype, mspace, fspace, H5P_DEFAULT, data) < 0) goto err;
+    if ((xfer = stsl_h5_xfer(d, mtype, n * (hsize_t)(width > 0 ? width : 1))) < 0) goto err;
+    if (H5Dwrite(d, mtype, mspace, fspace, xfer, data) < 0) goto err;
     rc = 0;
 err:
+    if (xfer >= 0) H5Pclose(xfer);
     if (mspace >= 0) H5Sclose(mspace);
     if (fspace >= 0) H5Sclose(fspace);
     return rc;
@@ -751,7 +753,7 @@ int stsl_h5_sink_replaced(const stsl_sink *s)
 static int write_header(h5_sink *h, const char *config_yaml, const char *program_version,
                         stsl_error *err)
 {
-    hid_t str_t = -1, space = -1, cfg = -1;
+    hid_t str_t = -1, space = -1, cfg = -1, xfer = -1;
     char created[32];
     stsl_out_utc_now(created, sizeof created);
     const char *what = "write the root attributes";
@@ -766,10 +768,12 @@ static int write_header(h5_sink *h, const char *config_yaml, const char *program
     if ((str_t = stsl_h5_vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
         (cfg = H5Dcreate2(h->root, "config", str_t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
             0 ||
-        H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0)
+        (xfer = stsl_h5_xfer(cfg, str_t, 1)) < 0 ||
+        H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, xfer, &text) < 0)
         goto h5err;
     what = NULL;
 h5err:
+    if (xfer >= 0) H5Pclose(xfer);
     if (cfg >= 0) H5Dclose(cfg);
     if (space >= 0) H5Sclose(space);
     if (str_t >= 0) H5Tclose(str_t);
