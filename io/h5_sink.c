@@ -115,8 +115,12 @@ static int append_rows(hid_t d, hid_t mtype, hsize_t have, hsize_t n, int width,
     if ((fspace = H5Dget_space(d)) < 0) goto err;
     if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0) goto err;
     if ((mspace = H5Screate_simple(rank, count, NULL)) < 0) goto err;
-    if ((xfer = stsl_h5_xfer(d, mtype, n * (hsize_t)(width > 0 ? width : 1))) < 0) goto err;
-    if (H5Dwrite(d, mtype, mspace, fspace, xfer, data) < 0) goto err;
+    /* Numbers are written as they are in memory (no conversion buffer);
+     * the events' compound is converted. */
+    if (H5Tget_class(mtype) == H5T_COMPOUND &&
+        (xfer = stsl_h5_xfer(d, mtype, n * (hsize_t)(width > 0 ? width : 1))) < 0)
+        goto err;
+    if (H5Dwrite(d, mtype, mspace, fspace, xfer >= 0 ? xfer : H5P_DEFAULT, data) < 0) goto err;
     rc = 0;
 err:
     if (xfer >= 0) H5Pclose(xfer);
