@@ -385,6 +385,7 @@ static int cmd_run(int argc, char **argv)
     rc = check_outputs(&a, &cfg, out, &err);
     /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
     stsl_cli_interrupt_install();
+    if (!wants_mat(&a, out)) stsl_output_h5_keep_freed();
     if (!rc) rc = simulate(&a, &cfg, out, &err);
     int system = cfg.is_system;
     stsl_config_free(&cfg);

@@ -22,6 +22,13 @@ void stsl_output_process_setup(void)
     H5dont_atexit();
 }
 
+void stsl_output_h5_keep_freed(void)
+{
+    /* HDF5's defaults (H5FL.c) but for the regular lists: 1 MiB a list
+     * (the cache structure is one block of ~0.5 MiB), 2 MiB in all. */
+    H5set_free_list_limits(2 << 20, 1 << 20, 4 << 20, 256 << 10, 16 << 20, 1 << 20);
+}
+
 int stsl_output_check_inputs(const char *out, const char *const *inputs, int n, stsl_error *err)
 {
     struct stat so, si;
