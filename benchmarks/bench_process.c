@@ -23,10 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_CMDS   16
+#define MAX_CMDS   24
 #define MAX_ARGS   8
 #define MAX_ROUNDS 101
-#define MAX_EXES   (MAX_CMDS - 2) / 2
 
 typedef struct cmd {
     char label[96];

@@ -809,8 +809,18 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto fail;
     if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
 
+    /* HDF5 creates the file anew, exclusively, in the name the empty file
+     * reserved: H5F_ACC_TRUNC would truncate that file, which marks it on
+     * ext4 as rewritten in place, and its close would then wait for the
+     * whole result to be written out (auto_da_alloc: 0.2 ms of the 7 ms
+     * Janecek run). */
+    if (remove(h->tmp) != 0) {
+        rc = stsl_error_set(err, STSL_EIO, "%s: cannot remove %s: %s", path, h->tmp,
+                            strerror(errno));
+        goto fail;
+    }
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
-        (h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0) {
         rc = stsl_h5_fail(err, h->tmp, "create the file");
         if (fapl >= 0) H5Pclose(fapl);
         goto fail;
