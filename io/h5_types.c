@@ -104,6 +104,7 @@ hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
      * several passes), at most the default. */
     size_t elem = 2 * (fsize > msize ? fsize : msize), size = 4096;
     if (n > size / elem) size = n < dflt / elem ? elem * (size_t)n : dflt;
+    if (size < elem) size = elem;
     if (H5Pset_buffer(x, size, NULL, NULL) < 0) {
         H5Pclose(x);
         return -1;
