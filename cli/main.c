@@ -213,12 +213,15 @@ static int print_mat_result(const char *path, long max_events, stsl_error *err)
 }
 
 /* The summary of the result file `path` on stdout: a system's per body,
- * contact and stop tables (cli/info_system.h), or the element's. */
-static int print_result(const char *path, long max_events, stsl_error *err)
+ * contact and stop tables (cli/info_system.h), or the element's.  system:
+ * which of the two the file holds, or -1 to look (a file this process has
+ * just written need not be opened once more only to ask: each opening of
+ * a file costs HDF5 a fresh 0.5 MiB cache). */
+static int print_result(const char *path, long max_events, int system, stsl_error *err)
 {
     int rc;
-    if (stsl_mat_result_file(path)) return print_mat_result(path, max_events, err);
-    if (stsl_h5_is_system(path)) {
+    if (system < 0 && stsl_mat_result_file(path)) return print_mat_result(path, max_events, err);
+    if (system < 0 ? stsl_h5_is_system(path) : system) {
         stsl_h5_system sys;
         if (!(rc = stsl_h5_system_read(path, &sys, err))) {
             stsl_system_print_info(&sys, stdout, max_events);
@@ -234,7 +237,7 @@ static int print_result(const char *path, long max_events, stsl_error *err)
     return rc;
 }
 
-static void print_summary(const run_args *a, const char *out)
+static void print_summary(const run_args *a, const char *out, int system)
 {
     if (a->quiet) return;
     if (wants_mat(a, out)) {
@@ -242,7 +245,7 @@ static void print_summary(const run_args *a, const char *out)
         return;
     }
     stsl_error err;
-    if (print_result(out, 10, &err)) {
+    if (print_result(out, 10, system, &err)) {
         fprintf(stderr, "stickslip: warning: cannot read back %s: %s\n", out, err.msg);
         return;
     }
@@ -400,10 +403,12 @@ static int cmd_run(int argc, char **argv)
     rc = check_outputs(&a, &cfg, out, &err);
     /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
     stsl_cli_interrupt_install();
+    if (!wants_mat(&a, out)) stsl_output_h5_keep_freed();
     if (!rc) rc = simulate(&a, &cfg, out, &err);
+    int system = cfg.is_system;
     stsl_config_free(&cfg);
     if (rc == STSL_OK) {
-        print_summary(&a, out);
+        print_summary(&a, out, system);
         return 0;
     }
     int sig = stsl_cli_interrupt_signal();
@@ -495,7 +500,7 @@ static int cmd_info(int argc, char **argv)
     int conv = stsl_convergence_h5_present(a.config);
     if (conv == STSL_CONV_ONLY)
         return stsl_cli_convergence_info(a.config, &err) ? error_exit(&err) : 0;
-    if (print_result(a.config, a.max_events, &err)) return error_exit(&err);
+    if (print_result(a.config, a.max_events, -1, &err)) return error_exit(&err);
     if (conv == STSL_CONV_BESIDE_RESULT) {
         printf("\n");
         fflush(stdout);

@@ -61,8 +61,14 @@ static char *read_string(hid_t id, int is_attr)
     if (vl < 0) goto done;
     if (vl) {
         char *p = NULL;
-        herr_t r = is_attr ? H5Aread(id, mtype, &p)
-                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
+        herr_t r = -1;
+        if (is_attr)
+            r = H5Aread(id, mtype, &p);
+        else {
+            hid_t xfer = stsl_h5_xfer(id, mtype, 1);
+            if (xfer >= 0) r = H5Dread(id, mtype, H5S_ALL, H5S_ALL, xfer, &p);
+            if (xfer >= 0) H5Pclose(xfer);
+        }
         if (r < 0) goto done;
         size_t n = p ? strlen(p) : 0;
         if ((out = malloc(n + 1))) {
@@ -231,32 +237,42 @@ static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
     return STSL_OK;
 }
 
-/* A string attribute of /trajectory/<name>; "" when absent. */
-static void traj_attr(hid_t traj, const char *name, const char *attr, char *buf, size_t n)
+/* A string attribute of an open dataset; "" when absent. */
+static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
+{
+    if (H5Aexists(d, attr) <= 0 || attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
+}
+
+/* The units of /trajectory/<name>; "" when absent. */
+static void units_of(hid_t traj, const char *name, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (H5Lexists(traj, name, H5P_DEFAULT) <= 0) return;
     hid_t d = H5Dopen2(traj, name, H5P_DEFAULT);
     if (d < 0) return;
-    if (H5Aexists(d, attr) <= 0 || attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
+    ds_attr(d, "units", buf, n);
     H5Dclose(d);
 }
 
-static void units_of(hid_t traj, const char *name, char *buf, size_t n)
+/* The units (long_name) of the column `name` as list_columns read them;
+ * "" when the file has no such column.  Each opening of a dataset costs
+ * HDF5 more than reading all its attributes: once a column is enough. */
+static const char *col_attr(const stsl_h5_result *res, const char *name, int long_name)
 {
-    traj_attr(traj, name, "units", buf, n);
+    for (int c = 0; c < res->n_cols; c++)
+        if (!strcmp(res->col_names[c], name))
+            return long_name ? res->col_long_names[c] : res->col_units[c];
+    return "";
 }
 
 /* "x: angle [rad], v: angular velocity [rad/s], ..." from long_name and units. */
-static void describe_quantities(hid_t traj, stsl_h5_result *res)
+static void describe_quantities(stsl_h5_result *res)
 {
     static const char *const names[] = {"x", "v", "friction", "net_force", "z"};
     size_t used = 0;
     res->quantities[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char lname[64], units[24];
-        traj_attr(traj, names[i], "long_name", lname, sizeof lname);
-        traj_attr(traj, names[i], "units", units, sizeof units);
+        const char *lname = col_attr(res, names[i], 1), *units = col_attr(res, names[i], 0);
         if (!lname[0] || used >= sizeof res->quantities) continue;
         int w = snprintf(res->quantities + used, sizeof res->quantities - used, "%s%s: %s [%s]",
                          used ? ", " : "", names[i], lname, units);
@@ -274,6 +290,8 @@ static int read_group(hid_t traj, const char *name, stsl_h5_result *res, int c, 
         rc = bad(err, res->path, "cannot read the shape of a /trajectory dataset");
         goto done;
     }
+    ds_attr(d, "units", res->col_units[c], sizeof res->col_units[c]);
+    ds_attr(d, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
     if (res->col_width[c] == 0) goto done;
     res->col_integer[c] = H5Tget_class(t) == H5T_INTEGER;
     res->col_members[c] = stsl_h5_get_attr_strs(d, "names", &n);
@@ -314,8 +332,6 @@ static int list_columns(hid_t traj, stsl_h5_result *res, stsl_error *err)
                                   res->path, STSL_H5_MAX_COLS);
         int c = res->n_cols++;
         memcpy(res->col_names[c], name, sizeof name);
-        units_of(traj, name, res->col_units[c], sizeof res->col_units[c]);
-        traj_attr(traj, name, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
         int rc = read_group(traj, name, res, c, err);
         if (rc) return rc;
     }
@@ -369,12 +385,13 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
         goto done;
     }
     units_of(traj, "t", res->time_units, sizeof res->time_units);
-    units_of(traj, "x", res->x_units, sizeof res->x_units);
-    units_of(traj, "v", res->v_units, sizeof res->v_units);
-    units_of(traj, "net_force", res->net_force_units, sizeof res->net_force_units);
-    units_of(traj, "friction", res->friction_units, sizeof res->friction_units);
-    describe_quantities(traj, res);
-    rc = list_columns(traj, res, err);
+    if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
+    snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
+    snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
+    snprintf(res->net_force_units, sizeof res->net_force_units, "%s",
+             col_attr(res, "net_force", 0));
+    snprintf(res->friction_units, sizeof res->friction_units, "%s", col_attr(res, "friction", 0));
+    describe_quantities(res);
 done:
     if (m >= 0) H5Dclose(m);
     if (t >= 0) H5Dclose(t);
@@ -446,7 +463,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
     int rc = STSL_OK;
-    hid_t d = -1, mt = -1, ft = -1;
+    hid_t d = -1, mt = -1, ft = -1, xfer = -1;
     if (H5Lexists(f, "events", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /events");
     if ((d = H5Dopen2(f, "events", H5P_DEFAULT)) < 0) return bad(err, p, "cannot open /events");
     char kinds[1024];
@@ -469,7 +486,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     }
     stsl_h5_event_ext ext = event_ext(ft);
     if ((mt = stsl_h5_event_type_ext(&event_layout, &ext)) < 0 ||
-        H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, res->events) < 0) {
+        (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
+        H5Dread(d, mt, H5S_ALL, H5S_ALL, xfer, res->events) < 0) {
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "
                  "v_before, v_after, net_force, friction)");
@@ -478,6 +496,7 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     for (long i = 0; i < n; i++)
         rc = rc ? rc : event_arrays(res, &res->events[i], &ext, err);
 done:
+    if (xfer >= 0) H5Pclose(xfer);
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
     H5Dclose(d);

@@ -90,6 +90,28 @@ hid_t stsl_h5_vlen_str_type(void)
     return t;
 }
 
+hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
+{
+    hid_t ftype = H5Dget_type(d), x = -1;
+    size_t fsize = ftype >= 0 ? H5Tget_size(ftype) : 0, msize = H5Tget_size(mtype);
+    if (ftype >= 0) H5Tclose(ftype);
+    size_t dflt = H5Pget_buffer(H5P_DATASET_XFER_DEFAULT, NULL, NULL);
+    if (fsize == 0 || msize == 0 || dflt == 0 || (x = H5Pcreate(H5P_DATASET_XFER)) < 0) return -1;
+    /* Twice the larger size per element: a variable-length string takes 16
+     * bytes in the file, 8 in memory, and H5Dget_type states the memory
+     * size.  At least one page (a buffer smaller than one element in the
+     * file is an error; one smaller than n elements only converts in
+     * several passes), at most the default. */
+    size_t elem = 2 * (fsize > msize ? fsize : msize), size = 4096;
+    if (n > size / elem) size = n < dflt / elem ? elem * (size_t)n : dflt;
+    if (size < elem) size = elem;
+    if (H5Pset_buffer(x, size, NULL, NULL) < 0) {
+        H5Pclose(x);
+        return -1;
+    }
+    return x;
+}
+
 int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
 {
     int rc = -1;

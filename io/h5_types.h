@@ -79,6 +79,16 @@ hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_e
 
 /* Variable-length UTF-8 string type (h5py reads it as str); -1 on failure. */
 hid_t stsl_h5_vlen_str_type(void);
+/* A dataset transfer property list for moving n elements of memory type
+ * mtype to or from dataset d (close it with H5Pclose); -1 on failure.  Its
+ * type-conversion buffer holds the n elements (at least a page and one
+ * element, at most HDF5's default 1 MiB): HDF5 allocates that buffer, and
+ * a background buffer beside it, zeroed at full size for every H5Dwrite or
+ * H5Dread that converts (a compound or a variable-length string), and for
+ * a run's few events or its configuration text the zeroing and page faults
+ * of 2 MiB cost more than the whole write.  The converted bytes are the
+ * same. */
+hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n);
 /* Create or overwrite a scalar attribute of file type `ftype`, written from
  * `mtype` memory.  Returns 0 or -1 with HDF5's error stack set. */
 int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val);

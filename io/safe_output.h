@@ -29,6 +29,13 @@ typedef struct stsl_output_mark {
  * failed on a full disk; every file is closed explicitly anyway), and
  * HDF5's error stack printing off (each failure is reported in one line). */
 void stsl_output_process_setup(void);
+/* For a program about to write an HDF5 result and read it back (`run`):
+ * HDF5 keeps the memory of a closed file's metadata cache (0.5 MiB) on its
+ * free list for the next file it opens, instead of returning it (its
+ * default keeps 64 KiB a list) and faulting a fresh copy in at the next
+ * opening.  Process-wide, and it starts HDF5: not for commands that do not
+ * use it, nor for a library. */
+void stsl_output_h5_keep_freed(void);
 
 /* ---- the output rule (docs/output-files.md) ----------------------------
  *
