@@ -19,6 +19,16 @@ static int flag_set(void *ctx)
     return *(const volatile int *)ctx != 0;
 }
 
+/* Output samples off, for a run whose samples nobody keeps (an
+ * event-driven run: a fixed-step scheme's output_step is its stride). */
+static void no_grid(const stsl_config *c, stsl_hsolver_opts *sim)
+{
+    if (!c->is_system && c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
+    sim->output_step = 0.0;
+    sim->output_times = NULL;
+    sim->n_output_times = 0;
+}
+
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
     stsl_summary_sink ss;
@@ -28,6 +38,13 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     stsl_hsolver_opts sim = c->sim;
     int refused = stsl_config_require_runnable(c, err);
     if (refused) return refused;
+    /* The summary's max_abs of x and v: exact extrema (solver/hybrid.c). */
+    sim.track_extrema = 1;
+    /* Only the summary sees the samples: it takes nothing from the output
+     * grid (its extrema come from the solver, the rest from the start, the
+     * events and the end), so a run that stores nothing computes none.
+     * The fixed-step schemes sample their own steps instead. */
+    if (!extra || !extra->ops) no_grid(c, &sim);
     if (cfg->cancel) {
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
