@@ -19,9 +19,7 @@ static int flag_set(void *ctx)
     return *(const volatile int *)ctx != 0;
 }
 
-/* Output samples off, for a run whose samples nobody keeps (an
- * event-driven run: a fixed-step scheme's output_step is its stride). */
-static void no_grid(const stsl_config *c, stsl_hsolver_opts *sim)
+void stsl_api_no_grid(const stsl_config *c, stsl_hsolver_opts *sim)
 {
     if (!c->is_system && c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
     sim->output_step = 0.0;
@@ -44,7 +42,7 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
      * grid (its extrema come from the solver, the rest from the start, the
      * events and the end), so a run that stores nothing computes none.
      * The fixed-step schemes sample their own steps instead. */
-    if (!extra || !extra->ops) no_grid(c, &sim);
+    if (!extra || !extra->ops) stsl_api_no_grid(c, &sim);
     if (cfg->cancel) {
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
