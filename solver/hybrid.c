@@ -1005,7 +1005,7 @@ static double dense_rate(double t, void *p)
  * tracked component whose rate changes sign between ta and tb. */
 static int ext_interval(stsl_hsolver *s, double ta, double tb, stsl_error *err)
 {
-    ext_point(s, s->ycur);
+    ext_point(s, s->ycur); /* the value at tb: a step's end or an event's before side */
     /* The rates' signs at tb.  At the step's own end tn, P'(tn) = zn[1] / h
      * with h > 0: CVODE's Nordsieck column gives them without evaluating
      * the polynomial (CVodeGetDky costs about 900 instructions, a sixth of
