@@ -38,11 +38,6 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     if (refused) return refused;
     /* The summary's max_abs of x and v: exact extrema (solver/hybrid.c). */
     sim.track_extrema = 1;
-    /* Only the summary sees the samples: it takes nothing from the output
-     * grid (its extrema come from the solver, the rest from the start, the
-     * events and the end), so a run that stores nothing computes none.
-     * The fixed-step schemes sample their own steps instead. */
-    if (!extra || !extra->ops) stsl_api_no_grid(c, &sim);
     if (cfg->cancel) {
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */

@@ -214,9 +214,7 @@ typedef struct stsl_summary {
      * it does not depend on output_step (the fixed-step schemes: over their
      * samples; a summary read from a file, stsl_result_read: over the
      * file's samples).  For the other columns the largest sample (the
-     * output grid, the start, the end and both sides of every event).
-     * stsl_run with STSL_OUTPUT_NONE of an event-driven run computes no
-     * output samples at all: its summary is the same as with them. */
+     * output grid, the start, the end and both sides of every event). */
     double last_event_time[STSL_SUMMARY_MAX_KINDS];
     double max_abs[STSL_SUMMARY_MAX_COLS];
     /* Units, as the model states them (the one table: the element's
