@@ -1,7 +1,8 @@
 /* test_extrema.c - the summary's max_abs of x and v are the exact extrema
  * of the trajectory (found on the solver's dense output between steps and
  * at events, not on the output grid), against closed forms: a free
- * spring-mass oscillation sampled coarsely, a Coulomb slip of known peak
+ * spring-mass oscillation sampled coarsely (an element, and a system of
+ * one body), a Coulomb slip of known peak
  * velocity, an impact on a rigid stop (the peak is the event's before
  * side); and a summary-only study is the same with and without output
  * samples. */
@@ -81,6 +82,27 @@ static void test_free_oscillation(void **state)
     assert_close(vmax, w * A, 1e-8 * w * A);
     assert_close(xmax, A, 1e-8 * A);
     assert_true(sampled_max(r, "v") < w * A * (1.0 - 1e-5)); /* the grid misses the peak */
+    stsl_result_free(r);
+}
+
+/* The same oscillator as a system of one body on a spring to ground: its
+ * columns x[a], v[a] are state components too (the system's own
+ * mapping), with the same closed form and the same tolerance. */
+static void test_system_oscillation(void **state)
+{
+    (void)state;
+    const double A = 0.01, w = 10.0, phi = 0.3;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "bodies: {a: {mass: 1.0, position: %.17g, velocity: %.17g}}\n"
+             "couplings:\n  - {between: [a, ground], stiffness: 100.0}\n"
+             "simulation: {t_end: 2.0, output_step: 0.013, rtol: 1e-10}\n",
+             A * cos(phi), -A * w * sin(phi));
+    stsl_result *r = run_yaml(yaml);
+    const stsl_summary *s = stsl_result_summary(r);
+    assert_close(s->max_abs[col_of(s, "v[a]")], w * A, 1e-8 * w * A);
+    assert_close(s->max_abs[col_of(s, "x[a]")], A, 1e-8 * A);
+    assert_true(sampled_max(r, "v[a]") < w * A * (1.0 - 1e-5));
     stsl_result_free(r);
 }
 
@@ -231,9 +253,13 @@ int main(void)
 {
     tu_mkdtemp(g_dir, sizeof g_dir);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_free_oscillation), cmocka_unit_test(test_coulomb_peak),
-        cmocka_unit_test(test_impact),           cmocka_unit_test(test_run_summary_without_samples),
-        cmocka_unit_test(test_no_grid_rule),     cmocka_unit_test(test_study_without_samples),
+        cmocka_unit_test(test_free_oscillation),
+        cmocka_unit_test(test_system_oscillation),
+        cmocka_unit_test(test_coulomb_peak),
+        cmocka_unit_test(test_impact),
+        cmocka_unit_test(test_run_summary_without_samples),
+        cmocka_unit_test(test_no_grid_rule),
+        cmocka_unit_test(test_study_without_samples),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];
