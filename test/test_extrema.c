@@ -2,10 +2,9 @@
  * of the trajectory (found on the solver's dense output between steps and
  * at events, not on the output grid), against closed forms: a free
  * spring-mass oscillation sampled coarsely (an element, and a system of
- * one body), a Coulomb slip of known peak
- * velocity, an impact on a rigid stop (the peak is the event's before
- * side); and a summary-only study is the same with and without output
- * samples. */
+ * one body), a Coulomb slip of known peak velocity, an impact on a rigid
+ * stop (the peak is the event's before side); and a summary-only study is
+ * the same with and without output samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
