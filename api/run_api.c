@@ -24,6 +24,14 @@ static int flag_set(void *ctx)
     return *(const volatile int *)ctx != 0;
 }
 
+void stsl_api_no_grid(const stsl_config *c, stsl_hsolver_opts *sim)
+{
+    if (!c->is_system && c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
+    sim->output_step = 0.0;
+    sim->output_times = NULL;
+    sim->n_output_times = 0;
+}
+
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
     stsl_summary_sink ss;
@@ -33,6 +41,8 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     stsl_hsolver_opts sim = c->sim;
     int refused = stsl_config_require_runnable(c, err);
     if (refused) return refused;
+    /* The summary's max_abs of x and v: exact extrema (solver/hybrid.c). */
+    sim.track_extrema = 1;
     if (cfg->cancel) {
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */

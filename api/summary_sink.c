@@ -67,6 +67,17 @@ static int sum_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     return STSL_OK;
 }
 
+/* The columns whose exact extrema the solver tracked (x and v) get them
+ * instead of the largest sample: the same value whatever the output grid
+ * (the solver's points include every sample but the grid's, which lie on
+ * the same dense output). */
+static void take_extrema(stsl_summary *s, const stsl_stats *st)
+{
+    for (int i = 0; i < s->n_cols && i < st->n_extrema; i++)
+        if (!isnan(st->col_min[i]) && !isnan(st->col_max[i]))
+            s->max_abs[i] = fmax(fabs(st->col_min[i]), fabs(st->col_max[i]));
+}
+
 static int sum_end(void *self, const stsl_stats *st, int complete, const char *message,
                    stsl_error *err)
 {
@@ -91,6 +102,7 @@ static int sum_end(void *self, const stsl_stats *st, int complete, const char *m
     s->err_event_time = st->err_event_time;
     s->err_x = st->err_x;
     s->err_v = st->err_v;
+    take_extrema(s, st);
     return rc;
 }
 

@@ -585,6 +585,11 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
     if (!rc && !(sp->base_yaml = stsl_config_to_yaml(&sp->base->c)))
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
     if (!rc) rc = describe_model(sp->base, &sp->pl, &sp->info, err);
+    /* Only store: full keeps samples, and no column of a row comes from
+     * them: the other stores compute none (the file's base_config stays as
+     * given). */
+    if (!rc && stsl_study_store(sp->study) != STSL_STORE_FULL)
+        stsl_api_no_grid(&sp->base->c, &sp->base->c.sim);
     if (rc) {
         stsl_sweep_plan_free(sp);
         return rc;

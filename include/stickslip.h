@@ -208,10 +208,13 @@ typedef struct stsl_summary {
     double wall_seconds;
     /* For batch studies (stickslip sweep): the time of the last event of
      * each kind (NaN when none), and the largest |value| of each output
-     * column over the samples (the output grid, the start, the end and both
-     * sides of every event).  In the hybrid modes x moves monotonically
-     * between events (v changes sign only at a stick or reversal event), so
-     * max_abs of x is exact; that of v is exact to the output grid. */
+     * column.  For x and v (a system's x[body], v[body]) the exact extremum
+     * of the trajectory, found on the integrator's dense output between
+     * its steps and at the start, the end and both sides of every event:
+     * it does not depend on output_step (the fixed-step schemes: over their
+     * samples; a summary read from a file, stsl_result_read: over the
+     * file's samples).  For the other columns the largest sample (the
+     * output grid, the start, the end and both sides of every event). */
     double last_event_time[STSL_SUMMARY_MAX_KINDS];
     double max_abs[STSL_SUMMARY_MAX_COLS];
     /* Units, as the model states them (the one table: the element's

@@ -33,6 +33,7 @@ struct stsl_element {
     double contact_step; /* natural_step with the compliant stop's stiffness added */
     double scale[3];     /* natural sizes of x, v, sigma0 z (stsl_element_state_scales) */
     stsl_column cols[STSL_N_COLS];
+    int col_state[STSL_N_COLS]; /* x and v are the state's y[0], y[1] (stsl_hmodel.col_state) */
     stsl_layout layout;
     stsl_hmodel model;
 };
@@ -768,6 +769,8 @@ static void init_layout(stsl_element *e)
                      0,
                      NULL};
     e->layout = l;
+    for (int c = 0; c < STSL_N_COLS; c++)
+        e->col_state[c] = c == STSL_COL_X ? 0 : c == STSL_COL_V ? 1 : -1;
 }
 
 /* ---- natural scales -------------------------------------------------------- */
@@ -896,6 +899,7 @@ stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err)
     e->model.layout = &e->layout;
     e->model.state_names = state_names;
     e->model.state_scale = e->scale;
+    e->model.col_state = e->col_state;
     /* A smooth law is a near-discontinuity when its slope is steep: stiff. */
     e->model.stiff = e->smooth;
     return e;

@@ -132,6 +132,7 @@ struct stsl_multibody {
     int n_pend, i_pend, max_pend;
     /* results */
     stsl_column *cols;
+    int *col_state; /* x and v of each body are state components (stsl_hmodel.col_state) */
     char *names;
     const char **members; /* body names, then contacts' and stops' (the subjects) */
     stsl_col_group groups[8];
@@ -1902,12 +1903,15 @@ static int init_layout(stsl_multibody *m)
     unit_set u = units_of(s->domain);
     size_t per = 2 * (STSL_BODY_NAME_MAX + 32);
     m->cols = calloc((size_t)o.n, sizeof *m->cols);
+    m->col_state = calloc((size_t)o.n, sizeof *m->col_state);
     /* one slot per column, one per contact or stop name and one per
      * bristle state */
     m->names = calloc((size_t)(o.n + m->nc + m->ns + m->n - 2 * m->nb), per);
     m->state_names = calloc((size_t)m->n, sizeof *m->state_names);
     m->members = calloc((size_t)(m->nb + m->nc + m->ns + 1), sizeof *m->members);
-    if (!m->cols || !m->names || !m->state_names || !m->members) return -1;
+    if (!m->cols || !m->col_state || !m->names || !m->state_names || !m->members) return -1;
+    for (int c = 0; c < o.n; c++)
+        m->col_state[c] = -1;
     char *at = m->names, *member_at = m->names + (size_t)o.n * per;
     char member[STSL_BODY_NAME_MAX + 32];
 #define COL(idx, grp, mem, unit, what)                                                             \
@@ -1922,6 +1926,8 @@ static int init_layout(stsl_multibody *m)
         COL(o.a + i, "a", b, u.a, "acceleration");
         m->state_names[i] = m->cols[o.x + i].name;
         m->state_names[m->nb + i] = m->cols[o.v + i].name;
+        m->col_state[o.x + i] = i; /* mb_outputs: x, v are y[i], y[nb + i] */
+        m->col_state[o.v + i] = m->nb + i;
     }
     for (int c = 0; c < m->nc; c++) {
         if (s->contacts[c].name[0]) /* its name:, else its key path */
@@ -2213,9 +2219,11 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     int stiff = 0;
     for (int c = 0; c < m->nc; c++)
         stiff |= stsl_law_is_smooth(s->contacts[c].friction.law);
-    m->model =
-        (stsl_hmodel){&multibody_ops, m,     m->n,    max_guards > 0 ? max_guards : 1, &m->layout,
-                      m->state_names, stiff, m->scale};
+    m->model = (stsl_hmodel){&multibody_ops, m,
+                             m->n,           max_guards > 0 ? max_guards : 1,
+                             &m->layout,     m->state_names,
+                             stiff,          m->scale,
+                             m->col_state};
     return m;
 fail:
     stsl_multibody_free(m);
@@ -2284,6 +2292,7 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->table,
                    m->hash,
                    m->cols,
+                   m->col_state,
                    m->names,
                    (void *)m->state_names,
                    (void *)m->members};

@@ -172,6 +172,7 @@ static int check_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
     o.n_output_times = 0;
     o.grid_only = 0;
     o.integrate_power = 0;
+    o.track_extrema = 0; /* nothing of the check run's summary is kept */
     o.progress = NULL;
     q.rtol = o.rtol; /* the element resolves stop rebounds to the solver's tolerance */
     q.atol = o.atol;

@@ -145,6 +145,11 @@ typedef struct stsl_hmodel {
      * absolute tolerance of component i follows from opts.rtol and it
      * (stsl_hsolver_atol). */
     const double *state_scale;
+    /* Which output columns are state components: col_state[c] = j when
+     * column c is y[j] in every mode (the element's x and v), else -1
+     * (layout.n_cols values; NULL: none).  Their exact extrema are what
+     * opts.track_extrema reports. */
+    const int *col_state;
 } stsl_hmodel;
 
 typedef struct stsl_hsolver_opts {
@@ -167,6 +172,11 @@ typedef struct stsl_hsolver_opts {
      * else a CVODES quadrature (one power evaluation per step, so it is
      * asked for). */
     int integrate_power;
+    /* 1: report the exact extrema of the columns that are state components
+     * (model->col_state) in stsl_stats.col_min / col_max, found on the dense
+     * output between step ends (see "Extrema" in hybrid.c); independent of
+     * the output grid. */
+    int track_extrema;
     /* Called now and then with the current time (may be NULL). */
     void (*progress)(void *ctx, double t, double t_end);
     void *progress_ctx;

@@ -15,6 +15,9 @@
 #include "solver/status.h"
 
 #define STSL_MAX_MODES 16
+/* Columns whose extrema the solver can track (stsl_stats.col_min): as many
+ * as a run's summary holds. */
+#define STSL_EXTREMA_MAX_COLS 16
 
 /* One trajectory column (besides time and mode). */
 typedef struct stsl_column {
@@ -93,6 +96,16 @@ typedef struct stsl_stats {
     long diff_event;       /* STSL_VERIFY_MISMATCH: index of the first event that differs */
     double diff_t[2];      /* ... its time in this run and in the check run (NaN: none) */
     int diff_kind[2];      /* ... its kind in both (-1: that run has no such event) */
+    /* The exact extrema of the output columns that are state components
+     * (stsl_hmodel.col_state), when the solver was asked for them
+     * (stsl_hsolver_opts.track_extrema): the smallest and largest value
+     * over the whole trajectory (start, every step end, both sides of
+     * every event, and every extremum inside a step, located on the
+     * integrator's dense output), for columns [0, n_extrema); NaN for a
+     * column that is not a state component.  n_extrema = 0: not tracked
+     * (a fixed-step scheme, or not asked). */
+    int n_extrema;
+    double col_min[STSL_EXTREMA_MAX_COLS], col_max[STSL_EXTREMA_MAX_COLS];
 } stsl_stats;
 
 /* What the check of a verified run found (stsl_stats.verify). */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,16 @@ static void assert_same_summary(const stsl_summary *a, const stsl_summary *b)
         assert_string_equal(a->col_names[i], b->col_names[i]);
         assert_string_equal(a->col_units[i], b->col_units[i]);
         assert_true(same_double(a->final[i], b->final[i]));
-        assert_true(same_double(a->max_abs[i], b->max_abs[i]));
+        /* The run's max_abs of x and v are exact extrema (found between
+         * the samples); the file's summary has its samples'.  These lie on
+         * the same dense output: never above the extremum but by the
+         * rounding of two evaluations of it (4 ulps). */
+        const char *c = a->col_names[i]; /* x, v, or a system's x[body], v[body] */
+        int exact = (c[0] == 'x' || c[0] == 'v') && (c[1] == '\0' || c[1] == '[');
+        if (exact && a->max_abs[i] != b->max_abs[i])
+            assert_true(b->max_abs[i] <= a->max_abs[i] * (1.0 + 4.0 * DBL_EPSILON));
+        else
+            assert_true(same_double(a->max_abs[i], b->max_abs[i]));
     }
     assert_string_equal(a->time_units, b->time_units);
     assert_string_equal(a->energy_units, b->energy_units);

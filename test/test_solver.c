@@ -145,7 +145,7 @@ static const stsl_hmodel_ops toy_ops = {toy_rhs,        toy_guards,   toy_transi
 
 static stsl_hmodel toy_model(toy *m)
 {
-    stsl_hmodel h = {&toy_ops, m, 2, 1, &layout, snames, 0, NULL};
+    stsl_hmodel h = {&toy_ops, m, 2, 1, &layout, snames, 0, NULL, NULL};
     return h;
 }
 
@@ -480,7 +480,7 @@ static void mode_codes_are_opaque(void **state)
 {
     (void)state;
     wide w = {REST, 0};
-    stsl_hmodel h = {&wide_ops, &w, 2, 1, &wide_layout, snames, 0, NULL};
+    stsl_hmodel h = {&wide_ops, &w, 2, 1, &wide_layout, snames, 0, NULL, NULL};
     stsl_hsolver_opts o = opts(2.0, 0.5);
     stsl_error err = {0};
     stsl_sink sink;
