@@ -447,8 +447,8 @@ static int alloc_arrays(stsl_hsolver *s)
 {
     size_t n = (size_t)s->n, r = (size_t)s->n_roots;
     double **nd[] = {&s->ycur, &s->ytmp, &s->g_scratch_state};
-    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step, &s->g_prev,
-                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last, &s->g_max,
+    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step,  &s->g_prev,
+                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last,  &s->g_max,
                      &s->g_cache, &s->rate_t, &s->g_late, &s->g_early, &s->g_peak};
     int **ri[] = {&s->fired, &s->rootsfound, &s->dirs, &s->rate};
     for (size_t i = 0; i < sizeof nd / sizeof nd[0]; i++)
@@ -463,13 +463,13 @@ static int alloc_arrays(stsl_hsolver *s)
 
 static void free_arrays(stsl_hsolver *s)
 {
-    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
-                   s->g_one,  s->g_mid,      s->g_when,
-                   s->g_step, s->g_prev,     s->g_a,
-                   s->g_b,    s->g_0,        s->g_last,
-                   s->g_max,  s->g_cache,    s->rate_t,
-                   s->fired,  s->rootsfound, s->dirs,
-                   s->rate,   s->jac_rows,   s->g_late,
+    void *all[] = {s->ycur,    s->ytmp,       s->g_scratch_state,
+                   s->g_one,   s->g_mid,      s->g_when,
+                   s->g_step,  s->g_prev,     s->g_a,
+                   s->g_b,     s->g_0,        s->g_last,
+                   s->g_max,   s->g_cache,    s->rate_t,
+                   s->fired,   s->rootsfound, s->dirs,
+                   s->rate,    s->jac_rows,   s->g_late,
                    s->g_early, s->g_peak};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
