@@ -1,6 +1,7 @@
 /* multibody.c - a system of bodies as a hybrid model (see multibody.h). */
 #include "models/multibody.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -31,6 +32,10 @@
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */
 #define ZERO_SPEED_TOLS 100.0
+/* A rigid stop let go at its limit at zero relative speed has its ends
+ * moved apart by this many ulps of their positions (at least one position
+ * tolerance; see open_touch). */
+#define PART_ULPS 16.0
 
 /* What a guard of the current mode watches. */
 typedef enum gtype {
@@ -1216,7 +1221,8 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
             level = amax;
         }
         stat[i] = fabs(margin) <= level ? 0 : margin > 0.0 ? -1 : 1;
-        if (stat[i] < 0) states[i] == STSL_CONTACT_STUCK ? (void)(stuck_bad = 1) : (void)(slip_bad = 1);
+        if (stat[i] < 0)
+            states[i] == STSL_CONTACT_STUCK ? (void)(stuck_bad = 1) : (void)(slip_bad = 1);
     }
     return stuck_bad && !slip_bad;
 }
@@ -1250,7 +1256,7 @@ static int oriented(int st, int sign)
 {
     return sign > 0 || st == STSL_CONTACT_STUCK ? st
            : st == STSL_CONTACT_SLIP_POS        ? STSL_CONTACT_SLIP_NEG
-                                           : STSL_CONTACT_SLIP_POS;
+                                                : STSL_CONTACT_SLIP_POS;
 }
 
 /* How far ahead a decision within rounding looks (see consistent). */
@@ -1291,8 +1297,7 @@ static int consistent(void *ctx, const int *units, stsl_error *err)
     for (int i = 0; i < n; i++) /* the candidate's rates at the event */
         m->rate[i] = m->acc[i];
     double horizon = lookahead(m, m->t_ev);
-    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon && open;
-         tau *= 2.0) {
+    for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon && open; tau *= 2.0) {
         for (int i = 0; i < n; i++) {
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
@@ -1523,7 +1528,8 @@ static int make_units(stsl_multibody *m, stsl_reason why)
         m->urep[k] = rep[k];
         m->ureached[k] = reached[k];
         int r = rep[k];
-        m->ubefore[k] = oriented(why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[r], m->orient[r]);
+        m->ubefore[k] =
+            oriented(why == STSL_REASON_INIT ? STSL_CONTACT_STUCK : m->cur[r], m->orient[r]);
     }
     for (int i = 0; i < m->n_j; i++) {
         int c = m->jlist[i], r = m->urep[m->junit[i]];
@@ -1725,19 +1731,38 @@ static void changes(stsl_multibody *m, stsl_reason why, const int *impacted)
         push_event(m, STSL_EV_INPUT_STEP, 0);
 }
 
-/* A rigid stop touched at zero speed and let go at once: its ends are
- * moved apart by one position tolerance, so that its gap guard starts on
- * the open side.  At the limit exactly it would start at zero, where the
- * positions' rounding alone makes it cross at once again, and again: the
- * ends part with zero relative velocity and acceleration (static =
- * dynamic level), their gap growing as t^3, slower than that rounding. */
+/* A rigid stop let go at its limit at zero relative speed, or touched at
+ * zero speed and let go at once: its ends are moved apart, so that its gap
+ * guard starts clearly on the open side.  At the limit it would start at
+ * the rounding of the positions' difference, where that rounding alone
+ * makes it cross again and again: the ends part with zero relative
+ * velocity and an acceleration that is small or zero (static = dynamic
+ * level: the gap grows as t^3, under 1e-16 m for microseconds), and each
+ * crossing is a touch at a relative speed that grows until it counts as
+ * an impact (1.2e-11 m/s 0.5 us after a release: an impact in one order
+ * of the file, none in the other).  The move: PART_ULPS ulps of the ends'
+ * positions (the difference's rounding is a few), at least one position
+ * tolerance; far below the integration's error (rtol of the positions),
+ * and the same in every order of the file. */
 static void open_touch(stsl_multibody *m, int k, const fixed_motion *fm, double *y)
 {
     const stsl_stop_params *sp = &m->s->stops[k].p;
     double xr = rel_x(m, fm, y, m->snode[k]);
+    double xa = fabs(node_x(m, fm, y, m->snode[k][0])), xb = fabs(node_x(m, fm, y, m->snode[k][1]));
+    double dx = fmax(m->atol_x, PART_ULPS * DBL_EPSILON * fmax(fmax(xa, xb), fabs(xr)));
     int side = fabs(xr - sp->x_max) <= fabs(xr - sp->x_min) ? +1 : -1;
     rigid_clusters(m, -1);
-    pair_jump(m, m->snode[k], -side * m->atol_x, 0.0, y);
+    pair_jump(m, m->snode[k], -side * dx, 0.0, y);
+}
+
+/* Rigid stops closed before the event and let go in it at zero relative
+ * speed (not by an impact) part as open_touch says. */
+static void open_released(stsl_multibody *m, const fixed_motion *fm, double *y)
+{
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && !m->changed_by_impact[k] && m->cur[m->nc + k] != STSL_SM_OPEN &&
+            m->next[m->nc + k] == STSL_SM_OPEN && fabs(rel_v(m, fm, y, m->snode[k])) <= m->vtol)
+            open_touch(m, k, fm, y);
 }
 
 /* Everything the event at (t, y) decides, into m->next and y. */
@@ -1793,6 +1818,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     close_held_stops(m, &fm, y);
     zero_slips(m, &fm, y);
     common_velocities(m, &fm, y);
+    open_released(m, &fm, y);
     for (int k = 0; k < m->ns; k++) /* a stop let go has no bounces pending */
         if (m->next[m->nc + k] == STSL_SM_OPEN) m->settle_at[k] = INFINITY;
     /* A plastic impact whose ends are pulled apart at once (released in

@@ -213,9 +213,10 @@ struct stsl_hsolver {
     struct timespec wall0;
     double last_progress;
     /* Mode invariant between steps (see check_step): guard values at the
-     * last step end (valid when g_ok) and their largest |value| in the
-     * segment. */
-    double *g_last, *g_max;
+     * last step end (valid when g_ok), their largest |value| in the
+     * segment, and the largest inside value q at its step ends before the
+     * current step's end (g_peak: has the guard stood clear of zero?). */
+    double *g_last, *g_max, *g_peak;
     double *g_cache, g_cache_t; /* the last guards CVODE evaluated */
     double *rate_t;             /* where rate[] (the sign of q's rate) holds */
     int *rate;
@@ -500,9 +501,9 @@ static int alloc_arrays(stsl_hsolver *s)
 {
     size_t n = (size_t)s->n, r = (size_t)s->n_roots;
     double **nd[] = {&s->ycur, &s->ytmp, &s->g_scratch_state};
-    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step, &s->g_prev,
-                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last, &s->g_max,
-                     &s->g_cache, &s->rate_t, &s->g_late, &s->g_early};
+    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step,  &s->g_prev,
+                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last,  &s->g_max,
+                     &s->g_cache, &s->rate_t, &s->g_late, &s->g_early, &s->g_peak};
     int **ri[] = {&s->fired, &s->rootsfound, &s->dirs, &s->rate};
     for (size_t i = 0; i < sizeof nd / sizeof nd[0]; i++)
         if (!(*nd[i] = calloc(n, sizeof(double)))) return -1;
@@ -516,14 +517,14 @@ static int alloc_arrays(stsl_hsolver *s)
 
 static void free_arrays(stsl_hsolver *s)
 {
-    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
-                   s->g_one,  s->g_mid,      s->g_when,
-                   s->g_step, s->g_prev,     s->g_a,
-                   s->g_b,    s->g_0,        s->g_last,
-                   s->g_max,  s->g_cache,    s->rate_t,
-                   s->fired,  s->rootsfound, s->dirs,
-                   s->rate,   s->jac_rows,   s->g_late,
-                   s->g_early};
+    void *all[] = {s->ycur,    s->ytmp,       s->g_scratch_state,
+                   s->g_one,   s->g_mid,      s->g_when,
+                   s->g_step,  s->g_prev,     s->g_a,
+                   s->g_b,     s->g_0,        s->g_last,
+                   s->g_max,   s->g_cache,    s->rate_t,
+                   s->fired,   s->rootsfound, s->dirs,
+                   s->rate,    s->jac_rows,   s->g_late,
+                   s->g_early, s->g_peak};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
 }
@@ -787,10 +788,12 @@ static double dense_root(stsl_hsolver *s, dense_fn *f, double a, double b)
 
 /* q falls at a and rises at b: its minimum inside [a, b] (Brent on the dense
  * output).  Returns the time q leaves the inside, or touches it to within
- * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY. */
+ * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY.  A guard not
+ * `armed` (see check_step) has no touch, and leaves only beyond -touch. */
 static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double qb,
-                        double qlate, double touch)
+                        double qlate, double touch, int armed)
 {
+    double below = armed ? 0.0 : -touch; /* a minimum under this has left */
     double d = RATE_OFFSET * (b - a), m = b - d, qm = qlate;
     double mid = 0.5 * (a + b), qmid = dense_q(mid, f);
     if (qmid < qm) m = mid, qm = qmid;
@@ -805,15 +808,15 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
     if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, qm, a, qa, b, qb) != GSL_SUCCESS)
         return INFINITY;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER && qm >= 0.0; it++) {
+    for (int it = 0; it < MIN_MAX_ITER && qm >= below; it++) {
         if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
         m = gsl_min_fminimizer_x_minimum(s->minz);
         qm = gsl_min_fminimizer_f_minimum(s->minz);
         double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
         if (hi - lo <= tol) break;
     }
-    if (qm < 0.0) return dense_root(s, f, a, m);
-    return qm <= touch ? m : INFINITY;
+    if (qm < below) return dense_root(s, f, a, m);
+    return armed && qm <= touch ? m : INFINITY;
 }
 
 /* q is outside at b (no root was reported): where it left.  From inside at
@@ -880,6 +883,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
         s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
         for (int i = 0; i < m->n_guards; i++) {
             s->g_max[i] = 0.0;
+            s->g_peak[i] = -INFINITY;
             s->rate_t[i] = NAN;
         }
     }
@@ -892,6 +896,21 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
         if (qabs > s->g_max[i]) s->g_max[i] = qabs;
         double touch = TOUCH_FACTOR * (s->atol_min + s->opts.rtol * s->g_max[i]);
         if (touch > TOUCH_CAP * s->g_max[i]) touch = TOUCH_CAP * s->g_max[i];
+        /* Armed: the guard has stood clear of the touch band at some step
+         * end since the segment began (its start included).  One that has
+         * not is still at the zero where the segment started, which the
+         * event there decided (judged at t*+: a stop let go with its ends
+         * parting as t^2, a slip starting at w = 0).  Its rate at a step's
+         * start is then a difference of rounding-level values, and a dip
+         * found from it is noise: a stop's gap, a few ulps of the
+         * positions, "touched" 17 ns after its release, or "crossed" by
+         * 1e-17 m 64 ps after it, with the ends parting at 3 and 0.5 m/s^2
+         * (an impact in one order of the file, none in the other).  So it
+         * dips only when clearly out, beyond the band; one inside at the
+         * step's end and never clear has touched nothing. */
+        if (qa > s->g_peak[i]) s->g_peak[i] = qa;
+        int armed = s->g_peak[i] > touch;
+        if (qb > s->g_peak[i]) s->g_peak[i] = qb;
         /* A guard outside from the start is a constant (an absent stop) or
          * a rounding-level touch that the model accepted: not ours. */
         if (dir == STSL_GUARD_BOTH || qa < 0.0) {
@@ -913,7 +932,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
             double ql = f.sign * s->g_late[i];
             s->rate[i] = rate_sign(qb, ql, -d);
             s->rate_t[i] = tb;
-            if (ra < 0 && s->rate[i] > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch);
+            if (ra < 0 && s->rate[i] > 0) when = dense_dip(s, &f, ta, tb, qa, qb, ql, touch, armed);
         }
         if (when < *te || (*which < 0 && when <= *te)) *te = when, *which = i;
         s->g_last[i] = gb[i];
