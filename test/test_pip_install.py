@@ -10,7 +10,9 @@ dist-packages.  This does both, each into a temporary directory, from a
 copy of the sources (so parallel test runs of several build trees do not
 share the package's build tree build/pip, and the clone stays clean), then
 runs a short session with the venv's python in a directory outside the
-sources, so `import stickslip` cannot find the source copy.
+sources, so `import stickslip` cannot find the source copy.  It also builds
+an sdist of the copy, a wheel from that sdist alone, and installs the wheel
+into a fresh venv (the other interpreter's when there is one).
 
 The session asserts against values known apart from the library:
   - the package imported is the venv's, and the library it loaded is the
@@ -80,7 +82,15 @@ def clean_env():
     return env
 
 
-def install_and_run(python, venv, src, pth, workdir):
+def pip(venv, *args, env):
+    return sh([os.path.join(venv, "bin", "pip"), *args, "--no-index", "--no-build-isolation",
+               "--no-cache-dir"], env=env)
+
+
+def venv_with(python, venv, pth, what, workdir):
+    """A venv of `python` (with Debian's packages through a .pth when `pth`
+    names them, else through --system-site-packages), `what` pip-installed
+    into it, and the session run by it in `workdir`."""
     env = clean_env()
     args = [python, "-m", "venv"] + (["--system-site-packages"] if not pth else []) + [venv]
     sh(args, env=env)
@@ -89,11 +99,22 @@ def install_and_run(python, venv, src, pth, workdir):
                    "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env).strip()
         with open(os.path.join(site, "debian.pth"), "w") as f:
             f.write(pth + "\n")
-    sh([os.path.join(venv, "bin", "pip"), "install", "--no-index", "--no-build-isolation", src],
-       env=env)
+    pip(venv, "install", what, env=env)
     os.makedirs(workdir)
     out = sh([os.path.join(venv, "bin", "python"), "-c", SESSION], env=env, cwd=workdir)
     print(out.strip())
+
+
+def wheel_from_sdist(venv, src, tmp):
+    """The sdist of the sources (MANIFEST.in decides what it holds), and a
+    wheel built from it alone: the sdist must carry everything CMake needs."""
+    dist, wheels = os.path.join(tmp, "dist"), os.path.join(tmp, "wheels")
+    code = f"from setuptools import build_meta as b; print(b.build_sdist({dist!r}))"
+    sdist = os.path.join(dist, sh([DEBIAN_PYTHON, "-c", code], env=clean_env(), cwd=src)
+                         .strip().splitlines()[-1])
+    pip(venv, "wheel", "--no-deps", "-w", wheels, sdist, env=clean_env())
+    (wheel,) = os.listdir(wheels)
+    return os.path.join(wheels, wheel)
 
 
 def other_python():
@@ -119,14 +140,18 @@ def main():
         src = os.path.join(tmp, "src")
         shutil.copytree(root, src, ignore=shutil.ignore_patterns(
             "build", "build-*", ".git", "results", "*.egg-info", "__pycache__"))
-        install_and_run(DEBIAN_PYTHON, os.path.join(tmp, "v"), src, None,
-                        os.path.join(tmp, "run"))
+        venv_with(DEBIAN_PYTHON, os.path.join(tmp, "v"), None, src, os.path.join(tmp, "run"))
+        wheel = wheel_from_sdist(os.path.join(tmp, "v"), src, tmp)
         exe, why = other_python()
         if exe:
-            install_and_run(exe, os.path.join(tmp, "p"), src, "/usr/lib/python3/dist-packages",
-                            os.path.join(tmp, "run-other"))
+            venv_with(exe, os.path.join(tmp, "p"), "/usr/lib/python3/dist-packages", src,
+                      os.path.join(tmp, "run-other"))
+            venv_with(exe, os.path.join(tmp, "pw"), "/usr/lib/python3/dist-packages", wheel,
+                      os.path.join(tmp, "run-other-wheel"))
         else:
             print(f"SKIPPED the other interpreter's route: {why}")
+            venv_with(DEBIAN_PYTHON, os.path.join(tmp, "w"), None, wheel,
+                      os.path.join(tmp, "run-wheel"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("ok")
