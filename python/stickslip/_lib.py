@@ -49,4 +49,11 @@ def _lib_path():
 
 ffi = FFI()
 ffi.cdef(_cdef_text())
-lib = ffi.dlopen(_lib_path())
+_path = _lib_path()
+try:
+    lib = ffi.dlopen(_path)
+except OSError as e:
+    # cffi's message names only the file: say where it came from and what to do.
+    raise OSError(f"stickslip: cannot load the C library {_path} ({e}); set STICKSLIP_LIB to the "
+                  "path of libstickslip.so, or install the package with pip "
+                  "(docs/python.md, Installing)") from e
