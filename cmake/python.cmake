@@ -33,7 +33,10 @@ add_custom_command(OUTPUT ${STSL_PY_BUILD}/_cdef.h
   COMMENT "cffi declarations from stickslip.h")
 file(GENERATE OUTPUT ${STSL_PY_BUILD}/_libpath.py
   CONTENT "LIBRARY = \"$<TARGET_FILE:stickslip_shared>\"\n")
-add_custom_target(python_package ALL DEPENDS ${STSL_PY_BUILD}/_cdef.h stickslip_shared stickslip)
+# python_cdef alone is what `pip install` (setup.py) builds besides the
+# shared library: it ships its own copy of both inside the package.
+add_custom_target(python_cdef DEPENDS ${STSL_PY_BUILD}/_cdef.h)
+add_custom_target(python_package ALL DEPENDS python_cdef stickslip_shared stickslip)
 
 install(FILES ${STSL_PY_SOURCES} ${STSL_PY_BUILD}/_cdef.h
   DESTINATION ${STSL_PY_SITE_DIR}/stickslip)
@@ -49,6 +52,16 @@ if(BUILD_TESTING)
     ${PROJECT_SOURCE_DIR}/test/python)
   set_tests_properties(test_python PROPERTIES SKIP_RETURN_CODE 5
     ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;STICKSLIP_BIN=$<TARGET_FILE:stickslip>;STSL_BUILD_DIR=${PROJECT_BINARY_DIR};STSL_PY_SITEDIR=${STSL_PY_SITE_DIR};STSL_INSTALL_PREFIX=${CMAKE_INSTALL_PREFIX}")
+  # `pip install .` into venvs (Debian's python3, and another python3 of
+  # its version on PATH with a .pth to Debian's packages), then a session
+  # outside the sources (test/test_pip_install.py; docs/python.md
+  # "Installing").  It builds its own Release library from a copy of the
+  # sources, whatever this tree's flags, so the sanitized trees skip it.
+  if(NOT CMAKE_C_FLAGS MATCHES "sanitize")
+    add_test(NAME test_pip_install COMMAND /usr/bin/python3
+      ${PROJECT_SOURCE_DIR}/test/test_pip_install.py ${PROJECT_SOURCE_DIR})
+    set_tests_properties(test_pip_install PROPERTIES TIMEOUT 900)
+  endif()
   # The asan build: a sanitized libstickslip.so loads into Debian's python3
   # only when the sanitizer runtimes come first in the process, so they are
   # preloaded.  LeakSanitizer stays off here: every allocation of ours has

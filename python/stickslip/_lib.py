@@ -25,15 +25,35 @@ def _cdef_text():
 
 
 def _lib_path():
-    # STICKSLIP_LIB overrides the library found at build or install time.
+    """The library to load, first found of:
+    1. $STICKSLIP_LIB: set only on purpose (another build, a sanitized
+       library), so it wins over everything;
+    2. libstickslip.so beside this file: the copy `pip install` ships;
+    3. `_libpath.py`: the library of the CMake build tree, or the installed
+       one after `cmake --install` (both write it);
+    4. the system's search path (ldconfig, LD_LIBRARY_PATH): a library
+       installed apart from this package."""
     path = os.environ.get("STICKSLIP_LIB")
     if path:
         return path
-    from ._libpath import LIBRARY
+    shipped = os.path.join(_here, "libstickslip.so")
+    if os.path.exists(shipped):
+        return shipped
+    try:
+        from ._libpath import LIBRARY
 
-    return LIBRARY
+        return LIBRARY
+    except ImportError:
+        return "libstickslip.so.0"
 
 
 ffi = FFI()
 ffi.cdef(_cdef_text())
-lib = ffi.dlopen(_lib_path())
+_path = _lib_path()
+try:
+    lib = ffi.dlopen(_path)
+except OSError as e:
+    # cffi's message names only the file: say where it came from and what to do.
+    raise OSError(f"stickslip: cannot load the C library {_path} ({e}); set STICKSLIP_LIB to the "
+                  "path of libstickslip.so, or install the package with pip "
+                  "(docs/python.md, Installing)") from e
