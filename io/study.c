@@ -261,13 +261,16 @@ static int admit(ctx *c, int id, const char *path, long n)
     int j = s->n_keys - 1; /* this key */
     long prod = 1;
     char dims[256] = "";
+    int grid = s->combine == STSL_COMBINE_GRID;
     for (int i = 0; i <= j; i++) {
         long ni = i < j ? s->keys[i].n : n;
         size_t at = strlen(dims);
         snprintf(dims + at, sizeof dims - at, "%s%ld", i ? " x " : "", ni);
-        if (i < j) prod *= ni;
+        /* Only a grid multiplies its counts; the earlier keys' product is
+         * within the limit (each was admitted), so it cannot overflow.  A
+         * zip's counts are each bounded alone and never multiplied. */
+        if (grid && i < j) prod *= ni;
     }
-    int grid = s->combine == STSL_COMBINE_GRID;
     if (grid && n > STSL_STUDY_MAX_VARIANTS / prod)
         return fail(c, id, path,
                     "the grid would have %.4g variants (%s), more than %ld (the study limit)",

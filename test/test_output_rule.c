@@ -98,7 +98,15 @@ static int limited(int blocks, const char *fmt, ...)
     va_end(ap);
     char lim[32] = "unlimited";
     if (blocks >= 0) snprintf(lim, sizeof lim, "%d", blocks);
-    snprintf(cmd, sizeof cmd, "(ulimit -f %s; exec '%s' %s) 2>&1", lim, STSL_CLI, args);
+    /* Under a file-size limit HDF5 cannot close a file whose last writes
+     * failed (io/h5_sink.c, discard_storage): its chunk buffers are lost
+     * inside the library, and the process exits right after.  In a
+     * sanitizer build LeakSanitizer would add that to the one-line output
+     * this test checks, so it is off for these runs only (every other
+     * test keeps it). */
+    const char *env =
+        blocks >= 0 ? "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" " : "";
+    snprintf(cmd, sizeof cmd, "(ulimit -f %s; %sexec '%s' %s) 2>&1", lim, env, STSL_CLI, args);
     return tu_shell(cmd, out, sizeof out);
 }
 
