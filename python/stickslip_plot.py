@@ -90,6 +90,8 @@ class PlotError(Exception):
 
 def _attr_str(obj, name, default=""):
     v = obj.attrs.get(name, default)
+    if v is None:
+        return None
     if isinstance(v, bytes):
         v = v.decode("utf-8", "replace")
     return str(v)
@@ -981,9 +983,79 @@ def load_study(path):
                 cols[name] = np.asarray(d[:n], dtype=float)
                 units[name] = d.attrs.get("units", "")
                 units[name] = units[name].decode() if isinstance(units[name], bytes) else units[name]
-        return {"keys": keys, "params": params, "columns": cols, "units": units,
+        # Counts (events_*, steps): integer datasets, drawn with a discrete colour bar.
+        integer = {name for name, d in st["summary"].items() if d.dtype.kind in "iu"}
+        base = st["base_config"][()] if "base_config" in st else b""
+        base = base.decode("utf-8", "replace") if isinstance(base, bytes) else str(base)
+        m = re.search(r"^domain:\s*(\w+)", base, re.M)
+        domain = m.group(1) if m else "translational"
+        key_units = {k: _attr_str(st["parameters"][k], "units", None) for k in keys}
+        key_units = {k: (u if u not in (None, "None") else parameter_units(k, domain)) for k, u in key_units.items()}
+        return {"keys": keys, "params": params, "columns": cols, "units": units, "integer": integer,
+                "key_units": key_units, "domain": domain,
                 "status": np.asarray(st["summary"]["status"][:n]), "n_done": n,
                 "n_runs": int(st.attrs["n_runs"]), "complete": int(st.attrs["complete"]) == 1}
+
+
+# Units of a configuration key by its last name (translational, rotational),
+# as docs/configuration.md lists them; "-" for a dimensionless key.  A study
+# file names its varied keys, not their units: the plot finds them here.
+KEY_UNITS = {
+    "mass": ("kg", "kg·m²"), "inertia": ("kg·m²", "kg·m²"),
+    "stiffness": ("N/m", "N·m/rad"), "coefficient": ("N·s/m", "N·m·s/rad"), "damping": ("N·s/m", "N·m·s/rad"),
+    "free_position": ("m", "rad"), "free_length": ("m", "rad"),
+    "dynamic": ("N", "N·m"), "static": ("N", "N·m"), "static_ratio": ("-", "-"),
+    "efficiency_opposing": ("-", "-"), "efficiency_aiding": ("-", "-"),
+    "stribeck_velocity": ("m/s", "rad/s"), "stribeck_exponent": ("-", "-"),
+    "breakaway": ("N", "N·m"), "coulomb": ("N", "N·m"), "breakaway_velocity": ("m/s", "rad/s"),
+    "viscous": ("N·s/m", "N·m·s/rad"), "tc": ("N", "N·m"), "tst": ("N", "N·m"), "slope": ("s/m", "s/rad"),
+    "d": ("N·s/m", "N·m·s/rad"), "v_st": ("m/s", "rad/s"), "sigma0": ("N/m", "N·m/rad"),
+    "sigma1": ("N·s/m", "N·m·s/rad"), "min": ("m", "rad"), "max": ("m", "rad"), "restitution": ("-", "-"),
+    "position": ("m", "rad"), "velocity": ("m/s", "rad/s"),
+    "frequency": ("Hz", "Hz"), "f0": ("Hz", "Hz"), "f1": ("Hz", "Hz"), "phase": ("rad", "rad"),
+    "t_end": ("s", "s"), "rtol": ("-", "-"), "output_step": ("s", "s"), "step": ("s", "s"),
+}
+# A signal's level (amplitude, offset, value ...) has the unit of its input.
+SIGNAL_UNITS = {"active_force": ("N", "N·m"), "load": ("N", "N·m"), "base_motion": ("m", "rad"),
+                "anchor_motion": ("m", "rad")}
+SIGNAL_TIMES = ("t0", "t1", "start", "start_time", "end_time", "duration", "period", "delay", "time")
+
+
+def parameter_units(key, domain="translational"):
+    """The unit of a varied configuration key ("" when not known)."""
+    parts = key.split(".")
+    rot = 1 if domain == "rotational" else 0
+    if len(parts) >= 3 and parts[0] == "inputs" and parts[1] in SIGNAL_UNITS:
+        leaf = parts[-1]
+        if leaf in ("frequency", "f0", "f1", "phase"):
+            return KEY_UNITS[leaf][rot]
+        if leaf in SIGNAL_TIMES:
+            return "s"
+        level = SIGNAL_UNITS[parts[1]][rot]
+        return level + "/s" if leaf in ("slope", "rate") else level
+    return KEY_UNITS.get(parts[-1], ("", ""))[rot]
+
+
+def _key_label(s, key):
+    u = s.get("key_units", {}).get(key, "")
+    return _label(key, u)
+
+
+def _color_args(s, z, v):
+    """cmap/norm keywords and colour-bar ticks for column z: a count gets one
+    colour per integer (boundaries at the half-integers, ticks on the
+    integers; a wide range takes an odd step so the ticks stay integers)."""
+    finite = v[np.isfinite(v)]
+    if z not in s.get("integer", ()) or finite.size == 0:
+        return {"cmap": "viridis"}, None
+    lo, hi = int(finite.min()), int(finite.max())
+    step = 1 if hi - lo < 24 else 2 * math.ceil((hi - lo + 1) / 48) + 1
+    bounds = np.arange(lo - 0.5 * step, hi + step, step)
+    if bounds.size < 2:
+        bounds = np.array([lo - 0.5, lo + 0.5])
+    ticks = (bounds[:-1] + bounds[1:]) / 2
+    cmap = plt.get_cmap("viridis", bounds.size - 1)
+    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, ticks
 
 
 def is_study(path):
@@ -1031,7 +1103,7 @@ def _line(ax, s, key, z):
     ax.plot(x[~failed][order], v[~failed][order], "o-", ms=3, color="C0")
     base = np.nanmin(v[~failed]) if (~failed).any() and np.isfinite(v[~failed]).any() else 0.0
     _mark_failed(ax, x, np.full(x.shape, base), failed)
-    ax.set_xlabel(key)
+    ax.set_xlabel(_key_label(s, key))
     ax.set_ylabel(_label(z, s["units"].get(z, "")))
     _log_if_wide(ax, "x", x)
     ax.grid(True, alpha=0.3)
@@ -1054,13 +1126,15 @@ def _heat(fig, ax, s, kx, ky, z):
         ux, uy = g
         img = np.full((uy.size, ux.size), np.nan)
         img[np.searchsorted(uy, y), np.searchsorted(ux, x)] = v
-        m = ax.pcolormesh(ux, uy, img, shading="nearest", cmap="viridis")
+        kw, ticks = _color_args(s, z, img)
+        m = ax.pcolormesh(ux, uy, img, shading="nearest", **kw)
     else:  # a sample: one coloured point per variant
-        m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, cmap="viridis")
-    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")))
+        kw, ticks = _color_args(s, z, v[~failed])
+        m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, **kw)
+    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")), ticks=ticks)
     _mark_failed(ax, x, y, failed)
-    ax.set_xlabel(kx)
-    ax.set_ylabel(ky)
+    ax.set_xlabel(_key_label(s, kx))
+    ax.set_ylabel(_key_label(s, ky))
     _log_if_wide(ax, "x", x)
     _log_if_wide(ax, "y", y)
 
@@ -1071,6 +1145,7 @@ def _matrix(fig, s, keys, z):
     axes = fig.subplots(n, n, squeeze=False)
     v, failed = s["columns"][z], s["status"] != 0
     m = None
+    kw, ticks = _color_args(s, z, v[~failed])
     for i, ki in enumerate(keys):
         for j, kj in enumerate(keys):
             ax = axes[i][j]
@@ -1078,14 +1153,14 @@ def _matrix(fig, s, keys, z):
                 _line(ax, s, ki, z)
             elif i > j:
                 m = ax.scatter(s["params"][kj][~failed], s["params"][ki][~failed], c=v[~failed],
-                               s=8, cmap="viridis")
+                               s=8, **kw)
                 _mark_failed(ax, s["params"][kj], s["params"][ki], failed)
-                ax.set_xlabel(kj)
-                ax.set_ylabel(ki)
+                ax.set_xlabel(_key_label(s, kj))
+                ax.set_ylabel(_key_label(s, ki))
             else:
                 ax.axis("off")
     if m is not None:
-        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")))
+        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")), ticks=ticks)
 
 
 def study_figure(s, path, x=None, y=None, z=None):
