@@ -33,7 +33,8 @@ static const char *const usage =
     "usage: stickslip curve CONFIG [-o FILE.csv] [--vmin V --vmax V --n N] [--set KEY=VALUE]...\n"
     "\n"
     "Tabulate the friction law of CONFIG: steady-state force (torque) against relative\n"
-    "velocity, as CSV with the header 'velocity,force'.  N evenly spaced velocities\n"
+    "velocity, as CSV with the header 'velocity [m/s],force [N]' (rotational:\n"
+    "'velocity [rad/s],force [N·m]').  N evenly spaced velocities\n"
     "from vmin to vmax inclusive; a hybrid law (coulomb, stribeck) adds its static\n"
     "band at zero velocity as the rows (0, -F_S(-1)) and (0, F_S(+1)).  The load at\n"
     "t = 0 sets load-dependent levels.\n"
@@ -148,11 +149,19 @@ static void write_band(FILE *f, const stsl_friction_params *p, double load)
     fprintf(f, "0,%.17g\n0,%.17g\n", -fs_neg, fs_pos);
 }
 
-static void write_curve(FILE *f, const stsl_friction_params *p, double load, double vmin,
-                        double vmax, long n)
+/* The header names each column's unit, as every other table does: a
+ * rotational law is a torque against an angular velocity. */
+static const char *curve_header(stsl_domain d)
+{
+    return d == STSL_DOMAIN_ROTATIONAL ? "velocity [rad/s],force [N·m]\n"
+                                       : "velocity [m/s],force [N]\n";
+}
+
+static void write_curve(FILE *f, const stsl_friction_params *p, stsl_domain d, double load,
+                        double vmin, double vmax, long n)
 {
     int hybrid = !stsl_law_is_smooth(p->law), band_due = hybrid && vmin <= 0.0 && vmax >= 0.0;
-    fputs("velocity,force\n", f);
+    fputs(curve_header(d), f);
     for (long i = 0; i < n; i++) {
         /* Both ends exact: interpolate from each end, not by accumulation. */
         double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
@@ -240,7 +249,7 @@ int stsl_cli_curve(int argc, char **argv)
         stsl_config_free(&cfg);
         return stsl_cli_fail(&cmd, &err);
     }
-    write_curve(t.f, p, load, vmin, vmax, a.n);
+    write_curve(t.f, p, cfg.element.domain, load, vmin, vmax, a.n);
     rc = a.output && stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
     if (!rc && a.output)
         fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a.output, a.n,

@@ -209,6 +209,17 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
 
 /* ---- info -------------------------------------------------------------------- */
 
+/* One line naming the columns without a value in any completed variant. */
+static void print_empty(const stsl_study_summary *s, int empty)
+{
+    printf("  (%d column%s without a value in any completed variant left out:", empty,
+           empty == 1 ? "" : "s");
+    for (int j = 0, k = 0; j < s->n_cols; j++)
+        if (isnan(s->cols[j].min) && isnan(s->cols[j].max))
+            printf("%s %s", k++ ? "," : "", s->cols[j].name);
+    printf(")\n");
+}
+
 int stsl_cli_study_info(const char *path)
 {
     stsl_study_summary s;
@@ -239,8 +250,18 @@ int stsl_cli_study_info(const char *path)
         if ((int)strlen(s.cols[j].name) > w) w = (int)strlen(s.cols[j].name);
     printf("Summary of the completed variants:\n  %-*s %14s %14s  %s\n", w, "column", "min", "max",
            "units");
-    for (int j = 0; j < s.n_cols; j++)
+    int empty = 0;
+    for (int j = 0; j < s.n_cols; j++) {
+        /* A column no completed variant filled (a single element's x_final
+           in a system's study, whose values are per body): a row of nan
+           says nothing, so it is counted below instead. */
+        if (isnan(s.cols[j].min) && isnan(s.cols[j].max)) {
+            empty++;
+            continue;
+        }
         printf("  %-*s %14.6g %14.6g  %s\n", w, s.cols[j].name, s.cols[j].min, s.cols[j].max,
                s.cols[j].units);
+    }
+    if (empty) print_empty(&s, empty);
     return 0;
 }

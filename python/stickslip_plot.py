@@ -90,6 +90,8 @@ class PlotError(Exception):
 
 def _attr_str(obj, name, default=""):
     v = obj.attrs.get(name, default)
+    if v is None:
+        return None
     if isinstance(v, bytes):
         v = v.decode("utf-8", "replace")
     return str(v)
@@ -570,16 +572,31 @@ def _summary(res):
 
 
 def figure(res, what="all", t0=None, t1=None):
-    """Build the matplotlib Figure for one plot kind (see KINDS)."""
+    """Build the matplotlib Figure for one plot kind (see KINDS): the first
+    page of a system's figures (see figures())."""
+    figs = figures(res, what, t0, t1)
+    for f in figs[1:]:
+        plt.close(f)
+    return figs[0]
+
+
+def figures(res, what="all", t0=None, t1=None):
+    """The pages of one plot kind: one figure for a single element, one per
+    page of at most BODIES_PER_PAGE bodies for a system."""
     if what not in KINDS:
         raise PlotError(f"unknown plot kind '{what}' (choose from {', '.join(KINDS)})")
     if t0 is not None and t1 is not None and not t1 > t0:
         raise PlotError(f"--t1 ({t1:g}) must be greater than --t0 ({t0:g})")
     sel, evs = _window(res, t0, t1)
     if "system" in res:
-        fig, handles = _system_figure(res, what, sel, evs)
         # The bodies' panels alone end in their velocity axes: room for them.
-        return _decorate(fig, res, handles, sel, t0, t1, right_in=0.9 if what == "time" else 0.25)
+        right_in = 0.9 if what == "time" else 0.25
+        return [_decorate(fig, res, handles, sel, t0, t1, right_in=right_in, page=label)
+                for fig, handles, label in _system_figures(res, what, sel, evs)]
+    return [_single_figure(res, what, sel, evs, t0, t1)]
+
+
+def _single_figure(res, what, sel, evs, t0, t1):
     names = _names(res)
     fig = plt.figure(figsize=SIZES[what])
     used = set()
@@ -599,13 +616,15 @@ def figure(res, what="all", t0=None, t1=None):
     return _decorate(fig, res, handles, sel, t0, t1)
 
 
-def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25):
-    """The title (events, window, INCOMPLETE), the margins (right_in inches
-    on the right) and one legend of `handles` below the panels."""
+def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
+    """The title (events, window, page, INCOMPLETE), the margins (right_in
+    inches on the right) and one legend of `handles` below the panels."""
     title = f"{os.path.basename(res['path'])}: {_summary(res)}"
     if t0 is not None or t1 is not None:
         t = res["t"][sel]
         title += f", window {t[0]:g} .. {t[-1]:g} {res['units']['t']}"
+    if page:
+        title += f"\n{page}"
     if not res["complete"]:
         msg = res["message"] or "no reason recorded"
         if len(msg) > 160:
@@ -617,7 +636,8 @@ def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25):
     width, height = fig.get_size_inches()
     ncol = 5 if width >= 10 else 3
     rows = math.ceil(len(handles) / ncol)
-    top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.3
+    # Below the title: room for the first panel's own title (0.3 in).
+    top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.35
     bottom_in = 0.6 + 0.28 * rows
     fig.subplots_adjust(left=0.8 / width, right=1 - right_in / width, top=1 - top_in / height,
                         bottom=bottom_in / height)
@@ -629,9 +649,20 @@ def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25):
 
 # ---- systems of bodies (issue 14) ---------------------------------------------------
 
-# Shading of each contact's stuck intervals: one colour per contact, in order.
+# Shading of each contact's stuck intervals: one light colour per contact on
+# a page (a page holds at most BODIES_PER_PAGE bodies, so at most a dozen
+# contacts in practice: twelve distinct colours).
 CONTACT_COLORS = ("#9ecae1", "#fdae6b", "#a1d99b", "#bcbddc", "#fc9272", "#c7e9c0", "#fdd0a2",
-                  "#dadaeb", "#c6dbef", "#d9d9d9")
+                  "#dadaeb", "#d9d9d9", "#f2cfe6", "#c9b99b", "#b8e3e0")
+# The bodies' own colours (position line, phase curve): tab10 holds ten
+# distinct colours, more than a page's bodies.
+BODY_CMAP = "tab10"
+# Light enough to read the lines through, dark enough to see on a screen.
+SHADE_ALPHA = 0.35
+# Bodies per page: six panels of ~1.9 in stay readable on a screen or an A4
+# page; more bodies go to further pages (PNG/SVG: NAME-1.png, NAME-2.png ...;
+# PDF: one file with a page each).
+BODIES_PER_PAGE = 6
 _SYSTEM_READER = []
 
 
@@ -690,9 +721,35 @@ def _acts_on(res, subject_index):
     return bodies or r.bodies
 
 
-def _shade_contacts(ax, res, body, sel, used):
+def system_pages(res):
+    """The bodies split into pages of at most BODIES_PER_PAGE, as even as
+    possible (12 bodies: 6 + 6; 13: 5 + 4 + 4), each page with the contacts
+    and stops acting on its bodies: [{"bodies", "contacts", "stops"}]."""
+    r = res["system"]
+    n = len(r.bodies)
+    k = max(1, math.ceil(n / BODIES_PER_PAGE))
+    pages = []
+    for part in np.array_split(np.arange(n), k):
+        bodies = [r.bodies[i] for i in part]
+        on = lambda i: any(b in bodies for b in _acts_on(res, i))  # noqa: E731
+        pages.append({"bodies": bodies,
+                      "contacts": [c for i, c in enumerate(r.contacts) if on(i)],
+                      "stops": [s for i, s in enumerate(r.stops) if on(len(r.contacts) + i)]})
+    return pages
+
+
+def _body_color(page, body):
+    return plt.get_cmap(BODY_CMAP)(page["bodies"].index(body) % 10)
+
+
+def _contact_color(page, name):
+    return CONTACT_COLORS[page["contacts"].index(name) % len(CONTACT_COLORS)]
+
+
+def _shade_contacts(ax, res, body, sel, used, page):
     """Each contact's stuck intervals on the panel of a body it acts on: one
-    collection per contact (label 'stuck: NAME'), in the contact's colour."""
+    collection per contact (label 'stuck: NAME'), in the contact's colour,
+    light and below the lines (zorder 0, the lines draw at 2)."""
     r = res["system"]
     t = r.t[sel]
     for c, name in enumerate(r.contacts):
@@ -702,12 +759,11 @@ def _shade_contacts(ax, res, body, sel, used):
         runs = r.intervals(stuck, t)
         if not runs:
             continue
-        color = CONTACT_COLORS[c % len(CONTACT_COLORS)]
         rects = [[(a, 0), (a, 1), (b, 1), (b, 0)] for a, b in runs]
-        coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=color, alpha=0.45,
-                              linewidths=0, zorder=0, label=f"stuck: {name}")
+        coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=_contact_color(page, name),
+                              alpha=SHADE_ALPHA, linewidths=0, zorder=0, label=f"stuck: {name}")
         ax.add_collection(coll, autolim=False)
-        used.add(("stuck", c))
+        used.add(("stuck", name))
 
 
 def _mark_system_events(ax, res, body, evs, group, used):
@@ -726,23 +782,28 @@ def _mark_system_events(ax, res, body, evs, group, used):
         used.add(kind)
 
 
-def _body_axes(fig, spec, res, sel, evs, used):
-    """One panel per body: position (left axis) and velocity (right axis),
-    its contacts' stuck intervals shaded, events marked on the position."""
+def _body_axes(fig, spec, res, sel, evs, used, page):
+    """One panel per body of the page: position (left axis, in the body's
+    colour) and velocity (right axis, thin grey), its contacts' stuck
+    intervals shaded, events marked on the position."""
     r = res["system"]
     t, u = r.t[sel], r.units
-    gs = spec.subgridspec(len(r.bodies), 1, hspace=0.12)
+    # hspace leaves room for each panel's title above it.
+    gs = spec.subgridspec(len(page["bodies"]), 1, hspace=0.32)
     axes = []
-    for i, body in enumerate(r.bodies):
+    for i, body in enumerate(page["bodies"]):
         ax = fig.add_subplot(gs[i], sharex=axes[0] if axes else None)
-        ax.plot(t, r.column("x", body)[sel], color=LINE_COLORS["x"], lw=1.2, label=f"x {body}")
-        ax.set_ylabel(_label(f"{body}: x", u.get("x", "")))
+        color = _body_color(page, body)
+        ax.plot(t, r.column("x", body)[sel], color=color, lw=1.3, label=f"x {body}", zorder=3)
+        ax.set_ylabel(_label(f"{body}: x", u.get("x", "")), color=color)
         if "v" in r.names:
             tw = ax.twinx()
-            tw.plot(t, r.column("v", body)[sel], color=LINE_COLORS["v"], lw=1.0, label=f"v {body}")
-            tw.set_ylabel(_label("v", u.get("v", "")), color=LINE_COLORS["v"])
+            tw.plot(t, r.column("v", body)[sel], color="#737373", lw=0.7, label=f"v {body}")
+            tw.set_ylabel(_label("v", u.get("v", "")), color="#737373")
+        # The shading lies on the panel below its lines (zorder 0); the
+        # velocity's twin axes draw after the panel, so a thin grey line.
         _mark_system_events(ax, res, body, evs, "x", used)
-        _shade_contacts(ax, res, body, sel, used)
+        _shade_contacts(ax, res, body, sel, used, page)
         ax.grid(True, alpha=0.3)
         ax.set_xlim(t[0], t[-1])
         ax.set_title(body, loc="left", fontsize="medium")
@@ -753,10 +814,10 @@ def _body_axes(fig, spec, res, sel, evs, used):
     return axes
 
 
-def _curves(ax, members, xs, ys, label):
-    """One curve per member (a contact or a body) in its tab10 colour."""
-    for k, name in enumerate(members):
-        ax.plot(xs(name), ys(name), lw=1.2, label=label(name), color=plt.get_cmap("tab10")(k % 10))
+def _curves(ax, members, xs, ys, label, color):
+    """One curve per member (a contact or a body) in its page colour."""
+    for name in members:
+        ax.plot(xs(name), ys(name), lw=1.2, label=label(name), color=color(name))
 
 
 def _finish(ax, xlabel, ylabel, title):
@@ -764,36 +825,43 @@ def _finish(ax, xlabel, ylabel, title):
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left", fontsize="small", ncol=2 if len(ax.get_lines()) > 4 else 1)
     return [ax]
 
 
-def _system_forces_axes(fig, spec, res, sel, evs, used):
+def _contact_line_color(page):
+    """Contacts' curves: tab10 in the page's contact order (distinct up to ten)."""
+    return lambda n: plt.get_cmap(BODY_CMAP)(page["contacts"].index(n) % 10)
+
+
+def _system_forces_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names:
-        _curves(ax, r.contacts, lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
-                lambda n: f"friction {n}")
-    for name in r.names.get("stop_reaction", []):
-        ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--", label=f"stop reaction {name}",
-                color=LINE_COLORS["stop_reaction"])
+        _curves(ax, page["contacts"], lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
+                lambda n: f"friction {n}", _contact_line_color(page))
+    for name in page["stops"]:
+        if name in r.names.get("stop_reaction", []):
+            ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--",
+                    label=f"stop reaction {name}", color=LINE_COLORS["stop_reaction"])
     ax.set_xlim(r.t[sel][0], r.t[sel][-1])
     return _finish(ax, _label("time", r.units["t"]), _label("force", r.units.get("friction", "")),
                    "forces per contact and stop")
 
 
-def _system_loop_axes(fig, spec, res, sel, evs, used):
+def _system_loop_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names and "slip_velocity" in r.names:
-        _curves(ax, r.contacts, lambda n: r.column("slip_velocity", n)[sel],
-                lambda n: r.column("friction", n)[sel], str)
+        _curves(ax, page["contacts"], lambda n: r.column("slip_velocity", n)[sel],
+                lambda n: r.column("friction", n)[sel], str, _contact_line_color(page))
     ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
     return _finish(ax, _label("slip velocity", r.units.get("slip_velocity", "")),
                    _label("friction", r.units.get("friction", "")), "friction against slip velocity")
 
 
-def _system_phase_axes(fig, spec, res, sel, evs, used):
+def _system_phase_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
-    _curves(ax, r.bodies, lambda n: r.column("x", n)[sel], lambda n: r.column("v", n)[sel], str)
+    _curves(ax, page["bodies"], lambda n: r.column("x", n)[sel], lambda n: r.column("v", n)[sel], str,
+            lambda n: _body_color(page, n))
     ax.axhline(0.0, color="black", lw=0.6)
     return _finish(ax, _label("x", r.units.get("x", "")), _label("v", r.units.get("v", "")), "phase portraits")
 
@@ -802,31 +870,39 @@ SYSTEM_PANELS = {"time": _body_axes, "forces": _system_forces_axes, "loop": _sys
                  "phase": _system_phase_axes}
 
 
-def _system_figure(res, what, sel, evs):
-    """time: one panel per body; forces, loop, phase: one panel with a curve
-    per contact or body; all: the bodies' panels beside the other three."""
-    r = res["system"]
+def _system_figures(res, what, sel, evs):
+    """A figure per page of bodies (system_pages): time: one panel per body;
+    forces, loop, phase: one panel with a curve per contact or body of the
+    page; all: the bodies' panels beside the other three.  Returns
+    [(figure, legend handles, page label or "")]."""
     if what == "work":
         raise PlotError(f"{res['path']}: no /convergence group (write one with `stickslip converge --h5`)")
-    n = len(r.bodies)
-    used = set()
-    if what == "all":
-        fig = plt.figure(figsize=(14, max(9.5, 2.2 * n + 2.0)))
-        gs = fig.add_gridspec(3, 2, hspace=0.35, wspace=0.25, width_ratios=(1.4, 1))
-        SYSTEM_PANELS["time"](fig, gs[:, 0], res, sel, evs, used)
-        for row, kind in enumerate(("forces", "loop", "phase")):
-            SYSTEM_PANELS[kind](fig, gs[row, 1], res, sel, evs, used)
-    else:
-        size = (10, min(24.0, max(4.5, 2.2 * n + 2.0))) if what == "time" else SIZES[what]
-        fig = plt.figure(figsize=size)
-        SYSTEM_PANELS[what](fig, fig.add_gridspec(1, 1)[0], res, sel, evs, used)
-    handles = [Patch(facecolor=CONTACT_COLORS[c % len(CONTACT_COLORS)], alpha=0.45, label=f"stuck: {name}")
-               for c, name in enumerate(r.contacts) if ("stuck", c) in used]
-    for kind, (marker, color) in EVENT_STYLE.items():
-        if kind in used:
-            handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
-                                  markeredgecolor=color, markeredgewidth=1.4, label=f"event: {kind}"))
-    return fig, handles
+    pages = system_pages(res)
+    out = []
+    for k, page in enumerate(pages):
+        n = len(page["bodies"])
+        used = set()
+        if what == "all":
+            fig = plt.figure(figsize=(14, max(9.5, 1.9 * n + 2.4)))
+            gs = fig.add_gridspec(3, 2, hspace=0.4, wspace=0.25, width_ratios=(1.4, 1))
+            SYSTEM_PANELS["time"](fig, gs[:, 0], res, sel, evs, used, page)
+            for row, kind in enumerate(("forces", "loop", "phase")):
+                SYSTEM_PANELS[kind](fig, gs[row, 1], res, sel, evs, used, page)
+        else:
+            size = (10, max(4.5, 1.9 * n + 2.4)) if what == "time" else SIZES[what]
+            fig = plt.figure(figsize=size)
+            SYSTEM_PANELS[what](fig, fig.add_gridspec(1, 1)[0], res, sel, evs, used, page)
+        handles = [Patch(facecolor=_contact_color(page, name), alpha=SHADE_ALPHA, label=f"stuck: {name}")
+                   for name in page["contacts"] if ("stuck", name) in used]
+        for kind, (marker, color) in EVENT_STYLE.items():
+            if kind in used:
+                handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
+                                      markeredgecolor=color, markeredgewidth=1.4, label=f"event: {kind}"))
+        b = page["bodies"]
+        label = "" if len(pages) == 1 else \
+            f"page {k + 1} of {len(pages)}: bodies {b[0]}" + (f" .. {b[-1]}" if len(b) > 1 else "")
+        out.append((fig, handles, label))
+    return out
 
 
 # ---- work-precision (the /convergence group of `stickslip converge --h5`) -----------
@@ -907,9 +983,79 @@ def load_study(path):
                 cols[name] = np.asarray(d[:n], dtype=float)
                 units[name] = d.attrs.get("units", "")
                 units[name] = units[name].decode() if isinstance(units[name], bytes) else units[name]
-        return {"keys": keys, "params": params, "columns": cols, "units": units,
+        # Counts (events_*, steps): integer datasets, drawn with a discrete colour bar.
+        integer = {name for name, d in st["summary"].items() if d.dtype.kind in "iu"}
+        base = st["base_config"][()] if "base_config" in st else b""
+        base = base.decode("utf-8", "replace") if isinstance(base, bytes) else str(base)
+        m = re.search(r"^domain:\s*(\w+)", base, re.M)
+        domain = m.group(1) if m else "translational"
+        key_units = {k: _attr_str(st["parameters"][k], "units", None) for k in keys}
+        key_units = {k: (u if u not in (None, "None") else parameter_units(k, domain)) for k, u in key_units.items()}
+        return {"keys": keys, "params": params, "columns": cols, "units": units, "integer": integer,
+                "key_units": key_units, "domain": domain,
                 "status": np.asarray(st["summary"]["status"][:n]), "n_done": n,
                 "n_runs": int(st.attrs["n_runs"]), "complete": int(st.attrs["complete"]) == 1}
+
+
+# Units of a configuration key by its last name (translational, rotational),
+# as docs/configuration.md lists them; "-" for a dimensionless key.  A study
+# file names its varied keys, not their units: the plot finds them here.
+KEY_UNITS = {
+    "mass": ("kg", "kg·m²"), "inertia": ("kg·m²", "kg·m²"),
+    "stiffness": ("N/m", "N·m/rad"), "coefficient": ("N·s/m", "N·m·s/rad"), "damping": ("N·s/m", "N·m·s/rad"),
+    "free_position": ("m", "rad"), "free_length": ("m", "rad"),
+    "dynamic": ("N", "N·m"), "static": ("N", "N·m"), "static_ratio": ("-", "-"),
+    "efficiency_opposing": ("-", "-"), "efficiency_aiding": ("-", "-"),
+    "stribeck_velocity": ("m/s", "rad/s"), "stribeck_exponent": ("-", "-"),
+    "breakaway": ("N", "N·m"), "coulomb": ("N", "N·m"), "breakaway_velocity": ("m/s", "rad/s"),
+    "viscous": ("N·s/m", "N·m·s/rad"), "tc": ("N", "N·m"), "tst": ("N", "N·m"), "slope": ("s/m", "s/rad"),
+    "d": ("N·s/m", "N·m·s/rad"), "v_st": ("m/s", "rad/s"), "sigma0": ("N/m", "N·m/rad"),
+    "sigma1": ("N·s/m", "N·m·s/rad"), "min": ("m", "rad"), "max": ("m", "rad"), "restitution": ("-", "-"),
+    "position": ("m", "rad"), "velocity": ("m/s", "rad/s"),
+    "frequency": ("Hz", "Hz"), "f0": ("Hz", "Hz"), "f1": ("Hz", "Hz"), "phase": ("rad", "rad"),
+    "t_end": ("s", "s"), "rtol": ("-", "-"), "output_step": ("s", "s"), "step": ("s", "s"),
+}
+# A signal's level (amplitude, offset, value ...) has the unit of its input.
+SIGNAL_UNITS = {"active_force": ("N", "N·m"), "load": ("N", "N·m"), "base_motion": ("m", "rad"),
+                "anchor_motion": ("m", "rad")}
+SIGNAL_TIMES = ("t0", "t1", "start", "start_time", "end_time", "duration", "period", "delay", "time")
+
+
+def parameter_units(key, domain="translational"):
+    """The unit of a varied configuration key ("" when not known)."""
+    parts = key.split(".")
+    rot = 1 if domain == "rotational" else 0
+    if len(parts) >= 3 and parts[0] == "inputs" and parts[1] in SIGNAL_UNITS:
+        leaf = parts[-1]
+        if leaf in ("frequency", "f0", "f1", "phase"):
+            return KEY_UNITS[leaf][rot]
+        if leaf in SIGNAL_TIMES:
+            return "s"
+        level = SIGNAL_UNITS[parts[1]][rot]
+        return level + "/s" if leaf in ("slope", "rate") else level
+    return KEY_UNITS.get(parts[-1], ("", ""))[rot]
+
+
+def _key_label(s, key):
+    u = s.get("key_units", {}).get(key, "")
+    return _label(key, u)
+
+
+def _color_args(s, z, v):
+    """cmap/norm keywords and colour-bar ticks for column z: a count gets one
+    colour per integer (boundaries at the half-integers, ticks on the
+    integers; a wide range takes an odd step so the ticks stay integers)."""
+    finite = v[np.isfinite(v)]
+    if z not in s.get("integer", ()) or finite.size == 0:
+        return {"cmap": "viridis"}, None
+    lo, hi = int(finite.min()), int(finite.max())
+    step = 1 if hi - lo < 24 else 2 * math.ceil((hi - lo + 1) / 48) + 1
+    bounds = np.arange(lo - 0.5 * step, hi + step, step)
+    if bounds.size < 2:
+        bounds = np.array([lo - 0.5, lo + 0.5])
+    ticks = (bounds[:-1] + bounds[1:]) / 2
+    cmap = plt.get_cmap("viridis", bounds.size - 1)
+    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, ticks
 
 
 def is_study(path):
@@ -957,7 +1103,7 @@ def _line(ax, s, key, z):
     ax.plot(x[~failed][order], v[~failed][order], "o-", ms=3, color="C0")
     base = np.nanmin(v[~failed]) if (~failed).any() and np.isfinite(v[~failed]).any() else 0.0
     _mark_failed(ax, x, np.full(x.shape, base), failed)
-    ax.set_xlabel(key)
+    ax.set_xlabel(_key_label(s, key))
     ax.set_ylabel(_label(z, s["units"].get(z, "")))
     _log_if_wide(ax, "x", x)
     ax.grid(True, alpha=0.3)
@@ -980,13 +1126,15 @@ def _heat(fig, ax, s, kx, ky, z):
         ux, uy = g
         img = np.full((uy.size, ux.size), np.nan)
         img[np.searchsorted(uy, y), np.searchsorted(ux, x)] = v
-        m = ax.pcolormesh(ux, uy, img, shading="nearest", cmap="viridis")
+        kw, ticks = _color_args(s, z, img)
+        m = ax.pcolormesh(ux, uy, img, shading="nearest", **kw)
     else:  # a sample: one coloured point per variant
-        m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, cmap="viridis")
-    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")))
+        kw, ticks = _color_args(s, z, v[~failed])
+        m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, **kw)
+    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")), ticks=ticks)
     _mark_failed(ax, x, y, failed)
-    ax.set_xlabel(kx)
-    ax.set_ylabel(ky)
+    ax.set_xlabel(_key_label(s, kx))
+    ax.set_ylabel(_key_label(s, ky))
     _log_if_wide(ax, "x", x)
     _log_if_wide(ax, "y", y)
 
@@ -997,6 +1145,7 @@ def _matrix(fig, s, keys, z):
     axes = fig.subplots(n, n, squeeze=False)
     v, failed = s["columns"][z], s["status"] != 0
     m = None
+    kw, ticks = _color_args(s, z, v[~failed])
     for i, ki in enumerate(keys):
         for j, kj in enumerate(keys):
             ax = axes[i][j]
@@ -1004,14 +1153,14 @@ def _matrix(fig, s, keys, z):
                 _line(ax, s, ki, z)
             elif i > j:
                 m = ax.scatter(s["params"][kj][~failed], s["params"][ki][~failed], c=v[~failed],
-                               s=8, cmap="viridis")
+                               s=8, **kw)
                 _mark_failed(ax, s["params"][kj], s["params"][ki], failed)
-                ax.set_xlabel(kj)
-                ax.set_ylabel(ki)
+                ax.set_xlabel(_key_label(s, kj))
+                ax.set_ylabel(_key_label(s, ki))
             else:
                 ax.axis("off")
     if m is not None:
-        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")))
+        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")), ticks=ticks)
 
 
 def study_figure(s, path, x=None, y=None, z=None):
@@ -1033,26 +1182,53 @@ def study_figure(s, path, x=None, y=None, z=None):
     return fig
 
 
+META = {
+    ".png": {"Software": None},
+    ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    ".svg": {"Creator": None, "Date": None},
+}
+
+
 def save(fig, out, dpi=100):
     """Write the figure; same input gives the same bytes (no timestamps,
     no software version, fixed SVG ids)."""
     ext = os.path.splitext(out)[1].lower()
-    meta = {
-        ".png": {"Software": None},
-        ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-        ".svg": {"Creator": None, "Date": None},
-    }[ext]
     with matplotlib.rc_context({"svg.hashsalt": "stickslip"}):
-        fig.savefig(out, dpi=dpi, metadata=meta)
+        fig.savefig(out, dpi=dpi, metadata=META[ext])
     plt.close(fig)
 
 
+def page_paths(out, n):
+    """Where n pages go: `out` itself for one page or a PDF (one file, a page
+    each); NAME-1.png, NAME-2.png ... (or .svg) for more."""
+    if n == 1 or os.path.splitext(out)[1].lower() == ".pdf":
+        return [out]
+    root, ext = os.path.splitext(out)
+    return [f"{root}-{k}{ext}" for k in range(1, n + 1)]
+
+
+def save_pages(figs, out, dpi=100):
+    """Write the pages (see page_paths) and return the files written."""
+    paths = page_paths(out, len(figs))
+    if len(figs) > 1 and len(paths) == 1:
+        from matplotlib.backends.backend_pdf import PdfPages
+
+        with PdfPages(out, metadata=META[".pdf"]) as pdf:
+            for fig in figs:
+                pdf.savefig(fig)
+                plt.close(fig)
+        return paths
+    for fig, path in zip(figs, paths):
+        save(fig, path, dpi)
+    return paths
+
+
 def render(res, what, out, t0=None, t1=None, dpi=100):
-    """Draw plot kind `what` of a loaded result into `out` (.png, .pdf, .svg)."""
+    """Draw plot kind `what` of a loaded result into `out` (.png, .pdf, .svg;
+    a system of many bodies: its pages, see page_paths); returns the files."""
     if os.path.splitext(out)[1].lower() not in FORMATS:
         raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
-    save(figure(res, what, t0, t1), out, dpi)
-    return out
+    return save_pages(figures(res, what, t0, t1), out, dpi)
 
 
 def _groups(path):
@@ -1077,7 +1253,10 @@ def parse_args(argv):
                    help="result file written by `stickslip run` (.h5 or .mat), a study file of "
                    "`stickslip sweep`, or a file of `stickslip converge --h5`")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="output .png, .pdf or .svg (default: RESULT with .h5 or .mat replaced by .png)")
+                   help="output .png, .pdf or .svg (default: RESULT with .h5 or .mat replaced by .png); "
+                   f"a system of more than {BODIES_PER_PAGE} bodies draws a page per group of bodies: "
+                   "one page each in a .pdf, FILE-1.png, FILE-2.png ... otherwise (the files "
+                   "written are printed)")
     p.add_argument("--what", choices=KINDS, default="all",
                    help="time: x, v; forces: friction, net force, stop reaction; loop: friction-velocity; "
                    "phase: x-v; all: the four as a 2x2 figure (default); work: the work-precision "
@@ -1106,17 +1285,17 @@ def main(argv=None):
             raise PlotError(f"{out}: unsupported output format (use {', '.join(FORMATS)})")
         conv = load_convergence(args.result) if os.path.isfile(args.result) else None
         if os.path.isfile(args.result) and is_study(args.result):
-            fig = study_figure(load_study(args.result), args.result, args.x, args.y, args.z)
+            figs = [study_figure(load_study(args.result), args.result, args.x, args.y, args.z)]
         elif args.what == "work" or (conv is not None and "trajectory" not in _groups(args.result)):
             if conv is None:
                 raise PlotError(f"{args.result}: no /convergence group (write one with "
                                 "`stickslip converge --h5`)")
-            fig = work_figure(conv, args.result)
+            figs = [work_figure(conv, args.result)]
         else:
             res = load_result(args.result)
             if not res["complete"]:
                 print(f"{PROG}: warning: {args.result} is incomplete: {res['message']}", file=sys.stderr)
-            fig = figure(res, args.what, args.t0, args.t1)
+            figs = figures(res, args.what, args.t0, args.t1)
     except PlotError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
@@ -1128,7 +1307,7 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     try:
-        save(fig, out, args.dpi)
+        written = save_pages(figs, out, args.dpi)
     except OSError as exc:
         print(f"{PROG}: error: {out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -1136,7 +1315,7 @@ def main(argv=None):
         print(f"{PROG}: error: {out}: cannot draw: {type(exc).__name__}: {exc}".splitlines()[0],
               file=sys.stderr)
         return 1
-    print(out)
+    print("\n".join(written))
     return 0
 
 

@@ -10,6 +10,7 @@ The binary comes from $STICKSLIP_BIN (set by CMake), else build/debug."""
 import glob
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
 import h5py  # noqa: E402
 
 import stickslip_plot as sp  # noqa: E402
@@ -96,19 +98,19 @@ class RenderKinds(ImageChecks):
 
     def test_pdf_and_svg(self):
         res = sp.load_result(RESULTS["janecek_chirp"])
-        pdf = sp.render(res, "all", os.path.join(TMP, "j.pdf"))
+        (pdf,) = sp.render(res, "all", os.path.join(TMP, "j.pdf"))  # one element: one file
         with open(pdf, "rb") as f:
             data = f.read()
         self.assertTrue(data.startswith(b"%PDF-"))
         self.assertIn(b"%%EOF", data[-32:])
         self.assertGreater(len(data), 10_000)
-        svg = sp.render(res, "forces", os.path.join(TMP, "j.svg"))
+        (svg,) = sp.render(res, "forces", os.path.join(TMP, "j.svg"))
         root = ET.parse(svg).getroot()
         self.assertEqual(root.tag, "{http://www.w3.org/2000/svg}svg")
         paths = root.findall(".//{http://www.w3.org/2000/svg}path")
         self.assertGreater(len(paths), 50, "an SVG with the curves as vector paths")
         for ext in (".pdf", ".svg"):  # vector output is reproducible too
-            a, b = (sp.render(res, "all", os.path.join(TMP, f"d{i}{ext}")) for i in (1, 2))
+            a, b = (sp.render(res, "all", os.path.join(TMP, f"d{i}{ext}"))[0] for i in (1, 2))
             with open(a, "rb") as fa, open(b, "rb") as fb:
                 self.assertEqual(fa.read(), fb.read(), ext)
 
@@ -343,6 +345,77 @@ class Command(ImageChecks):
         self.assertLessEqual(len(da), 150 * 1024)
 
 
+class SystemPages(ImageChecks):
+    """A system of 12 bodies (examples/burridge_knopoff.yaml, its first
+    20 s: the first avalanche at 17.75 s) in pages of at most six bodies."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.h5 = os.path.join(TMP, "bk.h5")
+        p = run("run", os.path.join(ROOT, "examples", "burridge_knopoff.yaml"),
+                "--set", "simulation.t_end=20", "-o", cls.h5, "--quiet")
+        assert p.returncode == 0, p.stderr
+        cls.res = sp.load_result(cls.h5)
+
+    def panels(self, fig):
+        return {a.get_title(loc="left"): a for a in fig.axes if a.get_title(loc="left")}
+
+    def test_two_pages_of_six_distinct_bodies(self):
+        bodies = [f"b{i:02d}" for i in range(1, 13)]
+        for what in ("time", "all"):
+            figs = sp.figures(self.res, what)
+            self.assertEqual([list(self.panels(f)) for f in figs], [bodies[:6], bodies[6:]], what)
+            for k, fig in enumerate(figs, 1):
+                # The page in the title, and the first panel's top below it.
+                self.assertIn(f"page {k} of 2: bodies {bodies[6 * k - 6]} .. {bodies[6 * k - 1]}",
+                              fig._suptitle.get_text())
+                fig.canvas.draw()
+                title = fig._suptitle.get_window_extent()
+                first = self.panels(fig)[bodies[6 * k - 6]]
+                self.assertLess(first.title.get_window_extent().y1, title.y0, "title over a panel")
+                # Each body's position in its own colour on the page.
+                colors = [p.get_lines()[0].get_color() for p in self.panels(fig).values()]
+                self.assertEqual(len(set(colors)), 6, colors)
+                # Every contact of the page in its own shading colour, under the lines.
+                shades = [c for p in self.panels(fig).values() for c in p.collections
+                          if c.get_label().startswith("stuck: ")]
+                self.assertEqual(len({tuple(c.get_facecolor()[0]) for c in shades}), 6)
+                for c in shades:
+                    self.assertLess(c.get_zorder(), 1)
+                    self.assertLessEqual(c.get_alpha(), 0.5)
+                if what == "all":
+                    phase = [a for a in fig.axes if a.get_title() == "phase portraits"][0]
+                    self.assertEqual(len({ln.get_color() for ln in phase.get_lines()[:6]}), 6)
+                plt.close(fig)
+
+    def test_shading_only_where_stuck(self):
+        # b01's contact (contacts.0) is stuck from 0 until the avalanche's
+        # breakaway and again after its stick: the shaded spans are the
+        # reader's stuck intervals, nothing more.
+        fig = sp.figures(self.res, "time")[0]
+        b01 = self.panels(fig)["b01"]
+        spans = [(float(p.vertices[0, 0]), float(p.vertices[2, 0])) for c in b01.collections
+                 if c.get_label() == "stuck: contacts.0" for p in c.get_paths()]
+        self.assertEqual(spans, self.res["system"].stuck_intervals("contacts.0"))
+        self.assertGreaterEqual(len(spans), 2)
+        plt.close(fig)
+
+    def test_pages_as_files(self):
+        out = os.path.join(TMP, "bk.png")
+        p = run("plot", self.h5, "--what", "time", "--dpi", "40", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        pages = [os.path.join(TMP, "bk-1.png"), os.path.join(TMP, "bk-2.png")]
+        self.assertEqual(p.stdout.split(), pages)
+        self.assertFalse(os.path.exists(out))
+        for png in pages:
+            self.assert_png(png)
+        pdf = os.path.join(TMP, "bk.pdf")
+        p = run("plot", self.h5, "-o", pdf)
+        self.assertEqual((p.returncode, p.stdout.split()), (0, [pdf]), p.stderr)
+        with open(pdf, "rb") as f:
+            self.assertEqual(len(re.findall(rb"/Type /Page\b", f.read())), 2)
+
+
 class Gallery(ImageChecks):
     def test_gallery_is_complete_small_and_in_docs(self):
         # The gallery is docs/examples.md; its image links are relative to docs/.
@@ -353,13 +426,16 @@ class Gallery(ImageChecks):
         self.assertTrue(examples)
         for cfg in examples:
             name = os.path.splitext(os.path.basename(cfg))[0]
-            png = os.path.join(ROOT, "docs", "gallery", name + ".png")
+            # One picture, or a system's pages NAME-1.png, NAME-2.png ...
+            pages = sorted(glob.glob(os.path.join(ROOT, "docs", "gallery", name + "-[0-9]*.png")))
             with self.subTest(example=name):
-                self.assertTrue(os.path.exists(png), f"{png} missing: run scripts/gallery")
-                self.assert_png(png, max_bytes=150 * 1024)
-                self.assertTrue(f"(gallery/{name}.png)" in readme, f"docs/examples.md does not show {name}.png")
+                for png in pages or [os.path.join(ROOT, "docs", "gallery", name + ".png")]:
+                    self.assertTrue(os.path.exists(png), f"{png} missing: run scripts/gallery")
+                    self.assert_png(png, max_bytes=150 * 1024)
+                    base = os.path.basename(png)
+                    self.assertTrue(f"(gallery/{base})" in readme, f"docs/examples.md does not show {base}")
         for png in glob.glob(os.path.join(ROOT, "docs", "gallery", "*.png")):
-            name = os.path.splitext(os.path.basename(png))[0]
+            name = re.sub(r"-[0-9]+$", "", os.path.splitext(os.path.basename(png))[0])
             self.assertTrue(os.path.exists(os.path.join(ROOT, "examples", name + ".yaml")), f"stale {png}")
         # Studies: docs/gallery/studies/NAME.png for examples/studies/NAME.yaml.
         for study in sorted(glob.glob(os.path.join(ROOT, "examples", "studies", "*.yaml"))):

@@ -57,9 +57,41 @@ def main():
         assert np.array_equal(mesh[1], z[0::2]), (mesh, z)  # friction 0.5: the file's values
         assert np.isnan(mesh[0]).all(), mesh  # the invalid row is blank ...
         assert sorted(crosses(ax)) == [(1.0, -1.0), (2.0, -1.0), (3.0, -1.0)], crosses(ax)  # ... and crossed
+        # Every axis carries its unit: the keys' from docs/configuration.md
+        # (mass kg, friction level N), the column's from the file.
+        assert (ax.get_xlabel(), ax.get_ylabel()) == ("element.mass [kg]", "friction.dynamic [N]"), \
+            (ax.get_xlabel(), ax.get_ylabel())
+        assert fig.axes[1].get_ylabel() == "dissipated_energy [J]", fig.axes[1].get_ylabel()
         fig = sp.study_figure(s, two, x="element.mass", z="dissipated_energy")
         ln = fig.axes[0].get_lines()[0]
         assert list(ln.get_xdata()) == [1, 2, 3] and np.array_equal(ln.get_ydata(), z[0::2])
+        assert fig.axes[0].get_xlabel() == "element.mass [kg]", fig.axes[0].get_xlabel()
+        # The same key in a rotational model: an inertia.
+        assert sp.parameter_units("element.mass", "rotational") == "kg·m²"
+        assert sp.parameter_units("inputs.base_motion.amplitude") == "m"
+        assert sp.parameter_units("inputs.load.frequency") == "Hz"
+        assert sp.parameter_units("inputs.base_motion.slope") == "m/s"  # a ramp's rate
+
+        # A count (events_reversal: 6, 4, 3 for the valid variants) gets a
+        # discrete colour bar: one colour per integer from 3 to 6, boundaries
+        # at the half-integers, a tick on each integer.
+        with h5py.File(two) as f:
+            rev = f["study/summary/events_reversal"][()][status == 0]
+            steps = f["study/summary/steps"][()][status == 0]
+        assert sorted(rev) == [3, 4, 6], rev
+        fig = sp.study_figure(s, two, z="events_reversal")
+        mesh = fig.axes[0].collections[0]
+        assert list(mesh.norm.boundaries) == [2.5, 3.5, 4.5, 5.5, 6.5], mesh.norm.boundaries
+        assert list(mesh.colorbar.get_ticks()) == [3, 4, 5, 6], mesh.colorbar.get_ticks()
+        # A wide count (steps, hundreds apart) takes an odd step: ticks still integers.
+        assert steps.max() - steps.min() > 24, steps
+        mesh = sp.study_figure(s, two, z="steps").axes[0].collections[0]
+        ticks = mesh.colorbar.get_ticks()
+        assert len(ticks) > 2 and all(float(t).is_integer() for t in ticks), ticks
+        assert ticks[0] <= steps.min() and ticks[-1] >= steps.max() - (ticks[1] - ticks[0]) / 2, (ticks, steps)
+        # A float column keeps a continuous colour bar.
+        fig = sp.study_figure(s, two, z="dissipated_energy")
+        assert not hasattr(fig.axes[0].collections[0].norm, "boundaries")
 
         three = sweep(d, "three", [("element.mass", "[1, 2]"), ("friction.dynamic", "[0.5, 1]"),
                                    ("element.spring.stiffness", "[50, 100]")])

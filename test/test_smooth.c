@@ -340,7 +340,7 @@ static void curve_command(void **state)
     assert_non_null(f);
     char line[256];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "velocity,force\n");
+    assert_string_equal(line, "velocity [rad/s],force [N·m]\n");
     int rows = 0;
     double w, T;
     while (fscanf(f, "%lf,%lf", &w, &T) == 2) {
@@ -357,7 +357,7 @@ static void curve_command(void **state)
                      0);
     snprintf(args, sizeof args, "curve %s --vmin -1 --vmax 1 --n 3", cfg);
     assert_int_equal(tu_run_cli(args, out, sizeof out), 0);
-    assert_string_equal(out, "velocity,force\n-1,-18\n0,-26\n0,26\n1,18\n");
+    assert_string_equal(out, "velocity [m/s],force [N]\n-1,-18\n0,-26\n0,26\n1,18\n");
     snprintf(args, sizeof args, "curve %s --n 1", cfg);
     assert_int_equal(tu_run_cli(args, out, sizeof out), 2);
     remove(csv);

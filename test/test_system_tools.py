@@ -395,6 +395,7 @@ class RealRuns(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
             s, fd = f["study/summary"], f["study/parameters/contacts.0.dynamic"][:]
+            s_names = list(s.keys())
             self.assertEqual(list(s["status"][:]), [0] * 6)
             for i in range(6):
                 want = (2 - fd[i]) / 2 if 2 > 1.5 * fd[i] else 0.0
@@ -407,6 +408,19 @@ class RealRuns(unittest.TestCase):
             self.assertEqual(s["v_final.b"].attrs["units"], "m/s")
             self.assertTrue(np.isnan(s["stuck_fraction"][:]).all())
             self.assertEqual(sorted(set(f["study/parameters/bodies.b.mass"][:])), [2.0, 4.0])
+            empty = [n for n, d in s.items() if d.dtype.kind == "f" and np.isnan(d[:]).all()]
+        # `info` prints no row of nan: the element-only columns the system
+        # never fills (x_final, stuck_fraction ...) are named in one line.
+        p = run("info", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("x_final", empty)
+        self.assertNotIn(" nan ", p.stdout)
+        rows = [ln.split()[0] for ln in p.stdout.split("Summary of the completed variants:\n")[1].splitlines()[1:]
+                if not ln.startswith("  (")]
+        self.assertFalse(set(rows) & set(empty), rows)
+        self.assertIn("x_final.a", rows)
+        self.assertIn(f"  ({len(empty)} columns without a value in any completed variant left out: "
+                      + ", ".join(n for n in s_names if n in empty) + ")\n", p.stdout)
 
 
 if __name__ == "__main__":
