@@ -61,7 +61,8 @@ static int level(search *s, int k, int d1, int d2, int left_u, int left_r)
     int r = s->reached[k], pref = preferred(s, k);
     left_u -= !r;
     left_r -= r;
-    for (int st = STSL_CONTACT_STUCK; st <= STSL_CONTACT_SLIP_NEG && s->found < s->stop_after; st++) {
+    for (int st = STSL_CONTACT_STUCK; st <= STSL_CONTACT_SLIP_NEG && s->found < s->stop_after;
+         st++) {
         int e1 = d1 - (!r && st != pref), e2 = d2 - (r && st != pref);
         if (e1 < 0 || e2 < 0 || e1 > left_u || e2 > left_r) continue;
         s->buf[k] = st;

@@ -62,8 +62,8 @@ typedef struct stsl_contact {
     int between; /* 1: given as between: [a, b]; 0: as body: a (against the base) */
     stsl_friction_params friction;
     char name[STSL_BODY_NAME_MAX + 1]; /* its `name:`, "" when none (then "contacts.N") */
-    int has_load;          /* 0: no load (F_R = 0) */
-    stsl_signal_spec load; /* F_R(t) when has_load */
+    int has_load;                      /* 0: no load (F_R = 0) */
+    stsl_signal_spec load;             /* F_R(t) when has_load */
 } stsl_contact;
 
 /* A stop on the relative position x(ends[0]) - x(ends[1]): [min, max];

@@ -420,7 +420,8 @@ static void bad_mappings(void **state)
              "bad.mat: 'short': 10 rows, but the time 'tout' has %ld (expected equal lengths)", n);
     expect_bad("bad.mat", o, want);
     snprintf(o, sizeof o, "--columns t=tout,x=label,%s", sv);
-    expect_bad("bad.mat", o, "bad.mat: 'label': not numeric (a 1 x 5 char array), expected real numbers");
+    expect_bad("bad.mat", o,
+               "bad.mat: 'label': not numeric (a 1 x 5 char array), expected real numbers");
     snprintf(o, sizeof o, "--columns t=tout,x=simout.signals,%s", sv);
     expect_bad("bad.mat", o, "bad.mat: 'simout.signals': not numeric (a 1 x 1 struct)");
     snprintf(o, sizeof o, "--columns t=tout,x=simout.time.values,%s", sv);

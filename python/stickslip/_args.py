@@ -61,3 +61,21 @@ def integer(value, name, lo, hi):
     if not lo <= int(value) <= hi:
         raise InputError(f"{name}: must be in [{lo}, {hi}] (got {int(value)})")
     return int(value)
+
+
+def hdf5_groups(path):
+    """The names at the root of the HDF5 file `path`, or None when it is
+    not a regular HDF5 file (or h5py is missing).  A FIFO is not opened:
+    opening it would wait for a writer."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89HDF\r\n\x1a\n":
+                return None
+        import h5py
+
+        with h5py.File(path, "r") as f:
+            return set(f)
+    except (OSError, ImportError):
+        return None

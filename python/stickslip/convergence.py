@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 
+from . import _args
 from ._errors import InputError
 
 # The datasets, in the order `stickslip converge` prints them.
@@ -45,18 +46,8 @@ def _text(v):
 
 def is_convergence_file(path):
     """True for a regular HDF5 file with a /convergence group and no result."""
-    if not os.path.isfile(path):
-        return False
-    try:
-        with open(path, "rb") as f:
-            if f.read(8) != b"\x89HDF\r\n\x1a\n":
-                return False
-        import h5py
-
-        with h5py.File(path, "r") as f:
-            return "convergence" in f and "trajectory" not in f
-    except (OSError, ImportError):
-        return False
+    groups = _args.hdf5_groups(path)
+    return groups is not None and "convergence" in groups and "trajectory" not in groups
 
 
 def read_convergence(path):

@@ -49,18 +49,8 @@ class Sweep:
 
 def is_study_file(path):
     """True for an HDF5 file with a /study group (`stickslip sweep -o`)."""
-    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
-        return False
-    try:
-        with open(path, "rb") as f:
-            if f.read(8) != b"\x89HDF\r\n\x1a\n":
-                return False
-        import h5py
-
-        with h5py.File(path, "r") as f:
-            return "study" in f
-    except (OSError, ImportError):
-        return False
+    groups = _args.hdf5_groups(path)
+    return groups is not None and "study" in groups
 
 
 def read_study(path):
