@@ -18,10 +18,22 @@
 #include "models/run.h"
 #include "models/verify.h"
 
-/* The solver's cancel callback over stsl_cfg_set_cancel's flag. */
+/* The solver's cancel callback over stsl_cfg_set_cancel's flag.  Another
+ * thread sets it while the run reads it: an atomic load (relaxed: the flag
+ * orders nothing else), as stsl_cancel_request stores it. */
 static int flag_set(void *ctx)
 {
-    return *(const volatile int *)ctx != 0;
+    return __atomic_load_n((const int *)ctx, __ATOMIC_RELAXED) != 0;
+}
+
+void stsl_cancel_request(volatile int *flag)
+{
+    if (flag) __atomic_store_n((int *)(uintptr_t)flag, 1, __ATOMIC_RELAXED);
+}
+
+int stsl_cancel_requested(const volatile int *flag)
+{
+    return flag && __atomic_load_n((const int *)(uintptr_t)flag, __ATOMIC_RELAXED) != 0;
 }
 
 void stsl_api_no_grid(const stsl_config *c, stsl_hsolver_opts *sim)

@@ -72,7 +72,14 @@ if(BUILD_TESTING)
   # ASan's other checks and UBSan run on every call the tests make.
   if(CMAKE_C_FLAGS MATCHES "sanitize")
     set(stsl_preload "")
-    foreach(rt libasan.so libubsan.so)
+    # ThreadSanitizer's runtime must come first as well (a late dlopen of
+    # a TSan library fails: "cannot allocate memory in static TLS block").
+    if(CMAKE_C_FLAGS MATCHES "sanitize=thread")
+      set(stsl_runtimes libtsan.so)
+    else()
+      set(stsl_runtimes libasan.so libubsan.so)
+    endif()
+    foreach(rt ${stsl_runtimes})
       execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${rt}
         OUTPUT_VARIABLE rt_path OUTPUT_STRIP_TRAILING_WHITESPACE)
       if(IS_ABSOLUTE "${rt_path}" AND EXISTS "${rt_path}")

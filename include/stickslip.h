@@ -157,6 +157,13 @@ STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err 
  * it. */
 STSL_API void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag);
 
+/* Set such a flag from another thread (an atomic store: a plain store from
+ * one thread while a run reads the flag in another is a data race in C11),
+ * and read it likewise.  A signal handler may keep storing to a volatile
+ * sig_atomic_t-sized int, as the CLI's does. */
+STSL_API void stsl_cancel_request(volatile int *flag);
+STSL_API int stsl_cancel_requested(const volatile int *flag);
+
 STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */

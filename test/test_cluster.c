@@ -33,13 +33,15 @@
 /* Counting allocations (test_no_allocation): this executable's malloc,
  * calloc and realloc take precedence over libc's for every library in the
  * process (GSL included) and forward to glibc's own.  Not under the
- * sanitizers, which replace the allocator themselves. */
+ * sanitizers (address, thread), which replace or intercept the allocator
+ * themselves: under TSan an instrumented malloc runs before its runtime is
+ * initialised and crashes. */
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define STSL_TEST_SANITIZED 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define STSL_TEST_SANITIZED 1
 #endif
 #ifndef STSL_TEST_SANITIZED

@@ -20,10 +20,10 @@ class Cancel:
         self._flag = ffi.new("int *")
 
     def set(self):
-        self._flag[0] = 1
+        lib.stsl_cancel_request(self._flag)  # atomic: a run reads it in another thread
 
     def is_set(self):
-        return self._flag[0] != 0
+        return lib.stsl_cancel_requested(self._flag) != 0
 
 
 def _raise(err, result=None):
