@@ -272,6 +272,16 @@ static const stsl_hmodel_ops one_body_ops = {
     ob_rhs, ob_guards, ob_transition, ob_max_step, ob_next_time_event, ob_outputs,
     NULL,   ob_power,  ob_work_form,  ob_describe, ob_mode_name};
 
+/* ---- which elements the engine runs ------------------------------------------------------ */
+
+int stsl_one_body_covers(const stsl_element_params *p)
+{
+    const stsl_friction_params *fp = &p->friction;
+    int level_is_dynamic = !stsl_law_is_smooth(fp->law) && fp->static_ratio == 1.0;
+    int free_mass = p->stiffness == 0.0 && p->damping == 0.0 && !p->has_stops;
+    return !(level_is_dynamic && free_mass);
+}
+
 /* ---- create / free --------------------------------------------------------------------- */
 
 static const char *const state_names[3] = {"x", "v", "z"};
