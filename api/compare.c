@@ -12,6 +12,7 @@
 #include "events/modes.h"
 #include "io/mem_sink.h"
 #include "models/element.h"
+#include "models/run.h"
 #include "solver/hybrid.h"
 
 /* The reference's absolute tolerance on v: atol as given, or the one the
@@ -110,7 +111,6 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
                  aligned *r, stsl_error *err)
 {
     double *u = malloc(sizeof *u * (size_t)n);
-    stsl_hsolver *s = NULL;
     stsl_sink sink = {0};
     int rc = STSL_OK;
     r->x = malloc(sizeof *r->x * (size_t)n);
@@ -131,17 +131,12 @@ static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t
     o.grid_only = 1;
     o.progress = NULL;
     if ((rc = stsl_mem_sink_create(&sink, err))) goto done;
-    if (!(s = stsl_hsolver_create(stsl_element_model(el), &o, err))) {
-        rc = err ? err->code : STSL_ESOLVER;
-        goto done;
-    }
-    double y0[STSL_ELEMENT_MAX_STATE];
-    stsl_element_initial_state(el, y0);
-    if ((rc = stsl_hsolver_run(s, 0.0, y0, &sink, err))) goto done;
+    /* As `run` runs it (the engine's one-body model), so that a file
+     * compared with its own configuration differs by nothing. */
+    if ((rc = stsl_run_element(&cfg->element, &o, NULL, &sink, NULL, err))) goto done;
     rc = align(stsl_mem_sink_result(&sink), stsl_element_layout(el), t, n, nu, r, err);
 done:
     stsl_sink_free(&sink);
-    stsl_hsolver_free(s);
     free(u);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "events/end_stop.h"
 #include "events/guards.h"
 #include "models/friction.h"
+#include "models/one_body.h"
 #include "models/smooth_friction.h"
 
 /* The contact's rules and tolerances (stick test, rounding level of a
@@ -213,44 +214,15 @@ static double el_next_time_event(void *self, double t)
     return e->settle_at > t ? fmin(te, e->settle_at) : te;
 }
 
+/* The element's columns (models/one_body.h, which the engine's one-body
+ * view writes too). */
 static void el_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
 {
     const stsl_element *e = self;
     inputs in;
-    forces f;
     eval_inputs(e, t, &in);
-    eval_forces(e, &in, y[0], y[1], &f);
-    double ff = 0.0, r = 0.0, push = stop_force(e, mode, y[0], is_moving(mode) ? y[1] : 0.0);
-    switch (stsl_mode_friction(mode)) {
-    case STSL_MODE_SLIP_POS:
-    case STSL_MODE_SLIP_NEG:
-    case STSL_MODE_SMOOTH:
-        ff = moving_friction(e, &f, mode, y);
-        r = fabs(push);
-        break;
-    case STSL_MODE_STUCK: /* friction holds what the compliant stop does not */
-        ff = f.fn + push;
-        r = fabs(push);
-        break;
-    /* On a stop the stop carries the compressive part, friction the rest. */
-    case STSL_MODE_STOP_HIGH:
-        r = e->stop->reaction(&e->sp, +1, f.fn, y[0], y[1]);
-        ff = f.fn - r;
-        break;
-    case STSL_MODE_STOP_LOW:
-        r = e->stop->reaction(&e->sp, -1, f.fn, y[0], y[1]);
-        ff = f.fn + r;
-        break;
-    }
-    c[STSL_COL_X] = y[0];
-    c[STSL_COL_V] = y[1];
-    c[STSL_COL_A] = is_moving(mode) ? (f.fn - ff + push) / e->p.mass : 0.0;
-    c[STSL_COL_FRICTION] = ff;
-    c[STSL_COL_NET_FORCE] = f.fn;
-    c[STSL_COL_STOP_REACTION] = r;
-    c[STSL_COL_X_BASE] = in.xb;
-    c[STSL_COL_V_BASE] = in.vb;
-    if (e->lugre) c[STSL_COL_Z] = bristle_z(e, y);
+    stsl_one_body_point pt = {(int)mode, y, net_force(e, &in, y[0], y[1]), in.load, in.xb, in.vb};
+    stsl_one_body_outputs(&e->p, &pt, c);
 }
 
 /* df/dy in a moving mode (row-major, n x n); inputs depend on t only. */
@@ -722,29 +694,6 @@ static const stsl_hmodel_ops element_ops = {
 
 static const char *const state_names[3] = {"x", "v", "z"};
 
-/* Names and units per domain; rotational elements are named as the seeds
- * (Simscape, 20-sim) name them: angle, angular velocity, torque. */
-static const stsl_column trans_cols[STSL_N_COLS] = {
-    {"x", "m", "position"},
-    {"v", "m/s", "velocity"},
-    {"a", "m/s^2", "acceleration"},
-    {"friction", "N", "friction force"},
-    {"net_force", "N", "non-friction net force"},
-    {"stop_reaction", "N", "end-stop reaction force"},
-    {"x_base", "m", "base position"},
-    {"v_base", "m/s", "base velocity"},
-    {"z", "m", "bristle deflection"}};
-static const stsl_column rot_cols[STSL_N_COLS] = {
-    {"x", "rad", "angle"},
-    {"v", "rad/s", "angular velocity"},
-    {"a", "rad/s^2", "angular acceleration"},
-    {"friction", "N·m", "friction torque"},
-    {"net_force", "N·m", "non-friction net torque"},
-    {"stop_reaction", "N·m", "end-stop reaction torque"},
-    {"x_base", "rad", "base angle"},
-    {"v_base", "rad/s", "base angular velocity"},
-    {"z", "rad", "bristle deflection"}};
-
 const stsl_layout *stsl_element_layout(const stsl_element *e)
 {
     return &e->layout;
@@ -752,8 +701,7 @@ const stsl_layout *stsl_element_layout(const stsl_element *e)
 
 static void init_layout(stsl_element *e)
 {
-    const stsl_column *cols = e->p.domain == STSL_DOMAIN_ROTATIONAL ? rot_cols : trans_cols;
-    memcpy(e->cols, cols, sizeof e->cols);
+    memcpy(e->cols, stsl_one_body_columns(e->p.domain), sizeof e->cols);
     /* z only where it exists (LuGre). */
     /* The contact modes and their events only with compliant stops: a
      * layout without them is the one from before they existed. */
@@ -838,7 +786,7 @@ void stsl_element_state_scales(const stsl_element_params *p, double scale[3])
 int stsl_element_atol(const stsl_element_params *p, double rtol, double atol, double out[3],
                       const char *units[3])
 {
-    const stsl_column *cols = p->domain == STSL_DOMAIN_ROTATIONAL ? rot_cols : trans_cols;
+    const stsl_column *cols = stsl_one_body_columns(p->domain);
     int n = p->friction.law == STSL_LAW_LUGRE ? 3 : 2;
     double scale[3];
     stsl_element_state_scales(p, scale);

@@ -94,6 +94,11 @@ struct stsl_multibody {
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
     int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
+    /* 1: positions and velocities are relative to the base (the body's
+     * frame when every contact and stop acts on the base, as the element
+     * integrates; see in_base_frame); yabs: their absolute values, scratch */
+    int frame;
+    double *yabs;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
@@ -166,6 +171,21 @@ static int node_of(const stsl_multibody *m, stsl_end e)
     return e.kind == STSL_END_BODY ? e.body : m->nb + (int)e.kind - 1;
 }
 
+/* In the base's frame every fixed end moves relative to the base (the
+ * base rests at 0, the ground moves by -x_b); the bodies feel the
+ * inertia force -m a_b, the ground's acceleration times their mass
+ * (applied_forces). */
+static void to_base_frame(const stsl_multibody *m, fixed_motion *fm)
+{
+    if (!m->frame) return;
+    double xb = fm->x[1], vb = fm->v[1], ab = fm->a[1];
+    for (int f = 0; f < N_FIXED; f++) {
+        fm->x[f] -= xb;
+        fm->v[f] -= vb;
+        fm->a[f] -= ab;
+    }
+}
+
 static void eval_fixed(const stsl_multibody *m, double t, fixed_motion *fm)
 {
     int left = t > m->t_seg;
@@ -173,6 +193,7 @@ static void eval_fixed(const stsl_multibody *m, double t, fixed_motion *fm)
     stsl_signal_eval(m->base, t, left, b);
     stsl_signal_eval(m->anchor, t, left, a);
     *fm = (fixed_motion){{0.0, b[0], a[0]}, {0.0, b[1], a[1]}, {0.0, b[2], a[2]}, t};
+    to_base_frame(m, fm);
 }
 
 /* Contact c's load F_R at the evaluation's time (0 without one). */
@@ -387,16 +408,30 @@ static void build_guards(const stsl_multibody *m, const uint8_t *v, prepared *p)
     }
 }
 
+/* Which fixed ends are at rest in the frame of the positions: in the
+ * base's frame the base always, the ground when the base does not move. */
+static void still_ends(const stsl_multibody *m, int *still)
+{
+    int base = m->frame || !m->base_moves, ground = !m->frame || !m->base_moves;
+    still[0] = ground;
+    still[1] = base;
+    still[2] = !m->anchor_moves && ground;
+}
+
 /* Frozen: every body held (through constraints) to a fixed end at rest,
- * so the right-hand side is identically zero while the velocities are. */
+ * so the right-hand side is identically zero while the velocities are;
+ * also in contact with a compliant stop (the element's CONTACT_*_STUCK:
+ * the constraint takes the stop's force), so that a breakaway there is
+ * located by the frozen search to the last bit, not to CVODE's root
+ * tolerance (~100 ulps of t + h: 6e-12 N past a 12 N level). */
 static int is_frozen(stsl_multibody *m, prepared *p)
 {
-    if (p->in_contact) return 0;
     double zero[N_FIXED] = {0, 0, 0};
     stsl_cstr_problem pr = {
         m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
     stsl_cstr_components(m->ws, &pr, m->label);
-    int still[N_FIXED] = {1, !m->base_moves, !m->anchor_moves};
+    int still[N_FIXED];
+    still_ends(m, still);
     for (int i = 0; i < m->nb; i++) {
         int held = 0;
         for (int f = 0; f < N_FIXED && !held; f++)
@@ -605,6 +640,8 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
     }
     for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
         sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
+    for (int i = 0; m->frame && i < m->nb; i++) /* the inertia force -m a_b */
+        force[i] += m->mass[i] * fm->a[0];
     if (scale) *scale = sum;
 }
 
@@ -901,6 +938,29 @@ static col_offsets offsets(const stsl_multibody *m)
     return o;
 }
 
+/* The base's motion at t, as the current segment sees it. */
+static void base_now(const stsl_multibody *m, double t, double *b)
+{
+    b[0] = b[1] = b[2] = 0.0;
+    stsl_signal_eval(m->base, t, t > m->t_seg, b);
+}
+
+/* The columns of absolute motion (x, v, a of the bodies, the base's) when
+ * the state is in the base's frame. */
+static void absolute_columns(const stsl_multibody *m, double t, col_offsets o, double *c)
+{
+    if (!m->frame) return;
+    double b[3];
+    base_now(m, t, b);
+    for (int i = 0; i < m->nb; i++) {
+        c[o.x + i] += b[0];
+        c[o.v + i] += b[1];
+        c[o.a + i] += b[2];
+    }
+    c[o.xb] = b[0];
+    c[o.vb] = b[1];
+}
+
 static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
 {
     stsl_multibody *m = self;
@@ -936,6 +996,7 @@ static void mb_outputs(void *self, stsl_mode_code mode, double t, const double *
     }
     c[o.xb] = fm.x[1];
     c[o.vb] = fm.v[1];
+    absolute_columns(m, t, o, c);
 }
 
 /* The rate of (input work - dissipation): the forces' power on the bodies,
@@ -982,6 +1043,25 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
     for (int k = 0; k < m->ns; k++)
         if (p->stop_edge[k] >= 0 && m->snode[k][1] >= m->nb)
             pw += stop_lambda(m, p, k) * fm.v[m->snode[k][1] - m->nb];
+    return pw;
+}
+
+/* The power in absolute terms (the energy balance is absolute): in the
+ * base's frame, of the absolute state, evaluated as without the frame. */
+static double mb_power_abs(void *self, stsl_mode_code mode, double t, const double *y)
+{
+    stsl_multibody *m = self;
+    if (!m->frame) return mb_power(self, mode, t, y);
+    double b[3];
+    base_now(m, t, b);
+    memcpy(m->yabs, y, (size_t)m->n * sizeof *y);
+    for (int i = 0; i < m->nb; i++) {
+        m->yabs[i] += b[0];
+        m->yabs[m->nb + i] += b[1];
+    }
+    m->frame = 0;
+    double pw = mb_power(self, mode, t, m->yabs);
+    m->frame = 1;
     return pw;
 }
 
@@ -1212,7 +1292,11 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
             static_levels(m, c, fm, &fs_pos, &fs_neg);
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));
-            level = noise;
+            /* The balance -lambda - F_S has the level among its terms: its
+             * rounding too, as the element counts it (a force back at a
+             * static level equal to the dynamic one, 2e-14 N past 1 N at
+             * the stick the velocity's root located, was "outside"). */
+            level = noise + stsl_contact_noise(fmax(fs_pos, fs_neg));
         } else {
             int s = states[i] == STSL_CONTACT_SLIP_POS ? +1 : -1;
             double a =
@@ -1345,6 +1429,18 @@ static int soon(const stsl_multibody *m, int c, double w)
     return w * a < 0.0 && fabs(w) <= fabs(a) * m->rtol * fmax(1.0, fabs(m->t_ev));
 }
 
+/* Are the contacts' relative velocities exact here (zero only when 0.0)?
+ * At the start; and at an input discontinuity in the base's frame, where
+ * a stuck contact's w is the state itself, exactly 0 until the step of the
+ * base's velocity changes it (base_velocity_step), as the element decides
+ * there.  Elsewhere w = 0 to within ZERO_SPEED_TOLS tolerances (with a
+ * given atol of 1e-3 that is 0.1 m/s: a belt's step of 0.1 m/s at 0.5 s
+ * was absorbed). */
+static int exact_speeds(const stsl_multibody *m, stsl_reason why)
+{
+    return why == STSL_REASON_INIT || (why == STSL_REASON_TIME && m->frame);
+}
+
 /* The set J (contacts at w = 0 to decide) and the other contacts' states. */
 static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_motion *fm,
                               const double *y)
@@ -1363,7 +1459,7 @@ static void classify_contacts(stsl_multibody *m, stsl_reason why, const fixed_mo
          * contact's w is zero to within integration drift. */
         int kicked =
             why == STSL_REASON_TIME || m->kicked[pr[0]] || (pr[1] < m->nb && m->kicked[pr[1]]);
-        int zero = why == STSL_REASON_INIT ? w == 0.0 : fabs(w) <= m->vtol;
+        int zero = exact_speeds(m, why) ? w == 0.0 : fabs(w) <= m->vtol;
         if (m->jflag[c] == J_FIRED) continue;
         if (why == STSL_REASON_INIT)
             zero ? (void)(m->jflag[c] = J_ZERO)
@@ -1846,10 +1942,24 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     return STSL_OK;
 }
 
+/* At an input discontinuity in the base's frame: a step of the base's
+ * velocity is a step of the relative velocities (the absolute ones are
+ * continuous), as the element has it. */
+static void base_velocity_step(const stsl_multibody *m, double t, double *y)
+{
+    if (!m->frame || !m->base_moves) return;
+    double before[3], after[3];
+    stsl_signal_eval(m->base, t, 1, before);
+    stsl_signal_eval(m->base, t, 0, after);
+    for (int i = 0; i < m->nb; i++)
+        y[m->nb + i] -= after[1] - before[1];
+}
+
 static int mb_transition(void *self, stsl_mode_code mode, stsl_reason why, const int *fired,
                          double t, double *y, stsl_transition *out, stsl_error *err)
 {
     stsl_multibody *m = self;
+    if (why == STSL_REASON_TIME) base_velocity_step(m, t, y);
     m->t_seg = t; /* from here on the inputs' right limits apply */
     out->mode = mode;
     out->kind = STSL_NO_EVENT;
@@ -1994,12 +2104,43 @@ static int init_layout(stsl_multibody *m)
 
 /* ---- natural scales ---------------------------------------------------------------- */
 
+/* The compliant stops' penetration at their first end's initial speed,
+ * |v0| sqrt(m/k_stop) (the element's: a body that starts fast into a stop
+ * moves across that length). */
+static void stop_entry_lengths(const stsl_multibody *m, double *l)
+{
+    for (int k = 0; k < m->ns; k++) {
+        int b = m->snode[k][0] < m->nb ? m->snode[k][0] : m->snode[k][1];
+        if (is_rigid(m, k) || b >= m->nb) continue;
+        const stsl_body *bd = &m->s->bodies[b];
+        stsl_contact_keep_smaller(l, fabs(bd->v0) * sqrt(bd->mass / m->s->stops[k].p.stiffness));
+    }
+}
+
+/* Body i's time scale as the element's (stsl_element_state_scales): over
+ * the stiffness of its couplings, else of its compliant stops, else from
+ * F and L, with its couplings' damping for a damper alone. */
+static double body_time_scale(const stsl_multibody *m, int i, double f, double l)
+{
+    const stsl_system *s = m->s;
+    double k = 0.0, k_stop = 0.0, c = 0.0;
+    for (int j = 0; j < s->n_couplings; j++)
+        if (m->knode[j][0] == i || m->knode[j][1] == i) {
+            k += s->couplings[j].stiffness;
+            c += s->couplings[j].damping;
+        }
+    for (int j = 0; j < m->ns; j++)
+        if (!is_rigid(m, j) && (m->snode[j][0] == i || m->snode[j][1] == i))
+            k_stop += s->stops[j].p.stiffness;
+    return stsl_contact_time_scale(m->mass[i], k > 0.0 ? k : k_stop, f, l, c);
+}
+
 /* The element's rule (stsl_element_state_scales) for a system: force F
  * the smallest static level and force input size; length L the smallest
  * of F/k (couplings, compliant stops), the stops' ranges and an
- * oscillating base or anchor motion's amplitude (1 when none); per body
- * the time T = sqrt(m/k) over the stiffness attached to it, else
- * sqrt(m L/F), else 1; x scale L, v scale L/T. */
+ * oscillating base or anchor motion's amplitude, a compliant stop's
+ * penetration at the initial speed (1 when none); per body the time
+ * body_time_scale; x scale L, v scale L/T. */
 static void state_scales(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
@@ -2018,6 +2159,7 @@ static void state_scales(stsl_multibody *m)
         stsl_contact_keep_smaller(&l, s->stops[k].p.x_max - s->stops[k].p.x_min);
         if (!is_rigid(m, k)) stsl_contact_keep_smaller(&l, f / s->stops[k].p.stiffness);
     }
+    stop_entry_lengths(m, &l);
     stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->base_motion));
     if (s->has_anchor)
         stsl_contact_keep_smaller(&l, stsl_signal_spec_oscillation(&s->anchor_motion));
@@ -2027,24 +2169,35 @@ static void state_scales(stsl_multibody *m)
     for (int c = 0; c < m->nc; c++) /* sigma0 z: a force */
         if (m->zidx[c] >= 0) m->scale[m->zidx[c]] = f > 0.0 ? f : 1.0;
     for (int i = 0; i < m->nb; i++) {
-        double k = 0.0;
-        for (int j = 0; j < s->n_couplings; j++)
-            if (m->knode[j][0] == i || m->knode[j][1] == i) k += s->couplings[j].stiffness;
-        /* No damping-only time and no compliant stop's time: the element has
-         * them (stsl_element_state_scales); the one-body case adopts them. */
-        double t = stsl_contact_time_scale(m->mass[i], k, f, l, 0.0);
+        double t = body_time_scale(m, i, f, l);
         m->scale[i] = l;
         m->scale[m->nb + i] = l / t;
     }
 }
 
+/* Is body i joined by a spring (or, with_stops, a compliant stop) to
+ * another body? */
+static int joined_to_body(const stsl_multibody *m, int i, int with_stops)
+{
+    for (int j = 0; j < m->s->n_couplings; j++)
+        for (int e = 0; e < 2; e++)
+            if (m->knode[j][e] == i && m->knode[j][1 - e] < m->nb) return 1;
+    for (int k = 0; with_stops && k < m->ns; k++)
+        for (int e = 0; e < 2; e++)
+            if (!is_rigid(m, k) && m->snode[k][e] == i && m->snode[k][1 - e] < m->nb) return 1;
+    return 0;
+}
+
 /* 2 pi / 20 of the fastest natural period: omega^2 <= max_i of the row sum
  * of M^-1 K (Gershgorin), K from the couplings (and, in contact, the
- * compliant stops). */
+ * compliant stops); a body joined to fixed ends only has its own period
+ * 2 pi sqrt(m/k), written as the element writes it (the same in exact
+ * arithmetic, and so the same step bound to the last bit). */
 static double natural_step(const stsl_multibody *m, int with_stops)
 {
     const stsl_system *s = m->s;
-    double w2 = 0.0;
+    double w2 = 0.0, period = INFINITY;
+    int coupled = 0;
     for (int i = 0; i < m->nb; i++) {
         double row = 0.0;
         for (int j = 0; j < s->n_couplings; j++)
@@ -2056,11 +2209,54 @@ static double natural_step(const stsl_multibody *m, int with_stops)
                 if (!is_rigid(m, k) && m->snode[k][e] == i)
                     row += s->stops[k].p.stiffness * (m->snode[k][1 - e] < m->nb ? 2.0 : 1.0);
         w2 = fmax(w2, row / m->mass[i]);
+        if (row > 0.0 && !joined_to_body(m, i, with_stops)) /* the element's expression */
+            period = fmin(period, 2.0 * M_PI * sqrt(m->mass[i] / row));
+        else if (row > 0.0)
+            coupled = 1;
     }
-    return stsl_contact_natural_step(w2 > 0.0 ? 2.0 * M_PI / sqrt(w2) : INFINITY);
+    if (coupled) period = fmin(period, 2.0 * M_PI / sqrt(w2));
+    return stsl_contact_natural_step(period);
 }
 
 /* ---- create / free ------------------------------------------------------------------ */
+
+/* Integrate in the base's frame (SPEC §1: x relative to the carrier, the
+ * base's acceleration as the inertia force -m a_b) when every contact and
+ * every stop joins a body to the base and no coupling joins two bodies:
+ * then the relative motion the contacts switch on is the state itself,
+ * not a small difference of two large absolute positions (the Janecek
+ * base swings 0.05 m around a relative motion of 3e-3 m).  A base at rest
+ * at 0 is the ground: no frame. */
+static int in_base_frame(const stsl_multibody *m)
+{
+    const stsl_system *s = m->s;
+    double b[3] = {0.0, 0.0, 0.0};
+    stsl_signal_eval(m->base, 0.0, 0, b);
+    if (!m->base_moves && b[0] == 0.0) return 0;
+    int base = m->nb + STSL_END_BASE - 1;
+    for (int c = 0; c < m->nc; c++)
+        if ((m->cnode[c][0] != base) == (m->cnode[c][1] != base) ||
+            (m->cnode[c][0] >= m->nb && m->cnode[c][1] >= m->nb))
+            return 0;
+    for (int k = 0; k < m->ns; k++)
+        if ((m->snode[k][0] != base) == (m->snode[k][1] != base) ||
+            (m->snode[k][0] >= m->nb && m->snode[k][1] >= m->nb))
+            return 0;
+    for (int k = 0; k < s->n_couplings; k++)
+        if (m->knode[k][0] < m->nb && m->knode[k][1] < m->nb) return 0;
+    return m->nb > 0;
+}
+
+int stsl_multibody_in_base_frame(const stsl_multibody *m)
+{
+    return m->frame;
+}
+
+int stsl_multibody_member_state(const stsl_multibody *m, stsl_mode_code mode, int i)
+{
+    const uint8_t *v = mode_vec(m, mode);
+    return v && i >= 0 && i < m->L ? v[i] : -1;
+}
 
 /* Contact c's name for SPEC §4's tie rule: its own name, else the names
  * of its two ends sorted and joined by '/' ("block/rider", "base/block"),
@@ -2080,8 +2276,8 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
 }
 
 static const stsl_hmodel_ops multibody_ops = {
-    mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
-    NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
+    mb_rhs, mb_guards,    mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
+    NULL,   mb_power_abs, NULL,          mb_describe, mb_mode_name};
 
 static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {
@@ -2218,6 +2414,12 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     for (int k = 0; k < s->n_couplings; k++)
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
+    m->frame = in_base_frame(m);
+    m->yabs = malloc((size_t)m->n * sizeof *m->yabs);
+    if (!m->yabs) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
     state_scales(m);
     m->rtol = rtol > 0.0 ? rtol : 1e-10;
     double vscale = 0.0;
@@ -2240,6 +2442,8 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
         goto fail;
     }
+    for (int i = 0; m->frame && i < 2 * m->nb; i++) /* x, v: the state plus the base's */
+        m->col_state[i] = -1;
     /* A smooth law is a near-discontinuity when its slope is steep: stiff
      * (BDF), as for the element. */
     int stiff = 0;
@@ -2315,6 +2519,7 @@ void stsl_multibody_free(stsl_multibody *m)
                    m->impact_w,
                    m->pend,
                    m->scale,
+                   m->yabs,
                    m->table,
                    m->hash,
                    m->cols,
@@ -2334,9 +2539,11 @@ const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m)
 
 void stsl_multibody_initial_state(const stsl_multibody *m, double *y0)
 {
+    double b[3] = {0.0, 0.0, 0.0};
+    if (m->frame) stsl_signal_eval(m->base, 0.0, 0, b);
     for (int i = 0; i < m->nb; i++) {
-        y0[i] = m->s->bodies[i].x0;
-        y0[m->nb + i] = m->s->bodies[i].v0;
+        y0[i] = m->s->bodies[i].x0 - b[0];
+        y0[m->nb + i] = m->s->bodies[i].v0 - b[1];
     }
     for (int k = 2 * m->nb; k < m->n; k++) /* LuGre's bristles start relaxed */
         y0[k] = 0.0;

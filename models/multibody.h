@@ -1,7 +1,8 @@
 /* multibody.h - a system of bodies (models/system.h) as a hybrid model for
  * the solver (issue 14, SPEC §4).
  *
- * State: the absolute positions and velocities of the bodies, then the
+ * State: the positions and velocities of the bodies (absolute, or in the
+ * base's frame: stsl_multibody_in_base_frame), then the
  * bristle force sigma0 z of each LuGre contact in the contacts' order,
  * y = (x_1..x_N, v_1..v_N, s_1..s_L) (the element's scaling of z).  Each
  * friction contact is STUCK, SLIP_POS, SLIP_NEG (hybrid laws) or SMOOTH
@@ -54,6 +55,16 @@ const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
 /* (x0 of every body, v0 of every body, 0 for every LuGre bristle state):
  * model->n_state values. */
 void stsl_multibody_initial_state(const stsl_multibody *m, double *y0);
+/* 1 when the model's state is in the base's frame: the bodies' positions
+ * and velocities relative to the base (every contact and stop joins a
+ * body to the base, no coupling joins two bodies, the base is not the
+ * ground at rest; the element's view, SPEC §1); the system's columns stay
+ * absolute.  stsl_multibody_initial_state converts the start to it. */
+int stsl_multibody_in_base_frame(const stsl_multibody *m);
+/* The state in `mode` of contact i (0 <= i < n_contacts: a contact
+ * state, events/contact.h) or of stop i - n_contacts (STSL_SM_*); -1 when
+ * `mode` or i is not the model's. */
+int stsl_multibody_member_state(const stsl_multibody *m, stsl_mode_code mode, int i);
 /* Names of the per-stop mode values ("OPEN", "LOW", "HIGH"; the contacts':
  * stsl_contact_state_names). */
 const char *const *stsl_multibody_stop_mode_names(void);

@@ -10,10 +10,12 @@
 #include "models/system.h"
 #include "solver/hybrid.h"
 
-/* Build the element from `p`, run it from t = 0 with `sim` (event-driven
- * when `sch` is NULL or event_driven) into `sink` (borrowed; ops == NULL
- * drops everything), copy the statistics to `stats` (may be NULL) and free
- * the element.  On a solver failure the sink is ended, marked incomplete,
+/* Run the element `p` from t = 0 with `sim` into `sink` (borrowed; ops ==
+ * NULL drops everything): event-driven (`sch` NULL or event_driven) by the
+ * engine of systems as a system of one body, in the element's layout
+ * (models/one_body.h), else with the fixed-step scheme on the element's
+ * model (models/fixed_step.h); copy the statistics to `stats` (may be
+ * NULL).  On a solver failure the sink is ended, marked incomplete,
  * and the failure is returned. */
 int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                      const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
