@@ -489,12 +489,6 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
 int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
 {
     if (!cfg->is_system) return STSL_OK;
-    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: simulation.scheme %s: the fixed-step schemes run the one "
-                              "element only; a system of bodies runs event-driven (remove "
-                              "simulation.scheme)",
-                              cfg->source, stsl_scheme_name(cfg->scheme.kind));
     if (cfg->verify != STSL_VERIFY_OFF)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: simulation.verify (run --verify) is not available for a "

