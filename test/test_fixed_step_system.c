@@ -367,6 +367,57 @@ static void test_karnopp_servo(void **state)
     stsl_config_free(&cfg);
 }
 
+/* ---- curve per contact --------------------------------------------------------- */
+
+/* One column per contact, named by its name: (else contacts.N), with the
+ * domain's units; values against the laws' closed forms: Coulomb's level
+ * F_D (static band +-FSD F_D), Stribeck's F_D + (F_S - F_D)
+ * exp(-(|v| / v_s)^delta) (the band +-F_S at v = 0). */
+static void test_curve_per_contact(void **state)
+{
+    (void)state;
+    char path[512], csv[512], line[512];
+    snprintf(path, sizeof path, "%s/two.yaml", g_dir);
+    snprintf(csv, sizeof csv, "%s/curve.csv", g_dir);
+    assert_int_equal(tu_write_file(path,
+                                   "bodies:\n"
+                                   "  a: {mass: 1.0}\n"
+                                   "  b: {mass: 1.0}\n"
+                                   "couplings:\n"
+                                   "  - {between: [a, b], stiffness: 10.0}\n"
+                                   "contacts:\n"
+                                   "  - {body: a, law: coulomb, dynamic: 2.0, static_ratio: 1.5, "
+                                   "name: brake}\n"
+                                   "  - {between: [b, a], law: stribeck, dynamic: 1.0, "
+                                   "static_ratio: 2.0, stribeck_velocity: 0.1, "
+                                   "stribeck_exponent: 2.0}\n"
+                                   "simulation: {t_end: 1.0}\n"),
+                     0);
+    int rc =
+        tu_cli(g_out, sizeof g_out, "curve '%s' --vmin -0.2 --vmax 0.2 --n 5 -o '%s'", path, csv);
+    if (rc) print_error("%s\n", g_out);
+    assert_int_equal(rc, 0);
+    FILE *f = fopen(csv, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "velocity [m/s],force.brake [N],force.contacts.1 [N]\n");
+    const double v[6] = {-0.2, -0.1, 0.0, 0.0, 0.1, 0.2};
+    for (int i = 0; i < 6; i++) {
+        double vv, f0, f1;
+        assert_non_null(fgets(line, sizeof line, f));
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf", &vv, &f0, &f1), 3);
+        double s = i == 2 ? -1.0 : i == 3 ? 1.0 : (v[i] > 0.0) - (v[i] < 0.0);
+        double e0 = i == 2 || i == 3 ? 3.0 : 2.0;
+        double e1 = 1.0 + exp(-pow(fabs(v[i]) / 0.1, 2.0)); /* 2 at v = 0: the band */
+        assert_close(vv, v[i], 1e-16); /* -0.2 + 0.4 i / 4, rounded once or twice */
+        /* two roundings of a level of order 1 */
+        assert_close(f0, s * e0, 1e-15);
+        assert_close(f1, s * e1, 1e-15);
+    }
+    assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_two_bodies_closed_form),
         cmocka_unit_test(test_converge_hybrid_servo),
         cmocka_unit_test(test_karnopp_servo),
+        cmocka_unit_test(test_curve_per_contact),
     };
     tu_mkdtemp(g_dir, sizeof g_dir);
     if (!g_dir[0]) return 1;
