@@ -15,16 +15,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "events/contact.h"
 #include "models/friction.h"
 #include "models/multibody.h"
 
-/* As in fixed_step.c: the step count's slack and the largest step count. */
-#define STEP_COUNT_SLACK 1e-9
-#define MAX_STEPS        1e12
-#define N_FIXED          3
+#define N_FIXED 3
 
 typedef struct pending {
     int kind, subject;
@@ -608,14 +604,8 @@ static int check_args(const stsl_system *s, const stsl_hsolver_opts *sim,
                       const stsl_scheme_opts *sch, stsl_error *err)
 {
     const char *name = stsl_scheme_name(sch->kind);
-    if (!name || sch->kind == STSL_SCHEME_EVENT_DRIVEN)
-        return stsl_error_set(err, STSL_EINPUT, "simulation.scheme: not a fixed-step scheme");
-    if (!(sch->step > 0.0) || !isfinite(sch->step))
-        return stsl_error_set(err, STSL_EINPUT, "simulation.step: must be > 0 (got %g)", sch->step);
-    if (!(sim->t_end > 0.0) || sim->t_end / sch->step > MAX_STEPS)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "simulation.step: %g s makes more than %g steps to t_end = %g s",
-                              sch->step, MAX_STEPS, sim->t_end);
+    int rc = stsl_fixed_step_check(sim, sch, err);
+    if (rc) return rc;
     int any_hybrid = 0;
     for (int c = 0; c < s->n_contacts; c++) {
         int smooth = stsl_law_is_smooth(s->contacts[c].friction.law);
@@ -689,13 +679,6 @@ static int group_first(const stsl_layout *l, const char *name)
     return -1;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
     memcpy(r->prev, r->vec, (size_t)r->L);
@@ -712,9 +695,8 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
 static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
 {
     double h = r->sch->step;
-    long n_steps = (long)ceil(sim->t_end / h - STEP_COUNT_SLACK);
-    if (n_steps < 1) n_steps = 1;
-    long stride = sim->output_step > h ? (long)floor(sim->output_step / h + STEP_COUNT_SLACK) : 1;
+    long n_steps, stride;
+    stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
@@ -739,7 +721,7 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     if (rc) return rc;
     srun r;
     memset(&r, 0, sizeof r);
-    double wall0 = now();
+    double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
     r.sink = sink;
@@ -762,7 +744,7 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     int begun = 0;
     if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
-    r.st.wall_seconds = now() - wall0;
+    r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
     if (begun) rc = stsl_sink_end_run(sink, &r.st, rc, 1, err);
     free_run(&r);
