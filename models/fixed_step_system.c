@@ -600,8 +600,8 @@ static int check_finite(srun *r, stsl_error *err)
 
 /* ---- set-up ---------------------------------------------------------------------- */
 
-static int check_args(const stsl_system *s, const stsl_hsolver_opts *sim,
-                      const stsl_scheme_opts *sch, stsl_error *err)
+int stsl_fixed_step_system_check(const stsl_system *s, const stsl_hsolver_opts *sim,
+                                 const stsl_scheme_opts *sch, stsl_error *err)
 {
     const char *name = stsl_scheme_name(sch->kind);
     int rc = stsl_fixed_step_check(sim, sch, err);
@@ -717,7 +717,7 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err)
 {
-    int rc = check_args(s, sim, sch, err);
+    int rc = stsl_fixed_step_system_check(s, sim, sch, err);
     if (rc) return rc;
     srun r;
     memset(&r, 0, sizeof r);

@@ -35,4 +35,10 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err);
 
+/* The checks stsl_fixed_step_run_system makes before it starts (the
+ * step, every contact's law against the scheme, rigid stops, the band and
+ * the regularisation velocity): 0, or STSL_EINPUT naming the key. */
+int stsl_fixed_step_system_check(const stsl_system *s, const stsl_hsolver_opts *sim,
+                                 const stsl_scheme_opts *sch, stsl_error *err);
+
 #endif

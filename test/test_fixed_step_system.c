@@ -49,17 +49,22 @@ static const stsl_mem_result *run_system(const stsl_system *s, const stsl_hsolve
  * in its own), a few ulps a step that the scheme carries on. */
 static double one_body(const char *path, const char *scheme, double h, double band, double *dx)
 {
-    char sets[3][96];
+    char sets[5][96];
     snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", scheme);
     snprintf(sets[1], sizeof sets[1], "simulation.step=%.17g", h);
-    if (band >= 0.0)
-        snprintf(sets[2], sizeof sets[2], "simulation.karnopp_band=%.17g", band);
-    else /* smooth_rk4 on a hybrid law: -band is the regularisation velocity */
-        snprintf(sets[2], sizeof sets[2], "simulation.regularisation_velocity=%.17g", -band);
-    const char *const set[3] = {sets[0], sets[1], sets[2]};
+    int n = 2;
+    if (band > 0.0)
+        snprintf(sets[n++], sizeof sets[2], "simulation.karnopp_band=%.17g", band);
+    else if (band < 0.0) /* smooth_rk4 on a hybrid law: -band is the regularisation velocity */
+        snprintf(sets[n++], sizeof sets[2], "simulation.regularisation_velocity=%.17g", -band);
+    if (strstr(path, "lugre")) {
+        snprintf(sets[n++], sizeof sets[3], "inputs.base_motion.slope=0");
+        snprintf(sets[n++], sizeof sets[4], "initial.velocity=0.05");
+    }
+    const char *const set[5] = {sets[0], sets[1], sets[2], sets[3], sets[4]};
     stsl_config cfg;
     stsl_error err = {0};
-    int rc = stsl_config_load(path, set, band != 0.0 ? 3 : 2, &cfg, &err);
+    int rc = stsl_config_load(path, set, n, &cfg, &err);
     if (rc) print_error("config: %s\n", err.msg);
     assert_int_equal(rc, STSL_OK);
     stsl_sink se, ss;
@@ -118,6 +123,11 @@ static void test_one_body_equals_element(void **state)
          * element (F_n - f_reg) / m: one rounding of the acceleration a
          * step (measured 1.1e-19 m/s). */
         {"den_hartog.yaml", "smooth_rk4", 1e-4, -1e-3, 1e-12},
+        /* LuGre's bristle state, the belt at rest and the block launched
+         * at 0.05 m/s instead: a base whose velocity jumps (the belt's
+         * start) carries the element along in its relative frame at once,
+         * while the body of a system is dragged by the bristles */
+        {"lugre_stick_slip.yaml", "smooth_rk4", 1e-5, 0.0, 1e-12},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];
@@ -165,7 +175,7 @@ static void two_exact(double t, double *xa, double *xb, double *va, double *vb)
  * at step h against the closed form. */
 static double two_error(const char *scheme, double h)
 {
-    char sets[3][96];
+    char sets[4][96];
     snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", scheme);
     snprintf(sets[1], sizeof sets[1], "simulation.step=%.17g", h);
     int n = 2;
@@ -418,6 +428,45 @@ static void test_curve_per_contact(void **state)
     fclose(f);
 }
 
+/* ---- refusals ------------------------------------------------------------------- */
+
+/* A scheme a system cannot run is bad input (exit 2) before a result file
+ * is made, naming the contact or stop: karnopp and fixed_step_hybrid need
+ * hybrid laws (a LuGre contact has no stuck state to decide), every scheme
+ * rigid stops; smooth_rk4 runs the LuGre contact (its bristle state). */
+static void test_refusals(void **state)
+{
+    (void)state;
+    char path[512], out[512];
+    snprintf(path, sizeof path, "%s/lugre.yaml", g_dir);
+    snprintf(out, sizeof out, "%s/refused.h5", g_dir);
+    assert_int_equal(tu_write_file(path,
+                                   "bodies:\n"
+                                   "  a: {mass: 1.0}\n"
+                                   "  b: {mass: 1.0, velocity: 0.5}\n"
+                                   "couplings:\n"
+                                   "  - {between: [a, b], stiffness: 100.0}\n"
+                                   "contacts:\n"
+                                   "  - {body: a, law: coulomb, dynamic: 1.0}\n"
+                                   "  - {body: b, law: lugre, tc: 1.0, tst: 1.5, v_st: 0.001, "
+                                   "sigma0: 1.0e5, sigma1: 300.0, d: 0.0}\n"
+                                   "simulation: {t_end: 0.1}\n"),
+                     0);
+    int rc = tu_cli(g_out, sizeof g_out,
+                    "run '%s' --set simulation.scheme=karnopp --set simulation.step=1e-4 -o '%s'",
+                    path, out);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(g_out, "karnopp needs hybrid friction laws (coulomb, stribeck); "
+                                  "contacts.1 has lugre: use smooth_rk4"));
+    assert_false(tu_file_exists(out));
+    rc = tu_cli(g_out, sizeof g_out,
+                "run '%s' --set simulation.scheme=smooth_rk4 --set simulation.step=1e-5 -o '%s'",
+                path, out);
+    if (rc) print_error("%s\n", g_out);
+    assert_int_equal(rc, 0);
+    assert_true(tu_file_exists(out));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_converge_hybrid_servo),
         cmocka_unit_test(test_karnopp_servo),
         cmocka_unit_test(test_curve_per_contact),
+        cmocka_unit_test(test_refusals),
     };
     tu_mkdtemp(g_dir, sizeof g_dir);
     if (!g_dir[0]) return 1;
