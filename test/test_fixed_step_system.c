@@ -227,6 +227,79 @@ static void test_two_bodies_closed_form(void **state)
     }
 }
 
+/* ---- a contact between two bodies that holds ---------------------------------- */
+
+/* Body a (1 kg) on frictionless ground pushed by 3 N carries body b (2 kg)
+ * on it through a contact of static level 3 N: held, b needs m_b F / M =
+ * 2 N, so the two move as one at F / M = 1 m/s^2 and the contact's friction
+ * on its first end, b, is +2 N (forward).  Every scheme keeps it
+ * stuck (one contact_mode STUCK in every sample, no event), the two bodies
+ * at one velocity to the last bit, the friction 2 N to rounding, and
+ * semi-implicit Euler's discrete solution v_n = n h a, x_n = h^2 a n (n+1)/2
+ * (smooth_rk4 has no stuck state: it is left out). */
+static void test_stuck_pair(void **state)
+{
+    (void)state;
+    static const char *const yaml = "bodies:\n"
+                                    "  a: {mass: 1.0}\n"
+                                    "  b: {mass: 2.0}\n"
+                                    "contacts:\n"
+                                    "  - {between: [b, a], law: coulomb, dynamic: 1.5, "
+                                    "static_ratio: 2.0}\n"
+                                    "inputs:\n"
+                                    "  forces:\n"
+                                    "    a: {type: constant, value: 3.0}\n"
+                                    "simulation: {t_end: 0.5}\n";
+    static const char *const schemes[] = {"karnopp", "fixed_step_hybrid"};
+    for (int k = 0; k < 2; k++) {
+        char sets[2][96];
+        snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", schemes[k]);
+        snprintf(sets[1], sizeof sets[1], "simulation.step=1e-3");
+        const char *const set[2] = {sets[0], sets[1]};
+        stsl_config cfg;
+        stsl_error err = {0};
+        assert_int_equal(stsl_config_load_string(yaml, "<pair>", NULL, set, 2, &cfg, &err), 0);
+        stsl_hsolver_opts sim = cfg.sim;
+        sim.output_step = 0.0;
+        stsl_sink sink;
+        const stsl_mem_result *r = run_system(&cfg.system, &sim, &cfg.scheme, &sink);
+        int fr = stsl_layout_find_group(&r->layout, "friction"),
+            md = stsl_layout_find_group(&r->layout, "contact_mode");
+        assert_true(fr >= 0 && md >= 0);
+        fr = r->layout.groups[fr].first, md = r->layout.groups[md].first;
+        assert_int_equal(r->n_events, 0);
+        assert_int_equal(r->n_samples, 501);
+        for (long i = 0; i < r->n_samples; i++) {
+            double n = (double)i, h = 1e-3;
+            assert_true(tu_col(r, i, md) == STSL_CONTACT_STUCK);
+            assert_true(tu_col(r, i, 2) == tu_col(r, i, 3)); /* v_a == v_b exactly */
+            /* n h a and h^2 a n (n + 1) / 2, a = 1, each a few roundings of
+             * a sum of up to 500 terms of at most 0.5 m: 1e-13 */
+            assert_close(tu_col(r, i, 2), n * h, 1e-13);
+            assert_close(tu_col(r, i, 0), h * h * n * (n + 1.0) / 2.0, 1e-13);
+            assert_close(tu_col(r, i, fr), 2.0, 1e-14); /* two roundings of forces of 3 N */
+        }
+        stsl_sink_free(&sink);
+        /* Pushed with 6 N, b would need 4 N > 3 N: it slips backwards on a
+         * from the start (SLIP_NEG), carried forward by the dynamic 1.5 N:
+         * a_b = 0.75, a_a = 4.5 m/s^2, Euler's v_n = n h a exactly so. */
+        stsl_config_free(&cfg);
+        const char *const set6[3] = {sets[0], sets[1], "inputs.forces.a.value=6"};
+        assert_int_equal(stsl_config_load_string(yaml, "<pair>", NULL, set6, 3, &cfg, &err), 0);
+        r = run_system(&cfg.system, &sim, &cfg.scheme, &sink);
+        assert_int_equal(r->n_events, 0);
+        for (long i = 1; i < r->n_samples; i++) {
+            double n = (double)i, h = 1e-3;
+            assert_true(tu_col(r, i, md) == STSL_CONTACT_SLIP_NEG);
+            assert_close(tu_col(r, i, 2), 4.5 * n * h, 1e-12);
+            assert_close(tu_col(r, i, 3), 0.75 * n * h, 1e-12);
+            assert_close(tu_col(r, i, fr), 1.5, 1e-15);
+        }
+        stsl_sink_free(&sink);
+        stsl_config_free(&cfg);
+    }
+}
+
 /* ---- converge on the servo with backlash ------------------------------------- */
 
 /* servo_backlash.yaml to 0.13 s: the motor crosses the gap and hits the
@@ -472,6 +545,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_body_equals_element),
         cmocka_unit_test(test_two_bodies_closed_form),
+        cmocka_unit_test(test_stuck_pair),
         cmocka_unit_test(test_converge_hybrid_servo),
         cmocka_unit_test(test_karnopp_servo),
         cmocka_unit_test(test_curve_per_contact),
