@@ -23,7 +23,7 @@ void stsl_config_system_put(FILE *f, const stsl_config *cfg);
 double *stsl_config_system_slot(stsl_config *cfg, const char *key, const stsl_cr_range **r);
 /* STSL_OK when `cfg` is the one element; STSL_EINPUT naming the
  * configuration for a system of bodies, which the commands that call it
- * (converge, curve, ...) cannot handle yet. */
+ * cannot handle yet. */
 int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
 /* STSL_OK when `stickslip run` / stsl_run can simulate `cfg`: the one
  * element, or a system of bodies without verify (the verified run is the
