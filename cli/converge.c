@@ -34,6 +34,8 @@
 #include "io/convergence_h5.h"
 #include "io/out_file.h"
 #include "io/safe_output.h"
+#include "events/contact.h"
+#include "events/modes.h"
 #include "models/element.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
@@ -160,15 +162,25 @@ static int parse_args(int argc, char **argv, conv_args *a)
     return 0;
 }
 
-/* ---- a sink keeping t, x, v and the events' (t, kind) ----------------------- */
+/* ---- a sink keeping t, the tracked columns and the events ----------------------- */
 
+/* What a run is judged by: every body's x and v, every contact's friction,
+ * slip velocity and whether it is stuck.  The element is one body and one
+ * contact (its friction F_f opposes v; stuck: STUCK or on a stop); a
+ * system's columns are its groups (friction on the contact's first end,
+ * stuck: contact_mode STUCK). */
+#define NAME_MAX_LEN 80
 typedef struct trace {
-    int ix, iv;
+    int nb, nc, nv, element;
+    int *col;                    /* nv column indices: x, v of each body, then friction,
+                                    slip velocity, mode of each contact (-1: the sample's mode) */
+    char (*names)[NAME_MAX_LEN]; /* nb body names, then nc contact names */
+    char xu[24], vu[24], fu[24]; /* units */
     long n, cap;
-    double *t, *x, *v;
+    double *t, *val; /* val: n rows of nv values */
     long n_ev, cap_ev;
     double *ev_t;
-    int *ev_kind;
+    int *ev_kind, *ev_subject;
     const char *const *kind_names;
 } trace;
 
@@ -184,31 +196,102 @@ static int grow(void **p, long *cap, long need, size_t size)
     return 0;
 }
 
+static void copy_units(char *dst, size_t size, const stsl_layout *l, int col)
+{
+    snprintf(dst, size, "%s", col >= 0 && l->cols[col].units ? l->cols[col].units : "");
+}
+
+/* The element's columns: x, v, friction (slip velocity: v), the mode. */
+static int begin_element(trace *tr, const stsl_layout *l)
+{
+    tr->element = 1;
+    tr->nb = tr->nc = 1;
+    tr->nv = 5;
+    tr->col = malloc(5 * sizeof *tr->col);
+    tr->names = malloc(2 * sizeof *tr->names);
+    if (!tr->col || !tr->names) return -1;
+    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
+    int fr = stsl_layout_find(l, "friction");
+    tr->col[0] = ix, tr->col[1] = iv, tr->col[2] = fr, tr->col[3] = iv, tr->col[4] = -1;
+    snprintf(tr->names[0], NAME_MAX_LEN, "element");
+    snprintf(tr->names[1], NAME_MAX_LEN, "friction");
+    copy_units(tr->xu, sizeof tr->xu, l, ix);
+    copy_units(tr->vu, sizeof tr->vu, l, iv);
+    copy_units(tr->fu, sizeof tr->fu, l, fr);
+    return ix < 0 || iv < 0 || fr < 0 ? 1 : 0;
+}
+
+static const stsl_col_group *group(const stsl_layout *l, const char *name)
+{
+    int g = stsl_layout_find_group(l, name);
+    return g >= 0 ? &l->groups[g] : NULL;
+}
+
+/* A system's columns: the groups x, v (per body), friction,
+ * slip_velocity, contact_mode (per contact). */
+static int begin_system(trace *tr, const stsl_layout *l)
+{
+    const stsl_col_group *x = group(l, "x"), *v = group(l, "v"), *f = group(l, "friction"),
+                         *w = group(l, "slip_velocity"), *m = group(l, "contact_mode");
+    if (!x || !v) return 1;
+    tr->nb = x->width;
+    tr->nc = f && w && m ? f->width : 0;
+    tr->nv = 2 * tr->nb + 3 * tr->nc;
+    tr->col = malloc((size_t)tr->nv * sizeof *tr->col);
+    tr->names = malloc((size_t)(tr->nb + tr->nc) * sizeof *tr->names);
+    if (!tr->col || !tr->names) return -1;
+    for (int i = 0; i < tr->nb; i++) {
+        tr->col[i] = x->first + i, tr->col[tr->nb + i] = v->first + i;
+        snprintf(tr->names[i], NAME_MAX_LEN, "%s", x->member_names[i]);
+    }
+    for (int c = 0; c < tr->nc; c++) {
+        int *at = tr->col + 2 * tr->nb;
+        at[c] = f->first + c, at[tr->nc + c] = w->first + c, at[2 * tr->nc + c] = m->first + c;
+        snprintf(tr->names[tr->nb + c], NAME_MAX_LEN, "%s", f->member_names[c]);
+    }
+    copy_units(tr->xu, sizeof tr->xu, l, x->first);
+    copy_units(tr->vu, sizeof tr->vu, l, v->first);
+    copy_units(tr->fu, sizeof tr->fu, l, f ? f->first : -1);
+    return 0;
+}
+
 static int tr_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     trace *tr = self;
-    tr->ix = stsl_layout_find(l, "x");
-    tr->iv = stsl_layout_find(l, "v");
     tr->kind_names = l->kind_names;
-    if (tr->ix < 0 || tr->iv < 0)
-        return stsl_error_set(err, STSL_EINPUT, "results have no x or v column");
+    free(tr->col);
+    free(tr->names);
+    tr->col = NULL, tr->names = NULL;
+    int rc = l->n_groups ? begin_system(tr, l) : begin_element(tr, l);
+    if (rc < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (rc) return stsl_error_set(err, STSL_EINPUT, "results have no x or v column");
     return STSL_OK;
+}
+
+/* The contact state value of STUCK (the element's mode STUCK, STOP_LOW,
+ * STOP_HIGH: at rest; a system's contact_mode STUCK). */
+static double stuck_of(const trace *tr, int mode, double value)
+{
+    if (tr->element)
+        return mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH;
+    return value == STSL_CONTACT_STUCK;
 }
 
 static int tr_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
-    (void)mode;
     trace *tr = self;
-    long need = tr->n + 1, c1 = tr->cap, c2 = tr->cap, c3 = tr->cap;
-    /* The three arrays grow together: the same old capacity gives the same new one. */
+    long need = tr->n + 1, c1 = tr->cap, c2 = tr->cap;
+    /* The arrays grow together: the same old capacity gives the same new one. */
     if (grow((void **)&tr->t, &c1, need, sizeof(double)) ||
-        grow((void **)&tr->x, &c2, need, sizeof(double)) ||
-        grow((void **)&tr->v, &c3, need, sizeof(double)))
+        grow((void **)&tr->val, &c2, need, (size_t)tr->nv * sizeof(double)))
         return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld samples", need);
     tr->cap = c1;
     tr->t[tr->n] = t;
-    tr->x[tr->n] = cols[tr->ix];
-    tr->v[tr->n] = cols[tr->iv];
+    double *row = tr->val + tr->n * tr->nv;
+    int mode_at = 2 * tr->nb + 2 * tr->nc;
+    for (int k = 0; k < tr->nv; k++)
+        row[k] = k < mode_at ? cols[tr->col[k]]
+                             : stuck_of(tr, mode, tr->col[k] >= 0 ? cols[tr->col[k]] : 0.0);
     tr->n++;
     return STSL_OK;
 }
@@ -216,13 +299,15 @@ static int tr_sample(void *self, double t, int mode, const double *cols, stsl_er
 static int tr_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     trace *tr = self;
-    long need = tr->n_ev + 1, c1 = tr->cap_ev, c2 = tr->cap_ev;
+    long need = tr->n_ev + 1, c1 = tr->cap_ev, c2 = tr->cap_ev, c3 = tr->cap_ev;
     if (grow((void **)&tr->ev_t, &c1, need, sizeof(double)) ||
-        grow((void **)&tr->ev_kind, &c2, need, sizeof(int)))
+        grow((void **)&tr->ev_kind, &c2, need, sizeof(int)) ||
+        grow((void **)&tr->ev_subject, &c3, need, sizeof(int)))
         return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld events", need);
     tr->cap_ev = c1;
     tr->ev_t[tr->n_ev] = ev->t;
     tr->ev_kind[tr->n_ev] = ev->kind;
+    tr->ev_subject[tr->n_ev] = ev->subject;
     tr->n_ev++;
     return STSL_OK;
 }
@@ -235,11 +320,13 @@ static int tr_end(void *self, const stsl_stats *st, int complete, const char *ms
 
 static void trace_free(trace *tr)
 {
+    free(tr->col);
+    free(tr->names);
     free(tr->t);
-    free(tr->x);
-    free(tr->v);
+    free(tr->val);
     free(tr->ev_t);
     free(tr->ev_kind);
+    free(tr->ev_subject);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -247,13 +334,15 @@ static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, tr_end, N
 
 /* ---- runs ------------------------------------------------------------------------ */
 
-/* One run of the scheme (h > 0) or of the reference (h = 0) with its own
- * element.  `sink` may be a NULL-ops sink (no output). */
+/* One run of the scheme (h > 0) or of the reference (h = 0): the element,
+ * or the system.  `sink` may be a NULL-ops sink (no output). */
 static int run_once(stsl_config *cfg, double h, const stsl_hsolver_opts *opts, stsl_sink *sink,
                     stsl_stats *st, stsl_error *err)
 {
     stsl_scheme_opts sch = cfg->scheme;
     sch.step = h;
+    if (cfg->is_system)
+        return stsl_run_system_scheme(&cfg->system, opts, h > 0.0 ? &sch : NULL, sink, st, err);
     return stsl_run_element(&cfg->element, opts, h > 0.0 ? &sch : NULL, sink, st, err);
 }
 
@@ -284,10 +373,17 @@ static int timed(stsl_config *cfg, double h, stsl_stats *st, double *wall, stsl_
 
 /* ---- the study --------------------------------------------------------------------- */
 
+/* Per body: max |x err|, rms x err, max |v err|, final x err; per contact:
+ * max |friction err|, rms friction err, stuck-time IoU, dissipated energy
+ * of the run less the reference's. */
+#define PER_BODY    4
+#define PER_CONTACT 4
+
 typedef struct row {
     double h, max_x, rms_x, max_v, final_x, wall;
     long rhs, events, missed, spurious;
     double max_dt; /* largest time difference of a matched event */
+    double *per;   /* PER_BODY values a body, then PER_CONTACT a contact */
 } row;
 
 /* Sorted union of the scheme runs' time points (exact duplicates once). */
@@ -310,68 +406,199 @@ static double *union_times(trace *runs, int n, long *count)
     return u;
 }
 
-/* Errors of run `s` against the reference `ref` (sampled at a superset of
- * its times); fails if a time point is missing from the reference. */
-static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
+/* The reference's sample index of each of run s's time points; fails if
+ * one is missing from the reference. */
+static int ref_index(const trace *s, const trace *ref, double h, long *idx, stsl_error *err)
 {
-    double *xr = malloc(sizeof *xr * (size_t)(s->n + 1));
-    double *vr = malloc(sizeof *vr * (size_t)(s->n + 1));
-    int rc = xr && vr ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     long j = 0;
-    for (long i = 0; !rc && i < s->n; i++) {
+    for (long i = 0; i < s->n; i++) {
         while (j < ref->n && ref->t[j] < s->t[i])
             j++;
         if (j == ref->n || ref->t[j] != s->t[i])
-            rc = stsl_error_set(err, STSL_EMODEL,
-                                "the reference has no sample at t = %.17g s of the step %g run",
-                                s->t[i], r->h);
-        else
-            xr[i] = ref->x[j], vr[i] = ref->v[j];
+            return stsl_error_set(err, STSL_EMODEL,
+                                  "the reference has no sample at t = %.17g s of the step %g run",
+                                  s->t[i], h);
+        idx[i] = j;
     }
-    if (!rc) {
+    return STSL_OK;
+}
+
+/* Work arrays of one comparison: the reference's and the run's values of
+ * two columns at the run's time points, and stuck flags. */
+typedef struct cmp_work {
+    double *ra, *rb, *ca, *cb;
+    unsigned char *rs, *cs;
+} cmp_work;
+
+static void pick(const trace *tr, const long *idx, long n, int k, double *out)
+{
+    for (long i = 0; i < n; i++)
+        out[i] = tr->val[(idx ? idx[i] : i) * tr->nv + k];
+}
+
+/* Friction dissipation of one contact: integral of F_f w dt, F_f the
+ * friction opposing the slip (the element's friction column; minus a
+ * system's, which is the force on the contact's first end). */
+static double dissipated(const trace *tr, const double *t, const double *f, double *w, long n)
+{
+    double e = stsl_compare_energy_friction(t, f, w, n);
+    return tr->element ? e : -e;
+}
+
+/* Errors of run `s` against the reference `ref` (sampled at a superset of
+ * its times): per body and per contact into r->per, the largest over the
+ * bodies into the table's columns. */
+static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
+{
+    long n = s->n, *idx = malloc(sizeof *idx * (size_t)(n + 1));
+    cmp_work w = {malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc((size_t)(n + 1)),
+                  malloc((size_t)(n + 1))};
+    int rc = idx && w.ra && w.rb && w.ca && w.cb && w.rs && w.cs
+                 ? ref_index(s, ref, r->h, idx, err)
+                 : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    r->max_x = r->rms_x = r->max_v = r->final_x = 0.0;
+    for (int b = 0; !rc && b < s->nb; b++) {
         stsl_cmp_errors e;
-        stsl_compare_errors(s->t, xr, vr, s->x, s->v, s->n, &e);
-        r->max_x = e.max_abs_x;
-        r->rms_x = e.rms_x;
-        r->max_v = e.max_abs_v;
-        r->final_x = e.final_x;
+        pick(ref, idx, n, b, w.ra), pick(ref, idx, n, s->nb + b, w.rb);
+        pick(s, NULL, n, b, w.ca), pick(s, NULL, n, s->nb + b, w.cb);
+        stsl_compare_errors(s->t, w.ra, w.rb, w.ca, w.cb, n, &e);
+        double *p = r->per + PER_BODY * b;
+        p[0] = e.max_abs_x, p[1] = e.rms_x, p[2] = e.max_abs_v, p[3] = e.final_x;
+        r->max_x = fmax(r->max_x, e.max_abs_x), r->rms_x = fmax(r->rms_x, e.rms_x);
+        r->max_v = fmax(r->max_v, e.max_abs_v);
+        if (fabs(e.final_x) >= fabs(r->final_x)) r->final_x = e.final_x;
     }
-    free(xr);
-    free(vr);
+    int f0 = 2 * s->nb, w0 = f0 + s->nc, m0 = w0 + s->nc;
+    for (int c = 0; !rc && c < s->nc; c++) {
+        stsl_cmp_errors e;
+        stsl_cmp_stuck st;
+        pick(ref, idx, n, f0 + c, w.ra), pick(s, NULL, n, f0 + c, w.ca);
+        stsl_compare_errors(s->t, w.ra, w.ra, w.ca, w.ca, n, &e);
+        double *p = r->per + PER_BODY * s->nb + PER_CONTACT * c;
+        p[0] = e.max_abs_x, p[1] = e.rms_x;
+        pick(ref, idx, n, m0 + c, w.rb), pick(s, NULL, n, m0 + c, w.cb);
+        for (long i = 0; i < n; i++)
+            w.rs[i] = w.rb[i] != 0.0, w.cs[i] = w.cb[i] != 0.0;
+        stsl_compare_stuck(s->t, w.rs, w.cs, n, &st);
+        p[2] = st.iou;
+        pick(ref, idx, n, w0 + c, w.rb), pick(s, NULL, n, w0 + c, w.cb);
+        p[3] = dissipated(s, s->t, w.ca, w.cb, n) - dissipated(ref, s->t, w.ra, w.rb, n);
+    }
+    free(idx), free(w.ra), free(w.rb), free(w.ca), free(w.cb), free(w.rs), free(w.cs);
     return rc;
 }
 
-/* The events of a trace as the validation metrics see them. */
-static stsl_cmp_event *trace_events(const trace *tr)
+/* The events of a trace about `subject` as the validation metrics see
+ * them; *count of them. */
+static stsl_cmp_event *trace_events(const trace *tr, int subject, long *count)
 {
     stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(tr->n_ev + 1));
+    long m = 0;
     for (long k = 0; ev && k < tr->n_ev; k++)
-        stsl_compare_event_set(&ev[k], tr->ev_t[k], tr->kind_names[tr->ev_kind[k]]);
+        if (tr->ev_subject[k] == subject)
+            stsl_compare_event_set(&ev[m++], tr->ev_t[k], tr->kind_names[tr->ev_kind[k]]);
+    *count = m;
     return ev;
 }
 
-/* Events matched as `compare` matches them (see the file comment). */
+/* Events matched as `compare` matches them (see the file comment), each
+ * contact's and stop's (the subject's) among themselves. */
 static int match_events(const trace *s, const trace *ref, row *r, stsl_error *err)
 {
-    stsl_cmp_event *se = trace_events(s), *re = trace_events(ref);
-    stsl_cmp_matching m;
-    int rc = se && re
-                 ? stsl_compare_match_events(re, ref->n_ev, se, s->n_ev,
-                                             stsl_compare_default_event_window(s->t, s->n), &m, err)
-                 : stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
-    if (!rc) {
-        r->missed = m.n_missed;
-        r->spurious = m.n_spurious;
-        r->max_dt = m.max_abs_dt;
-        stsl_compare_matching_free(&m);
+    int top = 0, rc = STSL_OK;
+    for (long k = 0; k < s->n_ev; k++)
+        top = s->ev_subject[k] > top ? s->ev_subject[k] : top;
+    for (long k = 0; k < ref->n_ev; k++)
+        top = ref->ev_subject[k] > top ? ref->ev_subject[k] : top;
+    r->missed = r->spurious = 0;
+    r->max_dt = 0.0;
+    double window = stsl_compare_default_event_window(s->t, s->n);
+    for (int sub = 0; !rc && sub <= top; sub++) {
+        long ns, nr;
+        stsl_cmp_event *se = trace_events(s, sub, &ns), *re = trace_events(ref, sub, &nr);
+        stsl_cmp_matching m;
+        rc = se && re ? stsl_compare_match_events(re, nr, se, ns, window, &m, err)
+                      : stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
+        if (!rc) {
+            r->missed += m.n_missed;
+            r->spurious += m.n_spurious;
+            r->max_dt = fmax(r->max_dt, m.max_abs_dt);
+            stsl_compare_matching_free(&m);
+        }
+        free(se);
+        free(re);
     }
-    free(se);
-    free(re);
     return rc;
 }
 
+/* A system's further columns (per body, per contact), for the CSV and the
+ * HDF5 group: names, units and values by row. */
+typedef struct extra_cols {
+    int n;
+    char (*name)[NAME_MAX_LEN + 40];
+    const char **names, **units;
+    double **data; /* n columns of the study's rows */
+} extra_cols;
+
+static void extra_free(extra_cols *x)
+{
+    for (int k = 0; x->data && k < x->n; k++)
+        free(x->data[k]);
+    free(x->name), free(x->names), free(x->units), free(x->data);
+    memset(x, 0, sizeof *x);
+}
+
+/* Per body and contact columns, and the fitted order of each body's
+ * max |x err| (constant over the rows). */
+static int extra_make(const trace *tr, const row *rows, int n_rows, extra_cols *x)
+{
+    static const char *const body_col[PER_BODY] = {"max_abs_error_x", "rms_error_x",
+                                                   "max_abs_error_v", "final_error_x"};
+    static const char *const contact_col[PER_CONTACT] = {
+        "max_abs_error_friction", "rms_error_friction", "stuck_iou", "dissipated_energy_error"};
+    int nb = tr->nb, nc = tr->nc, total = (PER_BODY + 1) * nb + PER_CONTACT * nc;
+    memset(x, 0, sizeof *x);
+    x->name = calloc((size_t)total + 1, sizeof *x->name);
+    x->names = calloc((size_t)total + 1, sizeof *x->names);
+    x->units = calloc((size_t)total + 1, sizeof *x->units);
+    x->data = calloc((size_t)total + 1, sizeof *x->data);
+    if (!x->name || !x->names || !x->units || !x->data) return -1;
+    for (int k = 0; k < total; k++)
+        if (!(x->data[k] = calloc((size_t)n_rows + 1, sizeof(double)))) return -1;
+    x->n = total;
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j <= PER_BODY; j++) {
+            int k = b * (PER_BODY + 1) + j;
+            snprintf(x->name[k], sizeof x->name[k], "%s.%s", j < PER_BODY ? body_col[j] : "order",
+                     tr->names[b]);
+            x->units[k] = j == PER_BODY ? "" : j == 2 ? tr->vu : tr->xu;
+            double hs[MAX_STEPS], ex[MAX_STEPS], order = NAN;
+            int used;
+            for (int i = 0; j == PER_BODY && i < n_rows; i++)
+                hs[i] = rows[i].h, ex[i] = rows[i].per[PER_BODY * b];
+            if (j == PER_BODY) order = stsl_compare_fit_order(hs, ex, n_rows, &used);
+            for (int i = 0; i < n_rows; i++)
+                x->data[k][i] = j == PER_BODY ? order : rows[i].per[PER_BODY * b + j];
+        }
+    for (int c = 0; c < nc; c++)
+        for (int j = 0; j < PER_CONTACT; j++) {
+            int k = (PER_BODY + 1) * nb + c * PER_CONTACT + j;
+            snprintf(x->name[k], sizeof x->name[k], "%s.%s", contact_col[j], tr->names[nb + c]);
+            x->units[k] = j < 2 ? tr->fu : j == 2 ? "" : "J";
+            for (int i = 0; i < n_rows; i++)
+                x->data[k][i] = rows[i].per[PER_BODY * nb + PER_CONTACT * c + j];
+        }
+    for (int k = 0; k < total; k++)
+        x->names[k] = x->name[k];
+    return 0;
+}
+
 static int write_csv(const char *path, const row *rows, int n, double order, const char *xu,
-                     const char *vu, stsl_error *err)
+                     const char *vu, const extra_cols *x, stsl_error *err)
 {
     stsl_out_text t;
     int rc = stsl_out_text_open(path, &t, err);
@@ -380,12 +607,19 @@ static int write_csv(const char *path, const row *rows, int n, double order, con
     fprintf(f,
             "step [s],max_abs_error_x [%s],rms_error_x [%s],max_abs_error_v [%s],"
             "final_error_x [%s],wall_seconds [s],rhs_evals,events,events_missed,"
-            "events_spurious,order\n",
+            "events_spurious,order",
             xu, xu, vu, xu);
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g\n", rows[i].h,
+    for (int k = 0; k < x->n; k++)
+        fprintf(f, x->units[k][0] ? ",%s [%s]" : ",%s", x->names[k], x->units[k]);
+    fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g", rows[i].h,
                 rows[i].max_x, rows[i].rms_x, rows[i].max_v, rows[i].final_x, rows[i].wall,
                 rows[i].rhs, rows[i].events, rows[i].missed, rows[i].spurious, order);
+        for (int k = 0; k < x->n; k++)
+            fprintf(f, ",%.17g", x->data[k][i]);
+        fputc('\n', f);
+    }
     return stsl_out_text_commit(&t, err);
 }
 
@@ -398,9 +632,9 @@ static void print_table(const conv_args *a, const stsl_config *cfg, const row *r
     if (cfg->sim.atol > 0.0) snprintf(atol, sizeof atol, "%g", cfg->sim.atol);
     printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %s\n", a->config,
            a->scheme, cfg->sim.rtol, atol);
-    printf("errors at every step point; events matched as by compare (by class, closest first, "
+    printf("errors at every step point%s; events matched as by compare (by class, closest first, "
            "within %g steps)\n\n",
-           STSL_CMP_WINDOW_STEPS);
+           cfg->is_system ? " (the largest over the bodies)" : "", STSL_CMP_WINDOW_STEPS);
     snprintf(hx, sizeof hx, "[%s]", xu);
     snprintf(hv, sizeof hv, "[%s]", vu);
     printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s  %6s  %8s\n", "step", "max|x err|",
@@ -416,6 +650,97 @@ static void print_table(const conv_args *a, const stsl_config *cfg, const row *r
     printf("reference cost (event_driven, no output): wall %.4g s, %ld RHS evaluations, %ld "
            "steps, %ld events\n",
            ref_wall, ref->rhs_evals, ref->steps, ref->events);
+}
+
+/* A system's errors per body and per contact, after the table. */
+static void print_parts(const trace *tr, const row *rows, int n, const extra_cols *x)
+{
+    char hx[32], hv[32], hf[32];
+    snprintf(hx, sizeof hx, "[%s]", tr->xu);
+    snprintf(hv, sizeof hv, "[%s]", tr->vu);
+    snprintf(hf, sizeof hf, "[%s]", tr->fu);
+    printf("\n%-16s  %10s  %13s  %13s  %13s  %13s\n", "body", "step [s]", "max|x err|", "rms x err",
+           "max|v err|", "final x err");
+    printf("%-16s  %10s  %13s  %13s  %13s  %13s\n", "", "", hx, hx, hv, hx);
+    for (int b = 0; b < tr->nb; b++) {
+        for (int i = 0; i < n; i++) {
+            const double *p = rows[i].per + PER_BODY * b;
+            printf("%-16s  %10.4g  %13.6g  %13.6g  %13.6g  %13.6g\n", i ? "" : tr->names[b],
+                   rows[i].h, p[0], p[1], p[2], p[3]);
+        }
+        printf("%-16s  fitted order of max|x err|: %.3f\n", "",
+               x->data[b * (PER_BODY + 1) + PER_BODY][0]);
+    }
+    printf("\n%-16s  %10s  %13s  %13s  %13s  %13s\n", "contact", "step [s]", "max|F err|",
+           "rms F err", "stuck IoU", "energy err");
+    printf("%-16s  %10s  %13s  %13s  %13s  %13s\n", "", "", hf, hf, "", "[J]");
+    for (int c = 0; c < tr->nc; c++)
+        for (int i = 0; i < n; i++) {
+            const double *p = rows[i].per + PER_BODY * tr->nb + PER_CONTACT * c;
+            printf("%-16s  %10.4g  %13.6g  %13.6g  %13.6g  %13.6g\n",
+                   i ? "" : tr->names[tr->nb + c], rows[i].h, p[0], p[1], p[2], p[3]);
+        }
+}
+
+static int write_h5(const conv_args *a, stsl_config *cfg, const row *rows, int n, double order,
+                    const stsl_stats *ref_st, double ref_wall, const trace *tr, const extra_cols *x,
+                    stsl_error *err)
+{
+    double c[6][MAX_STEPS];
+    long rh[MAX_STEPS], ev[MAX_STEPS];
+    for (int i = 0; i < n; i++) {
+        c[0][i] = rows[i].h, c[1][i] = rows[i].max_x, c[2][i] = rows[i].rms_x;
+        c[3][i] = rows[i].max_v, c[4][i] = rows[i].final_x, c[5][i] = rows[i].wall;
+        rh[i] = rows[i].rhs, ev[i] = rows[i].events;
+    }
+    char *yaml = stsl_config_to_yaml(cfg);
+    stsl_convergence_table t = {a->scheme,
+                                yaml ? yaml : "",
+                                tr->xu,
+                                tr->vu,
+                                n,
+                                c[0],
+                                c[1],
+                                c[2],
+                                c[3],
+                                c[4],
+                                c[5],
+                                rh,
+                                ev,
+                                order,
+                                ref_wall,
+                                ref_st->rhs_evals,
+                                ref_st->steps,
+                                ref_st->events,
+                                x->n,
+                                x->names,
+                                x->units,
+                                (const double *const *)x->data};
+    int rc = stsl_convergence_h5_write(a->h5, &t, err);
+    free(yaml);
+    return rc;
+}
+
+/* The tables from the runs and the reference. */
+static int report(const conv_args *a, stsl_config *cfg, row *rows, int n, const trace *tr,
+                  const stsl_stats *ref_st, double ref_wall, stsl_error *err)
+{
+    int used, rc = STSL_OK;
+    double hs[MAX_STEPS], ex[MAX_STEPS];
+    for (int i = 0; i < n; i++)
+        hs[i] = rows[i].h, ex[i] = rows[i].max_x;
+    double order = stsl_compare_fit_order(hs, ex, n, &used);
+    extra_cols x = {0};
+    if (cfg->is_system && extra_make(tr, rows, n, &x)) {
+        extra_free(&x);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    print_table(a, cfg, rows, n, order, used, ref_st, ref_wall, tr->xu, tr->vu);
+    if (cfg->is_system) print_parts(tr, rows, n, &x);
+    if (a->output) rc = write_csv(a->output, rows, n, order, tr->xu, tr->vu, &x, err);
+    if (!rc && a->h5) rc = write_h5(a, cfg, rows, n, order, ref_st, ref_wall, tr, &x, err);
+    extra_free(&x);
+    return rc;
 }
 
 static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
@@ -443,6 +768,9 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
         rows[i].rhs = st.rhs_evals;
         rows[i].events = st.events;
         if (rc) stsl_error_wrap(err, "scheme %s at step %g", a->scheme, a->steps[i]);
+        size_t per = (size_t)(PER_BODY * runs[i].nb + PER_CONTACT * runs[i].nc + 1);
+        if (!rc && !(rows[i].per = calloc(per, sizeof(double))))
+            rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }
     if (!rc && !(u = union_times(runs, n, &nu)))
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
@@ -460,52 +788,11 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
         rc = errors(&runs[i], &ref, &rows[i], err);
         if (!rc) rc = match_events(&runs[i], &ref, &rows[i], err);
     }
-    if (!rc) {
-        stsl_element *el = stsl_element_create(&cfg->element, err);
-        const stsl_layout *l = el ? stsl_element_layout(el) : NULL;
-        const char *xu = l ? l->cols[STSL_COL_X].units : "",
-                   *vu = l ? l->cols[STSL_COL_V].units : "";
-        int used;
-        double hs[MAX_STEPS], ex[MAX_STEPS];
-        for (int i = 0; i < n; i++)
-            hs[i] = rows[i].h, ex[i] = rows[i].max_x;
-        double order = stsl_compare_fit_order(hs, ex, n, &used);
-        print_table(a, cfg, rows, n, order, used, &ref_st, ref_wall, xu, vu);
-        if (a->output) rc = write_csv(a->output, rows, n, order, xu, vu, err);
-        if (!rc && a->h5) {
-            double c[6][MAX_STEPS];
-            long rh[MAX_STEPS], ev[MAX_STEPS];
-            for (int i = 0; i < n; i++) {
-                c[0][i] = rows[i].h, c[1][i] = rows[i].max_x, c[2][i] = rows[i].rms_x;
-                c[3][i] = rows[i].max_v, c[4][i] = rows[i].final_x, c[5][i] = rows[i].wall;
-                rh[i] = rows[i].rhs, ev[i] = rows[i].events;
-            }
-            char *yaml = stsl_config_to_yaml(cfg);
-            stsl_convergence_table t = {a->scheme,
-                                        yaml ? yaml : "",
-                                        xu,
-                                        vu,
-                                        n,
-                                        c[0],
-                                        c[1],
-                                        c[2],
-                                        c[3],
-                                        c[4],
-                                        c[5],
-                                        rh,
-                                        ev,
-                                        order,
-                                        ref_wall,
-                                        ref_st.rhs_evals,
-                                        ref_st.steps,
-                                        ref_st.events};
-            rc = stsl_convergence_h5_write(a->h5, &t, err);
-            free(yaml);
-        }
-        stsl_element_free(el);
-    }
-    for (int i = 0; i < n; i++)
+    if (!rc) rc = report(a, cfg, rows, n, &runs[0], &ref_st, ref_wall, err);
+    for (int i = 0; i < n; i++) {
         trace_free(&runs[i]);
+        free(rows[i].per);
+    }
     trace_free(&ref);
     free(u);
     return rc;
@@ -537,16 +824,14 @@ int stsl_cli_converge(int argc, char **argv)
             return stsl_cli_error(&cmd, "--steps: %g: %s", hmin, why + strlen("simulation.step: "));
         return stsl_cli_fail(&cmd, &err);
     }
-    if (stsl_config_require_element(&cfg, &err)) {
-        stsl_config_free(&cfg);
-        return stsl_cli_fail(&cmd, &err);
-    }
     /* Every step point of every run is held in memory (t, x, v and the
      * union of the time grids: about 50 bytes a point), so the total is
      * bounded: MAX_POINTS is about 0.5 GB and a few seconds of stepping. */
-    double points = 0.0;
+    double points = 0.0, width = 1.0;
+    if (cfg.is_system) /* a system's point holds more values than the element's 6 */
+        width = fmax(1.0, (1.0 + 2.0 * cfg.system.n_bodies + 3.0 * cfg.system.n_contacts) / 6.0);
     for (int i = 0; i < a.n_steps; i++)
-        points += cfg.sim.t_end / a.steps[i];
+        points += width * cfg.sim.t_end / a.steps[i];
     if (points > MAX_POINTS) {
         double t_end = cfg.sim.t_end;
         stsl_config_free(&cfg);

@@ -6,7 +6,9 @@
  * [vmin, vmax] the curve gets the two rows (0, -F_S(-1)) and (0, F_S(+1))
  * there, so that a plot shows the vertical segment of the stick.  Load-
  * dependent levels use the load at t = 0; the element's damper is not part
- * of the law and is not included. */
+ * of the law and is not included.  A system of bodies has one curve per
+ * contact, a column each named by the contact's name (or contacts.N), on
+ * one grid of velocities. */
 #include "cli/curve.h"
 
 #include <errno.h>
@@ -18,7 +20,6 @@
 
 #include "cli/args.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "io/out_file.h"
 #include "io/safe_output.h"
 #include "models/friction.h"
@@ -37,7 +38,9 @@ static const char *const usage =
     "'velocity [rad/s],force [N·m]').  N evenly spaced velocities\n"
     "from vmin to vmax inclusive; a hybrid law (coulomb, stribeck) adds its static\n"
     "band at zero velocity as the rows (0, -F_S(-1)) and (0, F_S(+1)).  The load at\n"
-    "t = 0 sets load-dependent levels.\n"
+    "t = 0 sets load-dependent levels.  A system of bodies gets one column per contact,\n"
+    "'force.NAME [N]' (NAME: the contact's name, or contacts.N), on one velocity grid\n"
+    "spanning all of them.\n"
     "\n"
     "  -o, --output FILE.csv   write here (default: standard output); written whole or\n"
     "                          not at all; a character device (/dev/null) in place\n"
@@ -132,45 +135,107 @@ static double default_vmax(const stsl_friction_params *p)
     return scale > 0.0 ? SCALES_SHOWN * scale : 1.0;
 }
 
-static double load_at_start(const stsl_element_params *e)
+static double load_at_start(const stsl_signal_spec *spec)
 {
     stsl_error err;
-    stsl_signal *s = stsl_signal_create(&e->load, &err);
+    stsl_signal *s = stsl_signal_create(spec, &err);
     double v = s ? stsl_signal_value(s, 0.0, 0) : 0.0;
     stsl_signal_free(s);
     return v;
 }
 
-static void write_band(FILE *f, const stsl_friction_params *p, double load)
+/* The laws to tabulate: the element's one, or every contact of a system
+ * (name[k] its column's name; NULL for the element's "force"). */
+typedef struct laws {
+    int n;
+    const stsl_friction_params **p;
+    double *load;
+    char (*name)[STSL_BODY_NAME_MAX + 16];
+    stsl_domain domain;
+} laws;
+
+static void laws_free(laws *l)
 {
-    double fd, fs_pos, fs_neg;
-    stsl_friction_levels(p, +1, load, &fd, &fs_pos);
-    stsl_friction_levels(p, -1, load, &fd, &fs_neg);
-    fprintf(f, "0,%.17g\n0,%.17g\n", -fs_neg, fs_pos);
+    free(l->p), free(l->load), free(l->name);
+    memset(l, 0, sizeof *l);
+}
+
+static int laws_of(const stsl_config *cfg, laws *l)
+{
+    const stsl_system *s = &cfg->system;
+    l->n = cfg->is_system ? s->n_contacts : 1;
+    l->domain = cfg->is_system ? s->domain : cfg->element.domain;
+    l->p = calloc((size_t)l->n + 1, sizeof *l->p);
+    l->load = calloc((size_t)l->n + 1, sizeof *l->load);
+    l->name = cfg->is_system ? calloc((size_t)l->n + 1, sizeof *l->name) : NULL;
+    if (!l->p || !l->load || (cfg->is_system && !l->name)) return -1;
+    if (!cfg->is_system) {
+        l->p[0] = &cfg->element.friction;
+        l->load[0] = load_at_start(&cfg->element.load);
+        return 0;
+    }
+    for (int c = 0; c < l->n; c++) {
+        l->p[c] = &s->contacts[c].friction;
+        l->load[c] = s->contacts[c].has_load ? load_at_start(&s->contacts[c].load) : 0.0;
+        if (s->contacts[c].name[0])
+            snprintf(l->name[c], sizeof l->name[c], "%s", s->contacts[c].name);
+        else
+            snprintf(l->name[c], sizeof l->name[c], "contacts.%d", c);
+    }
+    return 0;
 }
 
 /* The header names each column's unit, as every other table does: a
  * rotational law is a torque against an angular velocity. */
-static const char *curve_header(stsl_domain d)
+static void curve_header(FILE *f, const laws *l)
 {
-    return d == STSL_DOMAIN_ROTATIONAL ? "velocity [rad/s],force [N·m]\n"
-                                       : "velocity [m/s],force [N]\n";
+    int rot = l->domain == STSL_DOMAIN_ROTATIONAL;
+    fputs(rot ? "velocity [rad/s]" : "velocity [m/s]", f);
+    for (int k = 0; k < l->n; k++) {
+        if (l->name)
+            fprintf(f, ",force.%s", l->name[k]);
+        else
+            fputs(",force", f);
+        fputs(rot ? " [N·m]" : " [N]", f);
+    }
+    fputc('\n', f);
 }
 
-static void write_curve(FILE *f, const stsl_friction_params *p, stsl_domain d, double load,
-                        double vmin, double vmax, long n)
+/* The static bands at zero velocity: (0, -F_S(-1)), then (0, F_S(+1));
+ * a smooth law's value there (0) in both. */
+static void write_band(FILE *f, const laws *l)
 {
-    int hybrid = !stsl_law_is_smooth(p->law), band_due = hybrid && vmin <= 0.0 && vmax >= 0.0;
-    fputs(curve_header(d), f);
+    for (int row = 0; row < 2; row++) {
+        fputc('0', f);
+        for (int k = 0; k < l->n; k++) {
+            double fd, fs = 0.0;
+            if (!stsl_law_is_smooth(l->p[k]->law))
+                stsl_friction_levels(l->p[k], row ? +1 : -1, l->load[k], &fd, &fs);
+            fprintf(f, ",%.17g", row ? fs : -fs);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void write_curve(FILE *f, const laws *l, double vmin, double vmax, long n)
+{
+    int hybrid = 0;
+    for (int k = 0; k < l->n; k++)
+        hybrid |= !stsl_law_is_smooth(l->p[k]->law);
+    int band_due = hybrid && vmin <= 0.0 && vmax >= 0.0;
+    curve_header(f, l);
     for (long i = 0; i < n; i++) {
         /* Both ends exact: interpolate from each end, not by accumulation. */
         double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
         if (band_due && v >= 0.0) {
-            write_band(f, p, load);
+            write_band(f, l);
             band_due = 0;
             if (v == 0.0) continue;
         }
-        fprintf(f, "%.17g,%.17g\n", v, stsl_friction_steady(p, load, v));
+        fprintf(f, "%.17g", v);
+        for (int k = 0; k < l->n; k++)
+            fprintf(f, ",%.17g", stsl_friction_steady(l->p[k], l->load[k], v));
+        fputc('\n', f);
     }
 }
 
@@ -180,7 +245,7 @@ static void write_curve(FILE *f, const stsl_friction_params *p, stsl_domain d, d
 
 /* The range is bounded and every force of it finite: checked before a
  * byte is written, so a bad range leaves no half table. */
-static int check_curve(const stsl_friction_params *p, double load, double vmin, double vmax, long n)
+static int check_curve(const laws *l, double vmin, double vmax, long n)
 {
     if (!(fabs(vmin) <= CURVE_VLIMIT && fabs(vmax) <= CURVE_VLIMIT)) {
         fprintf(stderr,
@@ -191,13 +256,14 @@ static int check_curve(const stsl_friction_params *p, double load, double vmin, 
     }
     for (long i = 0; i < n; i++) {
         double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
-        if (!isfinite(stsl_friction_steady(p, load, v))) {
-            fprintf(stderr,
-                    "stickslip curve: error: the friction force is not finite at velocity %g; "
-                    "choose a smaller --vmin/--vmax\n",
-                    v);
-            return 2;
-        }
+        for (int k = 0; k < l->n; k++)
+            if (!isfinite(stsl_friction_steady(l->p[k], l->load[k], v))) {
+                fprintf(stderr,
+                        "stickslip curve: error: the friction force is not finite at velocity "
+                        "%g; choose a smaller --vmin/--vmax\n",
+                        v);
+                return 2;
+            }
     }
     return 0;
 }
@@ -215,6 +281,42 @@ static int check_output(const stsl_config *cfg, const char *out, stsl_error *err
     return rc;
 }
 
+/* The default range: the widest of the laws'. */
+static double widest_vmax(const laws *l)
+{
+    double v = 0.0;
+    for (int k = 0; k < l->n; k++)
+        v = fmax(v, default_vmax(l->p[k]));
+    return v > 0.0 ? v : 1.0;
+}
+
+static int tabulate(const curve_args *a, const stsl_config *cfg, const laws *l)
+{
+    stsl_error err = {0};
+    double vmax =
+        a->have_vmax ? a->vmax : (a->have_vmin && a->vmin >= 0 ? a->vmin + 1.0 : widest_vmax(l));
+    double vmin = a->have_vmin ? a->vmin : -vmax;
+    if (!(vmin < vmax)) {
+        stsl_cli_error(&cmd, "--vmin (%g) must be below --vmax (%g)", vmin, vmax);
+        return 2;
+    }
+    int rc = check_curve(l, vmin, vmax, a->n);
+    if (!rc && a->output) rc = check_output(cfg, a->output, &err) ? stsl_cli_fail(&cmd, &err) : 0;
+    if (rc) return rc;
+    /* Standard output's errors are main's to report. */
+    stsl_out_text t = {.f = stdout};
+    if (a->output && stsl_out_text_open(a->output, &t, &err)) return stsl_cli_fail(&cmd, &err);
+    write_curve(t.f, l, vmin, vmax, a->n);
+    rc = a->output && stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
+    if (!rc && a->output && !cfg->is_system)
+        fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a->output, a->n,
+                stsl_law_name(l->p[0]->law));
+    else if (!rc && a->output)
+        fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %d contacts)\n", a->output,
+                a->n, l->n);
+    return rc;
+}
+
 int stsl_cli_curve(int argc, char **argv)
 {
     curve_args a;
@@ -223,37 +325,15 @@ int stsl_cli_curve(int argc, char **argv)
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
-    if (stsl_config_require_element(&cfg, &err)) {
-        stsl_config_free(&cfg);
-        return stsl_cli_fail(&cmd, &err);
-    }
-    const stsl_friction_params *p = &cfg.element.friction;
-    double vmax =
-        a.have_vmax ? a.vmax : (a.have_vmin && a.vmin >= 0 ? a.vmin + 1.0 : default_vmax(p));
-    double vmin = a.have_vmin ? a.vmin : -vmax;
-    if (!(vmin < vmax)) {
-        stsl_config_free(&cfg);
-        stsl_cli_error(&cmd, "--vmin (%g) must be below --vmax (%g)", vmin, vmax);
-        return 2;
-    }
-    double load = load_at_start(&cfg.element);
-    rc = check_curve(p, load, vmin, vmax, a.n);
-    if (!rc && a.output) rc = check_output(&cfg, a.output, &err) ? stsl_cli_fail(&cmd, &err) : 0;
-    if (rc) {
-        stsl_config_free(&cfg);
-        return rc;
-    }
-    /* Standard output's errors are main's to report. */
-    stsl_out_text t = {.f = stdout};
-    if (a.output && stsl_out_text_open(a.output, &t, &err)) {
-        stsl_config_free(&cfg);
-        return stsl_cli_fail(&cmd, &err);
-    }
-    write_curve(t.f, p, cfg.element.domain, load, vmin, vmax, a.n);
-    rc = a.output && stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
-    if (!rc && a.output)
-        fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a.output, a.n,
-                stsl_law_name(p->law));
+    laws l = {0};
+    if (laws_of(&cfg, &l))
+        rc = stsl_cli_fail(&cmd, (stsl_error_set(&err, STSL_ENOMEM, "out of memory"), &err));
+    else if (l.n == 0)
+        rc = stsl_cli_error(&cmd, "%s: the system has no contacts: no friction law to tabulate",
+                            a.config);
+    else
+        rc = tabulate(&a, &cfg, &l);
+    laws_free(&l);
     stsl_config_free(&cfg);
     return rc;
 }

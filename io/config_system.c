@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/fixed_step_system.h"
+
 static const char *const BODY_KEYS[] = {"mass", "inertia", "position", "velocity", NULL};
 static const char *const COUPLING_KEYS[] = {"between", "stiffness", "damping", "free_length", NULL};
 static const char *const SYS_INPUT_KEYS[] = {"forces", "base_motion", "anchor_motion", NULL};
@@ -489,12 +491,9 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
 int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
 {
     if (!cfg->is_system) return STSL_OK;
-    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: simulation.scheme %s: the fixed-step schemes run the one "
-                              "element only; a system of bodies runs event-driven (remove "
-                              "simulation.scheme)",
-                              cfg->source, stsl_scheme_name(cfg->scheme.kind));
+    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN &&
+        stsl_fixed_step_system_check(&cfg->system, &cfg->sim, &cfg->scheme, err))
+        return stsl_error_wrap(err, "%s", cfg->source);
     if (cfg->verify != STSL_VERIFY_OFF)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: simulation.verify (run --verify) is not available for a "

@@ -23,12 +23,13 @@ void stsl_config_system_put(FILE *f, const stsl_config *cfg);
 double *stsl_config_system_slot(stsl_config *cfg, const char *key, const stsl_cr_range **r);
 /* STSL_OK when `cfg` is the one element; STSL_EINPUT naming the
  * configuration for a system of bodies, which the commands that call it
- * (converge, curve, ...) cannot handle yet. */
+ * cannot handle yet. */
 int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
 /* STSL_OK when `stickslip run` / stsl_run can simulate `cfg`: the one
- * element, or a system of bodies run event-driven without verify (the
- * fixed-step schemes and the verified run are the element's only);
- * STSL_EINPUT naming the key otherwise. */
+ * element, or a system of bodies without verify (the verified run is the
+ * element's only) whose fixed-step scheme, if any, suits its contacts and
+ * stops (stsl_fixed_step_system_check); STSL_EINPUT naming the key
+ * otherwise. */
 int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err);
 /* A summary of a system for `stickslip check` (malloc'd, several lines;
  * NULL when out of memory): its bodies, couplings, contacts, stops and

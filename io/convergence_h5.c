@@ -53,6 +53,9 @@ static int write_group(hid_t g, const stsl_convergence_table *t)
     if (put_column(g, "wall_seconds", F, M, n, t->wall_seconds, "s") < 0) return -1;
     if (put_longs(g, "rhs_evals", n, t->rhs_evals) < 0) return -1;
     if (put_longs(g, "events", n, t->events) < 0) return -1;
+    for (int k = 0; k < t->n_extra; k++)
+        if (put_column(g, t->extra_name[k], F, M, n, t->extra_data[k], t->extra_units[k]) < 0)
+            return -1;
     if (stsl_h5_put_attr_f64(g, "order", t->order) < 0 ||
         stsl_h5_put_attr_str(g, "scheme", t->scheme) < 0 ||
         stsl_h5_put_attr_str(g, "config", t->config_yaml) < 0)

@@ -18,6 +18,12 @@ typedef struct stsl_convergence_table {
     double order; /* fitted slope of log(max |x error|) against log(step); NaN if none */
     double reference_wall_seconds;
     long reference_rhs_evals, reference_steps, reference_events;
+    /* Further columns (a system's per body and per contact errors): n_extra
+     * 1-D datasets extra_data[k] of n values named extra_name[k], with
+     * units extra_units[k]; written, not read back. */
+    int n_extra;
+    const char *const *extra_name, *const *extra_units;
+    const double *const *extra_data;
 } stsl_convergence_table;
 
 /* Write the group /convergence into `path`: an existing HDF5 file (a result

@@ -340,11 +340,18 @@ static int initial_mode(run *r)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
-static double now(void)
+double stsl_fixed_step_clock(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void stsl_fixed_step_grid(const stsl_hsolver_opts *sim, double h, long *n_steps, long *stride)
+{
+    *n_steps = (long)ceil(sim->t_end / h - STEP_COUNT_SLACK);
+    if (*n_steps < 1) *n_steps = 1;
+    *stride = sim->output_step > h ? (long)floor(sim->output_step / h + STEP_COUNT_SLACK) : 1;
 }
 
 static int emit(run *r, stsl_error *err)
@@ -384,11 +391,10 @@ static int check_finite(run *r, const double *yprev, stsl_error *err)
     return STSL_OK;
 }
 
-static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
-                      const stsl_scheme_opts *sch, stsl_error *err)
+int stsl_fixed_step_check(const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
+                          stsl_error *err)
 {
     const char *name = stsl_scheme_name(sch->kind);
-    int hybrid_law = !stsl_law_is_smooth(stsl_element_get_params(e)->friction.law);
     if (!name || sch->kind == STSL_SCHEME_EVENT_DRIVEN)
         return stsl_error_set(err, STSL_EINPUT, "simulation.scheme: not a fixed-step scheme");
     if (!(sch->step > 0.0) || !isfinite(sch->step))
@@ -397,6 +403,16 @@ static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
         return stsl_error_set(err, STSL_EINPUT,
                               "simulation.step: %g s makes more than %g steps to t_end = %g s",
                               sch->step, MAX_STEPS, sim->t_end);
+    return STSL_OK;
+}
+
+static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
+                      const stsl_scheme_opts *sch, stsl_error *err)
+{
+    const char *name = stsl_scheme_name(sch->kind);
+    int hybrid_law = !stsl_law_is_smooth(stsl_element_get_params(e)->friction.law);
+    int rc = stsl_fixed_step_check(sim, sch, err);
+    if (rc) return rc;
     if (sch->kind != STSL_SCHEME_SMOOTH_RK4 && !hybrid_law)
         return stsl_error_set(err, STSL_EINPUT,
                               "simulation.scheme: %s needs a hybrid friction law (coulomb, "
@@ -425,7 +441,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     if (rc) return rc;
     run r;
     memset(&r, 0, sizeof r);
-    double wall0 = now();
+    double wall0 = stsl_fixed_step_clock();
     r.e = e;
     r.model = stsl_element_model(e);
     r.p = stsl_element_get_params(e);
@@ -438,9 +454,8 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     r.st.segments = 1;
     stsl_element_initial_state(e, r.y);
     double h = sch->step;
-    long n_steps = (long)ceil(sim->t_end / h - STEP_COUNT_SLACK);
-    if (n_steps < 1) n_steps = 1;
-    long stride = sim->output_step > h ? (long)floor(sim->output_step / h + STEP_COUNT_SLACK) : 1;
+    long n_steps, stride;
+    stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int begun = 0;
     if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
     if (!rc) {
@@ -472,7 +487,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
         if (!rc && sr.kind != STSL_NO_EVENT) rc = record(&r, from, &sr, sim->max_events, err);
         if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(&r, err);
     }
-    r.st.wall_seconds = now() - wall0;
+    r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
     if (!begun) return rc;
     return stsl_sink_end_run(sink, &r.st, rc, 1, err);

@@ -52,6 +52,16 @@ const char *const *stsl_scheme_names(void);
  * max_events events is STSL_EMAXEVENTS.  On failure the sink is still ended,
  * marked incomplete with the message (stsl_sink_end_run, as stsl_hsolver_run).
  * The element must not be run by another solver at the same time. */
+/* What every scheme run checks first: a fixed-step scheme, a finite step
+ * > 0, t_end > 0 and at most 1e12 steps to it (STSL_EINPUT naming the key). */
+int stsl_fixed_step_check(const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
+                          stsl_error *err);
+/* The step grid of a run: *n_steps steps of sch->step to sim->t_end (the
+ * last one shortened), a sample every *stride steps (sim->output_step). */
+void stsl_fixed_step_grid(const stsl_hsolver_opts *sim, double h, long *n_steps, long *stride);
+/* A monotonic clock in seconds, for the runs' wall time. */
+double stsl_fixed_step_clock(void);
+
 int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
                         stsl_sink *sink, stsl_stats *stats, stsl_error *err);
 

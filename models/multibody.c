@@ -2548,3 +2548,61 @@ void stsl_multibody_initial_state(const stsl_multibody *m, double *y0)
     for (int k = 2 * m->nb; k < m->n; k++) /* LuGre's bristles start relaxed */
         y0[k] = 0.0;
 }
+
+/* ---- fixed-step use ------------------------------------------------------------ */
+
+stsl_mode_code stsl_multibody_mode_code(stsl_multibody *m, const uint8_t *vec)
+{
+    return intern(m, vec);
+}
+
+/* The friction of contact c in mode p (mb_outputs' column). */
+static double contact_friction(const stsl_multibody *m, const prepared *p, int c,
+                               const fixed_motion *fm, const double *y)
+{
+    double w = rel_v(m, fm, y, m->cnode[c]);
+    if (m->zidx[c] >= 0) return lugre_force(m, c, w, y);
+    if (p->vec[c] != STSL_CONTACT_STUCK)
+        return slip_force(m, c, p->vec[c], w, contact_load(m, c, fm));
+    return p->contact_edge[c] >= 0 ? contact_lambda(m, p, c) : held_friction(m, p, c, fm);
+}
+
+int stsl_multibody_eval_forces(stsl_multibody *m, const uint8_t *vec, double t, const double *y,
+                               stsl_multibody_forces *out)
+{
+    stsl_mode_code code = intern(m, vec);
+    const prepared *p = code < 0 ? NULL : prepare(m, code);
+    if (!p) return -1;
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    int rc = solve(m, p, &fm, t, y, NULL, NULL);
+    if (rc) return rc > 0 ? 1 : -1;
+    memcpy(out->acc, m->acc, (size_t)m->nb * sizeof *out->acc);
+    for (int i = 0; i < m->n; i++)
+        out->zrate[i] = 0.0;
+    for (int c = 0; c < m->nc; c++) {
+        const stsl_friction_params *fp = &m->s->contacts[c].friction;
+        double load = contact_load(m, c, &fm);
+        out->w[c] = rel_v(m, &fm, y, m->cnode[c]);
+        out->friction[c] = contact_friction(m, p, c, &fm, y);
+        stsl_friction_levels(fp, +1, load, &out->fd_pos[c], &out->fs_pos[c]);
+        stsl_friction_levels(fp, -1, load, &out->fd_neg[c], &out->fs_neg[c]);
+        if (m->zidx[c] >= 0) out->zrate[m->zidx[c]] = bristle_rate(m, c, out->w[c], y);
+    }
+    for (int k = 0; k < m->ns; k++) {
+        out->stop_x[k] = rel_x(m, &fm, y, m->snode[k]);
+        out->stop_w[k] = rel_v(m, &fm, y, m->snode[k]);
+        out->stop_pull[k] = p->stop_edge[k] >= 0 ? stop_pull(m, p, k, &fm) : 0.0;
+    }
+    return 0;
+}
+
+void stsl_multibody_fixed_motion(const stsl_multibody *m, double t, double x[3], double v[3],
+                                 double a[3])
+{
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    memcpy(x, fm.x, sizeof fm.x);
+    memcpy(v, fm.v, sizeof fm.v);
+    memcpy(a, fm.a, sizeof fm.a);
+}

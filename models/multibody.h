@@ -71,4 +71,38 @@ const char *const *stsl_multibody_stop_mode_names(void);
 /* The events a system records: the element's kinds plus "ambiguous". */
 const char *const *stsl_multibody_kind_names(void);
 
+/* ---- fixed-step use (models/fixed_step_system.c) ------------------------------- */
+
+/* What the forces of a mode vector are at (t, y), for schemes that step the
+ * system themselves: arrays the caller owns, of the sizes given. */
+typedef struct stsl_multibody_forces {
+    double *acc;      /* n_bodies: accelerations (a cluster held together: one value) */
+    double *zrate;    /* n_state: d/dt of LuGre's bristle forces at their indices, else 0 */
+    double *friction; /* n_contacts: each contact's force on its ends[0]: the law's force
+                         (slipping, smooth), the constraint force (stuck), or its share of a
+                         closed rigid stop's hold (stuck and held by the stop) */
+    double *w;        /* n_contacts: relative velocity ends[0] - ends[1] */
+    double *fd_pos, *fs_pos, *fd_neg, *fs_neg; /* n_contacts: levels at the load at t */
+    double *stop_x, *stop_w;                   /* n_stops: relative position and velocity */
+    double *stop_pull; /* n_stops: a closed rigid stop's pull beyond what it and its
+                          parallel stuck contacts hold (> 0: it lets go); 0 when open */
+} stsl_multibody_forces;
+
+/* Position, velocity and acceleration of the fixed ends ground, base and
+ * anchor (in this order) at t, the inputs as left limits. */
+void stsl_multibody_fixed_motion(const stsl_multibody *m, double t, double x[3], double v[3],
+                                 double a[3]);
+
+/* The code of the mode vector `vec` (n_contacts contact states, then
+ * n_stops stop states), interned on first sight: what the model's ops
+ * (outputs, mode names) take; -1 when out of memory. */
+stsl_mode_code stsl_multibody_mode_code(stsl_multibody *m, const uint8_t *vec);
+/* The forces of the mode vector `vec` at (t, y) into *out, with the inputs
+ * as left limits at their discontinuities (as the element's
+ * stsl_element_eval_forces).  Returns 0, 1 when the constraints conflict
+ * (two moving fixed ends held together), -1 out of memory or a failed
+ * solve.  The model must not be run by the solver at the same time. */
+int stsl_multibody_eval_forces(stsl_multibody *m, const uint8_t *vec, double t, const double *y,
+                               stsl_multibody_forces *out);
+
 #endif

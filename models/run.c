@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "models/fixed_step_system.h"
 #include "models/multibody.h"
 #include "models/one_body.h"
 
@@ -76,4 +77,13 @@ int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sin
     stsl_hsolver_free(h);
     stsl_multibody_free(m);
     return rc;
+}
+
+int stsl_run_system_scheme(const stsl_system *s, const stsl_hsolver_opts *sim,
+                           const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                           stsl_error *err)
+{
+    if (sch && sch->kind != STSL_SCHEME_EVENT_DRIVEN)
+        return stsl_fixed_step_run_system(s, sim, sch, sink, stats, err);
+    return stsl_run_system(s, sim, sink, stats, err);
 }

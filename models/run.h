@@ -28,4 +28,11 @@ int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
 int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sink *sink,
                     stsl_stats *stats, stsl_error *err);
 
+/* The system run with `sim` and the scheme `sch`: event-driven
+ * (stsl_run_system) when `sch` is NULL or event_driven, else the
+ * fixed-step scheme (stsl_fixed_step_run_system). */
+int stsl_run_system_scheme(const stsl_system *s, const stsl_hsolver_opts *sim,
+                           const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                           stsl_error *err);
+
 #endif
