@@ -42,6 +42,29 @@ static void print_header(const stsl_h5_system *s, FILE *out)
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
 }
 
+/* A verified run's estimate (simulation.verify), largest over the bodies
+ * (each body's: /stats estimated_error_x[BODY], ...). */
+static void print_verify(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_stats *st = &s->stats;
+    const stsl_h5_group *x = stsl_h5_system_group(s, "x"), *v = stsl_h5_system_group(s, "v");
+    if (st->verify == STSL_VERIFY_NONE) return;
+    if (st->verify == STSL_VERIFY_FAILED) {
+        fprintf(out, "Est. error:  unknown: the check run at rtol %g failed\n", st->verify_rtol);
+        return;
+    }
+    fprintf(out,
+            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s, largest over the bodies "
+            "(check run at rtol %g; %s)\n",
+            st->err_event_time, s->time_units, st->err_x, x ? x->units : "", st->err_v,
+            v ? v->units : "", st->verify_rtol,
+            st->verify == STSL_VERIFY_MATCHED
+                ? "events matched"
+                : "EVENT SEQUENCES DIFFER, estimate over the events before the difference");
+    if (st->verify == STSL_VERIFY_MISMATCH)
+        fprintf(out, "             first differing event: number %ld\n", st->diff_event + 1);
+}
+
 /* Per body: final x, v and the range of x. */
 static void print_bodies(const stsl_h5_system *s, FILE *out)
 {
@@ -127,6 +150,7 @@ static void print_counts(const stsl_h5_system *s, FILE *out)
 void stsl_system_print_info(const stsl_h5_system *s, FILE *out, long max_events)
 {
     print_header(s, out);
+    print_verify(s, out);
     print_bodies(s, out);
     print_contacts(s, out);
     const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode");

@@ -341,7 +341,10 @@ STSL_API const char *stsl_result_event_subject(const stsl_result *r, long i);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
  * "complete", "events.KIND", "mode_time.MODE", and of a verified run
- * "verify", "err_event_time", "err_x", "err_v" (stsl_summary).
+ * "verify", "err_event_time", "err_x", "err_v" (stsl_summary; a system's
+ * err_x, err_v are the largest over its bodies), and "err_COLUMN" for a
+ * column's own estimate ("err_x[motor]", "err_v[load]"; NaN for a column
+ * that has none or a run that was not verified).
  * STSL_RC_INPUT for an unknown name. */
 STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
                                   stsl_err *err);

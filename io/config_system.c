@@ -495,11 +495,6 @@ int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
                               "element only; a system of bodies runs event-driven (remove "
                               "simulation.scheme)",
                               cfg->source, stsl_scheme_name(cfg->scheme.kind));
-    if (cfg->verify != STSL_VERIFY_OFF)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: simulation.verify (run --verify) is not available for a "
-                              "system of bodies yet (issue 14): run it without",
-                              cfg->source);
     return STSL_OK;
 }
 
