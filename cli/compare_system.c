@@ -18,12 +18,11 @@ static void print_events(const char *name, const stsl_cmp_matching *m, const cha
         printf(" %16s %s\n", "-", t_units);
 }
 
-static void print_table(const stsl_h5_system *r, const stsl_h5_system *c,
-                        const stsl_cmp_sys_report *p)
+static void print_table(const char *ref, const stsl_h5_system *c, const stsl_cmp_sys_report *p)
 {
     const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
     const char *tu = c->time_units;
-    printf("Reference:   %s (its samples at the candidate's %ld time points)\n", r->path, p->n);
+    printf("Reference:   %s (its /config re-run at the candidate's %ld time points)\n", ref, p->n);
     printf("Candidate:   %s, t = %.9g .. %.9g %s", c->path, p->t_first, p->t_last, tu);
     if (p->dropped) printf(", %ld points outside the reference's span dropped", p->dropped);
     printf("\n\n  %-20s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
@@ -137,29 +136,26 @@ static int write_json(const stsl_cli_cmd *cmd, const char *path, const stsl_h5_s
     return stsl_out_text_commit(&t, &err) ? stsl_cli_fail(cmd, &err) : 0;
 }
 
-int stsl_cli_compare_systems(const stsl_cli_cmd *cmd, const char *ref, const char *cand,
-                             double event_window, const char *json)
+int stsl_cli_compare_systems(const stsl_cli_cmd *cmd, const stsl_config *cfg, const char *ref,
+                             const char *cand, double event_window, const char *json)
 {
     stsl_error err = {0};
-    stsl_h5_system r, c;
-    if (stsl_h5_system_read(ref, &r, &err)) return stsl_cli_fail(cmd, &err);
-    if (stsl_h5_system_read(cand, &c, &err)) {
-        stsl_h5_system_free(&r);
-        return stsl_cli_fail(cmd, &err);
-    }
+    stsl_h5_system c;
+    if (stsl_h5_system_read(cand, &c, &err)) return stsl_cli_fail(cmd, &err);
     stsl_cmp_sys_report p;
     int code = 0;
     if (!c.complete)
         fprintf(stderr, "%s: warning: %s is incomplete (%s); comparing what it has\n", cmd->prefix,
                 c.path, c.message);
-    if (stsl_cmp_systems(&r, &c, event_window, &p, &err)) {
+    if (stsl_cmp_systems(cfg, ref, &c, event_window, &p, &err)) {
+        if (p.rerun_failed) stsl_error_wrap(&err, "%s", ref);
         code = stsl_cli_fail(cmd, &err);
+        if (p.rerun_failed && code == 2) code = 3; /* the reference, not the input, failed */
     } else {
-        print_table(&r, &c, &p);
+        print_table(ref, &c, &p);
         if (json && !(code = write_json(cmd, json, &c, &p))) printf("\nreport: %s\n", json);
         stsl_cmp_sys_report_free(&p);
     }
     stsl_h5_system_free(&c);
-    stsl_h5_system_free(&r);
     return code;
 }

@@ -4,16 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-double stsl_system_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m,
-                           const char *value)
-{
-    int want = stsl_h5_group_value(g, value);
-    double total = 0.0;
-    for (long i = 0; want >= 0 && i + 1 < s->n_samples; i++)
-        if ((int)stsl_h5_group_at(g, i, m) == want) total += s->t[i + 1] - s->t[i];
-    return total;
-}
-
 /* Events of `kind` (NULL: any) about subject `index`. */
 static long count_events(const stsl_h5_system *s, const char *kind, int index)
 {
@@ -103,7 +93,7 @@ static void print_contacts(const stsl_h5_system *s, FILE *out)
     fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %20s\n", cm->width, "contact", h[0],
             "stuck %", "sticks", "breakaways", h[1]);
     for (int m = 0; m < cm->width; m++) {
-        double stuck = stsl_system_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
+        double stuck = stsl_h5_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
         for (long i = 0; fr && m < fr->width && i < s->n_samples; i++)
             fmax_abs = fmax(fmax_abs, fabs(stsl_h5_group_at(fr, i, m)));
         fprintf(out, "  %-16s %18.9g %8.2f %8ld %10ld %20.9g\n", cm->members[m], stuck,
@@ -125,7 +115,7 @@ static void print_stops(const stsl_h5_system *s, FILE *out, int first_subject)
         int subj = first_subject + m;
         long contacts =
             count_events(s, "stop_contact", subj) + count_events(s, "contact_begin", subj);
-        double t_in = stsl_system_time_in(s, sm, m, "LOW") + stsl_system_time_in(s, sm, m, "HIGH");
+        double t_in = stsl_h5_time_in(s, sm, m, "LOW") + stsl_h5_time_in(s, sm, m, "HIGH");
         fprintf(out, "  %-16s %9ld %9ld %22.9g\n", sm->members[m], contacts,
                 count_events(s, "impact", subj), t_in);
     }
