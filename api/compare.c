@@ -428,6 +428,9 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     stsl_error e = {0};
     stsl_cmp_report rep;
     if (!ref || !out) return stsl_api_bad_arg(err, "stsl_compare: ref and out must not be NULL");
+    if (ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare: ref is a system of bodies: "
+                                     "stsl_compare_system compares its results");
     if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
     stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
     if (stsl_cmp_against(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "api/config_api.h"
+#include "api/error.h"
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -256,4 +258,88 @@ void stsl_cmp_sys_report_free(stsl_cmp_sys_report *rep)
     free(rep->contacts);
     free(rep->stops);
     memset(rep, 0, sizeof *rep);
+}
+
+/* ---- stsl_compare_system ------------------------------------------------------- */
+
+static stsl_compare_events events_of(const stsl_cmp_matching *m)
+{
+    return (stsl_compare_events){m->n_matched, m->n_missed, m->n_spurious,
+                                 m->n_matched ? m->max_abs_dt : NAN};
+}
+
+static int publish(const stsl_cmp_sys_report *p, stsl_compare_system_report *o)
+{
+    *o = (stsl_compare_system_report){p->n,      p->dropped,  p->t_first,    p->t_last,
+                                      p->window, p->n_bodies, p->n_contacts, p->n_stops,
+                                      NULL,      NULL,        NULL};
+    o->bodies = calloc((size_t)p->n_bodies + 1, sizeof *o->bodies);
+    o->contacts = calloc((size_t)p->n_contacts + 1, sizeof *o->contacts);
+    o->stops = calloc((size_t)p->n_stops + 1, sizeof *o->stops);
+    if (!o->bodies || !o->contacts || !o->stops) return -1;
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_cmp_errors *e = &p->bodies[k].e;
+        stsl_compare_body *b = &o->bodies[k];
+        snprintf(b->name, sizeof b->name, "%s", p->bodies[k].name);
+        b->max_abs_error_x = e->max_abs_x;
+        b->rms_error_x = e->rms_x;
+        b->final_error_x = e->final_x;
+        b->max_abs_error_v = e->max_abs_v;
+        b->rms_error_v = e->rms_v;
+        b->final_error_v = e->final_v;
+    }
+    for (int k = 0; k < p->n_contacts; k++) {
+        const stsl_cmp_contact *c = &p->contacts[k];
+        stsl_compare_contact *d = &o->contacts[k];
+        snprintf(d->name, sizeof d->name, "%s", c->name);
+        d->stuck_time_reference = c->stuck.ref_time;
+        d->stuck_time_candidate = c->stuck.cand_time;
+        d->stuck_iou = c->stuck.iou;
+        d->dissipated_energy_reference = c->energy_ref;
+        d->dissipated_energy_candidate = c->energy_cand;
+        d->events = events_of(&c->m);
+    }
+    for (int k = 0; k < p->n_stops; k++) {
+        snprintf(o->stops[k].name, sizeof o->stops[k].name, "%s", p->stops[k].name);
+        o->stops[k].events = events_of(&p->stops[k].m);
+    }
+    return 0;
+}
+
+void stsl_compare_system_free(stsl_compare_system_report *r)
+{
+    if (!r) return;
+    free(r->bodies);
+    free(r->contacts);
+    free(r->stops);
+    memset(r, 0, sizeof *r);
+}
+
+stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate, double event_window,
+                            stsl_compare_system_report *out, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!ref || !candidate || !out)
+        return stsl_api_bad_arg(err,
+                                "stsl_compare_system: ref, candidate and out must not be NULL");
+    memset(out, 0, sizeof *out);
+    if (!ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare_system: ref is the one element, not a system "
+                                     "of bodies (stsl_compare compares its trajectories)");
+    stsl_h5_system c;
+    if (stsl_h5_system_read(candidate, &c, &e)) return stsl_api_err(err, &e);
+    stsl_cmp_sys_report p;
+    const char *name = ref->c.source[0] ? ref->c.source : "the reference";
+    int rc = stsl_cmp_systems(&ref->c, name, &c, isnan(event_window) ? -1 : event_window, &p, &e);
+    if (rc) {
+        stsl_h5_system_free(&c);
+        return stsl_api_err(err, &e);
+    }
+    rc = publish(&p, out); /* the names are the candidate's: before it is freed */
+    stsl_cmp_sys_report_free(&p);
+    stsl_h5_system_free(&c);
+    if (!rc) return STSL_RC_OK;
+    stsl_compare_system_free(out);
+    stsl_error_set(&e, STSL_ENOMEM, "stsl_compare_system: out of memory");
+    return stsl_api_err(err, &e);
 }

@@ -408,6 +408,59 @@ STSL_API stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double
                               double stuck_velocity, double event_window, stsl_compare_metrics *out,
                               stsl_err *err);
 
+/* ---- comparing two results of a system of bodies ---- */
+/* The report of `stickslip compare REF.h5 CAND.h5` for systems (its JSON's
+ * "bodies", "contacts" and "stops", the same names): per body the errors
+ * of x[body] and v[body] (candidate - reference), per contact the stuck
+ * times as `info` counts them and their overlap, the events about it
+ * matched within the window, the energy its friction dissipated, per stop
+ * its events.  Members in the candidate's order, named as in its file. */
+typedef struct stsl_compare_body {
+    char name[64];
+    double max_abs_error_x, rms_error_x, final_error_x;
+    double max_abs_error_v, rms_error_v, final_error_v;
+} stsl_compare_body;
+
+typedef struct stsl_compare_events {
+    long events_matched, events_missed, events_spurious;
+    double max_event_time_error; /* NaN without matched events */
+} stsl_compare_events;
+
+typedef struct stsl_compare_contact {
+    char name[64];
+    double stuck_time_reference, stuck_time_candidate, stuck_iou;
+    double dissipated_energy_reference, dissipated_energy_candidate; /* NaN without the columns */
+    stsl_compare_events events;
+} stsl_compare_contact;
+
+typedef struct stsl_compare_stop {
+    char name[64];
+    stsl_compare_events events;
+} stsl_compare_stop;
+
+typedef struct stsl_compare_system_report {
+    long n_points, points_dropped;
+    double t_first, t_last, event_window;
+    int n_bodies, n_contacts, n_stops;
+    stsl_compare_body *bodies; /* owned: stsl_compare_system_free */
+    stsl_compare_contact *contacts;
+    stsl_compare_stop *stops;
+} stsl_compare_system_report;
+
+/* Judge the result file `candidate` (HDF5, `stickslip run -o` of a system)
+ * against the exact run of the system `ref`, exactly as `stickslip compare
+ * REF.h5 CANDIDATE` does with the configuration in REF.h5 (`ref` run again
+ * with the candidate's times as its output times).  event_window: < 0 or
+ * NaN for the command's default.  STSL_RC_INPUT naming the file for a file
+ * that is not a system's result or whose bodies, contacts or stops differ
+ * from `ref`'s; a failure of the re-run is its own code, its message
+ * starting "re-running the reference: ".  On failure *out holds nothing to
+ * free. */
+STSL_API stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate,
+                                     double event_window, stsl_compare_system_report *out,
+                                     stsl_err *err);
+STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-safe */
+
 #ifdef __cplusplus
 }
 #endif
