@@ -136,6 +136,11 @@ static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const doub
         stsl_compare_stuck_held(t, w->sr, w->sc + i0, n, &o->stuck);
         o->energy_ref = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
         o->energy_cand = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
+        /* friction_energy left both in w: the errors of the same rows. */
+        if (fr && wr && fc && wc)
+            stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &o->e);
+        else
+            o->e = (stsl_cmp_errors){NAN, NAN, NAN, NAN, NAN, NAN};
         rc = match_subject(r, c, o->name, rep, &o->m, err);
     }
     return rc;
@@ -297,6 +302,12 @@ static int publish(const stsl_cmp_sys_report *p, stsl_compare_system_report *o)
         d->stuck_iou = c->stuck.iou;
         d->dissipated_energy_reference = c->energy_ref;
         d->dissipated_energy_candidate = c->energy_cand;
+        d->max_abs_error_friction = c->e.max_abs_x;
+        d->rms_error_friction = c->e.rms_x;
+        d->final_error_friction = c->e.final_x;
+        d->max_abs_error_slip_velocity = c->e.max_abs_v;
+        d->rms_error_slip_velocity = c->e.rms_v;
+        d->final_error_slip_velocity = c->e.final_v;
         d->events = events_of(&c->m);
     }
     for (int k = 0; k < p->n_stops; k++) {

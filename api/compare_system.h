@@ -4,7 +4,8 @@
  * results): the metrics of the element's comparison (api/compare.h,
  * models/validation.h) applied to each column, matched by name:
  *   per body     x[body], v[body]: max |error|, RMS error, final error;
- *   per contact  stuck time of both and their overlap (IoU) from
+ *   per contact  the errors of friction[contact] and slip_velocity[contact]
+ *                as of x and v, stuck time of both and their overlap (IoU) from
  *                contact_mode STUCK, by the rule of `stickslip info`
  *                (stsl_h5_time_in: a row's mode holds until the next row),
  *                the events about the contact matched within the window,
@@ -37,6 +38,7 @@ typedef struct stsl_cmp_contact {
     stsl_cmp_stuck stuck;
     stsl_cmp_matching m;            /* events about this contact */
     double energy_ref, energy_cand; /* NaN without friction and slip_velocity */
+    stsl_cmp_errors e; /* its friction (as x) and slip velocity (as v); NaN without them */
 } stsl_cmp_contact;
 
 typedef struct stsl_cmp_stop {

@@ -25,17 +25,29 @@ static void print_table(const char *ref, const stsl_h5_system *c, const stsl_cmp
     printf("Reference:   %s (its /config re-run at the candidate's %ld time points)\n", ref, p->n);
     printf("Candidate:   %s, t = %.9g .. %.9g %s", c->path, p->t_first, p->t_last, tu);
     if (p->dropped) printf(", %ld points outside the reference's span dropped", p->dropped);
-    printf("\n\n  %-20s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
+    printf("\n\n  %-26s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
            "unit");
     for (int k = 0; k < p->n_bodies; k++) {
         const stsl_cmp_errors *e = &p->bodies[k].e;
         char col[96];
         snprintf(col, sizeof col, "x[%s]", p->bodies[k].name);
-        printf("  %-20s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
+        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
                x->units);
         snprintf(col, sizeof col, "v[%s]", p->bodies[k].name);
-        printf("  %-20s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
+        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
                v ? v->units : "");
+    }
+    const stsl_h5_group *f = stsl_h5_system_group(c, "friction"),
+                        *w = stsl_h5_system_group(c, "slip_velocity");
+    for (int k = 0; f && w && k < p->n_contacts; k++) {
+        const stsl_cmp_errors *e = &p->contacts[k].e;
+        char col[96];
+        snprintf(col, sizeof col, "friction[%s]", p->contacts[k].name);
+        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
+               f->units);
+        snprintf(col, sizeof col, "slip_velocity[%s]", p->contacts[k].name);
+        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
+               w->units);
     }
     if (p->n_contacts) {
         char h[3][48];
@@ -120,6 +132,12 @@ static int write_json(const stsl_cli_cmd *cmd, const char *path, const stsl_h5_s
         json_num(f, "stuck_iou", o->stuck.iou, ", ");
         json_num(f, "dissipated_energy_reference", o->energy_ref, ", ");
         json_num(f, "dissipated_energy_candidate", o->energy_cand, ", ");
+        json_num(f, "max_abs_error_friction", o->e.max_abs_x, ", ");
+        json_num(f, "rms_error_friction", o->e.rms_x, ", ");
+        json_num(f, "final_error_friction", o->e.final_x, ", ");
+        json_num(f, "max_abs_error_slip_velocity", o->e.max_abs_v, ", ");
+        json_num(f, "rms_error_slip_velocity", o->e.rms_v, ", ");
+        json_num(f, "final_error_slip_velocity", o->e.final_v, ", ");
         json_events(f, &o->m);
         fputs(k + 1 < p->n_contacts ? ",\n" : "\n", f);
     }

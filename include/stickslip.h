@@ -411,10 +411,10 @@ STSL_API stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double
 /* ---- comparing two results of a system of bodies ---- */
 /* The report of `stickslip compare REF.h5 CAND.h5` for systems (its JSON's
  * "bodies", "contacts" and "stops", the same names): per body the errors
- * of x[body] and v[body] (candidate - reference), per contact the stuck
- * times as `info` counts them and their overlap, the events about it
- * matched within the window, the energy its friction dissipated, per stop
- * its events.  Members in the candidate's order, named as in its file. */
+ * of x[body] and v[body] (candidate - reference), per contact the errors
+ * of its friction force and slip velocity, the stuck times as `info` counts them and their overlap,
+ * the events about it matched within the window, the energy its friction dissipated, per stop its
+ * events.  Members in the candidate's order, named as in its file. */
 typedef struct stsl_compare_body {
     char name[64];
     double max_abs_error_x, rms_error_x, final_error_x;
@@ -430,6 +430,8 @@ typedef struct stsl_compare_contact {
     char name[64];
     double stuck_time_reference, stuck_time_candidate, stuck_iou;
     double dissipated_energy_reference, dissipated_energy_candidate; /* NaN without the columns */
+    double max_abs_error_friction, rms_error_friction, final_error_friction;
+    double max_abs_error_slip_velocity, rms_error_slip_velocity, final_error_slip_velocity;
     stsl_compare_events events;
 } stsl_compare_contact;
 

@@ -169,6 +169,13 @@ class Compare(unittest.TestCase):
             self.assertEqual(float(f"{want:.9g}"), info_stuck(path, c["name"]))
             self.assertEqual(c["stuck_iou"], 1.0)
 
+    def check_contacts_unchanged(self, rep):
+        """Friction and slip velocity are the reference's: errors exactly 0."""
+        for c in rep["contacts"]:
+            for k in ("friction", "slip_velocity"):
+                for e in ("max_abs_error_", "rms_error_", "final_error_"):
+                    self.assertEqual(c[e + k], 0.0, (c["name"], e + k))
+
     def test_identical_files_agree_exactly(self):
         """The re-run at the file's own times is the run that wrote it (the
         same steps: output times are read off the dense output): every
@@ -181,6 +188,7 @@ class Compare(unittest.TestCase):
                 if k != "name":
                     self.assertEqual(v, 0.0, (b["name"], k))
         self.check_stuck_times(rep, self.ref)
+        self.check_contacts_unchanged(rep)
         for c in rep["contacts"] + rep["stops"]:
             self.assertEqual((c["events_missed"], c["events_spurious"]), (0, 0))
             self.assertEqual(c["max_event_time_error"], 0.0)
@@ -214,6 +222,7 @@ class Compare(unittest.TestCase):
             for key in ("max_abs_error_v", "rms_error_v", "final_error_v"):
                 self.assertEqual(b[key], 0.0, (b["name"], key))
         self.check_stuck_times(rep, cand)
+        self.check_contacts_unchanged(rep)
 
     def test_events_per_subject(self):
         """One breakaway of the load's guide removed, one stick 2 ms late:

@@ -82,7 +82,9 @@ def _compare_system(cfg, candidate, event_window):
             "final_error_v")}} for b in (out.bodies[i] for i in range(out.n_bodies))]
         contacts = [{"name": name(c), **{k: _number(getattr(c, k)) for k in (
             "stuck_time_reference", "stuck_time_candidate", "stuck_iou",
-            "dissipated_energy_reference", "dissipated_energy_candidate")}, **_events(c.events)}
+            "dissipated_energy_reference", "dissipated_energy_candidate", "max_abs_error_friction",
+            "rms_error_friction", "final_error_friction", "max_abs_error_slip_velocity",
+            "rms_error_slip_velocity", "final_error_slip_velocity")}, **_events(c.events)}
             for c in (out.contacts[i] for i in range(out.n_contacts))]
         stops = [{"name": name(s), **_events(s.events)} for s in (out.stops[i] for i in range(out.n_stops))]
         return {"kind": "system", "n_points": int(out.n_points),
