@@ -18,6 +18,17 @@ static void print_events(const char *name, const stsl_cmp_matching *m, const cha
         printf(" %16s %s\n", "-", t_units);
 }
 
+/* The rows "x[member]" and "v[member]" of errors e (gx, gv: the groups' names). */
+static void print_errors(const char *gx, const char *gv, const char *member,
+                         const stsl_cmp_errors *e, const char *ux, const char *uv)
+{
+    char col[96];
+    snprintf(col, sizeof col, "%s[%s]", gx, member);
+    printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x, ux);
+    snprintf(col, sizeof col, "%s[%s]", gv, member);
+    printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v, uv);
+}
+
 static void print_table(const char *ref, const stsl_h5_system *c, const stsl_cmp_sys_report *p)
 {
     const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
@@ -27,28 +38,13 @@ static void print_table(const char *ref, const stsl_h5_system *c, const stsl_cmp
     if (p->dropped) printf(", %ld points outside the reference's span dropped", p->dropped);
     printf("\n\n  %-26s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
            "unit");
-    for (int k = 0; k < p->n_bodies; k++) {
-        const stsl_cmp_errors *e = &p->bodies[k].e;
-        char col[96];
-        snprintf(col, sizeof col, "x[%s]", p->bodies[k].name);
-        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
-               x->units);
-        snprintf(col, sizeof col, "v[%s]", p->bodies[k].name);
-        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
-               v ? v->units : "");
-    }
+    for (int k = 0; k < p->n_bodies; k++)
+        print_errors("x", "v", p->bodies[k].name, &p->bodies[k].e, x->units, v ? v->units : "");
     const stsl_h5_group *f = stsl_h5_system_group(c, "friction"),
                         *w = stsl_h5_system_group(c, "slip_velocity");
-    for (int k = 0; f && w && k < p->n_contacts; k++) {
-        const stsl_cmp_errors *e = &p->contacts[k].e;
-        char col[96];
-        snprintf(col, sizeof col, "friction[%s]", p->contacts[k].name);
-        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_x, e->rms_x, e->final_x,
-               f->units);
-        snprintf(col, sizeof col, "slip_velocity[%s]", p->contacts[k].name);
-        printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, e->max_abs_v, e->rms_v, e->final_v,
-               w->units);
-    }
+    for (int k = 0; f && w && k < p->n_contacts; k++)
+        print_errors("friction", "slip_velocity", p->contacts[k].name, &p->contacts[k].e, f->units,
+                     w->units);
     if (p->n_contacts) {
         char h[3][48];
         snprintf(h[0], sizeof h[0], "stuck ref [%s]", tu);
