@@ -10,7 +10,6 @@
 #include "api/error.h"
 #include "api/summary_sink.h"
 #include "events/modes.h"
-#include "io/mem_sink.h"
 #include "models/element.h"
 #include "models/run.h"
 #include "solver/hybrid.h"
@@ -27,26 +26,13 @@ static double velocity_atol(const stsl_config *cfg)
 
 /* ---- the reference at the candidate's times ------------------------------------ */
 
-/* The reference aligned row by row with the candidate. */
-typedef struct aligned {
-    double *x, *v, *f;
-    int *mode;
-    /* The mode just after the reference's last event at exactly this time
-     * (= mode without one): at the instant of a stick or a breakaway the
-     * element is at rest, whichever side the row's values come from. */
-    int *mode_after;
-    stsl_cmp_event *events; /* the re-run's events within the compared span */
-    long n_events;
-} aligned;
-
-static void aligned_free(aligned *r)
+void stsl_cmp_rerun_free(stsl_cmp_rerun *r)
 {
-    free(r->x);
-    free(r->v);
-    free(r->f);
+    stsl_sink_free(&r->sink);
+    free(r->rows);
     free(r->mode);
     free(r->mode_after);
-    free(r->events);
+    memset(r, 0, sizeof *r);
 }
 
 /* Index of the last event at exactly time t, or -1. */
@@ -63,13 +49,12 @@ static long last_event_at(const stsl_mem_result *mr, double t)
     return lo > 0 && mr->events[lo - 1].t == t ? lo - 1 : -1;
 }
 
-/* The re-run's samples and events into r, row by row of t. */
-static int align(const stsl_mem_result *mr, const stsl_layout *lay, const double *t, long n,
-                 long nu, aligned *r, stsl_error *err)
+/* The re-run's samples (one per distinct time, nu) row by row of t. */
+static int align(stsl_cmp_rerun *r, const double *t, long n, long nu, stsl_error *err)
 {
-    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
-        cf = stsl_layout_find(lay, "friction");
-    if (mr->n_samples != nu || cx < 0 || cv < 0 || cf < 0)
+    const stsl_mem_result *mr = r->mr;
+    size_t nc = (size_t)mr->n_cols;
+    if (mr->n_samples != nu)
         return stsl_error_set(err, STSL_ESOLVER,
                               "the re-run gave %ld samples for %ld distinct candidate times",
                               mr->n_samples, nu);
@@ -77,68 +62,98 @@ static int align(const stsl_mem_result *mr, const stsl_layout *lay, const double
         if (i == 0 || t[i] > t[i - 1]) j++;
         int last_of_repeat = i > 0 && t[i] == t[i - 1] && (i + 1 == n || t[i + 1] > t[i]);
         long k = last_event_at(mr, t[i]);
+        int after = last_of_repeat && k >= 0;
         r->mode_after[i] = k >= 0 ? mr->events[k].mode_after : mr->mode[j];
-        if (last_of_repeat && k >= 0) {
-            r->x[i] = mr->events[k].after[cx];
-            r->v[i] = mr->events[k].after[cv];
-            r->f[i] = mr->events[k].after[cf];
-            r->mode[i] = mr->events[k].mode_after;
-        } else {
-            const double *row = mr->cols + (size_t)j * (size_t)mr->n_cols;
-            r->x[i] = row[cx];
-            r->v[i] = row[cv];
-            r->f[i] = row[cf];
-            r->mode[i] = mr->mode[j];
-        }
-    }
-    /* Events within the compared span: the candidate cannot see others. */
-    r->events = malloc(sizeof *r->events * (size_t)(mr->n_events + 1));
-    if (!r->events)
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld events", mr->n_events);
-    for (long k = 0; k < mr->n_events; k++) {
-        const stsl_mem_event *ev = &mr->events[k];
-        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
-                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
-                                                                        : NULL);
+        r->mode[i] = after ? mr->events[k].mode_after : mr->mode[j];
+        if (nc)
+            memcpy(r->rows + (size_t)i * nc,
+                   after ? mr->events[k].after : mr->cols + (size_t)j * nc, nc * sizeof *r->rows);
     }
     return STSL_OK;
 }
 
-/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
- * and fill r. */
-static int rerun(const stsl_config *cfg, const stsl_element *el, const double *t, long n,
-                 aligned *r, stsl_error *err)
+int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_rerun *r,
+                      stsl_error *err)
 {
+    memset(r, 0, sizeof *r);
     double *u = malloc(sizeof *u * (size_t)n);
-    stsl_sink sink = {0};
-    int rc = STSL_OK;
-    r->x = malloc(sizeof *r->x * (size_t)n);
-    r->v = malloc(sizeof *r->v * (size_t)n);
-    r->f = malloc(sizeof *r->f * (size_t)n);
-    r->mode = malloc(sizeof *r->mode * (size_t)n);
-    r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
-    if (!u || !r->x || !r->v || !r->f || !r->mode || !r->mode_after) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-        goto done;
-    }
+    int rc = u ? stsl_mem_sink_create(&r->sink, err)
+               : stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
     long nu = 0;
-    for (long i = 0; i < n; i++)
+    for (long i = 0; !rc && i < n; i++)
         if (nu == 0 || t[i] > u[nu - 1]) u[nu++] = t[i];
     stsl_hsolver_opts o = cfg->sim;
     o.output_times = u;
     o.n_output_times = nu;
     o.grid_only = 1;
     o.progress = NULL;
-    if ((rc = stsl_mem_sink_create(&sink, err))) goto done;
-    /* As `run` runs it (the engine's one-body model), so that a file
-     * compared with its own configuration differs by nothing. */
-    if ((rc = stsl_run_element(&cfg->element, &o, NULL, &sink, NULL, err))) goto done;
-    rc = align(stsl_mem_sink_result(&sink), stsl_element_layout(el), t, n, nu, r, err);
-done:
-    stsl_sink_free(&sink);
+    /* Event-driven, whatever scheme the reference names: it is the exact run. */
+    if (!rc)
+        rc = cfg->is_system ? stsl_run_system(&cfg->system, &o, &r->sink, NULL, err)
+                            : stsl_run_element(&cfg->element, &o, NULL, &r->sink, NULL, err);
     free(u);
-    return rc;
+    if (rc) return rc;
+    r->mr = stsl_mem_sink_result(&r->sink);
+    r->n = n;
+    r->n_cols = r->mr->n_cols;
+    r->rows = malloc(sizeof *r->rows * ((size_t)n * (size_t)r->n_cols + 1));
+    r->mode = malloc(sizeof *r->mode * (size_t)n);
+    r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
+    if (!r->rows || !r->mode || !r->mode_after)
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+    return align(r, t, n, nu, err);
+}
+
+/* The element's reference aligned row by row with the candidate. */
+typedef struct aligned {
+    stsl_cmp_rerun rr; /* mode, mode_after: at the instant of a stick or a breakaway the
+                          element is at rest, whichever side the row's values come from */
+    double *x, *v, *f;
+    stsl_cmp_event *events; /* the re-run's events within the compared span */
+    long n_events;
+} aligned;
+
+static void aligned_free(aligned *r)
+{
+    stsl_cmp_rerun_free(&r->rr);
+    free(r->x);
+    free(r->v);
+    free(r->f);
+    free(r->events);
+}
+
+/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
+ * and take the element's x, v, friction and events out of it. */
+static int rerun(const stsl_config *cfg, const double *t, long n, aligned *r, stsl_error *err)
+{
+    int rc = stsl_cmp_rerun_at(cfg, t, n, &r->rr, err);
+    if (rc) return rc;
+    const stsl_layout *lay = &r->rr.mr->layout;
+    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
+        cf = stsl_layout_find(lay, "friction");
+    if (cx < 0 || cv < 0 || cf < 0)
+        return stsl_error_set(err, STSL_ESOLVER, "the re-run has no x, v or friction column");
+    r->x = malloc(sizeof *r->x * (size_t)n);
+    r->v = malloc(sizeof *r->v * (size_t)n);
+    r->f = malloc(sizeof *r->f * (size_t)n);
+    r->events = malloc(sizeof *r->events * (size_t)(r->rr.mr->n_events + 1));
+    if (!r->x || !r->v || !r->f || !r->events)
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+    for (long i = 0; i < n; i++) {
+        const double *row = r->rr.rows + (size_t)i * (size_t)r->rr.n_cols;
+        r->x[i] = row[cx];
+        r->v[i] = row[cv];
+        r->f[i] = row[cf];
+    }
+    /* Events within the compared span: the candidate cannot see others. */
+    for (long k = 0; k < r->rr.mr->n_events; k++) {
+        const stsl_mem_event *ev = &r->rr.mr->events[k];
+        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
+        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
+                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
+                                                                        : NULL);
+    }
+    return STSL_OK;
 }
 
 /* ---- metrics -------------------------------------------------------------------- */
@@ -201,8 +216,8 @@ static int judge_rest(const stsl_cmp_candidate *c, const aligned *r, const doubl
     }
     int smooth = 0;
     for (long i = 0; i < n; i++) {
-        rs[i] = (unsigned char)(mode_is_stuck(r->mode[i], r->v[i], rep->stuck_velocity) ||
-                                mode_is_stuck(r->mode_after[i], r->v[i], rep->stuck_velocity));
+        rs[i] = (unsigned char)(mode_is_stuck(r->rr.mode[i], r->v[i], rep->stuck_velocity) ||
+                                mode_is_stuck(r->rr.mode_after[i], r->v[i], rep->stuck_velocity));
         cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->stuck_velocity)
                                      : fabs(v[i]) <= rep->stuck_velocity);
         smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
@@ -250,33 +265,39 @@ static int judge_energy(const stsl_element *el, const aligned *r, const double *
     return STSL_OK;
 }
 
-/* The compared span: candidate rows inside [0, t_end], ends snapped into
- * *t (malloc'd); rows [*i0, *i0 + rep->n) of the candidate. */
+int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
+                  double **t, long *i0, long *n, stsl_error *err)
+{
+    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
+    long a = 0, b = cn;
+    while (a < cn && ct[a] < -slack)
+        a++;
+    while (b > a && ct[b - 1] > t_end + slack)
+        b--;
+    *n = b - a;
+    if (*n < 2 || !(ct[b - 1] > ct[a]))
+        return stsl_error_set(
+            err, STSL_EINPUT,
+            "%s: fewer than two distinct times within the reference's [0, %.9g] %s", name, t_end,
+            t_units);
+    if (!(*t = malloc(sizeof **t * (size_t)*n)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", *n);
+    for (long i = 0; i < *n; i++)
+        (*t)[i] = fmin(fmax(ct[a + i], 0.0), t_end);
+    *i0 = a;
+    return STSL_OK;
+}
+
+/* The compared span into rep. */
 static int span(const stsl_config *cfg, const stsl_cmp_candidate *c, const char *t_units,
                 double **t, long *i0, stsl_cmp_report *rep, stsl_error *err)
 {
-    double t_end = cfg->sim.t_end, slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
-    long a = 0, b = c->n;
-    while (a < c->n && c->t[a] < -slack)
-        a++;
-    while (b > a && c->t[b - 1] > t_end + slack)
-        b--;
-    long n = b - a;
-    if (n < 2 || !(c->t[b - 1] > c->t[a]))
-        return stsl_error_set(
-            err, STSL_EINPUT,
-            "%s: fewer than two distinct times within the reference's [0, %.9g] %s", c->name, t_end,
-            t_units);
-    if (!(*t = malloc(sizeof **t * (size_t)n)))
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-    for (long i = 0; i < n; i++)
-        (*t)[i] = fmin(fmax(c->t[a + i], 0.0), t_end);
-    *i0 = a;
-    rep->n = n;
-    rep->dropped = c->n - n;
+    int rc = stsl_cmp_span(cfg->sim.t_end, c->name, t_units, c->t, c->n, t, i0, &rep->n, err);
+    if (rc) return rc;
+    rep->dropped = c->n - rep->n;
     rep->t_first = (*t)[0];
-    rep->t_last = (*t)[n - 1];
-    rep->t_end = t_end;
+    rep->t_last = (*t)[rep->n - 1];
+    rep->t_end = cfg->sim.t_end;
     return STSL_OK;
 }
 
@@ -301,7 +322,7 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
     if (!rc) describe_units(el, rep);
     if (!rc) rc = span(cfg, c, rep->t_units, &t, &i0, rep, err);
     long n = rep->n;
-    if (!rc && (rc = rerun(cfg, el, t, n, &r, err))) {
+    if (!rc && (rc = rerun(cfg, t, n, &r, err))) {
         stsl_error_wrap(err, "re-running the reference");
         rep->rerun_failed = 1;
     }
@@ -407,6 +428,9 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     stsl_error e = {0};
     stsl_cmp_report rep;
     if (!ref || !out) return stsl_api_bad_arg(err, "stsl_compare: ref and out must not be NULL");
+    if (ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare: ref is a system of bodies: "
+                                     "stsl_compare_system compares its results");
     if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
     stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
     if (stsl_cmp_against(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,

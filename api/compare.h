@@ -24,12 +24,41 @@
 #define STSL_API_COMPARE_H
 
 #include "io/config.h"
+#include "io/mem_sink.h"
 #include "models/validation.h"
 
 /* Relative tolerance on the ends of [0, t_end] for candidate times: far
  * above the rounding of an accumulated time (1e-16 per step), far below any
  * time step worth comparing. */
 #define STSL_CMP_TIME_SLACK 1e-9
+
+/* The reference's configuration (an element or a system) run again,
+ * event-driven, with the candidate's times t[0..n-1] (non-decreasing,
+ * within [0, t_end]) as its only output times, and its samples aligned row
+ * by row with t: where t repeats a time at which the reference has events,
+ * the last row of that time holds the values just after the last of them
+ * (and mode the mode after), the others the values just before. */
+typedef struct stsl_cmp_rerun {
+    stsl_sink sink;            /* the memory sink the re-run went into */
+    const stsl_mem_result *mr; /* its result: layout, events (with subjects) */
+    long n;
+    int n_cols;
+    double *rows;    /* n x n_cols, row-major: the reference at the candidate's rows */
+    int *mode;       /* n: the row's mode */
+    int *mode_after; /* n: the mode after the last event at exactly t[i] (= mode without) */
+} stsl_cmp_rerun;
+
+/* On failure *r holds what to free (stsl_cmp_rerun_free). */
+int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_rerun *r,
+                      stsl_error *err);
+void stsl_cmp_rerun_free(stsl_cmp_rerun *r);
+
+/* The compared span: the candidate's times ct[0..cn-1] inside [0, t_end]
+ * (within STSL_CMP_TIME_SLACK), the ends snapped onto it, into *t
+ * (malloc'd, *n values): rows [*i0, *i0 + *n) of the candidate.
+ * STSL_EINPUT naming `name` when fewer than two distinct times remain. */
+int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
+                  double **t, long *i0, long *n, stsl_error *err);
 
 /* The candidate: n samples, time non-decreasing, values finite (checked by
  * whoever read them).  Borrowed. */

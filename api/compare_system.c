@@ -7,48 +7,8 @@
 #include <string.h>
 
 #include "api/compare.h"
-
-/* Where candidate row i lies in the reference: its value is
- * (1 - w) row[lo] + w row[lo + 1] (w = 0: exactly row lo); `other` is the
- * reference's other row at an event instant (its row just after, or just
- * before), else lo. */
-typedef struct ref_at {
-    long lo, other;
-    double w;
-} ref_at;
-
-/* First reference row with t >= x (upper = 0) or t > x (upper = 1). */
-static long bound(const stsl_h5_system *r, double x, int upper)
-{
-    long lo = 0, hi = r->n_samples;
-    while (lo < hi) {
-        long mid = (lo + hi) / 2;
-        if (r->t[mid] < x || (upper && r->t[mid] == x))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static void locate(const stsl_h5_system *r, const double *t, long n, ref_at *at)
-{
-    for (long i = 0; i < n; i++) {
-        long a = bound(r, t[i], 0), b = bound(r, t[i], 1);
-        if (a < b) { /* on a reference sample (both rows of an event instant) */
-            int last_of_repeat = i > 0 && t[i] == t[i - 1] && (i + 1 == n || t[i + 1] > t[i]);
-            at[i] = last_of_repeat ? (ref_at){b - 1, a, 0.0} : (ref_at){a, b - 1, 0.0};
-        } else { /* inside the span (clipped): 1 <= a < n_samples */
-            at[i] = (ref_at){a - 1, a - 1, (t[i] - r->t[a - 1]) / (r->t[a] - r->t[a - 1])};
-        }
-    }
-}
-
-static double ref_value(const stsl_h5_group *g, int m, ref_at a)
-{
-    double v = stsl_h5_group_at(g, a.lo, m);
-    return a.w == 0.0 ? v : (1.0 - a.w) * v + a.w * stsl_h5_group_at(g, a.lo + 1, m);
-}
+#include "api/config_api.h"
+#include "api/error.h"
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -88,58 +48,24 @@ static int match_names(const stsl_h5_system *r, const stsl_h5_system *c, const c
                           c->path, what, r->path, ur ? only_r : "-", c->path, uc ? only_c : "-");
 }
 
-/* ---- the compared span ---------------------------------------------------------- */
-
-/* Candidate rows within the reference's span (the ends snapped onto it, as
- * the element's comparison does): rows [*i0, *i0 + rep->n) into *t. */
-static int span(const stsl_h5_system *r, const stsl_h5_system *c, double **t, long *i0,
-                stsl_cmp_sys_report *rep, stsl_error *err)
-{
-    if (r->n_samples < 2)
-        return stsl_error_set(err, STSL_EINPUT, "%s: fewer than two samples", r->path);
-    double t0 = r->t[0], t1 = r->t[r->n_samples - 1];
-    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, fabs(t1));
-    long a = 0, b = c->n_samples;
-    while (a < b && c->t[a] < t0 - slack)
-        a++;
-    while (b > a && c->t[b - 1] > t1 + slack)
-        b--;
-    long n = b - a;
-    if (n < 2 || !(c->t[b - 1] > c->t[a]))
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: fewer than two distinct times within the reference's [%.9g, "
-                              "%.9g] %s",
-                              c->path, t0, t1, r->time_units);
-    if (!(*t = malloc(sizeof **t * (size_t)n)))
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-    for (long i = 0; i < n; i++)
-        (*t)[i] = fmin(fmax(c->t[a + i], t0), t1);
-    *i0 = a;
-    rep->n = n;
-    rep->dropped = c->n_samples - n;
-    rep->t_first = (*t)[0];
-    rep->t_last = (*t)[n - 1];
-    return STSL_OK;
-}
-
 /* ---- per member ---------------------------------------------------------------- */
 
-/* Work arrays of n values, shared by the members. */
+/* Work arrays of n values, shared by the members (sc: of every candidate row). */
 typedef struct work {
     double *ar, *br, *ac, *bc;
     unsigned char *sr, *sc;
 } work;
 
-static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const double *t,
-                   const ref_at *at, long i0, long n, const int *map, work *w,
-                   stsl_cmp_sys_report *rep)
+/* The reference r holds the compared rows (row i: the candidate's row i0 + i). */
+static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                   long n, const int *map, work *w, stsl_cmp_sys_report *rep)
 {
     const stsl_h5_group *xr = stsl_h5_system_group(r, "x"), *vr = stsl_h5_system_group(r, "v");
     const stsl_h5_group *xc = stsl_h5_system_group(c, "x"), *vc = stsl_h5_system_group(c, "v");
     for (int k = 0; k < rep->n_bodies; k++) {
         for (long i = 0; i < n; i++) {
-            w->ar[i] = ref_value(xr, map[k], at[i]);
-            w->br[i] = vr ? ref_value(vr, map[k], at[i]) : NAN;
+            w->ar[i] = stsl_h5_group_at(xr, i, map[k]);
+            w->br[i] = vr ? stsl_h5_group_at(vr, i, map[k]) : NAN;
             w->ac[i] = stsl_h5_group_at(xc, i0 + i, k);
             w->bc[i] = vc ? stsl_h5_group_at(vc, i0 + i, k) : NAN;
         }
@@ -177,37 +103,22 @@ static int match_subject(const stsl_h5_system *r, const stsl_h5_system *c, const
     return rc;
 }
 
-/* Stuck flags of contact (ref member j, cand member k) on the compared rows:
- * the reference at rest on either side of an event instant, as the
- * element's comparison has it. */
-static void stuck_flags(const stsl_h5_group *mr, const stsl_h5_group *mc, int j, int k,
-                        const ref_at *at, long i0, long n, work *w)
-{
-    int sr = stsl_h5_group_value(mr, "STUCK"), sc = stsl_h5_group_value(mc, "STUCK");
-    for (long i = 0; i < n; i++) {
-        w->sr[i] = (unsigned char)(sr >= 0 && ((int)stsl_h5_group_at(mr, at[i].lo, j) == sr ||
-                                               (int)stsl_h5_group_at(mr, at[i].other, j) == sr));
-        w->sc[i] = (unsigned char)(sc >= 0 && (int)stsl_h5_group_at(mc, i0 + i, k) == sc);
-    }
-}
-
-static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, int m,
-                              const ref_at *at, long i0, long n, const double *t, double *fa,
-                              double *sa)
+/* Rows [i0, i0 + n) of member m of f and s. */
+static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, int m, long i0,
+                              long n, const double *t, double *fa, double *sa)
 {
     if (!f || !s) return NAN;
     for (long i = 0; i < n; i++) {
-        fa[i] = at ? ref_value(f, m, at[i]) : stsl_h5_group_at(f, i0 + i, m);
-        sa[i] = at ? ref_value(s, m, at[i]) : stsl_h5_group_at(s, i0 + i, m);
+        fa[i] = stsl_h5_group_at(f, i0 + i, m);
+        sa[i] = stsl_h5_group_at(s, i0 + i, m);
     }
     /* `friction` is the contact's force on its first end, which opposes the
      * slip w: its power F w is what the contact takes out, with a minus. */
     return -stsl_compare_energy_friction(t, fa, sa, n);
 }
 
-static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t,
-                    const ref_at *at, long i0, long n, const int *map, work *w,
-                    stsl_cmp_sys_report *rep, stsl_error *err)
+static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                    long n, const int *map, work *w, stsl_cmp_sys_report *rep, stsl_error *err)
 {
     const stsl_h5_group *mr = stsl_h5_system_group(r, "contact_mode"),
                         *mc = stsl_h5_system_group(c, "contact_mode");
@@ -219,10 +130,17 @@ static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const doub
     for (int k = 0; !rc && k < rep->n_contacts; k++) {
         stsl_cmp_contact *o = &rep->contacts[k];
         o->name = mc->members[k];
-        stuck_flags(mr, mc, map[k], k, at, i0, n, w);
-        stsl_compare_stuck(t, w->sr, w->sc, n, &o->stuck);
-        o->energy_ref = friction_energy(fr, wr, map[k], at, 0, n, t, w->ar, w->br);
-        o->energy_cand = friction_energy(fc, wc, k, NULL, i0, n, t, w->ac, w->bc);
+        /* Stuck by the rule of `info` (stsl_h5_time_in), on both. */
+        stsl_h5_group_flags(r, mr, map[k], "STUCK", w->sr);
+        stsl_h5_group_flags(c, mc, k, "STUCK", w->sc);
+        stsl_compare_stuck_held(t, w->sr, w->sc + i0, n, &o->stuck);
+        o->energy_ref = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
+        o->energy_cand = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
+        /* friction_energy left both in w: the errors of the same rows. */
+        if (fr && wr && fc && wc)
+            stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &o->e);
+        else
+            o->e = (stsl_cmp_errors){NAN, NAN, NAN, NAN, NAN, NAN};
         rc = match_subject(r, c, o->name, rep, &o->m, err);
     }
     return rc;
@@ -242,7 +160,7 @@ static int stops(const stsl_h5_system *r, const stsl_h5_system *c, stsl_cmp_sys_
 
 /* ---- public ------------------------------------------------------------------- */
 
-static int alloc_all(long n, work *w, ref_at **at, stsl_cmp_sys_report *rep, stsl_error *err)
+static int alloc_all(long n, long n_cand, work *w, stsl_cmp_sys_report *rep, stsl_error *err)
 {
     size_t sz = (size_t)n;
     w->ar = malloc(sizeof(double) * sz);
@@ -250,12 +168,11 @@ static int alloc_all(long n, work *w, ref_at **at, stsl_cmp_sys_report *rep, sts
     w->ac = malloc(sizeof(double) * sz);
     w->bc = malloc(sizeof(double) * sz);
     w->sr = malloc(sz);
-    w->sc = malloc(sz);
-    *at = malloc(sizeof **at * sz);
+    w->sc = malloc((size_t)n_cand + 1);
     rep->bodies = calloc((size_t)rep->n_bodies + 1, sizeof *rep->bodies);
     rep->contacts = calloc((size_t)rep->n_contacts + 1, sizeof *rep->contacts);
     rep->stops = calloc((size_t)rep->n_stops + 1, sizeof *rep->stops);
-    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && *at && rep->bodies && rep->contacts &&
+    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && rep->bodies && rep->contacts &&
         rep->stops)
         return STSL_OK;
     return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
@@ -271,36 +188,67 @@ static void work_free(work *w)
     free(w->sc);
 }
 
-int stsl_cmp_systems(const stsl_h5_system *ref, const stsl_h5_system *cand, double event_window,
+/* The reference run at the compared times t (n of them) as a result *r. */
+static int reference(const stsl_config *cfg, const char *name, const double *t, long n,
+                     stsl_h5_system *r, stsl_cmp_sys_report *rep, stsl_error *err)
+{
+    stsl_cmp_rerun rr;
+    int rc = stsl_cmp_rerun_at(cfg, t, n, &rr, err);
+    if (rc) {
+        stsl_error_wrap(err, "re-running the reference");
+        rep->rerun_failed = 1;
+    } else {
+        rc = stsl_h5_system_of_run(name, rr.mr, t, rr.rows, n, r, err);
+    }
+    stsl_cmp_rerun_free(&rr);
+    return rc;
+}
+
+/* The members of both, matched by name: mb, mc, ms. */
+static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
                      stsl_cmp_sys_report *rep, stsl_error *err)
 {
+    int rc = match_names(r, c, "x", "bodies", &rep->n_bodies, &map[0], err);
+    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &rep->n_contacts, &map[1], err);
+    if (!rc) rc = match_names(r, c, "stop_mode", "stops", &rep->n_stops, &map[2], err);
+    return rc;
+}
+
+int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
+                     double event_window, stsl_cmp_sys_report *rep, stsl_error *err)
+{
     memset(rep, 0, sizeof *rep);
-    int *mb = NULL, *mc = NULL, *ms = NULL;
+    int *map[3] = {NULL, NULL, NULL};
     double *t = NULL;
-    ref_at *at = NULL;
     work w = {0};
     long i0 = 0;
-    int rc = match_names(ref, cand, "x", "bodies", &rep->n_bodies, &mb, err);
-    if (!rc) rc = match_names(ref, cand, "contact_mode", "contacts", &rep->n_contacts, &mc, err);
-    if (!rc) rc = match_names(ref, cand, "stop_mode", "stops", &rep->n_stops, &ms, err);
-    if (!rc) rc = span(ref, cand, &t, &i0, rep, err);
-    if (!rc) rc = alloc_all(rep->n, &w, &at, rep, err);
+    stsl_h5_system r = {0};
+    int rc = stsl_cmp_span(ref->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
+                           &t, &i0, &rep->n, err);
+    if (!rc) rc = reference(ref, ref_name, t, rep->n, &r, rep, err);
+    if (!rc) rc = match_all(&r, cand, map, rep, err);
+    if (!rc) rc = alloc_all(rep->n, cand->n_samples, &w, rep, err);
     if (!rc) {
+        rep->dropped = cand->n_samples - rep->n;
+        rep->t_first = t[0];
+        rep->t_last = t[rep->n - 1];
         rep->window_default = event_window < 0;
         rep->window =
             rep->window_default ? stsl_compare_default_event_window(t, rep->n) : event_window;
-        locate(ref, t, rep->n, at);
-        bodies(ref, cand, t, at, i0, rep->n, mb, &w, rep);
-        rc = contacts(ref, cand, t, at, i0, rep->n, mc, &w, rep, err);
+        bodies(&r, cand, t, i0, rep->n, map[0], &w, rep);
+        rc = contacts(&r, cand, t, i0, rep->n, map[1], &w, rep, err);
     }
-    if (!rc) rc = stops(ref, cand, rep, err);
+    if (!rc) rc = stops(&r, cand, rep, err);
     work_free(&w);
-    free(at);
     free(t);
-    free(mb);
-    free(mc);
-    free(ms);
-    if (rc) stsl_cmp_sys_report_free(rep);
+    for (int k = 0; k < 3; k++)
+        free(map[k]);
+    stsl_h5_system_free(&r);
+    if (rc) {
+        int failed = rep->rerun_failed;
+        stsl_cmp_sys_report_free(rep);
+        rep->rerun_failed = failed;
+    }
     return rc;
 }
 
@@ -315,4 +263,94 @@ void stsl_cmp_sys_report_free(stsl_cmp_sys_report *rep)
     free(rep->contacts);
     free(rep->stops);
     memset(rep, 0, sizeof *rep);
+}
+
+/* ---- stsl_compare_system ------------------------------------------------------- */
+
+static stsl_compare_events events_of(const stsl_cmp_matching *m)
+{
+    return (stsl_compare_events){m->n_matched, m->n_missed, m->n_spurious,
+                                 m->n_matched ? m->max_abs_dt : NAN};
+}
+
+static int publish(const stsl_cmp_sys_report *p, stsl_compare_system_report *o)
+{
+    *o = (stsl_compare_system_report){p->n,      p->dropped,  p->t_first,    p->t_last,
+                                      p->window, p->n_bodies, p->n_contacts, p->n_stops,
+                                      NULL,      NULL,        NULL};
+    o->bodies = calloc((size_t)p->n_bodies + 1, sizeof *o->bodies);
+    o->contacts = calloc((size_t)p->n_contacts + 1, sizeof *o->contacts);
+    o->stops = calloc((size_t)p->n_stops + 1, sizeof *o->stops);
+    if (!o->bodies || !o->contacts || !o->stops) return -1;
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_cmp_errors *e = &p->bodies[k].e;
+        stsl_compare_body *b = &o->bodies[k];
+        snprintf(b->name, sizeof b->name, "%s", p->bodies[k].name);
+        b->max_abs_error_x = e->max_abs_x;
+        b->rms_error_x = e->rms_x;
+        b->final_error_x = e->final_x;
+        b->max_abs_error_v = e->max_abs_v;
+        b->rms_error_v = e->rms_v;
+        b->final_error_v = e->final_v;
+    }
+    for (int k = 0; k < p->n_contacts; k++) {
+        const stsl_cmp_contact *c = &p->contacts[k];
+        stsl_compare_contact *d = &o->contacts[k];
+        snprintf(d->name, sizeof d->name, "%s", c->name);
+        d->stuck_time_reference = c->stuck.ref_time;
+        d->stuck_time_candidate = c->stuck.cand_time;
+        d->stuck_iou = c->stuck.iou;
+        d->dissipated_energy_reference = c->energy_ref;
+        d->dissipated_energy_candidate = c->energy_cand;
+        d->max_abs_error_friction = c->e.max_abs_x;
+        d->rms_error_friction = c->e.rms_x;
+        d->final_error_friction = c->e.final_x;
+        d->max_abs_error_slip_velocity = c->e.max_abs_v;
+        d->rms_error_slip_velocity = c->e.rms_v;
+        d->final_error_slip_velocity = c->e.final_v;
+        d->events = events_of(&c->m);
+    }
+    for (int k = 0; k < p->n_stops; k++) {
+        snprintf(o->stops[k].name, sizeof o->stops[k].name, "%s", p->stops[k].name);
+        o->stops[k].events = events_of(&p->stops[k].m);
+    }
+    return 0;
+}
+
+void stsl_compare_system_free(stsl_compare_system_report *r)
+{
+    if (!r) return;
+    free(r->bodies);
+    free(r->contacts);
+    free(r->stops);
+    memset(r, 0, sizeof *r);
+}
+
+stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate, double event_window,
+                            stsl_compare_system_report *out, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!ref || !candidate || !out)
+        return stsl_api_bad_arg(err,
+                                "stsl_compare_system: ref, candidate and out must not be NULL");
+    memset(out, 0, sizeof *out);
+    if (!ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare_system: ref is the one element, not a system "
+                                     "of bodies (stsl_compare compares its trajectories)");
+    stsl_h5_system c;
+    if (stsl_h5_system_read(candidate, &c, &e)) return stsl_api_err(err, &e);
+    stsl_cmp_sys_report p;
+    const char *name = ref->c.source[0] ? ref->c.source : "the reference";
+    int rc = stsl_cmp_systems(&ref->c, name, &c, isnan(event_window) ? -1 : event_window, &p, &e);
+    if (rc) {
+        stsl_h5_system_free(&c);
+        return stsl_api_err(err, &e);
+    }
+    rc = publish(&p, out); /* the names are the candidate's: before it is freed */
+    stsl_cmp_sys_report_free(&p);
+    stsl_h5_system_free(&c);
+    if (!rc) return STSL_RC_OK;
+    stsl_compare_system_free(out);
+    stsl_error_set(&e, STSL_ENOMEM, "stsl_compare_system: out of memory");
+    return stsl_api_err(err, &e);
 }

@@ -28,6 +28,7 @@ void stsl_result_free(stsl_result *r)
     free(r->events);
     free(r->ev_values);
     free(r->names);
+    free(r->err_cols);
     free(r);
 }
 
@@ -85,6 +86,10 @@ int stsl_api_result_take(stsl_result *r, const stsl_mem_result *m, stsl_error *e
     for (int c = 0; ok && c < r->n_cols; c++)
         ok = (r->cols[c] = alloc_col(r->n)) != NULL;
     ok = ok && take_names(r, &m->layout) && take_events(r, m);
+    if (ok && m->err_cols && r->n_cols > 0) {
+        size_t bytes = sizeof *r->err_cols * (size_t)r->n_cols;
+        if ((ok = (r->err_cols = malloc(bytes)) != NULL)) memcpy(r->err_cols, m->err_cols, bytes);
+    }
     if (!ok) return stsl_error_set(err, STSL_ENOMEM, "out of memory for a result");
     /* The summary (filled first) holds its own copies of the names (a
      * system's, or a file's "x[motor]", need not outlive the run or the
@@ -269,6 +274,9 @@ stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value, 
     for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
         if (strcmp(name, stats[i].name) == 0) return *value = stats[i].v, STSL_RC_OK;
     if (named_entry(s, name, value)) return STSL_RC_OK;
+    /* err_x[motor]: a column's own estimate (NaN when it has none). */
+    int c = strncmp(name, "err_", 4) == 0 ? col_index(r, name + 4) : -1;
+    if (c >= 0) return *value = r->err_cols ? r->err_cols[c] : NAN, STSL_RC_OK;
     char what[256];
     snprintf(what, sizeof what, "stsl_result_stat: no statistic '%.64s'", name);
     return stsl_api_bad_arg(err, what);

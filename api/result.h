@@ -20,6 +20,7 @@ struct stsl_result {
     int n_subjects;
     char **subject_names; /* what events are about (a system's contacts and stops) */
     void *names;          /* a result read from a file: the strings sum points into */
+    double *err_cols;     /* a verified run's estimate per column (n_cols), else NULL */
 };
 
 /* Fill the empty result `r` with the columns and events of `m`. */

@@ -62,7 +62,11 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     /* A system's power is not the friction-only figure the summary's
      * dissipated energy promises: NaN. */
     if (c->is_system) {
-        int rc = stsl_run_system_scheme(&c->system, &sim, &c->scheme, &s, NULL, err);
+        int rc =
+            c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN
+                ? stsl_run_system_scheme(&c->system, &sim, &c->scheme, &s, NULL, err)
+                : stsl_run_system_verified(&c->system, &sim, c->verify, &s, NULL,
+                                           sum->verify_message, sizeof sum->verify_message, err);
         sum->dissipated_energy = NAN;
         return rc;
     }

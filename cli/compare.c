@@ -57,10 +57,10 @@ static const char *const usage =
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
     "Two results of a system of bodies are compared member by member, matched by\n"
-    "name: x[body], v[body] errors, per contact the stuck-time overlap, its events and\n"
-    "its friction's energy, per stop its events (the reference's samples at the\n"
-    "candidate's times, linear between them; their bodies, contacts and stops must be\n"
-    "the same).\n"
+    "name: x[body], v[body] errors, per contact the stuck times (as info counts them)\n"
+    "and their overlap, its events and its friction's energy, per stop its events\n"
+    "(the reference re-run at the candidate's times as for the element; their bodies,\n"
+    "contacts and stops must be the same).\n"
     "exit codes: 0 ok, 2 bad input (file, line and column named), 3 the reference's\n"
     "re-run failed, 1 the report could not be written\n";
 static const stsl_cli_cmd cmd = {"stickslip compare", usage};
@@ -330,6 +330,28 @@ static int fail(const stsl_error *err, int code)
     return code;
 }
 
+/* The reference's /config, its relative table files next to the result:
+ * 0, or the exit code after the message. */
+static int load_reference(const char *path, stsl_h5_result *ref, stsl_config *cfg)
+{
+    stsl_error err = {0};
+    if (stsl_h5_read(path, ref, &err)) return fail(&err, 2);
+    if (!ref->config_yaml || !ref->config_yaml[0]) {
+        stsl_h5_result_free(ref);
+        stsl_error_set(&err, STSL_EINPUT, "%s: /config is empty: cannot re-run the reference",
+                       path);
+        return fail(&err, 2);
+    }
+    char dir[4096], origin[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(origin, sizeof origin, "%s:/config", path);
+    if (stsl_config_load_string(ref->config_yaml, origin, dirname(dir), NULL, 0, cfg, &err)) {
+        stsl_h5_result_free(ref);
+        return fail(&err, 2);
+    }
+    return 0;
+}
+
 /* Two results of systems of bodies: compared member by member (their
  * columns are named by their `names`, so --columns has nothing to say, and
  * their contacts' modes say when they are stuck). */
@@ -348,7 +370,15 @@ static int compare_systems(const cmp_args *a, int systems)
     if (a->stuck_velocity >= 0)
         return arg_error("%s", "--stuck-velocity: not for systems' results (their contacts' modes "
                                "say when they are stuck)");
-    return stsl_cli_compare_systems(&cmd, a->reference, a->candidate, a->event_window, a->output);
+    stsl_h5_result ref;
+    stsl_config cfg;
+    int code = load_reference(a->reference, &ref, &cfg);
+    if (code) return code;
+    code = stsl_cli_compare_systems(&cmd, &cfg, a->reference, a->candidate, a->event_window,
+                                    a->output);
+    stsl_config_free(&cfg);
+    stsl_h5_result_free(&ref);
+    return code;
 }
 
 int stsl_cli_compare(int argc, char **argv)
@@ -363,23 +393,8 @@ int stsl_cli_compare(int argc, char **argv)
     int systems = stsl_h5_is_system(a.reference) + stsl_h5_is_system(a.candidate);
     if (systems) return compare_systems(&a, systems);
     stsl_h5_result ref;
-    if (stsl_h5_read(a.reference, &ref, &err)) return fail(&err, 2);
-    if (!ref.config_yaml || !ref.config_yaml[0]) {
-        stsl_h5_result_free(&ref);
-        stsl_error_set(&err, STSL_EINPUT, "%s: /config is empty: cannot re-run the reference",
-                       a.reference);
-        return fail(&err, 2);
-    }
-    /* Relative table files of the configuration live next to the result. */
-    char dir[4096], origin[4200];
-    snprintf(dir, sizeof dir, "%s", a.reference);
-    snprintf(origin, sizeof origin, "%s:/config", a.reference);
     stsl_config cfg;
-    rc = stsl_config_load_string(ref.config_yaml, origin, dirname(dir), NULL, 0, &cfg, &err);
-    if (rc) {
-        stsl_h5_result_free(&ref);
-        return fail(&err, 2);
-    }
+    if ((rc = load_reference(a.reference, &ref, &cfg))) return rc;
     const char *const *nm = a.columns.names;
     stsl_cand_columns cols = {nm[STSL_ROLE_T], nm[STSL_ROLE_X], nm[STSL_ROLE_V], nm[STSL_ROLE_F]};
     stsl_candidate cand;

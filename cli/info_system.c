@@ -4,16 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-double stsl_system_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m,
-                           const char *value)
-{
-    int want = stsl_h5_group_value(g, value);
-    double total = 0.0;
-    for (long i = 0; want >= 0 && i + 1 < s->n_samples; i++)
-        if ((int)stsl_h5_group_at(g, i, m) == want) total += s->t[i + 1] - s->t[i];
-    return total;
-}
-
 /* Events of `kind` (NULL: any) about subject `index`. */
 static long count_events(const stsl_h5_system *s, const char *kind, int index)
 {
@@ -40,6 +30,29 @@ static void print_header(const stsl_h5_system *s, FILE *out)
             "Statistics:  %ld steps, %ld RHS evaluations, %ld guard evaluations, %ld events, "
             "%ld segments, wall time %.3f s\n",
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
+}
+
+/* A verified run's estimate (simulation.verify), largest over the bodies
+ * (each body's: /stats estimated_error_x[BODY], ...). */
+static void print_verify(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_stats *st = &s->stats;
+    const stsl_h5_group *x = stsl_h5_system_group(s, "x"), *v = stsl_h5_system_group(s, "v");
+    if (st->verify == STSL_VERIFY_NONE) return;
+    if (st->verify == STSL_VERIFY_FAILED) {
+        fprintf(out, "Est. error:  unknown: the check run at rtol %g failed\n", st->verify_rtol);
+        return;
+    }
+    fprintf(out,
+            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s, largest over the bodies "
+            "(check run at rtol %g; %s)\n",
+            st->err_event_time, s->time_units, st->err_x, x ? x->units : "", st->err_v,
+            v ? v->units : "", st->verify_rtol,
+            st->verify == STSL_VERIFY_MATCHED
+                ? "events matched"
+                : "EVENT SEQUENCES DIFFER, estimate over the events before the difference");
+    if (st->verify == STSL_VERIFY_MISMATCH)
+        fprintf(out, "             first differing event: number %ld\n", st->diff_event + 1);
 }
 
 /* Per body: final x, v and the range of x. */
@@ -80,7 +93,7 @@ static void print_contacts(const stsl_h5_system *s, FILE *out)
     fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %20s\n", cm->width, "contact", h[0],
             "stuck %", "sticks", "breakaways", h[1]);
     for (int m = 0; m < cm->width; m++) {
-        double stuck = stsl_system_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
+        double stuck = stsl_h5_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
         for (long i = 0; fr && m < fr->width && i < s->n_samples; i++)
             fmax_abs = fmax(fmax_abs, fabs(stsl_h5_group_at(fr, i, m)));
         fprintf(out, "  %-16s %18.9g %8.2f %8ld %10ld %20.9g\n", cm->members[m], stuck,
@@ -102,7 +115,7 @@ static void print_stops(const stsl_h5_system *s, FILE *out, int first_subject)
         int subj = first_subject + m;
         long contacts =
             count_events(s, "stop_contact", subj) + count_events(s, "contact_begin", subj);
-        double t_in = stsl_system_time_in(s, sm, m, "LOW") + stsl_system_time_in(s, sm, m, "HIGH");
+        double t_in = stsl_h5_time_in(s, sm, m, "LOW") + stsl_h5_time_in(s, sm, m, "HIGH");
         fprintf(out, "  %-16s %9ld %9ld %22.9g\n", sm->members[m], contacts,
                 count_events(s, "impact", subj), t_in);
     }
@@ -127,6 +140,7 @@ static void print_counts(const stsl_h5_system *s, FILE *out)
 void stsl_system_print_info(const stsl_h5_system *s, FILE *out, long max_events)
 {
     print_header(s, out);
+    print_verify(s, out);
     print_bodies(s, out);
     print_contacts(s, out);
     const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode");

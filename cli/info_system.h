@@ -13,10 +13,4 @@
 
 /* The tables of `s` to out. */
 void stsl_system_print_info(const stsl_h5_system *s, FILE *out, long max_events);
-/* Simulated time in which member m of the integer group g holds `value`:
- * sample i's value holds until sample i + 1 (an event instant's two rows
- * add nothing).  0 when the group has no such value name. */
-double stsl_system_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m,
-                           const char *value);
-
 #endif

@@ -279,7 +279,13 @@ static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_e
         cfg->sim.cancel = stsl_cli_interrupt_cancel;
         char check[STSL_ERRMSG_MAX + 256] = "";
         if (cfg->is_system)
-            rc = stsl_run_system_scheme(&cfg->system, &cfg->sim, &cfg->scheme, &sink, NULL, err);
+            /* A fixed-step scheme has no tolerance and runs unverified, as
+             * the element's does. */
+            rc = cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN
+                     ? stsl_run_system_scheme(&cfg->system, &cfg->sim, &cfg->scheme, &sink, NULL,
+                                              err)
+                     : stsl_run_system_verified(&cfg->system, &cfg->sim, cfg->verify, &sink, NULL,
+                                                check, sizeof check, err);
         else
             rc = stsl_run_verified(&cfg->element, &cfg->sim, &cfg->scheme, cfg->verify, &sink, NULL,
                                    check, sizeof check, err);

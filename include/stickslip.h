@@ -341,7 +341,10 @@ STSL_API const char *stsl_result_event_subject(const stsl_result *r, long i);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
  * "complete", "events.KIND", "mode_time.MODE", and of a verified run
- * "verify", "err_event_time", "err_x", "err_v" (stsl_summary).
+ * "verify", "err_event_time", "err_x", "err_v" (stsl_summary; a system's
+ * err_x, err_v are the largest over its bodies), and "err_COLUMN" for a
+ * column's own estimate ("err_x[motor]", "err_v[load]"; NaN for a column
+ * that has none or a run that was not verified).
  * STSL_RC_INPUT for an unknown name. */
 STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
                                   stsl_err *err);
@@ -404,6 +407,61 @@ STSL_API stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double
                               const double *v, const double *friction, long n,
                               double stuck_velocity, double event_window, stsl_compare_metrics *out,
                               stsl_err *err);
+
+/* ---- comparing two results of a system of bodies ---- */
+/* The report of `stickslip compare REF.h5 CAND.h5` for systems (its JSON's
+ * "bodies", "contacts" and "stops", the same names): per body the errors
+ * of x[body] and v[body] (candidate - reference), per contact the errors
+ * of its friction force and slip velocity, the stuck times as `info` counts them and their overlap,
+ * the events about it matched within the window, the energy its friction dissipated, per stop its
+ * events.  Members in the candidate's order, named as in its file. */
+typedef struct stsl_compare_body {
+    char name[64];
+    double max_abs_error_x, rms_error_x, final_error_x;
+    double max_abs_error_v, rms_error_v, final_error_v;
+} stsl_compare_body;
+
+typedef struct stsl_compare_events {
+    long events_matched, events_missed, events_spurious;
+    double max_event_time_error; /* NaN without matched events */
+} stsl_compare_events;
+
+typedef struct stsl_compare_contact {
+    char name[64];
+    double stuck_time_reference, stuck_time_candidate, stuck_iou;
+    double dissipated_energy_reference, dissipated_energy_candidate; /* NaN without the columns */
+    double max_abs_error_friction, rms_error_friction, final_error_friction;
+    double max_abs_error_slip_velocity, rms_error_slip_velocity, final_error_slip_velocity;
+    stsl_compare_events events;
+} stsl_compare_contact;
+
+typedef struct stsl_compare_stop {
+    char name[64];
+    stsl_compare_events events;
+} stsl_compare_stop;
+
+typedef struct stsl_compare_system_report {
+    long n_points, points_dropped;
+    double t_first, t_last, event_window;
+    int n_bodies, n_contacts, n_stops;
+    stsl_compare_body *bodies; /* owned: stsl_compare_system_free */
+    stsl_compare_contact *contacts;
+    stsl_compare_stop *stops;
+} stsl_compare_system_report;
+
+/* Judge the result file `candidate` (HDF5, `stickslip run -o` of a system)
+ * against the exact run of the system `ref`, exactly as `stickslip compare
+ * REF.h5 CANDIDATE` does with the configuration in REF.h5 (`ref` run again
+ * with the candidate's times as its output times).  event_window: < 0 or
+ * NaN for the command's default.  STSL_RC_INPUT naming the file for a file
+ * that is not a system's result or whose bodies, contacts or stops differ
+ * from `ref`'s; a failure of the re-run is its own code, its message
+ * starting "re-running the reference: ".  On failure *out holds nothing to
+ * free. */
+STSL_API stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate,
+                                     double event_window, stsl_compare_system_report *out,
+                                     stsl_err *err);
+STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-safe */
 
 #ifdef __cplusplus
 }

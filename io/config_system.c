@@ -494,11 +494,6 @@ int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
     if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN &&
         stsl_fixed_step_system_check(&cfg->system, &cfg->sim, &cfg->scheme, err))
         return stsl_error_wrap(err, "%s", cfg->source);
-    if (cfg->verify != STSL_VERIFY_OFF)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: simulation.verify (run --verify) is not available for a "
-                              "system of bodies yet (issue 14): run it without",
-                              cfg->source);
     return STSL_OK;
 }
 

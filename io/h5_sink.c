@@ -75,7 +75,12 @@ typedef struct h5_sink {
     char **subject_names; /* n_subjects, copied */
     int no_layout;        /* end() before begin(): the element's empty layout */
     char err_units[192];  /* the estimated errors' units attribute (write_verify) */
+    char *flat_names;     /* a grouped layout: n_cols names of FLAT_NAME_LEN ("x[motor]") */
 } h5_sink;
+
+/* Room for a grouped column's flat name: a group, a member name of at most
+ * 63 bytes (STSL_BODY_NAME_MAX), brackets. */
+#define FLAT_NAME_LEN 128
 
 /* ---- HDF5 helpers ---------------------------------------------------------- */
 
@@ -417,8 +422,15 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
 
     h->n_cols = l->n_cols;
     h->n_modes = l->n_modes;
-    h->ix = stsl_layout_find(l, "x");
-    h->iv = stsl_layout_find(l, "v");
+    /* The element's x and v, or a system's first body's (the same units). */
+    int gx = stsl_layout_find_group(l, "x"), gv = stsl_layout_find_group(l, "v");
+    h->ix = gx >= 0 ? l->groups[gx].first : stsl_layout_find(l, "x");
+    h->iv = gv >= 0 ? l->groups[gv].first : stsl_layout_find(l, "v");
+    if (l->n_groups > 0 && l->n_cols > 0) {
+        if (!(h->flat_names = calloc((size_t)l->n_cols, FLAT_NAME_LEN))) goto nomem;
+        for (int c = 0; c < l->n_cols; c++)
+            stsl_layout_flat_name(l, c, h->flat_names + (size_t)c * FLAT_NAME_LEN, FLAT_NAME_LEN);
+    }
     snprintf(h->err_units, sizeof h->err_units,
              "estimated_error_event_time [%s], estimated_error_x [%s], estimated_error_v [%s]",
              l->time_units ? l->time_units : "", h->ix >= 0 ? l->cols[h->ix].units : "",
@@ -552,6 +564,15 @@ static int write_verify(h5_sink *h, hid_t g, const stsl_stats *st)
     if (st->verify == STSL_VERIFY_MISMATCH &&
         stsl_h5_put_attr_i64(g, "verify_first_difference", st->diff_event) < 0)
         return -1;
+    /* A system's estimate per body: estimated_error_x[motor], ... (the
+     * element's one body is estimated_error_x, v above). */
+    for (int c = 0; st->err_cols && h->flat_names && c < h->n_cols; c++) {
+        char name[FLAT_NAME_LEN + 24];
+        snprintf(name, sizeof name, "estimated_error_%s",
+                 h->flat_names + (size_t)c * FLAT_NAME_LEN);
+        if (!isnan(st->err_cols[c]) && stsl_h5_put_attr_f64(g, name, st->err_cols[c]) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -669,6 +690,7 @@ static void h5_destroy(void *self)
         for (int i = 0; i < h->n_subjects; i++)
             free(h->subject_names[i]);
     free(h->subject_names);
+    free(h->flat_names);
     free(h->buf);
     free(h->mbuf);
     free(h->pack);

@@ -15,6 +15,8 @@
 
 #include "io/h5_read.h"
 #include "io/h5_types.h"
+#include "io/mem_sink.h"
+#include "models/validation.h"
 
 /* Dataset c of the file into g (data, members, value names): its values
  * taken from *data when given, else read from the file. */
@@ -180,4 +182,99 @@ int stsl_h5_group_value(const stsl_h5_group *g, const char *value)
     for (int k = 0; k < g->n_values; k++)
         if (!strcmp(g->values[k], value)) return k;
     return -1;
+}
+
+/* ---- a run's rows as a result -------------------------------------------------- */
+
+/* Columns [first, first + width) of `rows` into g (a group of the layout
+ * when lg is given, else the column of its own `c`). */
+static int group_of_rows(const stsl_layout *l, const stsl_col_group *lg, int c, const double *rows,
+                         long n, stsl_h5_group *g)
+{
+    int first = lg ? lg->first : c, width = lg ? lg->width : 1;
+    const stsl_column *col = &l->cols[first];
+    snprintf(g->name, sizeof g->name, "%s", lg ? lg->name : col->name);
+    snprintf(g->units, sizeof g->units, "%s", lg ? lg->units : col->units ? col->units : "");
+    const char *ln = lg ? lg->long_name : col->long_name;
+    snprintf(g->long_name, sizeof g->long_name, "%s", ln ? ln : "");
+    g->two_d = lg != NULL;
+    g->width = width;
+    g->members = calloc((size_t)width, sizeof *g->members);
+    g->data = malloc(sizeof *g->data * ((size_t)n * (size_t)width + 1));
+    if (!g->members || !g->data) return -1;
+    for (int m = 0; m < width; m++)
+        snprintf(g->members[m], sizeof g->members[m], "%s", lg ? lg->member_names[m] : g->name);
+    for (int k = 0; lg && k < lg->n_value_names && k < STSL_H5S_MAX_VALUES; k++)
+        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", lg->value_names[k]);
+    for (long i = 0; i < n; i++)
+        for (int m = 0; m < width; m++)
+            g->data[(size_t)i * (size_t)width + (size_t)m] =
+                rows[(size_t)i * (size_t)l->n_cols + (size_t)(first + m)];
+    return 0;
+}
+
+static int take_run_events(const stsl_mem_result *mr, stsl_h5_system *s)
+{
+    const stsl_layout *l = &mr->layout;
+    if (!(s->events = calloc((size_t)mr->n_events + 1, sizeof *s->events))) return -1;
+    s->n_events = mr->n_events;
+    for (long i = 0; i < mr->n_events; i++) {
+        const stsl_mem_event *e = &mr->events[i];
+        stsl_h5_sys_event *o = &s->events[i];
+        o->t = e->t;
+        snprintf(o->kind, sizeof o->kind, "%s",
+                 e->kind >= 0 && e->kind < l->n_kinds ? l->kind_names[e->kind] : "?");
+        o->index = e->subject - 1;
+        snprintf(o->name, sizeof o->name, "%s",
+                 e->subject > 0 ? l->subject_names[e->subject - 1] : "");
+    }
+    return 0;
+}
+
+int stsl_h5_system_of_run(const char *name, const stsl_mem_result *mr, const double *t,
+                          const double *rows, long n, stsl_h5_system *s, stsl_error *err)
+{
+    const stsl_layout *l = &mr->layout;
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", name);
+    snprintf(s->time_units, sizeof s->time_units, "%s", l->time_units ? l->time_units : "");
+    s->complete = mr->complete;
+    s->stats = mr->stats;
+    s->stats.err_cols = NULL;
+    int ok = (s->t = malloc(sizeof *s->t * (size_t)(n + 1))) != NULL && take_run_events(mr, s) == 0;
+    if (ok) memcpy(s->t, t, sizeof *s->t * (size_t)n);
+    s->n_samples = n;
+    for (int c = 0; ok && c < l->n_cols; c++) {
+        int gi = stsl_layout_group_of(l, c);
+        if (gi >= 0 && l->groups[gi].first != c) continue; /* inside a group already taken */
+        if (s->n_groups == STSL_H5S_MAX_GROUPS) {
+            stsl_h5_system_free(s);
+            return stsl_error_set(err, STSL_EINPUT, "%s: more than %d datasets", name,
+                                  STSL_H5S_MAX_GROUPS);
+        }
+        ok = group_of_rows(l, gi >= 0 ? &l->groups[gi] : NULL, c, rows, n,
+                           &s->groups[s->n_groups++]) == 0;
+    }
+    if (ok) return STSL_OK;
+    stsl_h5_system_free(s);
+    return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld samples", name, n);
+}
+
+void stsl_h5_group_flags(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value,
+                         unsigned char *flags)
+{
+    int want = g ? stsl_h5_group_value(g, value) : -1;
+    for (long i = 0; i < s->n_samples; i++)
+        flags[i] = (unsigned char)(want >= 0 && (int)stsl_h5_group_at(g, i, m) == want);
+}
+
+double stsl_h5_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value)
+{
+    unsigned char *f = malloc((size_t)s->n_samples + 1);
+    if (!f) return NAN;
+    stsl_h5_group_flags(s, g, m, value, f);
+    stsl_cmp_stuck held;
+    stsl_compare_stuck_held(s->t, f, f, s->n_samples, &held);
+    free(f);
+    return held.ref_time;
 }

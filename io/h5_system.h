@@ -77,4 +77,22 @@ static inline double stsl_h5_group_at(const stsl_h5_group *g, long i, int m)
 /* Number of the value name `value` of an integer group, or -1. */
 int stsl_h5_group_value(const stsl_h5_group *g, const char *value);
 
+/* A run's rows as the result the tools read (`name` for messages): the
+ * groups of the memory sink's layout (its own columns as groups of one
+ * member), n samples at t of the rows (n x layout.n_cols, row-major), the
+ * run's events with their subjects and its statistics.  Everything is
+ * copied; on failure *s holds nothing to free. */
+struct stsl_mem_result;
+int stsl_h5_system_of_run(const char *name, const struct stsl_mem_result *mr, const double *t,
+                          const double *rows, long n, stsl_h5_system *s, stsl_error *err);
+/* flags[i] (n_samples of them) = 1 where member m of the integer group g
+ * holds `value` (all 0 when g is NULL or has no such value name). */
+void stsl_h5_group_flags(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value,
+                         unsigned char *flags);
+/* Simulated time in which member m of g holds `value`: sample i's value
+ * holds until sample i + 1 (stsl_compare_stuck_held, models/validation.h:
+ * an event instant's two rows add nothing), the rule of `stickslip info`
+ * and of the comparison of systems.  NaN when out of memory. */
+double stsl_h5_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value);
+
 #endif

@@ -96,6 +96,14 @@ static int mem_end(void *self, const stsl_stats *st, int complete, const char *m
     mem_sink *m = self;
     if (m->r.ended) return stsl_error_set(err, STSL_EINPUT, "memory sink: ended twice");
     if (st) m->r.stats = *st;
+    /* The estimate per column is the verified run's, valid during end(). */
+    if (st && st->err_cols && m->r.n_cols > 0) {
+        size_t bytes = sizeof *m->r.err_cols * (size_t)m->r.n_cols;
+        if (!(m->r.err_cols = malloc(bytes)))
+            return stsl_error_set(err, STSL_ENOMEM, "memory sink: out of memory");
+        memcpy(m->r.err_cols, st->err_cols, bytes);
+    }
+    m->r.stats.err_cols = m->r.err_cols;
     m->r.complete = complete ? 1 : 0;
     snprintf(m->r.message, sizeof m->r.message, "%s", complete || !message ? "" : message);
     m->r.ended = 1;
@@ -108,6 +116,7 @@ static void mem_destroy(void *self)
     if (!m) return;
     free(m->r.t);
     free(m->r.mode);
+    free(m->r.err_cols);
     free(m->r.cols);
     for (long i = 0; i < m->r.n_events; i++)
         free(m->r.events[i].before);

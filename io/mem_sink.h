@@ -22,7 +22,8 @@ typedef struct stsl_mem_result {
     double *cols; /* n_samples * n_cols, row-major */
     long n_events;
     stsl_mem_event *events;
-    stsl_stats stats;
+    stsl_stats stats; /* stats.err_cols: err_cols below */
+    double *err_cols; /* a verified run's estimate per column (n_cols), else NULL */
     int ended, complete;
     char message[1024];
 } stsl_mem_result;

@@ -173,8 +173,12 @@ static int rec_end(void *self, const stsl_stats *st, int complete, const char *m
     int rc = reserve(r, 1 + 1 + sizeof zero + sizeof(int32_t) + str_size(message), err);
     if (rc) return rc;
     put(r, &(unsigned char){R_END}, 1);
+    /* A pointer means nothing in a record: a verified run's estimate per
+     * column (valid during end() only) is not kept, its largest values are. */
+    stsl_stats copy = st ? *st : zero;
+    copy.err_cols = NULL;
     put(r, &(unsigned char){st != NULL}, 1);
-    put(r, st ? st : &zero, sizeof zero);
+    put(r, &copy, sizeof copy);
     put_i32(r, complete);
     put_str(r, message);
     r->ended = 1;
@@ -394,6 +398,7 @@ static int replay_one(reader *rd, replay *rp, stsl_sink *into, int *ended, stsl_
         stsl_stats st;
         get(rd, &flag, 1);
         get(rd, &st, sizeof st);
+        st.err_cols = NULL; /* a record never holds one (rec_end): not even from a bad file */
         int complete = get_i32(rd);
         const char *msg = get_str(rd);
         *ended = 1;

@@ -726,7 +726,9 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     r.sch = sch;
     r.sink = sink;
     r.out = sink && sink->ops;
-    r.m = stsl_multibody_create(s, sim->rtol, sim->atol, err);
+    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
+     * the element's scheme does), not the event-driven engine's base frame. */
+    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, 1, err);
     if (!r.m) return err ? err->code : STSL_EINPUT;
     r.model = stsl_multibody_model(r.m);
     r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;

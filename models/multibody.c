@@ -2375,6 +2375,12 @@ static int make_signals(stsl_multibody *m, stsl_error *err)
 stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
                                       stsl_error *err)
 {
+    return stsl_multibody_create_in(s, rtol, atol, 0, err);
+}
+
+stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, double atol,
+                                         int absolute, stsl_error *err)
+{
     stsl_multibody *m = calloc(1, sizeof *m);
     if (!m) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
@@ -2414,7 +2420,7 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     for (int k = 0; k < s->n_couplings; k++)
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
-    m->frame = in_base_frame(m);
+    m->frame = absolute ? 0 : in_base_frame(m);
     m->yabs = malloc((size_t)m->n * sizeof *m->yabs);
     if (!m->yabs) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");

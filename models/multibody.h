@@ -50,6 +50,11 @@ typedef struct stsl_multibody stsl_multibody;
  * for the resolution of rebounds off rigid stops.  NULL with err filled. */
 stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double atol,
                                       stsl_error *err);
+/* The same, with `absolute` 1: the state is the bodies' absolute positions
+ * and velocities even where the engine would integrate in the base's frame
+ * (stsl_multibody_in_base_frame), as the fixed-step schemes step them. */
+stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, double atol,
+                                         int absolute, stsl_error *err);
 void stsl_multibody_free(stsl_multibody *m);
 const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
 /* (x0 of every body, v0 of every body, 0 for every LuGre bristle state):

@@ -45,20 +45,33 @@ void stsl_compare_errors(const double *t, const double *xr, const double *vr, co
 
 /* ---- stuck time ------------------------------------------------------------------ */
 
-void stsl_compare_stuck(const double *t, const unsigned char *ref_stuck,
-                        const unsigned char *cand_stuck, long n, stsl_cmp_stuck *out)
+/* both_ends = 1: an interval counts when its two samples say so; 0: its first. */
+static void stuck_figures(const double *t, const unsigned char *rs, const unsigned char *cs, long n,
+                          int both_ends, stsl_cmp_stuck *out)
 {
     memset(out, 0, sizeof *out);
     for (long i = 0; i + 1 < n; i++) {
         double dt = t[i + 1] - t[i];
-        int r = ref_stuck[i] && ref_stuck[i + 1];
-        int c = cand_stuck[i] && cand_stuck[i + 1];
+        int r = rs[i] && (!both_ends || rs[i + 1]);
+        int c = cs[i] && (!both_ends || cs[i + 1]);
         if (r) out->ref_time += dt;
         if (c) out->cand_time += dt;
         if (r && c) out->intersection += dt;
         if (r || c) out->union_ += dt;
     }
     out->iou = out->union_ > 0 ? out->intersection / out->union_ : 1.0;
+}
+
+void stsl_compare_stuck(const double *t, const unsigned char *ref_stuck,
+                        const unsigned char *cand_stuck, long n, stsl_cmp_stuck *out)
+{
+    stuck_figures(t, ref_stuck, cand_stuck, n, 1, out);
+}
+
+void stsl_compare_stuck_held(const double *t, const unsigned char *ref_stuck,
+                             const unsigned char *cand_stuck, long n, stsl_cmp_stuck *out)
+{
+    stuck_figures(t, ref_stuck, cand_stuck, n, 0, out);
 }
 
 /* ---- events ------------------------------------------------------------------ */

@@ -39,6 +39,14 @@ typedef struct stsl_cmp_stuck {
 void stsl_compare_stuck(const double *t, const unsigned char *ref_stuck,
                         const unsigned char *cand_stuck, long n, stsl_cmp_stuck *out);
 
+/* The same figures by the rule of a result's own rows (`stickslip info`'s
+ * time in a mode, and the comparison of systems' results): sample i's
+ * flag holds until sample i + 1.  On rows that hold both sides of every
+ * event (a stickslip result: the two rows of an event instant add no
+ * time) the times are then exact, whatever the grid between events. */
+void stsl_compare_stuck_held(const double *t, const unsigned char *ref_stuck,
+                             const unsigned char *cand_stuck, long n, stsl_cmp_stuck *out);
+
 /* Event classes: kinds that are compatible for matching.  A candidate
  * without an event list (a CSV) can only see the element come to rest,
  * start moving, or turn round; the reference's finer kinds map onto those. */

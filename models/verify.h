@@ -17,6 +17,7 @@
 
 #include "models/element.h"
 #include "models/fixed_step.h"
+#include "models/system.h"
 #include "solver/hybrid.h"
 
 typedef enum stsl_verify_mode {
@@ -44,5 +45,13 @@ void stsl_verify_tolerances(double rtol, double atol, double *rtol_check, double
 int stsl_run_verified(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                       const stsl_scheme_opts *sch, stsl_verify_mode mode, stsl_sink *sink,
                       stsl_stats *stats, char *check_msg, size_t n, stsl_error *err);
+
+/* The same for a system of bodies (stsl_run_system; resolved and
+ * checked): the check run at the same tolerances, the events paired by
+ * order and by the contact or stop they are about, the estimate per body
+ * (x[body], v[body]: stsl_stats.err_cols, the largest in err_x, err_v). */
+int stsl_run_system_verified(const stsl_system *s, const stsl_hsolver_opts *sim,
+                             stsl_verify_mode mode, stsl_sink *sink, stsl_stats *stats,
+                             char *check_msg, size_t n, stsl_error *err);
 
 #endif

@@ -92,10 +92,16 @@ typedef struct stsl_stats {
     int verify;            /* stsl_verify_status */
     double verify_rtol;    /* rtol of the check run */
     double err_event_time; /* largest |t - t_check| of paired events (time units) */
-    double err_x, err_v;   /* largest |x - x_check|, |v - v_check| after events and at the end */
+    double err_x, err_v;   /* largest |x - x_check|, |v - v_check| after events and at the end
+                              (a system: the largest over its bodies) */
     long diff_event;       /* STSL_VERIFY_MISMATCH: index of the first event that differs */
     double diff_t[2];      /* ... its time in this run and in the check run (NaN: none) */
     int diff_kind[2];      /* ... its kind in both (-1: that run has no such event) */
+    /* err_x, err_v per output column, layout.n_cols values: for the element's
+     * x and v, a system's x[body] and v[body]; NaN for the columns not
+     * estimated.  Borrowed from the verified run and valid only while the
+     * sink's end() runs (NULL elsewhere and when not verified). */
+    const double *err_cols;
     /* The exact extrema of the output columns that are state components
      * (stsl_hmodel.col_state), when the solver was asked for them
      * (stsl_hsolver_opts.track_extrema): the smallest and largest value

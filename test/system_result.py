@@ -54,11 +54,9 @@ def _inside(t, spans, after):
     return m
 
 
-def rows(shift=0.0):
-    """Sample times and, per row, whether it is the 'after' row of an event
-    (shift moves the grid points between 0 and 1 off the reference's)."""
+def rows():
+    """Sample times and, per row, whether it is the 'after' row of an event."""
     grid = np.round(np.arange(0, 101) * 0.01, 12)
-    grid[1:-1] += shift
     ev = sorted({e[0] for e in EVENTS})
     t, after = [], []
     for x in grid:
@@ -71,13 +69,12 @@ def rows(shift=0.0):
     return np.array(t), np.array(after)
 
 
-def data(scale=1.0, shift=0.0):
-    """The trajectory's arrays (scale multiplies the load's position: a
-    candidate that differs from the reference in known numbers)."""
-    t, after = rows(shift)
-    x = np.stack([np.sin(2 * np.pi * t), scale * 0.5 * t ** 2], axis=1)
-    v = np.stack([2 * np.pi * np.cos(2 * np.pi * t), scale * t], axis=1)
-    a = np.stack([-(2 * np.pi) ** 2 * np.sin(2 * np.pi * t), scale * np.ones_like(t)], axis=1)
+def data():
+    """The trajectory's arrays."""
+    t, after = rows()
+    x = np.stack([np.sin(2 * np.pi * t), 0.5 * t ** 2], axis=1)
+    v = np.stack([2 * np.pi * np.cos(2 * np.pi * t), t], axis=1)
+    a = np.stack([-(2 * np.pi) ** 2 * np.sin(2 * np.pi * t), np.ones_like(t)], axis=1)
     cm = np.empty((len(t), 2), np.int8)
     cm[:, 0] = np.where(_inside(t, STUCK[0], after), 0, 1)
     cm[:, 1] = np.where(_inside(t, STUCK[1], after), 0, 2)
@@ -90,14 +87,11 @@ def data(scale=1.0, shift=0.0):
             "contact_mode": cm, "stop_reaction": sr, "stop_mode": sm, "x_base": 0 * t, "v_base": 0 * t}
 
 
-def write(path, scale=1.0, bodies=None, complete=True, events=None, contacts=None, shift=0.0):
-    """Write the system result to `path`; bodies and contacts rename them (a
-    mismatch for compare), events replaces EVENTS (not the samples), shift
-    and scale as data() takes them."""
-    bodies = bodies or BODIES
-    contacts = contacts or CONTACTS
-    events = EVENTS if events is None else events
-    d = data(scale, shift)
+def write(path, complete=True):
+    """Write the system result to `path` (complete = False: marked
+    incomplete, with a message)."""
+    bodies, contacts, events = BODIES, CONTACTS, EVENTS
+    d = data()
     subjects = contacts + STOPS
     groups = {  # name: (units, long_name, members, value names)
         "x": ("m", "position", bodies, None),

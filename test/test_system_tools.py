@@ -106,8 +106,33 @@ class Info(unittest.TestCase):
                          "'names' with one name per column (2)")
 
 
+def info_stuck(path, contact):
+    """`info`'s time stuck of `contact` as its 9 significant digits."""
+    p = run("info", path)
+    assert p.returncode == 0, p.stderr
+    return float(table_row(p.stdout, contact)[1])
+
+
+def time_held(t, mode, value):
+    """Time in which `mode` holds `value`, row i until row i + 1, summed in
+    row order as `info` sums it (the same doubles, the same additions)."""
+    total = 0.0
+    for i in range(len(t) - 1):
+        if mode[i] == value:
+            total += float(t[i + 1] - t[i])
+    return total
+
+
 class Compare(unittest.TestCase):
-    """Two systems' results member by member: x[body], v[body], contacts, stops."""
+    """Two systems' results member by member: x[body], v[body], contacts,
+    stops; the reference (examples/servo_backlash.yaml: three bodies, two
+    contacts, a backlash stop, 65 events) re-run at the candidate's times."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ref = os.path.join(TMP, "servo.h5")
+        p = run("run", os.path.join(ROOT, "examples", "servo_backlash.yaml"), "-o", cls.ref, "--quiet")
+        assert p.returncode == 0, p.stderr
 
     def compare(self, ref, cand, *extra, code=0):
         out = os.path.join(TMP, "report.json")
@@ -119,91 +144,140 @@ class Compare(unittest.TestCase):
         with open(out, encoding="utf-8") as f:
             return p, json.load(f)
 
+    def copy(self, name, edit):
+        """A copy of the reference's file, changed by edit(h5py file)."""
+        import h5py
+        path = os.path.join(TMP, name)
+        shutil.copyfile(self.ref, path)
+        with h5py.File(path, "a") as f:
+            edit(f)
+        return path
+
+    def check_stuck_times(self, rep, path):
+        """Both stuck times of every contact are `info`'s of the same file:
+        the same rule (a row's mode holds until the next row) on the same
+        rows, summed in the same order, so equal to the last bit."""
+        import h5py
+        with h5py.File(path, "r") as f:
+            t, modes = f["trajectory/t"][:], f["trajectory/contact_mode"][:]
+            names = dict(reversed(n.split()) for n in f["trajectory/contact_mode"].attrs["mode_names"].split(","))
+            stuck = int(names["STUCK"])
+        for k, c in enumerate(rep["contacts"]):
+            want = time_held(t, modes[:, k], stuck)
+            self.assertEqual(c["stuck_time_reference"], want, c["name"])
+            self.assertEqual(c["stuck_time_candidate"], want, c["name"])
+            self.assertEqual(float(f"{want:.9g}"), info_stuck(path, c["name"]))
+            self.assertEqual(c["stuck_iou"], 1.0)
+
+    def check_contacts_unchanged(self, rep):
+        """Friction and slip velocity are the reference's: errors exactly 0."""
+        for c in rep["contacts"]:
+            for k in ("friction", "slip_velocity"):
+                for e in ("max_abs_error_", "rms_error_", "final_error_"):
+                    self.assertEqual(c[e + k], 0.0, (c["name"], e + k))
+
     def test_identical_files_agree_exactly(self):
-        ref = sr.write(os.path.join(TMP, "ref.h5"))
-        p, rep = self.compare(ref, ref)
-        self.assertEqual(rep["n_points"], 108)
-        self.assertEqual([b["name"] for b in rep["bodies"]], sr.BODIES)
+        """The re-run at the file's own times is the run that wrote it (the
+        same steps: output times are read off the dense output): every
+        error exactly 0, every event matched at dt 0."""
+        p, rep = self.compare(self.ref, self.ref)
+        self.assertIn("its /config re-run at the candidate's", p.stdout)
+        self.assertEqual([b["name"] for b in rep["bodies"]], ["motor", "gear", "load"])
         for b in rep["bodies"]:
             for k, v in b.items():
                 if k != "name":
                     self.assertEqual(v, 0.0, (b["name"], k))
-        for c, want in zip(rep["contacts"], (0.4, 0.3)):
-            self.assertAlmostEqual(c["stuck_time_reference"], want, places=12)
-            self.assertEqual(c["stuck_time_reference"], c["stuck_time_candidate"])
-            self.assertEqual(c["stuck_iou"], 1.0)
-            self.assertEqual(c["dissipated_energy_reference"], c["dissipated_energy_candidate"])
+        self.check_stuck_times(rep, self.ref)
+        self.check_contacts_unchanged(rep)
+        for c in rep["contacts"] + rep["stops"]:
             self.assertEqual((c["events_missed"], c["events_spurious"]), (0, 0))
-        self.assertEqual([c["events_matched"] for c in rep["contacts"]], [3, 2])
-        self.assertEqual(rep["stops"], [{"name": "backlash", "events_matched": 3, "events_missed": 0,
-                                         "events_spurious": 0, "max_event_time_error": 0.0}])
-        self.assertIn("x[motor]", p.stdout)
-        self.assertIn("v[load]", p.stdout)
+            self.assertEqual(c["max_event_time_error"], 0.0)
+        for c in rep["contacts"]:
+            self.assertEqual(c["dissipated_energy_reference"], c["dissipated_energy_candidate"])
+        # 65 events: 33 about the motor's bearing, 11 the load's guide, 21 the stop.
+        self.assertEqual([c["events_matched"] for c in rep["contacts"] + rep["stops"]], [33, 11, 21])
 
-    def test_errors_per_column_are_the_closed_form(self):
-        """The candidate's load moves 1.1 times as far: x error 0.05 t^2,
-        v error 0.1 t; the motor's columns are equal."""
-        ref, cand = sr.write(os.path.join(TMP, "ref.h5")), sr.write(os.path.join(TMP, "c11.h5"), scale=1.1)
-        _, rep = self.compare(ref, cand)
-        motor, load = rep["bodies"]
-        self.assertEqual((motor["max_abs_error_x"], motor["max_abs_error_v"]), (0.0, 0.0))
-        # 1.1 * 0.5 - 0.5 and 1.1 - 1 in doubles: a few ulps of 0.05 and 0.1.
-        self.assertAlmostEqual(load["max_abs_error_x"], 0.05, delta=1e-15)
-        self.assertAlmostEqual(load["final_error_x"], 0.05, delta=1e-15)
-        self.assertAlmostEqual(load["max_abs_error_v"], 0.1, delta=1e-15)
-        # Time-weighted RMS by the trapezoidal rule on the file's rows ...
-        t = sr.rows()[0]
-        ex = 0.05 * t ** 2
-        self.assertAlmostEqual(load["rms_error_x"], np.sqrt(np.trapz(ex ** 2, t)), delta=1e-15)
-        # ... close to the integral's closed form sqrt(0.05^2 / 5): the rule's
-        # error is h^2/12 [f']_0^1 = 8e-8 on 5e-4 at h = 0.01 (below 1e-4 relative).
-        self.assertLess(abs(load["rms_error_x"] / np.sqrt(0.05 ** 2 / 5) - 1), 1e-4)
-        # Stuck intervals and events are the same: only the clutch's energy
-        # differs (its slip velocity is the motor's minus the load's).
-        self.assertEqual([c["stuck_iou"] for c in rep["contacts"]], [1.0, 1.0])
-        c0, clutch = rep["contacts"]
-        self.assertEqual(c0["dissipated_energy_reference"], c0["dissipated_energy_candidate"])
-        self.assertNotEqual(clutch["dissipated_energy_reference"], clutch["dissipated_energy_candidate"])
+    def test_positions_shifted_by_a_millimetre(self):
+        """Every position + 1e-3: the position error is 1e-3 for every body,
+        the velocity error exactly 0, stuck times still info's."""
+        import h5py
+        with h5py.File(self.ref, "r") as f:
+            x = f["trajectory/x"][:]
 
-    def test_between_reference_samples_values_are_linear(self):
-        """A candidate sampled half a step off the reference's grid, with the
-        exact values there: the motor's x = sin(2 pi t) from the reference is
-        linear between samples, off by at most h^2/8 max|x''| = 4.93e-4."""
-        ref = sr.write(os.path.join(TMP, "ref.h5"))
-        cand = sr.write(os.path.join(TMP, "shift.h5"), shift=0.005)
-        _, rep = self.compare(ref, cand)
-        err = rep["bodies"][0]["max_abs_error_x"]
-        self.assertGreater(err, 1e-4)
-        self.assertLessEqual(err, 0.01 ** 2 / 8 * (2 * np.pi) ** 2)
-        # t^2 / 2 of the load: interpolation error h^2/8 x'' = 1.25e-5 exactly.
-        self.assertAlmostEqual(rep["bodies"][1]["max_abs_error_x"], 0.01 ** 2 / 8, delta=1e-12)
+        def shift(f):
+            f["trajectory/x"][...] = x + 1e-3
+        cand = self.copy("servo_mm.h5", shift)
+        _, rep = self.compare(self.ref, cand)
+        # The error is fl(fl(x + d) - x) (IEEE doubles here and in C alike):
+        # d within (|x| + 2 d) 2^-53 per rounding, two roundings: at
+        # max |x| = 1.19 rad below 3e-16.  Asserted both ways: the exact
+        # doubles numpy computes, and their distance from 1e-3.
+        e = (x + 1e-3) - x
+        for k, b in enumerate(rep["bodies"]):
+            bound = 2 * (np.max(np.abs(x[:, k])) + 2e-3) * 2.0 ** -53
+            self.assertEqual(b["max_abs_error_x"], np.max(np.abs(e[:, k])))
+            self.assertEqual(b["final_error_x"], e[-1, k])
+            for key in ("max_abs_error_x", "final_error_x", "rms_error_x"):
+                self.assertLessEqual(abs(b[key] - 1e-3), bound, (b["name"], key))
+            for key in ("max_abs_error_v", "rms_error_v", "final_error_v"):
+                self.assertEqual(b[key], 0.0, (b["name"], key))
+        self.check_stuck_times(rep, cand)
+        self.check_contacts_unchanged(rep)
 
     def test_events_per_subject(self):
-        ref = sr.write(os.path.join(TMP, "ref.h5"))
-        events = [e for e in sr.EVENTS if e != (0.7, "breakaway", 0)]  # one missed
-        events = [(0.31, k, s) if (t, k, s) == (0.3, "stick", 1) else (t, k, s) for t, k, s in events]
-        cand = sr.write(os.path.join(TMP, "ev.h5"), events=events)
-        _, rep = self.compare(ref, cand)
-        c0, clutch = rep["contacts"]
-        self.assertEqual((c0["events_matched"], c0["events_missed"], c0["events_spurious"]), (2, 1, 0))
-        self.assertEqual((clutch["events_matched"], clutch["events_missed"]), (2, 0))
-        self.assertAlmostEqual(clutch["max_event_time_error"], 0.01, delta=1e-15)
+        """One breakaway of the load's guide removed, one stick 2 ms late:
+        missed once, and matched with that time error (inside the default
+        window of 5 median steps, 5 ms)."""
+        import h5py
+        with h5py.File(self.ref, "r") as f:
+            ev = f["events"][:]
+        names = [n.decode() if isinstance(n, bytes) else n for n in ev["name"]]
+        guide = [i for i, n in enumerate(names) if n == "contacts.1"]
+        drop = [i for i in guide if ev["kind"][i] == b"breakaway"][-1]
+        late = [i for i in guide if ev["kind"][i] == b"stick"][0]
+
+        def edit(f):
+            e, attrs = f["events"], dict(f["events"].attrs)
+            rows = ev.copy()
+            rows["t"][late] += 0.002
+            rows = np.delete(rows, drop)
+            dtype = e.dtype
+            del f["events"]
+            d = f.create_dataset("events", data=rows, dtype=dtype, maxshape=(None,), chunks=True)
+            for k, v in attrs.items():
+                d.attrs[k] = v
+        cand = self.copy("servo_ev.h5", edit)
+        _, rep = self.compare(self.ref, cand)
+        c0, guide_rep = rep["contacts"]
+        self.assertEqual((c0["events_matched"], c0["events_missed"], c0["events_spurious"]), (33, 0, 0))
+        self.assertEqual((guide_rep["events_matched"], guide_rep["events_missed"],
+                          guide_rep["events_spurious"]), (10, 1, 0))
+        # t + 0.002 - t: 0.002 to a few ulps of t = 0.05.
+        self.assertAlmostEqual(guide_rep["max_event_time_error"], 0.002, delta=1e-16)
         # A window below the shift: the stick is missed and spurious.
-        _, rep = self.compare(ref, cand, "--event-window", "0.005")
-        clutch = rep["contacts"][1]
-        self.assertEqual((clutch["events_matched"], clutch["events_missed"], clutch["events_spurious"]),
-                         (1, 1, 1))
+        _, rep = self.compare(self.ref, cand, "--event-window", "0.001")
+        g = rep["contacts"][1]
+        self.assertEqual((g["events_matched"], g["events_missed"], g["events_spurious"]), (9, 2, 1))
 
     def test_different_names_are_refused(self):
-        ref = sr.write(os.path.join(TMP, "ref.h5"))
-        gear = sr.write(os.path.join(TMP, "gear.h5"), bodies=["motor", "gear"])
-        p = self.compare(ref, gear, code=2)
-        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {ref} and {gear} have different "
-                         f"bodies: only in {ref}: load; only in {gear}: gear")
-        brake = sr.write(os.path.join(TMP, "brake.h5"), contacts=["contacts.0", "brake"])
-        p = self.compare(ref, brake, code=2)
-        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {ref} and {brake} have different "
-                         f"contacts: only in {ref}: clutch; only in {brake}: brake")
+        def rename(f):
+            f["trajectory/x"].attrs["names"] = np.array(["motor", "gear", "drum"], dtype=object)
+        drum = self.copy("servo_drum.h5", rename)
+        p = self.compare(self.ref, drum, code=2)
+        self.assertEqual(p.stderr.strip(), f"stickslip compare: error: {self.ref} and {drum} have "
+                         f"different bodies: only in {self.ref}: load; only in {drum}: drum")
+
+    def test_a_reference_that_cannot_be_rerun(self):
+        """A reference whose /config fails to run: exit 3, naming it."""
+        with open(os.path.join(ROOT, "examples", "servo_backlash.yaml"), encoding="utf-8") as f:
+            config = f.read().replace("  output_step: 0.001", "  output_step: 0.001\n  max_events: 3")
+
+        def hard(f):
+            del f["config"]
+            f["config"] = config
+        bad = self.copy("servo_bad.h5", hard)
+        p = self.compare(bad, self.ref, code=3)
+        self.assertIn(f"stickslip compare: error: {bad}: re-running the reference: ", p.stderr)
 
     def test_a_system_against_an_element_is_refused(self):
         ref = sr.write(os.path.join(TMP, "ref.h5"))
