@@ -164,6 +164,12 @@ STSL_API void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag);
 STSL_API void stsl_cancel_request(volatile int *flag);
 STSL_API int stsl_cancel_requested(const volatile int *flag);
 
+/* Have runs of `cfg` call fn(ctx, t, t_end) now and then as they advance
+ * (about twice a second of wall time; none for a run shorter than that),
+ * in the thread that runs them; fn NULL: none.  Clones do not take it. */
+typedef void (*stsl_progress_fn)(void *ctx, double t, double t_end);
+STSL_API void stsl_cfg_set_progress(stsl_cfg *cfg, stsl_progress_fn fn, void *ctx);
+
 STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */
@@ -347,6 +353,26 @@ STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double
                                   stsl_err *err);
 
 STSL_API void stsl_result_free(stsl_result *r);
+
+/* ---- studies (`stickslip sweep`) -------------------------------------- */
+
+/* Called after rows of a study are written (at most ~10 times a second,
+ * and once at the end), in the thread that runs the study. */
+typedef void (*stsl_study_progress_fn)(void *ctx, long n_done, long n_runs, long n_failed);
+
+/* Run the study file `study` (YAML: a base configuration and the keys to
+ * vary) into the HDF5 study file `output` in `jobs` threads, as `stickslip
+ * sweep STUDY -o OUTPUT --jobs JOBS [--resume]` does: the same file, row
+ * for row.  resume = 1 continues `output` if it holds this study,
+ * unfinished.  Once *cancel is nonzero (stsl_cancel_request; NULL: never)
+ * the running variants finish, their rows are written and the file is left
+ * incomplete.  *n_done (may be NULL) receives the rows in the file.
+ * STSL_RC_INPUT for a bad study, base, or key (nothing written),
+ * STSL_RC_IO when the file cannot be written; a failed variant is a row,
+ * not an error. */
+STSL_API stsl_rc stsl_study_run(const char *study, const char *output, int jobs, int resume,
+                                stsl_study_progress_fn progress, void *ctx,
+                                const volatile int *cancel, long *n_done, stsl_err *err);
 
 /* ---- results from files ------------------------------------------------ */
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _args
+from . import _args, _progress
 from ._errors import CancelledError, Error, FileError, InputError, SolverError
 from ._lib import ffi, lib
 
@@ -20,9 +20,11 @@ class Cancel:
         self._flag = ffi.new("int *")
 
     def set(self):
+        """Set the flag: the runs watching it stop at their next step."""
         lib.stsl_cancel_request(self._flag)  # atomic: a run reads it in another thread
 
     def is_set(self):
+        """True once set()."""
         return lib.stsl_cancel_requested(self._flag) != 0
 
 
@@ -38,6 +40,16 @@ def _raise(err, result=None):
     if code == lib.STSL_RC_CANCELLED:
         raise CancelledError(message, code, result)
     raise SolverError(message, code, result)
+
+
+def _pandas(what):
+    """pandas, imported on demand: an optional dependency, named when absent."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(f"{what} needs pandas, an optional dependency of stickslip: "
+                          "pip install pandas (Debian: apt install python3-pandas)") from None
+    return pandas
 
 
 def _new_err():
@@ -134,6 +146,7 @@ class Config:
         return cls.from_yaml(text, base_dir)
 
     def copy(self):
+        """An independent copy (it shares only a Cancel flag given to runs)."""
         err = _new_err()
         h = lib.stsl_cfg_clone(self._h, err)
         if h == ffi.NULL:
@@ -168,6 +181,7 @@ class Config:
             _raise(err)
 
     def to_yaml(self):
+        """The effective configuration (every key, defaults filled) as YAML text."""
         err = _new_err()
         s = lib.stsl_cfg_to_yaml(self._h, err)
         if s == ffi.NULL:
@@ -336,7 +350,30 @@ class Result:
 
     @property
     def config(self):
+        """The run's configuration (a Config)."""
         return self._cfg
+
+    def to_pandas(self, events=False):
+        """The samples as a pandas DataFrame: t, mode (by name, a
+        categorical), then every column; with events=True the events
+        instead (self.events, one row each).  Units in df.attrs["units"].
+        Needs pandas, an optional dependency (ImportError naming it when
+        absent)."""
+        pd = _pandas("Result.to_pandas()")
+        if events:
+            df = pd.DataFrame.from_records(self.events)
+            if hasattr(self, "subjects"):
+                df["subject"] = self.subjects
+        else:
+            names = np.array(self.mode_names + ["none"])
+            modes = names[np.where((self.mode >= 0) & (self.mode < len(self.mode_names)),
+                                   self.mode, len(self.mode_names))]
+            df = pd.DataFrame({"t": self.t,
+                               "mode": pd.Categorical(modes, categories=list(dict.fromkeys(names)))})
+            for name, values in self.columns.items():
+                df[name] = values
+        df.attrs["units"] = dict(self.units)
+        return df
 
     def save(self, path, format=None):
         """Write the run to `path` in the format its extension names, as
@@ -495,7 +532,7 @@ def _cancellable(cfg, cancel):
     return c
 
 
-def run(cfg, output_step=None, cancel=None):
+def run(cfg, output_step=None, cancel=None, progress=None):
     """Run `cfg` from t = 0 and return a Result.
 
     output_step overrides simulation.output_step for this run only.  A run
@@ -503,19 +540,51 @@ def run(cfg, output_step=None, cancel=None):
     Result; one stopped by `cancel` (a Cancel, set from another thread)
     raises CancelledError, with the partial Result too.  cfg is a Config,
     the path of a YAML file (loaded as ss.load does) or a dict of the file's
-    structure (Config.from_dict)."""
-    cfg = _cancellable(_with(_config(cfg), output_step), cancel)
+    structure (Config.from_dict).
+
+    progress: None (a text bar when stdout is a terminal or a notebook, for
+    a run long enough to report: about twice a second), True or False (a
+    bar always or never), or a callable progress(t, t_end), called in this
+    thread as the run advances and once at its end.  With progress on,
+    Ctrl-C stops the run at its next step and raises KeyboardInterrupt; an
+    exception of the callback stops it too and is raised."""
+    base = _with(_config(cfg), output_step)
+    reporter = _progress.Reporter(progress, "run")
+    if reporter.active and cancel is None:
+        cancel = Cancel()  # how the callback stops the run on Ctrl-C
+    cfg = _cancellable(base, cancel)
+    raised = []
+    if reporter.active:
+        t_end = float(cfg["simulation.t_end"])
+
+        @ffi.callback("void(void *, double, double)")
+        def on_progress(ctx, t, t_end):
+            try:
+                reporter.report(t, t_end)
+            except BaseException as exc:  # Ctrl-C lands here: stop the run, raise it after
+                raised.append(exc)
+                cancel.set()
+
+        lib.stsl_cfg_set_progress(cfg._h, on_progress, ffi.NULL)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
     if cancel is not None:
         lib.stsl_cfg_set_cancel(cfg._h, ffi.NULL)  # the Result's copy must not watch it
+    lib.stsl_cfg_set_progress(cfg._h, ffi.NULL, ffi.NULL)
     if out[0] == ffi.NULL:
+        reporter.close()
         _raise(err)
     try:
         result = Result._from_handle(cfg.copy(), out[0])
     finally:
         lib.stsl_result_free(out[0])
+    if reporter.active:
+        if not raised:
+            reporter.report(result.stats["t_reached"], t_end)
+        reporter.close()
+    if raised:
+        raise raised[0]
     if rc != 0:
         _raise(err, result)
     return result
@@ -576,6 +645,7 @@ def _system_file(path):
 
 
 def version():
+    """The library's version (the same text as `stickslip --version`)."""
     return ffi.string(lib.stsl_lib_version()).decode()
 
 
