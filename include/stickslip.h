@@ -346,13 +346,31 @@ STSL_API const char *stsl_result_column_name(const stsl_result *r, int i);
 STSL_API const char *stsl_result_event_subject(const stsl_result *r, long i);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
- * "complete", "events.KIND", "mode_time.MODE", and of a verified run
- * "verify", "err_event_time", "err_x", "err_v" (stsl_summary).
+ * "complete", "events_KIND", "time_MODE", and of a verified run
+ * "verify", "estimated_error_event_time", "estimated_error_x",
+ * "estimated_error_v" (the names of the files, stsl_names; the former
+ * "events.KIND", "mode_time.MODE", "err_x", ... are still taken).
  * STSL_RC_INPUT for an unknown name. */
 STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
                                   stsl_err *err);
 
 STSL_API void stsl_result_free(stsl_result *r);
+
+/* ---- names -------------------------------------------------------------- */
+
+/* One entry of the vocabulary every result uses (docs/names.md): a name as
+ * the files, the study file, stsl_result_stat and the Python package spell
+ * it ("<kind>", "<MODE>", "<column>", "<body>", "<contact>" stand for each
+ * of the model's), the kind of its unit ("time", "position", "velocity",
+ * "acceleration", "force", "energy", "s", "-" for none, or "<column>"),
+ * where it appears ("trajectory", "events", "stats", "study", comma
+ * separated) and what it is. */
+typedef struct stsl_name {
+    const char *name, *unit, *where, *meaning;
+} stsl_name;
+
+/* The number of entries; *table (may be NULL) their static array. */
+STSL_API int stsl_names(const stsl_name **table);
 
 /* ---- studies (`stickslip sweep`) -------------------------------------- */
 

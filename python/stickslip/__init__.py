@@ -28,6 +28,7 @@ A binding (cffi, ABI mode) of the C API in stickslip.h; docs/python.md.
 """
 from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError, Result,
                     SolverError, load, read, run, version)
+from ._names import names
 from .compare import compare
 from .convergence import Convergence
 from .sweep import Sweep, cores, study, sweep
@@ -40,5 +41,5 @@ for _cls in (Error, InputError, FileError, SolverError, CancelledError):
     _cls.__module__ = __name__
 del _cls
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "cores", "load",
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "cores", "load", "names",
            "read", "run", "study", "sweep", "__version__"]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _args, _progress
+from . import _names as _vocab
 from ._errors import CancelledError, Error, FileError, InputError, SolverError
 from ._lib import ffi, lib
 
@@ -259,8 +260,9 @@ def _with(cfg, output_step):
 
 
 def _summary_stats(s):
-    """The statistics of a stsl_summary as a dict (names of stsl_result_stat)."""
-    stats = {
+    """The statistics of a stsl_summary as a dict, by the names of the
+    files (docs/names.md); the former keys still answer, with a warning."""
+    stats = _vocab.Stats({
         "steps": s.steps,
         "rhs_evals": s.rhs_evals,
         "guard_evals": s.guard_evals,
@@ -271,23 +273,33 @@ def _summary_stats(s):
         "t_reached": s.t_reached,
         "dissipated_energy": s.dissipated_energy,
         "complete": bool(s.complete),
-    }
-    if s.verify:  # simulation.verify: the run's own error estimate (README "Numerics")
-        stats.update(verify=s.verify, verify_rtol=s.verify_rtol, err_event_time=s.err_event_time,
-                     err_x=s.err_x, err_v=s.err_v,
-                     verify_message=ffi.string(s.verify_message).decode())
+    })
+    if s.verify:  # simulation.verify: the run's own error estimate (docs/numerics.md)
+        stats.update(verify=s.verify, verify_rtol=s.verify_rtol,
+                     estimated_error_event_time=s.err_event_time, estimated_error_x=s.err_x,
+                     estimated_error_v=s.err_v, verify_message=ffi.string(s.verify_message).decode())
     for i in range(s.n_kinds):
-        stats["events." + ffi.string(s.kind_names[i]).decode()] = s.events[i]
+        stats["events_" + ffi.string(s.kind_names[i]).decode()] = s.events[i]
     for i in range(s.n_modes):
-        stats["mode_time." + ffi.string(s.mode_names[i]).decode()] = s.mode_time[i]
+        stats["time_" + ffi.string(s.mode_names[i]).decode()] = s.mode_time[i]
     return stats
 
 
-_EVENT_VALUES = ("x", "v", "friction")
+# The values of an event the library is asked for, before and after, and
+# the fields they fill: the members of the file's /events (docs/names.md).
+_EVENT_VALUES = ("x", "v", "friction", "net_force")
 # Mode and kind names fit 23 characters (the file readers keep as many; the
 # longest, CONTACT_HIGH_SLIP_POS, has 21, which U16 cut short).
-_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24")]
-_EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24"),
+                ("x", "f8"), ("v_before", "f8"), ("v_after", "f8"), ("net_force", "f8"),
+                ("friction", "f8")]
+# (field, value, 0 before / 1 after)
+_EVENT_FIELDS = (("x", 0, 0), ("v_before", 1, 0), ("v_after", 1, 1), ("net_force", 3, 1),
+                 ("friction", 2, 1))
+# The former fields: x is continuous (x_before = x_after = x), friction
+# after is the file's friction; friction just before has no file name.
+_EVENT_RENAMED = {"x_before": ("x", _vocab.same), "x_after": ("x", _vocab.same),
+                  "friction_after": ("friction", _vocab.same)}
 
 
 class Result:
@@ -492,7 +504,7 @@ def _events(handle, kind_names, mode_names):
     n = lib.stsl_result_n_events(handle)
     out = np.zeros(n, dtype=_EVENT_DTYPE)
     if n == 0:
-        return out, []
+        return _event_table(out, np.zeros(0)), []
     t = np.empty(n)
     ints = np.empty((4, n), dtype=np.intc)  # kind, mode_before, mode_after, subject
     values = np.empty((len(_EVENT_VALUES), 2, n))
@@ -509,8 +521,9 @@ def _events(handle, kind_names, mode_names):
     out["kind"] = kinds[ints[0]]
     out["mode_before"] = modes[ints[1]]
     out["mode_after"] = modes[ints[2]]
-    for k, c in enumerate(_EVENT_VALUES):
-        out[f"{c}_before"], out[f"{c}_after"] = values[k]
+    for field, k, side in _EVENT_FIELDS:
+        out[field] = values[k][side]
+    out = _event_table(out, values[2][0])
     # A subject's name once per subject, not once per event.
     subject = ints[3].tolist()
     names = {0: ""}
@@ -518,6 +531,12 @@ def _events(handle, kind_names, mode_names):
         if j not in names:
             names[j] = _subject(handle, i)
     return out, [names[j] for j in subject]
+
+
+def _event_table(out, friction_before):
+    return _vocab.table(out, _EVENT_RENAMED,
+                        {"friction_before": ("friction (just after) or the trajectory's row before "
+                                             "the event", friction_before)})
 
 
 def _cancellable(cfg, cancel):

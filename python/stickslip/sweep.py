@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _args, _progress
+from . import _names as _vocab
 from ._core import (Cancel, CancelledError, InputError, _cancellable, _config, _new_err, _pandas,
                     _raise)
 from ._lib import ffi, lib
@@ -127,31 +128,45 @@ def _variants(vary):
 
 
 def _fields(s):
-    """The summary's columns, named from the first run's names, with their
-    units from the run's summary (the model's table)."""
+    """The summary's columns by the study file's names (docs/names.md),
+    from the first run's names, with their units from the run's summary
+    (the model's table)."""
     time, energy = ffi.string(s.time_units).decode(), ffi.string(s.energy_units).decode()
-    # wall_seconds is the clock's, in seconds whatever the model's time unit.
-    fields = [("complete", ""), ("t_reached", time), ("n_events", ""),
-              ("dissipated_energy", energy), ("steps", ""), ("wall_seconds", "s")]
-    for i in range(s.n_kinds):
-        k = ffi.string(s.kind_names[i]).decode()
-        fields += [(f"events_{k}", ""), (f"first_{k}", time), (f"last_{k}", time)]
-    for i in range(s.n_modes):
-        fields.append(("time_" + ffi.string(s.mode_names[i]).decode(), time))
+    fields = [("status", ""), ("t_reached", time), ("events", "")]
+    kinds = [ffi.string(s.kind_names[i]).decode() for i in range(s.n_kinds)]
+    fields += [(f"events_{k}", "") for k in kinds]
+    fields += [(f"{w}_{k}", time) for k in kinds for w in ("first", "last")]
+    fields += [("time_" + ffi.string(s.mode_names[i]).decode(), time) for i in range(s.n_modes)]
+    fields += [("stuck_fraction", ""), ("stop_contact_time", time)]
     for i in range(s.n_cols):
         c, unit = ffi.string(s.col_names[i]).decode(), ffi.string(s.col_units[i]).decode()
-        fields += [(f"final_{c}", unit), (f"max_abs_{c}", unit)]
+        fields += [(f"{c}_final", unit), (f"max_abs_{c}", unit)]
+    # wall_seconds is the clock's, in seconds whatever the model's time unit.
+    fields += [("dissipated_energy", energy), ("steps", ""), ("rhs_evals", ""), ("wall_seconds", "s")]
     return fields
 
 
+def _mode_time(s, *modes):
+    """The time in the named modes; NaN when the model has none of them
+    (a system's contacts have their own modes), as the study file has it."""
+    names = [ffi.string(s.mode_names[i]).decode() for i in range(s.n_modes)]
+    if not any(m in names for m in modes):
+        return float("nan")
+    return sum(s.mode_time[names.index(m)] for m in modes if m in names)
+
+
 def _row(s):
-    row = [bool(s.complete), s.t_reached, s.n_events, s.dissipated_energy, s.steps,
-           s.wall_seconds]
+    stuck = _mode_time(s, "STUCK")
+    row = [0 if s.complete else 2, s.t_reached, s.n_events]
+    row += [s.events[i] for i in range(s.n_kinds)]
     for i in range(s.n_kinds):
-        row += [s.events[i], s.first_event_time[i], s.last_event_time[i]]
+        row += [s.first_event_time[i], s.last_event_time[i]]
     row += [s.mode_time[i] for i in range(s.n_modes)]
+    row += [stuck / s.t_reached if s.t_reached > 0 else float("nan"),
+            _mode_time(s, "STOP_LOW", "STOP_HIGH")]
     for i in range(s.n_cols):
         row += [s.final[i], s.max_abs[i]]
+    row += [s.dissipated_energy, s.steps, s.rhs_evals, s.wall_seconds]
     return row
 
 
@@ -178,10 +193,27 @@ def _collect(keys, values, done):
         parameters[k] = v[ran]
     rows = [done[i] for i in ran]
     fields = rows[0][0] if rows else []
-    dtype = [(f, "?" if f == "complete" else ("i8" if f.startswith(("events_", "n_", "steps")) else "f8"))
-             for f, _ in fields]
+    dtype = [(f, _dtype(f)) for f, _ in fields]
     summary = np.array([tuple(d[1]) for d in rows], dtype=dtype)
-    return Sweep(parameters, summary, [d[2] for d in rows], dict(fields))
+    return Sweep(parameters, _summary_table(summary), [d[2] for d in rows], dict(fields))
+
+
+def _dtype(field):
+    if field == "status":
+        return "i1"  # as the study file's
+    if field.startswith("events") or field in ("steps", "rhs_evals"):
+        return "i8"
+    return "f8"
+
+
+def _summary_table(summary):
+    """The summary, answering to its former names with a warning:
+    complete (now status == 0), n_events (events), final_COL (COL_final)."""
+    renamed = {"complete": ("status", lambda s: s == 0), "n_events": ("events", _vocab.same)}
+    for f in summary.dtype.names or ():
+        if f.endswith("_final"):
+            renamed["final_" + f[:-6]] = (f, _vocab.same)
+    return _vocab.table(summary, renamed)
 
 
 def cores():
@@ -204,7 +236,11 @@ def sweep(cfg, vary, jobs=None, cancel=None, progress=None):
     All arrays have one length (for a grid, pass np.meshgrid(...) arrays
     raveled).  A variant whose value is refused raises InputError before
     anything is lost; a variant that fails in the solver is a row with
-    complete = False and its message in `messages`.  Setting `cancel` (a
+    status 2 and its message in `messages`.  The summary's columns are the
+    study file's names (docs/names.md): status, t_reached, events,
+    events_KIND, first_KIND, last_KIND, time_MODE, stuck_fraction,
+    stop_contact_time, COL_final, max_abs_COL, dissipated_energy, steps,
+    rhs_evals, wall_seconds.  Setting `cancel` (a
     Cancel) stops the variants running and starts no more: CancelledError,
     whose `result` is the Sweep of the variants that ran.  Ctrl-C (a
     KeyboardInterrupt while waiting) stops them the same way and is
