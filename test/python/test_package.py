@@ -13,21 +13,10 @@ import numpy as np
 import pytest
 
 import stickslip as ss
+from test_stickslip import CHEAP  # a cheap model: 0.5 s, a handful of events
 
 sweep_module = sys.modules["stickslip.sweep"]  # ss.sweep is the function
-
 CLI = os.environ.get("STICKSLIP_BIN", "stickslip")
-
-# A cheap model (0.5 s, a handful of events) for every run here.
-CHEAP = {
-    "domain": "translational",
-    "element": {"mass": 1.0, "spring": {"stiffness": 100.0, "free_position": 0.0},
-                "damper": {"coefficient": 0.5}},
-    "friction": {"law": "coulomb", "dynamic": 1.0, "static": 1.5},
-    "inputs": {"base_motion": {"type": "sine", "amplitude": 0.05, "frequency": 2.0}},
-    "initial": {"position": 0.0, "velocity": 0.0},
-    "simulation": {"t_end": 0.5, "output_step": 0.01},
-}
 
 
 def write_study(tmp_path, vary=None, extra=""):
