@@ -116,6 +116,13 @@ void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag)
     if (cfg) cfg->cancel = flag;
 }
 
+void stsl_cfg_set_progress(stsl_cfg *cfg, stsl_progress_fn fn, void *ctx)
+{
+    if (!cfg) return;
+    cfg->progress = fn;
+    cfg->progress_ctx = ctx;
+}
+
 void stsl_cfg_free(stsl_cfg *cfg)
 {
     if (!cfg) return;

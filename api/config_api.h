@@ -11,6 +11,10 @@ struct stsl_cfg {
     /* stsl_cfg_set_cancel's flag (NULL: none).  Beside c, not in it, so that
      * a key set by re-validating the whole configuration cannot drop it. */
     const volatile int *cancel;
+    /* stsl_cfg_set_progress's callback (NULL: none); not copied by a clone
+     * (a copy kept by a result must not call back into a finished caller). */
+    stsl_progress_fn progress;
+    void *progress_ctx;
 };
 
 #endif

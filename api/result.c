@@ -238,15 +238,16 @@ stsl_rc stsl_result_events(const stsl_result *r, double *t, int *kind, int *mode
     return STSL_RC_OK;
 }
 
-/* "events.KIND" and "mode_time.MODE". */
+/* "events_KIND" and "time_MODE" (api/names.c), and their former
+ * spellings "events.KIND" and "mode_time.MODE", still taken. */
 static int named_entry(const stsl_summary *s, const char *name, double *v)
 {
-    if (strncmp(name, "events.", 7) == 0)
-        for (int i = 0; i < s->n_kinds; i++)
-            if (strcmp(name + 7, s->kind_names[i]) == 0) return *v = (double)s->events[i], 1;
-    if (strncmp(name, "mode_time.", 10) == 0)
-        for (int i = 0; i < s->n_modes; i++)
-            if (strcmp(name + 10, s->mode_names[i]) == 0) return *v = s->mode_time[i], 1;
+    size_t ke = !strncmp(name, "events_", 7) || !strncmp(name, "events.", 7) ? 7 : 0;
+    size_t km = !strncmp(name, "time_", 5) ? 5 : !strncmp(name, "mode_time.", 10) ? 10 : 0;
+    for (int i = 0; ke && i < s->n_kinds; i++)
+        if (strcmp(name + ke, s->kind_names[i]) == 0) return *v = (double)s->events[i], 1;
+    for (int i = 0; km && i < s->n_modes; i++)
+        if (strcmp(name + km, s->mode_names[i]) == 0) return *v = s->mode_time[i], 1;
     return 0;
 }
 
@@ -268,14 +269,21 @@ stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value, 
                  {"dissipated_energy", s->dissipated_energy},
                  {"complete", (double)s->complete},
                  {"verify", (double)s->verify},
+                 {"estimated_error_event_time", s->err_event_time},
+                 {"estimated_error_x", s->err_x},
+                 {"estimated_error_v", s->err_v},
+                 /* the former spellings, still taken */
                  {"err_event_time", s->err_event_time},
                  {"err_x", s->err_x},
                  {"err_v", s->err_v}};
     for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
         if (strcmp(name, stats[i].name) == 0) return *value = stats[i].v, STSL_RC_OK;
     if (named_entry(s, name, value)) return STSL_RC_OK;
-    /* err_x[motor]: a column's own estimate (NaN when it has none). */
-    int c = strncmp(name, "err_", 4) == 0 ? col_index(r, name + 4) : -1;
+    /* estimated_error_x[motor] (formerly err_x[motor]): a column's own
+     * estimate (NaN when it has none). */
+    int c = !strncmp(name, "estimated_error_", 16) ? col_index(r, name + 16)
+            : !strncmp(name, "err_", 4)            ? col_index(r, name + 4)
+                                                   : -1;
     if (c >= 0) return *value = r->err_cols ? r->err_cols[c] : NAN, STSL_RC_OK;
     char what[256];
     snprintf(what, sizeof what, "stsl_result_stat: no statistic '%.64s'", name);

@@ -59,6 +59,8 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
         sim.cancel = flag_set;
         sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
     }
+    sim.progress = cfg->progress;
+    sim.progress_ctx = cfg->progress_ctx;
     /* A system's power is not the friction-only figure the summary's
      * dissipated energy promises: NaN. */
     if (c->is_system) {

@@ -421,7 +421,8 @@ static int take_rows(pool *p, volatile sig_atomic_t *stop, stsl_sweep_take take,
     stsl_study_row row;
     int rc = STSL_OK;
     for (;;) {
-        if (stop && *stop) stop_pool(p);
+        /* Atomic: a program's thread may set it (stsl_study_run's cancel). */
+        if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) stop_pool(p);
         int got = next_row(p, PROGRESS_SECONDS, &row);
         if (got < 0) break;
         if (!rc) rc = take(ctx, got > 0 ? &row : NULL, err);

@@ -38,6 +38,15 @@ install(FILES ${PROJECT_BINARY_DIR}/stickslipConfig.cmake
 # named in Libs.private; the others come through Requires.private.
 file(RELATIVE_PATH STSL_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" STSL_PC_TO_PREFIX "${STSL_PC_TO_PREFIX}")
+# HDF5 by the module of the library the build links: Debian's plain `hdf5`
+# module is the OpenMPI flavour (its -I and static -l pull in MPI), while
+# the library links the serial one, `hdf5-serial` where the system has it.
+pkg_check_modules(STSL_HDF5_SERIAL QUIET hdf5-serial)
+if(STSL_HDF5_SERIAL_FOUND AND NOT HDF5_IS_PARALLEL)
+  set(STSL_PC_HDF5 hdf5-serial)
+else()
+  set(STSL_PC_HDF5 hdf5)
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/stickslip.pc.in ${PROJECT_BINARY_DIR}/stickslip.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/stickslip.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -164,6 +164,12 @@ STSL_API void stsl_cfg_set_cancel(stsl_cfg *cfg, const volatile int *flag);
 STSL_API void stsl_cancel_request(volatile int *flag);
 STSL_API int stsl_cancel_requested(const volatile int *flag);
 
+/* Have runs of `cfg` call fn(ctx, t, t_end) now and then as they advance
+ * (about twice a second of wall time; none for a run shorter than that),
+ * in the thread that runs them; fn NULL: none.  Clones do not take it. */
+typedef void (*stsl_progress_fn)(void *ctx, double t, double t_end);
+STSL_API void stsl_cfg_set_progress(stsl_cfg *cfg, stsl_progress_fn fn, void *ctx);
+
 STSL_API void stsl_cfg_free(stsl_cfg *cfg);
 
 /* ---- runs ------------------------------------------------------------- */
@@ -340,16 +346,56 @@ STSL_API const char *stsl_result_column_name(const stsl_result *r, int i);
 STSL_API const char *stsl_result_event_subject(const stsl_result *r, long i);
 /* A statistic by name: "steps", "rhs_evals", "guard_evals", "segments",
  * "jac_evals", "events", "wall_seconds", "t_reached", "dissipated_energy",
- * "complete", "events.KIND", "mode_time.MODE", and of a verified run
- * "verify", "err_event_time", "err_x", "err_v" (stsl_summary; a system's
- * err_x, err_v are the largest over its bodies), and "err_COLUMN" for a
- * column's own estimate ("err_x[motor]", "err_v[load]"; NaN for a column
- * that has none or a run that was not verified).
+ * "complete", "events_KIND", "time_MODE", and of a verified run
+ * "verify", "estimated_error_event_time", "estimated_error_x",
+ * "estimated_error_v" (the names of the files, stsl_names; a system's
+ * estimated_error_x, _v are the largest over its bodies), and
+ * "estimated_error_COLUMN" for a column's own estimate
+ * ("estimated_error_x[motor]", "estimated_error_v[load]"; NaN for a column
+ * that has none or a run that was not verified).  The former spellings
+ * "events.KIND", "mode_time.MODE", "err_x", "err_x[motor]", ... are still
+ * taken.
  * STSL_RC_INPUT for an unknown name. */
 STSL_API stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value,
                                   stsl_err *err);
 
 STSL_API void stsl_result_free(stsl_result *r);
+
+/* ---- names -------------------------------------------------------------- */
+
+/* One entry of the vocabulary every result uses (docs/names.md): a name as
+ * the files, the study file, stsl_result_stat and the Python package spell
+ * it ("<kind>", "<MODE>", "<column>", "<body>", "<contact>" stand for each
+ * of the model's), the kind of its unit ("time", "position", "velocity",
+ * "acceleration", "force", "energy", "s", "-" for none, or "<column>"),
+ * where it appears ("trajectory", "events", "stats", "study", comma
+ * separated) and what it is. */
+typedef struct stsl_name {
+    const char *name, *unit, *where, *meaning;
+} stsl_name;
+
+/* The number of entries; *table (may be NULL) their static array. */
+STSL_API int stsl_names(const stsl_name **table);
+
+/* ---- studies (`stickslip sweep`) -------------------------------------- */
+
+/* Called after rows of a study are written (at most ~10 times a second,
+ * and once at the end), in the thread that runs the study. */
+typedef void (*stsl_study_progress_fn)(void *ctx, long n_done, long n_runs, long n_failed);
+
+/* Run the study file `study` (YAML: a base configuration and the keys to
+ * vary) into the HDF5 study file `output` in `jobs` threads, as `stickslip
+ * sweep STUDY -o OUTPUT --jobs JOBS [--resume]` does: the same file, row
+ * for row.  resume = 1 continues `output` if it holds this study,
+ * unfinished.  Once *cancel is nonzero (stsl_cancel_request; NULL: never)
+ * the running variants finish, their rows are written and the file is left
+ * incomplete.  *n_done (may be NULL) receives the rows in the file.
+ * STSL_RC_INPUT for a bad study, base, or key (nothing written),
+ * STSL_RC_IO when the file cannot be written; a failed variant is a row,
+ * not an error. */
+STSL_API stsl_rc stsl_study_run(const char *study, const char *output, int jobs, int resume,
+                                stsl_study_progress_fn progress, void *ctx,
+                                const volatile int *cancel, long *n_done, stsl_err *err);
 
 /* ---- results from files ------------------------------------------------ */
 

@@ -30,6 +30,7 @@ import tempfile
 
 FENCE = re.compile(r"^```(\w*)\s*$")
 ELIDED = "…"
+MAX_LINES = 300
 MASKS = [
     (re.compile(r"wall time \S+ s"), "wall time <t> s"),
     (re.compile(r"\bwall \S+ s\b"), "wall <t> s"),
@@ -118,6 +119,11 @@ def main():
     src, exe, pydir = sys.argv[1:4]
     with open(os.path.join(src, "README.md"), encoding="utf-8") as f:
         text = f.read()
+    # A front door, not the manual: detail belongs in docs/.
+    n_lines = text.count("\n")
+    if n_lines > MAX_LINES:
+        print(f"README.md: {n_lines} lines, more than {MAX_LINES}: move detail into docs/")
+        return 1
     work = tempfile.mkdtemp(prefix="check_readme.")
     try:
         bindir = os.path.join(work, ".bin")

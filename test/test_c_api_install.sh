@@ -28,6 +28,12 @@ test -f "$prefix/include/stickslip.h"
 # Nothing but the one public header is installed.
 test "$(find "$prefix/include" -type f | wc -l)" -eq 1
 
+# The library links the serial HDF5: neither its flags nor its static link
+# line may name MPI (Debian's plain hdf5 module is the OpenMPI flavour).
+if pkg-config --cflags --static --libs stickslip | grep -qi mpi; then
+    echo "stickslip.pc pulls in MPI: $(pkg-config --cflags --static --libs stickslip)" >&2
+    exit 1
+fi
 # shellcheck disable=SC2046
 cc -std=c17 $cflags -Wall -Wextra -Werror -o sweep sweep.c $(pkg-config --cflags --libs stickslip)
 # The static library with pkg-config's private dependencies.

@@ -6,6 +6,13 @@
     r = ss.run(cfg, output_step=1e-3)
     r.t, r.x, r.v, r.friction, r.mode, r.events, r.stats
     r.save("out.mat")           # .h5, .mat or .csv, by the extension
+    r.to_pandas()               # a DataFrame (pandas, optional)
+    s = ss.sweep(cfg, {"friction.dynamic": [10, 15, 20]})   # threads: every core
+    s = ss.study("examples/studies/janecek.yaml", output="janecek.h5")
+    ss.read("janecek.h5")       # a run's, a study's or a convergence file
+
+Long runs, sweeps and studies show a text progress bar in a terminal or a
+notebook; progress=callback(done, total) reports to your code instead.
 
 Errors (docs/python.md): every failure is an ss.Error, by its cause
     ss.InputError   a bad configuration, key, value, argument or input file
@@ -21,9 +28,10 @@ A binding (cffi, ABI mode) of the C API in stickslip.h; docs/python.md.
 """
 from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError, Result,
                     SolverError, load, read, run, version)
+from ._names import names
 from .compare import compare
 from .convergence import Convergence
-from .sweep import Sweep, sweep
+from .sweep import Sweep, cores, study, sweep
 from .system import SystemResult
 
 __version__ = version()
@@ -33,5 +41,5 @@ for _cls in (Error, InputError, FileError, SolverError, CancelledError):
     _cls.__module__ = __name__
 del _cls
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "load",
-           "read", "run", "sweep", "__version__"]
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "cores", "load", "names",
+           "read", "run", "study", "sweep", "__version__"]

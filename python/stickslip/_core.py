@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _args
+from . import _args, _progress
+from . import _names as _vocab
 from ._errors import CancelledError, Error, FileError, InputError, SolverError
 from ._lib import ffi, lib
 
@@ -20,9 +21,11 @@ class Cancel:
         self._flag = ffi.new("int *")
 
     def set(self):
+        """Set the flag: the runs watching it stop at their next step."""
         lib.stsl_cancel_request(self._flag)  # atomic: a run reads it in another thread
 
     def is_set(self):
+        """True once set()."""
         return lib.stsl_cancel_requested(self._flag) != 0
 
 
@@ -38,6 +41,16 @@ def _raise(err, result=None):
     if code == lib.STSL_RC_CANCELLED:
         raise CancelledError(message, code, result)
     raise SolverError(message, code, result)
+
+
+def _pandas(what):
+    """pandas, imported on demand: an optional dependency, named when absent."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(f"{what} needs pandas, an optional dependency of stickslip: "
+                          "pip install pandas (Debian: apt install python3-pandas)") from None
+    return pandas
 
 
 def _new_err():
@@ -134,6 +147,7 @@ class Config:
         return cls.from_yaml(text, base_dir)
 
     def copy(self):
+        """An independent copy (it shares only a Cancel flag given to runs)."""
         err = _new_err()
         h = lib.stsl_cfg_clone(self._h, err)
         if h == ffi.NULL:
@@ -168,6 +182,7 @@ class Config:
             _raise(err)
 
     def to_yaml(self):
+        """The effective configuration (every key, defaults filled) as YAML text."""
         err = _new_err()
         s = lib.stsl_cfg_to_yaml(self._h, err)
         if s == ffi.NULL:
@@ -245,8 +260,9 @@ def _with(cfg, output_step):
 
 
 def _summary_stats(s):
-    """The statistics of a stsl_summary as a dict (names of stsl_result_stat)."""
-    stats = {
+    """The statistics of a stsl_summary as a dict, by the names of the
+    files (docs/names.md); the former keys still answer, with a warning."""
+    stats = _vocab.Stats({
         "steps": s.steps,
         "rhs_evals": s.rhs_evals,
         "guard_evals": s.guard_evals,
@@ -257,23 +273,33 @@ def _summary_stats(s):
         "t_reached": s.t_reached,
         "dissipated_energy": s.dissipated_energy,
         "complete": bool(s.complete),
-    }
-    if s.verify:  # simulation.verify: the run's own error estimate (README "Numerics")
-        stats.update(verify=s.verify, verify_rtol=s.verify_rtol, err_event_time=s.err_event_time,
-                     err_x=s.err_x, err_v=s.err_v,
-                     verify_message=ffi.string(s.verify_message).decode())
+    })
+    if s.verify:  # simulation.verify: the run's own error estimate (docs/numerics.md)
+        stats.update(verify=s.verify, verify_rtol=s.verify_rtol,
+                     estimated_error_event_time=s.err_event_time, estimated_error_x=s.err_x,
+                     estimated_error_v=s.err_v, verify_message=ffi.string(s.verify_message).decode())
     for i in range(s.n_kinds):
-        stats["events." + ffi.string(s.kind_names[i]).decode()] = s.events[i]
+        stats["events_" + ffi.string(s.kind_names[i]).decode()] = s.events[i]
     for i in range(s.n_modes):
-        stats["mode_time." + ffi.string(s.mode_names[i]).decode()] = s.mode_time[i]
+        stats["time_" + ffi.string(s.mode_names[i]).decode()] = s.mode_time[i]
     return stats
 
 
-_EVENT_VALUES = ("x", "v", "friction")
+# The values of an event the library is asked for, before and after, and
+# the fields they fill: the members of the file's /events (docs/names.md).
+_EVENT_VALUES = ("x", "v", "friction", "net_force")
 # Mode and kind names fit 23 characters (the file readers keep as many; the
 # longest, CONTACT_HIGH_SLIP_POS, has 21, which U16 cut short).
-_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24")]
-_EVENT_DTYPE += [(f"{c}_{side}", "f8") for c in _EVENT_VALUES for side in ("before", "after")]
+_EVENT_DTYPE = [("t", "f8"), ("kind", "U24"), ("mode_before", "U24"), ("mode_after", "U24"),
+                ("x", "f8"), ("v_before", "f8"), ("v_after", "f8"), ("net_force", "f8"),
+                ("friction", "f8")]
+# (field, value, 0 before / 1 after)
+_EVENT_FIELDS = (("x", 0, 0), ("v_before", 1, 0), ("v_after", 1, 1), ("net_force", 3, 1),
+                 ("friction", 2, 1))
+# The former fields: x is continuous (x_before = x_after = x), friction
+# after is the file's friction; friction just before has no file name.
+_EVENT_RENAMED = {"x_before": ("x", _vocab.same), "x_after": ("x", _vocab.same),
+                  "friction_after": ("friction", _vocab.same)}
 
 
 class Result:
@@ -336,7 +362,30 @@ class Result:
 
     @property
     def config(self):
+        """The run's configuration (a Config)."""
         return self._cfg
+
+    def to_pandas(self, events=False):
+        """The samples as a pandas DataFrame: t, mode (by name, a
+        categorical), then every column; with events=True the events
+        instead (self.events, one row each).  Units in df.attrs["units"].
+        Needs pandas, an optional dependency (ImportError naming it when
+        absent)."""
+        pd = _pandas("Result.to_pandas()")
+        if events:
+            df = pd.DataFrame.from_records(self.events)
+            if hasattr(self, "subjects"):
+                df["subject"] = self.subjects
+        else:
+            names = np.array(self.mode_names + ["none"])
+            modes = names[np.where((self.mode >= 0) & (self.mode < len(self.mode_names)),
+                                   self.mode, len(self.mode_names))]
+            df = pd.DataFrame({"t": self.t,
+                               "mode": pd.Categorical(modes, categories=list(dict.fromkeys(names)))})
+            for name, values in self.columns.items():
+                df[name] = values
+        df.attrs["units"] = dict(self.units)
+        return df
 
     def save(self, path, format=None):
         """Write the run to `path` in the format its extension names, as
@@ -455,7 +504,7 @@ def _events(handle, kind_names, mode_names):
     n = lib.stsl_result_n_events(handle)
     out = np.zeros(n, dtype=_EVENT_DTYPE)
     if n == 0:
-        return out, []
+        return _event_table(out, np.zeros(0)), []
     t = np.empty(n)
     ints = np.empty((4, n), dtype=np.intc)  # kind, mode_before, mode_after, subject
     values = np.empty((len(_EVENT_VALUES), 2, n))
@@ -472,8 +521,9 @@ def _events(handle, kind_names, mode_names):
     out["kind"] = kinds[ints[0]]
     out["mode_before"] = modes[ints[1]]
     out["mode_after"] = modes[ints[2]]
-    for k, c in enumerate(_EVENT_VALUES):
-        out[f"{c}_before"], out[f"{c}_after"] = values[k]
+    for field, k, side in _EVENT_FIELDS:
+        out[field] = values[k][side]
+    out = _event_table(out, values[2][0])
     # A subject's name once per subject, not once per event.
     subject = ints[3].tolist()
     names = {0: ""}
@@ -481,6 +531,12 @@ def _events(handle, kind_names, mode_names):
         if j not in names:
             names[j] = _subject(handle, i)
     return out, [names[j] for j in subject]
+
+
+def _event_table(out, friction_before):
+    return _vocab.table(out, _EVENT_RENAMED,
+                        {"friction_before": ("friction (just after) or the trajectory's row before "
+                                             "the event", friction_before)})
 
 
 def _cancellable(cfg, cancel):
@@ -495,7 +551,7 @@ def _cancellable(cfg, cancel):
     return c
 
 
-def run(cfg, output_step=None, cancel=None):
+def run(cfg, output_step=None, cancel=None, progress=None):
     """Run `cfg` from t = 0 and return a Result.
 
     output_step overrides simulation.output_step for this run only.  A run
@@ -503,19 +559,51 @@ def run(cfg, output_step=None, cancel=None):
     Result; one stopped by `cancel` (a Cancel, set from another thread)
     raises CancelledError, with the partial Result too.  cfg is a Config,
     the path of a YAML file (loaded as ss.load does) or a dict of the file's
-    structure (Config.from_dict)."""
-    cfg = _cancellable(_with(_config(cfg), output_step), cancel)
+    structure (Config.from_dict).
+
+    progress: None (a text bar when stdout is a terminal or a notebook, for
+    a run long enough to report: about twice a second), True or False (a
+    bar always or never), or a callable progress(t, t_end), called in this
+    thread as the run advances and once at its end.  With progress on,
+    Ctrl-C stops the run at its next step and raises KeyboardInterrupt; an
+    exception of the callback stops it too and is raised."""
+    base = _with(_config(cfg), output_step)
+    reporter = _progress.Reporter(progress, "run")
+    if reporter.active and cancel is None:
+        cancel = Cancel()  # how the callback stops the run on Ctrl-C
+    cfg = _cancellable(base, cancel)
+    raised = []
+    if reporter.active:
+        t_end = float(cfg["simulation.t_end"])
+
+        @ffi.callback("void(void *, double, double)")
+        def on_progress(ctx, t, t_end):
+            try:
+                reporter.report(t, t_end)
+            except BaseException as exc:  # Ctrl-C lands here: stop the run, raise it after
+                raised.append(exc)
+                cancel.set()
+
+        lib.stsl_cfg_set_progress(cfg._h, on_progress, ffi.NULL)
     out = ffi.new("stsl_result **")
     err = _new_err()
     rc = lib.stsl_run_result(cfg._h, out, err)
     if cancel is not None:
         lib.stsl_cfg_set_cancel(cfg._h, ffi.NULL)  # the Result's copy must not watch it
+    lib.stsl_cfg_set_progress(cfg._h, ffi.NULL, ffi.NULL)
     if out[0] == ffi.NULL:
+        reporter.close()
         _raise(err)
     try:
         result = Result._from_handle(cfg.copy(), out[0])
     finally:
         lib.stsl_result_free(out[0])
+    if reporter.active:
+        if not raised:
+            reporter.report(result.stats["t_reached"], t_end)
+        reporter.close()
+    if raised:
+        raise raised[0]
     if rc != 0:
         _raise(err, result)
     return result
@@ -576,6 +664,7 @@ def _system_file(path):
 
 
 def version():
+    """The library's version (the same text as `stickslip --version`)."""
     return ffi.string(lib.stsl_lib_version()).decode()
 
 

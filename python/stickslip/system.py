@@ -105,14 +105,17 @@ class SystemResult:
 
     @property
     def bodies(self):
+        """The bodies' names, in the order of the x group's columns."""
         return list(self.names.get("x", []))
 
     @property
     def contacts(self):
+        """The contacts' names (the contact_mode group's members)."""
         return list(self.names.get("contact_mode", self.names.get("friction", [])))
 
     @property
     def stops(self):
+        """The end stops' names (the stop_mode group's members)."""
         return list(self.names.get("stop_mode", self.names.get("stop_reaction", [])))
 
     def column(self, group, member):
@@ -142,6 +145,7 @@ class SystemResult:
         return [(a, b) for a, b in out if b > a]
 
     def stuck_intervals(self, contact):
+        """The (start, end) times the contact spends STUCK."""
         return self.intervals(self.mode_is("contact_mode", contact, "STUCK"))
 
     def __repr__(self):

@@ -61,7 +61,15 @@ def main(op, file, path, attr=""):
             print(value(a, obj.attrs.get_id(attr).dtype))
         elif op == "info":
             names = [k for k, o in obj.items() if isinstance(o, h5py.Dataset)]
-            ds = "struct('Name', {" + ", ".join(string(n) for n in names) + "})" if names else "struct('Name', {})"
+            # Dataspace.Size in MATLAB's order (the file's reversed), and
+            # each dataset's attribute names, as MATLAB's h5info gives them.
+            spaces = ", ".join(f"struct('Size', [{' '.join(str(d) for d in reversed(obj[n].shape))}])"
+                               for n in names)
+            attrs = ", ".join("struct('Name', {" + ", ".join(string(k) for k in obj[n].attrs) + "})"
+                              for n in names)
+            ds = ("struct('Name', {" + ", ".join(string(n) for n in names) + "}, 'Dataspace', {" + spaces +
+                  "}, 'Attributes', {" + attrs + "})") if names else \
+                "struct('Name', {}, 'Dataspace', {}, 'Attributes', {})"
             at = list(obj.attrs.items())
             atts = "struct('Name', {" + ", ".join(string(k) for k, _ in at) + "}, 'Value', {" + \
                 ", ".join(value(v, obj.attrs.get_id(k).dtype) for k, v in at) + "})" if at else \

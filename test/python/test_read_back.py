@@ -215,10 +215,12 @@ def test_bulk_events_equal_the_per_event_accessors(example):
             assert e["t"] == ev.t
             assert (e["kind"], e["mode_before"], e["mode_after"]) == tuple(
                 ffi.string(p).decode() for p in (ev.kind, ev.mode_before, ev.mode_after))
-            for c in ("x", "v", "friction"):
-                for after, side in ((0, "before"), (1, "after")):
-                    want = np.float64(lib.stsl_result_event_value(h, i, c.encode(), after))
-                    assert e[f"{c}_{side}"].tobytes() == want.tobytes(), (i, c, side)
+            # The fields of the file's /events: x before, v both sides,
+            # net_force and friction after.
+            for field, c, after in (("x", "x", 0), ("v_before", "v", 0), ("v_after", "v", 1),
+                                    ("net_force", "net_force", 1), ("friction", "friction", 1)):
+                want = np.float64(lib.stsl_result_event_value(h, i, c.encode(), after))
+                assert e[field].tobytes() == want.tobytes(), (i, field)
             if hasattr(r, "subjects"):
                 p = lib.stsl_result_event_subject(h, i)
                 assert r.subjects[i] == ("" if p == ffi.NULL else ffi.string(p).decode())

@@ -316,7 +316,7 @@ def test_cancelled_sweep_raises_with_the_variants_that_ran():
     s = e.value.result
     assert str(e.value) == "sweep cancelled: 6 of 1000 variants ran"
     assert np.array_equal(s.parameters["simulation.t_end"], t_end[:6])
-    assert list(s.summary["complete"]) == [True] * 4 + [False] * 2
+    assert list(s.summary["status"]) == [0] * 4 + [2] * 2
     assert s.messages[:4] == [""] * 4
     assert all(m.startswith("run cancelled at t = ") for m in s.messages[4:])
 
@@ -327,14 +327,14 @@ def test_sweep_rows_equal_single_runs():
     s = ss.sweep(cfg, vary={"friction.dynamic": values}, jobs=2)
     assert len(s) == 6 and np.array_equal(s.parameters["friction.dynamic"], values)
     assert list(s.units) == list(s.summary.dtype.names)
-    assert (s.units["final_x"], s.units["max_abs_v"], s.units["first_stick"]) == ("m", "m/s", "s")
+    assert (s.units["x_final"], s.units["max_abs_v"], s.units["first_stick"]) == ("m", "m/s", "s")
     assert s.units["dissipated_energy"] == "J" and s.units["events_stick"] == ""
     for i, v in enumerate(values):
         c = cfg.copy()
         c["friction.dynamic"] = v
         r = ss.run(c)
-        assert s.summary["final_x"][i] == r.x[-1]
-        assert s.summary["n_events"][i] == len(r.events)
+        assert s.summary["x_final"][i] == r.x[-1]
+        assert s.summary["events"][i] == len(r.events)
     with pytest.raises(ss.InputError):
         ss.sweep(cfg, vary={"friction.dynamic": [1.0, -2.0]})
 
@@ -523,6 +523,6 @@ def test_verify_states_the_error():
     cfg["simulation.verify"] = "on"
     r = ss.run(cfg, output_step=0)
     assert r.stats["verify"] == 1 and r.stats["verify_rtol"] == 1e-10
-    assert 1e-10 < r.stats["err_event_time"] < 1e-6
+    assert 1e-10 < r.stats["estimated_error_event_time"] < 1e-6
     assert r.stats["verify_message"] == ""
     assert "verify" not in ss.run(ss.load(JANECEK), output_step=0).stats
