@@ -15,6 +15,7 @@
 #include "events/modes.h"
 #include "models/cluster.h"
 #include "models/friction.h"
+#include "models/loop_split.h"
 #include "models/signal.h"
 #include "models/smooth_friction.h"
 
@@ -23,11 +24,6 @@
 #define N_FIXED 3
 /* The contact's rules and tolerances (rounding level of a force balance,
  * look-ahead, impact and bounces, natural scales): events/contact.h. */
-/* The split of a loop's constraint forces (rebalance): the weight of the
- * strictly convex term, relative to the largest use of a capacity, and
- * the iterations of each ternary search ((2/3)^100 ~ 2e-18 of its range). */
-#define REGULAR      1e-10
-#define TERNARY_ITER 100
 /* A contact's relative velocity counts as zero at an event within this
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */
@@ -64,10 +60,9 @@ typedef struct prepared {
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
     double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
     /* Loops of constraints (statically indeterminate): n_cycles independent
-     * cycles, cycle[k * max_edges + e] the coefficient of edge e; cap[e]
-     * the static capacity of a contact edge (0: a stop, unbounded). */
+     * cycles, cycle[k * max_edges + e] the coefficient of edge e. */
     int n_cycles, max_edges;
-    double *cycle, *cap;
+    double *cycle;
     int *parent, *parent_edge, *depth, *tree; /* spanning forest scratch */
     guard_ref *guards;
     int *dirs;
@@ -111,6 +106,9 @@ struct stsl_multibody {
     double *force, *acc, *lambda;
     int *label;
     stsl_cstr_ws *ws;
+    stsl_split_ws *split; /* a loop's split (rebalance): its workspace, bands, nodes */
+    double *split_hi, *split_lo;
+    int (*split_ends)[2];
     /* transition scratch */
     uint8_t *cur, *next, *cur_keep;
     int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
@@ -462,11 +460,6 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
                 v = p->parent[v];
         }
     }
-    for (int e = 0; e < p->n_edges; e++) {
-        p->cap[e] = 0.0;
-        for (int c = 0; c < m->nc; c++)
-            if (p->contact_edge[c] == e) p->cap[e] += static_level(m, c);
-    }
 }
 
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
@@ -608,61 +601,42 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
     if (scale) *scale = sum;
 }
 
+/* A loop of stuck contacts holds while some split of its constraint
+ * forces lies within every static band (SPEC §4): the split used makes
+ * the sorted band uses lexicographically smallest (models/loop_split.h:
+ * exact, so a band is reached only when no split is left, and all the
+ * contacts across the loop's tightest cut reach theirs together).  The
+ * bands are the contacts' levels under their loads at fm's time; parallel
+ * contacts on one edge keep their shares, so the edge's band is where
+ * every one of them is within its own.  Fixed ends are one node. */
+static void rebalance(stsl_multibody *m, const prepared *p, const fixed_motion *fm)
+{
+    if (!p->n_cycles) return;
+    for (int e = 0; e < p->n_edges; e++) {
+        m->split_hi[e] = m->split_lo[e] = INFINITY;
+        m->split_ends[e][0] = cnode_of(m, p->edges[e][0]);
+        m->split_ends[e][1] = cnode_of(m, p->edges[e][1]);
+    }
+    for (int c = 0; c < m->nc; c++) {
+        int e = p->contact_edge[c];
+        double part = e >= 0 ? fabs(p->share[c]) : 0.0, fs_pos, fs_neg;
+        if (!(part > 0.0)) continue;
+        static_levels(m, c, fm, &fs_pos, &fs_neg); /* lambda_c in [-fs_pos, fs_neg] */
+        double up = (p->share[c] > 0.0 ? fs_neg : fs_pos) / part,
+               down = (p->share[c] > 0.0 ? fs_pos : fs_neg) / part;
+        m->split_hi[e] = fmin(m->split_hi[e], up);
+        m->split_lo[e] = fmin(m->split_lo[e], down);
+    }
+    stsl_split_problem sp = {m->nb + 1, p->n_edges,  (const int(*)[2])m->split_ends,
+                             m->lambda, m->split_hi, m->split_lo};
+    stsl_split_solve(m->split, &sp, m->lambda);
+}
+
 /* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at
  * (t, y).  Within a cluster every body gets the same acceleration, the
  * fixed end's when it holds one, so that bodies held together stay
  * together to the last bit.  Returns 0, 1 when the constraints conflict
  * (two fixed ends of different accelerations in one cluster), <0 on error. */
-/* Largest use of a contact edge's static capacity at lambda + s c, plus a
- * small strictly convex term that makes the best s unique (and so the
- * split continuous in time). */
-static double utilization(const prepared *p, const double *lam, const double *c, double s,
-                          double scale)
-{
-    double most = 0.0, sq = 0.0;
-    for (int e = 0; e < p->n_edges; e++) {
-        double l = lam[e] + s * c[e];
-        if (!(p->cap[e] > 0.0)) { /* a stop: kept near the least-squares split */
-            sq += l * l / (scale * scale);
-            continue;
-        }
-        double u = l / p->cap[e];
-        most = fmax(most, fabs(u));
-        sq += u * u;
-    }
-    return most + REGULAR * sq / scale;
-}
-
-/* A loop of stuck contacts holds while some split of its constraint
- * forces lies within every static band (SPEC §4): the split used is the
- * one that uses the capacities least (min over the cycles' free parts of
- * the largest |lambda_e| / F_S,e; coordinate descent, each a ternary
- * search of the convex function), so a band is reached only when no split
- * is left, and all the contacts of the tight loop reach theirs together. */
-static void rebalance(const stsl_multibody *m, const prepared *p)
-{
-    (void)m;
-    if (!p->n_cycles) return;
-    double b = 1.0;
-    for (int e = 0; e < p->n_edges; e++)
-        b += fabs(m->lambda[e]) / (p->cap[e] > 0.0 ? p->cap[e] : 1.0);
-    for (int pass = 0; pass < 3; pass++)
-        for (int k = 0; k < p->n_cycles; k++) {
-            const double *c = p->cycle + (size_t)k * (size_t)p->max_edges;
-            double lo = -b, hi = b;
-            for (int it = 0; it < TERNARY_ITER; it++) {
-                double s1 = lo + (hi - lo) / 3.0, s2 = hi - (hi - lo) / 3.0;
-                if (utilization(p, m->lambda, c, s1, b) <= utilization(p, m->lambda, c, s2, b))
-                    hi = s2;
-                else
-                    lo = s1;
-            }
-            double sb = 0.5 * (lo + hi);
-            for (int e = 0; e < p->n_edges; e++)
-                m->lambda[e] += sb * c[e];
-        }
-}
-
 static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                  const double *y, double *scale, stsl_error *err)
 {
@@ -674,7 +648,7 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
     if (rc) return rc;
     if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
-    if (!m->no_split) rebalance(m, p);
+    if (!m->no_split) rebalance(m, p, fm);
     stsl_cstr_components(m->ws, &pr, m->label);
     int n = m->nb + N_FIXED;
     for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
@@ -1244,7 +1218,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
     if (rc) return rc;
     double noise = stsl_contact_noise(scale);
     if (margins(m, states, &fm, noise, stat) && m->cand.n_cycles) {
-        rebalance(m, &m->cand);
+        rebalance(m, &m->cand, &fm);
         margins(m, states, &fm, noise, stat);
     }
     return 0;
@@ -2095,12 +2069,11 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
     p->max_edges = (int)me;
     p->cycle = calloc(me * me, sizeof(double));
-    p->cap = calloc(me, sizeof(double));
     p->tree = calloc(me, sizeof(int));
     p->parent = calloc(nn, sizeof(int));
     p->parent_edge = calloc(nn, sizeof(int));
     p->depth = calloc(nn, sizeof(int));
-    if (!p->cycle || !p->cap || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
+    if (!p->cycle || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
     p->dirs = calloc((size_t)max_guards, sizeof(int));
     return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
                ? 0
@@ -2114,7 +2087,6 @@ static void free_prepared(prepared *p)
     free(p->contact_edge);
     free(p->share);
     free(p->cycle);
-    free(p->cap);
     free(p->tree);
     free(p->parent);
     free(p->parent_edge);
@@ -2147,13 +2119,15 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->impact_w, ns))
         return -1;
     if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
+    if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
         alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
         return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
-    return m->ws ? 0 : -1;
+    m->split = stsl_split_ws_create(nb + 1, ne);
+    return m->ws && m->split ? 0 : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
@@ -2269,6 +2243,10 @@ void stsl_multibody_free(stsl_multibody *m)
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);
+    stsl_split_ws_free(m->split);
+    free(m->split_hi);
+    free(m->split_lo);
+    free(m->split_ends);
     free_prepared(&m->prep);
     free_prepared(&m->cand);
     void *all[] = {m->mass,

@@ -1322,6 +1322,62 @@ static void d11_fifty_boxes(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D13: a loop of stuck contacts */
+
+/* Stuck contacts in a closed loop take the split whose sorted band uses
+ * are lexicographically smallest (SPEC §4), so the loop breaks away
+ * exactly where no split fits.  Bodies A, B, C of 1 kg, each on the
+ * ground, each pair joined by a contact (Coulomb, static = dynamic): A's
+ * three contacts (ground, AB, CA) 1 N each, the others 5 N; a push F = t
+ * on A.  By Hoffman's theorem the loop holds while every set of bodies
+ * can pass its push through the contacts leaving it: {A} 3 N, {A, B} and
+ * {A, C} 12 N, all three 11 N; so until t = 3 s, A's three contacts carry
+ * F/3 each (A's ground contact -t/3 on A, AB -t/3 on A, CA +t/3 on C), B
+ * and C pass their F/3 to the ground (-t/3 each, at a fifteenth of their
+ * levels) and BC carries nothing.  At t = 3 s all three of A's contacts
+ * reach their levels together and break away (one event each); A then
+ * slips with a = t - 3, v = (t - 3)^2 / 2, x = (t - 3)^3 / 6, dragging B
+ * and C forward with 1 N each, which their ground contacts hold.  The
+ * coordinate descent that sought the split before stalled where these
+ * bands bind (forces that wandered off F/3 and a stop with "no consistent
+ * combination" at t = 2.94 s). */
+static void d13_loop_triangle(void **state)
+{
+    (void)state;
+    mb_run m;
+    mb_run_ok("bodies: {A: {mass: 1}, B: {mass: 1}, C: {mass: 1}}\n"
+              "contacts:\n"
+              "  - {body: A, law: coulomb, dynamic: 1}\n"
+              "  - {body: B, law: coulomb, dynamic: 5}\n"
+              "  - {body: C, law: coulomb, dynamic: 5}\n"
+              "  - {between: [A, B], law: coulomb, dynamic: 1}\n"
+              "  - {between: [B, C], law: coulomb, dynamic: 5}\n"
+              "  - {between: [C, A], law: coulomb, dynamic: 1}\n"
+              "inputs: {forces: {A: {type: ramp, slope: 1}}}\n"
+              "simulation: {t_end: 4, output_step: 0.125, rtol: 1e-10}\n",
+              &m);
+    assert_int_equal(m.r->n_events, 3);
+    const int broke[3] = {0, 3, 5};
+    for (int k = 0; k < 3; k++) {
+        long i = nth(&m, "breakaway", contact_subject(broke[k]), 0);
+        assert_true(i >= 0);
+        assert_wrms1(m.r->events[i].t, 3.0, RT, AT);
+    }
+    const double sign[6] = {-1, -1, -1, -1, 0, 1};
+    long checked = 0;
+    for (long i = 0; i < m.r->n_samples && m.r->t[i] < 3.0; i++, checked++)
+        for (int c = 0; c < 6; c++)
+            assert_wrms1(FRIC(&m, i, c), sign[c] * m.r->t[i] / 3.0, RT, AT);
+    assert_true(checked >= 20);
+    long n = last(&m);
+    assert_wrms1(V(&m, n, 0), 0.5, RT, AT);
+    assert_wrms1(X(&m, n, 0), 1.0 / 6.0, RT, AT);
+    assert_true(X(&m, n, 1) == 0.0 && X(&m, n, 2) == 0.0);
+    assert_wrms1(FRIC(&m, n, 1), -1.0, RT, AT);
+    assert_wrms1(FRIC(&m, n, 2), -1.0, RT, AT);
+    mb_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1333,7 +1389,7 @@ int main(void)
         cmocka_unit_test(d7_backlash_bodies),   cmocka_unit_test(d8_static_penetration),
         cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
         cmocka_unit_test(d10_parallel_share),   cmocka_unit_test(d11_fifty_boxes),
-        cmocka_unit_test(d12_tethered_rider),
+        cmocka_unit_test(d12_tethered_rider),   cmocka_unit_test(d13_loop_triangle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
