@@ -1661,17 +1661,75 @@ static void common_velocities(stsl_multibody *m, const fixed_motion *fm, double 
     }
 }
 
+/* The sum of a[0..n), taken in the order of the values (sorted in place):
+ * the same bits whatever order the terms come in. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double sorted_sum(double *a, int n)
+{
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+/* The velocity that bodies labelled `label` share: a fixed end's among
+ * them (ground, base, anchor in that order), else their momentum over
+ * their mass, each summed in the order of the terms' values. */
+static double shared_velocity(stsl_multibody *m, const fixed_motion *fm, int label, const double *y)
+{
+    for (int f = 0; f < N_FIXED; f++)
+        if (m->label[m->nb + f] == label) return fm->v[f];
+    int n = 0;
+    double *mom = m->y_look, *mass = m->rate; /* consistent's scratch, free here */
+    for (int j = 0; j < m->nb; j++)
+        if (m->label[j] == label) {
+            mom[n] = m->mass[j] * y[m->nb + j];
+            mass[n++] = m->mass[j];
+        }
+    double total = sorted_sum(mass, n);
+    return sorted_sum(mom, n) / total;
+}
+
 /* A contact decided at w = 0 that slips starts at w = 0 exactly: its
  * velocity guard must start on the mode's side (a w of rounding size on
- * the other side would be outside the mode from the start). */
+ * the other side would be outside the mode from the start).  All of them
+ * at once: the bodies such contacts join, with the clusters of closed
+ * rigid stops, take their common velocity (momentum kept; a fixed end's
+ * when it is among them), the mass-weighted projection onto w = 0 of
+ * every one.  Zeroing them one after another in the order of the file
+ * let a later one undo an earlier one's zero by rounding, differently in
+ * another order; here no sum depends on any order. */
 static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
 {
+    prepared *p = &m->cand;
+    int any = 0;
+    p->n_edges = 0;
     for (int c = 0; c < m->nc; c++) {
         if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
-        double w = rel_v(m, fm, y, m->cnode[c]);
-        if (w == 0.0) continue;
-        rigid_clusters(m, -1);
-        pair_jump(m, m->cnode[c], 0.0, -w, y);
+        memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        any |= rel_v(m, fm, y, m->cnode[c]) != 0.0;
+    }
+    if (!any) return;
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    for (int c = 0; c < m->nc; c++) { /* each group with a w to zero, once */
+        if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
+        if (rel_v(m, fm, y, m->cnode[c]) == 0.0) continue;
+        int label = m->label[m->cnode[c][0]];
+        double v = shared_velocity(m, fm, label, y);
+        for (int j = 0; j < m->nb; j++)
+            if (m->label[j] == label) y[m->nb + j] = v;
     }
 }
 
