@@ -53,6 +53,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
+#include "models/multibody.h"
 #include "models/run.h"
 #include "solver/sink.h"
 #include "test/testutil.h"
@@ -495,11 +496,92 @@ static void loops_order_independent(void **state)
     check_systems(0xd1b54a32d192ed03ULL, N_LOOPS, make_loop);
 }
 
+/* ---- contacts that start slipping at w = 0 together -------------------------- */
+
+/* The velocities after a guard event at which the slipping contacts of
+ * `yaml` (three free bodies a, b, c in a chain by two contacts, listed in
+ * `order`) reach w = 0 by rounding-size margins and keep slipping: the
+ * model's transition called directly at a state with those margins.
+ * v[i]: body i's velocity after it (a, b, c by name). */
+static void slip_restart(const char *yaml, const double *v_in, double *v)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<zero>", NULL, NULL, 0, &cfg, &err))
+        fail_msg("config: %s", err.msg);
+    stsl_multibody *mb = stsl_multibody_create(&cfg.system, 1e-10, 0.0, &err);
+    assert_non_null(mb);
+    const stsl_hmodel *md = stsl_multibody_model(mb);
+    double y[6];
+    int idx[3]; /* body a, b, c's index in the file */
+    for (int i = 0; i < 3; i++)
+        idx[cfg.system.bodies[i].name[0] - 'a'] = i;
+    for (int i = 0; i < 3; i++) { /* first both slipping (distinct velocities) */
+        y[idx[i]] = 0.0;
+        y[3 + idx[i]] = 0.3 - 0.1 * i;
+    }
+    stsl_transition tr;
+    assert_int_equal(md->ops->transition(md->self, 0, STSL_REASON_INIT, NULL, 0.0, y, &tr, &err),
+                     STSL_OK);
+    stsl_mode_desc d;
+    assert_int_equal(md->ops->describe(md->self, tr.mode, &d), 0);
+    int fired[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    assert_true(d.n_guards == 2);
+    for (int i = 0; i < 3; i++)
+        y[3 + idx[i]] = v_in[i];
+    assert_int_equal(
+        md->ops->transition(md->self, tr.mode, STSL_REASON_GUARD, fired, 0.5, y, &tr, &err),
+        STSL_OK);
+    char name[256];
+    md->ops->mode_name(md->self, tr.mode, name, sizeof name);
+    assert_null(strstr(name, "STUCK")); /* both slip on (SLIP_NEG with the ends swapped) */
+    for (int i = 0; i < 3; i++)
+        v[i] = y[3 + idx[i]];
+    stsl_multibody_free(mb);
+    stsl_config_free(&cfg);
+}
+
+/* Bodies a, b, c (1, 2, 3 kg) in a chain: a on b, b on c (Coulomb, 1 N),
+ * 10 N forward on a, 10 N back on c: both contacts slip forward (a pulls
+ * ahead of b, c falls behind; sticking either would need 7 N).  Their
+ * guards fire together with w = 1e-12 and -2e-12 left by the root
+ * location: both start at w = 0 exactly, every body at the common
+ * velocity (1 va + 2 vb + 3 vc) / 6 (momentum kept), and the bits do not
+ * depend on the order of the bodies or the contacts or their ends.
+ * (Zeroing one contact after the other left the first one's w at the
+ * size of the second's margin, in the file's order.) */
+static void zero_slips_at_once(void **state)
+{
+    (void)state;
+    const char *yaml[2] = {
+        "bodies: {a: {mass: 1}, b: {mass: 2}, c: {mass: 3}}\n"
+        "contacts:\n  - {between: [a, b], law: coulomb, dynamic: 1}\n"
+        "  - {between: [b, c], law: coulomb, dynamic: 1}\n"
+        "inputs: {forces: {a: {type: constant, value: 10}, c: {type: constant, value: -10}}}\n"
+        "simulation: {t_end: 1}\n",
+        "bodies: {c: {mass: 3}, a: {mass: 1}, b: {mass: 2}}\n"
+        "contacts:\n  - {between: [c, b], law: coulomb, dynamic: 1}\n"
+        "  - {between: [b, a], law: coulomb, dynamic: 1}\n"
+        "inputs: {forces: {c: {type: constant, value: -10}, a: {type: constant, value: 10}}}\n"
+        "simulation: {t_end: 1}\n"};
+    const double v_in[3] = {0.1 + 1e-12, 0.1, 0.1 + 2e-12};
+    const double want = (v_in[0] + 2.0 * v_in[1] + 3.0 * v_in[2]) / 6.0;
+    double v[2][3];
+    for (int k = 0; k < 2; k++) {
+        slip_restart(yaml[k], v_in, v[k]);
+        assert_true(v[k][0] == v[k][1] && v[k][1] == v[k][2]);
+        assert_close(v[k][0], want, 2e-17); /* a few roundings of 0.1 */
+    }
+    for (int i = 0; i < 3; i++)
+        assert_true(v[0][i] == v[1][i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(order_independent),
         cmocka_unit_test(loops_order_independent),
+        cmocka_unit_test(zero_slips_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
