@@ -60,10 +60,9 @@ typedef struct prepared {
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
     double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
     /* Loops of constraints (statically indeterminate): n_cycles independent
-     * cycles, cycle[k * max_edges + e] the coefficient of edge e. */
-    int n_cycles, max_edges;
-    double *cycle;
-    int *parent, *parent_edge, *depth, *tree; /* spanning forest scratch */
+     * ones (0: a forest, the constraint forces unique). */
+    int n_cycles;
+    int *parent, *tree; /* spanning forest scratch */
     guard_ref *guards;
     int *dirs;
     int n_guards;
@@ -411,9 +410,10 @@ static int cnode_of(const stsl_multibody *m, int node)
     return node < m->nb ? node : m->nb;
 }
 
-/* Fundamental cycles of the constraint graph (fixed ends contracted): a
- * spanning forest, and per edge closing a loop the path back through it.
- * Adding s times a cycle to lambda keeps every body's balance. */
+/* The number of independent loops of the constraint graph (fixed ends
+ * contracted): the edges a spanning forest leaves out.  Only whether
+ * there are any matters (rebalance splits a loop's forces; a forest's are
+ * unique). */
 static void build_cycles(const stsl_multibody *m, prepared *p)
 {
     int nn = m->nb + 1;
@@ -425,41 +425,20 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
     for (int root = 0; root < nn; root++) { /* BFS over the edges */
         if (p->parent[root] != -2) continue;
         p->parent[root] = -1;
-        p->depth[root] = 0;
         for (int grew = 1; grew;) {
             grew = 0;
             for (int e = 0; e < p->n_edges; e++) {
                 int a = cnode_of(m, p->edges[e][0]), b = cnode_of(m, p->edges[e][1]);
                 int ina = p->parent[a] != -2, inb = p->parent[b] != -2;
                 if (ina == inb) continue;
-                int from = ina ? a : b, to = ina ? b : a;
-                p->parent[to] = from;
-                p->parent_edge[to] = e;
-                p->depth[to] = p->depth[from] + 1;
+                p->parent[ina ? b : a] = ina ? a : b;
                 p->tree[e] = 1;
                 grew = 1;
             }
         }
     }
-    for (int e = 0; e < p->n_edges; e++) {
-        if (p->tree[e]) continue;
-        double *c = p->cycle + (size_t)p->n_cycles++ * (size_t)p->max_edges;
-        for (int f = 0; f < p->n_edges; f++)
-            c[f] = 0.0;
-        c[e] = 1.0; /* +1 at edges[e][0], -1 at edges[e][1]: walk back */
-        int u = cnode_of(m, p->edges[e][0]), v = cnode_of(m, p->edges[e][1]);
-        while (u != v) { /* the deeper end climbs; its tree edge cancels the excess */
-            int up = p->depth[u] >= p->depth[v];
-            int x = up ? u : v, f = p->parent_edge[x];
-            /* at u the cycle has +1 to cancel, at v -1 */
-            double need = up ? -1.0 : 1.0; /* what edge f must give node x */
-            c[f] += cnode_of(m, p->edges[f][0]) == x ? need : -need;
-            if (up)
-                u = p->parent[u];
-            else
-                v = p->parent[v];
-        }
-    }
+    for (int e = 0; e < p->n_edges; e++)
+        p->n_cycles += !p->tree[e];
 }
 
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
@@ -2125,13 +2104,9 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
     p->guards = calloc((size_t)max_guards, sizeof *p->guards);
     size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
-    p->max_edges = (int)me;
-    p->cycle = calloc(me * me, sizeof(double));
     p->tree = calloc(me, sizeof(int));
     p->parent = calloc(nn, sizeof(int));
-    p->parent_edge = calloc(nn, sizeof(int));
-    p->depth = calloc(nn, sizeof(int));
-    if (!p->cycle || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
+    if (!p->tree || !p->parent) return -1;
     p->dirs = calloc((size_t)max_guards, sizeof(int));
     return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
                ? 0
@@ -2144,11 +2119,8 @@ static void free_prepared(prepared *p)
     free(p->edges);
     free(p->contact_edge);
     free(p->share);
-    free(p->cycle);
     free(p->tree);
     free(p->parent);
-    free(p->parent_edge);
-    free(p->depth);
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
