@@ -1489,6 +1489,63 @@ static void d14_twenty_clutches(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D15: a touch at a restart */
+
+/* A stuck pair that only touches its band, found again at the restart.
+ * Bodies mid (0.5 kg, on the ground: Coulomb 1 N, static 1.5 N) and omega
+ * (1.5 kg) joined by two parallel contacts (1 N, static 1.5 N and 1.25 N:
+ * together 2.75 N) and two springs of free length 0; F = 8 sin(2 pi t) on
+ * omega.  While mid slides forward with the pair stuck (from 1.14 s) the
+ * pair holds lambda = 1.5 (F - 1) / 2 - F = -(F / 4 + 0.75) on omega (the
+ * springs are not stretched while it sticks), which at the force's peak
+ * F = 8 (t = 1.25 s) is exactly -2.75 N, the pair's level: a touch, so it
+ * stays stuck (SPEC §1.2).  The touch was located 44 ns early (where the
+ * integration's error lifts the peak past the level), the event kept the
+ * mode, and the restarted segment judged the guard's rounding-level dip
+ * against a touch band sized from its zero (2.5e-15 N instead of 2e-11 N
+ * of a 0.2 N guard): the same instant again, 20000 times ("no progress",
+ * exit 3), in one order of the file and not in the other.  Both orders now
+ * run to the end with the same events; the pair never breaks away and
+ * holds -2.75 N at 1.25 s. */
+static void d15_touch_restart_case(const char *contacts, const char *couplings, int pair0)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "bodies: {mid: {mass: 0.5}, omega: {mass: 1.5}}\n"
+             "couplings:\n%s"
+             "contacts:\n%s"
+             "inputs: {forces: {omega: {type: sine, amplitude: 8, frequency: 1}}}\n"
+             "simulation: {t_end: 2.0, output_step: 0.01, rtol: 1e-12}\n",
+             couplings, contacts);
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    assert_int_equal(m.r->n_events, 7); /* a breakaway, three reversals, three ambiguous */
+    assert_int_equal(count(&m, "breakaway", contact_subject(pair0)), 0);
+    assert_int_equal(count(&m, "breakaway", contact_subject(pair0 + 1)), 0);
+    for (long i = 0; i < m.r->n_samples; i++)
+        if (fabs(m.r->t[i] - 1.25) < 1e-12)
+            assert_wrms1(FRIC(&m, i, pair0) + FRIC(&m, i, pair0 + 1), -2.75, RT, AT);
+    mb_free(&m);
+}
+
+static void d15_touch_at_a_restart(void **state)
+{
+    (void)state;
+    const char *ground =
+        "  - {between: [mid, ground], law: coulomb, dynamic: 1, static_ratio: 1.5}\n";
+    const char *p1 = "  - {between: [omega, mid], law: coulomb, dynamic: 1, static_ratio: 1.5}\n";
+    const char *p2 = "  - {between: [omega, mid], law: coulomb, dynamic: 1, static_ratio: 1.25}\n";
+    const char *k1 = "  - {between: [mid, omega], stiffness: 20, damping: 0}\n";
+    const char *k2 = "  - {between: [omega, mid], stiffness: 50, damping: 0}\n";
+    char c[512], k[512];
+    snprintf(c, sizeof c, "%s%s%s", ground, p1, p2);
+    snprintf(k, sizeof k, "%s%s", k1, k2);
+    d15_touch_restart_case(c, k, 1);
+    snprintf(c, sizeof c, "%s%s%s", ground, p2, p1);
+    snprintf(k, sizeof k, "%s%s", k2, k1);
+    d15_touch_restart_case(c, k, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1501,7 +1558,7 @@ int main(void)
         cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
         cmocka_unit_test(d10_parallel_share),   cmocka_unit_test(d11_fifty_boxes),
         cmocka_unit_test(d12_tethered_rider),   cmocka_unit_test(d13_loop_triangle),
-        cmocka_unit_test(d14_twenty_clutches),
+        cmocka_unit_test(d14_twenty_clutches),  cmocka_unit_test(d15_touch_at_a_restart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
