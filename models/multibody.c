@@ -15,6 +15,7 @@
 #include "events/modes.h"
 #include "models/cluster.h"
 #include "models/friction.h"
+#include "models/loop_split.h"
 #include "models/signal.h"
 #include "models/smooth_friction.h"
 
@@ -23,11 +24,6 @@
 #define N_FIXED 3
 /* The contact's rules and tolerances (rounding level of a force balance,
  * look-ahead, impact and bounces, natural scales): events/contact.h. */
-/* The split of a loop's constraint forces (rebalance): the weight of the
- * strictly convex term, relative to the largest use of a capacity, and
- * the iterations of each ternary search ((2/3)^100 ~ 2e-18 of its range). */
-#define REGULAR      1e-10
-#define TERNARY_ITER 100
 /* A contact's relative velocity counts as zero at an event within this
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */
@@ -64,11 +60,9 @@ typedef struct prepared {
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
     double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
     /* Loops of constraints (statically indeterminate): n_cycles independent
-     * cycles, cycle[k * max_edges + e] the coefficient of edge e; cap[e]
-     * the static capacity of a contact edge (0: a stop, unbounded). */
-    int n_cycles, max_edges;
-    double *cycle, *cap;
-    int *parent, *parent_edge, *depth, *tree; /* spanning forest scratch */
+     * ones (0: a forest, the constraint forces unique). */
+    int n_cycles;
+    int *parent, *tree; /* spanning forest scratch */
     guard_ref *guards;
     int *dirs;
     int n_guards;
@@ -116,6 +110,9 @@ struct stsl_multibody {
     double *force, *acc, *lambda;
     int *label;
     stsl_cstr_ws *ws;
+    stsl_split_ws *split; /* a loop's split (rebalance): its workspace, bands, nodes */
+    double *split_hi, *split_lo;
+    int (*split_ends)[2];
     /* transition scratch */
     uint8_t *cur, *next, *cur_keep;
     int *affected, *kicked, *jumped, *jflag, *group, *jlist, *before, *chosen, *changed_by_impact;
@@ -448,9 +445,10 @@ static int cnode_of(const stsl_multibody *m, int node)
     return node < m->nb ? node : m->nb;
 }
 
-/* Fundamental cycles of the constraint graph (fixed ends contracted): a
- * spanning forest, and per edge closing a loop the path back through it.
- * Adding s times a cycle to lambda keeps every body's balance. */
+/* The number of independent loops of the constraint graph (fixed ends
+ * contracted): the edges a spanning forest leaves out.  Only whether
+ * there are any matters (rebalance splits a loop's forces; a forest's are
+ * unique). */
 static void build_cycles(const stsl_multibody *m, prepared *p)
 {
     int nn = m->nb + 1;
@@ -462,46 +460,20 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
     for (int root = 0; root < nn; root++) { /* BFS over the edges */
         if (p->parent[root] != -2) continue;
         p->parent[root] = -1;
-        p->depth[root] = 0;
         for (int grew = 1; grew;) {
             grew = 0;
             for (int e = 0; e < p->n_edges; e++) {
                 int a = cnode_of(m, p->edges[e][0]), b = cnode_of(m, p->edges[e][1]);
                 int ina = p->parent[a] != -2, inb = p->parent[b] != -2;
                 if (ina == inb) continue;
-                int from = ina ? a : b, to = ina ? b : a;
-                p->parent[to] = from;
-                p->parent_edge[to] = e;
-                p->depth[to] = p->depth[from] + 1;
+                p->parent[ina ? b : a] = ina ? a : b;
                 p->tree[e] = 1;
                 grew = 1;
             }
         }
     }
-    for (int e = 0; e < p->n_edges; e++) {
-        if (p->tree[e]) continue;
-        double *c = p->cycle + (size_t)p->n_cycles++ * (size_t)p->max_edges;
-        for (int f = 0; f < p->n_edges; f++)
-            c[f] = 0.0;
-        c[e] = 1.0; /* +1 at edges[e][0], -1 at edges[e][1]: walk back */
-        int u = cnode_of(m, p->edges[e][0]), v = cnode_of(m, p->edges[e][1]);
-        while (u != v) { /* the deeper end climbs; its tree edge cancels the excess */
-            int up = p->depth[u] >= p->depth[v];
-            int x = up ? u : v, f = p->parent_edge[x];
-            /* at u the cycle has +1 to cancel, at v -1 */
-            double need = up ? -1.0 : 1.0; /* what edge f must give node x */
-            c[f] += cnode_of(m, p->edges[f][0]) == x ? need : -need;
-            if (up)
-                u = p->parent[u];
-            else
-                v = p->parent[v];
-        }
-    }
-    for (int e = 0; e < p->n_edges; e++) {
-        p->cap[e] = 0.0;
-        for (int c = 0; c < m->nc; c++)
-            if (p->contact_edge[c] == e) p->cap[e] += static_level(m, c);
-    }
+    for (int e = 0; e < p->n_edges; e++)
+        p->n_cycles += !p->tree[e];
 }
 
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
@@ -645,61 +617,42 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
     if (scale) *scale = sum;
 }
 
+/* A loop of stuck contacts holds while some split of its constraint
+ * forces lies within every static band (SPEC §4): the split used makes
+ * the sorted band uses lexicographically smallest (models/loop_split.h:
+ * exact, so a band is reached only when no split is left, and all the
+ * contacts across the loop's tightest cut reach theirs together).  The
+ * bands are the contacts' levels under their loads at fm's time; parallel
+ * contacts on one edge keep their shares, so the edge's band is where
+ * every one of them is within its own.  Fixed ends are one node. */
+static void rebalance(stsl_multibody *m, const prepared *p, const fixed_motion *fm)
+{
+    if (!p->n_cycles) return;
+    for (int e = 0; e < p->n_edges; e++) {
+        m->split_hi[e] = m->split_lo[e] = INFINITY;
+        m->split_ends[e][0] = cnode_of(m, p->edges[e][0]);
+        m->split_ends[e][1] = cnode_of(m, p->edges[e][1]);
+    }
+    for (int c = 0; c < m->nc; c++) {
+        int e = p->contact_edge[c];
+        double part = e >= 0 ? fabs(p->share[c]) : 0.0, fs_pos, fs_neg;
+        if (!(part > 0.0)) continue;
+        static_levels(m, c, fm, &fs_pos, &fs_neg); /* lambda_c in [-fs_pos, fs_neg] */
+        double up = (p->share[c] > 0.0 ? fs_neg : fs_pos) / part,
+               down = (p->share[c] > 0.0 ? fs_pos : fs_neg) / part;
+        m->split_hi[e] = fmin(m->split_hi[e], up);
+        m->split_lo[e] = fmin(m->split_lo[e], down);
+    }
+    stsl_split_problem sp = {m->nb + 1, p->n_edges,  (const int(*)[2])m->split_ends,
+                             m->lambda, m->split_hi, m->split_lo};
+    stsl_split_solve(m->split, &sp, m->lambda);
+}
+
 /* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at
  * (t, y).  Within a cluster every body gets the same acceleration, the
  * fixed end's when it holds one, so that bodies held together stay
  * together to the last bit.  Returns 0, 1 when the constraints conflict
  * (two fixed ends of different accelerations in one cluster), <0 on error. */
-/* Largest use of a contact edge's static capacity at lambda + s c, plus a
- * small strictly convex term that makes the best s unique (and so the
- * split continuous in time). */
-static double utilization(const prepared *p, const double *lam, const double *c, double s,
-                          double scale)
-{
-    double most = 0.0, sq = 0.0;
-    for (int e = 0; e < p->n_edges; e++) {
-        double l = lam[e] + s * c[e];
-        if (!(p->cap[e] > 0.0)) { /* a stop: kept near the least-squares split */
-            sq += l * l / (scale * scale);
-            continue;
-        }
-        double u = l / p->cap[e];
-        most = fmax(most, fabs(u));
-        sq += u * u;
-    }
-    return most + REGULAR * sq / scale;
-}
-
-/* A loop of stuck contacts holds while some split of its constraint
- * forces lies within every static band (SPEC §4): the split used is the
- * one that uses the capacities least (min over the cycles' free parts of
- * the largest |lambda_e| / F_S,e; coordinate descent, each a ternary
- * search of the convex function), so a band is reached only when no split
- * is left, and all the contacts of the tight loop reach theirs together. */
-static void rebalance(const stsl_multibody *m, const prepared *p)
-{
-    (void)m;
-    if (!p->n_cycles) return;
-    double b = 1.0;
-    for (int e = 0; e < p->n_edges; e++)
-        b += fabs(m->lambda[e]) / (p->cap[e] > 0.0 ? p->cap[e] : 1.0);
-    for (int pass = 0; pass < 3; pass++)
-        for (int k = 0; k < p->n_cycles; k++) {
-            const double *c = p->cycle + (size_t)k * (size_t)p->max_edges;
-            double lo = -b, hi = b;
-            for (int it = 0; it < TERNARY_ITER; it++) {
-                double s1 = lo + (hi - lo) / 3.0, s2 = hi - (hi - lo) / 3.0;
-                if (utilization(p, m->lambda, c, s1, b) <= utilization(p, m->lambda, c, s2, b))
-                    hi = s2;
-                else
-                    lo = s1;
-            }
-            double sb = 0.5 * (lo + hi);
-            for (int e = 0; e < p->n_edges; e++)
-                m->lambda[e] += sb * c[e];
-        }
-}
-
 static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                  const double *y, double *scale, stsl_error *err)
 {
@@ -711,7 +664,7 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
     if (rc) return rc;
     if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
-    if (!m->no_split) rebalance(m, p);
+    if (!m->no_split) rebalance(m, p, fm);
     stsl_cstr_components(m->ws, &pr, m->label);
     int n = m->nb + N_FIXED;
     for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
@@ -1328,7 +1281,7 @@ static int check_at(stsl_multibody *m, const int *states, double t, const double
     if (rc) return rc;
     double noise = stsl_contact_noise(scale);
     if (margins(m, states, &fm, noise, stat) && m->cand.n_cycles) {
-        rebalance(m, &m->cand);
+        rebalance(m, &m->cand, &fm);
         margins(m, states, &fm, noise, stat);
     }
     return 0;
@@ -1783,17 +1736,75 @@ static void common_velocities(stsl_multibody *m, const fixed_motion *fm, double 
     }
 }
 
+/* The sum of a[0..n), taken in the order of the values (sorted in place):
+ * the same bits whatever order the terms come in. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double sorted_sum(double *a, int n)
+{
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+/* The velocity that bodies labelled `label` share: a fixed end's among
+ * them (ground, base, anchor in that order), else their momentum over
+ * their mass, each summed in the order of the terms' values. */
+static double shared_velocity(stsl_multibody *m, const fixed_motion *fm, int label, const double *y)
+{
+    for (int f = 0; f < N_FIXED; f++)
+        if (m->label[m->nb + f] == label) return fm->v[f];
+    int n = 0;
+    double *mom = m->y_look, *mass = m->rate; /* consistent's scratch, free here */
+    for (int j = 0; j < m->nb; j++)
+        if (m->label[j] == label) {
+            mom[n] = m->mass[j] * y[m->nb + j];
+            mass[n++] = m->mass[j];
+        }
+    double total = sorted_sum(mass, n);
+    return sorted_sum(mom, n) / total;
+}
+
 /* A contact decided at w = 0 that slips starts at w = 0 exactly: its
  * velocity guard must start on the mode's side (a w of rounding size on
- * the other side would be outside the mode from the start). */
+ * the other side would be outside the mode from the start).  All of them
+ * at once: the bodies such contacts join, with the clusters of closed
+ * rigid stops, take their common velocity (momentum kept; a fixed end's
+ * when it is among them), the mass-weighted projection onto w = 0 of
+ * every one.  Zeroing them one after another in the order of the file
+ * let a later one undo an earlier one's zero by rounding, differently in
+ * another order; here no sum depends on any order. */
 static void zero_slips(stsl_multibody *m, const fixed_motion *fm, double *y)
 {
+    prepared *p = &m->cand;
+    int any = 0;
+    p->n_edges = 0;
     for (int c = 0; c < m->nc; c++) {
         if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
-        double w = rel_v(m, fm, y, m->cnode[c]);
-        if (w == 0.0) continue;
-        rigid_clusters(m, -1);
-        pair_jump(m, m->cnode[c], 0.0, -w, y);
+        memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        any |= rel_v(m, fm, y, m->cnode[c]) != 0.0;
+    }
+    if (!any) return;
+    for (int k = 0; k < m->ns; k++)
+        if (is_rigid(m, k) && m->next[m->nc + k] != STSL_SM_OPEN)
+            memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
+    double zero[N_FIXED] = {0, 0, 0};
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, zero, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_components(m->ws, &pr, m->label);
+    for (int c = 0; c < m->nc; c++) { /* each group with a w to zero, once */
+        if (!m->jflag[c] || m->next[c] == STSL_CONTACT_STUCK) continue;
+        if (rel_v(m, fm, y, m->cnode[c]) == 0.0) continue;
+        int label = m->label[m->cnode[c][0]];
+        double v = shared_velocity(m, fm, label, y);
+        for (int j = 0; j < m->nb; j++)
+            if (m->label[j] == label) y[m->nb + j] = v;
     }
 }
 
@@ -2289,14 +2300,9 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
     p->guards = calloc((size_t)max_guards, sizeof *p->guards);
     size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
-    p->max_edges = (int)me;
-    p->cycle = calloc(me * me, sizeof(double));
-    p->cap = calloc(me, sizeof(double));
     p->tree = calloc(me, sizeof(int));
     p->parent = calloc(nn, sizeof(int));
-    p->parent_edge = calloc(nn, sizeof(int));
-    p->depth = calloc(nn, sizeof(int));
-    if (!p->cycle || !p->cap || !p->tree || !p->parent || !p->parent_edge || !p->depth) return -1;
+    if (!p->tree || !p->parent) return -1;
     p->dirs = calloc((size_t)max_guards, sizeof(int));
     return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
                ? 0
@@ -2309,12 +2315,8 @@ static void free_prepared(prepared *p)
     free(p->edges);
     free(p->contact_edge);
     free(p->share);
-    free(p->cycle);
-    free(p->cap);
     free(p->tree);
     free(p->parent);
-    free(p->parent_edge);
-    free(p->depth);
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
@@ -2343,13 +2345,15 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->impact_w, ns))
         return -1;
     if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
+    if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
 #undef ALLOC
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
         alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
         return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
-    return m->ws ? 0 : -1;
+    m->split = stsl_split_ws_create(nb + 1, ne);
+    return m->ws && m->split ? 0 : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
@@ -2479,6 +2483,10 @@ void stsl_multibody_free(stsl_multibody *m)
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);
+    stsl_split_ws_free(m->split);
+    free(m->split_hi);
+    free(m->split_lo);
+    free(m->split_ends);
     free_prepared(&m->prep);
     free_prepared(&m->cand);
     void *all[] = {m->mass,

@@ -221,6 +221,10 @@ struct stsl_hsolver {
     double *rate_t;             /* where rate[] (the sign of q's rate) holds */
     int *rate;
     int g_ok;
+    /* The segment restarts in the mode it left with no event (a touch
+     * the model accepted): the guards keep their sizes (g_max), so that
+     * the touch band stays that of the guard, not of its zero. */
+    int same_mode;
     int rhs_bad;     /* the right-hand side was not finite (the step failed) */
     double atol_min; /* the smallest component's absolute tolerance */
     /* Progress guard: steps counted, and time at the window's start. */
@@ -882,7 +886,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
         s->stats.guard_evals++;
         s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
         for (int i = 0; i < m->n_guards; i++) {
-            s->g_max[i] = 0.0;
+            if (!s->same_mode) s->g_max[i] = 0.0;
             s->g_peak[i] = -INFINITY;
             s->rate_t[i] = NAN;
         }
@@ -1362,6 +1366,8 @@ static int record_event(stsl_hsolver *s, const stsl_transition *tr, const stsl_m
 static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl_error *err)
 {
     close_segment(s);
+    stsl_mode_code before = s->mode;
+    s->same_mode = 1;
     for (;;) {
         memcpy(s->ytmp, s->ycur, (size_t)s->n * sizeof(double));
         s->model->ops->outputs(s->model->self, s->mode, s->t, s->ycur, s->cols_a);
@@ -1377,6 +1383,7 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
         stsl_mode_desc next;
         if (describe_mode(s, tr.mode, &next))
             return fail(s, err, STSL_EMODEL, s->t, "transition chose an invalid mode");
+        s->same_mode &= tr.mode == before && tr.kind == STSL_NO_EVENT && why == STSL_REASON_GUARD;
         if (tr.kind != STSL_NO_EVENT && (rc = record_event(s, &tr, &next, err))) {
             memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
             set_mode(s, tr.mode, &next);

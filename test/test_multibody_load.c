@@ -133,6 +133,21 @@ static void reversible_slip_load_reversals(void **state)
 
 /* ---- irreversible (EtA = -0.5) --------------------------------------------------- */
 
+/* SPEC §4's band invariant at the contacts' loads (tu_assert_bands): the
+ * stuck gear below holds up to 50 N (10.2 N) under its load, far beyond
+ * its 1.2 N static level without one, which a band judged at load 0 would
+ * call an overload.  Returns the stuck samples checked. */
+static long bands_under_load(const char *yaml, const stsl_mem_result *r)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err))
+        fail_msg("config: %s", err.msg);
+    long n = tu_assert_bands(r, &cfg.system);
+    stsl_config_free(&cfg);
+    return n;
+}
+
 /* The load alone never back-drives: F_R = 50 sin(pi t), no motor force,
  * gear F_DJ = 1 N, FSD 1.2, EtO 0.8, EtA -0.5.  The load aids the direction
  * it pushes, F_S = 1.2 (1 + 1.5 |F_R|) > |F_R| at every instant: nothing
@@ -157,6 +172,7 @@ static void irreversible_load_never_backdrives(void **state)
         double fr = 50.0 * sin(M_PI * r->t[i]);
         assert_close(tu_col(r, i, F_GEAR), -fr, 1e-12);
     }
+    assert_true(bands_under_load(yaml, r) >= r->n_samples);
     stsl_sink_free(&sink);
 }
 
@@ -192,6 +208,7 @@ static void irreversible_motor_must_push(void **state)
         assert_close(tu_col(r, i, X_MOTOR), x, 1e-9 * 0.5);
         if (t < tb - 1e-9) assert_close(tu_col(r, i, F_GEAR), 5.0 + 2.0 * t, 1e-12 * 10.0);
     }
+    assert_true(bands_under_load(yaml, r) > 0);
     /* No energy balance here: the motion is a cubic, which CVODE
      * integrates exactly at order 3 and so in a few huge steps, while the
      * power (a quartic's rate) rides on them without error control (the

@@ -1322,6 +1322,230 @@ static void d11_fifty_boxes(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D13: a loop of stuck contacts */
+
+/* Stuck contacts in a closed loop take the split whose sorted band uses
+ * are lexicographically smallest (SPEC §4), so the loop breaks away
+ * exactly where no split fits.  Bodies A, B, C of 1 kg, each on the
+ * ground, each pair joined by a contact (Coulomb, static = dynamic): A's
+ * three contacts (ground, AB, CA) 1 N each, the others 5 N; a push F = t
+ * on A.  By Hoffman's theorem the loop holds while every set of bodies
+ * can pass its push through the contacts leaving it: {A} 3 N, {A, B} and
+ * {A, C} 12 N, all three 11 N; so until t = 3 s, A's three contacts carry
+ * F/3 each (A's ground contact -t/3 on A, AB -t/3 on A, CA +t/3 on C), B
+ * and C pass their F/3 to the ground (-t/3 each, at a fifteenth of their
+ * levels) and BC carries nothing.  At t = 3 s all three of A's contacts
+ * reach their levels together and break away (one event each); A then
+ * slips with a = t - 3, v = (t - 3)^2 / 2, x = (t - 3)^3 / 6, dragging B
+ * and C forward with 1 N each, which their ground contacts hold.  The
+ * coordinate descent that sought the split before stalled where these
+ * bands bind (forces that wandered off F/3 and a stop with "no consistent
+ * combination" at t = 2.94 s). */
+static void d13_loop_triangle(void **state)
+{
+    (void)state;
+    mb_run m;
+    mb_run_ok("bodies: {A: {mass: 1}, B: {mass: 1}, C: {mass: 1}}\n"
+              "contacts:\n"
+              "  - {body: A, law: coulomb, dynamic: 1}\n"
+              "  - {body: B, law: coulomb, dynamic: 5}\n"
+              "  - {body: C, law: coulomb, dynamic: 5}\n"
+              "  - {between: [A, B], law: coulomb, dynamic: 1}\n"
+              "  - {between: [B, C], law: coulomb, dynamic: 5}\n"
+              "  - {between: [C, A], law: coulomb, dynamic: 1}\n"
+              "inputs: {forces: {A: {type: ramp, slope: 1}}}\n"
+              "simulation: {t_end: 4, output_step: 0.125, rtol: 1e-10}\n",
+              &m);
+    assert_int_equal(m.r->n_events, 3);
+    const int broke[3] = {0, 3, 5};
+    for (int k = 0; k < 3; k++) {
+        long i = nth(&m, "breakaway", contact_subject(broke[k]), 0);
+        assert_true(i >= 0);
+        assert_wrms1(m.r->events[i].t, 3.0, RT, AT);
+    }
+    const double sign[6] = {-1, -1, -1, -1, 0, 1};
+    long checked = 0;
+    for (long i = 0; i < m.r->n_samples && m.r->t[i] < 3.0; i++, checked++)
+        for (int c = 0; c < 6; c++)
+            assert_wrms1(FRIC(&m, i, c), sign[c] * m.r->t[i] / 3.0, RT, AT);
+    assert_true(checked >= 20);
+    long n = last(&m);
+    assert_wrms1(V(&m, n, 0), 0.5, RT, AT);
+    assert_wrms1(X(&m, n, 0), 1.0 / 6.0, RT, AT);
+    assert_true(X(&m, n, 1) == 0.0 && X(&m, n, 2) == 0.0);
+    assert_wrms1(FRIC(&m, n, 1), -1.0, RT, AT);
+    assert_wrms1(FRIC(&m, n, 2), -1.0, RT, AT);
+    mb_free(&m);
+}
+
+/* ============================================================ D14: twenty clutches from rest */
+
+/* A chain of 21 shafts (inertias 1, 1.5, 2, 1, ...) joined by 20 clutches
+ * (Coulomb, F_D = 8 + (7 i mod 9) N·m, static 1.25 F_D), all at rest, driven
+ * by three sine torques (40 N·m at 0.5 Hz on s0, 25 at 1.1 Hz on s10, 30 at
+ * 0.8 Hz on s20): all 20 clutches are at w = 0 at the start, and several of
+ * them stick and slip again and again (the enumeration of 3^20 states
+ * failed such a chain at t = 0).  Checked: the run ends with exit 0 and
+ * every stuck torque within its band in every sample (mb_run_ok); nothing
+ * but the torques acts from outside, so the total angular momentum is
+ * their integral, sum_k A_k (1 - cos(2 pi f_k t)) / (2 pi f_k), in every
+ * sample (clutches act between shafts and cancel); and the first event is
+ * the breakaway of the clutch that first reaches its level with the chain
+ * stuck as one (acceleration sum T / sum J; clutch i carries what the
+ * shafts beyond it need: sum_{j>i} (J_j a - T_j) on s_(i+1)), at the time
+ * that closed form gives (bisection below, to 1e-14 s). */
+#define D14_N 21
+static const double D14_AMP[3] = {40.0, 25.0, 30.0}, D14_FREQ[3] = {0.5, 1.1, 0.8};
+static const int D14_AT[3] = {0, 10, 20};
+
+static double d14_inertia(int i)
+{
+    return 1.0 + 0.5 * (i % 3);
+}
+static double d14_level(int i)
+{
+    return 1.25 * (8 + (7 * i) % 9);
+}
+
+/* The torque on shaft i at t. */
+static double d14_torque(int i, double t)
+{
+    double sum = 0.0;
+    for (int k = 0; k < 3; k++)
+        if (D14_AT[k] == i) sum += D14_AMP[k] * sin(2.0 * M_PI * D14_FREQ[k] * t);
+    return sum;
+}
+
+/* Clutch i's use of its static level with the chain stuck as one, minus 1. */
+static double d14_excess(int i, double t)
+{
+    double tq = 0.0, jt = 0.0, beyond = 0.0;
+    for (int j = 0; j < D14_N; j++) {
+        tq += d14_torque(j, t);
+        jt += d14_inertia(j);
+    }
+    for (int j = i + 1; j < D14_N; j++)
+        beyond += d14_inertia(j) * tq / jt - d14_torque(j, t);
+    return fabs(beyond) / d14_level(i) - 1.0;
+}
+
+static void d14_twenty_clutches(void **state)
+{
+    (void)state;
+    char yaml[8192];
+    size_t o = (size_t)snprintf(yaml, sizeof yaml, "domain: rotational\nbodies:\n");
+    for (int i = 0; i < D14_N; i++)
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  s%d: {inertia: %g}\n", i,
+                              d14_inertia(i));
+    o += (size_t)snprintf(yaml + o, sizeof yaml - o, "contacts:\n");
+    for (int i = 0; i + 1 < D14_N; i++)
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o,
+                              "  - {between: [s%d, s%d], law: coulomb, dynamic: %d, "
+                              "static_ratio: 1.25}\n",
+                              i, i + 1, 8 + (7 * i) % 9);
+    o += (size_t)snprintf(yaml + o, sizeof yaml - o, "inputs:\n  forces:\n");
+    for (int k = 0; k < 3; k++)
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o,
+                              "    s%d: {type: sine, amplitude: %g, frequency: %g}\n", D14_AT[k],
+                              D14_AMP[k], D14_FREQ[k]);
+    snprintf(yaml + o, sizeof yaml - o, "simulation: {t_end: 4, output_step: 0.01, rtol: 1e-10}\n");
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    /* the first clutch to reach its level, and when (the uses start at 0
+     * and grow: the first root of each by bisection on a bracket found
+     * in steps of 1 ms) */
+    int first = -1;
+    double t_first = INFINITY;
+    for (int i = 0; i + 1 < D14_N; i++) {
+        double lo = 0.0, hi = 1e-3;
+        while (hi < 4.0 && d14_excess(i, hi) < 0.0)
+            lo = hi, hi += 1e-3;
+        if (!(hi < 4.0)) continue;
+        for (int it = 0; it < 60; it++) {
+            double mid = 0.5 * (lo + hi);
+            *(d14_excess(i, mid) < 0.0 ? &lo : &hi) = mid;
+        }
+        if (hi < t_first) first = i, t_first = hi;
+    }
+    assert_true(first >= 0);
+    assert_true(m.r->n_events >= 40);     /* several clutches switch, again and again */
+    long b = nth(&m, "breakaway", -1, 0); /* (with `ambiguous` at the same instant) */
+    assert_true(b >= 0 && m.r->events[0].t == m.r->events[b].t);
+    assert_int_equal(m.r->events[b].subject, contact_subject(first));
+    assert_wrms1(m.r->events[b].t, t_first, RT, AT);
+    for (long i = 0; i < m.r->n_samples; i++) {
+        double t = m.r->t[i], mom = 0.0, want = 0.0;
+        for (int j = 0; j < D14_N; j++)
+            mom += d14_inertia(j) * V(&m, i, j);
+        for (int k = 0; k < 3; k++)
+            want +=
+                D14_AMP[k] * (1.0 - cos(2.0 * M_PI * D14_FREQ[k] * t)) / (2.0 * M_PI * D14_FREQ[k]);
+        assert_wrms1(mom, want, RT, 1e-7); /* momenta up to ~30 N·m·s: rtol of the run */
+    }
+    int switched = 0;
+    for (int c = 0; c + 1 < D14_N; c++)
+        switched += count(&m, "breakaway", contact_subject(c)) > 0;
+    assert_true(switched >= 4);
+    mb_free(&m);
+}
+
+/* ============================================================ D15: a touch at a restart */
+
+/* A stuck pair that only touches its band, found again at the restart.
+ * Bodies mid (0.5 kg, on the ground: Coulomb 1 N, static 1.5 N) and omega
+ * (1.5 kg) joined by two parallel contacts (1 N, static 1.5 N and 1.25 N:
+ * together 2.75 N) and two springs of free length 0; F = 8 sin(2 pi t) on
+ * omega.  While mid slides forward with the pair stuck (from 1.14 s) the
+ * pair holds lambda = 1.5 (F - 1) / 2 - F = -(F / 4 + 0.75) on omega (the
+ * springs are not stretched while it sticks), which at the force's peak
+ * F = 8 (t = 1.25 s) is exactly -2.75 N, the pair's level: a touch, so it
+ * stays stuck (SPEC §1.2).  The touch was located 44 ns early (where the
+ * integration's error lifts the peak past the level), the event kept the
+ * mode, and the restarted segment judged the guard's rounding-level dip
+ * against a touch band sized from its zero (2.5e-15 N instead of 2e-11 N
+ * of a 0.2 N guard): the same instant again, 20000 times ("no progress",
+ * exit 3), in one order of the file and not in the other.  Both orders now
+ * run to the end with the same events; the pair never breaks away and
+ * holds -2.75 N at 1.25 s. */
+static void d15_touch_restart_case(const char *contacts, const char *couplings, int pair0)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "bodies: {mid: {mass: 0.5}, omega: {mass: 1.5}}\n"
+             "couplings:\n%s"
+             "contacts:\n%s"
+             "inputs: {forces: {omega: {type: sine, amplitude: 8, frequency: 1}}}\n"
+             "simulation: {t_end: 2.0, output_step: 0.01, rtol: 1e-12}\n",
+             couplings, contacts);
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    assert_int_equal(m.r->n_events, 7); /* a breakaway, three reversals, three ambiguous */
+    assert_int_equal(count(&m, "breakaway", contact_subject(pair0)), 0);
+    assert_int_equal(count(&m, "breakaway", contact_subject(pair0 + 1)), 0);
+    for (long i = 0; i < m.r->n_samples; i++)
+        if (fabs(m.r->t[i] - 1.25) < 1e-12)
+            assert_wrms1(FRIC(&m, i, pair0) + FRIC(&m, i, pair0 + 1), -2.75, RT, AT);
+    mb_free(&m);
+}
+
+static void d15_touch_at_a_restart(void **state)
+{
+    (void)state;
+    const char *ground =
+        "  - {between: [mid, ground], law: coulomb, dynamic: 1, static_ratio: 1.5}\n";
+    const char *p1 = "  - {between: [omega, mid], law: coulomb, dynamic: 1, static_ratio: 1.5}\n";
+    const char *p2 = "  - {between: [omega, mid], law: coulomb, dynamic: 1, static_ratio: 1.25}\n";
+    const char *k1 = "  - {between: [mid, omega], stiffness: 20, damping: 0}\n";
+    const char *k2 = "  - {between: [omega, mid], stiffness: 50, damping: 0}\n";
+    char c[512], k[512];
+    snprintf(c, sizeof c, "%s%s%s", ground, p1, p2);
+    snprintf(k, sizeof k, "%s%s", k1, k2);
+    d15_touch_restart_case(c, k, 1);
+    snprintf(c, sizeof c, "%s%s%s", ground, p2, p1);
+    snprintf(k, sizeof k, "%s%s", k2, k1);
+    d15_touch_restart_case(c, k, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1333,7 +1557,8 @@ int main(void)
         cmocka_unit_test(d7_backlash_bodies),   cmocka_unit_test(d8_static_penetration),
         cmocka_unit_test(d8_bounce_bodies),     cmocka_unit_test(d9_impulse_through_damper),
         cmocka_unit_test(d10_parallel_share),   cmocka_unit_test(d11_fifty_boxes),
-        cmocka_unit_test(d12_tethered_rider),
+        cmocka_unit_test(d12_tethered_rider),   cmocka_unit_test(d13_loop_triangle),
+        cmocka_unit_test(d14_twenty_clutches),  cmocka_unit_test(d15_touch_at_a_restart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

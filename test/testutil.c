@@ -18,6 +18,7 @@
 #include "models/element.h"
 #include "models/friction.h"
 #include "models/run.h"
+#include "models/signal.h"
 
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
 {
@@ -97,25 +98,47 @@ static int group_first(const stsl_layout *l, const char *name)
     return -1;
 }
 
+/* Contact c's band [*lo, *hi] at time t under its load: the union of the
+ * bands at the load's left and right values (a sample at a load step may
+ * stand on either side of it; elsewhere both are the same). */
+static void band_at(const stsl_friction_params *fp, const stsl_signal *load, double t, double *lo,
+                    double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int left = 0; left < 2; left++) {
+        double fd, fs_pos, fs_neg, f_r = load ? stsl_signal_value(load, t, left) : 0.0;
+        stsl_friction_levels(fp, +1, f_r, &fd, &fs_pos);
+        stsl_friction_levels(fp, -1, f_r, &fd, &fs_neg);
+        *lo = fmin(*lo, -fs_pos);
+        *hi = fmax(*hi, fs_neg);
+    }
+}
+
 long tu_assert_bands(const stsl_mem_result *r, const stsl_system *s)
 {
     int fr = group_first(&r->layout, "friction"), md = group_first(&r->layout, "contact_mode");
     if (s->n_contacts && (fr < 0 || md < 0)) fail_msg("no friction or contact_mode columns");
     long checked = 0;
     for (int c = 0; c < s->n_contacts; c++) {
-        double fd, fs_pos, fs_neg;
-        stsl_friction_levels(&s->contacts[c].friction, +1, 0.0, &fd, &fs_pos);
-        stsl_friction_levels(&s->contacts[c].friction, -1, 0.0, &fd, &fs_neg);
+        stsl_error err = {0};
+        stsl_signal *load = NULL;
+        if (s->contacts[c].has_load && !(load = stsl_signal_create(&s->contacts[c].load, &err)))
+            fail_msg("contact %d: its load: %s", c, err.msg);
         for (long i = 0; i < r->n_samples; i++) {
             const double *row = r->cols + i * r->n_cols;
             if (lround(row[md + c]) != 0) continue; /* not STUCK */
-            double f = row[fr + c];
+            double f = row[fr + c], lo, hi;
+            band_at(&s->contacts[c].friction, load, r->t[i], &lo, &hi);
             checked++;
-            if (!(f >= -fs_pos * (1.0 + 1e-9) && f <= fs_neg * (1.0 + 1e-9)))
+            if (!(f >= lo - 1e-9 * fabs(lo) && f <= hi + 1e-9 * fabs(hi))) {
+                stsl_signal_free(load);
                 fail_msg("band invariant: sample %ld (t = %.17g): stuck contact %d holds %.17g, "
                          "its band [%.17g, %.17g]",
-                         i, r->t[i], c, f, -fs_pos, fs_neg);
+                         i, r->t[i], c, f, lo, hi);
+            }
         }
+        stsl_signal_free(load);
     }
     return checked;
 }

@@ -42,7 +42,8 @@ const stsl_mem_result *tu_run_yaml(const char *yaml, const char *const *sets, in
                                    stsl_sink *sink);
 /* SPEC §4's band invariant on a system's result: in every sample, every
  * contact whose contact_mode is STUCK has its friction (the force on its
- * first end) within [-F_S(+1), F_S(-1)] of its levels at load 0, to
+ * first end) within [-F_S(+1), F_S(-1)] of its levels under its load at
+ * the sample's time (either side of a load step), to
  * within 1e-9 of the level (the force at a located breakaway is the level
  * up to the root's location, ~1e-15 s, times its rate, and 64 ulps of the
  * forces' balance: far below 1e-9 relative; a contact held past its
