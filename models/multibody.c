@@ -73,6 +73,7 @@ typedef struct prepared {
     int *dirs;
     int n_guards;
     int frozen, in_contact; /* a compliant stop in contact */
+    stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -485,6 +486,11 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         const uint8_t *v = mode_vec(m, code);
         if (!v) return NULL;
         prepare_vec(m, v, &m->prep);
+        stsl_cstr_problem pr = {m->nb,       m->mass,     m->force,
+                                N_FIXED,     NULL,        m->prep.n_edges,
+                                (const int(*)[2])m->prep.edges};
+        stsl_error err = {0};
+        if (stsl_cstr_analyse(m->prep.ws, &pr, &err)) return NULL;
         m->prep.code = code;
     }
     return &m->prep;
@@ -663,34 +669,44 @@ static void rebalance(const stsl_multibody *m, const prepared *p)
         }
 }
 
+/* m->acc and, unless `lambda` is NULL, the constraint forces into it, for
+ * the applied forces in m->force.  The constraint graph's analysis
+ * (cluster.h) is made once when prepare() switches the current mode to it;
+ * a candidate's edges are scratch that the decisions rewrite between
+ * solves (rigid_clusters, group_j), so a candidate is analysed at every
+ * solve (O(N), at events only).  Every body of a cluster gets the
+ * cluster's acceleration bit for bit (the fixed end's when it holds one:
+ * cluster.h), so bodies held together stay together to the last bit.
+ * 0, 1 on a conflict, < 0 on error. */
+static int constraint_solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm,
+                            double *lambda, stsl_error *err)
+{
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_solution sol = {m->acc, lambda, 0, 0};
+    int rc = p == &m->prep ? STSL_OK : stsl_cstr_analyse(p->ws, &pr, err);
+    if (!rc) rc = stsl_cstr_solve_analysed(p->ws, &pr, &sol, err);
+    return rc ? rc : sol.conflict;
+}
+
 static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                  const double *y, double *scale, stsl_error *err)
 {
     applied_forces(m, p->vec, fm, t, y, m->force, scale);
-    stsl_cstr_problem pr = {
-        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
-    stsl_cstr_solution sol = {m->acc, m->lambda, 0, 0};
-    int rc = stsl_cstr_solve(m->ws, &pr, &sol, err);
+    int rc = constraint_solve(m, p, fm, m->lambda, err);
     if (rc) return rc;
-    if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
     if (!m->no_split) rebalance(m, p);
-    stsl_cstr_components(m->ws, &pr, m->label);
-    int n = m->nb + N_FIXED;
-    for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
-        for (int j = 0; j < n; j++) {
-            if (m->label[j] != m->label[i]) continue;
-            if (j >= m->nb) {
-                m->acc[i] = fm->a[j - m->nb];
-                break;
-            }
-            if (j < i) {
-                m->acc[i] = m->acc[j];
-                break;
-            }
-        }
-    }
     return 0;
+}
+
+/* The accelerations alone (the right-hand side's): they need no
+ * constraint force. */
+static int solve_acc(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
+                     const double *y)
+{
+    applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    return constraint_solve(m, p, fm, NULL, NULL);
 }
 
 /* The constraint force of contact c (stuck) or stop k (closed) on ends[0]. */
@@ -783,10 +799,7 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    m->no_split = 1; /* the accelerations only */
-    int rc = solve(m, p, &fm, t, y, NULL, NULL);
-    m->no_split = 0;
-    if (rc) return -1;
+    if (solve_acc(m, p, &fm, t, y)) return -1;
     for (int i = 0; i < m->nb; i++) {
         ydot[i] = y[m->nb + i];
         ydot[m->nb + i] = m->acc[i];
@@ -2122,6 +2135,7 @@ static void free_prepared(prepared *p)
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
+    stsl_cstr_ws_free(p->ws);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2153,7 +2167,9 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
         return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
-    return m->ws ? 0 : -1;
+    m->prep.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
+    m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
+    return m->ws && m->prep.ws && m->cand.ws ? 0 : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
