@@ -93,6 +93,7 @@ struct stsl_multibody {
     stsl_signal **force_sig, *base, *anchor;
     stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
+    double (*lev0)[4]; /* per contact at load 0: F_D(+1), F_S(+1), F_D(-1), F_S(-1) */
     int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
@@ -302,9 +303,7 @@ static void add_guard(prepared *p, gtype type, int index, int side, int dir)
  * the bands themselves are judged at the load, static_levels). */
 static double static_level(const stsl_multibody *m, int c)
 {
-    double fd, fs;
-    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, &fs);
-    return fs;
+    return m->lev0[c][1];
 }
 
 /* Stuck contacts between the same two ends (two bearings of one shaft) are
@@ -534,7 +533,12 @@ static double slip_force(const stsl_multibody *m, int c, int st, double w, doubl
     if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, load, w);
     int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
-    stsl_friction_levels(fp, s, load, &fd, &fs);
+    if (m->load_sig[c]) {
+        stsl_friction_levels(fp, s, load, &fd, &fs);
+    } else { /* load 0: the levels computed once */
+        fd = m->lev0[c][s > 0 ? 0 : 2];
+        fs = m->lev0[c][s > 0 ? 1 : 3];
+    }
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
 }
 
@@ -542,6 +546,11 @@ static double slip_force(const stsl_multibody *m, int c, int st, double w, doubl
 static void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm, double *fs_pos,
                           double *fs_neg)
 {
+    if (!m->load_sig[c]) { /* load 0: the levels computed once (band guards: hot) */
+        *fs_pos = m->lev0[c][1];
+        *fs_neg = m->lev0[c][3];
+        return;
+    }
     double fd, load = contact_load(m, c, fm);
     stsl_friction_levels(&m->s->contacts[c].friction, +1, load, &fd, fs_pos);
     stsl_friction_levels(&m->s->contacts[c].friction, -1, load, &fd, fs_neg);
@@ -609,9 +618,10 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         add_pair_force(m, m->snode[k], f, force);
         sum += fabs(f);
     }
+    if (!scale) return;
     for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
         sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
-    if (scale) *scale = sum;
+    *scale = sum;
 }
 
 /* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at
@@ -2160,8 +2170,13 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
         !ALLOC(m->impact_w, ns))
         return -1;
-    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
+    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
 #undef ALLOC
+    for (int c = 0; c < nc; c++) { /* the levels without load, once */
+        double *l = m->lev0[c];
+        stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &l[0], &l[1]);
+        stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &l[2], &l[3]);
+    }
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
         alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
@@ -2281,6 +2296,7 @@ void stsl_multibody_free(stsl_multibody *m)
         stsl_signal_free(m->load_sig[c]);
     free(m->load_sig);
     free(m->load_varies);
+    free(m->lev0);
     free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
