@@ -317,13 +317,23 @@ static void share_parallel(const stsl_multibody *m, prepared *p)
     for (int c = 0; c < m->nc; c++) {
         int e = p->contact_edge[c];
         if (e < 0) continue;
-        double sum = 0.0, mine = static_level(m, c);
+        double sum = p->cap[e], mine = static_level(m, c);
         int count = 0;
-        for (int d = 0; d < m->nc; d++)
-            if (p->contact_edge[d] == e) sum += static_level(m, d), count++;
+        for (int d = 0; d < m->nc && !(sum > 0.0); d++) /* levels 0: equal parts */
+            count += p->contact_edge[d] == e;
         double part = sum > 0.0 ? mine / sum : 1.0 / count;
         p->share[c] = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part;
     }
+}
+
+/* The static capacity cap[e] of every edge: the sum of its stuck
+ * contacts' levels, in the order of the contacts (0: a stop); one pass. */
+static void edge_capacities(const stsl_multibody *m, prepared *p)
+{
+    for (int e = 0; e < p->n_edges; e++)
+        p->cap[e] = 0.0;
+    for (int c = 0; c < m->nc; c++)
+        if (p->contact_edge[c] >= 0) p->cap[p->contact_edge[c]] += static_level(m, c);
 }
 
 /* The constraints of mode vector v.  A stuck contact parallel to a closed
@@ -354,6 +364,7 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
         p->contact_edge[c] = p->n_edges;
         memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
     }
+    edge_capacities(m, p);
     share_parallel(m, p);
 }
 
@@ -422,11 +433,16 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
     p->n_cycles = 0;
     for (int i = 0; i < nn; i++)
         p->parent[i] = -2; /* unvisited */
-    for (int e = 0; e < p->n_edges; e++)
+    for (int i = 0; i < nn; i++)
+        p->depth[i] = 0; /* until visited: 1 on a node with an edge */
+    for (int e = 0; e < p->n_edges; e++) {
         p->tree[e] = 0;
+        p->depth[cnode_of(m, p->edges[e][0])] = p->depth[cnode_of(m, p->edges[e][1])] = 1;
+    }
     for (int root = 0; root < nn; root++) { /* BFS over the edges */
         if (p->parent[root] != -2) continue;
         p->parent[root] = -1;
+        if (!p->depth[root]) continue; /* no edge: a pass would find nothing */
         p->depth[root] = 0;
         for (int grew = 1; grew;) {
             grew = 0;
@@ -461,11 +477,6 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
             else
                 v = p->parent[v];
         }
-    }
-    for (int e = 0; e < p->n_edges; e++) {
-        p->cap[e] = 0.0;
-        for (int c = 0; c < m->nc; c++)
-            if (p->contact_edge[c] == e) p->cap[e] += static_level(m, c);
     }
 }
 
