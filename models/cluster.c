@@ -553,6 +553,29 @@ int stsl_cstr_solve_analysed(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_
     return STSL_OK;
 }
 
+int stsl_cstr_leaf(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e)
+{
+    if (!ws->analysed || e < 0 || e >= ws->n_edges) return -1;
+    for (int end = 0; end < 2; end++) {
+        int v = p->edges[e][end];
+        if (v >= p->n_bodies || ws->tree_edge[v] != e ||
+            ws->adj_start[v + 1] - ws->adj_start[v] != 1)
+            continue;
+        const cluster *cl = &ws->cl[ws->label[v]];
+        return cl->tree && cl->k == 1 ? v : -1;
+    }
+    return -1;
+}
+
+double stsl_cstr_leaf_lambda(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e, int v,
+                             double force)
+{
+    const cluster *cl = &ws->cl[ws->label[v]];
+    double a = p->fixed_acc[cl->nodes[cl->nb] - p->n_bodies];
+    double res = p->mass[v] * a - force; /* solve_tree's, term for term */
+    return p->edges[e][0] == v ? res : -res;
+}
+
 int stsl_cstr_solve(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solution *out,
                     stsl_error *err)
 {

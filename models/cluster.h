@@ -78,6 +78,15 @@ int stsl_cstr_solve(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solu
 int stsl_cstr_analyse(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_error *err);
 int stsl_cstr_solve_analysed(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solution *out,
                              stsl_error *err);
+/* One constraint force without the others (a root search on one guard):
+ * after stsl_cstr_analyse of p's edges, stsl_cstr_leaf gives the body v
+ * when edge e is the only edge of v and v's cluster is a tree held by one
+ * fixed node (then lambda_e follows from v's own balance), else -1;
+ * stsl_cstr_leaf_lambda gives that lambda_e from v's applied force, equal
+ * bit for bit to what stsl_cstr_solve_analysed gives it (the same terms). */
+int stsl_cstr_leaf(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e);
+double stsl_cstr_leaf_lambda(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e, int v,
+                             double force);
 /* 1: solve every cluster by the dense QR, trees too (the reference the
  * tree solve is tested against); 0 (the default): trees from the leaves. */
 void stsl_cstr_ws_set_dense(stsl_cstr_ws *ws, int dense);

@@ -82,6 +82,14 @@ typedef struct fixed_motion {
     double t; /* and the time, at which the contacts' loads apply */
 } fixed_motion;
 
+/* A term of a body's applied force (applied_forces, in its order). */
+typedef enum inc_kind { I_FORCE, I_COUPLING, I_LOAD, I_FRICTION, I_STOP } inc_kind;
+typedef struct incidence {
+    inc_kind kind;
+    int index; /* force, coupling, contact or stop */
+    int end;   /* the body is ends[0] (+) or ends[1] (-) of the pair */
+} incidence;
+
 typedef struct pending {
     int kind, subject;
 } pending;
@@ -93,7 +101,11 @@ struct stsl_multibody {
     stsl_signal **force_sig, *base, *anchor;
     stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
-    double (*lev0)[4]; /* per contact at load 0: F_D(+1), F_S(+1), F_D(-1), F_S(-1) */
+    double (*lev0)[4];      /* per contact at load 0: F_D(+1), F_S(+1), F_D(-1), F_S(-1) */
+    /* per body the terms of applied_forces that act on it, in its order:
+     * inc[inc_start[i] .. inc_start[i + 1]) (body_force) */
+    int *inc_start;
+    struct incidence *inc;
     int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
@@ -496,8 +508,12 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         const uint8_t *v = mode_vec(m, code);
         if (!v) return NULL;
         prepare_vec(m, v, &m->prep);
-        stsl_cstr_problem pr = {m->nb,       m->mass,     m->force,
-                                N_FIXED,     NULL,        m->prep.n_edges,
+        stsl_cstr_problem pr = {m->nb,
+                                m->mass,
+                                m->force,
+                                N_FIXED,
+                                NULL,
+                                m->prep.n_edges,
                                 (const int(*)[2])m->prep.edges};
         stsl_error err = {0};
         if (stsl_cstr_analyse(m->prep.ws, &pr, &err)) return NULL;
@@ -878,6 +894,107 @@ static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y,
     if (needs_lambda(p) && solve(m, p, &fm, t, y, NULL, NULL)) return -1;
     for (int i = 0; i < p->n_guards; i++)
         g[i] = guard_value(m, p, &p->guards[i], &fm, y);
+    return 0;
+}
+
+/* The applied force on body i alone: applied_forces' force[i], the same
+ * terms in the same order (so the same value bit for bit), from i's
+ * incidence list. */
+static double body_force(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                         double t, const double *y, int i)
+{
+    const stsl_system *s = m->s;
+    int left = t > m->t_seg;
+    double force = 0.0;
+    for (int j = m->inc_start[i]; j < m->inc_start[i + 1]; j++) {
+        const incidence *in = &m->inc[j];
+        int k = in->index;
+        double f = 0.0;
+        if (in->kind == I_FORCE) {
+            force += stsl_signal_value(m->force_sig[k], t, left);
+            continue;
+        }
+        if (in->kind == I_LOAD) {
+            force += contact_load(m, k, fm);
+            continue;
+        }
+        if (in->kind == I_COUPLING) {
+            const stsl_coupling *cp = &s->couplings[k];
+            f = -cp->stiffness * (rel_x(m, fm, y, m->knode[k]) - cp->free_length) -
+                cp->damping * rel_v(m, fm, y, m->knode[k]);
+        } else if (in->kind == I_FRICTION) {
+            if (v[k] == STSL_CONTACT_STUCK) continue;
+            double w = rel_v(m, fm, y, m->cnode[k]);
+            f = m->zidx[k] >= 0 ? lugre_force(m, k, w, y)
+                                : slip_force(m, k, v[k], w, contact_load(m, k, fm));
+        } else {
+            f = compliant_force_smooth(m, k, v[m->nc + k], rel_x(m, fm, y, m->snode[k]),
+                                       rel_v(m, fm, y, m->snode[k]));
+        }
+        if (in->end == 0)
+            force += f;
+        else
+            force -= f;
+    }
+    return force;
+}
+
+/* Guard i of `mode` alone (the solver's root and extremum searches on one
+ * guard).  A band or reaction guard needs its edge's constraint force: a
+ * body that is a leaf of a tree held by a fixed end has it from its own
+ * balance (cluster.h), bit for bit the full solve's; any other edge (and
+ * a mode with loops, whose split moves forces along the cycles) takes the
+ * full solve. */
+static int mb_guard(void *self, stsl_mode_code mode, double t, const double *y, int i, double *g)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    if (!p || i < 0 || i >= p->n_guards) return -1;
+    const guard_ref *gr = &p->guards[i];
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    int e = gr->type == G_BAND_POS || gr->type == G_BAND_NEG ? p->contact_edge[gr->index]
+            : gr->type == G_REACTION                         ? p->stop_edge[gr->index]
+                                                             : -1;
+    if (e >= 0) {
+        stsl_cstr_problem pr = {
+            m->nb, m->mass, m->force, N_FIXED, fm.a, p->n_edges, (const int(*)[2])p->edges};
+        int v = p->n_cycles ? -1 : stsl_cstr_leaf(p->ws, &pr, e);
+        if (v >= 0)
+            m->lambda[e] =
+                stsl_cstr_leaf_lambda(p->ws, &pr, e, v, body_force(m, p->vec, &fm, t, y, v));
+        else if (solve(m, p, &fm, t, y, NULL, NULL))
+            return -1;
+    }
+    *g = guard_value(m, p, gr, &fm, y);
+    return 0;
+}
+
+/* Per body the terms of applied_forces on it, in its order. */
+static int build_incidence(stsl_multibody *m)
+{
+    const stsl_system *s = m->s;
+    int cap = s->n_forces + 2 * s->n_couplings + 3 * m->nc + 2 * m->ns, n = 0;
+    m->inc_start = calloc((size_t)m->nb + 1, sizeof *m->inc_start);
+    m->inc = calloc((size_t)(cap > 0 ? cap : 1), sizeof *m->inc);
+    if (!m->inc_start || !m->inc) return -1;
+    for (int i = 0; i < m->nb; i++) {
+        m->inc_start[i] = n;
+        for (int k = 0; k < s->n_forces; k++)
+            if (s->forces[k].on.body == i) m->inc[n++] = (incidence){I_FORCE, k, 0};
+        for (int k = 0; k < s->n_couplings; k++)
+            for (int end = 0; end < 2; end++)
+                if (m->knode[k][end] == i) m->inc[n++] = (incidence){I_COUPLING, k, end};
+        for (int c = 0; c < m->nc; c++) {
+            if (m->cnode[c][0] == i) m->inc[n++] = (incidence){I_LOAD, c, 0};
+            for (int end = 0; end < 2; end++)
+                if (m->cnode[c][end] == i) m->inc[n++] = (incidence){I_FRICTION, c, end};
+        }
+        for (int k = 0; k < m->ns; k++)
+            for (int end = 0; end < 2; end++)
+                if (m->snode[k][end] == i) m->inc[n++] = (incidence){I_STOP, k, end};
+    }
+    m->inc_start[m->nb] = n;
     return 0;
 }
 
@@ -2115,7 +2232,7 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
 
 static const stsl_hmodel_ops multibody_ops = {
     mb_rhs, mb_guards, mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
-    NULL,   mb_power,  NULL,          mb_describe, mb_mode_name};
+    NULL,   mb_power,  NULL,          mb_describe, mb_mode_name,       mb_guard};
 
 static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {
@@ -2260,6 +2377,10 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
     for (int k = 0; k < s->n_couplings; k++)
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
+    if (build_incidence(m)) {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
+        goto fail;
+    }
     state_scales(m);
     m->rtol = rtol > 0.0 ? rtol : 1e-10;
     double vscale = 0.0;
@@ -2308,6 +2429,8 @@ void stsl_multibody_free(stsl_multibody *m)
     free(m->load_sig);
     free(m->load_varies);
     free(m->lev0);
+    free(m->inc_start);
+    free(m->inc);
     free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
