@@ -74,6 +74,7 @@ typedef struct prepared {
     int n_guards;
     int frozen, in_contact; /* a compliant stop in contact */
     stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
+    int *group_edge;        /* build_edges: the edge of the contacts of pair_rep c, or -1 */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -102,6 +103,7 @@ struct stsl_multibody {
     stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
     double (*lev0)[4];      /* per contact at load 0: F_D(+1), F_S(+1), F_D(-1), F_S(-1) */
+    int *pair_rep; /* per contact: the first contact between the same two ends (same_pair) */
     /* per body the terms of applied_forces that act on it, in its order:
      * inc[inc_start[i] .. inc_start[i + 1]) (body_force) */
     int *inc_start;
@@ -362,7 +364,8 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
             memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
         }
     }
-    int first = p->n_edges; /* the contacts' edges */
+    for (int c = 0; c < m->nc; c++) /* the contacts' edges: one per pair of ends */
+        p->group_edge[c] = -1;
     for (int c = 0; c < m->nc; c++) {
         p->contact_edge[c] = -1;
         if (v[c] != STSL_CONTACT_STUCK) continue;
@@ -370,11 +373,12 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
         for (int k = 0; k < m->ns && !parallel; k++)
             parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
         if (parallel) continue;
-        for (int e = first; e < p->n_edges && p->contact_edge[c] < 0; e++)
-            if (same_pair(m, p->edges[e], m->cnode[c])) p->contact_edge[c] = e;
-        if (p->contact_edge[c] >= 0) continue;
-        p->contact_edge[c] = p->n_edges;
-        memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        int *group = &p->group_edge[m->pair_rep[c]]; /* the pair's edge, if made */
+        if (*group < 0) {
+            *group = p->n_edges;
+            memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        }
+        p->contact_edge[c] = *group;
     }
     edge_capacities(m, p);
     share_parallel(m, p);
@@ -995,6 +999,15 @@ static int build_incidence(stsl_multibody *m)
                 if (m->snode[k][end] == i) m->inc[n++] = (incidence){I_STOP, k, end};
     }
     m->inc_start[m->nb] = n;
+    /* Contacts between the same two ends (same_pair), once: the first of
+     * each pair stands for all (build_edges). */
+    m->pair_rep = calloc((size_t)(m->nc > 0 ? m->nc : 1), sizeof *m->pair_rep);
+    if (!m->pair_rep) return -1;
+    for (int c = 0; c < m->nc; c++) {
+        m->pair_rep[c] = c;
+        for (int d = 0; d < c && m->pair_rep[c] == c; d++)
+            if (same_pair(m, m->cnode[d], m->cnode[c])) m->pair_rep[c] = d;
+    }
     return 0;
 }
 
@@ -2274,6 +2287,7 @@ static void free_prepared(prepared *p)
     free(p->guards);
     free(p->dirs);
     stsl_cstr_ws_free(p->ws);
+    free(p->group_edge);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2312,7 +2326,9 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->prep.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
-    return m->ws && m->prep.ws && m->cand.ws ? 0 : -1;
+    m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    return m->ws && m->prep.ws && m->cand.ws && m->prep.group_edge && m->cand.group_edge ? 0 : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
@@ -2431,6 +2447,7 @@ void stsl_multibody_free(stsl_multibody *m)
     free(m->lev0);
     free(m->inc_start);
     free(m->inc);
+    free(m->pair_rep);
     free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
