@@ -3,16 +3,21 @@
 
 Runs OLD and NEW (two builds of benchmarks/bench_chain.c, e.g. a scratch
 Release build of an older commit and this tree's) alternately, ROUNDS
-times each (OLD, NEW, OLD, NEW, ...), each invocation with the same run
-counts per size, so that a machine whose load drifts weighs on both
-alike.  Prints per build and size the median over the rounds of the
-invocations' median cost per run, the events, the cost per event, the
-exponent p of cost per run ~ N^p fitted over N = 2, 10, 50 (least squares
-on log-log, as bench_chain's own), and NEW/OLD of the cost per event at
-each size; also each build's median CPU time per invocation (user + system
-of the child: less disturbed by other processes than the wall time).
+times each, so that a machine whose load drifts weighs on both alike.  A
+round gives each build four invocations: one run of every size (1 1 1),
+then K2, K10 or K50 runs of one size (K2 1 1, 1 K10 1, 1 1 K50).  The CPU
+time (user + system) of a size's extra invocation less that of the first,
+divided by K - 1, is the CPU cost of one run of that size: a figure that
+other processes on a shared machine disturb far less than the wall time
+(they take the cores, not this process's instructions).  The wall time per
+run that bench_chain itself prints (median of its K runs) is shown too.
 
-    benchmarks/bench_chain_compare.py OLD NEW [--rounds R] [--runs R2,R10,R50]
+Prints per build and size the median over the rounds of both costs, the
+events, the costs per event, the exponent p of cost per run ~ N^p fitted
+over N = 2, 10, 50 (least squares on log-log, as bench_chain's own), and
+NEW/OLD of the cost per event at each size.
+
+    benchmarks/bench_chain_compare.py OLD NEW [--rounds R] [--k K2,K10,K50] (default 5 rounds, K 301,21,3)
 
 A benchmark, never a test.  Standard library only.
 """
@@ -24,6 +29,7 @@ import statistics
 import subprocess
 import sys
 
+SIZES = (2, 10, 50)
 LINE = re.compile(r"N =\s*(\d+) bodies.*?:\s*([0-9.]+) us/run.*?(\d+) events,\s*(\d+) steps")
 
 
@@ -55,32 +61,39 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--runs", default="5,3,1", help="runs per invocation for N = 2, 10, 50")
+    ap.add_argument("--k", default="301,21,3", help="runs of the extra invocations, N = 2, 10, 50")
     a = ap.parse_args()
-    runs = [int(r) for r in a.runs.split(",")]
-    res = {"old": [], "new": []}
-    cpu = {"old": [], "new": []}
+    ks = [int(k) for k in a.k.split(",")]
+    builds = (("old", a.old), ("new", a.new))
+    cpu = {w: {n: [] for n in SIZES} for w, _ in builds}
+    wall = {w: {n: [] for n in SIZES} for w, _ in builds}
+    events = {}
     for r in range(a.rounds):
-        for which, exe in (("old", a.old), ("new", a.new)):
-            sizes, c = run_once(exe, runs)
-            res[which].append(sizes)
-            cpu[which].append(c)
-            print("round %d %s: %s, cpu %.2f s" % (r + 1, which, ", ".join(
-                "N=%d %.0f us" % (n, sizes[n][0]) for n in sorted(sizes)), c), flush=True)
-    ns = sorted(res["old"][0])
+        for which, exe in builds:
+            base, c0 = run_once(exe, [1, 1, 1])
+            for i, n in enumerate(SIZES):
+                runs = [1, 1, 1]
+                runs[i] = ks[i]
+                sizes, c = run_once(exe, runs)
+                cpu[which][n].append(1e6 * (c - c0) / (ks[i] - 1))
+                wall[which][n].append(sizes[n][0])
+                events[which, n] = sizes[n][1]
+            print("round %d %s: CPU per run %s" % (r + 1, which, ", ".join(
+                "N=%d %.0f us" % (n, cpu[which][n][-1]) for n in SIZES)), flush=True)
     per_event = {}
-    for which in ("old", "new"):
-        med = [statistics.median(s[n][0] for s in res[which]) for n in ns]
-        events = [res[which][-1][n][1] for n in ns]
-        per_event[which] = [m / max(e, 1) for m, e in zip(med, events)]
-        print("%s (%s):" % (which, a.old if which == "old" else a.new))
-        for n, m, e, pe in zip(ns, med, events, per_event[which]):
-            print("  N = %2d: %12.1f us/run (median of %d rounds), %6d events, %8.1f us/event"
-                  % (n, m, a.rounds, e, pe))
-        print("  cost per run ~ N^%.2f; median CPU per invocation %.2f s"
-              % (slope(ns, med), statistics.median(cpu[which])))
-    for n, o, w in zip(ns, per_event["old"], per_event["new"]):
-        print("cost per event new/old at N = %2d: %.3f" % (n, w / o))
+    for which, exe in builds:
+        print("%s (%s):" % (which, exe))
+        for kind, data in (("cpu", cpu), ("wall", wall)):
+            med = [statistics.median(data[which][n]) for n in SIZES]
+            per_event[which, kind] = [m / max(events[which, n], 1) for m, n in zip(med, SIZES)]
+            for n, m, pe in zip(SIZES, med, per_event[which, kind]):
+                print("  N = %2d: %-4s %12.1f us/run (median of %d rounds), %6d events, %8.1f us/event"
+                      % (n, kind, m, a.rounds, events[which, n], pe))
+            print("  %s cost per run ~ N^%.2f" % (kind, slope(SIZES, med)))
+    for kind in ("cpu", "wall"):
+        print("cost per event new/old (%s): %s" % (kind, ", ".join(
+            "N = %d: %.3f" % (n, w / o) for n, o, w in
+            zip(SIZES, per_event["old", kind], per_event["new", kind]))))
 
 
 if __name__ == "__main__":

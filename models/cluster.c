@@ -567,6 +567,11 @@ int stsl_cstr_leaf(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e)
     return -1;
 }
 
+int stsl_cstr_held(const stsl_cstr_ws *ws, int body)
+{
+    return ws->analysed && body >= 0 && body < ws->n_bodies && ws->cl[ws->label[body]].k > 0;
+}
+
 double stsl_cstr_leaf_lambda(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e, int v,
                              double force)
 {

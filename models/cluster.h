@@ -87,6 +87,10 @@ int stsl_cstr_solve_analysed(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_
 int stsl_cstr_leaf(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e);
 double stsl_cstr_leaf_lambda(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e, int v,
                              double force);
+/* After stsl_cstr_analyse: 1 when the body's cluster holds a fixed node
+ * (its acceleration is the fixed node's whatever the forces: the body's
+ * force is not read), else 0. */
+int stsl_cstr_held(const stsl_cstr_ws *ws, int body);
 /* 1: solve every cluster by the dense QR, trees too (the reference the
  * tree solve is tested against); 0 (the default): trees from the leaves. */
 void stsl_cstr_ws_set_dense(stsl_cstr_ws *ws, int dense);

@@ -743,10 +743,23 @@ static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, d
 
 /* The accelerations alone (the right-hand side's): they need no
  * constraint force. */
+static double body_force(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                         double t, const double *y, int i);
+
+/* A body held (through constraints) by a fixed end moves with it whatever
+ * the forces on it: the current mode's accelerations need the applied
+ * forces of the bodies of free clusters only (body_force: the same bits as
+ * applied_forces'), and a chain of blocks mostly stuck to the ground has
+ * few of them. */
 static int solve_acc(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                      const double *y)
 {
-    applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    if (p != &m->prep) {
+        applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    } else {
+        for (int i = 0; i < m->nb; i++)
+            m->force[i] = stsl_cstr_held(p->ws, i) ? 0.0 : body_force(m, p->vec, fm, t, y, i);
+    }
     return constraint_solve(m, p, fm, NULL, NULL);
 }
 
