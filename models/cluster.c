@@ -70,6 +70,7 @@
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "solver/gsl_setup.h"
 
@@ -92,14 +93,15 @@ struct stsl_cstr_ws {
     /* The analysis (stsl_cstr_analyse): the edges it was made for, its
      * clusters, whether any has a loop. */
     int n_bodies, n_fixed, n_edges, n_clusters, redundant, analysed;
-    int dense;       /* every cluster by the QR (stsl_cstr_ws_set_dense) */
-    cluster *cl;     /* n_clusters */
-    int *tree_edge;  /* a body's edge to its parent in the breadth-first tree, -1: a root */
-    double *res;     /* the tree solve's right-hand sides, per body */
-    int *label;      /* cluster of every node */
-    int *node_start; /* nodes of cluster c: node_order[node_start[c] .. node_start[c+1]) */
-    int *node_order; /* nodes sorted by cluster, increasing within one */
-    int *edge_start; /* edges of cluster c, likewise */
+    int dense;        /* every cluster by the QR (stsl_cstr_ws_set_dense) */
+    cluster *cl;      /* n_clusters */
+    int (*aedges)[2]; /* the edges analysed (an analysis of the same edges is kept) */
+    int *tree_edge;   /* a body's edge to its parent in the breadth-first tree, -1: a root */
+    double *res;      /* the tree solve's right-hand sides, per body */
+    int *label;       /* cluster of every node */
+    int *node_start;  /* nodes of cluster c: node_order[node_start[c] .. node_start[c+1]) */
+    int *node_order;  /* nodes sorted by cluster, increasing within one */
+    int *edge_start;  /* edges of cluster c, likewise */
     int *edge_order;
     int *adj_start; /* edges at node i: adj[adj_start[i] .. adj_start[i+1]) */
     int *adj;
@@ -131,6 +133,7 @@ void stsl_cstr_ws_free(stsl_cstr_ws *ws)
     free(ws->tmp);
     free(ws->cl);
     free(ws->tree_edge);
+    free(ws->aedges);
     free(ws->res);
     free(ws);
 }
@@ -169,10 +172,12 @@ stsl_cstr_ws *stsl_cstr_ws_create(int max_bodies, int max_fixed, int max_edges)
     ws->tmp = alloc(nb, sizeof(double));
     ws->cl = alloc(nodes, sizeof(cluster));
     ws->tree_edge = alloc(nodes, sizeof(int));
+    ws->aedges = alloc(ne, sizeof *ws->aedges);
     ws->res = alloc(nb, sizeof(double));
     if (!ws->label || !ws->node_start || !ws->node_order || !ws->edge_start || !ws->edge_order ||
         !ws->adj_start || !ws->adj || !ws->queue || !ws->seen || !ws->local || !ws->edge_row ||
-        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp || !ws->cl || !ws->tree_edge || !ws->res) {
+        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp || !ws->cl || !ws->tree_edge || !ws->res ||
+        !ws->aedges) {
         stsl_cstr_ws_free(ws);
         return NULL;
     }
@@ -508,12 +513,28 @@ static int solve_cluster(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const clu
     return solve_dense(ws, p, cl, a, out->lambda, err);
 }
 
+/* Was the last analysis of these sizes and edges?  (It depends on nothing
+ * else; the engine's candidates are analysed at every solve, mostly on the
+ * edges of the solve before.) */
+static int same_analysis(const stsl_cstr_ws *ws, const stsl_cstr_problem *p)
+{
+    return ws->analysed && p->n_bodies == ws->n_bodies && p->n_fixed == ws->n_fixed &&
+           p->n_edges == ws->n_edges &&
+           (p->n_edges == 0 ||
+            !memcmp(ws->aedges, p->edges, (size_t)p->n_edges * sizeof *p->edges));
+}
+
 int stsl_cstr_analyse(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_error *err)
 {
-    ws->analysed = 0;
     int rc = check_sizes(ws, p, err);
     if (rc == STSL_OK) rc = check_edges(p, err);
-    if (rc != STSL_OK) return rc;
+    if (rc != STSL_OK) {
+        ws->analysed = 0;
+        return rc;
+    }
+    if (same_analysis(ws, p)) return STSL_OK;
+    ws->analysed = 0;
+    if (p->n_edges > 0) memcpy(ws->aedges, p->edges, (size_t)p->n_edges * sizeof *p->edges);
     ws->n_bodies = p->n_bodies;
     ws->n_fixed = p->n_fixed;
     ws->n_edges = p->n_edges;

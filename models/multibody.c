@@ -573,15 +573,24 @@ static double slip_force(const stsl_multibody *m, int c, int st, double w, doubl
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
 }
 
+static void static_levels_load(const stsl_multibody *m, int c, const fixed_motion *fm,
+                               double *fs_pos, double *fs_neg);
+
 /* Contact c's static levels F_S(+1), F_S(-1) under its load at fm's time. */
-static void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm, double *fs_pos,
-                          double *fs_neg)
+static inline void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm,
+                                 double *fs_pos, double *fs_neg)
 {
     if (!m->load_sig[c]) { /* load 0: the levels computed once (band guards: hot) */
         *fs_pos = m->lev0[c][1];
         *fs_neg = m->lev0[c][3];
         return;
     }
+    static_levels_load(m, c, fm, fs_pos, fs_neg);
+}
+
+static void static_levels_load(const stsl_multibody *m, int c, const fixed_motion *fm,
+                               double *fs_pos, double *fs_neg)
+{
     double fd, load = contact_load(m, c, fm);
     stsl_friction_levels(&m->s->contacts[c].friction, +1, load, &fd, fs_pos);
     stsl_friction_levels(&m->s->contacts[c].friction, -1, load, &fd, fs_neg);
