@@ -75,6 +75,7 @@ typedef struct prepared {
     int frozen, in_contact; /* a compliant stop in contact */
     stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
     int *group_edge;        /* build_edges: the edge of the contacts of pair_rep c, or -1 */
+    int *free, n_free;      /* the bodies of clusters without a fixed end (prepare) */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -521,6 +522,9 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
                                 (const int(*)[2])m->prep.edges};
         stsl_error err = {0};
         if (stsl_cstr_analyse(m->prep.ws, &pr, &err)) return NULL;
+        m->prep.n_free = 0;
+        for (int i = 0; i < m->nb; i++)
+            if (!stsl_cstr_held(m->prep.ws, i)) m->prep.free[m->prep.n_free++] = i;
         m->prep.code = code;
     }
     return &m->prep;
@@ -763,11 +767,11 @@ static double body_force(const stsl_multibody *m, const uint8_t *v, const fixed_
 static int solve_acc(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                      const double *y)
 {
-    if (p != &m->prep) {
-        applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    if (p == &m->prep && 2 * p->n_free <= m->nb) { /* else all pairs at once are cheaper */
+        for (int j = 0; j < p->n_free; j++)
+            m->force[p->free[j]] = body_force(m, p->vec, fm, t, y, p->free[j]);
     } else {
-        for (int i = 0; i < m->nb; i++)
-            m->force[i] = stsl_cstr_held(p->ws, i) ? 0.0 : body_force(m, p->vec, fm, t, y, i);
+        applied_forces(m, p->vec, fm, t, y, m->force, NULL);
     }
     return constraint_solve(m, p, fm, NULL, NULL);
 }
@@ -2310,6 +2314,7 @@ static void free_prepared(prepared *p)
     free(p->dirs);
     stsl_cstr_ws_free(p->ws);
     free(p->group_edge);
+    free(p->free);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2349,8 +2354,12 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     m->prep.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    m->prep.free = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
     m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
-    return m->ws && m->prep.ws && m->cand.ws && m->prep.group_edge && m->cand.group_edge ? 0 : -1;
+    return m->ws && m->prep.ws && m->cand.ws && m->prep.group_edge && m->cand.group_edge &&
+                   m->prep.free
+               ? 0
+               : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
