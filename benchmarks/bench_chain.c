@@ -123,8 +123,7 @@ int main(int argc, char **argv)
                "%8ld steps, %7ld segments, %7.1f us/event, %6.2f us/step, %8ld rhs, %8ld "
                "guard evaluations\n",
                sizes[i], sizes[i], cost[i], runs[i], c[i].st.events, c[i].st.steps,
-               c[i].st.segments, per_event[i], per_step[i], c[i].st.rhs_evals,
-               c[i].st.guard_evals);
+               c[i].st.segments, per_event[i], per_step[i], c[i].st.rhs_evals, c[i].st.guard_evals);
     }
     printf("fitted exponents over N = 2, 10, 50 (quantity ~ N^p):\n"
            "  cost per run p = %.2f, events p = %.2f, steps p = %.2f, cost per event p = %.2f, "
