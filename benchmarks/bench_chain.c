@@ -120,9 +120,10 @@ int main(int argc, char **argv)
         per_event[i] = cost[i] / fmax(events[i], 1.0);
         per_step[i] = cost[i] / fmax(steps[i], 1.0);
         printf("  N = %2d bodies (%2d contacts): %11.1f us/run (median of %2d), %7ld events, "
-               "%8ld steps, %7ld segments, %7.1f us/event, %6.2f us/step\n",
+               "%8ld steps, %7ld segments, %7.1f us/event, %6.2f us/step, %8ld rhs, %8ld "
+               "guard evaluations\n",
                sizes[i], sizes[i], cost[i], runs[i], c[i].st.events, c[i].st.steps,
-               c[i].st.segments, per_event[i], per_step[i]);
+               c[i].st.segments, per_event[i], per_step[i], c[i].st.rhs_evals, c[i].st.guard_evals);
     }
     printf("fitted exponents over N = 2, 10, 50 (quantity ~ N^p):\n"
            "  cost per run p = %.2f, events p = %.2f, steps p = %.2f, cost per event p = %.2f, "

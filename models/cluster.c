@@ -44,7 +44,25 @@
  * So min/max |R_jj| >= 1 / (nb sqrt(2 ne)), >= 7e-7 for clusters up to 1e4
  * bodies and edges, while a dependent row (a bug in the rank count) gives
  * |R_jj| ~ ne * eps * sigma_max <= 2e-12 there: 1e-9 sits three decades
- * from both. */
+ * from both.
+ *
+ * Trees.  A cluster with ne = m (no loop) has the unique lambda, and it is
+ * found without any matrix: in the breadth-first order from the fixed node
+ * (or the root body) every body but the root has exactly one edge to its
+ * parent, and its children come later in that order.  Taken from the last
+ * found back (the leaves first), a body's equation has one unknown left,
+ * its parent edge: lambda_e = D_ve (r_v - sum of its children's terms), and
+ * the parent's right-hand side loses D_ue lambda_e.  O(nb) with one
+ * subtraction per edge, against the QR's O(nb^2) fill and O(nb^2) (for the
+ * tree order) factorisation; a partial sum of at most nb right-hand sides,
+ * so its error is at most nb eps sum |r|, no condition number in it.  A
+ * loop keeps the QR (a minimum-norm split needs the whole cycle space; the
+ * loops of the engine are small: parallel paths, a ring of a few bodies).
+ *
+ * Two phases.  The graph's work (components, grouping, adjacency, the
+ * breadth-first order, which clusters are trees) depends only on the edges;
+ * stsl_cstr_analyse does it once per set of edges (the engine: once per
+ * mode), stsl_cstr_solve_analysed then costs O(nb + ne) for trees. */
 #include "models/cluster.h"
 
 #include <gsl/gsl_blas.h>
@@ -52,22 +70,42 @@
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "solver/gsl_setup.h"
 
 /* |R_jj| below this fraction of the largest: dependent rows (above). */
 #define RANK_REL_THRESHOLD 1e-9
 
+/* One cluster's nodes (bodies first: nodes are sorted and bodies have the
+ * smaller indices) and edges, and what the analysis found. */
+typedef struct cluster {
+    const int *nodes, *edges;
+    int nb, k, ne; /* bodies, fixed nodes, edges */
+    int rank;      /* of D': nb with a fixed node, else nb - 1 */
+    int tree;      /* ne == rank: the unique lambda, from the leaves up */
+    int *bfs;      /* its nodes in breadth-first order (ws->queue) */
+    int n_bfs;
+} cluster;
+
 struct stsl_cstr_ws {
     int max_bodies, max_fixed, max_edges;
-    int *label;      /* cluster of every node */
-    int *node_start; /* nodes of cluster c: node_order[node_start[c] .. node_start[c+1]) */
-    int *node_order; /* nodes sorted by cluster, increasing within one */
-    int *edge_start; /* edges of cluster c, likewise */
+    /* The analysis (stsl_cstr_analyse): the edges it was made for, its
+     * clusters, whether any has a loop. */
+    int n_bodies, n_fixed, n_edges, n_clusters, redundant, analysed;
+    int dense;        /* every cluster by the QR (stsl_cstr_ws_set_dense) */
+    cluster *cl;      /* n_clusters */
+    int (*aedges)[2]; /* the edges analysed (an analysis of the same edges is kept) */
+    int *tree_edge;   /* a body's edge to its parent in the breadth-first tree, -1: a root */
+    double *res;      /* the tree solve's right-hand sides, per body */
+    int *label;       /* cluster of every node */
+    int *node_start;  /* nodes of cluster c: node_order[node_start[c] .. node_start[c+1]) */
+    int *node_order;  /* nodes sorted by cluster, increasing within one */
+    int *edge_start;  /* edges of cluster c, likewise */
     int *edge_order;
     int *adj_start; /* edges at node i: adj[adj_start[i] .. adj_start[i+1]) */
     int *adj;
-    int *queue;    /* breadth-first order of a cluster's nodes */
+    int *queue;    /* breadth-first order of each cluster's nodes, cluster by cluster */
     int *seen;     /* node reached by the breadth-first search */
     int *local;    /* column of a body in D'^T (m: the dropped root) */
     int *edge_row; /* row of an edge in D'^T */
@@ -93,6 +131,10 @@ void stsl_cstr_ws_free(stsl_cstr_ws *ws)
     free(ws->rhs);
     free(ws->sol);
     free(ws->tmp);
+    free(ws->cl);
+    free(ws->tree_edge);
+    free(ws->aedges);
+    free(ws->res);
     free(ws);
 }
 
@@ -128,13 +170,23 @@ stsl_cstr_ws *stsl_cstr_ws_create(int max_bodies, int max_fixed, int max_edges)
     ws->rhs = alloc(nb, sizeof(double));
     ws->sol = alloc(ne, sizeof(double));
     ws->tmp = alloc(nb, sizeof(double));
+    ws->cl = alloc(nodes, sizeof(cluster));
+    ws->tree_edge = alloc(nodes, sizeof(int));
+    ws->aedges = alloc(ne, sizeof *ws->aedges);
+    ws->res = alloc(nb, sizeof(double));
     if (!ws->label || !ws->node_start || !ws->node_order || !ws->edge_start || !ws->edge_order ||
         !ws->adj_start || !ws->adj || !ws->queue || !ws->seen || !ws->local || !ws->edge_row ||
-        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp) {
+        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp || !ws->cl || !ws->tree_edge || !ws->res ||
+        !ws->aedges) {
         stsl_cstr_ws_free(ws);
         return NULL;
     }
     return ws;
+}
+
+void stsl_cstr_ws_set_dense(stsl_cstr_ws *ws, int dense)
+{
+    ws->dense = dense != 0;
 }
 
 /* ---- components ---------------------------------------------------------- */
@@ -248,21 +300,23 @@ static int check_edges(const stsl_cstr_problem *p, stsl_error *err)
 
 /* ---- one cluster ------------------------------------------------------------- */
 
-/* One cluster's nodes (bodies first: nodes are sorted and bodies have the
- * smaller indices) and edges. */
-typedef struct cluster {
-    const int *nodes, *edges;
-    int nb, k, ne; /* bodies, fixed nodes, edges */
-} cluster;
-
-static cluster cluster_of(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int c)
+static cluster cluster_of(stsl_cstr_ws *ws, const stsl_cstr_problem *p, int c)
 {
-    cluster cl = {ws->node_order + ws->node_start[c], ws->edge_order + ws->edge_start[c], 0, 0,
-                  ws->edge_start[c + 1] - ws->edge_start[c]};
+    cluster cl = {ws->node_order + ws->node_start[c],
+                  ws->edge_order + ws->edge_start[c],
+                  0,
+                  0,
+                  ws->edge_start[c + 1] - ws->edge_start[c],
+                  0,
+                  0,
+                  ws->queue + ws->node_start[c],
+                  0};
     int n = ws->node_start[c + 1] - ws->node_start[c];
     while (cl.nb < n && cl.nodes[cl.nb] < p->n_bodies)
         cl.nb++;
     cl.k = n - cl.nb;
+    cl.rank = cl.k > 0 ? cl.nb : cl.nb - 1;
+    cl.tree = cl.ne == cl.rank;
     return cl;
 }
 
@@ -316,10 +370,13 @@ static void adjacency(stsl_cstr_ws *ws, const stsl_cstr_problem *p)
  * none: the root).  Householder QR skips columns that are already zero
  * below the diagonal, so a tree costs O(n^2) instead of O(n^3), and a loop
  * a full transform only in the columns its closing edges touch.  The
- * ordering changes neither the unique nor the minimum-norm lambda. */
-static void order(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, int m)
+ * ordering changes neither the unique nor the minimum-norm lambda.  The
+ * order found is kept in cl->bfs, each body's tree edge in tree_edge (the
+ * tree solve's). */
+static void order(stsl_cstr_ws *ws, const stsl_cstr_problem *p, cluster *cl)
 {
-    int head = 0, tail = 0, found = 0, extra = m;
+    int head = 0, tail = 0, found = 0, m = cl->rank, extra = m;
+    int *queue = cl->bfs;
     for (int le = 0; le < cl->ne; le++)
         ws->edge_row[cl->edges[le]] = -1;
     /* Seeds: the fixed nodes (after the bodies in cl->nodes), or the root. */
@@ -327,27 +384,31 @@ static void order(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *c
     if (cl->k == 0) ws->local[cl->nodes[0]] = m;
     for (int j = first; j < last; j++) {
         ws->seen[cl->nodes[j]] = 1;
-        ws->queue[tail++] = cl->nodes[j];
+        ws->tree_edge[cl->nodes[j]] = -1;
+        queue[tail++] = cl->nodes[j];
     }
     while (head < tail) {
-        int u = ws->queue[head++];
+        int u = queue[head++];
         for (int a = ws->adj_start[u]; a < ws->adj_start[u + 1]; a++) {
             int e = ws->adj[a], v = p->edges[e][0] == u ? p->edges[e][1] : p->edges[e][0];
             if (ws->seen[v]) continue;
             ws->seen[v] = 1;
-            ws->queue[tail++] = v;
+            queue[tail++] = v;
             ws->local[v] = m - 1 - found++;
             ws->edge_row[e] = ws->local[v];
+            ws->tree_edge[v] = e;
         }
     }
+    cl->n_bfs = tail;
     for (int le = 0; le < cl->ne; le++)
         if (ws->edge_row[cl->edges[le]] < 0) ws->edge_row[cl->edges[le]] = extra++;
 }
 
 /* D'^T (ne x m, row-major) into ws->mat and r' into ws->rhs, in the order
  * above; the dropped root's column (local == m) is left out. */
-static void fill(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, int m, double a)
+static void fill(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, double a)
 {
+    int m = cl->rank;
     for (int j = 0; j < m * cl->ne; j++)
         ws->mat[j] = 0.0;
     for (int le = 0; le < cl->ne; le++) {
@@ -365,9 +426,9 @@ static void fill(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl
 }
 
 /* lambda = Q R^-T r' from D'^T = Q R (ne x m, m = rank <= ne; above). */
-static int solve_min_norm(stsl_cstr_ws *ws, const cluster *cl, int rank)
+static int solve_min_norm(stsl_cstr_ws *ws, const cluster *cl)
 {
-    size_t ne = (size_t)cl->ne, m = (size_t)rank;
+    size_t ne = (size_t)cl->ne, m = (size_t)cl->rank;
     gsl_matrix_view qr = gsl_matrix_view_array(ws->mat, ne, m);
     gsl_vector_view tau = gsl_vector_view_array(ws->tmp, m);
     gsl_vector_view x = gsl_vector_view_array(ws->sol, ne);
@@ -387,10 +448,48 @@ static int solve_min_norm(stsl_cstr_ws *ws, const cluster *cl, int rank)
     return gsl_linalg_QR_Qvec(&qr.matrix, &tau.vector, &x.vector);
 }
 
+/* A loop's minimum-norm lambda by the QR above. */
+static int solve_dense(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, double a,
+                       double *lambda, stsl_error *err)
+{
+    fill(ws, p, cl, a);
+    int rc = solve_min_norm(ws, cl);
+    if (rc != GSL_SUCCESS)
+        return stsl_error_set(err, STSL_EMODEL,
+                              "constraint forces of the cluster of body %d (%d bodies, %d fixed "
+                              "nodes, %d constraints): %s",
+                              cl->nodes[0], cl->nb, cl->k, cl->ne, gsl_strerror(rc));
+    for (int le = 0; le < cl->ne; le++)
+        lambda[cl->edges[le]] = ws->sol[ws->edge_row[cl->edges[le]]];
+    return STSL_OK;
+}
+
+/* A tree's unique lambda from the leaves up (the file's comment): in the
+ * breadth-first order backwards every body's parent edge is its last
+ * unknown. */
+static void solve_tree(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const cluster *cl, double a,
+                       double *lambda)
+{
+    for (int j = 0; j < cl->nb; j++) {
+        int i = cl->nodes[j];
+        ws->res[i] = p->mass[i] * a - p->force[i];
+    }
+    for (int q = cl->n_bfs - 1; q >= 0; q--) {
+        int v = cl->bfs[q], e = ws->tree_edge[v];
+        if (e < 0) continue; /* a fixed node, or the root body (its equation is implied) */
+        int up = p->edges[e][0] == v;
+        double lam = up ? ws->res[v] : -ws->res[v];
+        lambda[e] = lam;
+        int u = up ? p->edges[e][1] : p->edges[e][0];
+        if (u < p->n_bodies) ws->res[u] -= up ? -lam : lam;
+    }
+}
+
 static void fill_nan(const cluster *cl, stsl_cstr_solution *out)
 {
     for (int j = 0; j < cl->nb; j++)
         out->acc[cl->nodes[j]] = NAN;
+    if (!out->lambda) return;
     for (int le = 0; le < cl->ne; le++)
         out->lambda[cl->edges[le]] = NAN;
 }
@@ -406,38 +505,106 @@ static int solve_cluster(stsl_cstr_ws *ws, const stsl_cstr_problem *p, const clu
     }
     for (int j = 0; j < cl->nb; j++)
         out->acc[cl->nodes[j]] = a;
-    if (cl->ne == 0) return STSL_OK;
-    int rank = cl->k > 0 ? cl->nb : cl->nb - 1;
-    order(ws, p, cl, rank);
-    fill(ws, p, cl, rank, a);
-    int rc = solve_min_norm(ws, cl, rank);
-    if (rc != GSL_SUCCESS)
-        return stsl_error_set(err, STSL_EMODEL,
-                              "constraint forces of the cluster of body %d (%d bodies, %d fixed "
-                              "nodes, %d constraints): %s",
-                              cl->nodes[0], cl->nb, cl->k, cl->ne, gsl_strerror(rc));
-    out->redundant |= cl->ne > rank;
-    for (int le = 0; le < cl->ne; le++)
-        out->lambda[cl->edges[le]] = ws->sol[ws->edge_row[cl->edges[le]]];
+    if (cl->ne == 0 || !out->lambda) return STSL_OK;
+    if (cl->tree && !ws->dense) {
+        solve_tree(ws, p, cl, a, out->lambda);
+        return STSL_OK;
+    }
+    return solve_dense(ws, p, cl, a, out->lambda, err);
+}
+
+/* Was the last analysis of these sizes and edges?  (It depends on nothing
+ * else; the engine's candidates are analysed at every solve, mostly on the
+ * edges of the solve before.) */
+static int same_analysis(const stsl_cstr_ws *ws, const stsl_cstr_problem *p)
+{
+    return ws->analysed && p->n_bodies == ws->n_bodies && p->n_fixed == ws->n_fixed &&
+           p->n_edges == ws->n_edges &&
+           (p->n_edges == 0 ||
+            !memcmp(ws->aedges, p->edges, (size_t)p->n_edges * sizeof *p->edges));
+}
+
+int stsl_cstr_analyse(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_error *err)
+{
+    int rc = check_sizes(ws, p, err);
+    if (rc == STSL_OK) rc = check_edges(p, err);
+    if (rc != STSL_OK) {
+        ws->analysed = 0;
+        return rc;
+    }
+    if (same_analysis(ws, p)) return STSL_OK;
+    ws->analysed = 0;
+    if (p->n_edges > 0) memcpy(ws->aedges, p->edges, (size_t)p->n_edges * sizeof *p->edges);
+    ws->n_bodies = p->n_bodies;
+    ws->n_fixed = p->n_fixed;
+    ws->n_edges = p->n_edges;
+    ws->n_clusters = components(p, ws->label);
+    bucket(ws, p, ws->n_clusters);
+    adjacency(ws, p);
+    ws->redundant = 0;
+    for (int c = 0; c < ws->n_clusters; c++) {
+        cluster *cl = &ws->cl[c];
+        *cl = cluster_of(ws, p, c);
+        if (cl->nb == 0 || cl->ne == 0) continue; /* a fixed node alone; a free body */
+        order(ws, p, cl);
+        ws->redundant |= cl->ne > cl->rank;
+    }
+    ws->analysed = 1;
     return STSL_OK;
+}
+
+int stsl_cstr_solve_analysed(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solution *out,
+                             stsl_error *err)
+{
+    if (!ws->analysed || p->n_bodies != ws->n_bodies || p->n_fixed != ws->n_fixed ||
+        p->n_edges != ws->n_edges)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "constraint problem: %d bodies, %d fixed nodes, %d edges; the "
+                              "workspace's analysis is of %d, %d, %d%s",
+                              p->n_bodies, p->n_fixed, p->n_edges, ws->n_bodies, ws->n_fixed,
+                              ws->n_edges, ws->analysed ? "" : " (none)");
+    out->redundant = ws->redundant;
+    out->conflict = 0;
+    for (int c = 0; c < ws->n_clusters; c++) {
+        const cluster *cl = &ws->cl[c];
+        if (cl->nb == 0) continue; /* a fixed node alone */
+        int rc = solve_cluster(ws, p, cl, out, err);
+        if (rc != STSL_OK) return rc;
+    }
+    return STSL_OK;
+}
+
+int stsl_cstr_leaf(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e)
+{
+    if (!ws->analysed || e < 0 || e >= ws->n_edges) return -1;
+    for (int end = 0; end < 2; end++) {
+        int v = p->edges[e][end];
+        if (v >= p->n_bodies || ws->tree_edge[v] != e ||
+            ws->adj_start[v + 1] - ws->adj_start[v] != 1)
+            continue;
+        const cluster *cl = &ws->cl[ws->label[v]];
+        return cl->tree && cl->k == 1 ? v : -1;
+    }
+    return -1;
+}
+
+int stsl_cstr_held(const stsl_cstr_ws *ws, int body)
+{
+    return ws->analysed && body >= 0 && body < ws->n_bodies && ws->cl[ws->label[body]].k > 0;
+}
+
+double stsl_cstr_leaf_lambda(const stsl_cstr_ws *ws, const stsl_cstr_problem *p, int e, int v,
+                             double force)
+{
+    const cluster *cl = &ws->cl[ws->label[v]];
+    double a = p->fixed_acc[cl->nodes[cl->nb] - p->n_bodies];
+    double res = p->mass[v] * a - force; /* solve_tree's, term for term */
+    return p->edges[e][0] == v ? res : -res;
 }
 
 int stsl_cstr_solve(stsl_cstr_ws *ws, const stsl_cstr_problem *p, stsl_cstr_solution *out,
                     stsl_error *err)
 {
-    int rc = check_sizes(ws, p, err);
-    if (rc == STSL_OK) rc = check_edges(p, err);
-    if (rc != STSL_OK) return rc;
-    int n_clusters = components(p, ws->label);
-    bucket(ws, p, n_clusters);
-    adjacency(ws, p);
-    out->redundant = 0;
-    out->conflict = 0;
-    for (int c = 0; c < n_clusters; c++) {
-        cluster cl = cluster_of(ws, p, c);
-        if (cl.nb == 0) continue; /* a fixed node alone */
-        rc = solve_cluster(ws, p, &cl, out, err);
-        if (rc != STSL_OK) return rc;
-    }
-    return STSL_OK;
+    int rc = stsl_cstr_analyse(ws, p, err);
+    return rc != STSL_OK ? rc : stsl_cstr_solve_analysed(ws, p, out, err);
 }

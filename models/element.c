@@ -688,7 +688,7 @@ static int max_guards(const stsl_element *e)
 
 static const stsl_hmodel_ops element_ops = {
     el_rhs, el_guards, el_transition, el_max_step, el_next_time_event, el_outputs,
-    el_jac, el_power,  el_work_form,  el_describe, el_mode_name};
+    el_jac, el_power,  el_work_form,  el_describe, el_mode_name,       NULL};
 
 /* ---- layout ------------------------------------------------------------------ */
 

@@ -63,10 +63,15 @@ typedef struct prepared {
      * ones (0: a forest, the constraint forces unique). */
     int n_cycles;
     int *parent, *tree; /* spanning forest scratch */
+    int *depth;         /* build_cycles: 1 on a node with an edge, until visited */
+    double *cap;        /* per edge: the sum of its stuck contacts' levels (share_parallel) */
     guard_ref *guards;
     int *dirs;
     int n_guards;
     int frozen, in_contact; /* a compliant stop in contact */
+    stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
+    int *group_edge;        /* build_edges: the edge of the contacts of pair_rep c, or -1 */
+    int *free, n_free;      /* the bodies of clusters without a fixed end (prepare) */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -74,6 +79,14 @@ typedef struct fixed_motion {
     double x[N_FIXED], v[N_FIXED], a[N_FIXED];
     double t; /* and the time, at which the contacts' loads apply */
 } fixed_motion;
+
+/* A term of a body's applied force (applied_forces, in its order). */
+typedef enum inc_kind { I_FORCE, I_COUPLING, I_LOAD, I_FRICTION, I_STOP } inc_kind;
+typedef struct incidence {
+    inc_kind kind;
+    int index; /* force, coupling, contact or stop */
+    int end;   /* the body is ends[0] (+) or ends[1] (-) of the pair */
+} incidence;
 
 typedef struct pending {
     int kind, subject;
@@ -86,6 +99,12 @@ struct stsl_multibody {
     stsl_signal **force_sig, *base, *anchor;
     stsl_signal **load_sig; /* per contact: its load F_R, NULL without one */
     int *load_varies;       /* per contact: a load that is not constant (its reversal guard) */
+    double (*lev0)[4];      /* per contact at load 0: F_D(+1), F_S(+1), F_D(-1), F_S(-1) */
+    int *pair_rep; /* per contact: the first contact between the same two ends (same_pair) */
+    /* per body the terms of applied_forces that act on it, in its order:
+     * inc[inc_start[i] .. inc_start[i + 1]) (body_force) */
+    int *inc_start;
+    struct incidence *inc;
     int *zidx; /* per contact: index of LuGre's bristle force sigma0 z in y, -1: not LuGre */
     int base_moves, anchor_moves;
     /* 1: positions and velocities are relative to the base (the body's
@@ -319,9 +338,7 @@ static void add_guard(prepared *p, gtype type, int index, int side, int dir)
  * the bands themselves are judged at the load, static_levels). */
 static double static_level(const stsl_multibody *m, int c)
 {
-    double fd, fs;
-    stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &fd, &fs);
-    return fs;
+    return m->lev0[c][1];
 }
 
 /* Stuck contacts between the same two ends (two bearings of one shaft) are
@@ -335,13 +352,23 @@ static void share_parallel(const stsl_multibody *m, prepared *p)
     for (int c = 0; c < m->nc; c++) {
         int e = p->contact_edge[c];
         if (e < 0) continue;
-        double sum = 0.0, mine = static_level(m, c);
+        double sum = p->cap[e], mine = static_level(m, c);
         int count = 0;
-        for (int d = 0; d < m->nc; d++)
-            if (p->contact_edge[d] == e) sum += static_level(m, d), count++;
+        for (int d = 0; d < m->nc && !(sum > 0.0); d++) /* levels 0: equal parts */
+            count += p->contact_edge[d] == e;
         double part = sum > 0.0 ? mine / sum : 1.0 / count;
         p->share[c] = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part;
     }
+}
+
+/* The static capacity cap[e] of every edge: the sum of its stuck
+ * contacts' levels, in the order of the contacts (0: a stop); one pass. */
+static void edge_capacities(const stsl_multibody *m, prepared *p)
+{
+    for (int e = 0; e < p->n_edges; e++)
+        p->cap[e] = 0.0;
+    for (int c = 0; c < m->nc; c++)
+        if (p->contact_edge[c] >= 0) p->cap[p->contact_edge[c]] += static_level(m, c);
 }
 
 /* The constraints of mode vector v.  A stuck contact parallel to a closed
@@ -358,7 +385,8 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
             memcpy(p->edges[p->n_edges++], m->snode[k], sizeof m->snode[k]);
         }
     }
-    int first = p->n_edges; /* the contacts' edges */
+    for (int c = 0; c < m->nc; c++) /* the contacts' edges: one per pair of ends */
+        p->group_edge[c] = -1;
     for (int c = 0; c < m->nc; c++) {
         p->contact_edge[c] = -1;
         if (v[c] != STSL_CONTACT_STUCK) continue;
@@ -366,12 +394,14 @@ static void build_edges(const stsl_multibody *m, const uint8_t *v, prepared *p)
         for (int k = 0; k < m->ns && !parallel; k++)
             parallel = p->stop_edge[k] >= 0 && same_pair(m, m->snode[k], m->cnode[c]);
         if (parallel) continue;
-        for (int e = first; e < p->n_edges && p->contact_edge[c] < 0; e++)
-            if (same_pair(m, p->edges[e], m->cnode[c])) p->contact_edge[c] = e;
-        if (p->contact_edge[c] >= 0) continue;
-        p->contact_edge[c] = p->n_edges;
-        memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        int *group = &p->group_edge[m->pair_rep[c]]; /* the pair's edge, if made */
+        if (*group < 0) {
+            *group = p->n_edges;
+            memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
+        }
+        p->contact_edge[c] = *group;
     }
+    edge_capacities(m, p);
     share_parallel(m, p);
 }
 
@@ -455,11 +485,17 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
     p->n_cycles = 0;
     for (int i = 0; i < nn; i++)
         p->parent[i] = -2; /* unvisited */
-    for (int e = 0; e < p->n_edges; e++)
+    for (int i = 0; i < nn; i++)
+        p->depth[i] = 0; /* until visited: 1 on a node with an edge */
+    for (int e = 0; e < p->n_edges; e++) {
         p->tree[e] = 0;
+        p->depth[cnode_of(m, p->edges[e][0])] = p->depth[cnode_of(m, p->edges[e][1])] = 1;
+    }
     for (int root = 0; root < nn; root++) { /* BFS over the edges */
         if (p->parent[root] != -2) continue;
         p->parent[root] = -1;
+        if (!p->depth[root]) continue; /* no edge: a pass would find nothing */
+        p->depth[root] = 0;
         for (int grew = 1; grew;) {
             grew = 0;
             for (int e = 0; e < p->n_edges; e++) {
@@ -492,6 +528,18 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         const uint8_t *v = mode_vec(m, code);
         if (!v) return NULL;
         prepare_vec(m, v, &m->prep);
+        stsl_cstr_problem pr = {m->nb,
+                                m->mass,
+                                m->force,
+                                N_FIXED,
+                                NULL,
+                                m->prep.n_edges,
+                                (const int(*)[2])m->prep.edges};
+        stsl_error err = {0};
+        if (stsl_cstr_analyse(m->prep.ws, &pr, &err)) return NULL;
+        m->prep.n_free = 0;
+        for (int i = 0; i < m->nb; i++)
+            if (!stsl_cstr_held(m->prep.ws, i)) m->prep.free[m->prep.n_free++] = i;
         m->prep.code = code;
     }
     return &m->prep;
@@ -535,13 +583,32 @@ static double slip_force(const stsl_multibody *m, int c, int st, double w, doubl
     if (st == STSL_CONTACT_SMOOTH) return -stsl_friction_steady(fp, load, w);
     int s = st == STSL_CONTACT_SLIP_POS ? +1 : -1;
     double fd, fs;
-    stsl_friction_levels(fp, s, load, &fd, &fs);
+    if (m->load_sig[c]) {
+        stsl_friction_levels(fp, s, load, &fd, &fs);
+    } else { /* load 0: the levels computed once */
+        fd = m->lev0[c][s > 0 ? 0 : 2];
+        fs = m->lev0[c][s > 0 ? 1 : 3];
+    }
     return -s * stsl_friction_slip(fp, fd, fs, fabs(w));
 }
 
+static void static_levels_load(const stsl_multibody *m, int c, const fixed_motion *fm,
+                               double *fs_pos, double *fs_neg);
+
 /* Contact c's static levels F_S(+1), F_S(-1) under its load at fm's time. */
-static void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm, double *fs_pos,
-                          double *fs_neg)
+static inline void static_levels(const stsl_multibody *m, int c, const fixed_motion *fm,
+                                 double *fs_pos, double *fs_neg)
+{
+    if (!m->load_sig[c]) { /* load 0: the levels computed once (band guards: hot) */
+        *fs_pos = m->lev0[c][1];
+        *fs_neg = m->lev0[c][3];
+        return;
+    }
+    static_levels_load(m, c, fm, fs_pos, fs_neg);
+}
+
+static void static_levels_load(const stsl_multibody *m, int c, const fixed_motion *fm,
+                               double *fs_pos, double *fs_neg)
 {
     double fd, load = contact_load(m, c, fm);
     stsl_friction_levels(&m->s->contacts[c].friction, +1, load, &fd, fs_pos);
@@ -610,11 +677,12 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         add_pair_force(m, m->snode[k], f, force);
         sum += fabs(f);
     }
-    for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
-        sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
     for (int i = 0; m->frame && i < m->nb; i++) /* the inertia force -m a_b */
         force[i] += m->mass[i] * fm->a[0];
-    if (scale) *scale = sum;
+    if (!scale) return;
+    for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
+        sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
+    *scale = sum;
 }
 
 /* A loop of stuck contacts holds while some split of its constraint
@@ -653,34 +721,57 @@ static void rebalance(stsl_multibody *m, const prepared *p, const fixed_motion *
  * fixed end's when it holds one, so that bodies held together stay
  * together to the last bit.  Returns 0, 1 when the constraints conflict
  * (two fixed ends of different accelerations in one cluster), <0 on error. */
+/* m->acc and, unless `lambda` is NULL, the constraint forces into it, for
+ * the applied forces in m->force.  The constraint graph's analysis
+ * (cluster.h) is made once when prepare() switches the current mode to it;
+ * a candidate's edges are scratch that the decisions rewrite between
+ * solves (rigid_clusters, group_j), so a candidate is analysed at every
+ * solve (O(N), at events only).  Every body of a cluster gets the
+ * cluster's acceleration bit for bit (the fixed end's when it holds one:
+ * cluster.h), so bodies held together stay together to the last bit.
+ * 0, 1 on a conflict, < 0 on error. */
+static int constraint_solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm,
+                            double *lambda, stsl_error *err)
+{
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
+    stsl_cstr_solution sol = {m->acc, lambda, 0, 0};
+    int rc = p == &m->prep ? STSL_OK : stsl_cstr_analyse(p->ws, &pr, err);
+    if (!rc) rc = stsl_cstr_solve_analysed(p->ws, &pr, &sol, err);
+    return rc ? rc : sol.conflict;
+}
+
 static int solve(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
                  const double *y, double *scale, stsl_error *err)
 {
     applied_forces(m, p->vec, fm, t, y, m->force, scale);
-    stsl_cstr_problem pr = {
-        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
-    stsl_cstr_solution sol = {m->acc, m->lambda, 0, 0};
-    int rc = stsl_cstr_solve(m->ws, &pr, &sol, err);
+    int rc = constraint_solve(m, p, fm, m->lambda, err);
     if (rc) return rc;
-    if (sol.conflict) return 1;
     if (p->n_edges == 0) return 0;
     if (!m->no_split) rebalance(m, p, fm);
-    stsl_cstr_components(m->ws, &pr, m->label);
-    int n = m->nb + N_FIXED;
-    for (int i = 0; i < m->nb; i++) { /* the first node of its cluster sets the value */
-        for (int j = 0; j < n; j++) {
-            if (m->label[j] != m->label[i]) continue;
-            if (j >= m->nb) {
-                m->acc[i] = fm->a[j - m->nb];
-                break;
-            }
-            if (j < i) {
-                m->acc[i] = m->acc[j];
-                break;
-            }
-        }
-    }
     return 0;
+}
+
+/* The accelerations alone (the right-hand side's): they need no
+ * constraint force. */
+static double body_force(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                         double t, const double *y, int i);
+
+/* A body held (through constraints) by a fixed end moves with it whatever
+ * the forces on it: the current mode's accelerations need the applied
+ * forces of the bodies of free clusters only (body_force: the same bits as
+ * applied_forces'), and a chain of blocks mostly stuck to the ground has
+ * few of them. */
+static int solve_acc(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
+                     const double *y)
+{
+    if (p == &m->prep && 2 * p->n_free <= m->nb) { /* else all pairs at once are cheaper */
+        for (int j = 0; j < p->n_free; j++)
+            m->force[p->free[j]] = body_force(m, p->vec, fm, t, y, p->free[j]);
+    } else {
+        applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    }
+    return constraint_solve(m, p, fm, NULL, NULL);
 }
 
 /* The constraint force of contact c (stuck) or stop k (closed) on ends[0]. */
@@ -773,10 +864,7 @@ static int mb_rhs(void *self, stsl_mode_code mode, double t, const double *y, do
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    m->no_split = 1; /* the accelerations only */
-    int rc = solve(m, p, &fm, t, y, NULL, NULL);
-    m->no_split = 0;
-    if (rc) return -1;
+    if (solve_acc(m, p, &fm, t, y)) return -1;
     for (int i = 0; i < m->nb; i++) {
         ydot[i] = y[m->nb + i];
         ydot[m->nb + i] = m->acc[i];
@@ -834,6 +922,117 @@ static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y,
     if (needs_lambda(p) && solve(m, p, &fm, t, y, NULL, NULL)) return -1;
     for (int i = 0; i < p->n_guards; i++)
         g[i] = guard_value(m, p, &p->guards[i], &fm, y);
+    return 0;
+}
+
+/* The applied force on body i alone: applied_forces' force[i], the same
+ * terms in the same order (so the same value bit for bit), from i's
+ * incidence list. */
+static double body_force(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                         double t, const double *y, int i)
+{
+    const stsl_system *s = m->s;
+    int left = t > m->t_seg;
+    double force = 0.0;
+    for (int j = m->inc_start[i]; j < m->inc_start[i + 1]; j++) {
+        const incidence *in = &m->inc[j];
+        int k = in->index;
+        double f = 0.0;
+        if (in->kind == I_FORCE) {
+            force += stsl_signal_value(m->force_sig[k], t, left);
+            continue;
+        }
+        if (in->kind == I_LOAD) {
+            force += contact_load(m, k, fm);
+            continue;
+        }
+        if (in->kind == I_COUPLING) {
+            const stsl_coupling *cp = &s->couplings[k];
+            f = -cp->stiffness * (rel_x(m, fm, y, m->knode[k]) - cp->free_length) -
+                cp->damping * rel_v(m, fm, y, m->knode[k]);
+        } else if (in->kind == I_FRICTION) {
+            if (v[k] == STSL_CONTACT_STUCK) continue;
+            double w = rel_v(m, fm, y, m->cnode[k]);
+            f = m->zidx[k] >= 0 ? lugre_force(m, k, w, y)
+                                : slip_force(m, k, v[k], w, contact_load(m, k, fm));
+        } else {
+            f = compliant_force_smooth(m, k, v[m->nc + k], rel_x(m, fm, y, m->snode[k]),
+                                       rel_v(m, fm, y, m->snode[k]));
+        }
+        if (in->end == 0)
+            force += f;
+        else
+            force -= f;
+    }
+    if (m->frame) force += m->mass[i] * fm->a[0]; /* the inertia force, last as in applied_forces */
+    return force;
+}
+
+/* Guard i of `mode` alone (the solver's root and extremum searches on one
+ * guard).  A band or reaction guard needs its edge's constraint force: a
+ * body that is a leaf of a tree held by a fixed end has it from its own
+ * balance (cluster.h), bit for bit the full solve's; any other edge (and
+ * a mode with loops, whose split moves forces along the cycles) takes the
+ * full solve. */
+static int mb_guard(void *self, stsl_mode_code mode, double t, const double *y, int i, double *g)
+{
+    stsl_multibody *m = self;
+    const prepared *p = prepare(m, mode);
+    if (!p || i < 0 || i >= p->n_guards) return -1;
+    const guard_ref *gr = &p->guards[i];
+    fixed_motion fm;
+    eval_fixed(m, t, &fm);
+    int e = gr->type == G_BAND_POS || gr->type == G_BAND_NEG ? p->contact_edge[gr->index]
+            : gr->type == G_REACTION                         ? p->stop_edge[gr->index]
+                                                             : -1;
+    if (e >= 0) {
+        stsl_cstr_problem pr = {
+            m->nb, m->mass, m->force, N_FIXED, fm.a, p->n_edges, (const int(*)[2])p->edges};
+        int v = p->n_cycles ? -1 : stsl_cstr_leaf(p->ws, &pr, e);
+        if (v >= 0)
+            m->lambda[e] =
+                stsl_cstr_leaf_lambda(p->ws, &pr, e, v, body_force(m, p->vec, &fm, t, y, v));
+        else if (solve(m, p, &fm, t, y, NULL, NULL))
+            return -1;
+    }
+    *g = guard_value(m, p, gr, &fm, y);
+    return 0;
+}
+
+/* Per body the terms of applied_forces on it, in its order. */
+static int build_incidence(stsl_multibody *m)
+{
+    const stsl_system *s = m->s;
+    int cap = s->n_forces + 2 * s->n_couplings + 3 * m->nc + 2 * m->ns, n = 0;
+    m->inc_start = calloc((size_t)m->nb + 1, sizeof *m->inc_start);
+    m->inc = calloc((size_t)(cap > 0 ? cap : 1), sizeof *m->inc);
+    if (!m->inc_start || !m->inc) return -1;
+    for (int i = 0; i < m->nb; i++) {
+        m->inc_start[i] = n;
+        for (int k = 0; k < s->n_forces; k++)
+            if (s->forces[k].on.body == i) m->inc[n++] = (incidence){I_FORCE, k, 0};
+        for (int k = 0; k < s->n_couplings; k++)
+            for (int end = 0; end < 2; end++)
+                if (m->knode[k][end] == i) m->inc[n++] = (incidence){I_COUPLING, k, end};
+        for (int c = 0; c < m->nc; c++) {
+            if (m->cnode[c][0] == i) m->inc[n++] = (incidence){I_LOAD, c, 0};
+            for (int end = 0; end < 2; end++)
+                if (m->cnode[c][end] == i) m->inc[n++] = (incidence){I_FRICTION, c, end};
+        }
+        for (int k = 0; k < m->ns; k++)
+            for (int end = 0; end < 2; end++)
+                if (m->snode[k][end] == i) m->inc[n++] = (incidence){I_STOP, k, end};
+    }
+    m->inc_start[m->nb] = n;
+    /* Contacts between the same two ends (same_pair), once: the first of
+     * each pair stands for all (build_edges). */
+    m->pair_rep = calloc((size_t)(m->nc > 0 ? m->nc : 1), sizeof *m->pair_rep);
+    if (!m->pair_rep) return -1;
+    for (int c = 0; c < m->nc; c++) {
+        m->pair_rep[c] = c;
+        for (int d = 0; d < c && m->pair_rep[c] == c; d++)
+            if (same_pair(m, m->cnode[d], m->cnode[c])) m->pair_rep[c] = d;
+    }
     return 0;
 }
 
@@ -2288,7 +2487,7 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
 
 static const stsl_hmodel_ops multibody_ops = {
     mb_rhs, mb_guards,    mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
-    NULL,   mb_power_abs, NULL,          mb_describe, mb_mode_name};
+    NULL,   mb_power_abs, NULL,          mb_describe, mb_mode_name,       mb_guard};
 
 static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {
@@ -2302,7 +2501,9 @@ static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int
     size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
     p->tree = calloc(me, sizeof(int));
     p->parent = calloc(nn, sizeof(int));
-    if (!p->tree || !p->parent) return -1;
+    p->depth = calloc(nn, sizeof(int));
+    p->cap = calloc(me, sizeof(double));
+    if (!p->tree || !p->parent || !p->depth || !p->cap) return -1;
     p->dirs = calloc((size_t)max_guards, sizeof(int));
     return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
                ? 0
@@ -2317,9 +2518,14 @@ static void free_prepared(prepared *p)
     free(p->share);
     free(p->tree);
     free(p->parent);
+    free(p->depth);
+    free(p->cap);
     free(p->stop_edge);
     free(p->guards);
     free(p->dirs);
+    stsl_cstr_ws_free(p->ws);
+    free(p->group_edge);
+    free(p->free);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2344,16 +2550,29 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
         !ALLOC(m->impact_w, ns))
         return -1;
-    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc)) return -1;
+    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
     if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
 #undef ALLOC
+    for (int c = 0; c < nc; c++) { /* the levels without load, once */
+        double *l = m->lev0[c];
+        stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &l[0], &l[1]);
+        stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &l[2], &l[3]);
+    }
     m->max_pend = 2 * (nc + ns) + 2;
     if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
         alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
         return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->split = stsl_split_ws_create(nb + 1, ne);
-    return m->ws && m->split ? 0 : -1;
+    m->prep.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
+    m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
+    m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    m->prep.free = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
+    m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
+    return m->ws && m->split && m->prep.ws && m->cand.ws && m->prep.group_edge &&
+                   m->cand.group_edge && m->prep.free
+               ? 0
+               : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
@@ -2426,7 +2645,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
     m->frame = absolute ? 0 : in_base_frame(m);
     m->yabs = malloc((size_t)m->n * sizeof *m->yabs);
-    if (!m->yabs) {
+    if (!m->yabs || build_incidence(m)) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
         goto fail;
     }
@@ -2479,6 +2698,10 @@ void stsl_multibody_free(stsl_multibody *m)
         stsl_signal_free(m->load_sig[c]);
     free(m->load_sig);
     free(m->load_varies);
+    free(m->lev0);
+    free(m->inc_start);
+    free(m->inc);
+    free(m->pair_rep);
     free(m->zidx);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);

@@ -758,12 +758,25 @@ typedef struct dense_fn {
     double sign;
 } dense_fn;
 
+/* Guard i alone at (t, y): the model's one-guard evaluation when it has
+ * one (bit for bit the same value), else all of them. */
+static int one_guard(stsl_hsolver *s, double t, const double *y, int i, double *g)
+{
+    s->stats.guard_evals++;
+    const stsl_hmodel_ops *ops = s->model->ops;
+    if (ops->guard) return ops->guard(s->model->self, s->mode, t, y, i, g);
+    int rc = ops->guards(s->model->self, s->mode, t, y, s->g_one);
+    *g = s->g_one[i];
+    return rc;
+}
+
 static double dense_q(double t, void *p)
 {
     dense_fn *f = p;
-    double *g = f->s->g_one;
-    if (dense_guards(f->s, t, g) < 0) return NAN;
-    return f->sign * g[f->i];
+    double g;
+    if (CVodeGetDky(f->s->cv, t, 0, f->s->yd) < 0) return NAN;
+    if (one_guard(f->s, t, NV_DATA_S(f->s->yd), f->i, &g) < 0) return NAN;
+    return f->sign * g;
 }
 
 /* Brent's method on F over [a, b] (values of opposite sign at the ends),
@@ -1161,9 +1174,9 @@ static double eval_guards(stsl_hsolver *s, double t, double *g)
 static double guard_at(double t, void *p)
 {
     guard_fn *f = p;
-    double *g = f->s->g_one;
-    eval_guards(f->s, t, g);
-    return f->sign * g[f->i];
+    double g;
+    one_guard(f->s, t, f->s->ycur, f->i, &g);
+    return f->sign * g;
 }
 
 /* Root of guard i in [a, b] (values of opposite sign or zero at an end);

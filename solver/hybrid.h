@@ -120,6 +120,11 @@ typedef struct stsl_hmodel_ops {
     /* The name of `mode` for messages, into buf (len bytes, always
      * terminated), for any code (an unknown one: its number). */
     void (*mode_name)(void *self, stsl_mode_code mode, char *buf, size_t len);
+    /* Optional (NULL: guards() and its g[i]): guard i of `mode` alone into
+     * *g, equal bit for bit to guards()'s g[i]; 0, or < 0 on failure.  The
+     * root and extremum searches on one guard call it (a system of many
+     * contacts evaluates one guard for a fraction of all of them). */
+    int (*guard)(void *self, stsl_mode_code mode, double t, const double *y, int i, double *g);
 } stsl_hmodel_ops;
 
 /* Linear multistep method of the CVODE instance. */

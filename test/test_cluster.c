@@ -6,7 +6,9 @@
  * clusters in one problem, the orientation of edges, the labels of
  * components, the reuse of one workspace, every error, no allocation in a
  * solve, and 300 random problems against an independent oracle (the whole
- * KKT system's minimum-norm solution by SVD).
+ * KKT system's minimum-norm solution by SVD); the tree solve (from the
+ * leaves up) against the dense QR on 300 random forests, and the analysis
+ * kept for many solves.
  *
  * Tolerances: the matrices hold only 0 and +-1 and are well conditioned
  * (cluster.c: sigma_min/sigma_max >= 1/(nb sqrt(2 ne))), so LU and SVD give
@@ -23,6 +25,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/cluster.h"
@@ -533,6 +536,140 @@ static void test_no_allocation(void **state)
 #endif
 }
 
+/* ---- the tree solve against the dense one ------------------------------------ */
+
+/* A random forest over nb bodies (and one fixed node when nf = 1): bodies
+ * joined in a random order, each to a random earlier node (the fixed node
+ * among them), a new tree now and then; edges in random orientation (a
+ * fixed node never first); a chain (every body to the one before) when
+ * `chain`: the deepest tree, the longest partial sums.  Returns the edges. */
+#define TB 60
+static int random_forest(unsigned *seed, int nb, int nf, int chain, int (*edges)[2])
+{
+    int perm[TB], ne = 0;
+    for (int i = 0; i < nb; i++)
+        perm[i] = i;
+    for (int i = nb - 1; i > 0; i--) {
+        int j = (int)(lcg(seed) % (unsigned)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int i = 0; i < nb; i++) {
+        int v = perm[i], u;
+        if (chain)
+            u = i > 0 ? perm[i - 1] : nf ? nb : -1;
+        else if (i + nf == 0 || lcg(seed) % 8 == 0) /* a new tree (grounded or free) */
+            u = nf && lcg(seed) % 2 ? nb : -1;
+        else
+            u = (int)(lcg(seed) % (unsigned)(i + nf)), u = u < i ? perm[u] : nb;
+        if (u < 0) continue;
+        int flip = u < nb && lcg(seed) % 2;
+        edges[ne][0] = flip ? u : v;
+        edges[ne][1] = flip ? v : u;
+        ne++;
+    }
+    return ne;
+}
+
+/* On a tree the unique lambda from the leaves up equals the QR's to
+ * rounding.  Bound: the tree solve's lambda_e is a sum of at most nb
+ * right-hand sides r_i = m_i a - f_i, error <= nb eps sum|r|; the QR is
+ * backward stable with the condition of D' at most nb sqrt(2 ne)
+ * (cluster.c), error <~ nb sqrt(2 ne) * nb * eps sum|r| <= 60 * 11 * 60 *
+ * 1.1e-16 = 4.4e-12 sum|r| for the largest case here; 1e-10 sum|r| leaves
+ * a margin of 20.  The accelerations come from the same sums on both paths:
+ * equal bit for bit. */
+static void test_tree_equals_dense(void **state)
+{
+    (void)state;
+    unsigned seed = 2718u;
+    stsl_cstr_ws *tree = stsl_cstr_ws_create(TB, 1, TB), *dense = stsl_cstr_ws_create(TB, 1, TB);
+    assert_non_null(tree);
+    assert_non_null(dense);
+    stsl_cstr_ws_set_dense(dense, 1);
+    int deep = 0;
+    for (int run = 0; run < 300; run++) {
+        int nb = 1 + (int)(lcg(&seed) % TB), nf = (int)(lcg(&seed) % 2), chain = run % 10 == 0;
+        int edges[TB][2], ne = random_forest(&seed, nb, nf, chain, edges);
+        double m[TB], f[TB], acc[1] = {(double)(lcg(&seed) % 201) / 100.0 - 1.0};
+        double a[TB], l[TB], a_d[TB], l_d[TB];
+        for (int i = 0; i < nb; i++) {
+            m[i] = 0.5 + (double)(lcg(&seed) % 1000) / 666.0;
+            f[i] = (double)(lcg(&seed) % 2001) / 100.0 - 10.0;
+        }
+        stsl_cstr_problem p = {nb, m, f, nf, acc, ne, (const int(*)[2])edges};
+        stsl_cstr_solution s = {a, l, -1, -1}, sd = {a_d, l_d, -1, -1};
+        stsl_error err = {0};
+        if (stsl_cstr_solve(tree, &p, &s, &err) || stsl_cstr_solve(dense, &p, &sd, &err))
+            fail_msg("run %d: %s", run, err.msg);
+        assert_int_equal(s.redundant, 0);
+        assert_int_equal(sd.redundant, 0);
+        double sum_r = 0.0;
+        for (int i = 0; i < nb; i++) {
+            assert_true(a[i] == a_d[i]);
+            sum_r += fabs(m[i] * a[i] - f[i]);
+        }
+        for (int e = 0; e < ne; e++)
+            assert_close(l[e], l_d[e], 1e-10 * sum_r);
+        deep += chain && nb > 40;
+    }
+    assert_true(deep > 5); /* long chains were drawn */
+    stsl_cstr_ws_free(tree);
+    stsl_cstr_ws_free(dense);
+}
+
+/* One analysis serves many solves with other forces and fixed
+ * accelerations (the engine's: one per mode): the same numbers as a solve
+ * from scratch, bit for bit; without lambda the same accelerations; a
+ * problem of other sizes than the analysis is refused, and so is a solve
+ * before any analysis. */
+static void test_analysis_kept(void **state)
+{
+    (void)state;
+    unsigned seed = 99u;
+    int edges[TB + 1][2], ne = random_forest(&seed, 30, 1, 0, edges);
+    edges[ne][0] = edges[0][0]; /* and a loop: a parallel edge */
+    edges[ne][1] = edges[0][1];
+    ne++;
+    double m[TB], f[TB], acc[1], a[TB], l[TB + 1], a2[TB], l2[TB + 1];
+    for (int i = 0; i < 30; i++)
+        m[i] = 1.0 + 0.1 * i;
+    stsl_cstr_ws *kept = stsl_cstr_ws_create(30, 1, TB + 1),
+                 *fresh = stsl_cstr_ws_create(30, 1, TB + 1);
+    assert_non_null(kept);
+    assert_non_null(fresh);
+    stsl_cstr_problem p = {30, m, f, 1, acc, ne, (const int(*)[2])edges};
+    stsl_cstr_solution s = {a, l, -1, -1}, s2 = {a2, l2, -1, -1}, acc_only = {a2, NULL, -1, -1};
+    stsl_error err = {0};
+    assert_int_equal(stsl_cstr_solve_analysed(kept, &p, &s, &err), STSL_EINPUT);
+    if (!strstr(err.msg, "analysis is of 0, 0, 0 (none)")) fail_msg("message \"%s\"", err.msg);
+    assert_int_equal(stsl_cstr_analyse(kept, &p, &err), 0);
+    for (int k = 0; k < 5; k++) {
+        acc[0] = 0.3 * k - 0.5;
+        for (int i = 0; i < 30; i++)
+            f[i] = sin(1.7 * i + k);
+        assert_int_equal(stsl_cstr_solve_analysed(kept, &p, &s, &err), 0);
+        assert_int_equal(stsl_cstr_solve(fresh, &p, &s2, &err), 0);
+        assert_int_equal(s.redundant, 1);
+        assert_int_equal(s2.redundant, 1);
+        assert_memory_equal(a, a2, sizeof(double) * 30);
+        assert_memory_equal(l, l2, sizeof(double) * (size_t)ne);
+        for (int i = 0; i < 30; i++)
+            a2[i] = NAN;
+        assert_int_equal(stsl_cstr_solve_analysed(kept, &p, &acc_only, &err), 0);
+        assert_memory_equal(a, a2, sizeof(double) * 30);
+    }
+    p.n_edges = ne - 1;
+    assert_int_equal(stsl_cstr_solve_analysed(kept, &p, &s, &err), STSL_EINPUT);
+    char want[128];
+    snprintf(want, sizeof want,
+             "30 bodies, 1 fixed nodes, %d edges; the workspace's analysis is of 30, 1, %d", ne - 1,
+             ne);
+    if (!strstr(err.msg, want)) fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
+    stsl_cstr_ws_free(kept);
+    stsl_cstr_ws_free(fresh);
+}
+
 /* Each input error: its code and message, and out untouched. */
 static void expect_error(const stsl_cstr_problem *p, int max_b, int max_f, int max_e,
                          const char *msg)
@@ -583,13 +720,22 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_on_ground),  cmocka_unit_test(test_two_bodies),
-        cmocka_unit_test(test_chain),           cmocka_unit_test(test_base_body_free),
-        cmocka_unit_test(test_parallel_loop),   cmocka_unit_test(test_ground_loops),
-        cmocka_unit_test(test_triangle),        cmocka_unit_test(test_ring),
-        cmocka_unit_test(test_conflict),        cmocka_unit_test(test_several_clusters),
-        cmocka_unit_test(test_workspace_reuse), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_no_allocation),   cmocka_unit_test(test_random_against_oracle),
+        cmocka_unit_test(test_body_on_ground),
+        cmocka_unit_test(test_two_bodies),
+        cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_base_body_free),
+        cmocka_unit_test(test_parallel_loop),
+        cmocka_unit_test(test_ground_loops),
+        cmocka_unit_test(test_triangle),
+        cmocka_unit_test(test_ring),
+        cmocka_unit_test(test_conflict),
+        cmocka_unit_test(test_several_clusters),
+        cmocka_unit_test(test_workspace_reuse),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_random_against_oracle),
+        cmocka_unit_test(test_tree_equals_dense),
+        cmocka_unit_test(test_analysis_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
