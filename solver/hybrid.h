@@ -122,11 +122,14 @@ typedef struct stsl_hmodel_ops {
     void (*mode_name)(void *self, stsl_mode_code mode, char *buf, size_t len);
 } stsl_hmodel_ops;
 
-/* Linear multistep method of the CVODE instance. */
+/* The integration method of the ordinary modes: a linear multistep method
+ * of CVODE, or ARKODE's explicit eighth-order Runge-Kutta pair for the
+ * tightest tolerances (solver/erk8.h; events located to the rounding of t). */
 typedef enum stsl_method {
     STSL_METHOD_AUTO = 0,  /* BDF when the model says it is stiff, else Adams */
     STSL_METHOD_ADAMS = 1, /* Adams-Moulton, fixed-point iteration: smooth, non-stiff modes */
-    STSL_METHOD_BDF = 2    /* BDF, Newton iteration with a dense Jacobian: stiff modes */
+    STSL_METHOD_BDF = 2,   /* BDF, Newton iteration with a dense Jacobian: stiff modes */
+    STSL_METHOD_ERK8 = 3   /* Fehlberg 7(8), explicit: non-stiff models only */
 } stsl_method;
 
 typedef struct stsl_hmodel {
