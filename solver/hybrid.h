@@ -17,6 +17,11 @@
  * extremum, is located with Brent's method (GSL).  The output grid is sampled
  * with CVodeGetDky and never forces a step.
  *
+ * With opts.method = STSL_METHOD_ERK8 the ordinary modes are integrated by
+ * solver/erk8.h instead (an explicit eighth-order Runge-Kutta method whose
+ * dense output re-steps), with the same guards, checks and output, and
+ * every root located to adjacent doubles of t.
+ *
  * Use: create, start, then either run() or a loop of step() until done(),
  * then finish() (which hands statistics and the completion flag to the sink). */
 #ifndef STSL_HYBRID_H

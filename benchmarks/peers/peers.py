@@ -221,13 +221,18 @@ def best(rows, name, tool):
     return min(rs, key=lambda r: r['event_err']) if rs else None
 
 
+def table_head(first, cols):
+    """A markdown table's header and rule: a first column, then one per tool."""
+    return ['| ' + first + ' | ' + ' | '.join(cols) + ' |', '|---' * (len(cols) + 1) + '|']
+
+
 def summary_table(rows, names, best_errors=True):
     """The cost at the target accuracy per case and tool, then (best_errors)
     the smallest error each reached; the README shows the first only."""
     out = [f'CPU time per run to get every switch within {TARGET:.0e} s of the exact time '
            '(median; in brackets the smallest event error reached and its cost when the '
            'target was not):', '',
-           '| case | ' + ' | '.join(TOOLS) + ' |', '|---' * (len(TOOLS) + 1) + '|']
+           *table_head('case', TOOLS)]
     for name in names:
         cells = []
         for tool in TOOLS:
@@ -241,7 +246,7 @@ def summary_table(rows, names, best_errors=True):
         out.append(f'| {name} | ' + ' | '.join(cells) + ' |')
     if best_errors:
         out += ['', 'The smallest event error each tool reached over the tolerances (steps) run, '
-                'and its cost:', '', '| case | ' + ' | '.join(TOOLS) + ' |', '|---' * (len(TOOLS) + 1) + '|']
+                'and its cost:', '', *table_head('case', TOOLS)]
         for name in names:
             cells = []
             for tool in TOOLS:
@@ -419,7 +424,7 @@ def high_table(rows, meta):
            '(Fehlberg 7(8), events located to adjacent doubles, see numerics.md); stickslip '
            'default: CVODE Adams (its rtol range ends at 1e-14); SciPy DOP853: the event loop of '
            '`scipy_loop.py` (SciPy raises an rtol below 100 eps to 2.2e-14 itself).', '',
-           '| rtol | ' + ' | '.join(HIGH_TOOLS) + ' |', '|---' * (len(HIGH_TOOLS) + 1) + '|']
+           *table_head('rtol', HIGH_TOOLS)]
     for tol in tols:
         cells = []
         for tool in HIGH_TOOLS:
@@ -445,15 +450,20 @@ def high_table(rows, meta):
     return '\n'.join(out)
 
 
+def splice(text, begin, end, block):
+    """text with the part from marker begin to marker end replaced by block
+    (which carries the markers); None when the markers are not both there."""
+    if begin not in text or end not in text:
+        return None
+    head, rest = text.split(begin, 1)
+    return head + block + rest.split(end, 1)[1]
+
+
 def write_high(rows, meta):
     block = f'{HIGH_BEGIN}\n{high_table(rows, meta)}\n{HIGH_END}'
     with open(DOC) as f:
         text = f.read()
-    if HIGH_BEGIN in text and HIGH_END in text:
-        head, rest = text.split(HIGH_BEGIN, 1)
-        text = head + block + rest.split(HIGH_END, 1)[1]
-    else:
-        text = text.rstrip('\n') + '\n\n' + block + '\n'
+    text = splice(text, HIGH_BEGIN, HIGH_END, block) or text.rstrip('\n') + '\n\n' + block + '\n'
     with open(DOC, 'w') as f:
         f.write(text)
 
@@ -473,9 +483,9 @@ reached and every run in [docs/benchmarks.md](docs/benchmarks.md). Rerun:
 {END}"""
     with open(README) as f:
         text = f.read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
+    new = splice(text, BEGIN, END, block)
+    if new is not None:
+        text = new
     else:
         section = f'## How it compares\n\n{block}\n\n'
         at = text.find('\n## Tests\n')
