@@ -45,7 +45,7 @@ endif()
 foreach(name sz aec z gsl gslcblas yaml matio)
   stsl_find_archive(STSL_${name}_A ${name})
 endforeach()
-foreach(c cvodes nvecserial sunmatrixdense sunlinsoldense sunnonlinsolnewton
+foreach(c cvodes arkode nvecserial sunmatrixdense sunlinsoldense sunnonlinsolnewton
     sunnonlinsolfixedpoint generic)
   if(NOT TARGET SUNDIALS::${c}_static)
     set(missing "${missing} SUNDIALS::${c}_static")
@@ -59,8 +59,8 @@ endif()
 add_library(stsl_static_deps INTERFACE)
 # matio calls HDF5, HDF5 calls szip (libaec) and zlib: each before what it uses.
 target_link_libraries(stsl_static_deps INTERFACE
-  SUNDIALS::cvodes_static SUNDIALS::nvecserial_static SUNDIALS::sunmatrixdense_static
-  SUNDIALS::sunlinsoldense_static SUNDIALS::sunnonlinsolnewton_static
+  SUNDIALS::cvodes_static SUNDIALS::arkode_static SUNDIALS::nvecserial_static
+  SUNDIALS::sunmatrixdense_static SUNDIALS::sunlinsoldense_static SUNDIALS::sunnonlinsolnewton_static
   SUNDIALS::sunnonlinsolfixedpoint_static SUNDIALS::generic_static
   ${STSL_matio_A} ${STSL_HDF5_A} ${STSL_sz_A} ${STSL_aec_A} ${STSL_z_A}
   ${STSL_gsl_A} ${STSL_gslcblas_A} ${STSL_yaml_A}

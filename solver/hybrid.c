@@ -1,6 +1,7 @@
 /* hybrid.c - the hybrid integrator: CVODE segments with rootfinding for
  * ordinary modes, guard scanning with Brent's method for frozen modes.
- * Every SUNDIALS call of the project lives in this file. */
+ * Every CVODE call of the project lives in this file; the erk8 method's
+ * stepper is erk8.c. */
 #include "solver/hybrid.h"
 
 #include <float.h>
@@ -20,6 +21,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "solver/erk8.h"
 #include "solver/event_log.h"
 #include "solver/gsl_setup.h"
 #include "solver/small_vector.h"
@@ -179,6 +181,11 @@ struct stsl_hsolver {
     stsl_work_form form; /* ... this one (seg_exact) */
     double seg_y0;       /* y[form.index] at the segment's start (seg_exact) */
     void *cv;
+    /* The erk8 method (opts.method): solver/erk8.h instead of CVODE for
+     * the ordinary modes, with n_dense = n + its quadrature (the power) in
+     * its vectors y, yd and ydk. */
+    stsl_erk8 *erk;
+    int n_dense;
     SUNNonlinearSolver nls; /* Adams: fixed-point iteration */
     SUNMatrix J;            /* BDF: dense Jacobian and its solver */
     SUNLinearSolver ls;
@@ -320,12 +327,11 @@ static int fail(stsl_hsolver *s, stsl_error *err, stsl_status code, double t, co
  * small serial vectors (solver/small_vector.h): their data is NV_DATA_S,
  * without the ops-table call of N_VGetArrayPointer in the hot path. */
 
-static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
+static int rhs_eval(double t, const double *y, double *yd, void *ud)
 {
     stsl_hsolver *s = ud;
     s->stats.rhs_evals++;
-    double *yd = NV_DATA_S(ydot);
-    int rc = s->model->ops->rhs(s->model->self, s->mode, t, NV_DATA_S(y), yd);
+    int rc = s->model->ops->rhs(s->model->self, s->mode, t, y, yd);
     /* Non-finite forces (an overflow) end the run: fatal for CVODE. */
     if (!rc && !all_finite(yd, s->n)) {
         s->rhs_bad = 1;
@@ -334,28 +340,42 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
     return rc;
 }
 
+static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
+{
+    return rhs_eval(t, NV_DATA_S(y), NV_DATA_S(ydot), ud);
+}
+
 /* The integrand of the work quadrature (see stsl_stats.work). */
-static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
+static int quad_eval(double t, const double *y, double *qdot, void *ud)
 {
     stsl_hsolver *s = ud;
-    NV_DATA_S(qdot)[0] = s->model->ops->power(s->model->self, s->mode, t, NV_DATA_S(y));
+    qdot[0] = s->model->ops->power(s->model->self, s->mode, t, y);
     return 0;
+}
+
+static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
+{
+    return quad_eval(t, NV_DATA_S(y), NV_DATA_S(qdot), ud);
 }
 
 /* Unused root slots (modes with fewer guards than the most) are a constant
  * 1: they never cross. */
-static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
+static int roots_eval(double t, const double *y, double *g, void *ud)
 {
     stsl_hsolver *s = ud;
     const stsl_mode_desc *m = cur_mode(s);
     s->stats.guard_evals++;
-    int rc =
-        m->n_guards > 0 ? s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(y), g) : 0;
+    int rc = m->n_guards > 0 ? s->model->ops->guards(s->model->self, s->mode, t, y, g) : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
         g[i] = 1.0;
     s->g_cache_t = t;
     memcpy(s->g_cache, g, (size_t)s->n_roots * sizeof(double));
     return rc;
+}
+
+static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
+{
+    return roots_eval(t, NV_DATA_S(y), g, ud);
 }
 
 static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1,
@@ -433,13 +453,19 @@ void stsl_hsolver_atol(const double *scale, int n, double rtol, double atol, dou
 /* A scalar atol as given, else one per component from the model's scales
  * (stsl_hsolver_atol); s->atol_min is the smallest, the absolute part of
  * the guards' touch tolerance. */
-static int set_tolerances(stsl_hsolver *s)
+static double *derive_atol(stsl_hsolver *s)
 {
-    double *a = s->g_scratch_state; /* n values, used only here */
+    double *a = s->g_scratch_state; /* n values, used only at setup */
     stsl_hsolver_atol(s->model->state_scale, s->n, s->opts.rtol, s->opts.atol, a);
     s->atol_min = a[0];
     for (int i = 1; i < s->n; i++)
         s->atol_min = fmin(s->atol_min, a[i]);
+    return a;
+}
+
+static int set_tolerances(stsl_hsolver *s)
+{
+    double *a = derive_atol(s);
     if (s->opts.atol > 0.0) return CVodeSStolerances(s->cv, s->opts.rtol, s->opts.atol);
     N_Vector v = N_VClone(s->y); /* the state's own vector type */
     if (!v) return -1;
@@ -451,6 +477,7 @@ static int set_tolerances(stsl_hsolver *s)
 
 static int setup_cvode(stsl_hsolver *s, stsl_error *err)
 {
+    s->n_dense = s->n;
     if (SUNContext_Create(NULL, &s->ctx)) goto fail;
     /* CVODE clones its work vectors from y, so all of them get the small
      * vectors' fast operations (bit-identical to plain serial ones). */
@@ -499,6 +526,36 @@ fail:
                           s->cv_msg[0] ? s->cv_msg : "allocation or setup failed");
 }
 
+/* The erk8 method (solver/erk8.h) in place of CVODE.  It is explicit: a
+ * stiff model (a smooth friction law's steep slope) is refused rather than
+ * crawled through at steps of the order of 1/slope.  The work integral is
+ * a quadrature component of its state, without weight in the error
+ * control, so that it changes no step. */
+static int setup_erk8(stsl_hsolver *s, stsl_error *err)
+{
+    if (s->model->stiff)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "method erk8 is explicit and this model is stiff (a smooth "
+                              "friction law): use method auto or bdf");
+    int nq = s->opts.integrate_power && s->model->ops->power ? 1 : 0;
+    s->n_dense = s->n + nq;
+    if (SUNContext_Create(NULL, &s->ctx))
+        return stsl_error_set(err, STSL_ESOLVER, "could not create a SUNDIALS context");
+    s->y = stsl_small_vector_new(s->n_dense, s->ctx);
+    s->yd = stsl_small_vector_new(s->n_dense, s->ctx);
+    if (nq) s->q = stsl_small_vector_new(1, s->ctx);
+    if (!s->y || !s->yd || (nq && !s->q))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
+    N_VConst(0.0, s->y);
+    s->q_on = nq; /* integrated in every segment, restarted at 0 by each */
+    stsl_erk8_spec sp = {s->n,       nq, s->n_roots,   rhs_eval,      quad_eval,
+                         roots_eval, s,  s->opts.rtol, derive_atol(s)};
+    const char *why = "";
+    s->erk = stsl_erk8_create(&sp, &why);
+    if (!s->erk) return stsl_error_set(err, STSL_ESOLVER, "could not set up method erk8: %s", why);
+    return STSL_OK;
+}
+
 /* The per-run arrays (see struct stsl_hsolver): one allocation each, sized
  * from the model's state and guard counts; 0, or -1 out of memory. */
 static int alloc_arrays(stsl_hsolver *s)
@@ -545,7 +602,7 @@ static int setup_extrema(stsl_hsolver *s)
     s->n_ext = nc < STSL_EXTREMA_MAX_COLS ? nc : STSL_EXTREMA_MAX_COLS;
     for (int k = 0; k < s->n_ext; k++)
         s->ext_state[k] = cs[k] >= 0 && cs[k] < s->n ? cs[k] : -1;
-    s->ydk = stsl_small_vector_new(s->n, s->ctx);
+    s->ydk = stsl_small_vector_new(s->n_dense, s->ctx);
     return s->ydk ? 0 : -1;
 }
 
@@ -574,7 +631,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
         goto err;
     }
-    if (setup_cvode(s, err)) goto err;
+    if (opts->method == STSL_METHOD_ERK8 ? setup_erk8(s, err) : setup_cvode(s, err)) goto err;
     if (setup_extrema(s)) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
         goto err;
@@ -590,6 +647,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
 {
     if (!s) return;
     if (s->cv) CVodeFree(&s->cv);
+    stsl_erk8_free(s->erk);
     if (s->nls) SUNNonlinSolFree(s->nls);
     if (s->ls) SUNLinSolFree(s->ls);
     if (s->J) SUNMatDestroy(s->J);
@@ -607,6 +665,14 @@ void stsl_hsolver_free(stsl_hsolver *s)
 }
 
 /* ---- output --------------------------------------------------------------- */
+
+/* The dense output of the last step: CVODE's interpolant, or the erk8
+ * method's re-step (of the method's order).  0, or < 0. */
+static int seg_dky(stsl_hsolver *s, double t, int k, N_Vector out)
+{
+    if (s->erk) return stsl_erk8_dense(s->erk, t, k, NV_DATA_S(out));
+    return CVodeGetDky(s->cv, t, k, out);
+}
 
 /* Output grid: the explicit times, or k * output_step (multiplied, not
  * accumulated, so that the grid has no drift over long runs). */
@@ -647,7 +713,7 @@ static int emit_grid(stsl_hsolver *s, double t_lim, int dense, stsl_error *err)
         if (tg > t_lim || tg > s->opts.t_end) return STSL_OK;
         const double *y = s->ycur;
         if (dense && tg != t_lim) {
-            if (CVodeGetDky(s->cv, tg, 0, s->yd) < 0)
+            if (seg_dky(s, tg, 0, s->yd) < 0)
                 return fail(s, err, STSL_ESOLVER, tg, "dense output failed");
             y = NV_DATA_S(s->yd);
         }
@@ -664,13 +730,19 @@ static void close_segment(stsl_hsolver *s)
 {
     if (s->cv_active) {
         long nst = 0;
-        CVodeGetNumSteps(s->cv, &nst);
+        if (s->erk)
+            nst = stsl_erk8_steps(s->erk);
+        else
+            CVodeGetNumSteps(s->cv, &nst);
         s->stats.steps += nst;
         /* The segment's share of the work, read at its end (a root or stop
          * time inside the last step: CVODES interpolates it there). */
         if (s->seg_exact)
             s->stats.work += s->form.coef * (s->ycur[s->form.index] - s->seg_y0);
-        else if (s->q_on && nst > 0 && CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
+        else if (s->erk && s->q_on && nst > 0 && seg_dky(s, s->t, 0, s->yd) == 0)
+            s->stats.work += NV_DATA_S(s->yd)[s->n]; /* the quadrature component */
+        else if (!s->erk && s->q_on && nst > 0 &&
+                 CVodeGetQuadDky(s->cv, s->t, 0, s->q) == CV_SUCCESS)
             s->stats.work += NV_DATA_S(s->q)[0];
         s->cv_active = 0;
     }
@@ -703,13 +775,15 @@ static int plan_work(stsl_hsolver *s)
         s->form.index >= 0 && s->form.index < s->n) {
         s->seg_exact = 1;
         s->seg_y0 = s->ycur[s->form.index];
+    } else if (s->erk) {
+        return 0; /* its quadrature restarts with every segment */
     } else if (!s->q_on) {
         N_VConst(0.0, s->q);
         if (CVodeQuadInit(s->cv, cv_quad, s->q)) return -1;
         s->q_on = 1;
         return 0;
     }
-    if (!s->q_on) return 0;
+    if (!s->q_on || s->erk) return 0;
     N_VConst(0.0, s->q);
     return CVodeQuadReInit(s->cv, s->q);
 }
@@ -726,9 +800,13 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     /* s->dirs holds the mode's directions (set_mode); unused slots 0. */
     for (int i = cur_mode(s)->n_guards; i < s->n_roots; i++)
         s->dirs[i] = 0;
-    if (CVodeReInit(s->cv, s->t, s->y) || plan_work(s) || CVodeSetRootDirection(s->cv, s->dirs) ||
-        CVodeSetStopTime(s->cv, stop_time(s)))
+    if (s->erk) {
+        if (stsl_erk8_reinit(s->erk, s->t, s->ycur, s->dirs, stop_time(s)) || plan_work(s))
+            return fail(s, err, STSL_ESOLVER, s->t, "could not restart method erk8");
+    } else if (CVodeReInit(s->cv, s->t, s->y) || plan_work(s) ||
+               CVodeSetRootDirection(s->cv, s->dirs) || CVodeSetStopTime(s->cv, stop_time(s))) {
         return fail(s, err, STSL_ESOLVER, s->t, "could not restart CVODE");
+    }
     s->cv_active = 1;
     return STSL_OK;
 }
@@ -745,7 +823,7 @@ static int all_finite(const double *v, int n)
 /* Guards at t on CVODE's dense output (t within the last step). */
 static int dense_guards(stsl_hsolver *s, double t, double *g)
 {
-    if (CVodeGetDky(s->cv, t, 0, s->yd) < 0) return -1;
+    if (seg_dky(s, t, 0, s->yd) < 0) return -1;
     s->stats.guard_evals++;
     return s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(s->yd), g);
 }
@@ -774,18 +852,59 @@ static double dense_q(double t, void *p)
 {
     dense_fn *f = p;
     double g;
-    if (CVodeGetDky(f->s->cv, t, 0, f->s->yd) < 0) return NAN;
+    if (seg_dky(f->s, t, 0, f->s->yd) < 0) return NAN;
     if (one_guard(f->s, t, NV_DATA_S(f->s->yd), f->i, &g) < 0) return NAN;
     return f->sign * g;
 }
 
+/* The erk8 method's roots: to adjacent doubles, the rounding of t itself.
+ * F(a) and F(b) have opposite signs (F(b) != 0: the crossed side; F(a)
+ * may be 0).  Regula falsi with the Illinois modification (the end kept
+ * twice in a row has its value halved), superlinear on the smooth
+ * functions of t it gets, and bisection after EXACT_SECANT_ITER steps so
+ * that it ends.
+ * Returns the upper end of the final bracket (where F has crossed), or a
+ * point where F is 0. */
+#define EXACT_SECANT_ITER 40
+#define EXACT_MAX_ITER    200
+static double exact_root(double (*F)(double, void *), void *p, double a, double b, double fa,
+                         double fb)
+{
+    int kept = 0; /* +1: a was kept by the last step, -1: b */
+    for (int it = 0; it < EXACT_MAX_ITER; it++) {
+        double mid = a + 0.5 * (b - a);
+        if (!(mid > a && mid < b)) break; /* adjacent doubles */
+        double c = b - fb * (b - a) / (fb - fa);
+        if (it >= EXACT_SECANT_ITER || !(c > a && c < b)) c = mid;
+        double fc = F(c, p);
+        if (fc == 0.0) return c;
+        if (isnan(fc)) break;
+        if ((fc < 0.0) == (fb < 0.0)) {
+            b = c, fb = fc;
+            if (kept == 1) fa *= 0.5;
+            kept = 1;
+        } else {
+            a = c, fa = fc;
+            if (kept == -1) fb *= 0.5;
+            kept = -1;
+        }
+    }
+    return b;
+}
+
 /* Brent's method on F over [a, b] (values of opposite sign at the ends),
- * to ROOT_TOL_REL: the upper end of the final bracket, where F has crossed
- * (b when the ends do not bracket a root).  Every root search of the solver
- * goes through here: guards on the dense output or in frozen modes, and
- * the rates of the tracked state components (see "Extrema"). */
+ * to ROOT_TOL_REL (the erk8 method: exact_root): the upper end of the final bracket, where F has
+ * crossed (b when the ends do not bracket a root).  Every root search of the solver goes through
+ * here: guards on the dense output or in frozen modes, and the rates of the tracked state
+ * components (see "Extrema"). */
 static double brent_root(stsl_hsolver *s, gsl_function *F, double a, double b)
 {
+    if (s->erk) {
+        double fa = F->function(a, F->params), fb = F->function(b, F->params);
+        if (fb == 0.0 || isnan(fa) || isnan(fb) || (fa != 0.0 && (fa < 0.0) == (fb < 0.0)))
+            return b;
+        return exact_root(F->function, F->params, a, b, fa, fb);
+    }
     if (gsl_root_fsolver_set(s->root, F, a, b) != GSL_SUCCESS) return b;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
     for (int it = 0; it < ROOT_MAX_ITER; it++) {
@@ -1032,7 +1151,7 @@ typedef struct rate_fn {
 static double dense_rate(double t, void *p)
 {
     rate_fn *f = p;
-    if (CVodeGetDky(f->s->cv, t, 1, f->s->ydk) < 0) return NAN;
+    if (seg_dky(f->s, t, 1, f->s->ydk) < 0) return NAN;
     return NV_DATA_S(f->s->ydk)[f->j];
 }
 
@@ -1051,12 +1170,13 @@ static int ext_interval(stsl_hsolver *s, double ta, double tb, stsl_error *err)
     N_Vector ypred, yn, fn, zn1;
     void *ud;
     const double *d;
-    if (CVodeGetNonlinearSystemData(s->cv, &tn, &ypred, &yn, &fn, &gamma, &rl1, &zn1, &ud) ==
+    if (!s->erk &&
+        CVodeGetNonlinearSystemData(s->cv, &tn, &ypred, &yn, &fn, &gamma, &rl1, &zn1, &ud) ==
             CV_SUCCESS &&
         tn == tb) {
         d = NV_DATA_S(zn1);
     } else {
-        if (CVodeGetDky(s->cv, tb, 1, s->ydk) < 0)
+        if (seg_dky(s, tb, 1, s->ydk) < 0)
             return fail(s, err, STSL_ESOLVER, tb, "dense output failed");
         d = NV_DATA_S(s->ydk);
     }
@@ -1068,7 +1188,7 @@ static int ext_interval(stsl_hsolver *s, double ta, double tb, stsl_error *err)
         turns |= !cached || s->ext_rate[k] * rb[k] < 0;
     }
     if (turns) { /* the rates at ta on this step's own polynomial */
-        if (CVodeGetDky(s->cv, ta, 1, s->ydk) < 0)
+        if (seg_dky(s, ta, 1, s->ydk) < 0)
             return fail(s, err, STSL_ESOLVER, ta, "dense output failed");
         d = NV_DATA_S(s->ydk);
         for (int k = 0; k < s->n_ext; k++)
@@ -1079,7 +1199,7 @@ static int ext_interval(stsl_hsolver *s, double ta, double tb, stsl_error *err)
         rate_fn f = {s, s->ext_state[k]};
         gsl_function F = {dense_rate, &f};
         double tx = brent_root(s, &F, ta, tb);
-        if (CVodeGetDky(s->cv, tx, 0, s->ydk) < 0)
+        if (seg_dky(s, tx, 0, s->ydk) < 0)
             return fail(s, err, STSL_ESOLVER, tx, "dense output failed");
         double v = NV_DATA_S(s->ydk)[f.j];
         if (v < s->stats.col_min[k]) s->stats.col_min[k] = v;
@@ -1090,31 +1210,83 @@ static int ext_interval(stsl_hsolver *s, double ta, double tb, stsl_error *err)
     return STSL_OK;
 }
 
+/* A root return of the erk8 method: guards changed sign between the ends
+ * of the step [ta, tb].  Each is located on the re-step (the method's own
+ * order) to adjacent doubles; the earliest is the event, and the guards
+ * within a few ulps of it fire with it.  *tret and s->y get the event's
+ * time and state. */
+static int erk_root(stsl_hsolver *s, double *tret, stsl_error *err)
+{
+    double ta, tb, first = INFINITY, *when = s->g_when;
+    stsl_erk8_last_step(s->erk, &ta, &tb);
+    stsl_erk8_root_info(s->erk, s->rootsfound);
+    const stsl_mode_desc *m = cur_mode(s);
+    for (int i = 0; i < m->n_guards; i++) {
+        when[i] = INFINITY;
+        if (!s->rootsfound[i]) continue;
+        dense_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
+        double qa = dense_q(ta, &f), qb = dense_q(tb, &f);
+        when[i] = qa > 0.0 && qb < 0.0 ? exact_root(dense_q, &f, ta, tb, qa, qb) : tb;
+        if (when[i] < first) first = when[i];
+    }
+    if (!isfinite(first)) return STSL_OK;
+    for (int i = 0; i < m->n_guards; i++)
+        if (!(when[i] <= first + 4.0 * DBL_EPSILON * fabs(first))) s->rootsfound[i] = 0;
+    *tret = first;
+    if (seg_dky(s, first, 0, s->y) < 0)
+        return fail(s, err, STSL_ESOLVER, first, "dense output failed");
+    return STSL_OK;
+}
+
+/* One step of the ordinary mode's integrator to at most tstop (CVODE's
+ * flags: CV_SUCCESS, CV_TSTOP_RETURN, CV_ROOT_RETURN), the state at *tret
+ * in s->y; a failure fails the run. */
+static int take_step(stsl_hsolver *s, double tstop, double *tret, int *flag, stsl_error *err)
+{
+    double hmax = s->model->ops->max_step(s->model->self, s->mode, s->t);
+    s->cv_msg[0] = '\0';
+    if (s->erk) {
+        int f = stsl_erk8_step(s->erk, isfinite(hmax) ? hmax : 0.0, tret, NV_DATA_S(s->y));
+        *flag = f == STSL_ERK8_ROOT    ? CV_ROOT_RETURN
+                : f == STSL_ERK8_TSTOP ? CV_TSTOP_RETURN
+                : f == STSL_ERK8_STEP  ? CV_SUCCESS
+                                       : f;
+        if (f < 0) snprintf(s->cv_msg, sizeof s->cv_msg, "%s", stsl_erk8_message(s->erk));
+    } else {
+        CVodeSetMaxStep(s->cv, isfinite(hmax) ? hmax : 0.0);
+        *flag = CVode(s->cv, tstop, s->y, tret, CV_ONE_STEP);
+    }
+    if (*flag < 0 && s->rhs_bad) {
+        s->rhs_bad = 0;
+        return fail(s, err, STSL_ESOLVER, s->t,
+                    "the forces became non-finite in the next step (an overflow)");
+    }
+    if (*flag < 0) {
+        char what[768], name[96];
+        if (s->erk) {
+            snprintf(name, sizeof name, "%s", stsl_erk8_flag_name(*flag));
+        } else { /* SUNDIALS 6 returns a malloc'd name: ours to free. */
+            char *nm = CVodeGetReturnFlagName(*flag);
+            snprintf(name, sizeof name, "%s", nm ? nm : "?");
+            free(nm);
+        }
+        snprintf(what, sizeof what, "%s failed (%s: %s)", s->erk ? "method erk8" : "CVODE", name,
+                 s->cv_msg[0] ? s->cv_msg : "no message");
+        return fail(s, err, STSL_ESOLVER, s->t, what);
+    }
+    if (s->erk && *flag == CV_ROOT_RETURN) return erk_root(s, tret, err);
+    return STSL_OK;
+}
+
 static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
     for (;;) {
         /* Every step: a run stuck inside one segment must stop too. */
         int crc = cancelled(s, s->t, err);
         if (crc) return crc;
-        double hmax = s->model->ops->max_step(s->model->self, s->mode, s->t);
-        CVodeSetMaxStep(s->cv, isfinite(hmax) ? hmax : 0.0);
         double tret = s->t;
-        s->cv_msg[0] = '\0';
-        int flag = CVode(s->cv, tstop, s->y, &tret, CV_ONE_STEP);
-        if (flag < 0 && s->rhs_bad) {
-            s->rhs_bad = 0;
-            return fail(s, err, STSL_ESOLVER, s->t,
-                        "the forces became non-finite in the next step (an overflow)");
-        }
-        if (flag < 0) {
-            char what[768];
-            /* SUNDIALS 6 returns a malloc'd name: ours to free. */
-            char *name = CVodeGetReturnFlagName(flag);
-            snprintf(what, sizeof what, "CVODE failed (%s: %s)", name ? name : "?",
-                     s->cv_msg[0] ? s->cv_msg : "no message");
-            free(name);
-            return fail(s, err, STSL_ESOLVER, s->t, what);
-        }
+        int flag = CV_SUCCESS;
+        if ((crc = take_step(s, tstop, &tret, &flag, err))) return crc;
         const double *yb = NV_DATA_S(s->y);
         if (!all_finite(yb, s->n)) {
             char what[160];
@@ -1128,7 +1300,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         /* ycur first: emit_grid takes the grid point at te from it.  An
          * event at the segment's start keeps its exact state. */
         int inside = te < tret && te > s->t;
-        if (inside && CVodeGetDky(s->cv, te, 0, s->yd) < 0)
+        if (inside && seg_dky(s, te, 0, s->yd) < 0)
             return fail(s, err, STSL_ESOLVER, te, "dense output failed");
         if (te > s->t)
             memcpy(s->ycur, inside ? NV_DATA_S(s->yd) : yb, (size_t)s->n * sizeof(double));
@@ -1143,7 +1315,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
             return STSL_OK;
         }
         if (flag == CV_ROOT_RETURN) {
-            CVodeGetRootInfo(s->cv, s->rootsfound);
+            if (!s->erk) CVodeGetRootInfo(s->cv, s->rootsfound);
             for (int i = 0; i < s->n_roots; i++)
                 s->fired[i] = i < cur_mode(s)->n_guards && s->rootsfound[i] != 0;
             *h = HIT_GUARD;

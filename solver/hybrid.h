@@ -17,6 +17,11 @@
  * extremum, is located with Brent's method (GSL).  The output grid is sampled
  * with CVodeGetDky and never forces a step.
  *
+ * With opts.method = STSL_METHOD_ERK8 the ordinary modes are integrated by
+ * solver/erk8.h instead (an explicit eighth-order Runge-Kutta method whose
+ * dense output re-steps), with the same guards, checks and output, and
+ * every root located to adjacent doubles of t.
+ *
  * Use: create, start, then either run() or a loop of step() until done(),
  * then finish() (which hands statistics and the completion flag to the sink). */
 #ifndef STSL_HYBRID_H
@@ -127,11 +132,14 @@ typedef struct stsl_hmodel_ops {
     int (*guard)(void *self, stsl_mode_code mode, double t, const double *y, int i, double *g);
 } stsl_hmodel_ops;
 
-/* Linear multistep method of the CVODE instance. */
+/* The integration method of the ordinary modes: a linear multistep method
+ * of CVODE, or ARKODE's explicit eighth-order Runge-Kutta pair for the
+ * tightest tolerances (solver/erk8.h; events located to the rounding of t). */
 typedef enum stsl_method {
     STSL_METHOD_AUTO = 0,  /* BDF when the model says it is stiff, else Adams */
     STSL_METHOD_ADAMS = 1, /* Adams-Moulton, fixed-point iteration: smooth, non-stiff modes */
-    STSL_METHOD_BDF = 2    /* BDF, Newton iteration with a dense Jacobian: stiff modes */
+    STSL_METHOD_BDF = 2,   /* BDF, Newton iteration with a dense Jacobian: stiff modes */
+    STSL_METHOD_ERK8 = 3   /* Fehlberg 7(8), explicit: non-stiff models only */
 } stsl_method;
 
 typedef struct stsl_hmodel {

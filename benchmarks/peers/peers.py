@@ -46,7 +46,14 @@ FULL = {'tols': [1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12], 'steps': [1e-2, 1
 QUICK = {'tols': [1e-6, 1e-10], 'steps': [1e-2], 'reps': 2}
 
 TOOLS = ['stickslip (in-process)', 'stickslip (process)', 'scipy DOP853', 'scipy LSODA',
-         'Siconos Moreau-Jean']
+         'Siconos Moreau-Jean', 'stickslip erk8 (in-process)']
+# --high-accuracy: the Janecek case's work-precision of the erk8 method, the
+# default method and DOP853 down to the rounding of t (stickslip's default
+# refuses rtol < 1e-14; SciPy raises an rtol below 100 eps to 2.2e-14).
+HIGH = {'tols': [1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15], 'reps': 7, 'case': 'janecek'}
+HIGH_TOOLS = [TOOLS[5], TOOLS[0], TOOLS[2]]
+HIGH_BEGIN = '<!-- high-accuracy:begin (benchmarks/peers/run --high-accuracy writes this section) -->'
+HIGH_END = '<!-- high-accuracy:end -->'
 
 
 def uptime():
@@ -65,6 +72,7 @@ def runners(case, plan, exe, tmpdir):
         out.append((TOOLS[1], tol, sr.Process(case, tol, atol, exe, tmpdir)))
         for i, method in enumerate(('DOP853', 'LSODA')):
             out.append((TOOLS[2 + i], tol, timed(scipy_loop.run, case, el, method, tol, atol)))
+        out.append((TOOLS[5], tol, sr.InProcess(case, tol, atol, 'erk8')))
     try:
         import siconos_ts
     except ImportError:
@@ -100,13 +108,29 @@ def event_error(events, ref):
     return err, len(a), len(b), False
 
 
-def measure(all_cases, plan, exe, log):
+def high_runners(case, plan, exe, tmpdir):
+    """--high-accuracy: erk8, the default method (where its rtol range allows)
+    and DOP853 at every tolerance."""
+    import scipy_loop
+    import stickslip_runs as sr
+    el = case.element(math)
+    out = []
+    for tol in plan['tols']:
+        atol = tol * ATOL_PER_RTOL
+        out.append((HIGH_TOOLS[0], tol, sr.InProcess(case, tol, atol, 'erk8')))
+        if tol >= 1e-14:
+            out.append((HIGH_TOOLS[1], tol, sr.InProcess(case, tol, atol)))
+        out.append((HIGH_TOOLS[2], tol, timed(scipy_loop.run, case, el, 'DOP853', tol, atol)))
+    return out
+
+
+def measure(all_cases, plan, exe, log, make=runners):
     rows = []
     with tempfile.TemporaryDirectory() as tmpdir:
         jobs = []
         for case in all_cases:
             ref = rf.get(case, log)
-            for tool, tol, fn in runners(case, plan, exe, tmpdir):
+            for tool, tol, fn in make(case, plan, exe, tmpdir):
                 jobs.append({'case': case.name, 'tool': tool, 'tol': tol, 'fn': fn, 'ref': ref,
                              'cpu': []})
         for rep in range(plan['reps']):
@@ -162,7 +186,7 @@ def figure(rows, names, path):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(2, len(names), figsize=(4.2 * len(names), 7.2), squeeze=False)
-    styles = ['o-', 's--', '^-', 'v-', 'D:']
+    styles = ['o-', 's--', '^-', 'v-', 'D:', 'x-']
     for ci, name in enumerate(names):
         for ri, (key, label) in enumerate((('event_err', 'max event-time error [s]'),
                                            ('dx', '|x(T) error| [m]'))):
@@ -197,13 +221,18 @@ def best(rows, name, tool):
     return min(rs, key=lambda r: r['event_err']) if rs else None
 
 
+def table_head(first, cols):
+    """A markdown table's header and rule: a first column, then one per tool."""
+    return ['| ' + first + ' | ' + ' | '.join(cols) + ' |', '|---' * (len(cols) + 1) + '|']
+
+
 def summary_table(rows, names, best_errors=True):
     """The cost at the target accuracy per case and tool, then (best_errors)
     the smallest error each reached; the README shows the first only."""
     out = [f'CPU time per run to get every switch within {TARGET:.0e} s of the exact time '
            '(median; in brackets the smallest event error reached and its cost when the '
            'target was not):', '',
-           '| case | ' + ' | '.join(TOOLS) + ' |', '|---' * (len(TOOLS) + 1) + '|']
+           *table_head('case', TOOLS)]
     for name in names:
         cells = []
         for tool in TOOLS:
@@ -217,7 +246,7 @@ def summary_table(rows, names, best_errors=True):
         out.append(f'| {name} | ' + ' | '.join(cells) + ' |')
     if best_errors:
         out += ['', 'The smallest event error each tool reached over the tolerances (steps) run, '
-                'and its cost:', '', '| case | ' + ' | '.join(TOOLS) + ' |', '|---' * (len(TOOLS) + 1) + '|']
+                'and its cost:', '', *table_head('case', TOOLS)]
         for name in names:
             cells = []
             for tool in TOOLS:
@@ -286,6 +315,7 @@ Contents
 - [Smooth laws: bench_smooth](#smooth-laws-bench_smooth)
 - [Studies: bench_sweep](#studies-bench_sweep)
 - [Cost of the mode invariant checks](#cost-of-the-mode-invariant-checks)
+- [High accuracy: erk8 against DOP853](#high-accuracy-erk8-against-dop853)
 
 ## What is measured
 
@@ -310,6 +340,10 @@ given to every tool alike, stickslip's `simulation.atol` included):
 
 - **stickslip (in-process)**: `stickslip.run` of the Python package over
   libstickslip (one output sample at t_end; events and final state kept).
+- **stickslip erk8 (in-process)**: the same with `simulation.method: erk8`,
+  the method for the tightest tolerances (see
+  [numerics.md](numerics.md#the-erk8-method); its own work-precision
+  down to rtol 1e-15 is in the last section).
 - **stickslip (process)**: `stickslip run CONFIG -o OUT.h5 --csv PREFIX --set ...`,
   the child's CPU time (start-up, library loading, HDF5 and CSV written).
 - **scipy DOP853 / LSODA**: `benchmarks/peers/scipy_loop.py`, the textbook
@@ -374,6 +408,66 @@ checks the pieces on Den Hartog's case against its closed form in seconds
         f.write(doc)
 
 
+def high_table(rows, meta):
+    """The --high-accuracy section: error against cost per rtol and tool."""
+    tols = sorted({r['tol'] for r in rows}, reverse=True)
+    cell = {(r['tool'], r['tol']): r for r in rows}
+    out = ['## High accuracy: erk8 against DOP853', '',
+           f'Generated by `benchmarks/peers/run --high-accuracy` on {meta["date"]} (commit '
+           f'{meta["commit"]}); load before `{meta["uptime0"]}`, after `{meta["uptime1"]}` '
+           '(a shared 2-core machine: the costs are medians of interleaved runs, their ratios '
+           'steadier than their values).', '',
+           'The Janecek case (`examples/janecek_chirp.yaml`) against its 45-digit reference, '
+           'at rtol = tol and atol = 1e-3 tol for every tool: the largest event-time error over '
+           'its 13 switches and the median CPU time of one in-process run '
+           f'({meta["reps"]} interleaved runs each).  stickslip erk8: `simulation.method: erk8` '
+           '(Fehlberg 7(8), events located to adjacent doubles, see numerics.md); stickslip '
+           'default: CVODE Adams (its rtol range ends at 1e-14); SciPy DOP853: the event loop of '
+           '`scipy_loop.py` (SciPy raises an rtol below 100 eps to 2.2e-14 itself).', '',
+           *table_head('rtol', HIGH_TOOLS)]
+    for tol in tols:
+        cells = []
+        for tool in HIGH_TOOLS:
+            r = cell.get((tool, tol))
+            cells.append('—' if r is None else
+                         f'{fmt(r["event_err"])} s, {r["cpu_ms"]:.2f} ms' + ('' if r['same'] else ' (differs)'))
+        out.append(f'| {tol:.0e} | ' + ' | '.join(cells) + ' |')
+    best_dop = min((r for r in rows if r['tool'] == HIGH_TOOLS[2] and r['same']),
+                   key=lambda r: r['event_err'], default=None)
+    best_erk = min((r for r in rows if r['tool'] == HIGH_TOOLS[0] and r['same']),
+                   key=lambda r: (r['event_err'], r['cpu_ms']), default=None)
+    if best_dop and best_erk:
+        eq = [r for r in rows if r['tool'] == HIGH_TOOLS[0] and r['same']
+              and r['event_err'] <= best_dop['event_err']]
+        cheap = min(eq, key=lambda r: r['cpu_ms']) if eq else None
+        out += ['', f'DOP853\'s smallest error: {fmt(best_dop["event_err"])} s at '
+                f'{best_dop["cpu_ms"]:.1f} ms (rtol {best_dop["tol"]:.0e}); erk8\'s: '
+                f'{fmt(best_erk["event_err"])} s at {best_erk["cpu_ms"]:.2f} ms (rtol '
+                f'{best_erk["tol"]:.0e}).']
+        if cheap:
+            out[-1] += (f'  At DOP853\'s best accuracy erk8 costs {cheap["cpu_ms"]:.2f} ms (rtol '
+                        f'{cheap["tol"]:.0e}): {best_dop["cpu_ms"] / cheap["cpu_ms"]:.0f}× less.')
+    return '\n'.join(out)
+
+
+def splice(text, begin, end, block):
+    """text with the part from marker begin to marker end replaced by block
+    (which carries the markers); None when the markers are not both there."""
+    if begin not in text or end not in text:
+        return None
+    head, rest = text.split(begin, 1)
+    return head + block + rest.split(end, 1)[1]
+
+
+def write_high(rows, meta):
+    block = f'{HIGH_BEGIN}\n{high_table(rows, meta)}\n{HIGH_END}'
+    with open(DOC) as f:
+        text = f.read()
+    text = splice(text, HIGH_BEGIN, HIGH_END, block) or text.rstrip('\n') + '\n\n' + block + '\n'
+    with open(DOC, 'w') as f:
+        f.write(text)
+
+
 def write_readme(rows, names, meta):
     block = f"""{BEGIN}
 Measured by `benchmarks/peers/run` ({meta['date']}, a shared 2-core machine:
@@ -389,9 +483,9 @@ reached and every run in [docs/benchmarks.md](docs/benchmarks.md). Rerun:
 {END}"""
     with open(README) as f:
         text = f.read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
+    new = splice(text, BEGIN, END, block)
+    if new is not None:
+        text = new
     else:
         section = f'## How it compares\n\n{block}\n\n'
         at = text.find('\n## Tests\n')
@@ -408,7 +502,12 @@ def main():
     ap.add_argument('--exe', default=os.path.join(ROOT, 'build', 'release', 'stickslip'))
     ap.add_argument('--no-write', action='store_true', help='print the summary only')
     ap.add_argument('--cases', nargs='*', help='a subset of ' + ', '.join(n for n, _ in cs.CASES))
+    ap.add_argument('--high-accuracy', action='store_true',
+                    help='the Janecek case only, rtol 1e-8 to 1e-15: erk8, the default method and '
+                         'DOP853; writes its own section of docs/benchmarks.md (not the README)')
     args = ap.parse_args()
+    if args.high_accuracy:
+        return main_high(args)
     plan = dict(QUICK if args.quick else FULL)
     if args.reps:
         plan['reps'] = args.reps
@@ -431,6 +530,24 @@ def main():
     write_readme(rows, names, meta)
     print(f'wrote {os.path.relpath(DOC, ROOT)}, {os.path.relpath(FIG, ROOT)} and README.md '
           f'"How it compares" ({meta["wall"]:.0f} s)')
+
+
+def main_high(args):
+    import stickslip as ss
+    plan = dict(HIGH)
+    if args.reps:
+        plan['reps'] = args.reps
+    meta = {'uptime0': uptime(), 'commit': git_head(), 'reps': plan['reps'],
+            'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
+    case = cs.load_all(ss, [plan['case']])
+    rows = measure(case, plan, args.exe, lambda s: print(s, file=sys.stderr, flush=True),
+                   make=high_runners)
+    meta['uptime1'] = uptime()
+    text = high_table(rows, meta)
+    print(text)
+    if not args.no_write:
+        write_high(rows, meta)
+        print(f'wrote the high-accuracy section of {os.path.relpath(DOC, ROOT)}')
 
 
 if __name__ == '__main__':

@@ -13,16 +13,19 @@ import time
 import stickslip as ss
 
 
-def settings(case, rtol, atol):
-    return {'simulation.rtol': rtol, 'simulation.atol': atol, 'simulation.output_step': case.t_end}
+def settings(case, rtol, atol, method=None):
+    s = {'simulation.rtol': rtol, 'simulation.atol': atol, 'simulation.output_step': case.t_end}
+    if method:  # before rtol: the method sets rtol's range (erk8 goes to 1e-15)
+        s = {'simulation.method': method, **s}
+    return s
 
 
 class InProcess:
     """ss.run on a prepared Config: CPU time of this process around the call."""
 
-    def __init__(self, case, rtol, atol):
+    def __init__(self, case, rtol, atol, method=None):
         self.cfg = ss.load(case.abspath)
-        for k, v in settings(case, rtol, atol).items():
+        for k, v in settings(case, rtol, atol, method).items():
             self.cfg[k] = v
 
     def __call__(self):
