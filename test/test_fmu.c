@@ -227,6 +227,48 @@ static void t_not_an_fmu(void **state)
     assert_non_null(strstr(out, "--fmu and --scheme exclude each other"));
 }
 
+/* compare REFERENCE.h5 --fmu: the same FMU run at one step against the
+ * reference re-run at its communication points.  converge evaluates its
+ * reference at the same instants with the same tolerances (rtol 1e-10):
+ * the two reference runs agree exactly when they take the same steps and
+ * within their position tolerance, rtol times the position scale
+ * (5e-2 m): 5e-12 m, otherwise, so the max |x error| of both tools agree
+ * within 1e-11 m (it is 9.3e-6 m). */
+static void t_compare_fmu(void **state)
+{
+    (void)state;
+    char ref[512], csv[512], json[512];
+    snprintf(ref, sizeof ref, "%s/ref.h5", tmp);
+    snprintf(csv, sizeof csv, "%s/conv.csv", tmp);
+    snprintf(json, sizeof json, "%s/cmp.json", tmp);
+    assert_int_equal(tu_cli(out, sizeof out, "run '%s' -o '%s'", EX "janecek_chirp.yaml", ref), 0);
+    assert_int_equal(tu_cli(out, sizeof out,
+                            "converge '%s' --fmu '%s' " JANECEK_SETS " --steps 1e-3,5e-4 -o '%s'",
+                            EX "janecek_chirp.yaml", FMUDIR "karnopp.fmu", csv),
+                     0);
+    int rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s' --step 1e-3 " JANECEK_SETS " -o '%s'",
+                    ref, FMUDIR "karnopp.fmu", json);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "karnopp.fmu (fmu), t = 0 .. 9.5 s"));
+    const char *j = slurp(json), *table = slurp(csv);
+    double conv = strtod(strchr(table, '\n') + 1 + strlen("0.001,"), NULL);
+    assert_true(conv > 1e-6);
+    assert_close(tu_json_value(j, "max_abs_error_x"), conv, 1e-11);
+    assert_close(tu_json_value(j, "n_points"), 9501, 0.0); /* t_end / h + 1 points */
+    assert_close(tu_json_value(j, "events_missed"), 0, 0.0);
+    assert_close(tu_json_value(j, "events_spurious"), 0, 0.0);
+    /* A failure of the FMU is the candidate's: exit 3 and its message. */
+    rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s' --step 1e-3", ref,
+                FMUDIR "step_error.fmu");
+    assert_int_equal(rc, 3);
+    assert_non_null(strstr(out, "step_error.fmu: fmi2DoStep at t = 0.5 s returned fmi2Error"));
+    rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s'", ref, FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "--fmu needs --step H"));
+    assert_int_equal(unpacked_left(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +282,7 @@ int main(void)
         cmocka_unit_test(t_crash),
         cmocka_unit_test(t_mapping_errors),
         cmocka_unit_test(t_not_an_fmu),
+        cmocka_unit_test(t_compare_fmu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

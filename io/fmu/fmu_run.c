@@ -762,15 +762,55 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
     return rc;
 }
 
-int stsl_fmu_run(stsl_fmu *f, double t_end, double h, stsl_sink *sink, stsl_stats *stats,
-                 stsl_error *err)
+static int run_checked(const stsl_fmu *f, double t_end, double h, collected *c, stsl_error *err)
 {
     if (!(h > 0.0) || !isfinite(h) || !(t_end > 0.0) || t_end / h > 1e12)
         return stsl_error_set(err, STSL_EINPUT, "%s: step %g s over t_end = %g s: not a step",
                               f->m.path, h, t_end);
+    return run_child(f, t_end, h, c, err);
+}
+
+int stsl_fmu_run_samples(stsl_fmu *f, double t_end, double h, stsl_fmu_samples *s, stsl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    collected c = {0};
+    int rc = run_checked(f, t_end, h, &c, err);
+    long n = c.n;
+    double *cols[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; !rc && k < 4; k++)
+        if (!(cols[k] = malloc(sizeof(double) * (size_t)(n + 1))))
+            rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld samples", n);
+    for (long i = 0; !rc && i < n; i++)
+        for (int k = 0; k < 4; k++)
+            cols[k][i] = c.rec[4 * i + k];
+    if (!rc) {
+        s->n = n;
+        s->t = cols[0], s->x = cols[1], s->v = cols[2];
+        s->friction = f->out_var[OUT_F] ? cols[3] : (free(cols[3]), NULL);
+        s->stats.steps = s->stats.rhs_evals = c.steps;
+        s->stats.segments = 1;
+        s->stats.wall_seconds = c.wall;
+    } else {
+        for (int k = 0; k < 4; k++)
+            free(cols[k]);
+    }
+    free(c.rec);
+    return rc;
+}
+
+void stsl_fmu_samples_free(stsl_fmu_samples *s)
+{
+    if (!s) return;
+    free(s->t), free(s->x), free(s->v), free(s->friction);
+    memset(s, 0, sizeof *s);
+}
+
+int stsl_fmu_run(stsl_fmu *f, double t_end, double h, stsl_sink *sink, stsl_stats *stats,
+                 stsl_error *err)
+{
     collected c = {0};
     stsl_stats st;
-    int rc = run_child(f, t_end, h, &c, err);
+    int rc = run_checked(f, t_end, h, &c, err);
     if (!rc) rc = emit(f, &c, sink, &st, err);
     if (!rc && stats) *stats = st;
     free(c.rec);

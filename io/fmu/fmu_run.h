@@ -67,4 +67,16 @@ void stsl_fmu_close(stsl_fmu *f);
 int stsl_fmu_run(stsl_fmu *f, double t_end, double h, stsl_sink *sink, stsl_stats *stats,
                  stsl_error *err);
 
+/* The same run's samples as arrays (malloc'd, n values each; friction NULL
+ * without a friction output), without events: for `compare`, which sees
+ * a candidate's events in its samples itself.  On failure *s holds
+ * nothing to free. */
+typedef struct stsl_fmu_samples {
+    long n;
+    double *t, *x, *v, *friction;
+    stsl_stats stats;
+} stsl_fmu_samples;
+int stsl_fmu_run_samples(stsl_fmu *f, double t_end, double h, stsl_fmu_samples *s, stsl_error *err);
+void stsl_fmu_samples_free(stsl_fmu_samples *s);
+
 #endif
