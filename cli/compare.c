@@ -60,7 +60,8 @@ static const char *const usage =
     "  --fmu MODEL.fmu         the candidate is an FMI 2.0 co-simulation FMU run at the\n"
     "                          communication step H (--step), the reference's signals\n"
     "                          as its inputs; --fmu-input, --fmu-output, --fmu-set map\n"
-    "                          it as for converge (docs/fmu.md)\n"
+    "                          it as for converge, --fmu-scheme euler|rk4 integrates a\n"
+    "                          model-exchange FMU (docs/fmu.md)\n"
     "  -h, --help              this help\n"
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
@@ -134,6 +135,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
                                              {"fmu-input", required_argument, NULL, 'I'},
                                              {"fmu-output", required_argument, NULL, 'O'},
                                              {"fmu-set", required_argument, NULL, 'P'},
+                                             {"fmu-scheme", required_argument, NULL, 'M'},
                                              {"step", required_argument, NULL, 'H'},
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -163,6 +165,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
         case 'I':
         case 'O':
         case 'P':
+        case 'M':
             rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
             break;
         case 'H':

@@ -75,6 +75,8 @@ static const char *const usage =
     "  --fmu-output C=NAME the FMU's output NAME is the column C: x, v or friction\n"
     "                      (default: the outputs named x, v, friction)\n"
     "  --fmu-set NAME=VALUE      set the FMU's parameter NAME before it starts\n"
+    "  --fmu-scheme euler|rk4    a model-exchange FMU, integrated by explicit Euler or\n"
+    "                      classical RK4 at each H (its state events at the step points)\n"
     "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
     "  -o, --output FILE   also write the table as CSV (whole or not at all)\n"
     "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
@@ -127,17 +129,13 @@ static int parse_steps(const char *s, conv_args *a)
 
 static int parse_args(int argc, char **argv, conv_args *a)
 {
-    static const struct option longopts[] = {{"scheme", required_argument, NULL, 'S'},
-                                             {"steps", required_argument, NULL, 'H'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"h5", required_argument, NULL, '5'},
-                                             {"set", required_argument, NULL, 's'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"fmu", required_argument, NULL, 'F'},
-                                             {"fmu-input", required_argument, NULL, 'I'},
-                                             {"fmu-output", required_argument, NULL, 'O'},
-                                             {"fmu-set", required_argument, NULL, 'P'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"scheme", required_argument, NULL, 'S'},     {"steps", required_argument, NULL, 'H'},
+        {"output", required_argument, NULL, 'o'},     {"h5", required_argument, NULL, '5'},
+        {"set", required_argument, NULL, 's'},        {"help", no_argument, NULL, 'h'},
+        {"fmu", required_argument, NULL, 'F'},        {"fmu-input", required_argument, NULL, 'I'},
+        {"fmu-output", required_argument, NULL, 'O'}, {"fmu-set", required_argument, NULL, 'P'},
+        {"fmu-scheme", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     optind = 1;
     opterr = 0;
@@ -166,6 +164,7 @@ static int parse_args(int argc, char **argv, conv_args *a)
         case 'I':
         case 'O':
         case 'P':
+        case 'M':
             rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
             break;
         default:

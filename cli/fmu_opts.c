@@ -17,6 +17,9 @@ int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_fmu_opts *o, int code, con
         return 0;
     case STSL_CLI_OPT_FMU_INPUT:
         return add(cmd, o->inputs, &o->n_inputs, "--fmu-input", arg);
+    case STSL_CLI_OPT_FMU_SCHEME:
+        o->scheme = arg;
+        return 0;
     case STSL_CLI_OPT_FMU_OUTPUT:
         return add(cmd, o->outputs, &o->n_outputs, "--fmu-output", arg);
     default:

@@ -1,17 +1,19 @@
 /* fmu_opts.h - the FMU candidate's command-line options, shared by
  * `converge` and `compare`: --fmu PATH, --fmu-input NAME=SIGNAL,
- * --fmu-output C=NAME, --fmu-set NAME=VALUE (io/fmu/fmu_run.h). */
+ * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4
+ * (io/fmu/fmu_run.h). */
 #ifndef STSL_CLI_FMU_OPTS_H
 #define STSL_CLI_FMU_OPTS_H
 
 #include "cli/args.h"
 #include "io/fmu/fmu_run.h"
 
-/* getopt codes of the four options, as the callers' option tables give them. */
+/* getopt codes of the five options, as the callers' option tables give them. */
 #define STSL_CLI_OPT_FMU        'F'
 #define STSL_CLI_OPT_FMU_INPUT  'I'
 #define STSL_CLI_OPT_FMU_OUTPUT 'O'
 #define STSL_CLI_OPT_FMU_SET    'P'
+#define STSL_CLI_OPT_FMU_SCHEME 'M'
 
 /* Store one option `code` with its argument in *o; 0, or the exit code 2
  * with the message printed (too many, or --fmu given twice). */

@@ -77,6 +77,30 @@ typedef fmi2Status fmi2SetIntegerTYPE(fmi2Component c, const fmi2ValueReference 
 typedef fmi2Status fmi2SetBooleanTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                       const fmi2Boolean value[]);
 
+/* Model exchange (standard 3.2.2-3.2.3). */
+typedef struct {
+    fmi2Boolean newDiscreteStatesNeeded;
+    fmi2Boolean terminateSimulation;
+    fmi2Boolean nominalsOfContinuousStatesChanged;
+    fmi2Boolean valuesOfContinuousStatesChanged;
+    fmi2Boolean nextEventTimeDefined;
+    fmi2Real nextEventTime;
+} fmi2EventInfo;
+
+typedef fmi2Status fmi2EnterEventModeTYPE(fmi2Component c);
+typedef fmi2Status fmi2NewDiscreteStatesTYPE(fmi2Component c, fmi2EventInfo *eventInfo);
+typedef fmi2Status fmi2EnterContinuousTimeModeTYPE(fmi2Component c);
+typedef fmi2Status fmi2CompletedIntegratorStepTYPE(fmi2Component c,
+                                                   fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi2Boolean *enterEventMode,
+                                                   fmi2Boolean *terminateSimulation);
+typedef fmi2Status fmi2SetTimeTYPE(fmi2Component c, fmi2Real time);
+typedef fmi2Status fmi2SetContinuousStatesTYPE(fmi2Component c, const fmi2Real x[], size_t nx);
+typedef fmi2Status fmi2GetDerivativesTYPE(fmi2Component c, fmi2Real derivatives[], size_t nx);
+typedef fmi2Status fmi2GetEventIndicatorsTYPE(fmi2Component c, fmi2Real eventIndicators[],
+                                              size_t ni);
+typedef fmi2Status fmi2GetContinuousStatesTYPE(fmi2Component c, fmi2Real x[], size_t nx);
+
 /* Co-simulation (standard 4.2.2-4.2.3). */
 typedef fmi2Status fmi2DoStepTYPE(fmi2Component c, fmi2Real currentCommunicationPoint,
                                   fmi2Real communicationStepSize,

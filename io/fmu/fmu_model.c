@@ -282,18 +282,31 @@ static int parse_root(md_ctx *c, xmlNode *root)
     if (!attr(root, "guid", m->guid, sizeof m->guid) || !m->guid[0])
         return md_fail(c, root, "fmiModelDescription has no guid", NULL, NULL);
     attr(root, "modelName", m->model_name, sizeof m->model_name);
-    xmlNode *cs = child(root, "CoSimulation");
+    const char *kind = m->model_exchange ? "ModelExchange" : "CoSimulation";
+    xmlNode *cs = child(root, kind);
+    if (!cs && m->model_exchange)
+        return md_fail(c, root,
+                       "no ModelExchange element: a co-simulation FMU steps itself (leave out "
+                       "--fmu-scheme)",
+                       NULL, NULL);
     if (!cs)
         return md_fail(c, root,
-                       "no CoSimulation element: stickslip drives co-simulation FMUs (export "
-                       "the model as an FMU for co-simulation)",
+                       child(root, "ModelExchange")
+                           ? "no CoSimulation element: a model-exchange FMU needs the scheme that "
+                             "integrates it (--fmu-scheme euler or rk4)"
+                           : "neither CoSimulation nor ModelExchange element",
                        NULL, NULL);
     if (!attr(cs, "modelIdentifier", m->model_identifier, sizeof m->model_identifier) ||
         !m->model_identifier[0] || strchr(m->model_identifier, '/'))
-        return md_fail(c, cs, "CoSimulation has no valid modelIdentifier '%s'", m->model_identifier,
-                       NULL);
+        return md_fail(c, cs, "%s has no valid modelIdentifier '%s'", kind, m->model_identifier);
     m->can_vary_step = attr(cs, "canHandleVariableCommunicationStepSize", flag, sizeof flag) &&
                        (!strcmp(flag, "true") || !strcmp(flag, "1"));
+    if (attr(root, "numberOfEventIndicators", flag, sizeof flag)) m->n_indicators = atoi(flag);
+    xmlNode *ms = child(root, "ModelStructure"), *der = ms ? child(ms, "Derivatives") : NULL;
+    for (xmlNode *k = der ? der->children : NULL; k; k = k->next)
+        m->n_states += is_elem(k, "Unknown");
+    if (m->n_indicators < 0 || m->n_indicators > 100000)
+        return md_fail(c, root, "numberOfEventIndicators '%s' out of range", flag, NULL);
     c->types = child(root, "TypeDefinitions");
     return parse_vars(c, root);
 }
@@ -360,9 +373,10 @@ static int check_binary(zip_t *z, stsl_fmu_model *m, stsl_error *err)
     return STSL_OK;
 }
 
-int stsl_fmu_model_open(const char *path, stsl_fmu_model *m, stsl_error *err)
+int stsl_fmu_model_open(const char *path, int model_exchange, stsl_fmu_model *m, stsl_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->model_exchange = model_exchange;
     snprintf(m->path, sizeof m->path, "%s", path);
     zip_t *z;
     int rc = open_zip(path, &z, err);

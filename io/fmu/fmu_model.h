@@ -1,7 +1,7 @@
 /* fmu_model.h - an FMI 2.0 FMU opened for co-simulation: its archive
  * unpacked into a private temporary folder, its modelDescription.xml read
- * and checked (fmiVersion 2.0, guid, a CoSimulation element with its
- * modelIdentifier, the variables), and the path of the binary for this
+ * and checked (fmiVersion 2.0, guid, a CoSimulation or ModelExchange
+ * element with its modelIdentifier, the variables), and the path of the binary for this
  * platform (binaries/linux64/<modelIdentifier>.so) that the driver loads.
  *
  * Every failure is one line naming the FMU, the file inside it and what is
@@ -55,8 +55,11 @@ typedef struct stsl_fmu_model {
     char path[4096]; /* the .fmu as given */
     char guid[256];
     char model_name[256];
-    char model_identifier[256]; /* of the CoSimulation element */
-    int can_vary_step;          /* canHandleVariableCommunicationStepSize */
+    int model_exchange;         /* 1: the FMU is used for model exchange */
+    char model_identifier[256]; /* of the element used (CoSimulation or ModelExchange) */
+    int can_vary_step;          /* canHandleVariableCommunicationStepSize (co-simulation) */
+    int n_states;               /* model exchange: ModelStructure/Derivatives entries */
+    int n_indicators;           /* numberOfEventIndicators */
     int n_vars;
     stsl_fmu_var *vars;
     char dir[4096];       /* the unpacked archive (removed by stsl_fmu_model_close) */
@@ -64,8 +67,9 @@ typedef struct stsl_fmu_model {
     char resources[8192]; /* file:// URI of dir/resources */
 } stsl_fmu_model;
 
-/* Open and check `path`; on failure *m holds nothing to free or remove. */
-int stsl_fmu_model_open(const char *path, stsl_fmu_model *m, stsl_error *err);
+/* Open and check `path` for co-simulation, or for model exchange when
+ * `model_exchange` is 1; on failure *m holds nothing to free or remove. */
+int stsl_fmu_model_open(const char *path, int model_exchange, stsl_fmu_model *m, stsl_error *err);
 /* Remove the unpacked folder and free what *m owns.  NULL-safe. */
 void stsl_fmu_model_close(stsl_fmu_model *m);
 /* The variable named `name`, or NULL. */

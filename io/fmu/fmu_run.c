@@ -42,6 +42,7 @@ typedef struct fmu_set {
 
 struct stsl_fmu {
     stsl_fmu_model m;
+    int rk4; /* model exchange: RK4, else explicit Euler */
     stsl_element_params p;
     char units[STSL_N_COLS][32];
     int n_in;
@@ -270,7 +271,11 @@ int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu
     if (!f) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     f->p = *p;
     stsl_element *el = stsl_element_create(p, err);
-    int rc = el ? stsl_fmu_model_open(o->path, &f->m, err) : err->code;
+    int me = o->scheme != NULL, rc = STSL_OK;
+    if (me && strcmp(o->scheme, "euler") && strcmp(o->scheme, "rk4"))
+        rc = stsl_error_set(err, STSL_EINPUT, "--fmu-scheme: '%s' is not euler or rk4", o->scheme);
+    f->rk4 = me && !strcmp(o->scheme, "rk4");
+    if (!rc) rc = el ? stsl_fmu_model_open(o->path, me, &f->m, err) : err->code;
     for (int c = 0; el && c < STSL_N_COLS - 1; c++)
         snprintf(f->units[c], sizeof f->units[c], "%s", stsl_element_layout(el)->cols[c].units);
     stsl_element_free(el);
@@ -297,7 +302,7 @@ void stsl_fmu_close(stsl_fmu *f)
 /* Records of the pipe: a tag byte, then the payload. */
 #define REC_SAMPLE 'S' /* double t, x, v, friction */
 #define REC_ERROR  'E' /* int code, int length, the message */
-#define REC_DONE   'D' /* long steps, double wall seconds */
+#define REC_DONE   'D' /* long steps, long evaluations, double wall seconds */
 
 typedef struct fmi2_api {
     fmi2GetTypesPlatformTYPE *getTypesPlatform;
@@ -313,6 +318,16 @@ typedef struct fmi2_api {
     fmi2SetIntegerTYPE *setInteger;
     fmi2SetBooleanTYPE *setBoolean;
     fmi2DoStepTYPE *doStep;
+    /* model exchange */
+    fmi2EnterEventModeTYPE *enterEventMode;
+    fmi2NewDiscreteStatesTYPE *newDiscreteStates;
+    fmi2EnterContinuousTimeModeTYPE *enterContinuousTimeMode;
+    fmi2CompletedIntegratorStepTYPE *completedIntegratorStep;
+    fmi2SetTimeTYPE *setTime;
+    fmi2SetContinuousStatesTYPE *setContinuousStates;
+    fmi2GetDerivativesTYPE *getDerivatives;
+    fmi2GetEventIndicatorsTYPE *getEventIndicators;
+    fmi2GetContinuousStatesTYPE *getContinuousStates;
 } fmi2_api;
 
 static void put_now(int fd, const void *p, size_t n)
@@ -423,8 +438,9 @@ static void *resolve(child *ch, void *lib, const char *name)
     if (!fn)
         child_fail(ch, STSL_EINPUT,
                    "%s: binaries/" STSL_FMU_PLATFORM "/%s" STSL_FMU_SO_EXT
-                   ": missing function %s (an FMI 2.0 co-simulation FMU must export it)",
-                   ch->f->m.path, ch->f->m.model_identifier, name);
+                   ": missing function %s (an FMI 2.0 %s FMU must export it)",
+                   ch->f->m.path, ch->f->m.model_identifier, name,
+                   ch->f->m.model_exchange ? "model-exchange" : "co-simulation");
     return fn;
 }
 
@@ -452,7 +468,19 @@ static void load(child *ch)
     RESOLVE(setReal, "fmi2SetReal");
     RESOLVE(setInteger, "fmi2SetInteger");
     RESOLVE(setBoolean, "fmi2SetBoolean");
-    RESOLVE(doStep, "fmi2DoStep");
+    if (!m->model_exchange) {
+        RESOLVE(doStep, "fmi2DoStep");
+    } else {
+        RESOLVE(enterEventMode, "fmi2EnterEventMode");
+        RESOLVE(newDiscreteStates, "fmi2NewDiscreteStates");
+        RESOLVE(enterContinuousTimeMode, "fmi2EnterContinuousTimeMode");
+        RESOLVE(completedIntegratorStep, "fmi2CompletedIntegratorStep");
+        RESOLVE(setTime, "fmi2SetTime");
+        RESOLVE(setContinuousStates, "fmi2SetContinuousStates");
+        RESOLVE(getDerivatives, "fmi2GetDerivatives");
+        RESOLVE(getEventIndicators, "fmi2GetEventIndicators");
+        RESOLVE(getContinuousStates, "fmi2GetContinuousStates");
+    }
 #undef RESOLVE
     entering(ch, "fmi2GetVersion", 0.0);
     const char *v = a->getVersion(), *tp = a->getTypesPlatform();
@@ -544,6 +572,168 @@ static void make_signals(child *ch)
 /* Steps as the fixed-step schemes count them (models/fixed_step.c). */
 #define STEP_COUNT_SLACK 1e-9
 
+/* ---- model exchange: stickslip integrates the FMU ------------------------------------ */
+
+typedef struct me_state {
+    int nx, ni;
+    double *x, *k[4], *tmp, *z, *z_prev;
+    long evals;
+    fmi2EventInfo ei;
+} me_state;
+
+/* dx = f(t, x) with the inputs at t. */
+static void deriv(child *ch, me_state *s, double t, const double *x, double *dx)
+{
+    set_inputs(ch, t);
+    CALL(ch, ch->api.setTime(ch->c, t), "fmi2SetTime", t);
+    if (s->nx) {
+        CALL(ch, ch->api.setContinuousStates(ch->c, x, (size_t)s->nx), "fmi2SetContinuousStates",
+             t);
+        CALL(ch, ch->api.getDerivatives(ch->c, dx, (size_t)s->nx), "fmi2GetDerivatives", t);
+    }
+    s->evals++;
+}
+
+/* Event mode at t: the FMU's event iteration, then continuous time again. */
+static void handle_event(child *ch, me_state *s, double t)
+{
+    CALL(ch, ch->api.enterEventMode(ch->c), "fmi2EnterEventMode", t);
+    s->ei.newDiscreteStatesNeeded = fmi2True;
+    while (s->ei.newDiscreteStatesNeeded) {
+        CALL(ch, ch->api.newDiscreteStates(ch->c, &s->ei), "fmi2NewDiscreteStates", t);
+        if (s->ei.terminateSimulation)
+            child_fail(ch, STSL_EMODEL, "%s: the FMU ended the simulation at t = %.17g s%s%s",
+                       ch->f->m.path, t, ch->log[0] ? ": " : "", ch->log);
+    }
+    CALL(ch, ch->api.enterContinuousTimeMode(ch->c), "fmi2EnterContinuousTimeMode", t);
+    if (s->nx && s->ei.valuesOfContinuousStatesChanged)
+        CALL(ch, ch->api.getContinuousStates(ch->c, s->x, (size_t)s->nx), "fmi2GetContinuousStates",
+             t);
+}
+
+static void indicators(child *ch, me_state *s, double *z, double t)
+{
+    if (s->ni)
+        CALL(ch, ch->api.getEventIndicators(ch->c, z, (size_t)s->ni), "fmi2GetEventIndicators", t);
+}
+
+/* One step of the scheme from (t, x) to t1 = t + h, into s->x. */
+static void me_step(child *ch, me_state *s, double t, double h)
+{
+    int n = s->nx, rk4 = ch->f->rk4;
+    deriv(ch, s, t, s->x, s->k[0]);
+    if (rk4) {
+        for (int i = 0; i < n; i++)
+            s->tmp[i] = s->x[i] + 0.5 * h * s->k[0][i];
+        deriv(ch, s, t + 0.5 * h, s->tmp, s->k[1]);
+        for (int i = 0; i < n; i++)
+            s->tmp[i] = s->x[i] + 0.5 * h * s->k[1][i];
+        deriv(ch, s, t + 0.5 * h, s->tmp, s->k[2]);
+        for (int i = 0; i < n; i++)
+            s->tmp[i] = s->x[i] + h * s->k[2][i];
+        deriv(ch, s, t + h, s->tmp, s->k[3]);
+    }
+    for (int i = 0; i < n; i++)
+        s->x[i] += rk4 ? h / 6.0 * (s->k[0][i] + 2.0 * s->k[1][i] + 2.0 * s->k[2][i] + s->k[3][i])
+                       : h * s->k[0][i];
+}
+
+/* After a step to t1: the state set, the step completed, and an event
+ * handled there when the FMU asks for one, an indicator changed sign over
+ * the step (z > 0 against z <= 0) or a time event fell inside it: at the
+ * step point, as a fixed-step tool handles them, not at the located time. */
+static void me_after_step(child *ch, me_state *s, double t1)
+{
+    fmi2Boolean enter = fmi2False, stop = fmi2False;
+    set_inputs(ch, t1);
+    CALL(ch, ch->api.setTime(ch->c, t1), "fmi2SetTime", t1);
+    if (s->nx)
+        CALL(ch, ch->api.setContinuousStates(ch->c, s->x, (size_t)s->nx), "fmi2SetContinuousStates",
+             t1);
+    CALL(ch, ch->api.completedIntegratorStep(ch->c, fmi2True, &enter, &stop),
+         "fmi2CompletedIntegratorStep", t1);
+    if (stop)
+        child_fail(ch, STSL_EMODEL, "%s: the FMU ended the simulation at t = %.17g s",
+                   ch->f->m.path, t1);
+    indicators(ch, s, s->z, t1);
+    int event = enter || (s->ei.nextEventTimeDefined && t1 >= s->ei.nextEventTime);
+    for (int i = 0; i < s->ni; i++)
+        event |= (s->z[i] > 0.0) != (s->z_prev[i] > 0.0);
+    if (event) {
+        handle_event(ch, s, t1);
+        indicators(ch, s, s->z, t1);
+    }
+    memcpy(s->z_prev, s->z, sizeof *s->z * (size_t)s->ni);
+}
+
+static long me_loop(child *ch, double t_end, double h, long n_steps)
+{
+    static me_state s;
+    s.nx = ch->f->m.n_states, s.ni = ch->f->m.n_indicators;
+    double **arrays[] = {&s.x, &s.k[0], &s.k[1], &s.k[2], &s.k[3], &s.tmp, &s.z, &s.z_prev};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        if (!(*arrays[i] = calloc((size_t)(s.nx + s.ni + 1), sizeof(double))))
+            child_fail(ch, STSL_ENOMEM, "out of memory for the FMU's %d states", s.nx);
+    handle_event(ch, &s, 0.0); /* exitInitializationMode leaves it in event mode */
+    if (s.nx)
+        CALL(ch, ch->api.getContinuousStates(ch->c, s.x, (size_t)s.nx), "fmi2GetContinuousStates",
+             0.0);
+    indicators(ch, &s, s.z_prev, 0.0);
+    double t = 0.0;
+    for (long k = 0;; k++) {
+        set_inputs(ch, t);
+        sample(ch, t);
+        if (k == n_steps) break;
+        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
+        me_step(ch, &s, t, t1 - t);
+        me_after_step(ch, &s, t1);
+        t = t1;
+    }
+    CALL(ch, ch->api.terminate(ch->c), "fmi2Terminate", t);
+    return s.evals;
+}
+
+static void instantiate(child *ch, double t_end)
+{
+    const stsl_fmu *f = ch->f;
+    static fmi2CallbackFunctions cb;
+    cb = (fmi2CallbackFunctions){logger, calloc, free, NULL, ch};
+    entering(ch, "fmi2Instantiate", 0.0);
+    ch->c = ch->api.instantiate(f->m.model_identifier,
+                                f->m.model_exchange ? fmi2ModelExchange : fmi2CoSimulation,
+                                f->m.guid, f->m.resources, &cb, fmi2False, fmi2False);
+    if (!ch->c)
+        child_fail(ch, STSL_EINPUT, "%s: fmi2Instantiate failed (guid %s)%s%s", f->m.path,
+                   f->m.guid, ch->log[0] ? ": " : "", ch->log);
+    set_params(ch);
+    CALL(ch, ch->api.setupExperiment(ch->c, fmi2False, 0.0, 0.0, fmi2True, t_end),
+         "fmi2SetupExperiment", 0.0);
+    CALL(ch, ch->api.enterInit(ch->c), "fmi2EnterInitializationMode", 0.0);
+    set_inputs(ch, 0.0);
+    CALL(ch, ch->api.exitInit(ch->c), "fmi2ExitInitializationMode", 0.0);
+}
+
+/* Co-simulation: the FMU steps itself from point to point. */
+static void cs_loop(child *ch, double t_end, double h, long n_steps)
+{
+    const stsl_fmu *f = ch->f;
+    if (!f->m.can_vary_step && (double)n_steps * h != t_end)
+        child_fail(ch, STSL_EINPUT,
+                   "%s: t_end = %g s is not a whole number of steps %g s, and the FMU cannot "
+                   "shorten its last step (canHandleVariableCommunicationStepSize is false)",
+                   f->m.path, t_end, h);
+    double t = 0.0;
+    for (long k = 0;; k++) {
+        set_inputs(ch, t);
+        sample(ch, t);
+        if (k == n_steps) break;
+        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
+        CALL(ch, ch->api.doStep(ch->c, t, t1 - t, fmi2True), "fmi2DoStep", t);
+        t = t1;
+    }
+    CALL(ch, ch->api.terminate(ch->c), "fmi2Terminate", t);
+}
+
 static _Noreturn void child_main(const stsl_fmu *f, int fd, where *at, double t_end, double h)
 {
     static child ch; /* 64 kB of buffer: not on the stack the FMU runs on */
@@ -554,41 +744,20 @@ static _Noreturn void child_main(const stsl_fmu *f, int fd, where *at, double t_
     load(&ch);
     long n_steps = (long)ceil(t_end / h - STEP_COUNT_SLACK);
     if (n_steps < 1) n_steps = 1;
-    if (!f->m.can_vary_step && (double)n_steps * h != t_end)
-        child_fail(&ch, STSL_EINPUT,
-                   "%s: t_end = %g s is not a whole number of steps %g s, and the FMU cannot "
-                   "shorten its last step (canHandleVariableCommunicationStepSize is false)",
-                   f->m.path, t_end, h);
-    fmi2CallbackFunctions cb = {logger, calloc, free, NULL, &ch};
     double wall0 = now();
-    entering(&ch, "fmi2Instantiate", 0.0);
-    ch.c = ch.api.instantiate(f->m.model_identifier, fmi2CoSimulation, f->m.guid, f->m.resources,
-                              &cb, fmi2False, fmi2False);
-    if (!ch.c)
-        child_fail(&ch, STSL_EINPUT, "%s: fmi2Instantiate failed (guid %s)%s%s", f->m.path,
-                   f->m.guid, ch.log[0] ? ": " : "", ch.log);
-    set_params(&ch);
-    CALL(&ch, ch.api.setupExperiment(ch.c, fmi2False, 0.0, 0.0, fmi2True, t_end),
-         "fmi2SetupExperiment", 0.0);
-    CALL(&ch, ch.api.enterInit(ch.c), "fmi2EnterInitializationMode", 0.0);
-    set_inputs(&ch, 0.0);
-    CALL(&ch, ch.api.exitInit(ch.c), "fmi2ExitInitializationMode", 0.0);
-    double t = 0.0;
-    for (long k = 0;; k++) {
-        set_inputs(&ch, t);
-        sample(&ch, t);
-        if (k == n_steps) break;
-        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
-        CALL(&ch, ch.api.doStep(ch.c, t, t1 - t, fmi2True), "fmi2DoStep", t);
-        t = t1;
-    }
-    CALL(&ch, ch.api.terminate(ch.c), "fmi2Terminate", t);
-    entering(&ch, "fmi2FreeInstance", t);
+    instantiate(&ch, t_end);
+    long evals = n_steps;
+    if (f->m.model_exchange)
+        evals = me_loop(&ch, t_end, h, n_steps);
+    else
+        cs_loop(&ch, t_end, h, n_steps);
+    entering(&ch, "fmi2FreeInstance", t_end);
     ch.api.freeInstance(ch.c);
     double wall = now() - wall0;
     char tag = REC_DONE;
     put(&ch, &tag, 1);
     put(&ch, &n_steps, sizeof n_steps);
+    put(&ch, &evals, sizeof evals);
     put(&ch, &wall, sizeof wall);
     flush(&ch);
     _exit(0);
@@ -602,7 +771,7 @@ typedef struct collected {
     int failed, code;
     char msg[STSL_ERRMSG_MAX];
     int done;
-    long steps;
+    long steps, evals;
     double wall;
 } collected;
 
@@ -640,7 +809,9 @@ static int collect(int fd, collected *c, stsl_error *err)
             c->msg[len] = '\0';
             c->failed = 1;
         } else if (tag == REC_DONE) {
-            if (get(fd, &c->steps, sizeof c->steps) || get(fd, &c->wall, sizeof c->wall)) break;
+            if (get(fd, &c->steps, sizeof c->steps) || get(fd, &c->evals, sizeof c->evals) ||
+                get(fd, &c->wall, sizeof c->wall))
+                break;
             c->done = 1;
         } else {
             break;
@@ -753,7 +924,8 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
         if (!rc) rc = stsl_sink_sample(sink, t[i], 0, row, err);
     }
     memset(st, 0, sizeof *st);
-    st->steps = st->rhs_evals = c->steps;
+    st->steps = c->steps;
+    st->rhs_evals = c->evals;
     st->events = ne > 0 ? ne : 0;
     st->segments = 1;
     st->wall_seconds = c->wall;
@@ -787,7 +959,8 @@ int stsl_fmu_run_samples(stsl_fmu *f, double t_end, double h, stsl_fmu_samples *
         s->n = n;
         s->t = cols[0], s->x = cols[1], s->v = cols[2];
         s->friction = f->out_var[OUT_F] ? cols[3] : (free(cols[3]), NULL);
-        s->stats.steps = s->stats.rhs_evals = c.steps;
+        s->stats.steps = c.steps;
+        s->stats.rhs_evals = c.evals;
         s->stats.segments = 1;
         s->stats.wall_seconds = c.wall;
     } else {

@@ -44,6 +44,9 @@
 
 typedef struct stsl_fmu_opts {
     const char *path;
+    /* NULL: co-simulation; "euler" or "rk4": model exchange, integrated by
+     * that scheme at the step (explicit Euler, classical RK4) */
+    const char *scheme;
     const char *inputs[STSL_FMU_MAX_MAP];  /* "NAME=SIGNAL" */
     const char *outputs[STSL_FMU_MAX_MAP]; /* "x=NAME" */
     const char *sets[STSL_FMU_MAX_MAP];    /* "NAME=VALUE" */
