@@ -131,12 +131,8 @@ static int parse_args(int argc, char **argv, cmp_args *a)
                                              {"event-window", required_argument, NULL, 'w'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
-                                             {"fmu", required_argument, NULL, 'F'},
-                                             {"fmu-input", required_argument, NULL, 'I'},
-                                             {"fmu-output", required_argument, NULL, 'O'},
-                                             {"fmu-set", required_argument, NULL, 'P'},
-                                             {"fmu-scheme", required_argument, NULL, 'M'},
                                              {"step", required_argument, NULL, 'H'},
+                                             STSL_CLI_FMU_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->stuck_velocity = a->event_window = -1.0;
@@ -161,11 +157,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
             break;
         case 'h':
             return stsl_cli_help(&cmd);
-        case 'F':
-        case 'I':
-        case 'O':
-        case 'P':
-        case 'M':
+        STSL_CLI_FMU_CASES:
             rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
             break;
         case 'H':

@@ -129,13 +129,14 @@ static int parse_steps(const char *s, conv_args *a)
 
 static int parse_args(int argc, char **argv, conv_args *a)
 {
-    static const struct option longopts[] = {
-        {"scheme", required_argument, NULL, 'S'},     {"steps", required_argument, NULL, 'H'},
-        {"output", required_argument, NULL, 'o'},     {"h5", required_argument, NULL, '5'},
-        {"set", required_argument, NULL, 's'},        {"help", no_argument, NULL, 'h'},
-        {"fmu", required_argument, NULL, 'F'},        {"fmu-input", required_argument, NULL, 'I'},
-        {"fmu-output", required_argument, NULL, 'O'}, {"fmu-set", required_argument, NULL, 'P'},
-        {"fmu-scheme", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"scheme", required_argument, NULL, 'S'},
+                                             {"steps", required_argument, NULL, 'H'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"h5", required_argument, NULL, '5'},
+                                             {"set", required_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             STSL_CLI_FMU_LONGOPTS,
+                                             {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     optind = 1;
     opterr = 0;
@@ -160,11 +161,7 @@ static int parse_args(int argc, char **argv, conv_args *a)
             break;
         case 'h':
             return stsl_cli_help(&cmd);
-        case 'F':
-        case 'I':
-        case 'O':
-        case 'P':
-        case 'M':
+        STSL_CLI_FMU_CASES:
             rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
             break;
         default:

@@ -666,6 +666,27 @@ static void me_after_step(child *ch, me_state *s, double t1)
     memcpy(s->z_prev, s->z, sizeof *s->z * (size_t)s->ni);
 }
 
+/* The communication points: inputs at t_k, the sample at t_k, then a step
+ * (the FMU's own for co-simulation, s == NULL; else the scheme's). */
+static void drive(child *ch, me_state *s, double t_end, double h, long n_steps)
+{
+    double t = 0.0;
+    for (long k = 0;; k++) {
+        set_inputs(ch, t);
+        sample(ch, t);
+        if (k == n_steps) break;
+        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
+        if (s) {
+            me_step(ch, s, t, t1 - t);
+            me_after_step(ch, s, t1);
+        } else {
+            CALL(ch, ch->api.doStep(ch->c, t, t1 - t, fmi2True), "fmi2DoStep", t);
+        }
+        t = t1;
+    }
+    CALL(ch, ch->api.terminate(ch->c), "fmi2Terminate", t);
+}
+
 static long me_loop(child *ch, double t_end, double h, long n_steps)
 {
     static me_state s;
@@ -679,17 +700,7 @@ static long me_loop(child *ch, double t_end, double h, long n_steps)
         CALL(ch, ch->api.getContinuousStates(ch->c, s.x, (size_t)s.nx), "fmi2GetContinuousStates",
              0.0);
     indicators(ch, &s, s.z_prev, 0.0);
-    double t = 0.0;
-    for (long k = 0;; k++) {
-        set_inputs(ch, t);
-        sample(ch, t);
-        if (k == n_steps) break;
-        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
-        me_step(ch, &s, t, t1 - t);
-        me_after_step(ch, &s, t1);
-        t = t1;
-    }
-    CALL(ch, ch->api.terminate(ch->c), "fmi2Terminate", t);
+    drive(ch, &s, t_end, h, n_steps);
     return s.evals;
 }
 
@@ -722,16 +733,7 @@ static void cs_loop(child *ch, double t_end, double h, long n_steps)
                    "%s: t_end = %g s is not a whole number of steps %g s, and the FMU cannot "
                    "shorten its last step (canHandleVariableCommunicationStepSize is false)",
                    f->m.path, t_end, h);
-    double t = 0.0;
-    for (long k = 0;; k++) {
-        set_inputs(ch, t);
-        sample(ch, t);
-        if (k == n_steps) break;
-        double t1 = k + 1 == n_steps ? t_end : (double)(k + 1) * h;
-        CALL(ch, ch->api.doStep(ch->c, t, t1 - t, fmi2True), "fmi2DoStep", t);
-        t = t1;
-    }
-    CALL(ch, ch->api.terminate(ch->c), "fmi2Terminate", t);
+    drive(ch, NULL, t_end, h, n_steps);
 }
 
 static _Noreturn void child_main(const stsl_fmu *f, int fd, where *at, double t_end, double h)

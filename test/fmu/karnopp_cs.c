@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "io/fmu/fmi2.h"
+#include "io/fmu/fmi2_real_only.h"
 
 #ifndef FMU_GUID
 #define FMU_GUID "{5b2f6a0e-karnopp-cs-stickslip-test}"
@@ -47,16 +48,6 @@ typedef struct model {
 __attribute__((unused)) static void say(model *m, fmi2Status s, const char *msg, double t)
 {
     if (m->cb.logger) m->cb.logger(m->cb.componentEnvironment, m->name, s, "error", msg, t);
-}
-
-EXPORT const char *fmi2GetTypesPlatform(void)
-{
-    return "default";
-}
-
-EXPORT const char *fmi2GetVersion(void)
-{
-    return "2.0";
 }
 
 EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid,
@@ -185,20 +176,6 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
         value[i] = *p;
     }
     return fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Integer value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Boolean value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
 }
 
 #ifndef BROKEN_NO_DOSTEP

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "io/fmu/fmi2.h"
+#include "io/fmu/fmi2_real_only.h"
 
 #define FMU_GUID "{9c41-smooth-me-stickslip-test}"
 #define EXPORT   __attribute__((visibility("default")))
@@ -25,16 +26,6 @@ typedef struct model {
     int positive; /* v > 0 at the last event iteration */
     int crossed;  /* a completed step left v on the other side */
 } model;
-
-EXPORT const char *fmi2GetTypesPlatform(void)
-{
-    return "default";
-}
-
-EXPORT const char *fmi2GetVersion(void)
-{
-    return "2.0";
-}
 
 EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid,
                                      fmi2String resources, const fmi2CallbackFunctions *cb,
@@ -135,20 +126,6 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
         value[i] = *p;
     }
     return fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Integer value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Boolean value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
 }
 
 EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t)

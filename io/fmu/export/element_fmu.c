@@ -22,6 +22,7 @@
 
 #include "io/config.h"
 #include "io/fmu/fmi2.h"
+#include "io/fmu/fmi2_real_only.h"
 #include "models/element.h"
 #include "solver/hybrid.h"
 
@@ -43,16 +44,6 @@ typedef struct fmu {
 static void say(const fmi2CallbackFunctions *cb, const char *name, const char *fmt, const char *msg)
 {
     if (cb && cb->logger) cb->logger(cb->componentEnvironment, name, fmi2Error, "error", fmt, msg);
-}
-
-EXPORT const char *fmi2GetTypesPlatform(void)
-{
-    return "default";
-}
-
-EXPORT const char *fmi2GetVersion(void)
-{
-    return "2.0";
 }
 
 /* The text of file `name` in the resources folder (a file:// URI). */
@@ -249,18 +240,4 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
             return fmi2Error;
     }
     return fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Integer value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
-}
-
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                 const fmi2Boolean value[])
-{
-    (void)c, (void)vr, (void)value;
-    return n ? fmi2Error : fmi2OK;
 }
