@@ -206,6 +206,9 @@ static void t_mapping_errors(void **state)
     broken("karnopp.fmu", "--fmu-input x=load", 2,
            "karnopp.fmu: --fmu-input: variable 'x' has causality output (modelDescription.xml:23), "
            "need input");
+    broken("karnopp.fmu", "--fmu-output x=mode", 2,
+           "karnopp.fmu: --fmu-output: variable 'mode' is of type Integer "
+           "(modelDescription.xml:47), need Real");
     broken("karnopp.fmu", "--fmu-input active_force=thrust", 2,
            "--fmu-input active_force=thrust: unknown signal 'thrust'");
 }
