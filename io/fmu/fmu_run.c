@@ -765,6 +765,9 @@ static _Noreturn void child_main(const stsl_fmu *f, int fd, where *at, double t_
     _exit(0);
 }
 
+/* Samples of one run held in memory at most (32 bytes each: 3.2 GB). */
+#define MAX_POINTS 1e8
+
 /* ---- the parent: collect the samples ------------------------------------------------ */
 
 typedef struct collected {
@@ -868,6 +871,7 @@ static int run_child(const stsl_fmu *f, double t_end, double h, collected *c, st
     if (pid == 0) {
         close(fds[0]);
         signal(SIGPIPE, SIG_DFL);
+        dup2(2, 1); /* what the FMU prints must not mix into stickslip's tables */
         child_main(f, fds[1], at, t_end, h);
     }
     close(fds[1]);
@@ -938,9 +942,14 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
 
 static int run_checked(const stsl_fmu *f, double t_end, double h, collected *c, stsl_error *err)
 {
-    if (!(h > 0.0) || !isfinite(h) || !(t_end > 0.0) || t_end / h > 1e12)
+    if (!(h > 0.0) || !isfinite(h) || !(t_end > 0.0))
         return stsl_error_set(err, STSL_EINPUT, "%s: step %g s over t_end = %g s: not a step",
                               f->m.path, h, t_end);
+    if (t_end / h > MAX_POINTS)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: step %g s makes more than %.0e communication points over "
+                              "t_end = %g s (all are held in memory); use a larger step",
+                              f->m.path, h, MAX_POINTS, t_end);
     return run_child(f, t_end, h, c, err);
 }
 
