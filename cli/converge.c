@@ -610,7 +610,12 @@ int stsl_cli_converge(int argc, char **argv)
                 : stsl_error_set(&err, STSL_ENOMEM, "out of memory");
     free(inputs);
     stsl_fmu *fmu = NULL;
-    if (!rc && a.fmu.path) rc = stsl_fmu_open(&a.fmu, &cfg.element, &fmu, &err);
+    if (!rc && a.fmu.path)
+        rc = cfg.is_system ? stsl_error_set(&err, STSL_EINPUT,
+                                            "--fmu: %s is a system of bodies; an FMU candidate "
+                                            "stands for one element",
+                                            a.config)
+                           : stsl_fmu_open(&a.fmu, &cfg.element, &fmu, &err);
     if (!rc) rc = study(&a, &cfg, fmu, &err);
     stsl_fmu_close(fmu);
     stsl_config_free(&cfg);
