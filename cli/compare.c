@@ -6,6 +6,8 @@
  * stuck rule are described; stsl_compare() of the C API is the same); this
  * file reads the two files and prints the report. */
 #include "cli/compare.h"
+#include "cli/compare_fmu.h"
+#include "cli/fmu_opts.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +35,8 @@ static const char *const usage =
     "usage: stickslip compare REFERENCE.h5 CANDIDATE [--columns t,x,v[,friction] |\n"
     "                         --columns t=A,x=B:1,v=B:2[,friction=C]]\n"
     "                         [--stuck-velocity V] [--event-window T] [-o REPORT.json]\n"
+    "       stickslip compare REFERENCE.h5 --fmu MODEL.fmu --step H [--fmu-input N=SIG]...\n"
+    "                         [--fmu-output C=NAME]... [--fmu-set N=VALUE]... [options]\n"
     "\n"
     "Compare a trajectory (CANDIDATE: a stickslip result, an HDF5 file, a MAT file (v4,\n"
     "v5, v7, v7.3, Modelica results) or a CSV with a header) against the exact\n"
@@ -53,6 +57,11 @@ static const char *const usage =
     "                          the candidate)\n"
     "  -o, --output FILE.json  also write the report as JSON (whole or not at all; never\n"
     "                          REFERENCE or CANDIDATE)\n"
+    "  --fmu MODEL.fmu         the candidate is an FMI 2.0 co-simulation FMU run at the\n"
+    "                          communication step H (--step), the reference's signals\n"
+    "                          as its inputs; --fmu-input, --fmu-output, --fmu-set map\n"
+    "                          it as for converge, --fmu-scheme euler|rk4 integrates a\n"
+    "                          model-exchange FMU (docs/fmu.md)\n"
     "  -h, --help              this help\n"
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
@@ -70,6 +79,8 @@ typedef struct cmp_args {
     const char *columns_given;           /* --columns as given (NULL: the default) */
     stsl_column_map columns;             /* t, x, v, friction (NULL) */
     double stuck_velocity, event_window; /* < 0: default */
+    stsl_fmu_opts fmu;                   /* fmu.path: the candidate is an FMU */
+    double step;                         /* its communication step (--step) */
 } cmp_args;
 
 /* Everything the comparison computed, for the table and the JSON. */
@@ -102,6 +113,17 @@ static int parse_columns(cmp_args *a, const char *s)
     return 0;
 }
 
+/* With --fmu: REFERENCE only, and a step > 0. */
+static int fmu_args(int argc, char **argv, cmp_args *a)
+{
+    if (optind != argc - 1) return arg_error("with --fmu, expected REFERENCE.h5 only%s", "");
+    if (!(a->step > 0.0)) return arg_error("--fmu needs --step H (> 0, s)%s", "");
+    if (a->columns_given) return arg_error("--columns %s: not with --fmu", a->columns_given);
+    a->reference = argv[optind];
+    a->candidate = a->fmu.path;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cmp_args *a)
 {
     static const struct option longopts[] = {{"columns", required_argument, NULL, 'c'},
@@ -109,6 +131,8 @@ static int parse_args(int argc, char **argv, cmp_args *a)
                                              {"event-window", required_argument, NULL, 'w'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
+                                             {"step", required_argument, NULL, 'H'},
+                                             STSL_CLI_FMU_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->stuck_velocity = a->event_window = -1.0;
@@ -133,11 +157,18 @@ static int parse_args(int argc, char **argv, cmp_args *a)
             break;
         case 'h':
             return stsl_cli_help(&cmd);
+        STSL_CLI_FMU_CASES:
+            rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
+            break;
+        case 'H':
+            rc = parse_positive("--step", optarg, &a->step);
+            break;
         default:
             return arg_error("unknown or incomplete option: %s", argv[optind - 1]);
         }
     }
     if (rc) return rc;
+    if (a->fmu.path) return fmu_args(argc, argv, a);
     if (optind != argc - 2) return arg_error("expected REFERENCE.h5 and CANDIDATE%s", "");
     a->reference = argv[optind];
     a->candidate = argv[optind + 1];
@@ -400,8 +431,10 @@ int stsl_cli_compare(int argc, char **argv)
     stsl_candidate cand;
     stsl_cmp_event *cev = NULL;
     int code = 0;
-    if (stsl_candidate_read(a.candidate, &cols, &cand, &err)) {
-        code = fail(&err, 2);
+    rc = a.fmu.path ? stsl_cli_fmu_candidate(&a.fmu, &cfg, a.step, &cand, &err)
+                    : stsl_candidate_read(a.candidate, &cols, &cand, &err);
+    if (rc) {
+        code = fail(&err, a.fmu.path ? stsl_exit_code(rc) : 2);
         goto out_cfg;
     }
     if (cand.info && !cand.info->complete)
@@ -413,7 +446,7 @@ int stsl_cli_compare(int argc, char **argv)
                             cand.friction, cand.mode, cev,    ncev};
     static const char *const formats[] = {"csv", "hdf5", "stickslip result", "mat",
                                           "modelica result"};
-    report rep = {a.reference, a.candidate, formats[cand.format], {0}};
+    report rep = {a.reference, a.candidate, a.fmu.path ? "fmu" : formats[cand.format], {0}};
     if (ncev < 0) {
         stsl_error_set(&err, STSL_ENOMEM, "out of memory for the candidate's events");
         code = fail(&err, 1);

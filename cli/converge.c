@@ -29,9 +29,11 @@
 #include <time.h>
 
 #include "cli/args.h"
+#include "cli/fmu_opts.h"
 #include "io/config.h"
 #include "io/config_system.h"
 #include "io/convergence_h5.h"
+#include "io/fmu/fmu_run.h"
 #include "io/out_file.h"
 #include "io/safe_output.h"
 #include "events/contact.h"
@@ -53,6 +55,8 @@
 static const char *const usage =
     "usage: stickslip converge CONFIG --scheme S --steps H1,H2,... [-o TABLE.csv] [--h5 OUT.h5]\n"
     "                          [--set KEY=VALUE]...\n"
+    "       stickslip converge CONFIG --fmu MODEL.fmu --steps H1,H2,... [--fmu-input N=SIG]...\n"
+    "                          [--fmu-output C=NAME]... [--fmu-set N=VALUE]... [-o, --h5]\n"
     "\n"
     "Run the fixed-step scheme S (karnopp, fixed_step_hybrid, smooth_rk4) of CONFIG at\n"
     "each step H (s), and the event-driven reference once, evaluated exactly at the\n"
@@ -64,6 +68,17 @@ static const char *const usage =
     "fitted order of convergence; then the reference's own cost.\n"
     "\n"
     "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
+    "  --fmu MODEL.fmu     the candidate is an FMI 2.0 co-simulation FMU stepped at each H\n"
+    "                      (fmi2DoStep), its inputs the configuration's signals at each\n"
+    "                      communication point, its events seen in its samples (docs/fmu.md)\n"
+    "  --fmu-input NAME=SIGNAL   FMU input NAME receives SIGNAL: active_force, load,\n"
+    "                      base_position, base_velocity, base_acceleration, anchor_position,\n"
+    "                      anchor_velocity (default: the input named like the signal)\n"
+    "  --fmu-output C=NAME the FMU's output NAME is the column C: x, v or friction\n"
+    "                      (default: the outputs named x, v, friction)\n"
+    "  --fmu-set NAME=VALUE      set the FMU's parameter NAME before it starts\n"
+    "  --fmu-scheme euler|rk4    a model-exchange FMU, integrated by explicit Euler or\n"
+    "                      classical RK4 at each H (its state events at the step points)\n"
     "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
     "  -o, --output FILE   also write the table as CSV (whole or not at all)\n"
     "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
@@ -75,6 +90,8 @@ static const stsl_cli_cmd cmd = {"stickslip converge", usage};
 
 typedef struct conv_args {
     const char *config, *output, *h5, *scheme;
+    stsl_fmu_opts fmu; /* fmu.path: the candidate is an FMU */
+    char label[4200];  /* "fmu PATH": the candidate's name in the table */
     const char *sets[STSL_CLI_MAX_SETS + 2];
     int n_sets;
     double steps[MAX_STEPS];
@@ -120,6 +137,7 @@ static int parse_args(int argc, char **argv, conv_args *a)
                                              {"h5", required_argument, NULL, '5'},
                                              {"set", required_argument, NULL, 's'},
                                              {"help", no_argument, NULL, 'h'},
+                                             STSL_CLI_FMU_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     optind = 1;
@@ -145,13 +163,23 @@ static int parse_args(int argc, char **argv, conv_args *a)
             break;
         case 'h':
             return stsl_cli_help(&cmd);
+        STSL_CLI_FMU_CASES:
+            rc = stsl_cli_fmu_option(&cmd, &a->fmu, c, optarg);
+            break;
         default:
             return arg_error("unknown or incomplete option: ", argv[optind - 1]);
         }
     }
     if (rc) return rc;
+    if (a->fmu.path && a->scheme) return arg_error("--fmu and --scheme exclude each other", NULL);
+    if (a->fmu.path) snprintf(a->label, sizeof a->label, "fmu %s", a->fmu.path);
     if (optind != argc - 1) return arg_error("expected exactly one configuration file", NULL);
     a->config = argv[optind];
+    if (a->fmu.path) {
+        a->scheme = a->label;
+        if (have_steps) return 0;
+        return arg_error("--steps is required, e.g. --steps 1e-2,5e-3,2.5e-3", NULL);
+    }
     if (!a->scheme)
         return arg_error("--scheme is required (karnopp, fixed_step_hybrid, smooth_rk4)", NULL);
     if (strcmp(a->scheme, "karnopp") && strcmp(a->scheme, "fixed_step_hybrid") &&
@@ -743,7 +771,26 @@ static int report(const conv_args *a, stsl_config *cfg, row *rows, int n, const 
     return rc;
 }
 
-static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
+/* One run of the candidate at step h into `sink`: the scheme (with its
+ * median wall time of repeated runs) or the FMU (its one run's time). */
+static int candidate_run(const conv_args *a, stsl_config *cfg, stsl_fmu *fmu, double h,
+                         stsl_sink *sink, stsl_stats *st, double *wall, stsl_error *err)
+{
+    if (fmu) {
+        int rc = stsl_fmu_run(fmu, cfg->sim.t_end, h, sink, st, err);
+        *wall = st->wall_seconds;
+        if (rc == STSL_EMODEL) stsl_error_wrap(err, "at step %g", h);
+        return rc;
+    }
+    stsl_hsolver_opts o = cfg->sim;
+    o.output_step = 0.0; /* every step point */
+    int rc = run_once(cfg, h, &o, sink, st, err);
+    if (!rc) rc = timed(cfg, h, st, wall, err);
+    if (rc) stsl_error_wrap(err, "scheme %s at step %g", a->scheme, h);
+    return rc;
+}
+
+static int study(const conv_args *a, stsl_config *cfg, stsl_fmu *fmu, stsl_error *err)
 {
     int n = a->n_steps, rc = STSL_OK;
     trace runs[MAX_STEPS], ref = {0};
@@ -759,15 +806,11 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_error *err)
                                 a->steps[i], cfg->sim.t_end);
             break;
         }
-        stsl_hsolver_opts o = cfg->sim;
-        o.output_step = 0.0; /* every step point */
         stsl_sink sink = {&trace_ops, &runs[i]};
         rows[i].h = a->steps[i];
-        rc = run_once(cfg, a->steps[i], &o, &sink, &st, err);
-        if (!rc) rc = timed(cfg, a->steps[i], &st, &rows[i].wall, err);
+        rc = candidate_run(a, cfg, fmu, a->steps[i], &sink, &st, &rows[i].wall, err);
         rows[i].rhs = st.rhs_evals;
         rows[i].events = st.events;
-        if (rc) stsl_error_wrap(err, "scheme %s at step %g", a->scheme, a->steps[i]);
         size_t per = (size_t)(PER_BODY * runs[i].nb + PER_CONTACT * runs[i].nc + 1);
         if (!rc && !(rows[i].per = calloc(per, sizeof(double))))
             rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
@@ -813,8 +856,10 @@ int stsl_cli_converge(int argc, char **argv)
         hmin = fmin(hmin, a.steps[i]);
     snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%s", a.scheme);
     snprintf(step_set, sizeof step_set, "simulation.step=%.17g", hmin);
-    a.sets[a.n_sets++] = scheme_set;
-    a.sets[a.n_sets++] = step_set;
+    if (!a.fmu.path) { /* an FMU's own scheme is not the configuration's */
+        a.sets[a.n_sets++] = scheme_set;
+        a.sets[a.n_sets++] = step_set;
+    }
     stsl_config cfg;
     stsl_error err = {0};
     if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
@@ -849,7 +894,15 @@ int stsl_cli_converge(int argc, char **argv)
     rc = inputs ? stsl_output_rule(inputs, n_in, outs, 2, &err)
                 : stsl_error_set(&err, STSL_ENOMEM, "out of memory");
     free(inputs);
-    if (!rc) rc = study(&a, &cfg, &err);
+    stsl_fmu *fmu = NULL;
+    if (!rc && a.fmu.path)
+        rc = cfg.is_system ? stsl_error_set(&err, STSL_EINPUT,
+                                            "--fmu: %s is a system of bodies; an FMU candidate "
+                                            "stands for one element",
+                                            a.config)
+                           : stsl_fmu_open(&a.fmu, &cfg.element, &fmu, &err);
+    if (!rc) rc = study(&a, &cfg, fmu, &err);
+    stsl_fmu_close(fmu);
     stsl_config_free(&cfg);
     return rc ? stsl_cli_fail(&cmd, &err) : 0;
 }

@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/compare.h"
 #include "cli/converge.h"
+#include "cli/fmu_export.h"
 #include "cli/info_system.h"
 #include "cli/curve.h"
 #include "cli/interrupt.h"
@@ -53,6 +54,7 @@ static const char *const main_usage =
     "  plot RESULT    draw a result file (PNG, PDF or SVG; needs python3-matplotlib)\n"
     "  converge CONFIG  a fixed-step scheme's error and cost against the exact reference\n"
     "  compare REF CANDIDATE  errors, stuck overlap, events of a trajectory against REF\n"
+    "  fmu CONFIG -o E.fmu  the element as an FMI 2.0 co-simulation FMU (exact engine inside)\n"
     "  sweep STUDY    run every variant of a batch study in threads (resumable)\n"
     "\n"
     "options:\n"
@@ -552,6 +554,7 @@ int main(int argc, char **argv)
                 {"plot", stsl_cli_plot},
                 {"converge", stsl_cli_converge},
                 {"compare", stsl_cli_compare},
+                {"fmu", stsl_cli_fmu_export},
                 {"sweep", stsl_cli_sweep}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name)) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));

@@ -1,0 +1,26 @@
+/* compare_fmu.c - an FMU run as the candidate of `compare` (see compare_fmu.h). */
+#include "cli/compare_fmu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int stsl_cli_fmu_candidate(const stsl_fmu_opts *o, const stsl_config *cfg, double h,
+                           stsl_candidate *c, stsl_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (cfg->is_system)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "--fmu: the reference is a system of bodies; an FMU candidate "
+                              "stands for one element");
+    stsl_fmu *f = NULL;
+    stsl_fmu_samples s;
+    int rc = stsl_fmu_open(o, &cfg->element, &f, err);
+    if (!rc) rc = stsl_fmu_run_samples(f, cfg->sim.t_end, h, &s, err);
+    stsl_fmu_close(f);
+    if (rc) return rc;
+    snprintf(c->path, sizeof c->path, "%s", o->path);
+    c->format = STSL_CAND_CSV;
+    c->n = s.n;
+    c->t = s.t, c->x = s.x, c->v = s.v, c->friction = s.friction;
+    return STSL_OK;
+}

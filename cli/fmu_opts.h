@@ -1,0 +1,38 @@
+/* fmu_opts.h - the FMU candidate's command-line options, shared by
+ * `converge` and `compare`: --fmu PATH, --fmu-input NAME=SIGNAL,
+ * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4
+ * (io/fmu/fmu_run.h). */
+#ifndef STSL_CLI_FMU_OPTS_H
+#define STSL_CLI_FMU_OPTS_H
+
+#include "cli/args.h"
+#include "io/fmu/fmu_run.h"
+
+/* getopt codes of the five options, as the callers' option tables give them. */
+#define STSL_CLI_OPT_FMU        'F'
+#define STSL_CLI_OPT_FMU_INPUT  'I'
+#define STSL_CLI_OPT_FMU_OUTPUT 'O'
+#define STSL_CLI_OPT_FMU_SET    'P'
+#define STSL_CLI_OPT_FMU_SCHEME 'M'
+
+/* Their entries of a getopt_long option table, and their case labels. */
+#define STSL_CLI_FMU_LONGOPTS                                                                      \
+    {"fmu", required_argument, NULL, STSL_CLI_OPT_FMU},                                            \
+        {"fmu-input", required_argument, NULL, STSL_CLI_OPT_FMU_INPUT},                            \
+        {"fmu-output", required_argument, NULL, STSL_CLI_OPT_FMU_OUTPUT},                          \
+        {"fmu-set", required_argument, NULL, STSL_CLI_OPT_FMU_SET},                                \
+    {                                                                                              \
+        "fmu-scheme", required_argument, NULL, STSL_CLI_OPT_FMU_SCHEME                             \
+    }
+#define STSL_CLI_FMU_CASES                                                                         \
+    case STSL_CLI_OPT_FMU:                                                                         \
+    case STSL_CLI_OPT_FMU_INPUT:                                                                   \
+    case STSL_CLI_OPT_FMU_OUTPUT:                                                                  \
+    case STSL_CLI_OPT_FMU_SET:                                                                     \
+    case STSL_CLI_OPT_FMU_SCHEME
+
+/* Store one option `code` with its argument in *o; 0, or the exit code 2
+ * with the message printed (too many, or --fmu given twice). */
+int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_fmu_opts *o, int code, const char *arg);
+
+#endif

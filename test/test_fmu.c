@@ -1,0 +1,412 @@
+/* test_fmu.c - FMI 2.0 co-simulation FMUs as candidates of `converge`:
+ * the suite's Karnopp FMU (test/fmu/karnopp_cs.c) against the built-in
+ * karnopp scheme, and one deliberately broken FMU per failure class, each
+ * with its exit code and message.  The FMUs are built and packed by
+ * cmake/test_fmus.cmake into STSL_TEST_FMU_DIR. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#define EX     STSL_SOURCE_DIR "/examples/"
+#define FMUDIR STSL_TEST_FMU_DIR "/"
+/* The Janecek example's element as the FMU's parameters (its YAML). */
+#define JANECEK_SETS                                                                               \
+    "--fmu-set m=100 --fmu-set k=8882.643960980423 --fmu-set c=200 --fmu-set F_D=18 "              \
+    "--fmu-set F_S=26"
+
+static char tmp[256];
+static char out[1 << 16];
+static char cmd_buf[1024];
+
+static int setup(void **state)
+{
+    (void)state;
+    tu_mkdtemp(tmp, sizeof tmp);
+    /* The FMUs are unpacked under TMPDIR: the tests check it is left empty. */
+    return tmp[0] && !setenv("TMPDIR", tmp, 1) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Entries of tmp other than the files a test wrote itself (*.csv). */
+static int unpacked_left(void)
+{
+    DIR *d = opendir(tmp);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += !strncmp(e->d_name, "stickslip-fmu-", 14);
+    if (d) closedir(d);
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char buf[2][1 << 14];
+    static int which;
+    char *b = buf[which ^= 1];
+    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The table's CSV without its wall_seconds and rhs_evals fields (columns 6
+ * and 7: the FMU's cost is not the scheme's), one line per row. */
+static void strip_cost(const char *csv, char *outbuf, size_t size)
+{
+    size_t k = 0;
+    int field = 1;
+    for (const char *p = csv; *p && k + 1 < size; p++) {
+        if (*p == '\n') field = 0;
+        if (*p == ',' || *p == '\n') field++;
+        if (field == 6 || field == 7) continue;
+        outbuf[k++] = *p;
+    }
+    outbuf[k] = '\0';
+}
+
+/* converge --fmu on the suite's Karnopp FMU and converge --scheme karnopp
+ * of the same configuration: the FMU computes the scheme's operations in
+ * the scheme's order on the same inputs (the signals at the communication
+ * points, left limits, as the scheme evaluates them), so every number of
+ * the two tables but the cost is the same double, bit for bit: the bound
+ * is 0, and the CSV (17 significant digits) must match character for
+ * character.  Events are the scheme's recorded ones on one side and those
+ * seen in the FMU's samples on the other: the counts, missed and invented
+ * events must still agree (the scheme sets v = 0 exactly when stuck). */
+static void same_table(const char *config, const char *sets, const char *steps)
+{
+    char a[512], b[512], sa[1 << 14], sb[1 << 14];
+    snprintf(a, sizeof a, "%s/fmu.csv", tmp);
+    snprintf(b, sizeof b, "%s/karnopp.csv", tmp);
+    int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' %s --steps %s -o '%s'", config,
+                    FMUDIR "karnopp.fmu", sets, steps, a);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "scheme fmu "));
+    rc = tu_cli(out, sizeof out, "converge '%s' --scheme karnopp --steps %s -o '%s'", config, steps,
+                b);
+    assert_int_equal(rc, 0);
+    strip_cost(slurp(a), sa, sizeof sa);
+    strip_cost(slurp(b), sb, sizeof sb);
+    if (strcmp(sa, sb)) fprintf(stderr, "FMU:\n%s\nkarnopp:\n%s\n", sa, sb);
+    assert_string_equal(sa, sb);
+    assert_int_equal(unpacked_left(), 0);
+}
+
+static void t_janecek_matches_karnopp(void **state)
+{
+    (void)state;
+    same_table(EX "janecek_chirp.yaml", JANECEK_SETS, "2e-3,1e-3,5e-4");
+}
+
+/* Den Hartog's free vibration: an initial state and no input. */
+static void t_den_hartog_matches_karnopp(void **state)
+{
+    (void)state;
+    same_table(EX "den_hartog.yaml", "--fmu-set k=100 --fmu-set x0=0.105", "1e-3,5e-4,2.5e-4");
+}
+
+/* One broken FMU: exit code and the message stickslip prints. */
+static void broken(const char *fmu, const char *extra, int code, const char *message)
+{
+    int rc = tu_cli(out, sizeof out,
+                    "converge '%s' --fmu '%s%s' " JANECEK_SETS " %s --steps "
+                    "1e-3,5e-4",
+                    EX "janecek_chirp.yaml", FMUDIR, fmu, extra);
+    if (rc != code || !strstr(out, message))
+        fprintf(stderr, "exit %d, wanted %d and '%s' in:\n%s\n", rc, code, message, out);
+    assert_int_equal(rc, code);
+    assert_non_null(strstr(out, message));
+    /* stickslip itself reports it: it survived whatever the FMU did */
+    assert_non_null(strstr(out, "stickslip converge: error: "));
+    assert_int_equal(unpacked_left(), 0);
+}
+
+static void t_bad_xml(void **state)
+{
+    (void)state;
+    /* bad_xml.xml line 19 opens a ScalarVariable that never closes. */
+    broken("bad_xml.fmu", "", 2, "bad_xml.fmu: modelDescription.xml:20: bad XML: ");
+}
+
+static void t_missing_function(void **state)
+{
+    (void)state;
+    broken("no_dostep.fmu", "", 2,
+           "no_dostep.fmu: binaries/linux64/karnopp_cs.so: missing function fmi2DoStep (an FMI "
+           "2.0 co-simulation FMU must export it)");
+}
+
+static void t_no_binary_for_platform(void **state)
+{
+    (void)state;
+    broken("platform.fmu", "", 2,
+           "platform.fmu: no binary for this platform: binaries/linux64/karnopp_cs.so (the FMU "
+           "has binaries for: win64)");
+}
+
+static void t_guid_mismatch(void **state)
+{
+    (void)state;
+    broken("guid.fmu", "", 2,
+           "guid.fmu: fmi2Instantiate failed (guid {5b2f6a0e-karnopp-cs-stickslip-test}): GUID "
+           "mismatch: this binary is {another-guid}");
+}
+
+static void t_step_error(void **state)
+{
+    (void)state;
+    broken("step_error.fmu", "", 3,
+           "at step 0.001: " FMUDIR "step_error.fmu: fmi2DoStep at t = 0.5 s returned fmi2Error: "
+           "step refused on purpose at t = 0.5");
+}
+
+static void t_crash(void **state)
+{
+    (void)state;
+    /* Under AddressSanitizer its handler reports the fault and exits 1
+     * instead of dying of the signal: the place is named either way. */
+#if defined(__SANITIZE_ADDRESS__)
+    broken("crash.fmu", "", 3, "crash.fmu: the FMU ended its process");
+#else
+    broken("crash.fmu", "", 3, "crash.fmu: the FMU crashed (signal 11, ");
+#endif
+    assert_non_null(strstr(out, ") in fmi2DoStep at t = 0.5 s"));
+}
+
+static void t_mapping_errors(void **state)
+{
+    (void)state;
+    broken("karnopp.fmu", "--fmu-input base_acceleration=active_force", 2,
+           "karnopp.fmu: modelDescription.xml:21: variable 'base_acceleration' has unit 'm/s2', "
+           "but active_force is in N");
+    broken("karnopp.fmu", "--fmu-set nope=1", 2,
+           "karnopp.fmu: --fmu-set: unknown variable 'nope' (not in modelDescription.xml)");
+    broken("karnopp.fmu", "--fmu-output x=m", 2,
+           "karnopp.fmu: --fmu-output: variable 'm' has causality parameter "
+           "(modelDescription.xml:29), need output");
+    broken("karnopp.fmu", "--fmu-input x=load", 2,
+           "karnopp.fmu: --fmu-input: variable 'x' has causality output (modelDescription.xml:23), "
+           "need input");
+    broken("karnopp.fmu", "--fmu-output x=mode", 2,
+           "karnopp.fmu: --fmu-output: variable 'mode' is of type Integer "
+           "(modelDescription.xml:47), need Real");
+    broken("karnopp.fmu", "--fmu-input active_force=thrust", 2,
+           "--fmu-input active_force=thrust: unknown signal 'thrust'");
+}
+
+static void t_not_an_fmu(void **state)
+{
+    (void)state;
+    int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --steps 1e-3,5e-4",
+                    EX "janecek_chirp.yaml", EX "den_hartog.yaml");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "den_hartog.yaml: cannot open the FMU (Not a zip archive): an "
+                                "FMU is a zip archive"));
+    rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --steps 1e-3,5e-4",
+                EX "janecek_chirp.yaml", FMUDIR "absent.fmu");
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "absent.fmu: cannot open the FMU (No such file)"));
+    rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --scheme karnopp --steps 1e-3,5e-4",
+                EX "janecek_chirp.yaml", FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "--fmu and --scheme exclude each other"));
+}
+
+/* compare REFERENCE.h5 --fmu: the same FMU run at one step against the
+ * reference re-run at its communication points.  converge evaluates its
+ * reference at the same instants with the same tolerances (rtol 1e-10):
+ * the two reference runs agree exactly when they take the same steps and
+ * within their position tolerance, rtol times the position scale
+ * (5e-2 m): 5e-12 m, otherwise, so the max |x error| of both tools agree
+ * within 1e-11 m (it is 9.3e-6 m). */
+static void t_compare_fmu(void **state)
+{
+    (void)state;
+    char ref[512], csv[512], json[512];
+    snprintf(ref, sizeof ref, "%s/ref.h5", tmp);
+    snprintf(csv, sizeof csv, "%s/conv.csv", tmp);
+    snprintf(json, sizeof json, "%s/cmp.json", tmp);
+    assert_int_equal(tu_cli(out, sizeof out, "run '%s' -o '%s'", EX "janecek_chirp.yaml", ref), 0);
+    assert_int_equal(tu_cli(out, sizeof out,
+                            "converge '%s' --fmu '%s' " JANECEK_SETS " --steps 1e-3,5e-4 -o '%s'",
+                            EX "janecek_chirp.yaml", FMUDIR "karnopp.fmu", csv),
+                     0);
+    int rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s' --step 1e-3 " JANECEK_SETS " -o '%s'",
+                    ref, FMUDIR "karnopp.fmu", json);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "karnopp.fmu (fmu), t = 0 .. 9.5 s"));
+    const char *j = slurp(json), *table = slurp(csv);
+    double conv = strtod(strchr(table, '\n') + 1 + strlen("0.001,"), NULL);
+    assert_true(conv > 1e-6);
+    assert_close(tu_json_value(j, "max_abs_error_x"), conv, 1e-11);
+    assert_close(tu_json_value(j, "n_points"), 9501, 0.0); /* t_end / h + 1 points */
+    assert_close(tu_json_value(j, "events_missed"), 0, 0.0);
+    assert_close(tu_json_value(j, "events_spurious"), 0, 0.0);
+    /* A failure of the FMU is the candidate's: exit 3 and its message. */
+    rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s' --step 1e-3", ref,
+                FMUDIR "step_error.fmu");
+    assert_int_equal(rc, 3);
+    assert_non_null(strstr(out, "step_error.fmu: fmi2DoStep at t = 0.5 s returned fmi2Error"));
+    rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s'", ref, FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "--fmu needs --step H"));
+    assert_int_equal(unpacked_left(), 0);
+}
+
+/* A model-exchange FMU of a smooth law (test/fmu/smooth_me.c: the element
+ * under 20-sim's CV law) integrated by stickslip's explicit Euler and RK4
+ * against the exact reference of the same configuration.  The right-hand
+ * side is smooth (tanh of slope 10 s/m, natural frequency 10 rad/s), so at
+ * h <= 1e-2 s (h times the largest rate <= 0.1) each scheme is in its
+ * asymptotic regime: the fitted order is the scheme's, 1 and 4, within
+ * 0.25 (the next error term is O(h) smaller; the reference's own error at
+ * rtol 1e-12 is below 1e-11 m, 80 times below RK4's smallest error).  The
+ * FMU fails any derivative evaluation after a step over which v changed
+ * sign unless an event iteration came first: that the runs succeed shows
+ * the state events are handled. */
+static void t_model_exchange_order(void **state)
+{
+    (void)state;
+    char cfg[512], csv[512];
+    snprintf(cfg, sizeof cfg, "%s/cv.yaml", tmp);
+    snprintf(csv, sizeof csv, "%s/me.csv", tmp);
+    assert_int_equal(tu_write_file(cfg, "element: {mass: 1.0, spring: {stiffness: 100.0}}\n"
+                                        "friction: {law: 20sim_cv, tc: 1.0, slope: 10.0, d: 0.5}\n"
+                                        "inputs:\n"
+                                        "  active_force: {type: sine, amplitude: 5.0, frequency: "
+                                        "1.0}\n"
+                                        "simulation: {t_end: 2.0, output_step: 0.001, rtol: "
+                                        "1.0e-12}\n"),
+                     0);
+    const char *schemes[2] = {"euler", "rk4"};
+    const double order[2] = {1.0, 4.0};
+    for (int i = 0; i < 2; i++) {
+        int rc = tu_cli(out, sizeof out,
+                        "converge '%s' --fmu '%s' --fmu-scheme %s --fmu-set k=100 --fmu-set tc=1 "
+                        "--fmu-set slope=10 --fmu-set d=0.5 --steps 1e-2,5e-3,2.5e-3 -o '%s'",
+                        cfg, FMUDIR "smooth_me.fmu", schemes[i], csv);
+        if (rc) fprintf(stderr, "%s\n", out);
+        assert_int_equal(rc, 0);
+        const char *table = slurp(csv), *last = strrchr(table, ',');
+        assert_non_null(last);
+        assert_close(strtod(last + 1, NULL), order[i], 0.25);
+    }
+    /* The kind the FMU offers must be the one asked for. */
+    int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --steps 1e-2,5e-3", cfg,
+                    FMUDIR "smooth_me.fmu");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "no CoSimulation element: a model-exchange FMU needs the scheme "
+                                "that integrates it (--fmu-scheme euler or rk4)"));
+    rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --fmu-scheme rk4 --steps 1e-2,5e-3", cfg,
+                FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "no ModelExchange element"));
+    assert_int_equal(unpacked_left(), 0);
+}
+
+/* `stickslip fmu CONFIG -o E.fmu`, loaded back by the importer: its
+ * modelDescription.xml passes the FMI 2.0 rules of test/check_fmu_md.py,
+ * and `compare REF.h5 --fmu E.fmu --step 1e-3` (the FMU driven with the
+ * configuration's own inputs) agrees with `stickslip run` of the same
+ * configuration.  The inputs are absent or constant, so holding them over
+ * a step is exact: what differs is only the engine restarted at every
+ * communication point, each step integrated to the configuration's
+ * tolerance, rtol 1e-10 relative to the motion's size X.  Over the
+ * N = t_end / h restarts that is at most N rtol X; the events the samples
+ * show (rest, start, turn) must all be the reference's. */
+static void round_trip(const char *config, double n_rtol_x, int all_events)
+{
+    char ref[512], fmu[512], json[512];
+    snprintf(ref, sizeof ref, "%s/rt.h5", tmp);
+    snprintf(fmu, sizeof fmu, "%s/element.fmu", tmp);
+    snprintf(json, sizeof json, "%s/rt.json", tmp);
+    assert_int_equal(tu_cli(out, sizeof out, "run '%s' -o '%s'", config, ref), 0);
+    int rc = tu_cli(out, sizeof out, "fmu '%s' -o '%s'", config, fmu);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/test/check_fmu_md.py' '%s' 2>&1",
+             STSL_SOURCE_DIR, fmu);
+    rc = tu_shell(cmd, out, sizeof out);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    rc = tu_cli(out, sizeof out, "compare '%s' --fmu '%s' --step 1e-3 -o '%s'", ref, fmu, json);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    const char *j = slurp(json);
+    double ex = tu_json_value(j, "max_abs_error_x");
+    assert_true(ex <= n_rtol_x);
+    assert_close(tu_json_value(j, "stuck_iou"), 1.0, 0.0);
+    assert_close(tu_json_value(j, "events_spurious"), 0, 0.0);
+    if (all_events) assert_close(tu_json_value(j, "events_missed"), 0, 0.0);
+    assert_true(tu_json_value(j, "events_matched") >= 5);
+    assert_int_equal(unpacked_left(), 0);
+}
+
+static void t_export_round_trip(void **state)
+{
+    (void)state;
+    /* Den Hartog: N = 2000, X = 0.105 m. */
+    round_trip(EX "den_hartog.yaml", 2000 * 1e-10 * 0.105, 1);
+    /* Janecek: N = 9500, X = 0.05 m (the base's amplitude). */
+    round_trip(EX "janecek_chirp.yaml", 9500 * 1e-10 * 0.05, 1);
+    /* Against an end stop under a constant force: N = 1000, X = 0.05 m.
+     * The bounces shorter than a communication step are not seen in its
+     * samples (missed), the rest on the stop is. */
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "%s/stop.yaml", tmp);
+    assert_int_equal(tu_write_file(cfg, "element: {mass: 1.0}\n"
+                                        "friction: {law: coulomb, dynamic: 10.0, static_ratio: "
+                                        "1.2}\n"
+                                        "end_stops: {min: -0.05, max: 0.05, restitution: 0.3}\n"
+                                        "inputs: {active_force: {type: constant, value: 15.0}}\n"
+                                        "simulation: {t_end: 1.0, output_step: 0.001, rtol: "
+                                        "1.0e-10}\n"),
+                     0);
+    round_trip(cfg, 1000 * 1e-10 * 0.05, 0);
+    /* The checker itself finds what it checks (its self-test) and refuses
+     * an FMU that breaks the rules: the suite's bad XML is not XML. */
+    snprintf(cmd_buf, sizeof cmd_buf, "/usr/bin/python3 '%s/test/check_fmu_md.py' '%s' 2>&1",
+             STSL_SOURCE_DIR, FMUDIR "bad_xml.fmu");
+    assert_int_not_equal(tu_shell(cmd_buf, out, sizeof out), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_janecek_matches_karnopp),
+        cmocka_unit_test(t_den_hartog_matches_karnopp),
+        cmocka_unit_test(t_bad_xml),
+        cmocka_unit_test(t_missing_function),
+        cmocka_unit_test(t_no_binary_for_platform),
+        cmocka_unit_test(t_guid_mismatch),
+        cmocka_unit_test(t_step_error),
+        cmocka_unit_test(t_crash),
+        cmocka_unit_test(t_mapping_errors),
+        cmocka_unit_test(t_not_an_fmu),
+        cmocka_unit_test(t_compare_fmu),
+        cmocka_unit_test(t_model_exchange_order),
+        cmocka_unit_test(t_export_round_trip),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
