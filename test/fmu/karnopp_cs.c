@@ -24,6 +24,7 @@
 
 #include "io/fmu/fmi2.h"
 #include "io/fmu/fmi2_real_only.h"
+#include "test/fmu/fmu_slots.h"
 
 #ifndef FMU_GUID
 #define FMU_GUID "{5b2f6a0e-karnopp-cs-stickslip-test}"
@@ -118,8 +119,9 @@ static void decide(model *m)
     m->pending = 0;
 }
 
-static double *slot(model *m, fmi2ValueReference vr)
+static double *slot(fmi2Component c, fmi2ValueReference vr)
 {
+    model *m = c;
     switch (vr) {
     case VR_FA:
         return &m->fa;
@@ -157,12 +159,7 @@ static double *slot(model *m, fmi2ValueReference vr)
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                               const fmi2Real value[])
 {
-    for (size_t i = 0; i < n; i++) {
-        double *p = slot(c, vr[i]);
-        if (!p) return fmi2Error;
-        *p = value[i];
-    }
-    return fmi2OK;
+    return fmu_set_reals(slot, c, vr, n, value);
 }
 
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -170,12 +167,7 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
 {
     model *m = c;
     if (m->pending) decide(m);
-    for (size_t i = 0; i < n; i++) {
-        double *p = slot(c, vr[i]);
-        if (!p) return fmi2Error;
-        value[i] = *p;
-    }
-    return fmi2OK;
+    return fmu_get_reals(slot, c, vr, n, value);
 }
 
 #ifndef BROKEN_NO_DOSTEP

@@ -13,6 +13,7 @@
 
 #include "io/fmu/fmi2.h"
 #include "io/fmu/fmi2_real_only.h"
+#include "test/fmu/fmu_slots.h"
 
 #define FMU_GUID "{9c41-smooth-me-stickslip-test}"
 #define EXPORT   __attribute__((visibility("default")))
@@ -72,8 +73,9 @@ EXPORT fmi2Status fmi2Terminate(fmi2Component c)
     return fmi2OK;
 }
 
-static double *slot(model *m, fmi2ValueReference vr)
+static double *slot(fmi2Component c, fmi2ValueReference vr)
 {
+    model *m = c;
     switch (vr) {
     case VR_FA:
         return &m->fa;
@@ -107,12 +109,7 @@ static double *slot(model *m, fmi2ValueReference vr)
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                               const fmi2Real value[])
 {
-    for (size_t i = 0; i < n; i++) {
-        double *p = slot(c, vr[i]);
-        if (!p) return fmi2Error;
-        *p = value[i];
-    }
-    return fmi2OK;
+    return fmu_set_reals(slot, c, vr, n, value);
 }
 
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -120,12 +117,7 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
 {
     model *m = c;
     m->friction = m->tc * tanh(m->slope * m->v) + m->d * m->v;
-    for (size_t i = 0; i < n; i++) {
-        double *p = slot(c, vr[i]);
-        if (!p) return fmi2Error;
-        value[i] = *p;
-    }
-    return fmi2OK;
+    return fmu_get_reals(slot, c, vr, n, value);
 }
 
 EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t)
