@@ -15,7 +15,7 @@
 #include "solver/hybrid.h"
 
 /* The reference's absolute tolerance on v: atol as given, or the one the
- * rule derives from rtol (README "Numerics"). */
+ * rule derives from rtol (docs/numerics.md). */
 static double velocity_atol(const stsl_config *cfg)
 {
     double a[3];

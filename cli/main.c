@@ -439,7 +439,7 @@ static int cmd_run(int argc, char **argv)
 
 /* An explicit atol larger than the one the rule would derive for a
  * component caps that component's accuracy: tightening rtol alone then
- * stops helping (README "Numerics"). */
+ * stops helping (docs/numerics.md). */
 static void warn_atol_cap(const stsl_config *cfg)
 {
     double a[3];

@@ -241,8 +241,8 @@ typedef struct stsl_summary {
      * (stsl_cfg_set(cfg, "simulation.verify", "on")): the case is run a
      * second time at rtol/100 (not below 1e-14; atol/100 when atol is
      * given, else the atol rule at the new rtol), the events are paired by
-     * order, and the largest differences are the estimated errors (README
-     * "Numerics").  verify: 0 not verified, 1 the event sequences matched,
+     * order, and the largest differences are the estimated errors
+     * (docs/numerics.md).  verify: 0 not verified, 1 the event sequences matched,
      * 2 they differ (estimates over the events before the first
      * difference; with strict the run returns STSL_RC_SOLVER), 3 the check
      * run failed (no estimate).  verify_message says what differs or why

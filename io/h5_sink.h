@@ -1,4 +1,4 @@
-/* h5_sink.h - the HDF5 result writer (layout in README / docs).
+/* h5_sink.h - the HDF5 result writer (layout in docs/hdf5-layout.md).
  *
  * Writes to "<path>.<pid>-<random>.tmp" (io/safe_output) and renames to
  * `path` in end(), so a crash never leaves a half file under the final

@@ -70,7 +70,7 @@ void stsl_element_initial_state(const stsl_element *e, double *y0);
  * LuGre's bristle force sigma0 z: up to 3 values), from the parameters
  * alone: with an atol derived from rtol (simulation.atol: auto) the solver's
  * absolute tolerance of component i is rtol * scale[i].  The rule and why
- * are at the definition and in README "Numerics". */
+ * are at the definition and in docs/numerics.md. */
 void stsl_element_state_scales(const stsl_element_params *p, double scale[3]);
 /* The absolute tolerance of each state component that a run of `p` with
  * (rtol, atol) uses (atol 0: derived, stsl_hsolver_atol), and the units of

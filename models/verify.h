@@ -6,7 +6,7 @@
  * order and must agree in kind and mode; the largest differences of event
  * times and of the states after events and at the end are the estimated
  * errors of the run, handed to its sink with the statistics (stsl_stats
- * verify, err_*).  A run's error falls with rtol (README "Numerics"), so
+ * verify, err_*).  A run's error falls with rtol (docs/numerics.md), so
  * the check run's is about 100 times smaller and the difference is the
  * run's own error to about 1 %, down to the attainable limit, where the
  * estimate is floored (VERIFY_ROOT_LIMIT). */

@@ -3,8 +3,8 @@
  * `mpirun -n K stickslip-mpi sweep STUDY.yaml ...`.
  *
  * A separate executable rather than MPI inside `stickslip`: loading
- * OpenMPI's libraries would make every plain command start slower (README,
- * "Batch studies on a cluster", has the measurement). */
+ * OpenMPI's libraries would make every plain command start slower
+ * (docs/studies.md has the measurement). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * Tolerances: the runs use rtol 1e-12 unless a test says otherwise; event
  * times are roots located to ~1e-15 s relative, the states carry the
  * integration's global error (a few rtol of their scale over the run,
- * README "Numerics"), so closed forms are asked for to 1e-9 relative
+ * docs/numerics.md), so closed forms are asked for to 1e-9 relative
  * unless a test argues another bound. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -14,7 +14,7 @@
  *
  * Tolerances: runs at rtol 1e-12; the states carry the integration's
  * global error, a few rtol of their scale over a run of a few seconds
- * (README "Numerics"), so closed forms are asked for to 1e-9 relative of
+ * (docs/numerics.md), so closed forms are asked for to 1e-9 relative of
  * the state's scale; event times are roots of the load signal or of a
  * band guard, located by CVODE's root finding to ~1e-14 s (100 ulps of
  * t ~ 3 s), asked for to 1e-12 s. */

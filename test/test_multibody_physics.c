@@ -21,7 +21,7 @@
  * are in test_multibody.c.
  *
  * Tolerances.  Every run uses rtol 1e-10 and the atol derived from it
- * (README "Numerics").  As in test_physics and test_compliant_stop, event
+ * (docs/numerics.md).  As in test_physics and test_compliant_stop, event
  * times are roots of guards located to about 1e-15 s and states carry the
  * integration error of the segments before them (1e-9 relative at most over
  * a few oscillations), so closed forms are checked with weighted RMS < 1 at

@@ -7,7 +7,7 @@
  * result depends on sigma1, RK4's order on a forced problem.
  *
  * Tolerances: event-driven runs use rtol 1e-10 and the atol derived from
- * it (README "Numerics"; before issue 11 a fixed 1e-12); as in
+ * it (docs/numerics.md; before issue 11 a fixed 1e-12); as in
  * test_element, event times and states carry the integration error of the
  * segments before them (1e-9 relative at most over a few oscillations), so
  * the checks ask for weighted RMS < 1 with rtol 1e-8, atol 1e-10 unless a
