@@ -126,6 +126,10 @@ def test_run_of_a_system_gives_its_groups_as_the_file_does(tmp_path):
     assert rename_event_member(tmp_path / "two.h5", "subject", "name") == "name"
     old = ss.read(tmp_path / "two.h5")
     assert list(old.events["subject"]) == r.subjects
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+    import read_result  # the example reader users copy
+
+    assert [e["subject"] for e in read_result.read(str(tmp_path / "two.h5"))["events"]] == r.subjects
     info = subprocess.run([CLI, "info", str(tmp_path / "two.h5")], capture_output=True, text=True)
     assert info.returncode == 0, info.stderr
     assert "stops.0" in info.stdout
