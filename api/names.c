@@ -36,8 +36,7 @@ static const stsl_name NAMES[] = {
     {"mode_after", "-", EV, "mode just after the event"},
     {"v_before", "velocity", EV, "velocity just before the event"},
     {"v_after", "velocity", EV, "velocity just after the event (differs at an impact)"},
-    {"subject", "-", EV, "a system's contact or stop the event is about (CSV, C, Python)"},
-    {"name", "-", EV, "the HDF5 and MAT spelling of subject (a system's /events)"},
+    {"subject", "-", EV, "a system's contact or stop the event is about (its name)"},
     {"index", "-", EV, "a system's event subject as its position in subject_names (-1: none)"},
     /* statistics: /stats and the root's attributes, MAT stats,
      * stsl_result_stat, Result.stats */

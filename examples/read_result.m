@@ -15,7 +15,8 @@ function r = read_result(file)
 %   A system of bodies (r.system true) has no mode: its groups are samples x
 %   members matrices (r.x(:, k) is body r.names.x{k}; contact_mode and
 %   stop_mode int8, their values named by r.value_names), and its events
-%   also have index (-1: none) and name (the contact or stop, '' for none),
+%   also have index (-1: none) and subject (the contact or stop, '' for
+%   none; files of earlier versions call it name, read as subject),
 %   with x, v_before, ... one column per member; r.subject_names lists the
 %   contacts and stops.
 %
@@ -60,15 +61,15 @@ function r = read_mat(file)
       r.subject_names = S.subject_names(:).';
     end
   end
-  r.events = S.events;
+  r.events = subject_field(S.events);
   r.events.kind = S.events.kind(:);
-  if isfield(S.events, 'name')
-    r.events.name = S.events.name(:);
+  if isfield(r.events, 'subject')
+    r.events.subject = r.events.subject(:);
   end
   if isempty(S.events.t)
     r.events.kind = {};
-    if isfield(S.events, 'name')
-      r.events.name = {};
+    if isfield(r.events, 'subject')
+      r.events.subject = {};
     end
   end
   r.stats = S.stats;
@@ -125,8 +126,9 @@ function r = read_h5(file)
         r.events.(k{1}) = ev.(k{1}).';
       end
     end
-    r.events.name = as_cellstr(ev.name);
-    r.events.name = r.events.name(:);
+    r.events = subject_field(r.events);
+    r.events.subject = as_cellstr(r.events.subject);
+    r.events.subject = r.events.subject(:);
     einfo = h5info(file, '/events');
     r.subject_names = {};
     if any(strcmp({einfo.Attributes.Name}, 'subject_names'))
@@ -222,10 +224,18 @@ function print_system(r)
   e = r.events;
   fprintf('events:   %d\n', numel(e.t));
   for i = 1:numel(e.t)
-    subject = e.name{i};
+    subject = e.subject{i};
     if isempty(subject)
       subject = '-';
     end
     fprintf('%14.8f %-14s %s\n', e.t(i), e.kind{i}, subject);
+  end
+end
+
+function ev = subject_field(ev)
+  % Files of earlier versions name the events' subject `name`.
+  if isfield(ev, 'name') && ~isfield(ev, 'subject')
+    ev.subject = ev.name;
+    ev = rmfield(ev, 'name');
   end
 end

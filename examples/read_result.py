@@ -59,8 +59,11 @@ def read(path):
             ev = {name: row[name].tolist() if hasattr(row[name], "tolist") else row[name]
                   for name in row.dtype.names}
             ev["kind"] = row["kind"].rstrip(b"\0").decode("ascii")
-            if "name" in ev:  # a system's: the contact or stop the event is about
-                ev["subject"] = _text(ev.pop("name"))
+            # A system's: the contact or stop the event is about (`name` in
+            # files of earlier versions).
+            for member in ("subject", "name"):
+                if member in ev:
+                    ev["subject"] = _text(ev.pop(member))
             events.append(ev)
         return {
             "complete": int(f.attrs["complete"]) == 1,

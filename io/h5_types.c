@@ -49,8 +49,8 @@ static int member_types(const stsl_h5_event_layout *layout, const stsl_h5_event_
 hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext)
 {
     static const char *const names[EV_MEMBERS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",   "v_before",
-        "v_after", "net_force", "friction",    "index",      "name"};
+        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
+        "v_after", "net_force", "friction",    "index",      "subject"};
     int packed = layout == NULL, n_own = 0;
     hid_t c = -1, types[EV_MEMBERS], own[EV_MEMBERS];
     if (member_types(layout, ext, types, own, &n_own) < 0) goto err;

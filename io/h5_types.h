@@ -60,10 +60,11 @@ hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
  * friction): 0 a float64 (the element's), w > 0 an array of w float64 (the
  * values of a grouped column: h5py reads events x w), -1 left out (a memory
  * type that does not read it); subject: which of the members `index`
- * (int32, STSL_H5_EV_INDEX) and `name` (variable-length UTF-8 string,
- * STSL_H5_EV_NAME) follow (a system's file has both; a reader may take the
- * index alone), at the memory offsets off_index, off_name (a char *; both
- * unused for the file type).  All zero: exactly the element's type. */
+ * (int32, STSL_H5_EV_INDEX) and `subject` (its name, variable-length UTF-8
+ * string, STSL_H5_EV_NAME; earlier files called it `name`) follow (a
+ * system's file has both; a reader may take the index alone), at the
+ * memory offsets off_index, off_name (a char *; both unused for the file
+ * type).  All zero: exactly the element's type. */
 #define STSL_H5_EV_INDEX 1
 #define STSL_H5_EV_NAME  2
 typedef struct stsl_h5_event_ext {

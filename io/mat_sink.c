@@ -304,7 +304,8 @@ static matvar_t *event_values(const stsl_mem_result *r, const stsl_event_value *
     return m;
 }
 
-/* A system's events: `index` (int32, subject - 1, -1 for none) and `name`. */
+/* A system's events: `index` (int32, subject - 1, -1 for none) and `subject`
+ * (its name). */
 static void event_subjects(const stsl_mem_result *r, int32_t *idx, const char **names)
 {
     for (long i = 0; i < r->n_events; i++) {
@@ -318,8 +319,8 @@ static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
 {
     enum { N_FIELDS = 11 };
     static const char *const fields[N_FIELDS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",   "v_before",
-        "v_after", "net_force", "friction",    "index",      "name"};
+        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
+        "v_after", "net_force", "friction",    "index",      "subject"};
     long n = r->n_events;
     size_t sz = (size_t)(n > 0 ? n : 1);
     double *t = malloc(sizeof *t * sz);

@@ -37,11 +37,11 @@ def main(path, n, m):
         e = ev[()]
         assert e.shape == (m,)
         assert e.dtype.names == ("t", "kind", "mode_before", "mode_after", "x", "v_before",
-                                 "v_after", "net_force", "friction", "index", "name"), e.dtype
+                                 "v_after", "net_force", "friction", "index", "subject"), e.dtype
         assert e["x"].shape == (m, 3) and e["friction"].shape == (m, 2), e["x"].shape
         assert e["index"].dtype == np.int32
         assert list(e["index"][:5]) == [-1, 0, 1, 2, -1], e["index"][:5]
-        names = [s.decode() if isinstance(s, bytes) else s for s in e["name"][:5]]
+        names = [s.decode() if isinstance(s, bytes) else s for s in e["subject"][:5]]
         assert names == ["", "bearing", "clutch", "backlash", ""], names
         assert e["kind"][2].decode() == "impact"
         assert np.isnan(e["net_force"]).all()

@@ -87,9 +87,10 @@ def data():
             "contact_mode": cm, "stop_reaction": sr, "stop_mode": sm, "x_base": 0 * t, "v_base": 0 * t}
 
 
-def write(path, complete=True):
+def write(path, complete=True, subject="subject"):
     """Write the system result to `path` (complete = False: marked
-    incomplete, with a message)."""
+    incomplete, with a message; subject = "name": the events' member as
+    earlier versions named it)."""
     bodies, contacts, events = BODIES, CONTACTS, EVENTS
     d = data()
     subjects = contacts + STOPS
@@ -125,7 +126,7 @@ def write(path, complete=True):
             tr[name].attrs.update({"units": "m" if name == "x_base" else "m/s", "long_name": name})
         dt = np.dtype([("t", "<f8"), ("kind", "S16"), ("mode_before", "i1"), ("mode_after", "i1"),
                        ("x", "<f8"), ("v_before", "<f8"), ("v_after", "<f8"), ("net_force", "<f8"),
-                       ("friction", "<f8"), ("index", "<i4"), ("name", h5py.string_dtype())])
+                       ("friction", "<f8"), ("index", "<i4"), (subject, h5py.string_dtype())])
         ev = np.zeros(len(events), dt)
         for i, (t, kind, subj) in enumerate(events):
             ev[i] = (t, kind.encode(), 0, 0, np.nan, np.nan, np.nan, np.nan, np.nan, subj,

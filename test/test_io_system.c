@@ -268,7 +268,7 @@ static hid_t ev_row_type(void)
     H5Tinsert(c, "friction", offsetof(ev_row, friction), ac);
     H5Tinsert(c, "net_force", offsetof(ev_row, net_force), H5T_NATIVE_DOUBLE);
     H5Tinsert(c, "index", offsetof(ev_row, index), H5T_NATIVE_INT32);
-    H5Tinsert(c, "name", offsetof(ev_row, name), vs);
+    H5Tinsert(c, "subject", offsetof(ev_row, name), vs);
     H5Tclose(s);
     H5Tclose(ab);
     H5Tclose(ac);
@@ -757,8 +757,8 @@ static void test_mat_system(void **state)
         assert_true(((const double *)fr->data)[k + N_EVENTS] == value(100000 + k, F0 + 1, 1));
         assert_int_equal(((const int32_t *)idx->data)[k], k % 4 - 1);
     }
-    check_cell_text(field(ev, "name"), 3, "backlash");
-    check_cell_text(field(ev, "name"), 4, "");
+    check_cell_text(field(ev, "subject"), 3, "backlash");
+    check_cell_text(field(ev, "subject"), 4, "");
     Mat_VarFree(ev);
     Mat_Close(mat);
     rm_rf(dir);

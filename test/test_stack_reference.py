@@ -199,7 +199,7 @@ def engine_events(binary, stack, tmp):
         f.write(stack.yaml())
     subprocess.run([binary, "run", "-q", cfg, "-o", res], check=True)
     with h5py.File(res, "r") as f:  # kind and the subject's name per event
-        out = [(float(e["t"]), e["kind"].decode(), int(e["name"].decode().split(".")[1]))
+        out = [(float(e["t"]), e["kind"].decode(), int(e["subject"].decode().split(".")[1]))
                for e in f["events"][()] if e["kind"] != b"ambiguous"]
     return out
 

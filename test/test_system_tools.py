@@ -231,7 +231,7 @@ class Compare(unittest.TestCase):
         import h5py
         with h5py.File(self.ref, "r") as f:
             ev = f["events"][:]
-        names = [n.decode() if isinstance(n, bytes) else n for n in ev["name"]]
+        names = [n.decode() if isinstance(n, bytes) else n for n in ev["subject"]]
         guide = [i for i, n in enumerate(names) if n == "contacts.1"]
         drop = [i for i in guide if ev["kind"][i] == b"breakaway"][-1]
         late = [i for i in guide if ev["kind"][i] == b"stick"][0]

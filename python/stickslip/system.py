@@ -12,7 +12,8 @@ A system's /trajectory holds 2-D datasets (samples x members) with a
 `names` attribute: x, v, a per body; friction, slip_velocity, contact_mode
 per contact; stop_reaction, stop_mode per stop; 1-D x_base, v_base.  It has
 no scalar `mode` (that is how it is told from the element's file), and its
-/events rows carry `index` and `name` of their subject.
+/events rows carry `index` and `subject` (its name; `name` in files of
+earlier versions, read as well).
 
 The MAT result of a system (`stickslip run -o OUT.mat`, the same groups
 as fields of the struct `trajectory`, their members in the struct `names`)
@@ -154,6 +155,12 @@ class SystemResult:
                 f"{self.contacts}, stops {self.stops}, {len(self.events)} events, {state}>")
 
 
+def _subject_member(have):
+    """The events' member with the subject's name: `subject`, or `name` in
+    files written before the names were made one."""
+    return next((k for k in ("subject", "name") if k in have), None)
+
+
 def _events(f, path):
     if "events" not in f:
         raise SystemFileError(f"{path}: missing dataset /events")
@@ -166,8 +173,9 @@ def _events(f, path):
     out["t"] = rows["t"]
     out["kind"] = [bytes(k).rstrip(b"\0").decode("ascii", "replace") for k in rows["kind"]]
     out["index"] = rows["index"] if "index" in have else -1
-    if "name" in have:
-        out["subject"] = [_text(n) for n in rows["name"]]
+    subject = _subject_member(have)
+    if subject:
+        out["subject"] = [_text(n) for n in rows[subject]]
     return out
 
 
@@ -253,7 +261,8 @@ def _read_system_mat(path):
     events["t"] = et
     events["kind"] = _mcell(ev["kind"]) if len(et) else []
     events["index"] = np.asarray(ev["index"]).ravel() if len(et) else []
-    events["subject"] = _mcell(ev["name"]) if len(et) else []
+    subject = _subject_member(ev.dtype.names or ())
+    events["subject"] = _mcell(ev[subject]) if len(et) and subject else []
     st = _mstruct(m, "stats", path)
     stats = {k: np.asarray(st[k]).ravel()[0].item() for k in st.dtype.names}
     return SystemResult(path, t, groups, names, units, {k: "" for k in groups}, vnames, events,

@@ -106,7 +106,7 @@ def test_result_files_use_the_table(files, name):
 def test_mat_files_use_the_table(files):
     import scipy.io
 
-    for name in ("janecek", "stops"):
+    for name in ("janecek", "stops", "system"):
         m = scipy.io.loadmat(f"{files[name]}.mat")
         for which in ("trajectory", "events", "stats"):
             assert unknown(list(m[which].dtype.names), which) == [], (name, which)

@@ -2,6 +2,7 @@
 names of their bodies, contacts and stops, events with their subject.  The
 file is test/system_result.py's, whose contents are known."""
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -36,6 +37,16 @@ def test_read_gives_groups_names_and_subjects(tmp_path):
     assert r.complete and r.stats["events"] == 8
 
 
+def test_read_takes_the_former_member_name(tmp_path):
+    """Files of earlier versions call the events' subject `name`: read as
+    `subject`, the same as the current file's."""
+    now = ss.read(sr.write(str(tmp_path / "now.h5")))
+    old = ss.read(sr.write(str(tmp_path / "old.h5"), subject="name"))
+    subjects = sr.CONTACTS + sr.STOPS
+    assert list(old.events["subject"]) == [subjects[s] for _, _, s in sr.EVENTS]
+    assert old.events.tobytes() == now.events.tobytes()
+
+
 def test_read_names_the_members_it_lacks(tmp_path):
     r = ss.read(sr.write(str(tmp_path / "sys.h5")))
     with pytest.raises(KeyError, match="no member 'gear' \\(members: motor, load\\)"):
@@ -53,6 +64,27 @@ def test_read_refuses_a_group_without_its_names(tmp_path):
     with pytest.raises(ss.InputError) as e:
         ss.read(path)
     assert str(e.value) == f"{path}: /trajectory/v: no attribute 'names' with one name per column (2)"
+
+
+CLI = os.environ.get("STICKSLIP_BIN", "stickslip")
+
+
+def rename_event_member(path, old, new):
+    """Rewrite /events with member `old` called `new` (its attributes kept),
+    as a file of an earlier version has it; the new name back."""
+    import h5py
+
+    with h5py.File(path, "a") as f:
+        rows, attrs = f["events"][()], dict(f["events"].attrs)
+        names = [new if n == old else n for n in rows.dtype.names]
+        formats = [rows.dtype[n] for n in rows.dtype.names]
+        renamed = np.empty(rows.shape, np.dtype({"names": names, "formats": formats}))
+        for a, b in zip(rows.dtype.names, names):
+            renamed[b] = rows[a]
+        del f["events"]
+        f.create_dataset("events", data=renamed, maxshape=(None,))
+        f["events"].attrs.update(attrs)
+        return f["events"].dtype.names[-1]
 
 
 TWO = """bodies: {a: {mass: 1.0}, b: {mass: 2.0}}
@@ -84,5 +116,44 @@ def test_run_of_a_system_gives_its_groups_as_the_file_does(tmp_path):
     assert back.x.tobytes() == x.tobytes() and back.t.tobytes() == r.t.tobytes()
     assert back.friction.tobytes() == r.group("friction").tobytes()
     assert list(back.events["subject"]) == r.subjects
+    # The file's member is `subject`; renamed back to the former `name`,
+    # the file still reads to the same subjects (in Python and with info).
+    import h5py
+
+    with h5py.File(tmp_path / "two.h5", "r") as f:
+        ev = f["events"]
+        assert ev.dtype.names[-2:] == ("index", "subject"), ev.dtype.names
+    assert rename_event_member(tmp_path / "two.h5", "subject", "name") == "name"
+    old = ss.read(tmp_path / "two.h5")
+    assert list(old.events["subject"]) == r.subjects
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+    import read_result  # the example reader users copy
+
+    assert [e["subject"] for e in read_result.read(str(tmp_path / "two.h5"))["events"]] == r.subjects
+    info = subprocess.run([CLI, "info", str(tmp_path / "two.h5")], capture_output=True, text=True)
+    assert info.returncode == 0, info.stderr
+    assert "stops.0" in info.stdout
     with pytest.raises(KeyError, match="position: no such group"):
         r.group("position")
+
+
+def test_mat_file_with_the_former_member_name_reads_the_same(tmp_path):
+    """The MAT result's events field `subject` renamed back to `name` (as
+    earlier versions wrote it) reads to the same subjects."""
+    scipy_io = pytest.importorskip("scipy.io")
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text(TWO)
+    now = tmp_path / "two.mat"
+    subprocess.run([CLI, "run", "-q", str(cfg), "-o", str(now)], check=True)
+    m = scipy_io.loadmat(now)
+    ev = m["events"]
+    assert "subject" in ev.dtype.names and "name" not in ev.dtype.names, ev.dtype.names
+    names = ["name" if n == "subject" else n for n in ev.dtype.names]
+    old = np.empty(ev.shape, dtype=[(n, object) for n in names])
+    for a, b in zip(ev.dtype.names, names):
+        old[b] = ev[a]
+    m["events"] = old
+    scipy_io.savemat(tmp_path / "old.mat", {k: v for k, v in m.items() if not k.startswith("__")})
+    want = list(ss.read(now).events["subject"])
+    assert "stops.0" in want
+    assert list(ss.read(tmp_path / "old.mat").events["subject"]) == want
