@@ -451,6 +451,11 @@ int stsl_sweep_plan_run(const stsl_sweep_plan *sp, long first, long end, int job
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.row_ready, NULL);
     pthread_cond_init(&p.space, NULL);
+    /* A stop already requested claims nothing: checked only by take_rows,
+     * a worker could finish the whole window before this thread first
+     * looks (on a loaded machine), and a study cancelled before it began
+     * would end complete. */
+    p.stop = stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
     int started = 0;
     pthread_mutex_lock(&p.mu);
     for (; started < jobs; started++) {
