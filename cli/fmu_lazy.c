@@ -2,11 +2,10 @@
 #include "cli/fmu_lazy.h"
 
 #include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli/args.h"
 #include "stsl_version.h"
 
 const char *stsl_cli_fmu_file(const char *env, const char *built, char *buf, size_t size)
@@ -14,18 +13,12 @@ const char *stsl_cli_fmu_file(const char *env, const char *built, char *buf, siz
     const char *v = getenv(env);
     if (v && *v) return v;
 #ifdef STSL_FMU_FROM_EXE
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) {
-        *slash = '\0';
-        snprintf(buf, size, "%s/%s", exe, built);
-        return buf;
-    }
-#endif
+    return stsl_cli_beside_exe(built, buf, size);
+#else
     (void)buf;
     (void)size;
     return built;
+#endif
 }
 
 /* The table, checked against this program's build. */
