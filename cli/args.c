@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 static void verror(const stsl_cli_cmd *cmd, const char *fmt, va_list ap)
 {
@@ -47,4 +49,15 @@ int stsl_cli_add_set(const stsl_cli_cmd *cmd, const char **sets, int *n, const c
     if (*n == STSL_CLI_MAX_SETS) return stsl_cli_error(cmd, "too many --set options");
     sets[(*n)++] = kv;
     return 0;
+}
+
+const char *stsl_cli_beside_exe(const char *rel, char *buf, size_t size)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (!slash) return rel;
+    *slash = '\0';
+    snprintf(buf, size, "%s/%s", exe, rel);
+    return buf;
 }

@@ -4,6 +4,8 @@
 #ifndef STSL_CLI_ARGS_H
 #define STSL_CLI_ARGS_H
 
+#include <stddef.h>
+
 #include "solver/status.h"
 
 /* --set options one command takes (the configuration's keys are fewer). */
@@ -27,5 +29,9 @@ int stsl_cli_help(const stsl_cli_cmd *cmd);
 /* --set KEY=VALUE: appended to sets[*n] (room for STSL_CLI_MAX_SETS);
  * 0, or 2 after "too many --set options". */
 int stsl_cli_add_set(const stsl_cli_cmd *cmd, const char **sets, int *n, const char *kv);
+/* `rel` taken relative to the folder of the running executable (into buf),
+ * so that an installed file is found wherever `cmake --install --prefix`
+ * put the installation; `rel` itself when that folder is unknown. */
+const char *stsl_cli_beside_exe(const char *rel, char *buf, size_t size);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/fmu_lazy.h"
+
 int stsl_cli_fmu_candidate(const stsl_fmu_opts *o, const stsl_config *cfg, double h,
                            stsl_candidate *c, stsl_error *err)
 {
@@ -12,11 +14,13 @@ int stsl_cli_fmu_candidate(const stsl_fmu_opts *o, const stsl_config *cfg, doubl
         return stsl_error_set(err, STSL_EINPUT,
                               "--fmu: the reference is a system of bodies; an FMU candidate "
                               "stands for one element");
+    const stsl_fmu_module_api *m = stsl_cli_fmu_module(err);
+    if (!m) return err->code;
     stsl_fmu *f = NULL;
     stsl_fmu_samples s;
-    int rc = stsl_fmu_open(o, &cfg->element, &f, err);
-    if (!rc) rc = stsl_fmu_run_samples(f, cfg->sim.t_end, h, &s, err);
-    stsl_fmu_close(f);
+    int rc = m->open(o, &cfg->element, &f, err);
+    if (!rc) rc = m->run_samples(f, cfg->sim.t_end, h, &s, err);
+    m->close(f);
     if (rc) return rc;
     snprintf(c->path, sizeof c->path, "%s", o->path);
     c->format = STSL_CAND_CSV;

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "cli/args.h"
+#include "cli/fmu_lazy.h"
 #include "cli/fmu_opts.h"
 #include "io/config.h"
 #include "io/config_system.h"
@@ -90,8 +91,9 @@ static const stsl_cli_cmd cmd = {"stickslip converge", usage};
 
 typedef struct conv_args {
     const char *config, *output, *h5, *scheme;
-    stsl_fmu_opts fmu; /* fmu.path: the candidate is an FMU */
-    char label[4200];  /* "fmu PATH": the candidate's name in the table */
+    stsl_fmu_opts fmu;                     /* fmu.path: the candidate is an FMU */
+    const stsl_fmu_module_api *fmu_module; /* loaded for fmu.path */
+    char label[4200];                      /* "fmu PATH": the candidate's name in the table */
     const char *sets[STSL_CLI_MAX_SETS + 2];
     int n_sets;
     double steps[MAX_STEPS];
@@ -777,7 +779,7 @@ static int candidate_run(const conv_args *a, stsl_config *cfg, stsl_fmu *fmu, do
                          stsl_sink *sink, stsl_stats *st, double *wall, stsl_error *err)
 {
     if (fmu) {
-        int rc = stsl_fmu_run(fmu, cfg->sim.t_end, h, sink, st, err);
+        int rc = a->fmu_module->run(fmu, cfg->sim.t_end, h, sink, st, err);
         *wall = st->wall_seconds;
         if (rc == STSL_EMODEL) stsl_error_wrap(err, "at step %g", h);
         return rc;
@@ -841,6 +843,14 @@ static int study(const conv_args *a, stsl_config *cfg, stsl_fmu *fmu, stsl_error
     return rc;
 }
 
+/* The FMU candidate, through the FMU module (loaded here, not at start-up). */
+static int fmu_open(conv_args *a, const stsl_config *cfg, stsl_fmu **fmu, stsl_error *err)
+{
+    a->fmu_module = stsl_cli_fmu_module(err);
+    if (!a->fmu_module) return err->code;
+    return a->fmu_module->open(&a->fmu, &cfg->element, fmu, err);
+}
+
 int stsl_cli_converge(int argc, char **argv)
 {
     conv_args a;
@@ -900,9 +910,9 @@ int stsl_cli_converge(int argc, char **argv)
                                             "--fmu: %s is a system of bodies; an FMU candidate "
                                             "stands for one element",
                                             a.config)
-                           : stsl_fmu_open(&a.fmu, &cfg.element, &fmu, &err);
+                           : fmu_open(&a, &cfg, &fmu, &err);
     if (!rc) rc = study(&a, &cfg, fmu, &err);
-    stsl_fmu_close(fmu);
+    if (fmu) a.fmu_module->close(fmu);
     stsl_config_free(&cfg);
     return rc ? stsl_cli_fail(&cmd, &err) : 0;
 }

@@ -6,7 +6,8 @@
  * layout), binaries/linux64/stickslip_element.so and resources/config.yaml
  * with resources/guid.txt.  The GUID is a hash of the effective
  * configuration: two FMUs of different configurations never share one.
- * The archive is written beside OUT and renamed over it when complete. */
+ * The archive is written beside OUT and renamed over it when complete
+ * (io/fmu/fmu_pack.h, in the FMU module). */
 #include "cli/fmu_export.h"
 
 #include <getopt.h>
@@ -17,9 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zip.h>
-
 #include "cli/args.h"
+#include "cli/fmu_lazy.h"
 #include "io/config.h"
 #include "io/config_system.h"
 #include "io/fmu/fmu_model.h"
@@ -42,13 +42,6 @@ static const char *const usage =
     "  --set KEY=VALUE     override a configuration key (repeatable)\n"
     "  -h, --help          this help\n";
 static const stsl_cli_cmd cmd = {"stickslip fmu", usage};
-
-/* The FMU binary: STICKSLIP_FMU_BINARY, else where the build put it. */
-static const char *binary_path(void)
-{
-    const char *env = getenv("STICKSLIP_FMU_BINARY");
-    return env && *env ? env : STSL_FMU_ELEMENT_SO;
-}
 
 static uint64_t fnv1a(const char *s)
 {
@@ -146,50 +139,23 @@ static char *model_description(const stsl_config *cfg, const stsl_layout *l, con
     return buf;
 }
 
-static int add_buffer(zip_t *z, const char *name, const char *data, size_t len)
-{
-    zip_source_t *s = zip_source_buffer(z, data, len, 0);
-    if (s && zip_file_add(z, name, s, ZIP_FL_OVERWRITE) >= 0) return 0;
-    zip_source_free(s);
-    return -1;
-}
-
+/* The archive through the FMU module (libzip is loaded only here). */
 static int write_fmu(const char *out, const char *md, size_t md_len, const char *yaml,
                      const char *guid, stsl_error *err)
 {
-    const char *so = binary_path();
-    if (access(so, R_OK))
-        return stsl_error_set(err, STSL_EIO,
-                              "the FMU binary %s is missing (set STICKSLIP_FMU_BINARY to "
-                              "stickslip_element.so)",
-                              so);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    int ze = 0;
-    zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &ze);
-    if (!z) return stsl_error_set(err, STSL_EIO, "%s: cannot create it", tmp);
-    zip_source_t *bin = zip_source_file(z, so, 0, -1);
-    int bad = add_buffer(z, "modelDescription.xml", md, md_len) ||
-              add_buffer(z, "resources/config.yaml", yaml, strlen(yaml)) ||
-              add_buffer(z, "resources/guid.txt", guid, strlen(guid)) || !bin ||
-              zip_file_add(z, "binaries/" STSL_FMU_PLATFORM "/" MODEL_ID ".so", bin, 0) < 0;
-    if (bad) {
-        if (bin && zip_get_num_entries(z, 0) < 4) zip_source_free(bin);
-        stsl_error_set(err, STSL_EIO, "%s: %s", tmp, zip_strerror(z));
-        zip_discard(z);
-        return STSL_EIO;
-    }
-    if (zip_close(z)) {
-        stsl_error_set(err, STSL_EIO, "%s: %s", tmp, zip_strerror(z));
-        zip_discard(z);
-        remove(tmp);
-        return STSL_EIO;
-    }
-    if (rename(tmp, out)) {
-        remove(tmp);
-        return stsl_error_set(err, STSL_EIO, "%s: cannot write it", out);
-    }
-    return STSL_OK;
+    const stsl_fmu_module_api *m = stsl_cli_fmu_module(err);
+    if (!m) return err->code;
+    /* The FMU binary: STICKSLIP_FMU_BINARY, else where the build put it. */
+    char so[4200];
+    const stsl_fmu_entry e[] = {
+        {"modelDescription.xml", md, md_len, NULL},
+        {"resources/config.yaml", yaml, strlen(yaml), NULL},
+        {"resources/guid.txt", guid, strlen(guid), NULL},
+        {"binaries/" STSL_FMU_PLATFORM "/" MODEL_ID ".so", NULL, 0,
+         stsl_cli_fmu_file("STICKSLIP_FMU_BINARY", STSL_FMU_ELEMENT_SO, so, sizeof so)},
+    };
+    return m->pack(out, e, (int)(sizeof e / sizeof e[0]),
+                   "set STICKSLIP_FMU_BINARY to stickslip_element.so", err);
 }
 
 /* The FMU is never written over the configuration it is made from. */

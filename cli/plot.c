@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
+
 /* Folder of stickslip_plot.py, set by CMake to the source tree's python/. */
 #ifndef STSL_PYTHON_DIR
 #define STSL_PYTHON_DIR "python"
@@ -24,18 +26,12 @@
 static const char *module_dir(char *buf, size_t size)
 {
 #ifdef STSL_PYTHON_DIR_FROM_EXE
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) {
-        *slash = '\0';
-        snprintf(buf, size, "%s/%s", exe, STSL_PYTHON_DIR);
-        return buf;
-    }
-#endif
+    return stsl_cli_beside_exe(STSL_PYTHON_DIR, buf, size);
+#else
     (void)buf;
     (void)size;
     return STSL_PYTHON_DIR;
+#endif
 }
 
 static const char *env_or(const char *name, const char *fallback)

@@ -57,11 +57,15 @@ set(STSL_INSTALLED_PYTHON_DIR ${CMAKE_INSTALL_DATADIR}/stickslip/python)
 file(RELATIVE_PATH STSL_PYTHON_FROM_BIN /${CMAKE_INSTALL_BINDIR} /${STSL_INSTALLED_PYTHON_DIR})
 file(GLOB STSL_CLI_SOURCES_I CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
 add_executable(stickslip_installed_cli ${STSL_CLI_SOURCES_I})
-target_link_libraries(stickslip_installed_cli PRIVATE stsl_fmu stsl)
-# `stickslip fmu` packs the installed FMU binary.
-install(TARGETS stickslip_element LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/stickslip)
-target_compile_definitions(stickslip_installed_cli PRIVATE
-  STSL_FMU_ELEMENT_SO="${CMAKE_INSTALL_FULL_LIBDIR}/stickslip/stickslip_element.so")
+target_link_libraries(stickslip_installed_cli PRIVATE stsl ${CMAKE_DL_LIBS})
+# `stickslip fmu` packs the installed FMU binary; the FMU commands load the
+# installed FMU module.
+install(TARGETS stickslip_element stickslip_fmu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/stickslip)
+# Both are looked up relative to the executable, as the plotting module is.
+file(RELATIVE_PATH STSL_FMU_FROM_BIN /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR}/stickslip)
+target_compile_definitions(stickslip_installed_cli PRIVATE STSL_FMU_FROM_EXE
+  STSL_FMU_ELEMENT_SO="${STSL_FMU_FROM_BIN}/stickslip_element.so"
+  STSL_FMU_MODULE_SO="${STSL_FMU_FROM_BIN}/stickslip_fmu.so")
 target_compile_definitions(stickslip_installed_cli PRIVATE
   STSL_PYTHON_DIR="${STSL_PYTHON_FROM_BIN}" STSL_PYTHON_DIR_FROM_EXE)
 set_target_properties(stickslip_installed_cli PROPERTIES OUTPUT_NAME stickslip

@@ -41,3 +41,7 @@ if(TARGET test_fmu)
   add_dependencies(test_fmu test_fmus)
   target_compile_definitions(test_fmu PRIVATE STSL_TEST_FMU_DIR="${STSL_TEST_FMU_DIR}")
 endif()
+# test_fmu_lazy: a shared object that is not the FMU module.
+if(TARGET test_fmu_lazy)
+  target_compile_definitions(test_fmu_lazy PRIVATE STSL_FMU_ELEMENT_SO="$<TARGET_FILE:stickslip_element>")
+endif()
