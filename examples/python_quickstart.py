@@ -45,7 +45,7 @@ dyn, amp = np.meshgrid(np.linspace(10, 25, 10), np.linspace(0.02, 0.08, 10))
 s = ss.sweep(cfg, vary={"friction.dynamic": dyn.ravel(),
                         "inputs.base_motion.amplitude": amp.ravel()}, jobs=2)
 sticks = s.summary["events_stick"].reshape(dyn.shape)
-print(f"sweep: {len(s)} variants, {np.count_nonzero(s.summary['complete'])} complete, "
+print(f"sweep: {len(s)} variants, {np.count_nonzero(s.summary['status'] == 0)} complete, "
       f"sticks from {sticks.min()} to {sticks.max()}")
 
 fig, ax = plt.subplots(figsize=(6, 5))

@@ -32,7 +32,7 @@ class InProcess:
         t0 = time.process_time()
         r = ss.run(self.cfg)
         cpu = time.process_time() - t0
-        events = [(str(e['kind']), float(e['t']), float(e['x_after'])) for e in r.events]
+        events = [(str(e['kind']), float(e['t']), float(e['x'])) for e in r.events]
         return cpu, events, (float(r.x[-1]), float(r.v[-1]))
 
 
