@@ -42,6 +42,7 @@ try:  # reported by main() as a clear one-line error, not a traceback
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     from matplotlib.collections import PolyCollection
@@ -1041,10 +1042,31 @@ def _key_label(s, key):
     return _label(key, u)
 
 
+def _column_label(s, z):
+    """A summary column with its unit; a count or a ratio (the file gives no
+    unit) reads `[-]`, as a dimensionless key does, so that no axis of a map
+    is left without one."""
+    return _label(z, s["units"].get(z, "") or "-")
+
+
+# At most this many ticks on a count's colour bar: the 22 integers of a
+# narrow range, one tick each, ran into each other at the default size.
+COUNT_TICKS = 11
+
+
+def count_ticks(lo, hi):
+    """Integer ticks within [lo, hi] at a round spacing (1, 2, 5, 10, 20,
+    ...), at most COUNT_TICKS of them."""
+    loc = matplotlib.ticker.MaxNLocator(nbins=COUNT_TICKS - 1, integer=True, steps=[1, 2, 5, 10])
+    t = loc.tick_values(lo, hi)
+    return t[(t >= lo) & (t <= hi)]
+
+
 def _color_args(s, z, v):
     """cmap/norm keywords and colour-bar ticks for column z: a count gets one
-    colour per integer (boundaries at the half-integers, ticks on the
-    integers; a wide range takes an odd step so the ticks stay integers)."""
+    colour per integer (boundaries at the half-integers; a wide range takes
+    an odd step, bins centred on integers) and round integer ticks
+    (count_ticks)."""
     finite = v[np.isfinite(v)]
     if z not in s.get("integer", ()) or finite.size == 0:
         return {"cmap": "viridis"}, None
@@ -1053,9 +1075,8 @@ def _color_args(s, z, v):
     bounds = np.arange(lo - 0.5 * step, hi + step, step)
     if bounds.size < 2:
         bounds = np.array([lo - 0.5, lo + 0.5])
-    ticks = (bounds[:-1] + bounds[1:]) / 2
     cmap = plt.get_cmap("viridis", bounds.size - 1)
-    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, ticks
+    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, count_ticks(lo, hi)
 
 
 def is_study(path):
@@ -1104,7 +1125,7 @@ def _line(ax, s, key, z):
     base = np.nanmin(v[~failed]) if (~failed).any() and np.isfinite(v[~failed]).any() else 0.0
     _mark_failed(ax, x, np.full(x.shape, base), failed)
     ax.set_xlabel(_key_label(s, key))
-    ax.set_ylabel(_label(z, s["units"].get(z, "")))
+    ax.set_ylabel(_column_label(s, z))
     _log_if_wide(ax, "x", x)
     ax.grid(True, alpha=0.3)
 
@@ -1131,7 +1152,7 @@ def _heat(fig, ax, s, kx, ky, z):
     else:  # a sample: one coloured point per variant
         kw, ticks = _color_args(s, z, v[~failed])
         m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, **kw)
-    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")), ticks=ticks)
+    fig.colorbar(m, ax=ax, label=_column_label(s, z), ticks=ticks)
     _mark_failed(ax, x, y, failed)
     ax.set_xlabel(_key_label(s, kx))
     ax.set_ylabel(_key_label(s, ky))
@@ -1160,7 +1181,7 @@ def _matrix(fig, s, keys, z):
             else:
                 ax.axis("off")
     if m is not None:
-        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")), ticks=ticks)
+        fig.colorbar(m, ax=axes, label=_column_label(s, z), ticks=ticks)
 
 
 def study_figure(s, path, x=None, y=None, z=None):
