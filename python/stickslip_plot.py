@@ -617,6 +617,16 @@ def _single_figure(res, what, sel, evs, t0, t1):
     return _decorate(fig, res, handles, sel, t0, t1)
 
 
+def _legend_columns(handles, width):
+    """Columns of the legend below the panels: 5 on a wide figure, 3 on a
+    narrow one, fewer when the longest label would push the legend past
+    the figure's edges (a column: the handle and gap, 0.55 in, and about
+    0.085 in a character at the legend's size)."""
+    longest = max((len(h.get_label()) for h in handles), default=0)
+    fit = int((width - 0.3) // (0.55 + 0.085 * longest))
+    return max(1, min(5 if width >= 10 else 3, fit))
+
+
 def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
     """The title (events, window, page, INCOMPLETE), the margins (right_in
     inches on the right) and one legend of `handles` below the panels."""
@@ -635,7 +645,7 @@ def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
     fig.suptitle(title, color="black" if res["complete"] else "#b2182b", fontsize="large")
     # Margins in inches, so that small and large figures keep the same look.
     width, height = fig.get_size_inches()
-    ncol = 5 if width >= 10 else 3
+    ncol = _legend_columns(handles, width)
     rows = math.ceil(len(handles) / ncol)
     # Below the title: room for the first panel's own title (0.3 in).
     top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.35
@@ -710,6 +720,21 @@ def _ends(cfg, section, i):
     return [e["body"]] if "body" in e else list(e.get("between", [])) or None
 
 
+def member_label(res, section, name):
+    """A contact's or stop's name in legends: its `name:`, or else its key
+    path with the two ends it joins, `contacts.0 (b01/base)`: a chain's
+    legend of twelve `contacts.N` did not say which block each shades."""
+    r = res["system"]
+    members = r.contacts if section == "contacts" else r.stops
+    i = members.index(name) if name in members else -1
+    if name != f"{section}.{i}":
+        return name
+    items = _parse_config(res.get("config", "")).get(section)
+    e = items[i] if isinstance(items, list) and i < len(items) and isinstance(items[i], dict) else {}
+    ends = [e["body"], "base"] if "body" in e else list(e.get("between", []))
+    return f"{name} ({'/'.join(str(x) for x in ends)})" if len(ends) == 2 else name
+
+
 def _acts_on(res, subject_index):
     """Bodies a subject (contacts, then stops) acts on; every body when
     the configuration does not say."""
@@ -762,7 +787,8 @@ def _shade_contacts(ax, res, body, sel, used, page):
             continue
         rects = [[(a, 0), (a, 1), (b, 1), (b, 0)] for a, b in runs]
         coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=_contact_color(page, name),
-                              alpha=SHADE_ALPHA, linewidths=0, zorder=0, label=f"stuck: {name}")
+                              alpha=SHADE_ALPHA, linewidths=0, zorder=0,
+                              label=f"stuck: {member_label(res, 'contacts', name)}")
         ax.add_collection(coll, autolim=False)
         used.add(("stuck", name))
 
@@ -839,11 +865,12 @@ def _system_forces_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names:
         _curves(ax, page["contacts"], lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
-                lambda n: f"friction {n}", _contact_line_color(page))
+                lambda n: f"friction {member_label(res, 'contacts', n)}", _contact_line_color(page))
     for name in page["stops"]:
         if name in r.names.get("stop_reaction", []):
             ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--",
-                    label=f"stop reaction {name}", color=LINE_COLORS["stop_reaction"])
+                    label=f"stop reaction {member_label(res, 'stops', name)}",
+                    color=LINE_COLORS["stop_reaction"])
     ax.set_xlim(r.t[sel][0], r.t[sel][-1])
     return _finish(ax, _label("time", r.units["t"]), _label("force", r.units.get("friction", "")),
                    "forces per contact and stop")
@@ -853,7 +880,8 @@ def _system_loop_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names and "slip_velocity" in r.names:
         _curves(ax, page["contacts"], lambda n: r.column("slip_velocity", n)[sel],
-                lambda n: r.column("friction", n)[sel], str, _contact_line_color(page))
+                lambda n: r.column("friction", n)[sel], lambda n: member_label(res, "contacts", n),
+                _contact_line_color(page))
     ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
     return _finish(ax, _label("slip velocity", r.units.get("slip_velocity", "")),
                    _label("friction", r.units.get("friction", "")), "friction against slip velocity")
@@ -893,7 +921,8 @@ def _system_figures(res, what, sel, evs):
             size = (10, max(4.5, 1.9 * n + 2.4)) if what == "time" else SIZES[what]
             fig = plt.figure(figsize=size)
             SYSTEM_PANELS[what](fig, fig.add_gridspec(1, 1)[0], res, sel, evs, used, page)
-        handles = [Patch(facecolor=_contact_color(page, name), alpha=SHADE_ALPHA, label=f"stuck: {name}")
+        handles = [Patch(facecolor=_contact_color(page, name), alpha=SHADE_ALPHA,
+                         label=f"stuck: {member_label(res, 'contacts', name)}")
                    for name in page["contacts"] if ("stuck", name) in used]
         for kind, (marker, color) in EVENT_STYLE.items():
             if kind in used:
