@@ -720,6 +720,20 @@ def _ends(cfg, section, i):
     return [e["body"]] if "body" in e else list(e.get("between", [])) or None
 
 
+def _entry(config, section, i):
+    """Entry i of a configuration's contacts or stops ({} when unknown)."""
+    items = _parse_config(config).get(section)
+    ok = isinstance(items, list) and 0 <= i < len(items) and isinstance(items[i], dict)
+    return items[i] if ok else {}
+
+
+def _joins(e):
+    """The two ends a contact or stop entry joins, 'b01/base' (`body: A` is
+    A against the base), or "" when the entry does not say."""
+    ends = [e["body"], "base"] if "body" in e else list(e.get("between", []))
+    return "/".join(str(x) for x in ends) if len(ends) == 2 else ""
+
+
 def member_label(res, section, name):
     """A contact's or stop's name in legends: its `name:`, or else its key
     path with the two ends it joins, `contacts.0 (b01/base)`: a chain's
@@ -729,10 +743,8 @@ def member_label(res, section, name):
     i = members.index(name) if name in members else -1
     if name != f"{section}.{i}":
         return name
-    items = _parse_config(res.get("config", "")).get(section)
-    e = items[i] if isinstance(items, list) and i < len(items) and isinstance(items[i], dict) else {}
-    ends = [e["body"], "base"] if "body" in e else list(e.get("between", []))
-    return f"{name} ({'/'.join(str(x) for x in ends)})" if len(ends) == 2 else name
+    ends = _joins(_entry(res.get("config", ""), section, i))
+    return f"{name} ({ends})" if ends else name
 
 
 def _acts_on(res, subject_index):
@@ -1022,7 +1034,7 @@ def load_study(path):
         key_units = {k: _attr_str(st["parameters"][k], "units", None) for k in keys}
         key_units = {k: (u if u not in (None, "None") else parameter_units(k, domain)) for k, u in key_units.items()}
         return {"keys": keys, "params": params, "columns": cols, "units": units, "integer": integer,
-                "key_units": key_units, "domain": domain,
+                "key_units": key_units, "domain": domain, "base_config": base,
                 "status": np.asarray(st["summary"]["status"][:n]), "n_done": n,
                 "n_runs": int(st.attrs["n_runs"]), "complete": int(st.attrs["complete"]) == 1}
 
@@ -1067,7 +1079,15 @@ def parameter_units(key, domain="translational"):
 
 
 def _key_label(s, key):
+    """A varied key with its unit; a key of a system's contact or stop also
+    names it, by its `name:` or the ends it joins: `contacts.5.static
+    (b06/base) [N]` (keys address contacts and stops by index only)."""
     u = s.get("key_units", {}).get(key, "")
+    m = re.match(r"^(contacts|stops)\.(\d+)\.", key)
+    if m:
+        e = _entry(s.get("base_config", ""), m.group(1), int(m.group(2)))
+        who = str(e["name"]) if "name" in e else _joins(e)
+        key = f"{key} ({who})" if who else key
     return _label(key, u)
 
 

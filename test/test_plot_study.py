@@ -124,6 +124,27 @@ def main():
         fig = sp.study_figure(sp.load_study(three), three, z="stuck_fraction")
         assert len([a for a in fig.axes if a.axison]) == 3 + 3 + 1, fig.axes  # 3 diag, 3 below, colorbar
 
+        # A system's keys address contacts and stops by index: the axes
+        # name each, by its `name:` or the two ends it joins.
+        sysyaml = os.path.join(d, "pair.yaml")
+        with open(sysyaml, "w") as f:
+            f.write("bodies: {a: {mass: 1.0}, b: {mass: 2.0}}\n"
+                    "contacts:\n"
+                    "  - {body: a, law: coulomb, dynamic: 1.0}\n"
+                    "  - {name: grip, between: [a, b], law: coulomb, dynamic: 2.0}\n"
+                    "inputs: {forces: {a: {type: constant, value: 5.0}}}\n"
+                    "simulation: {t_end: 0.1}\n")
+        pair = os.path.join(d, "pair_study.yaml")
+        with open(pair, "w") as f:
+            f.write(f"base: {sysyaml}\nvary:\n  contacts.0.dynamic: {{values: [0.5, 1]}}\n"
+                    "  contacts.1.dynamic: {values: [2, 3]}\n")
+        pair_h5 = os.path.join(d, "pair.h5")
+        subprocess.run([BIN, "sweep", pair, "-o", pair_h5, "-q", "-j", "1"], check=True)
+        ax = sp.study_figure(sp.load_study(pair_h5), pair_h5, z="steps").axes[0]
+        assert (ax.get_xlabel(), ax.get_ylabel()) == ("contacts.0.dynamic (a/base) [N]",
+                                                      "contacts.1.dynamic (grip) [N]"), \
+            (ax.get_xlabel(), ax.get_ylabel())
+
         png = os.path.join(d, "map.png")
         p = plot(two, "--z", "dissipated_energy", "-o", png)
         assert p.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", p.stderr
