@@ -42,6 +42,7 @@ try:  # reported by main() as a clear one-line error, not a traceback
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     from matplotlib.collections import PolyCollection
@@ -616,6 +617,16 @@ def _single_figure(res, what, sel, evs, t0, t1):
     return _decorate(fig, res, handles, sel, t0, t1)
 
 
+def _legend_columns(handles, width):
+    """Columns of the legend below the panels: 5 on a wide figure, 3 on a
+    narrow one, fewer when the longest label would push the legend past
+    the figure's edges (a column: the handle and gap, 0.55 in, and about
+    0.085 in a character at the legend's size)."""
+    longest = max((len(h.get_label()) for h in handles), default=0)
+    fit = int((width - 0.3) // (0.55 + 0.085 * longest))
+    return max(1, min(5 if width >= 10 else 3, fit))
+
+
 def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
     """The title (events, window, page, INCOMPLETE), the margins (right_in
     inches on the right) and one legend of `handles` below the panels."""
@@ -634,7 +645,7 @@ def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
     fig.suptitle(title, color="black" if res["complete"] else "#b2182b", fontsize="large")
     # Margins in inches, so that small and large figures keep the same look.
     width, height = fig.get_size_inches()
-    ncol = 5 if width >= 10 else 3
+    ncol = _legend_columns(handles, width)
     rows = math.ceil(len(handles) / ncol)
     # Below the title: room for the first panel's own title (0.3 in).
     top_in = 0.25 + 0.28 * (title.count("\n") + 1) + 0.35
@@ -709,6 +720,33 @@ def _ends(cfg, section, i):
     return [e["body"]] if "body" in e else list(e.get("between", [])) or None
 
 
+def _entry(config, section, i):
+    """Entry i of a configuration's contacts or stops ({} when unknown)."""
+    items = _parse_config(config).get(section)
+    ok = isinstance(items, list) and 0 <= i < len(items) and isinstance(items[i], dict)
+    return items[i] if ok else {}
+
+
+def _joins(e):
+    """The two ends a contact or stop entry joins, 'b01/base' (`body: A` is
+    A against the base), or "" when the entry does not say."""
+    ends = [e["body"], "base"] if "body" in e else list(e.get("between", []))
+    return "/".join(str(x) for x in ends) if len(ends) == 2 else ""
+
+
+def member_label(res, section, name):
+    """A contact's or stop's name in legends: its `name:`, or else its key
+    path with the two ends it joins, `contacts.0 (b01/base)`: a chain's
+    legend of twelve `contacts.N` did not say which block each shades."""
+    r = res["system"]
+    members = r.contacts if section == "contacts" else r.stops
+    i = members.index(name) if name in members else -1
+    if name != f"{section}.{i}":
+        return name
+    ends = _joins(_entry(res.get("config", ""), section, i))
+    return f"{name} ({ends})" if ends else name
+
+
 def _acts_on(res, subject_index):
     """Bodies a subject (contacts, then stops) acts on; every body when
     the configuration does not say."""
@@ -761,7 +799,8 @@ def _shade_contacts(ax, res, body, sel, used, page):
             continue
         rects = [[(a, 0), (a, 1), (b, 1), (b, 0)] for a, b in runs]
         coll = PolyCollection(rects, transform=ax.get_xaxis_transform(), facecolors=_contact_color(page, name),
-                              alpha=SHADE_ALPHA, linewidths=0, zorder=0, label=f"stuck: {name}")
+                              alpha=SHADE_ALPHA, linewidths=0, zorder=0,
+                              label=f"stuck: {member_label(res, 'contacts', name)}")
         ax.add_collection(coll, autolim=False)
         used.add(("stuck", name))
 
@@ -838,11 +877,12 @@ def _system_forces_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names:
         _curves(ax, page["contacts"], lambda n: r.t[sel], lambda n: r.column("friction", n)[sel],
-                lambda n: f"friction {n}", _contact_line_color(page))
+                lambda n: f"friction {member_label(res, 'contacts', n)}", _contact_line_color(page))
     for name in page["stops"]:
         if name in r.names.get("stop_reaction", []):
             ax.plot(r.t[sel], r.column("stop_reaction", name)[sel], lw=1.0, ls="--",
-                    label=f"stop reaction {name}", color=LINE_COLORS["stop_reaction"])
+                    label=f"stop reaction {member_label(res, 'stops', name)}",
+                    color=LINE_COLORS["stop_reaction"])
     ax.set_xlim(r.t[sel][0], r.t[sel][-1])
     return _finish(ax, _label("time", r.units["t"]), _label("force", r.units.get("friction", "")),
                    "forces per contact and stop")
@@ -852,7 +892,8 @@ def _system_loop_axes(fig, spec, res, sel, evs, used, page):
     r, ax = res["system"], fig.add_subplot(spec)
     if "friction" in r.names and "slip_velocity" in r.names:
         _curves(ax, page["contacts"], lambda n: r.column("slip_velocity", n)[sel],
-                lambda n: r.column("friction", n)[sel], str, _contact_line_color(page))
+                lambda n: r.column("friction", n)[sel], lambda n: member_label(res, "contacts", n),
+                _contact_line_color(page))
     ax.axvline(0.0, color="#525252", lw=0.6, zorder=0.8)
     return _finish(ax, _label("slip velocity", r.units.get("slip_velocity", "")),
                    _label("friction", r.units.get("friction", "")), "friction against slip velocity")
@@ -892,7 +933,8 @@ def _system_figures(res, what, sel, evs):
             size = (10, max(4.5, 1.9 * n + 2.4)) if what == "time" else SIZES[what]
             fig = plt.figure(figsize=size)
             SYSTEM_PANELS[what](fig, fig.add_gridspec(1, 1)[0], res, sel, evs, used, page)
-        handles = [Patch(facecolor=_contact_color(page, name), alpha=SHADE_ALPHA, label=f"stuck: {name}")
+        handles = [Patch(facecolor=_contact_color(page, name), alpha=SHADE_ALPHA,
+                         label=f"stuck: {member_label(res, 'contacts', name)}")
                    for name in page["contacts"] if ("stuck", name) in used]
         for kind, (marker, color) in EVENT_STYLE.items():
             if kind in used:
@@ -992,7 +1034,7 @@ def load_study(path):
         key_units = {k: _attr_str(st["parameters"][k], "units", None) for k in keys}
         key_units = {k: (u if u not in (None, "None") else parameter_units(k, domain)) for k, u in key_units.items()}
         return {"keys": keys, "params": params, "columns": cols, "units": units, "integer": integer,
-                "key_units": key_units, "domain": domain,
+                "key_units": key_units, "domain": domain, "base_config": base,
                 "status": np.asarray(st["summary"]["status"][:n]), "n_done": n,
                 "n_runs": int(st.attrs["n_runs"]), "complete": int(st.attrs["complete"]) == 1}
 
@@ -1037,14 +1079,43 @@ def parameter_units(key, domain="translational"):
 
 
 def _key_label(s, key):
+    """A varied key with its unit; a key of a system's contact or stop also
+    names it, by its `name:` or the ends it joins: `contacts.5.static
+    (b06/base) [N]` (keys address contacts and stops by index only)."""
     u = s.get("key_units", {}).get(key, "")
+    m = re.match(r"^(contacts|stops)\.(\d+)\.", key)
+    if m:
+        e = _entry(s.get("base_config", ""), m.group(1), int(m.group(2)))
+        who = str(e["name"]) if "name" in e else _joins(e)
+        key = f"{key} ({who})" if who else key
     return _label(key, u)
+
+
+def _column_label(s, z):
+    """A summary column with its unit; a count or a ratio (the file gives no
+    unit) reads `[-]`, as a dimensionless key does, so that no axis of a map
+    is left without one."""
+    return _label(z, s["units"].get(z, "") or "-")
+
+
+# At most this many ticks on a count's colour bar: the 22 integers of a
+# narrow range, one tick each, ran into each other at the default size.
+COUNT_TICKS = 11
+
+
+def count_ticks(lo, hi):
+    """Integer ticks within [lo, hi] at a round spacing (1, 2, 5, 10, 20,
+    ...), at most COUNT_TICKS of them."""
+    loc = matplotlib.ticker.MaxNLocator(nbins=COUNT_TICKS - 1, integer=True, steps=[1, 2, 5, 10])
+    t = loc.tick_values(lo, hi)
+    return t[(t >= lo) & (t <= hi)]
 
 
 def _color_args(s, z, v):
     """cmap/norm keywords and colour-bar ticks for column z: a count gets one
-    colour per integer (boundaries at the half-integers, ticks on the
-    integers; a wide range takes an odd step so the ticks stay integers)."""
+    colour per integer (boundaries at the half-integers; a wide range takes
+    an odd step, bins centred on integers) and round integer ticks
+    (count_ticks)."""
     finite = v[np.isfinite(v)]
     if z not in s.get("integer", ()) or finite.size == 0:
         return {"cmap": "viridis"}, None
@@ -1053,9 +1124,8 @@ def _color_args(s, z, v):
     bounds = np.arange(lo - 0.5 * step, hi + step, step)
     if bounds.size < 2:
         bounds = np.array([lo - 0.5, lo + 0.5])
-    ticks = (bounds[:-1] + bounds[1:]) / 2
     cmap = plt.get_cmap("viridis", bounds.size - 1)
-    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, ticks
+    return {"cmap": cmap, "norm": matplotlib.colors.BoundaryNorm(bounds, cmap.N)}, count_ticks(lo, hi)
 
 
 def is_study(path):
@@ -1104,7 +1174,7 @@ def _line(ax, s, key, z):
     base = np.nanmin(v[~failed]) if (~failed).any() and np.isfinite(v[~failed]).any() else 0.0
     _mark_failed(ax, x, np.full(x.shape, base), failed)
     ax.set_xlabel(_key_label(s, key))
-    ax.set_ylabel(_label(z, s["units"].get(z, "")))
+    ax.set_ylabel(_column_label(s, z))
     _log_if_wide(ax, "x", x)
     ax.grid(True, alpha=0.3)
 
@@ -1131,7 +1201,7 @@ def _heat(fig, ax, s, kx, ky, z):
     else:  # a sample: one coloured point per variant
         kw, ticks = _color_args(s, z, v[~failed])
         m = ax.scatter(x[~failed], y[~failed], c=v[~failed], s=18, **kw)
-    fig.colorbar(m, ax=ax, label=_label(z, s["units"].get(z, "")), ticks=ticks)
+    fig.colorbar(m, ax=ax, label=_column_label(s, z), ticks=ticks)
     _mark_failed(ax, x, y, failed)
     ax.set_xlabel(_key_label(s, kx))
     ax.set_ylabel(_key_label(s, ky))
@@ -1160,7 +1230,7 @@ def _matrix(fig, s, keys, z):
             else:
                 ax.axis("off")
     if m is not None:
-        fig.colorbar(m, ax=axes, label=_label(z, s["units"].get(z, "")), ticks=ticks)
+        fig.colorbar(m, ax=axes, label=_column_label(s, z), ticks=ticks)
 
 
 def study_figure(s, path, x=None, y=None, z=None):

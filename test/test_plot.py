@@ -388,6 +388,20 @@ class SystemPages(ImageChecks):
                     self.assertEqual(len({ln.get_color() for ln in phase.get_lines()[:6]}), 6)
                 plt.close(fig)
 
+    def test_legend_names_each_contact_and_fits(self):
+        # The chain's contacts have no name: each is its key path with the
+        # block it holds against the base (contacts.0 is b01's), and with
+        # these longer labels the legend still lies inside the figure.
+        for k, fig in enumerate(sp.figures(self.res, "time")):
+            labels = [t.get_text() for t in fig.legends[0].get_texts()]
+            stuck = [f"stuck: contacts.{i} (b{i + 1:02d}/base)" for i in range(6 * k, 6 * k + 6)]
+            self.assertEqual([lb for lb in labels if lb.startswith("stuck: ")], stuck)
+            fig.canvas.draw()
+            box = fig.legends[0].get_window_extent()
+            self.assertGreaterEqual(box.x0, 0)
+            self.assertLessEqual(box.x1, fig.bbox.width)
+            plt.close(fig)
+
     def test_shading_only_where_stuck(self):
         # b01's contact (contacts.0) is stuck from 0 until the avalanche's
         # breakaway and again after its stick: the shaded spans are the
@@ -395,7 +409,7 @@ class SystemPages(ImageChecks):
         fig = sp.figures(self.res, "time")[0]
         b01 = self.panels(fig)["b01"]
         spans = [(float(p.vertices[0, 0]), float(p.vertices[2, 0])) for c in b01.collections
-                 if c.get_label() == "stuck: contacts.0" for p in c.get_paths()]
+                 if c.get_label() == "stuck: contacts.0 (b01/base)" for p in c.get_paths()]
         self.assertEqual(spans, self.res["system"].stuck_intervals("contacts.0"))
         self.assertGreaterEqual(len(spans), 2)
         plt.close(fig)

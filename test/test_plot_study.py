@@ -83,12 +83,38 @@ def main():
         mesh = fig.axes[0].collections[0]
         assert list(mesh.norm.boundaries) == [2.5, 3.5, 4.5, 5.5, 6.5], mesh.norm.boundaries
         assert list(mesh.colorbar.get_ticks()) == [3, 4, 5, 6], mesh.colorbar.get_ticks()
-        # A wide count (steps, hundreds apart) takes an odd step: ticks still integers.
+        # A count has no unit in the file: its colour bar reads [-], as a
+        # dimensionless key does.
+        assert mesh.colorbar.ax.get_ylabel() == "events_reversal [-]", mesh.colorbar.ax.get_ylabel()
+        # A wide count (steps, hundreds apart) takes an odd step: ticks still
+        # integers, round, inside the range and never more than COUNT_TICKS.
         assert steps.max() - steps.min() > 24, steps
         mesh = sp.study_figure(s, two, z="steps").axes[0].collections[0]
         ticks = mesh.colorbar.get_ticks()
-        assert len(ticks) > 2 and all(float(t).is_integer() for t in ticks), ticks
-        assert ticks[0] <= steps.min() and ticks[-1] >= steps.max() - (ticks[1] - ticks[0]) / 2, (ticks, steps)
+        assert 2 <= len(ticks) <= sp.COUNT_TICKS and all(float(t).is_integer() for t in ticks), ticks
+        assert steps.min() <= ticks[0] and ticks[-1] <= steps.max(), (ticks, steps)
+        # The ticks of a count's colour bar against hand-counted ones: a
+        # narrow range gets every integer up to COUNT_TICKS of them, a wider
+        # one the multiples of 2, 5, 10, ... that keep them at most that
+        # many (22 integers 0 .. 21: 0, 5, ..., 20 and not one tick each).
+        def ticks_of(lo, hi):
+            return [int(t) for t in sp.count_ticks(lo, hi)]
+        assert ticks_of(3, 6) == [3, 4, 5, 6]
+        assert ticks_of(0, 10) == list(range(11))
+        assert ticks_of(0, 21) == [0, 5, 10, 15, 20], ticks_of(0, 21)
+        assert ticks_of(1, 12) == [2, 4, 6, 8, 10, 12], ticks_of(1, 12)
+        assert ticks_of(7, 7) == [7]
+        assert ticks_of(310, 544) == [350, 400, 450, 500], ticks_of(310, 544)
+        # ... while the colours stay one per integer: 22 bins for 0 .. 21.
+        fake = {"integer": {"n"}}
+        kw, t = sp._color_args(fake, "n", np.arange(22.0))
+        assert list(kw["norm"].boundaries) == [i - 0.5 for i in range(23)], kw["norm"].boundaries
+        assert [int(x) for x in t] == [0, 5, 10, 15, 20], t
+        # A ratio without a unit is [-] on a line's y axis too; a column with
+        # a unit keeps it.
+        fig = sp.study_figure(s, two, x="element.mass", z="stuck_fraction")
+        assert fig.axes[0].get_ylabel() == "stuck_fraction [-]", fig.axes[0].get_ylabel()
+        assert sp._column_label(s, "t_reached") == "t_reached [s]"
         # A float column keeps a continuous colour bar.
         fig = sp.study_figure(s, two, z="dissipated_energy")
         assert not hasattr(fig.axes[0].collections[0].norm, "boundaries")
@@ -97,6 +123,27 @@ def main():
                                    ("element.spring.stiffness", "[50, 100]")])
         fig = sp.study_figure(sp.load_study(three), three, z="stuck_fraction")
         assert len([a for a in fig.axes if a.axison]) == 3 + 3 + 1, fig.axes  # 3 diag, 3 below, colorbar
+
+        # A system's keys address contacts and stops by index: the axes
+        # name each, by its `name:` or the two ends it joins.
+        sysyaml = os.path.join(d, "pair.yaml")
+        with open(sysyaml, "w") as f:
+            f.write("bodies: {a: {mass: 1.0}, b: {mass: 2.0}}\n"
+                    "contacts:\n"
+                    "  - {body: a, law: coulomb, dynamic: 1.0}\n"
+                    "  - {name: grip, between: [a, b], law: coulomb, dynamic: 2.0}\n"
+                    "inputs: {forces: {a: {type: constant, value: 5.0}}}\n"
+                    "simulation: {t_end: 0.1}\n")
+        pair = os.path.join(d, "pair_study.yaml")
+        with open(pair, "w") as f:
+            f.write(f"base: {sysyaml}\nvary:\n  contacts.0.dynamic: {{values: [0.5, 1]}}\n"
+                    "  contacts.1.dynamic: {values: [2, 3]}\n")
+        pair_h5 = os.path.join(d, "pair.h5")
+        subprocess.run([BIN, "sweep", pair, "-o", pair_h5, "-q", "-j", "1"], check=True)
+        ax = sp.study_figure(sp.load_study(pair_h5), pair_h5, z="steps").axes[0]
+        assert (ax.get_xlabel(), ax.get_ylabel()) == ("contacts.0.dynamic (a/base) [N]",
+                                                      "contacts.1.dynamic (grip) [N]"), \
+            (ax.get_xlabel(), ax.get_ylabel())
 
         png = os.path.join(d, "map.png")
         p = plot(two, "--z", "dissipated_energy", "-o", png)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -326,14 +327,17 @@ class Plot(unittest.TestCase):
         motor, load = panels["motor"], panels["load"]
         # contacts.0 holds the motor against the ground: shaded on the motor
         # only; the clutch joins motor and load: shaded on both.
-        self.assertEqual(self.spans(motor, "contacts.0"), sr.STUCK[0])
-        self.assertEqual(self.spans(load, "contacts.0"), [])
+        self.assertEqual(self.spans(motor, "contacts.0 (motor/base)"), sr.STUCK[0])
+        self.assertEqual(self.spans(load, "contacts.0 (motor/base)"), [])
         self.assertEqual(self.spans(motor, "clutch"), sr.STUCK[1])
         self.assertEqual(self.spans(load, "clutch"), sr.STUCK[1])
         colors = {c.get_label(): tuple(c.get_facecolor()[0]) for c in motor.collections}
-        self.assertNotEqual(colors["stuck: contacts.0"], colors["stuck: clutch"])
+        self.assertNotEqual(colors["stuck: contacts.0 (motor/base)"], colors["stuck: clutch"])
         labels = [t.get_text() for t in fig.legends[0].get_texts()]
-        self.assertEqual(labels[:2], ["stuck: contacts.0", "stuck: clutch"])
+        # An unnamed contact is its key path with the ends it joins (the
+        # configuration's `body: motor` is motor against the base); a named
+        # one is its name.
+        self.assertEqual(labels[:2], ["stuck: contacts.0 (motor/base)", "stuck: clutch"])
         for kind in ("stick", "breakaway", "impact", "stop_contact", "stop_release"):
             self.assertIn(f"event: {kind}", labels)
         # Position on the left axis, velocity on the right, with the file's units.
@@ -351,7 +355,7 @@ class Plot(unittest.TestCase):
         res = self.sp.load_result(self.path)
         fig = self.sp.figure(res, "time", t0=0.1, t1=0.55)
         motor = self.panels(fig)["motor"]
-        self.assertEqual(self.spans(motor, "contacts.0"), [(0.1, 0.2), (0.5, 0.55)])
+        self.assertEqual(self.spans(motor, "contacts.0 (motor/base)"), [(0.1, 0.2), (0.5, 0.55)])
         self.assertEqual(self.spans(motor, "clutch"), [(0.3, 0.55)])
         self.assertIn("window 0.1 .. 0.55 s", fig._suptitle.get_text())
 
@@ -359,15 +363,29 @@ class Plot(unittest.TestCase):
         res = self.sp.load_result(self.path)
         forces = self.sp.figure(res, "forces").axes[0]
         self.assertEqual([ln.get_label() for ln in forces.get_lines()],
-                         ["friction contacts.0", "friction clutch", "stop reaction backlash"])
+                         ["friction contacts.0 (motor/base)", "friction clutch", "stop reaction backlash"])
         phase = self.sp.figure(res, "phase").axes[0]
         self.assertEqual([ln.get_label() for ln in phase.get_lines()][:2], sr.BODIES)
         loop = self.sp.figure(res, "loop").axes[0]
-        self.assertEqual([ln.get_label() for ln in loop.get_lines()][:2], sr.CONTACTS)
+        self.assertEqual([ln.get_label() for ln in loop.get_lines()][:2], ["contacts.0 (motor/base)", "clutch"])
         fig = self.sp.figure(res, "all")
         self.assertEqual(list(self.panels(fig)), sr.BODIES)
         self.assertEqual({a.get_title() for a in fig.axes} - {""},
                          {"forces per contact and stop", "friction against slip velocity", "phase portraits"})
+
+    def test_member_labels(self):
+        # A name is kept; a key path gets the two ends from the
+        # configuration (`body: A` is A against the base); without a
+        # configuration, the key path alone.
+        sys_ = types.SimpleNamespace(contacts=["contacts.0", "grip"], stops=["stops.0"])
+        cfg = ("contacts:\n  - {between: [a, b], law: coulomb}\n  - {body: a, law: coulomb}\n"
+               "stops:\n  - {body: a, min: 0, max: 1}\n")
+        fake = {"system": sys_, "config": cfg}
+        self.assertEqual(self.sp.member_label(fake, "contacts", "contacts.0"), "contacts.0 (a/b)")
+        self.assertEqual(self.sp.member_label(fake, "contacts", "grip"), "grip")
+        self.assertEqual(self.sp.member_label(fake, "stops", "stops.0"), "stops.0 (a/base)")
+        self.assertEqual(self.sp.member_label({"system": sys_, "config": ""}, "contacts", "contacts.0"),
+                         "contacts.0")
 
     def test_command_writes_the_figure(self):
         out = os.path.join(TMP, "sys.png")
