@@ -2,6 +2,7 @@
  * stsl_study_plan, stsl_study_rows, stsl_study_file, the study file's
  * overview and CSV): the public face of api/sweep and io/study_h5 for
  * the command line and stickslip-mpi, which include stickslip.h only. */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdalign.h>
@@ -15,6 +16,10 @@
 #include "io/safe_output.h"
 #include "io/study_h5.h"
 
+/* The cancel flag is the int of stsl_cancel_request; the sweep reads its
+ * stop flag as a sig_atomic_t, which is that int on every platform the
+ * library builds on (glibc, musl, macOS). */
+_Static_assert(sizeof(sig_atomic_t) == sizeof(int), "sig_atomic_t is not an int");
 /* The public sizes are the file's: a summary copied field by field fits. */
 _Static_assert(STSL_STUDY_KEYS_MAX == STSL_STUDY_MAX_KEYS, "study keys");
 _Static_assert(STSL_STUDY_COLS_MAX == STSL_STUDY_MAX_COLS, "study columns");
@@ -60,7 +65,6 @@ static stsl_sweep_opts internal_opts(const stsl_study_opts *o, relay *r)
         .version = stsl_lib_version(),
         .progress = o->progress ? relay_progress : NULL,
         .progress_ctx = r,
-        /* The cancel flag is an int; sig_atomic_t is that int (study_api.c). */
         .stop = (volatile sig_atomic_t *)(uintptr_t)o->cancel,
         .csv = o->csv,
     };
@@ -185,6 +189,7 @@ stsl_study_rows *stsl_study_rows_new(void)
 static int reserve(stsl_study_rows *c, size_t need)
 {
     if (need <= c->cap) return 0;
+    if (need > (size_t)LONG_MAX) return -1; /* sizes are longs in the API */
     size_t cap = c->cap ? c->cap : 4096;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
@@ -232,17 +237,17 @@ double stsl_study_rows_seconds(const stsl_study_rows *c)
     return c->seconds;
 }
 
-const void *stsl_study_rows_bytes(const stsl_study_rows *c, size_t *size)
+const void *stsl_study_rows_bytes(const stsl_study_rows *c, long *size)
 {
-    *size = c->size;
+    *size = (long)c->size; /* reserve keeps it below LONG_MAX */
     return c->buf;
 }
 
-void *stsl_study_rows_space(stsl_study_rows *c, size_t size)
+void *stsl_study_rows_space(stsl_study_rows *c, long size)
 {
     stsl_study_rows_clear(c);
-    if (reserve(c, size ? size : 1)) return NULL;
-    c->size = size;
+    if (size < 0 || reserve(c, size ? (size_t)size : 1)) return NULL;
+    c->size = (size_t)size;
     return c->buf;
 }
 

@@ -44,8 +44,6 @@
 #ifndef STICKSLIP_H
 #define STICKSLIP_H
 
-#include <stddef.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -491,12 +489,12 @@ STSL_API long stsl_study_rows_count(const stsl_study_rows *c);
 /* The wall seconds its rows' runs took (to size the next ranges). */
 STSL_API double stsl_study_rows_seconds(const stsl_study_rows *c);
 /* The rows as bytes (*size of them; borrowed until c changes). */
-STSL_API const void *stsl_study_rows_bytes(const stsl_study_rows *c, size_t *size);
+STSL_API const void *stsl_study_rows_bytes(const stsl_study_rows *c, long *size);
 /* Empty c and give room for `size` bytes from another process's
  * stsl_study_rows_bytes (NULL: out of memory); once they are there,
  * stsl_study_rows_parse checks them (STSL_RC_IO when they are not such
  * rows) and makes them c's rows. */
-STSL_API void *stsl_study_rows_space(stsl_study_rows *c, size_t size);
+STSL_API void *stsl_study_rows_space(stsl_study_rows *c, long size);
 STSL_API stsl_rc stsl_study_rows_parse(stsl_study_rows *c, stsl_err *err);
 STSL_API void stsl_study_rows_free(stsl_study_rows *c);
 

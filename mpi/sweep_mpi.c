@@ -43,8 +43,8 @@ enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_WORK = 5 };
  * a rank's first chunk, -2 when it failed (`msg` says why). */
 typedef struct head {
     long first, n, asked;
-    size_t bytes; /* of the rows (stsl_study_rows_bytes), sent after the head */
-    int code;     /* n = -2: the stsl_rc of the failure */
+    long bytes; /* of the rows (stsl_study_rows_bytes), sent after the head */
+    int code;   /* n = -2: the stsl_rc of the failure */
     char msg[STSL_ERR_MAX];
 } head;
 
@@ -116,10 +116,10 @@ static stsl_study_rows *chunk_rows(chunk *c)
 static int keep_row(chunk *c, const stsl_study_row *row, stsl_err *err)
 {
     int rc = stsl_study_rows_add(c->rows, row, err);
-    size_t n = 0;
+    long n = 0;
     stsl_study_rows_bytes(c->rows, &n);
-    if (!rc && n > (size_t)INT_MAX) /* one message; MPI counts are ints */
-        return set_err(err, STSL_RC_NOMEM, "sweep: %zu bytes of rows in a chunk, at most %d", n,
+    if (!rc && n > INT_MAX) /* one message; MPI counts are ints */
+        return set_err(err, STSL_RC_NOMEM, "sweep: %ld bytes of rows in a chunk, at most %d", n,
                        INT_MAX);
     return rc;
 }
@@ -432,7 +432,7 @@ static void receive(queue *q, int src)
     if (!buf) {
         if (!q->rc) fail_nomem(q);
         /* received all the same (the sender waits), then dropped */
-        buf = scratch = malloc(h.bytes ? h.bytes : 1);
+        buf = scratch = malloc(h.bytes > 0 ? (size_t)h.bytes : 1);
         if (!buf) abort_receive(src, &h);
     }
     /* Large messages may need the sender's help (it lends it at its next
