@@ -557,6 +557,51 @@ STSL_API int stsl_study_file_is_study(const char *path);
 STSL_API stsl_rc stsl_study_read_overview(const char *path, stsl_study_overview *out,
                                           stsl_err *err);
 
+/* ---- what `stickslip curve` reads: the friction laws as curves ------------ */
+
+/* Load `path` with the assignments "KEY=VALUE" applied before it is
+ * validated: exactly `stickslip run PATH --set A --set B ...` (a key may
+ * complete a file that is not valid without it); NULL on failure. */
+STSL_API stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets,
+                                     stsl_err *err);
+
+/* The friction laws of `cfg`, each with its load at t = 0: the element's
+ * one, or one per contact of a system of bodies (named by the contact's
+ * name, or "contacts.N"; the element's law has no name: NULL).  Borrows
+ * cfg, which must outlive it.  k is from 0 to stsl_curve_n() - 1. */
+typedef struct stsl_curve stsl_curve;
+STSL_API stsl_curve *stsl_curve_new(const stsl_cfg *cfg, stsl_err *err);
+STSL_API int stsl_curve_n(const stsl_curve *c);
+STSL_API const char *stsl_curve_name(const stsl_curve *c, int k);
+STSL_API const char *stsl_curve_law(const stsl_curve *c, int k); /* "coulomb", ... */
+/* 1: forces are torques, velocities angular. */
+STSL_API int stsl_curve_rotational(const stsl_curve *c);
+/* 1 for a hybrid law (coulomb, stribeck): its force at zero velocity is
+ * the static band [-F_S(-1), F_S(+1)], the static levels stsl_curve_band
+ * gives (both 0 for a smooth law). */
+STSL_API int stsl_curve_hybrid(const stsl_curve *c, int k);
+STSL_API void stsl_curve_band(const stsl_curve *c, int k, double *fs_neg, double *fs_pos);
+/* The steady-state force at relative velocity v (LuGre: z' = 0; the
+ * element's damper is not part of the law). */
+STSL_API double stsl_curve_force(const stsl_curve *c, int k, double v);
+/* The law's velocity scale (a smooth law's, stribeck_velocity); 0: none. */
+STSL_API double stsl_curve_velocity_scale(const stsl_curve *c, int k);
+STSL_API void stsl_curve_free(stsl_curve *c);
+
+/* A text output (a CSV table) written as every output is: the output
+ * rule checked first (not `inputs`' configuration file or its tables when
+ * inputs is not NULL; not a directory or FIFO; a character device such as
+ * /dev/null is written in place), then written under a temporary name and
+ * renamed into place by _commit, which reports any write error (STSL_RC_IO
+ * naming the path and the cause) and leaves nothing under `path` then.
+ * `what` names the output in messages ("the curve table"). */
+typedef struct stsl_text_file stsl_text_file;
+STSL_API stsl_text_file *stsl_text_open(const char *path, const char *what, const stsl_cfg *inputs,
+                                        stsl_err *err);
+STSL_API void stsl_text_write(stsl_text_file *f, const char *text, long n);
+STSL_API stsl_rc stsl_text_commit(stsl_text_file *f, stsl_err *err); /* frees f */
+STSL_API void stsl_text_discard(stsl_text_file *f);                  /* NULL-safe */
+
 /* ---- results from files ------------------------------------------------ */
 
 /* Read a result file written by `stickslip run -o FILE.h5` or by stsl_run
