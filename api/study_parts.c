@@ -373,11 +373,6 @@ stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err)
     return stsl_study_h5_write_csv(path, csv, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
-int stsl_study_file_is_study(const char *path)
-{
-    return stsl_study_h5_is_study(path);
-}
-
 /* A field of the same size in both (checked at compile time). */
 #define COPY(field)                                                                                \
     ((void)sizeof(char[sizeof out->field == sizeof s->field ? 1 : -1]),                            \

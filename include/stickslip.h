@@ -552,8 +552,6 @@ typedef struct stsl_study_overview {
     long failure_index[5];
     char failure_message[5][STSL_STUDY_MESSAGE_MAX];
 } stsl_study_overview;
-/* 1 when `path` is a study file (an HDF5 file with a /study group). */
-STSL_API int stsl_study_file_is_study(const char *path);
 STSL_API stsl_rc stsl_study_read_overview(const char *path, stsl_study_overview *out,
                                           stsl_err *err);
 
