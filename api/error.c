@@ -43,6 +43,11 @@ const char *stsl_rc_name(stsl_rc code)
     return stsl_strerror((stsl_status)code);
 }
 
+int stsl_rc_exit_code(stsl_rc code)
+{
+    return stsl_exit_code((stsl_status)code);
+}
+
 const char *stsl_lib_version(void)
 {
     return STSL_LIB_VERSION;

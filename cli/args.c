@@ -32,10 +32,10 @@ int stsl_cli_usage_error(const stsl_cli_cmd *cmd, const char *fmt, ...)
     return 2;
 }
 
-int stsl_cli_fail(const stsl_cli_cmd *cmd, const stsl_error *err)
+int stsl_cli_fail_err(const stsl_cli_cmd *cmd, const stsl_err *err)
 {
-    fprintf(stderr, "%s: error: %s\n", cmd->prefix, err->msg);
-    return stsl_exit_code(err->code);
+    fprintf(stderr, "%s: error: %s\n", cmd->prefix, err->message);
+    return stsl_rc_exit_code(err->code);
 }
 
 int stsl_cli_help(const stsl_cli_cmd *cmd)

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "solver/status.h"
+#include "include/stickslip.h"
 
 /* --set options one command takes (the configuration's keys are fewer). */
 #define STSL_CLI_MAX_SETS 256
@@ -22,8 +22,14 @@ int stsl_cli_error(const stsl_cli_cmd *cmd, const char *fmt, ...)
 /* The same, followed by a blank line and the usage. */
 int stsl_cli_usage_error(const stsl_cli_cmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* An error from the library: "PREFIX: error: MESSAGE"; returns its exit code. */
-int stsl_cli_fail(const stsl_cli_cmd *cmd, const stsl_error *err);
+/* An error from the library: "PREFIX: error: MESSAGE"; returns its exit
+ * code (stsl_rc_exit_code). */
+int stsl_cli_fail_err(const stsl_cli_cmd *cmd, const stsl_err *err);
+/* The same for an internal error value, for the files still on
+ * scripts/check_layers' pending list (cli/args_status.c); it goes with
+ * the list. */
+struct stsl_error;
+int stsl_cli_fail(const stsl_cli_cmd *cmd, const struct stsl_error *err);
 /* --help: the usage on stdout; returns -1 (the parsers' "done, exit 0"). */
 int stsl_cli_help(const stsl_cli_cmd *cmd);
 /* --set KEY=VALUE: appended to sets[*n] (room for STSL_CLI_MAX_SETS);

@@ -14,17 +14,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/args.h"
-#include "io/config.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
-#include "models/friction.h"
-#include "models/signal.h"
-#include "models/smooth_friction.h"
+#include "include/stickslip.h"
 
 /* Default range: this many velocity scales of the law on each side. */
 #define SCALES_SHOWN   5.0
@@ -125,103 +121,69 @@ static int parse_args(int argc, char **argv, curve_args *a)
 }
 
 /* +-5 velocity scales of the law, or +-1 (velocity units) when it has none. */
-static double default_vmax(const stsl_friction_params *p)
+static double default_vmax(const stsl_curve *l, int k)
 {
-    double scale = 0.0;
-    if (stsl_law_is_smooth(p->law))
-        scale = stsl_smooth_velocity_scale(p);
-    else if (p->law == STSL_LAW_STRIBECK)
-        scale = p->stribeck_velocity;
+    double scale = stsl_curve_velocity_scale(l, k);
     return scale > 0.0 ? SCALES_SHOWN * scale : 1.0;
 }
 
-static double load_at_start(const stsl_signal_spec *spec)
-{
-    stsl_error err;
-    stsl_signal *s = stsl_signal_create(spec, &err);
-    double v = s ? stsl_signal_value(s, 0.0, 0) : 0.0;
-    stsl_signal_free(s);
-    return v;
-}
+/* Where the table goes: standard output, or the file of -o. */
+typedef struct table_out {
+    FILE *f;
+    stsl_text_file *t;
+} table_out;
 
-/* The laws to tabulate: the element's one, or every contact of a system
- * (name[k] its column's name; NULL for the element's "force"). */
-typedef struct laws {
-    int n;
-    const stsl_friction_params **p;
-    double *load;
-    char (*name)[STSL_BODY_NAME_MAX + 16];
-    stsl_domain domain;
-} laws;
-
-static void laws_free(laws *l)
+static void put(table_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(table_out *o, const char *fmt, ...)
 {
-    free(l->p), free(l->load), free(l->name);
-    memset(l, 0, sizeof *l);
-}
-
-static int laws_of(const stsl_config *cfg, laws *l)
-{
-    const stsl_system *s = &cfg->system;
-    l->n = cfg->is_system ? s->n_contacts : 1;
-    l->domain = cfg->is_system ? s->domain : cfg->element.domain;
-    l->p = calloc((size_t)l->n + 1, sizeof *l->p);
-    l->load = calloc((size_t)l->n + 1, sizeof *l->load);
-    l->name = cfg->is_system ? calloc((size_t)l->n + 1, sizeof *l->name) : NULL;
-    if (!l->p || !l->load || (cfg->is_system && !l->name)) return -1;
-    if (!cfg->is_system) {
-        l->p[0] = &cfg->element.friction;
-        l->load[0] = load_at_start(&cfg->element.load);
-        return 0;
-    }
-    for (int c = 0; c < l->n; c++) {
-        l->p[c] = &s->contacts[c].friction;
-        l->load[c] = s->contacts[c].has_load ? load_at_start(&s->contacts[c].load) : 0.0;
-        if (s->contacts[c].name[0])
-            snprintf(l->name[c], sizeof l->name[c], "%s", s->contacts[c].name);
-        else
-            snprintf(l->name[c], sizeof l->name[c], "contacts.%d", c);
-    }
-    return 0;
+    char buf[256]; /* a number, or a contact's column name */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    n = n < 0 ? 0 : n < (int)sizeof buf ? n : (int)sizeof buf - 1;
+    if (o->t)
+        stsl_text_write(o->t, buf, n);
+    else
+        fwrite(buf, 1, (size_t)n, o->f);
 }
 
 /* The header names each column's unit, as every other table does: a
  * rotational law is a torque against an angular velocity. */
-static void curve_header(FILE *f, const laws *l)
+static void curve_header(table_out *f, const stsl_curve *l)
 {
-    int rot = l->domain == STSL_DOMAIN_ROTATIONAL;
-    fputs(rot ? "velocity [rad/s]" : "velocity [m/s]", f);
-    for (int k = 0; k < l->n; k++) {
-        if (l->name)
-            fprintf(f, ",force.%s", l->name[k]);
+    int rot = stsl_curve_rotational(l);
+    put(f, "%s", rot ? "velocity [rad/s]" : "velocity [m/s]");
+    for (int k = 0; k < stsl_curve_n(l); k++) {
+        if (stsl_curve_name(l, k))
+            put(f, ",force.%s", stsl_curve_name(l, k));
         else
-            fputs(",force", f);
-        fputs(rot ? " [N·m]" : " [N]", f);
+            put(f, ",force");
+        put(f, "%s", rot ? " [N·m]" : " [N]");
     }
-    fputc('\n', f);
+    put(f, "\n");
 }
 
 /* The static bands at zero velocity: (0, -F_S(-1)), then (0, F_S(+1));
  * a smooth law's value there (0) in both. */
-static void write_band(FILE *f, const laws *l)
+static void write_band(table_out *f, const stsl_curve *l)
 {
     for (int row = 0; row < 2; row++) {
-        fputc('0', f);
-        for (int k = 0; k < l->n; k++) {
-            double fd, fs = 0.0;
-            if (!stsl_law_is_smooth(l->p[k]->law))
-                stsl_friction_levels(l->p[k], row ? +1 : -1, l->load[k], &fd, &fs);
-            fprintf(f, ",%.17g", row ? fs : -fs);
+        put(f, "0");
+        for (int k = 0; k < stsl_curve_n(l); k++) {
+            double fs_neg, fs_pos;
+            stsl_curve_band(l, k, &fs_neg, &fs_pos);
+            put(f, ",%.17g", row ? fs_pos : -fs_neg);
         }
-        fputc('\n', f);
+        put(f, "\n");
     }
 }
 
-static void write_curve(FILE *f, const laws *l, double vmin, double vmax, long n)
+static void write_curve(table_out *f, const stsl_curve *l, double vmin, double vmax, long n)
 {
     int hybrid = 0;
-    for (int k = 0; k < l->n; k++)
-        hybrid |= !stsl_law_is_smooth(l->p[k]->law);
+    for (int k = 0; k < stsl_curve_n(l); k++)
+        hybrid |= stsl_curve_hybrid(l, k);
     int band_due = hybrid && vmin <= 0.0 && vmax >= 0.0;
     curve_header(f, l);
     for (long i = 0; i < n; i++) {
@@ -232,10 +194,10 @@ static void write_curve(FILE *f, const laws *l, double vmin, double vmax, long n
             band_due = 0;
             if (v == 0.0) continue;
         }
-        fprintf(f, "%.17g", v);
-        for (int k = 0; k < l->n; k++)
-            fprintf(f, ",%.17g", stsl_friction_steady(l->p[k], l->load[k], v));
-        fputc('\n', f);
+        put(f, "%.17g", v);
+        for (int k = 0; k < stsl_curve_n(l); k++)
+            put(f, ",%.17g", stsl_curve_force(l, k, v));
+        put(f, "\n");
     }
 }
 
@@ -245,7 +207,7 @@ static void write_curve(FILE *f, const laws *l, double vmin, double vmax, long n
 
 /* The range is bounded and every force of it finite: checked before a
  * byte is written, so a bad range leaves no half table. */
-static int check_curve(const laws *l, double vmin, double vmax, long n)
+static int check_curve(const stsl_curve *l, double vmin, double vmax, long n)
 {
     if (!(fabs(vmin) <= CURVE_VLIMIT && fabs(vmax) <= CURVE_VLIMIT)) {
         fprintf(stderr,
@@ -256,8 +218,8 @@ static int check_curve(const laws *l, double vmin, double vmax, long n)
     }
     for (long i = 0; i < n; i++) {
         double v = (i == n - 1) ? vmax : vmin + (vmax - vmin) * (double)i / (double)(n - 1);
-        for (int k = 0; k < l->n; k++)
-            if (!isfinite(stsl_friction_steady(l->p[k], l->load[k], v))) {
+        for (int k = 0; k < stsl_curve_n(l); k++)
+            if (!isfinite(stsl_curve_force(l, k, v))) {
                 fprintf(stderr,
                         "stickslip curve: error: the friction force is not finite at velocity "
                         "%g; choose a smaller --vmin/--vmax\n",
@@ -268,31 +230,18 @@ static int check_curve(const laws *l, double vmin, double vmax, long n)
     return 0;
 }
 
-/* The output rule: -o is a CSV table, not the configuration or a table
- * it reads. */
-static int check_output(const stsl_config *cfg, const char *out, stsl_error *err)
-{
-    int n_in = 0;
-    const char **in = stsl_out_config_inputs(cfg, &n_in);
-    if (!in) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    stsl_output_file o = {out, "the curve table", STSL_FMT_CSV, 0, 1};
-    int rc = stsl_output_rule(in, n_in, &o, 1, err);
-    free(in);
-    return rc;
-}
-
 /* The default range: the widest of the laws'. */
-static double widest_vmax(const laws *l)
+static double widest_vmax(const stsl_curve *l)
 {
     double v = 0.0;
-    for (int k = 0; k < l->n; k++)
-        v = fmax(v, default_vmax(l->p[k]));
+    for (int k = 0; k < stsl_curve_n(l); k++)
+        v = fmax(v, default_vmax(l, k));
     return v > 0.0 ? v : 1.0;
 }
 
-static int tabulate(const curve_args *a, const stsl_config *cfg, const laws *l)
+static int tabulate(const curve_args *a, const stsl_cfg *cfg, const stsl_curve *l)
 {
-    stsl_error err = {0};
+    stsl_err err = {0};
     double vmax =
         a->have_vmax ? a->vmax : (a->have_vmin && a->vmin >= 0 ? a->vmin + 1.0 : widest_vmax(l));
     double vmin = a->have_vmin ? a->vmin : -vmax;
@@ -301,19 +250,20 @@ static int tabulate(const curve_args *a, const stsl_config *cfg, const laws *l)
         return 2;
     }
     int rc = check_curve(l, vmin, vmax, a->n);
-    if (!rc && a->output) rc = check_output(cfg, a->output, &err) ? stsl_cli_fail(&cmd, &err) : 0;
     if (rc) return rc;
-    /* Standard output's errors are main's to report. */
-    stsl_out_text t = {.f = stdout};
-    if (a->output && stsl_out_text_open(a->output, &t, &err)) return stsl_cli_fail(&cmd, &err);
-    write_curve(t.f, l, vmin, vmax, a->n);
-    rc = a->output && stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
-    if (!rc && a->output && !cfg->is_system)
+    /* The output rule: -o is a CSV table, not the configuration or a table
+     * it reads.  Standard output's errors are main's to report. */
+    table_out t = {.f = stdout};
+    if (a->output && !(t.t = stsl_text_open(a->output, "the curve table", cfg, &err)))
+        return stsl_cli_fail_err(&cmd, &err);
+    write_curve(&t, l, vmin, vmax, a->n);
+    rc = a->output && stsl_text_commit(t.t, &err) ? stsl_cli_fail_err(&cmd, &err) : 0;
+    if (!rc && a->output && !stsl_curve_name(l, 0))
         fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %s)\n", a->output, a->n,
-                stsl_law_name(l->p[0]->law));
+                stsl_curve_law(l, 0));
     else if (!rc && a->output)
         fprintf(stderr, "stickslip curve: wrote %s (%ld velocities, %d contacts)\n", a->output,
-                a->n, l->n);
+                a->n, stsl_curve_n(l));
     return rc;
 }
 
@@ -322,18 +272,18 @@ int stsl_cli_curve(int argc, char **argv)
     curve_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return stsl_cli_fail(&cmd, &err);
-    laws l = {0};
-    if (laws_of(&cfg, &l))
-        rc = stsl_cli_fail(&cmd, (stsl_error_set(&err, STSL_ENOMEM, "out of memory"), &err));
-    else if (l.n == 0)
+    stsl_err err = {0};
+    stsl_cfg *cfg = stsl_cfg_load_set(a.config, a.sets, a.n_sets, &err);
+    if (!cfg) return stsl_cli_fail_err(&cmd, &err);
+    stsl_curve *l = stsl_curve_new(cfg, &err);
+    if (!l)
+        rc = stsl_cli_fail_err(&cmd, &err);
+    else if (stsl_curve_n(l) == 0)
         rc = stsl_cli_error(&cmd, "%s: the system has no contacts: no friction law to tabulate",
                             a.config);
     else
-        rc = tabulate(&a, &cfg, &l);
-    laws_free(&l);
-    stsl_config_free(&cfg);
+        rc = tabulate(&a, cfg, l);
+    stsl_curve_free(l);
+    stsl_cfg_free(cfg);
     return rc;
 }

@@ -16,11 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/sweep.h"
 #include "cli/args.h"
-#include "io/study.h"
-#include "io/study_h5.h"
-#include "stsl_version.h"
+#include "include/stickslip.h"
 
 #define MAX_JOBS 1024
 
@@ -54,7 +51,9 @@ typedef struct sweep_args {
     int n_sets, jobs, resume, quiet;
 } sweep_args;
 
-static volatile sig_atomic_t g_stop; /* set by SIGINT/SIGTERM: stop cleanly */
+/* Set by SIGINT/SIGTERM: stop cleanly (an int, the library's cancel flag:
+ * sig_atomic_t is an int on every platform the library builds on). */
+static volatile int g_stop;
 
 static void on_signal(int sig)
 {
@@ -118,7 +117,7 @@ static int parse(int argc, char **argv, const stsl_cli_cmd *cmd, sweep_args *a)
     return 0;
 }
 
-static void progress_line(void *ctx, const stsl_sweep_progress *p)
+static void progress_line(void *ctx, const stsl_study_stats *p)
 {
     (void)ctx;
     double rate = p->seconds > 0.0 ? (double)p->n_session / p->seconds : 0.0;
@@ -153,8 +152,8 @@ static void install_handlers(void)
 /* The failed rows' count and first messages, from the file. */
 static void print_failures(const char *name, const char *out, long n_failed)
 {
-    stsl_study_summary sum;
-    if (stsl_study_h5_summarise(out, &sum, NULL) != STSL_OK) return;
+    stsl_study_overview sum;
+    if (stsl_study_read_overview(out, &sum, NULL) != STSL_RC_OK) return;
     fprintf(stderr, "%s: %ld variant%s failed; first:\n", name, n_failed, n_failed == 1 ? "" : "s");
     for (int i = 0; i < sum.n_first_failures; i++)
         fprintf(stderr, "  variant %ld: %s\n", sum.failure_index[i], sum.failure_message[i]);
@@ -162,7 +161,7 @@ static void print_failures(const char *name, const char *out, long n_failed)
 
 int stsl_cli_sweep(int argc, char **argv)
 {
-    static const stsl_cli_sweep_runner threads = {stsl_sweep_run, 1, "stickslip sweep"};
+    static const stsl_cli_sweep_runner threads = {stsl_study_run_with, 1, "stickslip sweep"};
     return stsl_cli_sweep_with(argc, argv, &threads);
 }
 
@@ -179,17 +178,22 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
         default_output(a.study, out, sizeof out);
     if (!r->writer) a.quiet = 1;
     int tty = !a.quiet && isatty(STDERR_FILENO);
-    stsl_sweep_opts o = {
-        out,  a.jobs,  a.resume, a.sets, a.n_sets, STSL_VERSION, tty ? progress_line : NULL,
-        NULL, &g_stop, a.csv};
+    stsl_study_opts o = {.output = out,
+                         .jobs = a.jobs,
+                         .resume = a.resume,
+                         .sets = a.sets,
+                         .n_sets = a.n_sets,
+                         .csv = a.csv,
+                         .progress = tty ? progress_line : NULL,
+                         .cancel = &g_stop};
     install_handlers();
-    stsl_sweep_progress p;
-    stsl_error err = {0};
+    stsl_study_stats p;
+    stsl_err err = {0};
     rc = r->run(a.study, &o, &p, &err);
     if (tty) fprintf(stderr, "\n");
-    if (rc) return r->writer ? stsl_cli_fail(&named, &err) : 0;
+    if (rc) return r->writer ? stsl_cli_fail_err(&named, &err) : 0;
     if (!r->writer) return 0;
-    if (a.csv && stsl_study_h5_write_csv(out, a.csv, &err)) return stsl_cli_fail(&named, &err);
+    if (a.csv && stsl_study_write_csv(out, a.csv, &err)) return stsl_cli_fail_err(&named, &err);
     if (!a.quiet)
         printf("study: %ld variants, %ld done (%ld in %.2f s, %d jobs), %ld failed\noutput: %s\n",
                p.n_runs, p.n_done, p.n_session, p.seconds, a.jobs, p.n_failed, out);
@@ -210,7 +214,7 @@ int stsl_cli_sweep_with(int argc, char **argv, const stsl_cli_sweep_runner *r)
 /* ---- info -------------------------------------------------------------------- */
 
 /* One line naming the columns without a value in any completed variant. */
-static void print_empty(const stsl_study_summary *s, int empty)
+static void print_empty(const stsl_study_overview *s, int empty)
 {
     printf("  (%d column%s without a value in any completed variant left out:", empty,
            empty == 1 ? "" : "s");
@@ -222,10 +226,10 @@ static void print_empty(const stsl_study_summary *s, int empty)
 
 int stsl_cli_study_info(const char *path)
 {
-    stsl_study_summary s;
-    stsl_error err = {0};
+    stsl_study_overview s;
+    stsl_err err = {0};
     static const stsl_cli_cmd info = {"stickslip info", ""};
-    if (stsl_study_h5_summarise(path, &s, &err)) return stsl_cli_fail(&info, &err);
+    if (stsl_study_read_overview(path, &s, &err)) return stsl_cli_fail_err(&info, &err);
     printf("File:        %s (study, stickslip %s, created %s)\n", path, s.version, s.created);
     if (s.complete)
         printf("Status:      complete\n");

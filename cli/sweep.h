@@ -3,17 +3,18 @@
 #ifndef STSL_CLI_SWEEP_H
 #define STSL_CLI_SWEEP_H
 
-#include "api/sweep.h"
+#include "include/stickslip.h"
 
 /* argv[0] is "sweep"; returns the process exit code. */
 int stsl_cli_sweep(int argc, char **argv);
 
 /* What runs the study behind the same arguments, messages and exit codes:
- * stsl_sweep_run for `stickslip sweep`, the MPI runner for stickslip-mpi.
- * A process that is not the writer (an MPI worker rank) prints nothing. */
+ * stsl_study_run_with for `stickslip sweep`, the MPI runner for
+ * stickslip-mpi.  A process that is not the writer (an MPI worker rank)
+ * prints nothing. */
 typedef struct stsl_cli_sweep_runner {
-    int (*run)(const char *study, const stsl_sweep_opts *o, stsl_sweep_progress *out,
-               stsl_error *err);
+    stsl_rc (*run)(const char *study, const stsl_study_opts *o, stsl_study_stats *out,
+                   stsl_err *err);
     int writer;
     const char *name; /* the command in messages ("stickslip sweep") */
 } stsl_cli_sweep_runner;

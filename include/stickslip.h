@@ -82,6 +82,11 @@ typedef struct stsl_err {
  * static string, never NULL. */
 STSL_API const char *stsl_rc_name(stsl_rc code);
 
+/* The exit code of the command line for `code`: 0 ok, 2 bad input, 3 a
+ * failed run (solver, Zeno, max_events, model), 1 anything else (I/O,
+ * memory, cancelled). */
+STSL_API int stsl_rc_exit_code(stsl_rc code);
+
 /* The library's version, "MAJOR.MINOR.PATCH" (static string). */
 STSL_API const char *stsl_lib_version(void);
 
@@ -396,6 +401,204 @@ typedef void (*stsl_study_progress_fn)(void *ctx, long n_done, long n_runs, long
 STSL_API stsl_rc stsl_study_run(const char *study, const char *output, int jobs, int resume,
                                 stsl_study_progress_fn progress, void *ctx,
                                 const volatile int *cancel, long *n_done, stsl_err *err);
+
+/* ---- a study in parts: its variants partitioned, rows as bytes, the file ----
+ * What `stickslip sweep` and `stickslip-mpi sweep` are built on: a study
+ * run with the command's options (stsl_study_run_with); and for a program
+ * that runs the variants in several processes (MPI ranks), the study
+ * loaded once per process (stsl_study_plan), a range of its variants run
+ * in threads with their rows handed back one by one, rows collected and
+ * sent as bytes (stsl_study_rows), and the study file that one process
+ * writes in variant order (stsl_study_file).  Every process must run the
+ * same library build on the same architecture: rows travel as bytes. */
+
+/* For a program that writes result files (the command line, an MPI
+ * study), once before anything else: SIGXFSZ ignored (a file-size limit
+ * makes a write fail, reported as an I/O error, instead of killing the
+ * process), HDF5's exit handler and error printing off.  Process-wide:
+ * not for a library. */
+STSL_API void stsl_process_setup(void);
+
+/* Where a study stands: variants in the study, rows in the file (earlier
+ * sessions included), of those failed or invalid, rows written by this
+ * call, and the seconds since it started. */
+typedef struct stsl_study_stats {
+    long n_runs, n_done, n_failed, n_session;
+    double seconds;
+} stsl_study_stats;
+
+typedef struct stsl_study_opts {
+    const char *output;      /* the study file (.h5) */
+    int jobs;                /* threads (>= 1) */
+    int resume;              /* continue `output` if it holds this study, unfinished */
+    const char *const *sets; /* "KEY=VALUE" applied to the base configuration */
+    int n_sets;
+    /* A CSV export the caller writes afterwards (stsl_study_write_csv;
+     * NULL: none), checked with the study file by the output rule before
+     * anything is written. */
+    const char *csv;
+    /* Called after rows are written (at most ~10 times a second, and once
+     * at the end), in the thread that writes the file; NULL: none. */
+    void (*progress)(void *ctx, const stsl_study_stats *s);
+    void *progress_ctx;
+    /* Once nonzero (stsl_cancel_request, or a signal handler's store) the
+     * running variants finish, their rows are written, the file is left
+     * incomplete; NULL: never. */
+    const volatile int *cancel;
+} stsl_study_opts;
+
+/* stsl_study_run with every option of `stickslip sweep` and its counts in
+ * *out (zeroed first): the same file, row for row.  Does not take
+ * stsl_hdf5_lock (a program with other HDF5 threads uses stsl_study_run). */
+STSL_API stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o,
+                                     stsl_study_stats *out, stsl_err *err);
+
+/* A study loaded and checked as a run does (o->sets applied): NULL with
+ * STSL_RC_INPUT for a bad study, base or key. */
+typedef struct stsl_study_plan stsl_study_plan;
+STSL_API stsl_study_plan *stsl_study_plan_open(const char *study, const stsl_study_opts *o,
+                                               stsl_err *err);
+STSL_API long stsl_study_plan_n_variants(const stsl_study_plan *p);
+/* 1 with store: full, whose rows carry whole runs (~1 MB each): keep
+ * fewer of them waiting. */
+STSL_API int stsl_study_plan_store_full(const stsl_study_plan *p);
+STSL_API void stsl_study_plan_free(stsl_study_plan *p);
+
+/* One variant's row: borrowed by the stsl_study_take_fn it is passed to,
+ * for that call only. */
+typedef struct stsl_study_row stsl_study_row;
+/* Receives the rows of stsl_study_plan_run in variant order, in the
+ * calling thread; row NULL: nothing new within ~0.1 s.  A nonzero return
+ * stops the run with that code and *err. */
+typedef int (*stsl_study_take_fn)(void *ctx, const stsl_study_row *row, stsl_err *err);
+/* Run variants [first, end) of `p` in `jobs` threads, their rows to take.
+ * Once *cancel is nonzero no variant starts; those running finish and
+ * are taken. */
+STSL_API stsl_rc stsl_study_plan_run(const stsl_study_plan *p, long first, long end, int jobs,
+                                     const volatile int *cancel, stsl_study_take_fn take, void *ctx,
+                                     stsl_err *err);
+
+/* Rows kept in order as one block of bytes, to send to the writing
+ * process and append there. */
+typedef struct stsl_study_rows stsl_study_rows;
+STSL_API stsl_study_rows *stsl_study_rows_new(void); /* NULL: out of memory */
+/* Append a copy of `row` (its events and run included). */
+STSL_API stsl_rc stsl_study_rows_add(stsl_study_rows *c, const stsl_study_row *row, stsl_err *err);
+STSL_API void stsl_study_rows_clear(stsl_study_rows *c);
+STSL_API long stsl_study_rows_count(const stsl_study_rows *c);
+/* The wall seconds its rows' runs took (to size the next ranges). */
+STSL_API double stsl_study_rows_seconds(const stsl_study_rows *c);
+/* The rows as bytes (*size of them; borrowed until c changes). */
+STSL_API const void *stsl_study_rows_bytes(const stsl_study_rows *c, long *size);
+/* Empty c and give room for `size` bytes from another process's
+ * stsl_study_rows_bytes (NULL: out of memory); once they are there,
+ * stsl_study_rows_parse checks them (STSL_RC_IO when they are not such
+ * rows) and makes them c's rows. */
+STSL_API void *stsl_study_rows_space(stsl_study_rows *c, long size);
+STSL_API stsl_rc stsl_study_rows_parse(stsl_study_rows *c, stsl_err *err);
+STSL_API void stsl_study_rows_free(stsl_study_rows *c);
+
+/* The study file, open for writing: created, or with o->resume continued
+ * (after the output rule for o->output and o->csv, as a run does).  Rows
+ * are appended in variant order, from stsl_study_file_n_done on. */
+typedef struct stsl_study_file stsl_study_file;
+STSL_API stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study_opts *o,
+                                               stsl_err *err);
+STSL_API long stsl_study_file_n_done(const stsl_study_file *w);
+STSL_API long stsl_study_file_n_failed(const stsl_study_file *w);
+STSL_API stsl_rc stsl_study_file_append(stsl_study_file *w, const stsl_study_rows *c,
+                                        stsl_err *err);
+/* Make every appended row durable (a killed process leaves the file as of
+ * its last flush; --resume continues it). */
+STSL_API stsl_rc stsl_study_file_flush(stsl_study_file *w, stsl_err *err);
+/* Flush, mark the file complete when every variant has its row, close and
+ * free w (also on failure; NULL-safe). */
+STSL_API stsl_rc stsl_study_file_close(stsl_study_file *w, stsl_err *err);
+/* For tests: with STICKSLIP_TEST_SWEEP_HOLD=N in the environment and a
+ * cancel flag in the options, a session runs only the N variants after
+ * the file's rows and then holds, as though the rest were still running,
+ * until cancelled, so that a test's signal lands mid-study.  _end: one
+ * past the last variant this session runs (the study's count when not
+ * held); _hold: flush and wait for the cancel flag. */
+STSL_API long stsl_study_file_end(const stsl_study_file *w);
+STSL_API stsl_rc stsl_study_file_hold(stsl_study_file *w, stsl_err *err);
+
+/* The done rows of the study file `path` as CSV (`stickslip sweep --csv`):
+ * variant, the parameters, then every summary column. */
+STSL_API stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err);
+
+/* What `stickslip info STUDY.h5` shows of a study file: its attributes,
+ * the ranges of the varied keys and of every summary column over the
+ * completed variants (NaN when none), and the first failures. */
+#define STSL_STUDY_KEYS_MAX    64
+#define STSL_STUDY_COLS_MAX    192
+#define STSL_STUDY_MESSAGE_MAX 1024
+typedef struct stsl_study_column {
+    char name[64], units[32];
+    double min, max;
+    long n_finite;
+} stsl_study_column;
+typedef struct stsl_study_overview {
+    char version[64], created[64], store[16], combine[32];
+    int complete;
+    long n_runs, n_done, n_failed;
+    int n_keys;
+    char keys[STSL_STUDY_KEYS_MAX][256];
+    double key_min[STSL_STUDY_KEYS_MAX], key_max[STSL_STUDY_KEYS_MAX];
+    int n_cols;
+    stsl_study_column cols[STSL_STUDY_COLS_MAX];
+    long n_full_runs;     /* store: full: the runs kept under /runs */
+    int n_first_failures; /* at most 5 */
+    long failure_index[5];
+    char failure_message[5][STSL_STUDY_MESSAGE_MAX];
+} stsl_study_overview;
+STSL_API stsl_rc stsl_study_read_overview(const char *path, stsl_study_overview *out,
+                                          stsl_err *err);
+
+/* ---- what `stickslip curve` reads: the friction laws as curves ------------ */
+
+/* Load `path` with the assignments "KEY=VALUE" applied before it is
+ * validated: exactly `stickslip run PATH --set A --set B ...` (a key may
+ * complete a file that is not valid without it); NULL on failure. */
+STSL_API stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets,
+                                     stsl_err *err);
+
+/* The friction laws of `cfg`, each with its load at t = 0: the element's
+ * one, or one per contact of a system of bodies (named by the contact's
+ * name, or "contacts.N"; the element's law has no name: NULL).  Borrows
+ * cfg, which must outlive it.  k is from 0 to stsl_curve_n() - 1. */
+typedef struct stsl_curve stsl_curve;
+STSL_API stsl_curve *stsl_curve_new(const stsl_cfg *cfg, stsl_err *err);
+STSL_API int stsl_curve_n(const stsl_curve *c);
+STSL_API const char *stsl_curve_name(const stsl_curve *c, int k);
+STSL_API const char *stsl_curve_law(const stsl_curve *c, int k); /* "coulomb", ... */
+/* 1: forces are torques, velocities angular. */
+STSL_API int stsl_curve_rotational(const stsl_curve *c);
+/* 1 for a hybrid law (coulomb, stribeck): its force at zero velocity is
+ * the static band [-F_S(-1), F_S(+1)], the static levels stsl_curve_band
+ * gives (both 0 for a smooth law). */
+STSL_API int stsl_curve_hybrid(const stsl_curve *c, int k);
+STSL_API void stsl_curve_band(const stsl_curve *c, int k, double *fs_neg, double *fs_pos);
+/* The steady-state force at relative velocity v (LuGre: z' = 0; the
+ * element's damper is not part of the law). */
+STSL_API double stsl_curve_force(const stsl_curve *c, int k, double v);
+/* The law's velocity scale (a smooth law's, stribeck_velocity); 0: none. */
+STSL_API double stsl_curve_velocity_scale(const stsl_curve *c, int k);
+STSL_API void stsl_curve_free(stsl_curve *c);
+
+/* A text output (a CSV table) written as every output is: the output
+ * rule checked first (not `inputs`' configuration file or its tables when
+ * inputs is not NULL; not a directory or FIFO; a character device such as
+ * /dev/null is written in place), then written under a temporary name and
+ * renamed into place by _commit, which reports any write error (STSL_RC_IO
+ * naming the path and the cause) and leaves nothing under `path` then.
+ * `what` names the output in messages ("the curve table"). */
+typedef struct stsl_text_file stsl_text_file;
+STSL_API stsl_text_file *stsl_text_open(const char *path, const char *what, const stsl_cfg *inputs,
+                                        stsl_err *err);
+STSL_API void stsl_text_write(stsl_text_file *f, const char *text, long n);
+STSL_API stsl_rc stsl_text_commit(stsl_text_file *f, stsl_err *err); /* frees f */
+STSL_API void stsl_text_discard(stsl_text_file *f);                  /* NULL-safe */
 
 /* ---- results from files ------------------------------------------------ */
 

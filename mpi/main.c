@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/sweep.h"
-#include "io/safe_output.h"
+#include "include/stickslip.h"
 #include "mpi/sweep_mpi.h"
 #include "stsl_version.h"
 
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     /* As every stickslip command that writes: SIGXFSZ ignored (a file-size
      * limit is an I/O error, exit 1, not a kill), HDF5's exit handler off;
      * before MPI_Init, whose shared-memory files are subject to the limit. */
-    stsl_output_process_setup();
+    stsl_process_setup();
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "stickslip-mpi: MPI_Init_thread failed\n");
         return 1;

@@ -4,14 +4,13 @@
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "api/error.h"
-
-enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_EVENTS = 3, TAG_RUN = 4, TAG_WORK = 5 };
+enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_WORK = 5 };
 
 /* A chunk should keep its rank's threads busy about this long (seconds of
  * wall time): long enough that its round trip to rank 0 (a few messages,
@@ -43,20 +42,31 @@ enum { TAG_HEAD = 1, TAG_ROWS = 2, TAG_EVENTS = 3, TAG_RUN = 4, TAG_WORK = 5 };
  * handed out from `first` (n < asked: its rank was stopped); n = -1 before
  * a rank's first chunk, -2 when it failed (`msg` says why). */
 typedef struct head {
-    long first, n, asked, n_ev;
-    size_t n_run; /* bytes of runs (store: full) */
-    int code;     /* n = -2: the stsl_status of the failure */
-    char msg[STSL_ERRMSG_MAX];
+    long first, n, asked;
+    long bytes; /* of the rows (stsl_study_rows_bytes), sent after the head */
+    int code;   /* n = -2: the stsl_rc of the failure */
+    char msg[STSL_ERR_MAX];
 } head;
 
 typedef struct chunk {
     int used; /* rank 0: holds rows not yet written */
-    long first, n, n_ev, cap, cap_ev;
-    stsl_study_row *rows;
-    stsl_study_event *ev;
-    char *run; /* the rows' runs, one after another */
-    size_t n_run, cap_run;
+    long first;
+    stsl_study_rows *rows; /* created when first needed */
 } chunk;
+
+static int set_err(stsl_err *err, stsl_rc code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int set_err(stsl_err *err, stsl_rc code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
 
 static double now_seconds(void)
 {
@@ -87,73 +97,31 @@ static void wait_all(MPI_Request *req, int n)
     }
 }
 
-static int reserve(chunk *c, long n, long n_ev, size_t n_run, stsl_error *err)
-{
-    if (n_run > c->cap_run) {
-        char *r = realloc(c->run, n_run);
-        if (!r) return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory for runs");
-        c->run = r;
-        c->cap_run = n_run;
-    }
-    if (n > c->cap) {
-        stsl_study_row *r = realloc(c->rows, (size_t)n * sizeof *r);
-        if (!r) return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory for a chunk");
-        c->rows = r;
-        c->cap = n;
-    }
-    if (n_ev > c->cap_ev) {
-        stsl_study_event *e = realloc(c->ev, (size_t)n_ev * sizeof *e);
-        if (!e) return stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory for events");
-        c->ev = e;
-        c->cap_ev = n_ev;
-    }
-    return STSL_OK;
-}
-
 static void chunk_free(chunk *c)
 {
-    free(c->rows);
-    free(c->ev);
-    free(c->run);
+    stsl_study_rows_free(c->rows);
+    c->rows = NULL;
 }
 
-/* Keep the row and a copy of its events and run in the chunk. */
-static int keep_row(chunk *c, const stsl_study_row *row, stsl_error *err)
+/* Empty c (its rows object created when it has none); NULL when out of
+ * memory. */
+static stsl_study_rows *chunk_rows(chunk *c)
 {
-    long need_ev = c->n_ev + row->n_ev;
-    long cap_ev = c->cap_ev < need_ev ? 2 * need_ev : c->cap_ev;
-    long cap = c->cap <= c->n ? 2 * c->n + 8 : c->cap;
-    size_t need_run = c->n_run + (row->run ? row->run_size : 0);
-    if (need_run > (size_t)INT_MAX) /* one message; MPI counts are ints */
-        return stsl_error_set(err, STSL_ENOMEM, "sweep: %zu bytes of runs in a chunk, at most %d",
-                              need_run, INT_MAX);
-    size_t cap_run = c->cap_run < need_run ? 2 * need_run : c->cap_run;
-    if (reserve(c, cap, cap_ev, cap_run, err)) return err ? err->code : STSL_ENOMEM;
-    if (row->n_ev) memcpy(c->ev + c->n_ev, row->ev, (size_t)row->n_ev * sizeof *row->ev);
-    c->n_ev = need_ev;
-    if (row->run) memcpy(c->run + c->n_run, row->run, row->run_size);
-    c->n_run = need_run;
-    c->rows[c->n] = *row;
-    c->rows[c->n].ev = NULL;  /* rebuilt from the event block (link_rows) */
-    c->rows[c->n].run = NULL; /* rebuilt from the run block */
-    c->n++;
-    return STSL_OK;
+    if (!c->rows) c->rows = stsl_study_rows_new();
+    if (c->rows) stsl_study_rows_clear(c->rows);
+    return c->rows;
 }
 
-/* Point each row at its events and run in the chunk's blocks. */
-static int link_rows(chunk *c, int src, stsl_error *err)
+/* Keep a copy of the row (its events and run included) in the chunk. */
+static int keep_row(chunk *c, const stsl_study_row *row, stsl_err *err)
 {
-    long k = 0;
-    size_t at = 0;
-    for (long i = 0; i < c->n; i++) {
-        c->rows[i].ev = c->rows[i].n_ev ? c->ev + k : NULL;
-        k += c->rows[i].n_ev;
-        c->rows[i].run = c->rows[i].run_size ? c->run + at : NULL;
-        at += c->rows[i].run_size;
-    }
-    if (k == c->n_ev && at == c->n_run) return STSL_OK;
-    return stsl_error_set(err, STSL_EIO, "sweep: rank %d sent rows that do not match its blocks",
-                          src);
+    int rc = stsl_study_rows_add(c->rows, row, err);
+    long n = 0;
+    stsl_study_rows_bytes(c->rows, &n);
+    if (!rc && n > INT_MAX) /* one message; MPI counts are ints */
+        return set_err(err, STSL_RC_NOMEM, "sweep: %ld bytes of rows in a chunk, at most %d", n,
+                       INT_MAX);
+    return rc;
 }
 
 /* ---- worker ranks ------------------------------------------------------------ */
@@ -163,7 +131,7 @@ static int link_rows(chunk *c, int src, stsl_error *err)
 typedef struct worker_state {
     chunk c[2]; /* the chunk running, and the one being sent */
     head h[2];  /* their heads (they must live until sent) */
-    MPI_Request out[2][4];
+    MPI_Request out[2][2];
     long work[2]; /* the next range from rank 0 */
     MPI_Request work_req;
     int cur;
@@ -174,60 +142,54 @@ static void post_work_recv(worker_state *ws)
     MPI_Irecv(ws->work, 2, MPI_LONG, 0, TAG_WORK, MPI_COMM_WORLD, &ws->work_req);
 }
 
-/* stsl_sweep_take: keep the row; let MPI move the messages under way. */
-static int worker_take(void *ctx, const stsl_study_row *row, stsl_error *err)
+/* stsl_study_take_fn: keep the row; let MPI move the messages under way. */
+static int worker_take(void *ctx, const stsl_study_row *row, stsl_err *err)
 {
     worker_state *ws = ctx;
     int flag;
     MPI_Test(&ws->work_req, &flag, MPI_STATUS_IGNORE);
-    MPI_Testall(4, ws->out[ws->cur ^ 1], &flag, MPI_STATUSES_IGNORE);
-    return row ? keep_row(&ws->c[ws->cur], row, err) : STSL_OK;
+    MPI_Testall(2, ws->out[ws->cur ^ 1], &flag, MPI_STATUSES_IGNORE);
+    return row ? keep_row(&ws->c[ws->cur], row, err) : STSL_RC_OK;
 }
 
-/* Send chunk `k` (head, rows, events, runs) without waiting. */
+/* Send chunk `k` (head, then its rows as one block) without waiting. */
 static void send_chunk(worker_state *ws, int k)
 {
     const chunk *c = &ws->c[k];
     head *h = &ws->h[k];
-    h->n_ev = c->n > 0 ? c->n_ev : 0;
-    h->n_run = c->n > 0 ? c->n_run : 0;
+    const void *bytes = NULL;
+    h->bytes = 0;
+    if (h->n > 0) bytes = stsl_study_rows_bytes(c->rows, &h->bytes);
     MPI_Request *r = ws->out[k];
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 2; i++)
         r[i] = MPI_REQUEST_NULL;
     MPI_Isend(h, (int)sizeof *h, MPI_BYTE, 0, TAG_HEAD, MPI_COMM_WORLD, &r[0]);
-    if (c->n > 0)
-        MPI_Isend(c->rows, (int)((size_t)c->n * sizeof *c->rows), MPI_BYTE, 0, TAG_ROWS,
-                  MPI_COMM_WORLD, &r[1]);
-    if (h->n_ev > 0)
-        MPI_Isend(c->ev, (int)((size_t)c->n_ev * sizeof *c->ev), MPI_BYTE, 0, TAG_EVENTS,
-                  MPI_COMM_WORLD, &r[2]);
-    if (h->n_run > 0) MPI_Isend(c->run, (int)c->n_run, MPI_BYTE, 0, TAG_RUN, MPI_COMM_WORLD, &r[3]);
+    if (h->bytes > 0) MPI_Isend(bytes, (int)h->bytes, MPI_BYTE, 0, TAG_ROWS, MPI_COMM_WORLD, &r[1]);
 }
 
 /* Run the range into chunk ws->cur and send it.  A rank stopped by its own
  * signal (mpirun passes Ctrl-C on as SIGTERM) runs nothing more and sends
  * what it has: rank 0 then stops the study. */
-static void run_range(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, worker_state *ws,
+static void run_range(const stsl_study_plan *sp, const stsl_study_opts *o, worker_state *ws,
                       long first, long end, int failed)
 {
     int k = ws->cur;
-    wait_all(ws->out[k], 4); /* the buffer's last sends */
+    wait_all(ws->out[k], 2); /* the buffer's last sends */
     chunk *c = &ws->c[k];
     c->first = first;
-    c->n = c->n_ev = 0;
-    c->n_run = 0;
     head *h = &ws->h[k];
     memset(h, 0, sizeof *h);
     h->first = first;
     h->asked = end - first;
-    stsl_error err = {0};
-    int rc = failed ? STSL_EINPUT : STSL_OK;
-    if (!rc && !(o->stop && *o->stop))
-        rc = stsl_sweep_plan_run(sp, first, end, o->jobs, o->stop, worker_take, ws, &err);
-    h->n = rc ? -2 : c->n;
+    stsl_err err = {0};
+    int rc = failed ? STSL_RC_INPUT : STSL_RC_OK;
+    if (!rc && !chunk_rows(c)) rc = set_err(&err, STSL_RC_NOMEM, "sweep: out of memory");
+    if (!rc && !(o->cancel && *o->cancel))
+        rc = stsl_study_plan_run(sp, first, end, o->jobs, o->cancel, worker_take, ws, &err);
+    h->n = rc ? -2 : stsl_study_rows_count(c->rows);
     if (rc && !failed) {
         h->code = rc;
-        snprintf(h->msg, sizeof h->msg, "%s", err.msg);
+        snprintf(h->msg, sizeof h->msg, "%s", err.message);
     }
     send_chunk(ws, k);
     ws->cur ^= 1;
@@ -235,17 +197,17 @@ static void run_range(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, worke
 
 /* Say hello (or why the study could not be loaded), then run every range
  * rank 0 sends until an empty one. */
-static int worker(const char *study_path, const stsl_sweep_opts *o, stsl_error *err)
+static int worker(const char *study_path, const stsl_study_opts *o, stsl_err *err)
 {
-    stsl_sweep_plan *sp = NULL;
-    int rc = stsl_sweep_plan_open(study_path, o, &sp, err);
+    stsl_study_plan *sp = stsl_study_plan_open(study_path, o, err);
+    int rc = sp ? STSL_RC_OK : err->code;
     worker_state ws;
     memset(&ws, 0, sizeof ws);
     for (int k = 0; k < 2; k++)
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 2; i++)
             ws.out[k][i] = MPI_REQUEST_NULL;
     ws.h[1] = (head){.first = -1, .n = rc ? -2 : -1, .code = rc};
-    if (rc) snprintf(ws.h[1].msg, sizeof ws.h[1].msg, "%s", err->msg);
+    if (rc) snprintf(ws.h[1].msg, sizeof ws.h[1].msg, "%s", err->message);
     post_work_recv(&ws);
     send_chunk(&ws, 1);
     for (;;) {
@@ -255,11 +217,11 @@ static int worker(const char *study_path, const stsl_sweep_opts *o, stsl_error *
         post_work_recv(&ws); /* the next range arrives while this one runs */
         run_range(sp, o, &ws, first, end, rc != 0);
     }
-    wait_all(ws.out[0], 4);
-    wait_all(ws.out[1], 4);
+    wait_all(ws.out[0], 2);
+    wait_all(ws.out[1], 2);
     for (int k = 0; k < 2; k++)
         chunk_free(&ws.c[k]);
-    stsl_sweep_plan_free(sp);
+    stsl_study_plan_free(sp);
     return rc;
 }
 
@@ -272,16 +234,16 @@ typedef struct rank_state {
 } rank_state;
 
 typedef struct queue {
-    const stsl_sweep_plan *sp;
-    const stsl_sweep_opts *o;
-    stsl_sweep_progress *prog;
-    stsl_study_h5 *w;
+    const stsl_study_plan *sp;
+    const stsl_study_opts *o;
+    stsl_study_stats *prog;
+    stsl_study_file *w;
     int n_ranks, rc;
-    stsl_error *err;
+    stsl_err *err;
     long next, end; /* variants handed out so far; one past the last to hand out */
     long chunk_max, ahead;
     int stop, stop_flushed;
-    volatile sig_atomic_t own_stop; /* rank 0's own chunk: stop claiming */
+    volatile int own_stop; /* rank 0's own chunk: stop claiming */
     rank_state *ranks;
     /* Chunks received ahead of the file's next row (one before them is
      * still running); rank 0's own chunk is one of them. */
@@ -316,7 +278,7 @@ static long chunk_size(const queue *q)
  * window past the file's next row is full. */
 static int no_work(const queue *q)
 {
-    return q->stop || q->next >= q->end || q->next >= stsl_study_h5_n_done(q->w) + q->ahead;
+    return q->stop || q->next >= q->end || q->next >= stsl_study_file_n_done(q->w) + q->ahead;
 }
 
 static void take_range(queue *q, long range[2])
@@ -352,15 +314,15 @@ static void report(queue *q, int force)
     double t = now_seconds();
     if (!q->w || !q->o->progress || (!force && t - q->last_report < PROGRESS_SECONDS)) return;
     q->last_report = t;
-    q->prog->n_done = stsl_study_h5_n_done(q->w);
-    q->prog->n_failed = stsl_study_h5_n_failed(q->w);
+    q->prog->n_done = stsl_study_file_n_done(q->w);
+    q->prog->n_failed = stsl_study_file_n_failed(q->w);
     q->prog->seconds = t - q->t0;
     q->o->progress(q->o->progress_ctx, q->prog);
 }
 
 /* Stop the study with the first failure's error (`e`; NULL: already in
  * q->err). */
-static void fail(queue *q, int rc, const stsl_error *e)
+static void fail(queue *q, int rc, const stsl_err *e)
 {
     if (!q->rc) {
         q->rc = rc;
@@ -371,8 +333,8 @@ static void fail(queue *q, int rc, const stsl_error *e)
 
 static void fail_nomem(queue *q)
 {
-    stsl_error e;
-    fail(q, stsl_error_set(&e, STSL_ENOMEM, "sweep: out of memory"), &e);
+    stsl_err e;
+    fail(q, set_err(&e, STSL_RC_NOMEM, "sweep: out of memory"), &e);
 }
 
 /* Append every pending chunk that continues the file, in variant order;
@@ -383,13 +345,11 @@ static void write_ready(queue *q)
         found = 0;
         for (int k = 0; k < q->n_pending && !q->rc; k++) {
             chunk *c = &q->pending[k];
-            if (!c->used || c->first != stsl_study_h5_n_done(q->w)) continue;
-            for (long i = 0; i < c->n && !q->rc; i++) {
-                int rc = stsl_study_h5_append(q->w, &c->rows[i], q->err);
-                if (rc) fail(q, rc, NULL);
-                q->prog->n_session++;
-            }
-            c->n_run = 0;
+            if (!c->used || c->first != stsl_study_file_n_done(q->w)) continue;
+            int rc = stsl_study_file_append(q->w, c->rows, q->err);
+            if (rc) fail(q, rc, NULL);
+            q->prog->n_session += stsl_study_rows_count(c->rows);
+            stsl_study_rows_clear(c->rows);
             c->used = 0;
             found = 1;
         }
@@ -401,16 +361,17 @@ static void write_ready(queue *q)
          * once, for mpirun kills the ranks that linger. */
         q->stop_flushed = q->stop;
         q->last_flush = t;
-        int rc = stsl_study_h5_flush(q->w, q->err);
+        int rc = stsl_study_file_flush(q->w, q->err);
         if (rc) fail(q, rc, NULL);
     }
 }
 
-/* A free slot for the next chunk (NULL: out of memory). */
+/* A free slot for the next chunk, emptied (NULL: out of memory). */
 static chunk *free_slot(queue *q)
 {
     for (int k = 0; k < q->n_pending; k++)
-        if (!q->pending[k].used && &q->pending[k] != q->own) return &q->pending[k];
+        if (!q->pending[k].used && &q->pending[k] != q->own)
+            return chunk_rows(&q->pending[k]) ? &q->pending[k] : NULL;
     int n = q->n_pending ? 2 * q->n_pending : 8;
     long own = q->own ? q->own - q->pending : -1;
     chunk *p = realloc(q->pending, (size_t)n * sizeof *p);
@@ -420,17 +381,18 @@ static chunk *free_slot(queue *q)
     if (own >= 0) q->own = &p[own];
     chunk *c = &p[q->n_pending];
     q->n_pending = n;
-    return c;
+    return chunk_rows(c) ? c : NULL;
 }
 
 /* What a chunk says about the variants' cost and the study's state. */
-static void account(queue *q, const chunk *c, long asked)
+static void account(queue *q, const stsl_study_rows *rows, long asked)
 {
-    for (long i = 0; i < c->n; i++) {
-        q->cost_seconds += c->rows[i].wall_seconds;
-        q->cost_rows++;
+    long n = rows ? stsl_study_rows_count(rows) : 0;
+    if (n > 0) {
+        q->cost_seconds += stsl_study_rows_seconds(rows);
+        q->cost_rows += n;
     }
-    if (c->n < asked) q->stop = 1; /* its rank was stopped (a signal): so is the study */
+    if (n < asked) q->stop = 1; /* its rank was stopped (a signal): so is the study */
 }
 
 /* Not even room to receive a chunk and drop it: the sender would wait
@@ -452,51 +414,46 @@ static void receive(queue *q, int src)
     else
         s->held--;
     if (h.n == -2) {
-        stsl_error e;
+        stsl_err e;
         s->hello = 1;
         h.msg[sizeof h.msg - 1] = 0;
         fail(q,
-             stsl_error_set(&e, h.code ? (stsl_status)h.code : STSL_EINPUT, "%s (rank %d)",
-                            h.msg[0] ? h.msg : "failed", src),
+             set_err(&e, h.code ? (stsl_rc)h.code : STSL_RC_INPUT, "%s (rank %d)",
+                     h.msg[0] ? h.msg : "failed", src),
              &e);
         return;
     }
     if (h.n <= 0) {
-        if (h.first >= 0) account(q, &(chunk){.n = 0}, h.asked);
+        if (h.first >= 0) account(q, NULL, h.asked);
         return;
     }
-    chunk scratch = {0}, *c = q->rc ? NULL : free_slot(q);
-    if (!c || reserve(c, h.n, h.n_ev, h.n_run, NULL)) {
+    chunk *c = q->rc ? NULL : free_slot(q);
+    void *buf = c ? stsl_study_rows_space(c->rows, h.bytes) : NULL, *scratch = NULL;
+    if (!buf) {
         if (!q->rc) fail_nomem(q);
-        c = &scratch; /* received all the same (the sender waits), then dropped */
-        if (reserve(c, h.n, h.n_ev, h.n_run, NULL)) abort_receive(src, &h);
+        /* received all the same (the sender waits), then dropped */
+        buf = scratch = malloc(h.bytes > 0 ? (size_t)h.bytes : 1);
+        if (!buf) abort_receive(src, &h);
     }
-    c->first = h.first;
-    c->n = h.n;
-    c->n_ev = h.n_ev;
-    c->n_run = h.n_run;
     /* Large messages may need the sender's help (it lends it at its next
      * row): wait without spinning. */
-    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    MPI_Irecv(c->rows, (int)((size_t)h.n * sizeof *c->rows), MPI_BYTE, src, TAG_ROWS,
-              MPI_COMM_WORLD, &r[0]);
-    if (h.n_ev > 0)
-        MPI_Irecv(c->ev, (int)((size_t)h.n_ev * sizeof *c->ev), MPI_BYTE, src, TAG_EVENTS,
-                  MPI_COMM_WORLD, &r[1]);
-    if (h.n_run > 0) MPI_Irecv(c->run, (int)h.n_run, MPI_BYTE, src, TAG_RUN, MPI_COMM_WORLD, &r[2]);
-    wait_all(r, 3);
-    if (c == &scratch) {
-        chunk_free(&scratch);
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Irecv(buf, (int)h.bytes, MPI_BYTE, src, TAG_ROWS, MPI_COMM_WORLD, &r);
+    wait_all(&r, 1);
+    if (scratch) {
+        free(scratch);
         return;
     }
-    stsl_error e;
-    int rc = link_rows(c, src, &e);
-    if (rc) {
-        fail(q, rc, &e);
+    stsl_err e;
+    if (stsl_study_rows_parse(c->rows, &e) || stsl_study_rows_count(c->rows) != h.n) {
+        fail(q,
+             set_err(&e, STSL_RC_IO, "sweep: rank %d sent rows that do not match its blocks", src),
+             &e);
         return;
     }
+    c->first = h.first;
     c->used = 1;
-    account(q, c, h.asked);
+    account(q, c->rows, h.asked);
 }
 
 /* Everything rank 0 does between two of its own rows: take the messages
@@ -504,7 +461,7 @@ static void receive(queue *q, int src)
  * Returns whether anything came. */
 static int service(queue *q)
 {
-    if (q->o->stop && *q->o->stop) q->stop = 1;
+    if (q->o->cancel && *q->o->cancel) q->stop = 1;
     int got = 0;
     for (;;) {
         int flag = 0;
@@ -521,15 +478,15 @@ static int service(queue *q)
     return got;
 }
 
-/* stsl_sweep_take of rank 0's own chunk. */
-static int own_take(void *ctx, const stsl_study_row *row, stsl_error *err)
+/* stsl_study_take_fn of rank 0's own chunk. */
+static int own_take(void *ctx, const stsl_study_row *row, stsl_err *err)
 {
     queue *q = ctx;
     (void)err;
-    stsl_error e;
+    stsl_err e;
     if (row && !q->rc && keep_row(q->own, row, &e)) fail(q, e.code, &e);
     service(q);
-    return STSL_OK;
+    return STSL_RC_OK;
 }
 
 /* Run a chunk on rank 0 itself, its threads as a worker's. */
@@ -544,20 +501,17 @@ static void run_own(queue *q)
     }
     q->own = c;
     c->first = range[0];
-    c->n = c->n_ev = 0;
-    c->n_run = 0;
-    stsl_error e = {0};
+    stsl_err e = {0};
     int rc =
-        stsl_sweep_plan_run(q->sp, range[0], range[1], q->o->jobs, &q->own_stop, own_take, q, &e);
+        stsl_study_plan_run(q->sp, range[0], range[1], q->o->jobs, &q->own_stop, own_take, q, &e);
     c = q->own; /* the slots may have moved (own_take receives chunks) */
     q->own = NULL;
-    if (!rc) rc = link_rows(c, 0, &e);
     if (rc) {
         fail(q, rc, &e);
         return;
     }
-    c->used = !q->rc && c->n > 0;
-    account(q, c, range[1] - range[0]);
+    c->used = !q->rc && stsl_study_rows_count(c->rows) > 0;
+    account(q, c->rows, range[1] - range[0]);
 }
 
 static int finished(const queue *q)
@@ -586,28 +540,28 @@ static void serve(queue *q)
     write_ready(q);
 }
 
-static long chunk_cap(const stsl_sweep_plan *sp, int jobs)
+static long chunk_cap(const stsl_study_plan *sp, int jobs)
 {
-    return (long)(stsl_sweep_plan_store_full(sp) ? FULL_CHUNK_PER_THREAD : CHUNK_MAX_PER_THREAD) *
+    return (long)(stsl_study_plan_store_full(sp) ? FULL_CHUNK_PER_THREAD : CHUNK_MAX_PER_THREAD) *
            (jobs > 0 ? jobs : 1);
 }
 
-static int writer(const char *study_path, const stsl_sweep_opts *o, int n_ranks,
-                  stsl_sweep_progress *out, stsl_error *err)
+static int writer(const char *study_path, const stsl_study_opts *o, int n_ranks,
+                  stsl_study_stats *out, stsl_err *err)
 {
-    stsl_sweep_plan *sp = NULL;
+    stsl_study_plan *sp = NULL;
     queue q = {.o = o, .prog = out, .n_ranks = n_ranks, .err = err};
     q.ranks = calloc((size_t)n_ranks, sizeof *q.ranks);
     q.t0 = now_seconds();
     q.last_flush = -INFINITY; /* the first rows are flushed at once, as in a threaded run */
-    q.rc = q.ranks ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "sweep: out of memory");
-    if (!q.rc) q.rc = stsl_sweep_plan_open(study_path, o, &sp, err);
-    if (!q.rc) q.rc = stsl_sweep_plan_output(sp, o, &q.w, err);
+    q.rc = q.ranks ? STSL_RC_OK : set_err(err, STSL_RC_NOMEM, "sweep: out of memory");
+    if (!q.rc && !(sp = stsl_study_plan_open(study_path, o, err))) q.rc = err->code;
+    if (!q.rc && !(q.w = stsl_study_file_open(sp, o, err))) q.rc = err->code;
     if (!q.rc) {
         q.sp = sp;
-        out->n_runs = stsl_sweep_plan_n_variants(sp);
-        q.next = stsl_study_h5_n_done(q.w);
-        q.end = stsl_sweep_hold_end(o, q.next, out->n_runs); /* a test's hold: sweep.h */
+        out->n_runs = stsl_study_plan_n_variants(sp);
+        q.next = stsl_study_file_n_done(q.w);
+        q.end = stsl_study_file_end(q.w); /* a test's hold: stickslip.h */
         q.chunk_max = chunk_cap(sp, o->jobs);
         q.ahead = (long)WINDOW_CHUNKS_PER_RANK * n_ranks * q.chunk_max;
         serve(&q);
@@ -623,12 +577,12 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_ranks,
         }
     }
     int rc = q.rc;
-    if (!rc && q.w && q.end < out->n_runs && !q.stop) rc = stsl_sweep_hold(o, q.w, err);
+    if (!rc && q.w && q.end < out->n_runs && !q.stop) rc = stsl_study_file_hold(q.w, err);
     if (q.w) {
-        out->n_done = stsl_study_h5_n_done(q.w);
-        out->n_failed = stsl_study_h5_n_failed(q.w);
+        out->n_done = stsl_study_file_n_done(q.w);
+        out->n_failed = stsl_study_file_n_failed(q.w);
         out->seconds = now_seconds() - q.t0;
-        int crc = stsl_study_h5_close(q.w, rc ? NULL : err);
+        int crc = stsl_study_file_close(q.w, rc ? NULL : err);
         if (!rc) rc = crc;
         if (!rc) report(&q, 1);
     }
@@ -636,18 +590,18 @@ static int writer(const char *study_path, const stsl_sweep_opts *o, int n_ranks,
         chunk_free(&q.pending[k]);
     free(q.pending);
     free(q.ranks);
-    stsl_sweep_plan_free(sp);
+    stsl_study_plan_free(sp);
     return rc;
 }
 
-int stsl_mpi_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
-                       stsl_error *err)
+stsl_rc stsl_mpi_sweep_run(const char *study_path, const stsl_study_opts *o, stsl_study_stats *out,
+                           stsl_err *err)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     memset(out, 0, sizeof *out);
-    if (size == 1) return stsl_sweep_run(study_path, o, out, err);
+    if (size == 1) return stsl_study_run_with(study_path, o, out, err);
     if (rank > 0) return worker(study_path, o, err);
     return writer(study_path, o, size, out, err);
 }

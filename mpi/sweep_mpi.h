@@ -1,6 +1,6 @@
 /* sweep_mpi.h - `stickslip-mpi sweep`: the variants of a study over MPI
  * ranks.  Every rank runs chunks of variants in its threads
- * (stsl_sweep_plan_run, as `stickslip sweep` does); rank 0 also loads the
+ * (stsl_study_plan_run, as `stickslip sweep` does); rank 0 also loads the
  * study, creates (or resumes) the file, hands the chunks out from a
  * dynamic queue between two of its own rows, and writes every rank's rows
  * in variant order, so the file equals that of a threaded run.  A worker
@@ -11,12 +11,12 @@
 #ifndef STSL_MPI_SWEEP_MPI_H
 #define STSL_MPI_SWEEP_MPI_H
 
-#include "api/sweep.h"
+#include "include/stickslip.h"
 
-/* stsl_sweep_run's contract, on every rank of MPI_COMM_WORLD (MPI
+/* stsl_study_run_with's contract, on every rank of MPI_COMM_WORLD (MPI
  * initialised with at least MPI_THREAD_FUNNELED); `out` and the return
  * code mean something on rank 0 only. */
-int stsl_mpi_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_progress *out,
-                       stsl_error *err);
+stsl_rc stsl_mpi_sweep_run(const char *study_path, const stsl_study_opts *o, stsl_study_stats *out,
+                           stsl_err *err);
 
 #endif
