@@ -21,9 +21,10 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/config_keys.h"
 #include "io/config_read.h"
-#include "io/config_system.h"
 #include "io/text_input.h"
+#include "models/fixed_step_system.h"
 
 /* Deeper override values are refused: no configuration key is nested that
  * deep, and the bound also stops a self-referencing alias from recursing. */
@@ -32,10 +33,7 @@
 /* Most output samples a run may produce: about 80 bytes each in the HDF5
  * file (time, mode and up to nine columns), so 8 GB. */
 #define MAX_SAMPLES 1e8
-/* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
- * would locate events too coarsely to be worth running. */
-static const stsl_cr_range R_RTOL = {1e-14, 1e-2, 0, 0, NULL, 0.0};
-/* The erk8 method (Fehlberg 7(8), events located to the rounding of t)
+/* rtol's range is the key table's (io/config_keys.c); the erk8 method (Fehlberg 7(8), events located to the rounding of t)
  * goes further: ERK8_RTOL_MIN, argued in docs/numerics.md. */
 #define ERK8_RTOL_MIN 1e-15
 static const stsl_cr_range R_RTOL_ERK8 = {ERK8_RTOL_MIN, 1e-2, 0, 0, NULL, 0.0};
@@ -58,22 +56,33 @@ static const char *const SIM_KEYS[] = {
     "accuracy", "verify", NULL};
 /* The models' own name tables, index = enum value (one definition each). */
 #define SCHEME_NAMES (stsl_scheme_names())
-/* Karnopp's band dv and the tanh scale v_reg of smooth_rk4 on a hybrid law,
- * in velocity units.  The band must be wider than the velocity change of
- * one step near rest, h |a| / 2, or the scheme steps over it and misses the
- * stick; a wider band sticks early, moving the stop by about dv^2 / (2 |a|).
- * 1e-4 m/s catches the zero crossing for h |a| < 2e-4 m/s (Den Hartog,
- * |a| = 1.5 m/s^2 at its stop: h up to 1e-4 s) and costs a position error
- * of 3e-9 m there.  For the tanh law v_reg trades creep (v_reg atanh(F_n /
- * F_D) under a holding force) against stiffness (RK4 is stable for
- * h < 2.78 m v_reg / F_D): the same 1e-4 keeps the creep below 1e-4 m/s. */
-#define DEFAULT_KARNOPP_BAND 1e-4
-#define DEFAULT_REG_VELOCITY 1e-4
 static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", "erk8", NULL};
 static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
 /* The models' own name table, index = stsl_law. */
 #define LAW_NAMES (stsl_law_names())
+
+static const char *const BODY_KEYS[] = {"mass", "inertia", "position", "velocity", NULL};
+static const char *const COUPLING_KEYS[] = {"between", "stiffness", "damping", "free_length", NULL};
+static const char *const SYS_INPUT_KEYS[] = {"forces", "base_motion", "anchor_motion", NULL};
+/* The one element's sections, which a system replaces. */
+static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "initial", NULL};
+#define DOMAIN_NAME(d) ((d) == STSL_DOMAIN_ROTATIONAL ? "rotational" : "translational")
+#define MASS_KEY(d)    ((d) == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass")
+
+/* "item" keys + the keys of what an item carries (friction, stop) + `also`
+ * (NULL: none). */
+static void item_keys(const char *const *extra, const char *also, const char *keys[32])
+{
+    int n = 0;
+    keys[n++] = "name";
+    keys[n++] = "body";
+    keys[n++] = "between";
+    for (int i = 0; extra[i] && n < 30; i++)
+        keys[n++] = extra[i];
+    if (also) keys[n++] = also;
+    keys[n] = NULL;
+}
 
 static int load_element(const stsl_cr_map *top, stsl_element_params *e)
 {
@@ -86,14 +95,12 @@ static int load_element(const stsl_cr_map *top, stsl_element_params *e)
     if (inertia && stsl_cr_map_find(&m, "mass"))
         rc = stsl_cr_fail(m.c, inertia, "element.inertia",
                           "give either element.mass or element.inertia, not both");
-    if (!rc) rc = stsl_cr_map_num(&m, inertia ? "inertia" : "mass", 1, 0.0, &stsl_cr_pos, &e->mass);
+    if (!rc) rc = stsl_key_read(&m, inertia ? "inertia" : "mass", &e->mass, NULL);
     if (!rc) rc = stsl_cr_map_sub(&m, "spring", 0, SPRING_KEYS, &s, &have_s);
-    if (!rc && have_s)
-        rc = stsl_cr_map_num(&s, "stiffness", 1, 0.0, &stsl_cr_nonneg, &e->stiffness);
-    if (!rc && have_s) rc = stsl_cr_map_num(&s, "free_position", 0, 0.0, NULL, &e->free_position);
+    if (!rc && have_s) rc = stsl_key_read(&s, "stiffness", &e->stiffness, NULL);
+    if (!rc && have_s) rc = stsl_key_read(&s, "free_position", &e->free_position, NULL);
     if (!rc) rc = stsl_cr_map_sub(&m, "damper", 0, DAMPER_KEYS, &d, &have_d);
-    if (!rc && have_d)
-        rc = stsl_cr_map_num(&d, "coefficient", 1, 0.0, &stsl_cr_nonneg, &e->damping);
+    if (!rc && have_d) rc = stsl_key_read(&d, "coefficient", &e->damping, NULL);
     return rc;
 }
 
@@ -127,8 +134,8 @@ static int load_initial(const stsl_cr_map *top, stsl_element_params *e)
     int have;
     int rc = stsl_cr_map_sub(top, "initial", 0, INITIAL_KEYS, &m, &have);
     if (rc) return rc;
-    if (have) rc = stsl_cr_map_num(&m, "position", 0, 0.0, NULL, &e->x0);
-    if (!rc && have) rc = stsl_cr_map_num(&m, "velocity", 0, 0.0, NULL, &e->v0);
+    if (have) rc = stsl_key_read(&m, "position", &e->x0, NULL);
+    if (!rc && have) rc = stsl_key_read(&m, "velocity", &e->v0, NULL);
     if (rc || !e->has_stops || (e->x0 >= e->x_min && e->x0 <= e->x_max)) return rc;
     int id = have ? stsl_cr_map_find(&m, "position") : 0;
     return stsl_cr_fail(m.c, id ? id : m.id, "initial.position",
@@ -200,7 +207,7 @@ static int load_scheme(const stsl_cr_map *m, stsl_config *cfg)
                             "scheme event_driven",
                             SCHEME_NAMES[kind]);
     if (kind == STSL_SCHEME_EVENT_DRIVEN) return STSL_OK;
-    rc = stsl_cr_map_num(m, "step", 1, 0.0, &stsl_cr_pos, &s->step);
+    rc = stsl_key_read(m, "step", &s->step, NULL);
     if (!rc && s->step > cfg->sim.t_end)
         rc = stsl_cr_fail(m->c, hid, "simulation.step", "must be in (0, t_end = %g] (got %g)",
                           cfg->sim.t_end, s->step);
@@ -209,11 +216,9 @@ static int load_scheme(const stsl_cr_map *m, stsl_config *cfg)
                           "makes more than 1e12 steps to t_end = %g (got %g)", cfg->sim.t_end,
                           s->step);
     if (!rc && kind == STSL_SCHEME_KARNOPP)
-        rc = stsl_cr_map_num(m, "karnopp_band", 0, DEFAULT_KARNOPP_BAND, &stsl_cr_pos,
-                             &s->karnopp_band);
+        rc = stsl_key_read(m, "karnopp_band", &s->karnopp_band, NULL);
     if (!rc && kind == STSL_SCHEME_SMOOTH_RK4 && hybrid)
-        rc = stsl_cr_map_num(m, "regularisation_velocity", 0, DEFAULT_REG_VELOCITY, &stsl_cr_pos,
-                             &s->regularisation_velocity);
+        rc = stsl_key_read(m, "regularisation_velocity", &s->regularisation_velocity, NULL);
     return rc;
 }
 
@@ -239,7 +244,7 @@ static int map_atol(const stsl_cr_map *m, double *out)
         *out = 0.0;
         return STSL_OK;
     }
-    return stsl_cr_map_num(m, "atol", 1, 0.0, &stsl_cr_pos, out);
+    return stsl_key_read(m, "atol", out, NULL);
 }
 
 /* simulation.accuracy sets rtol (and leaves atol to the rule unless atol
@@ -256,8 +261,8 @@ static int load_tolerances(const stsl_cr_map *m, stsl_config *cfg)
         return stsl_cr_fail(m->c, acc, "simulation.accuracy",
                             "sets rtol (and atol unless given): give accuracy or rtol, not both");
     int use_acc = acc && (!rt || acc_set);
-    const stsl_cr_range *range = o->method == STSL_METHOD_ERK8 ? &R_RTOL_ERK8 : &R_RTOL;
-    rc = stsl_cr_map_num(m, use_acc ? "accuracy" : "rtol", 0, 1e-10, range, &o->rtol);
+    const stsl_cr_range *range = o->method == STSL_METHOD_ERK8 ? &R_RTOL_ERK8 : NULL;
+    rc = stsl_key_read(m, use_acc ? "accuracy" : "rtol", &o->rtol, range);
     if (!rc) rc = map_atol(m, &o->atol);
     int v = STSL_VERIFY_OFF;
     if (!rc) rc = stsl_cr_map_enum(m, "verify", stsl_verify_mode_names(), STSL_VERIFY_OFF, &v);
@@ -272,8 +277,8 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     int have;
     double ev = 0.0;
     int rc = stsl_cr_map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
-    if (!rc) rc = stsl_cr_map_num(&m, "t_end", 1, 0.0, &stsl_cr_pos, &o->t_end);
-    if (!rc) rc = stsl_cr_map_num(&m, "output_step", 0, 0.001, &stsl_cr_nonneg, &o->output_step);
+    if (!rc) rc = stsl_key_read(&m, "t_end", &o->t_end, NULL);
+    if (!rc) rc = stsl_key_read(&m, "output_step", &o->output_step, NULL);
     if (!rc && too_many_samples(o))
         rc = stsl_cr_fail(
             m.c, stsl_cr_map_find(&m, "output_step"), "simulation.output_step",
@@ -284,7 +289,7 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = stsl_cr_map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
     o->method = (stsl_method)method;
     if (!rc) rc = load_tolerances(&m, cfg);
-    if (!rc) rc = stsl_cr_map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
+    if (!rc) rc = stsl_key_read(&m, "max_events", &ev, NULL);
     /* 1e15 keeps the count exact in a double and inside a long. */
     if (!rc && (ev < 1.0 || ev > 1e15 || ev != floor(ev)))
         rc = stsl_cr_fail(m.c, stsl_cr_map_find(&m, "max_events"), "simulation.max_events",
@@ -320,6 +325,312 @@ static void sync_tolerances(stsl_config *cfg)
     cfg->element.atol = cfg->sim.atol;
 }
 
+/* ---------------------------------------------------------------- a system of bodies */
+
+/* The sequence at `key` of `top` (absent: none); its items' ids. */
+static int seq_open(const stsl_cr_map *top, const char *key, int *n, yaml_node_item_t **items)
+{
+    char got[64];
+    int id = stsl_cr_map_find(top, key);
+    *n = 0;
+    *items = NULL;
+    if (!id) return STSL_OK;
+    yaml_node_t *s = stsl_cr_node_at(top->c, id);
+    if (s->type != YAML_SEQUENCE_NODE)
+        return stsl_cr_fail(top->c, id, key, "expected a sequence of mappings (got %s)",
+                            stsl_cr_describe(s, got, sizeof got));
+    *items = s->data.sequence.items.start;
+    *n = (int)(s->data.sequence.items.top - s->data.sequence.items.start);
+    return STSL_OK;
+}
+
+static void *alloc_items(stsl_cr_ctx *c, int n, size_t size, int *rc)
+{
+    void *p = n > 0 ? calloc((size_t)n, size) : NULL;
+    if (n > 0 && !p) *rc = stsl_error_set(c->err, STSL_ENOMEM, "out of memory (%d items)", n);
+    return p;
+}
+
+/* A name (body, end) into a fixed field. */
+static int read_name(stsl_cr_ctx *c, int id, const char *path, char *dst)
+{
+    const char *s;
+    int rc = stsl_cr_node_str(c, id, path, &s);
+    return rc ? rc : stsl_cr_copy_field(c, id, path, dst, STSL_BODY_NAME_MAX + 1, s);
+}
+
+/* between: [a, b] (a sequence of two names). */
+static int read_between(const stsl_cr_map *m, stsl_end ends[2])
+{
+    char path[KEYPATH_MAX], got[64], ip[KEYPATH_MAX + 16];
+    int id = stsl_cr_map_find(m, "between");
+    stsl_cr_join(path, m->path, "between");
+    yaml_node_t *n = stsl_cr_node_at(m->c, id);
+    int len = n->type == YAML_SEQUENCE_NODE
+                  ? (int)(n->data.sequence.items.top - n->data.sequence.items.start)
+                  : -1;
+    if (len != 2)
+        return stsl_cr_fail(m->c, id, path, "expected two names [a, b] (got %s)",
+                            len < 0 ? stsl_cr_describe(n, got, sizeof got)
+                                    : (snprintf(got, sizeof got, "%d names", len), got));
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < 2; k++) {
+        snprintf(ip, sizeof ip, "%s.%d", path, k);
+        rc = read_name(m->c, n->data.sequence.items.start[k], ip, ends[k].name);
+    }
+    return rc;
+}
+
+/* The ends: body: a (against the base; contacts and stops) or between;
+ * a coupling's keys have no `body`, so it always gives between. */
+static int read_ends(const stsl_cr_map *m, stsl_end ends[2], int *between, int allow_body)
+{
+    char path[KEYPATH_MAX];
+    int b = stsl_cr_map_find(m, "body"), bw = stsl_cr_map_find(m, "between");
+    *between = bw != 0;
+    stsl_cr_join(path, m->path, allow_body ? "body" : "between");
+    if (b && bw) return stsl_cr_fail(m->c, bw, path, "give either body: or between:, not both");
+    if (!b && !bw)
+        return stsl_cr_fail(m->c, m->id, path,
+                            allow_body ? "missing required key (body: NAME, or between: [a, b])"
+                                       : "missing required key (between: [a, b])");
+    if (bw) return read_between(m, ends);
+    snprintf(ends[1].name, sizeof ends[1].name, "base");
+    return read_name(m->c, b, path, ends[0].name);
+}
+
+/* An item's optional name: (its rules are stsl_system_check's). */
+static int read_item_name(const stsl_cr_map *m, char *dst)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "name");
+    stsl_cr_join(path, m->path, "name");
+    return id ? read_name(m->c, id, path, dst) : STSL_OK;
+}
+
+/* ------------------------------------------------------------ sections */
+
+/* A body name becomes a key path segment: no dots, nothing YAML reads
+ * other than as this very name. */
+static int check_body_name(stsl_cr_ctx *c, int id, const char *name)
+{
+    int ok = *name && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
+                       (name[0] >= 'a' && name[0] <= 'z'));
+    for (const char *p = name; ok && *p; p++)
+        ok = *p == '_' || *p == '-' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+             (*p >= 'a' && *p <= 'z');
+    return ok ? STSL_OK
+              : stsl_cr_fail(c, id, "bodies",
+                             "a body name is a letter or _ followed by letters, digits, _ or - "
+                             "(got '%.48s')",
+                             name);
+}
+
+static int load_body(stsl_cr_ctx *c, yaml_node_pair_t *p, stsl_body *b)
+{
+    char path[KEYPATH_MAX];
+    stsl_cr_map m;
+    const char *name = stsl_cr_key_text(c, p->key);
+    int rc = check_body_name(c, p->key, name);
+    if (!rc) rc = stsl_cr_copy_field(c, p->key, "bodies", b->name, sizeof b->name, name);
+    stsl_cr_join(path, "bodies", name);
+    if (!rc) rc = stsl_cr_map_open(c, p->value, path, BODY_KEYS, &m);
+    int inertia = !rc ? stsl_cr_map_find(&m, "inertia") : 0;
+    if (inertia && stsl_cr_map_find(&m, "mass")) {
+        stsl_cr_join(path, m.path, "inertia");
+        return stsl_cr_fail(c, inertia, path, "give either mass or inertia, not both");
+    }
+    if (!rc) rc = stsl_cr_map_num(&m, inertia ? "inertia" : "mass", 1, 0.0, &stsl_cr_pos, &b->mass);
+    if (!rc) rc = stsl_cr_map_num(&m, "position", 0, 0.0, NULL, &b->x0);
+    if (!rc) rc = stsl_cr_map_num(&m, "velocity", 0, 0.0, NULL, &b->v0);
+    return rc;
+}
+
+static int load_bodies(const stsl_cr_map *top, stsl_system *s)
+{
+    char got[64];
+    stsl_cr_ctx *c = top->c;
+    int rc = STSL_OK, id = stsl_cr_map_find(top, "bodies");
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top == n->data.mapping.pairs.start)
+        return stsl_cr_fail(
+            c, id, "bodies", "expected a mapping of at least one body, NAME: {mass: M} (got %s)",
+            n->type == YAML_MAPPING_NODE ? "no body" : stsl_cr_describe(n, got, sizeof got));
+    int nb = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    for (int i = 0; i < nb; i++)
+        if (!stsl_cr_key_text(c, n->data.mapping.pairs.start[i].key))
+            return stsl_cr_fail(c, n->data.mapping.pairs.start[i].key, "bodies",
+                                "body names must be plain names, not collections");
+    s->bodies = alloc_items(c, nb, sizeof *s->bodies, &rc);
+    for (int i = 0; !rc && i < nb; i++, s->n_bodies++)
+        rc = load_body(c, n->data.mapping.pairs.start + i, &s->bodies[i]);
+    return rc;
+}
+
+static int load_couplings(const stsl_cr_map *top, stsl_system *s)
+{
+    char path[KEYPATH_MAX];
+    yaml_node_item_t *it;
+    int n, rc = seq_open(top, "couplings", &n, &it);
+    if (!rc) s->couplings = alloc_items(top->c, n, sizeof *s->couplings, &rc);
+    for (int i = 0; !rc && i < n; i++, s->n_couplings++) {
+        stsl_coupling *cp = &s->couplings[i];
+        stsl_cr_map m;
+        int between;
+        snprintf(path, sizeof path, "couplings.%d", i);
+        rc = stsl_cr_map_open(top->c, it[i], path, COUPLING_KEYS, &m);
+        if (!rc) rc = read_ends(&m, cp->ends, &between, 0);
+        if (!rc) rc = stsl_cr_map_num(&m, "stiffness", 0, 0.0, &stsl_cr_nonneg, &cp->stiffness);
+        if (!rc) rc = stsl_cr_map_num(&m, "damping", 0, 0.0, &stsl_cr_nonneg, &cp->damping);
+        if (!rc) rc = stsl_cr_map_num(&m, "free_length", 0, 0.0, NULL, &cp->free_length);
+    }
+    return rc;
+}
+
+/* load: SIGNAL, the contact's F_R (a force: a table jumps where it says,
+ * as the element's inputs.load). */
+static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "load");
+    ct->has_load = id != 0;
+    if (!id) return STSL_OK;
+    stsl_cr_join(path, m->path, "load");
+    return stsl_cr_load_signal(m->c, id, path, STSL_INTERP_LINEAR, &ct->load);
+}
+
+static int load_contacts(const stsl_cr_map *top, stsl_system *s)
+{
+    char path[KEYPATH_MAX];
+    const char *keys[32];
+    yaml_node_item_t *it;
+    int n, rc = seq_open(top, "contacts", &n, &it);
+    item_keys(stsl_cr_friction_keys, "load", keys);
+    if (!rc) s->contacts = alloc_items(top->c, n, sizeof *s->contacts, &rc);
+    for (int i = 0; !rc && i < n; i++, s->n_contacts++) {
+        stsl_contact *ct = &s->contacts[i];
+        stsl_cr_map m;
+        snprintf(path, sizeof path, "contacts.%d", i);
+        rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        if (!rc) rc = read_item_name(&m, ct->name);
+        if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
+        if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
+        if (!rc) rc = load_contact_load(&m, ct);
+    }
+    return rc;
+}
+
+static int load_sys_stops(const stsl_cr_map *top, stsl_system *s)
+{
+    char path[KEYPATH_MAX];
+    const char *keys[32];
+    yaml_node_item_t *it;
+    int n, rc = seq_open(top, "stops", &n, &it);
+    item_keys(stsl_cr_stop_keys, NULL, keys);
+    if (!rc) s->stops = alloc_items(top->c, n, sizeof *s->stops, &rc);
+    for (int i = 0; !rc && i < n; i++, s->n_stops++) {
+        stsl_system_stop *st = &s->stops[i];
+        stsl_cr_map m;
+        snprintf(path, sizeof path, "stops.%d", i);
+        rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        if (!rc) rc = read_item_name(&m, st->name);
+        if (!rc) rc = read_ends(&m, st->ends, &st->between, 1);
+        if (!rc) rc = stsl_cr_stop(&m, &st->model, &st->p);
+    }
+    return rc;
+}
+
+/* inputs.forces: {BODY: SIGNAL, ...}. */
+static int load_forces(const stsl_cr_map *in, stsl_system *s)
+{
+    char path[KEYPATH_MAX], got[64];
+    int rc = STSL_OK, id = stsl_cr_map_find(in, "forces");
+    if (!id) return STSL_OK;
+    yaml_node_t *n = stsl_cr_node_at(in->c, id);
+    if (n->type != YAML_MAPPING_NODE)
+        return stsl_cr_fail(in->c, id, "inputs.forces",
+                            "expected a mapping BODY: {type: ...} (got %s)",
+                            stsl_cr_describe(n, got, sizeof got));
+    int nf = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    s->forces = alloc_items(in->c, nf, sizeof *s->forces, &rc);
+    for (int i = 0; !rc && i < nf; i++, s->n_forces++) {
+        yaml_node_pair_t *p = n->data.mapping.pairs.start + i;
+        rc = read_name(in->c, p->key, "inputs.forces", s->forces[i].on.name);
+        stsl_cr_join(path, "inputs.forces", s->forces[i].on.name);
+        for (int j = 0; !rc && j < i; j++)
+            if (!strcmp(s->forces[j].on.name, s->forces[i].on.name))
+                rc = stsl_cr_fail(in->c, p->key, path, "duplicate key");
+        if (!rc)
+            rc = stsl_cr_load_signal(in->c, p->value, path, STSL_INTERP_LINEAR,
+                                     &s->forces[i].signal);
+    }
+    return rc;
+}
+
+static int load_sys_inputs(const stsl_cr_map *top, stsl_system *s)
+{
+    stsl_cr_map m;
+    int have, id;
+    int rc = stsl_cr_map_sub(top, "inputs", 0, SYS_INPUT_KEYS, &m, &have);
+    if (rc || !have) return rc;
+    rc = load_forces(&m, s);
+    /* Motions are differentiated twice: a smooth interpolation (as the element). */
+    if (!rc && (id = stsl_cr_map_find(&m, "base_motion")))
+        rc = stsl_cr_load_signal(m.c, id, "inputs.base_motion", STSL_INTERP_CUBIC, &s->base_motion);
+    if (!rc && (id = stsl_cr_map_find(&m, "anchor_motion")))
+        rc = stsl_cr_load_signal(m.c, id, "inputs.anchor_motion", STSL_INTERP_CUBIC,
+                                 &s->anchor_motion);
+    s->has_anchor = !rc && id != 0;
+    return rc;
+}
+
+/* The node at a key path of the document (sequence items by index); the
+ * deepest one found when the path goes further. */
+static int node_of_path(stsl_cr_ctx *c, const char *path)
+{
+    char buf[KEYPATH_MAX];
+    int id = 1;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
+        dot = strchr(seg, '.');
+        if (dot) *dot = '\0';
+        yaml_node_t *n = stsl_cr_node_at(c, id);
+        int next = 0;
+        if (n->type == YAML_MAPPING_NODE) {
+            stsl_cr_map m = {.c = c, .id = id};
+            next = stsl_cr_map_find(&m, seg);
+        } else if (n->type == YAML_SEQUENCE_NODE) {
+            long i = strtol(seg, NULL, 10);
+            if (i >= 0 && i < n->data.sequence.items.top - n->data.sequence.items.start)
+                next = n->data.sequence.items.start[i];
+        }
+        if (!next) break;
+        id = next;
+    }
+    return id;
+}
+
+/* The sections of a system of bodies (the top-level mapping has `bodies`);
+ * the one element's sections are refused. */
+static int load_system(const stsl_cr_map *top, stsl_config *cfg)
+{
+    stsl_system *s = &cfg->system;
+    stsl_system_issue is;
+    s->domain = cfg->element.domain;
+    cfg->is_system = 1;
+    int rc = stsl_cr_refuse_keys(top, ELEMENT_ONLY,
+                                 "not in a system of bodies (bodies: is given): use contacts:, "
+                                 "stops: and bodies.NAME.position/velocity");
+    if (!rc) rc = load_bodies(top, s);
+    if (!rc) rc = load_couplings(top, s);
+    if (!rc) rc = load_contacts(top, s);
+    if (!rc) rc = load_sys_stops(top, s);
+    if (!rc) rc = load_sys_inputs(top, s);
+    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path), is.path, "%s", is.msg);
+    return rc;
+}
+
 /* The one element: a system's sections are refused without bodies. */
 static int load_element_sections(const stsl_cr_map *top, stsl_element_params *e)
 {
@@ -349,7 +660,7 @@ static int load_top(stsl_cr_ctx *c, stsl_config *cfg)
     if (!rc) rc = stsl_cr_map_enum(&top, "domain", DOMAIN_NAMES, 0, &dom);
     e->domain = (stsl_domain)dom;
     if (!rc && stsl_cr_map_find(&top, "bodies"))
-        rc = stsl_config_system_load(&top, cfg);
+        rc = load_system(&top, cfg);
     else if (!rc)
         rc = load_element_sections(&top, e);
     if (!rc) rc = load_sim(&top, cfg);
@@ -680,15 +991,24 @@ void stsl_config_free(stsl_config *cfg)
 
 /* ---------------------------------------------------------------- to_yaml */
 
-static void put_element(FILE *f, const stsl_element_params *e)
+/* The numbers of `prefix` (the key table's) as a flow mapping `open`...}. */
+static void put_flow_keys(FILE *f, const stsl_config *cfg, const char *open, const char *prefix,
+                          const void *home)
 {
+    fputs(open, f);
+    stsl_key_put(f, cfg, prefix, home, ", ", 1);
+    fputs("}\n", f);
+}
+
+static void put_element(FILE *f, const stsl_config *cfg)
+{
+    const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
     fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
-    fprintf(f, "element:\n  %s: %.17g\n", e->domain == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass",
-            e->mass);
-    fprintf(f, "  spring: {stiffness: %.17g, free_position: %.17g}\n", e->stiffness,
-            e->free_position);
-    fprintf(f, "  damper: {coefficient: %.17g}\n", e->damping);
+    fputs("element:\n  ", f);
+    stsl_key_put(f, cfg, "element", cfg, "", 1);
+    put_flow_keys(f, cfg, "\n  spring: {", "element.spring", cfg);
+    put_flow_keys(f, cfg, "  damper: {", "element.damper", cfg);
     fputs("friction:\n", f);
     stsl_cr_put_friction(f, fr, "  ", "\n");
     if (e->has_stops && e->stop_model == STSL_STOP_COMPLIANT)
@@ -704,7 +1024,62 @@ static void put_element(FILE *f, const stsl_element_params *e)
     stsl_cr_put_signal(f, "  ", "load", &e->load);
     stsl_cr_put_signal(f, "  ", "base_motion", &e->base_motion);
     if (e->has_anchor) stsl_cr_put_signal(f, "  ", "anchor_motion", &e->anchor_motion);
-    fprintf(f, "initial: {position: %.17g, velocity: %.17g}\n", e->x0, e->v0);
+    put_flow_keys(f, cfg, "initial: {", "initial", cfg);
+}
+
+
+static void put_ends(FILE *f, const char *name, const stsl_end *ends, int between)
+{
+    fputs("  - {", f);
+    if (name && name[0]) fprintf(f, "name: %s, ", name);
+    if (between)
+        fprintf(f, "between: [%s, %s]", ends[0].name, ends[1].name);
+    else
+        fprintf(f, "body: %s", ends[0].name);
+}
+
+static void put_stop(FILE *f, const stsl_system_stop *st)
+{
+    put_ends(f, st->name, st->ends, st->between);
+    fprintf(f, ", min: %.17g, max: %.17g", st->p.x_min, st->p.x_max);
+    if (st->model == STSL_STOP_COMPLIANT)
+        fprintf(f, ", model: compliant, stiffness: %.17g, damping: %.17g}\n", st->p.stiffness,
+                st->p.damping);
+    else
+        fprintf(f, ", model: rigid, restitution: %.17g}\n", st->p.restitution);
+}
+
+static void put_system(FILE *f, const stsl_config *cfg)
+{
+    const stsl_system *s = &cfg->system;
+    fprintf(f, "domain: %s\nbodies:\n", DOMAIN_NAME(s->domain));
+    for (int i = 0; i < s->n_bodies; i++) {
+        fprintf(f, "  %s: {", s->bodies[i].name);
+        put_flow_keys(f, cfg, "", "bodies.NAME", &s->bodies[i]);
+    }
+    fputs(s->n_couplings ? "couplings:\n" : "couplings: []\n", f);
+    for (int i = 0; i < s->n_couplings; i++) {
+        const stsl_coupling *cp = &s->couplings[i];
+        put_ends(f, NULL, cp->ends, 1);
+        put_flow_keys(f, cfg, ", ", "couplings.N", cp);
+    }
+    fputs(s->n_contacts ? "contacts:\n" : "contacts: []\n", f);
+    for (int i = 0; i < s->n_contacts; i++) {
+        put_ends(f, s->contacts[i].name, s->contacts[i].ends, s->contacts[i].between);
+        stsl_cr_put_friction(f, &s->contacts[i].friction, ", ", "");
+        /* The load's flow mapping ends its line: the contact's closes on
+         * the next, indented within the sequence item. */
+        if (s->contacts[i].has_load) stsl_cr_put_signal(f, ", ", "load", &s->contacts[i].load);
+        fputs(s->contacts[i].has_load ? "    }\n" : "}\n", f);
+    }
+    fputs(s->n_stops ? "stops:\n" : "stops: []\n", f);
+    for (int i = 0; i < s->n_stops; i++)
+        put_stop(f, &s->stops[i]);
+    fputs(s->n_forces ? "inputs:\n  forces:\n" : "inputs:\n  forces: {}\n", f);
+    for (int i = 0; i < s->n_forces; i++)
+        stsl_cr_put_signal(f, "    ", s->forces[i].on.name, &s->forces[i].signal);
+    stsl_cr_put_signal(f, "  ", "base_motion", &s->base_motion);
+    if (s->has_anchor) stsl_cr_put_signal(f, "  ", "anchor_motion", &s->anchor_motion);
 }
 
 /* `atol: auto` with the values the rule gives in a comment (YAML drops
@@ -737,9 +1112,9 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
     if (!f) return NULL;
     fputs("# stickslip: effective configuration, every default filled in\n", f);
     if (cfg->is_system)
-        stsl_config_system_put(f, cfg);
+        put_system(f, cfg);
     else
-        put_element(f, &cfg->element);
+        put_element(f, cfg);
     fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
             cfg->sim.output_step);
     fprintf(f, "  rtol: %.17g\n", cfg->sim.rtol);
@@ -797,118 +1172,85 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
 
 /* ---------------------------------------------------------------- set, get */
 
-/* When a number key may be set alone.  Every key here is written by
- * stsl_config_to_yaml, so "present in the document" is never in question;
- * what remains are the rules between keys (law, domain, scheme, stops). */
-typedef enum when {
-    W_ALWAYS,
-    W_TRANSL,       /* element.mass: the effective YAML names inertia when rotational */
-    W_HYBRID,       /* a hybrid law's keys */
-    W_NOT_RATIO,    /* friction.static: not next to a given static_ratio */
-    W_NOT_FORCE,    /* friction.static_ratio: not next to a given static */
-    W_ROT,          /* element.inertia */
-    W_NO_STOPS,     /* initial.position must lie within the stops */
-    W_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
-    W_KARNOPP,
-    W_RK4_HYBRID
-} when;
-
-typedef struct num_key {
-    const char *path;
-    size_t off; /* of the double in stsl_config */
-    const stsl_cr_range *r;
-    when w;
-} num_key;
-
-/* The same ranges as the loader's map_num calls above; test_api checks that
- * every key gives the same value and message through the full load. */
-#define NK(path, field, r, w)                                                                      \
-    {                                                                                              \
-        path, offsetof(stsl_config, field), r, w                                                   \
-    }
-static const num_key NUM_KEYS[] = {
-    NK("element.mass", element.mass, &stsl_cr_pos, W_TRANSL),
-    NK("element.inertia", element.mass, &stsl_cr_pos, W_ROT),
-    NK("element.spring.stiffness", element.stiffness, &stsl_cr_nonneg, W_ALWAYS),
-    NK("element.spring.free_position", element.free_position, NULL, W_ALWAYS),
-    NK("element.damper.coefficient", element.damping, &stsl_cr_nonneg, W_ALWAYS),
-    /* The static level as the file gave it: tie_static_level keeps it. */
-    NK("friction.dynamic", element.friction.dynamic, &stsl_cr_nonneg, W_HYBRID),
-    NK("friction.static_ratio", element.friction.static_ratio, &stsl_cr_ge1, W_NOT_FORCE),
-    /* Its range is the dynamic level's: checked by tie_static_level. */
-    NK("friction.static", element.friction.static_force, NULL, W_NOT_RATIO),
-    NK("initial.position", element.x0, NULL, W_NO_STOPS),
-    NK("initial.velocity", element.v0, NULL, W_ALWAYS),
-    NK("simulation.t_end", sim.t_end, &stsl_cr_pos, W_EVENT_DRIVEN),
-    NK("simulation.output_step", sim.output_step, &stsl_cr_nonneg, W_ALWAYS),
-    NK("simulation.rtol", sim.rtol, &R_RTOL, W_ALWAYS),
-    NK("simulation.atol", sim.atol, &stsl_cr_pos, W_ALWAYS),
-    NK("simulation.karnopp_band", scheme.karnopp_band, &stsl_cr_pos, W_KARNOPP),
-    NK("simulation.regularisation_velocity", scheme.regularisation_velocity, &stsl_cr_pos,
-       W_RK4_HYBRID),
-};
-#undef NK
-
-static int applies(const stsl_config *cfg, when w)
+/* The signal at the start of `key` (inputs.NAME, inputs.forces.BODY,
+ * contacts.N.load) and *rest the parameter after it; NULL when none. */
+static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char **rest)
 {
-    const stsl_element_params *e = &cfg->element;
-    int hybrid = !stsl_law_is_smooth(e->friction.law);
-    switch (w) {
-    case W_HYBRID:
-        return hybrid;
-    case W_NOT_RATIO:
-        return hybrid && e->friction.static_given != STSL_STATIC_RATIO;
-    case W_NOT_FORCE:
-        return hybrid && e->friction.static_given != STSL_STATIC_FORCE;
-    case W_TRANSL:
-        return e->domain == STSL_DOMAIN_TRANSLATIONAL;
-    case W_ROT:
-        return e->domain == STSL_DOMAIN_ROTATIONAL;
-    case W_NO_STOPS:
-        return !e->has_stops;
-    case W_EVENT_DRIVEN:
-        return cfg->scheme.kind == STSL_SCHEME_EVENT_DRIVEN;
-    case W_KARNOPP:
-        return cfg->scheme.kind == STSL_SCHEME_KARNOPP;
-    case W_RK4_HYBRID:
-        return cfg->scheme.kind == STSL_SCHEME_SMOOTH_RK4 && hybrid;
-    default:
-        return 1;
+    stsl_element_params *e = &cfg->element;
+    stsl_system *s = &cfg->system;
+    stsl_signal_spec *specs[4] = {&e->active_force, &e->load, &e->base_motion, &e->anchor_motion};
+    const char *dot = strchr(key, '.');
+    *rest = dot ? dot + 1 : "";
+    if (!dot) return NULL;
+    if (!strncmp(key, "contacts.", 9)) {
+        char *end;
+        long i = strtol(key + 9, &end, 10);
+        if (!cfg->is_system || end == key + 9 || key[9] == '-' || key[9] == '+' || i >= s->n_contacts ||
+            strncmp(end, ".load.", 6) || !s->contacts[i].has_load)
+            return NULL;
+        *rest = end + 6;
+        return &s->contacts[i].load;
     }
-}
-
-/* inputs.NAME.PARAM of the signal's present type. */
-static double *signal_slot(stsl_config *cfg, const char *rest, const stsl_cr_range **r)
-{
-    stsl_signal_spec *specs[4] = {&cfg->element.active_force, &cfg->element.load,
-                                  &cfg->element.base_motion, &cfg->element.anchor_motion};
-    const char *dot = strchr(rest, '.');
-    for (int i = 0; dot && i < 4; i++) {
+    if (strncmp(key, "inputs.", 7)) return NULL;
+    key += 7;
+    dot = strchr(key, '.');
+    if (cfg->is_system && !strncmp(key, "forces.", 7)) {
+        key += 7;
+        dot = strchr(key, '.');
+        for (int i = 0; dot && i < s->n_forces; i++)
+            if (strlen(s->forces[i].on.name) == (size_t)(dot - key) &&
+                !strncmp(key, s->forces[i].on.name, (size_t)(dot - key))) {
+                *rest = dot + 1;
+                return &s->forces[i].signal;
+            }
+        return NULL;
+    }
+    for (int i = cfg->is_system ? 2 : 0; dot && i < 4; i++) {
         size_t n = strlen(INPUT_KEYS[i]);
-        if (n != (size_t)(dot - rest) || strncmp(rest, INPUT_KEYS[i], n)) continue;
-        if (i == 3 && !cfg->element.has_anchor) return NULL;
-        return stsl_cr_signal_slot(specs[i], dot + 1, r);
+        if (n != (size_t)(dot - key) || strncmp(key, INPUT_KEYS[i], n)) continue;
+        int anchor = cfg->is_system ? s->has_anchor : e->has_anchor;
+        if (i == 3 && !anchor) return NULL;
+        *rest = dot + 1;
+        return cfg->is_system ? (i == 2 ? &s->base_motion : &s->anchor_motion) : specs[i];
     }
     return NULL;
 }
 
-/* The double behind `key` when it can be set on its own (see `when`);
- * NULL when it must go through the full load. */
-static double *fast_slot(stsl_config *cfg, const char *key, const stsl_cr_range **r)
+/* The friction parameters a key `friction.KEY` / `contacts.N.KEY` names. */
+static stsl_friction_params *friction_at(stsl_config *cfg, const char *key, const char **rest)
 {
-    /* A system has no element keys; simulation.* are the same for both. */
-    if (cfg->is_system && strncmp(key, "simulation.", 11))
-        return stsl_config_system_slot(cfg, key, r);
-    for (size_t i = 0; i < sizeof NUM_KEYS / sizeof NUM_KEYS[0]; i++)
-        if (!strcmp(key, NUM_KEYS[i].path)) {
-            if (!applies(cfg, NUM_KEYS[i].w)) return NULL;
-            *r = NUM_KEYS[i].r;
-            return (double *)((char *)cfg + NUM_KEYS[i].off);
-        }
-    if (!strncmp(key, "friction.", 9))
-        return stsl_cr_friction_slot(&cfg->element.friction, key + 9, r);
-    if (!strncmp(key, "inputs.", 7)) return signal_slot(cfg, key + 7, r);
-    return NULL;
+    char *end;
+    if (!cfg->is_system && !strncmp(key, "friction.", 9)) {
+        *rest = key + 9;
+        return &cfg->element.friction;
+    }
+    if (!cfg->is_system || strncmp(key, "contacts.", 9)) return NULL;
+    long i = strtol(key + 9, &end, 10);
+    if (end == key + 9 || key[9] == '-' || key[9] == '+' || *end != '.' || i >= cfg->system.n_contacts)
+        return NULL;
+    *rest = end + 1;
+    return &cfg->system.contacts[i].friction;
+}
+
+/* The double behind `key` when it can be set on its own (the key table's
+ * `when`, a smooth law's untied parameter, a signal's parameter); NULL
+ * when it must go through the full load.  *k is its table entry (NULL for
+ * the law and signal parameters). */
+static double *fast_slot(stsl_config *cfg, const char *key, const stsl_key **k,
+                         const stsl_cr_range **r)
+{
+    const char *rest;
+    double *slot = stsl_key_slot(cfg, key, k);
+    if (slot) {
+        *r = (*k)->r;
+        return slot;
+    }
+    *k = NULL;
+    stsl_friction_params *f = friction_at(cfg, key, &rest);
+    slot = f ? stsl_cr_law_slot(f, rest, r) : NULL;
+    if (slot) return slot;
+    stsl_signal_spec *sig = signal_at(cfg, key, &rest);
+    return sig ? stsl_cr_signal_slot(sig, rest, r) : NULL;
 }
 
 /* Text that YAML reads as this very plain scalar and strtod reads whole:
@@ -925,9 +1267,8 @@ static int plain_number_text(const char *v)
  * gives it, and a given force fixes the ratio (setting friction.dynamic
  * keeps the force, as `--set` on the file does).  0 when the levels break
  * the loader's rule static >= dynamic > 0. */
-static int tie_static_level(stsl_config *cfg, const double *slot)
+static int tie_static_level(stsl_friction_params *f, const double *slot)
 {
-    stsl_friction_params *f = &cfg->element.friction;
     if (slot == &f->static_force) f->static_given = STSL_STATIC_FORCE;
     if (slot == &f->static_ratio) f->static_given = STSL_STATIC_RATIO;
     if (f->static_given != STSL_STATIC_FORCE) return 1;
@@ -939,8 +1280,13 @@ static int tie_static_level(stsl_config *cfg, const double *slot)
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     const stsl_cr_range *r = NULL;
-    double *slot = key && value ? fast_slot(cfg, key, &r) : NULL;
+    const stsl_key *k = NULL;
+    double *slot = key && value ? fast_slot(cfg, key, &k, &r) : NULL;
     if (!slot || !plain_number_text(value)) return stsl_config_set_reload(cfg, key, value, err);
+    /* The friction parameters the key belongs to (their static level is
+     * tied to the dynamic one), else a dummy that ties nothing. */
+    stsl_friction_params none = {0}, *f = &none;
+    if (k && k->home == STSL_HOME_FRICTION) f = (stsl_friction_params *)((char *)slot - k->off);
     yaml_node_t n = {.type = YAML_SCALAR_NODE};
     n.data.scalar.value = (yaml_char_t *)value;
     n.data.scalar.length = strlen(value);
@@ -950,18 +1296,17 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
     if (stsl_cr_check_num(&n, r, &v, what, sizeof what)) {
         /* The static level's range is the dynamic one's; rtol's is wider
          * with the erk8 method: the full load judges both. */
-        if (slot == &cfg->element.friction.static_force ||
+        if (slot == &f->static_force ||
             (slot == &cfg->sim.rtol && cfg->sim.method == STSL_METHOD_ERK8))
             return stsl_config_set_reload(cfg, key, value, err);
         stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
         stsl_cr_one_line(err);
         return STSL_EINPUT;
     }
-    stsl_friction_params *f = &cfg->element.friction;
     double before = *slot, ratio = f->static_ratio;
     stsl_static_given given = f->static_given;
     *slot = v;
-    if (too_many_samples(&cfg->sim) || (!cfg->is_system && !tie_static_level(cfg, slot))) {
+    if (too_many_samples(&cfg->sim) || !tie_static_level(f, slot)) {
         /* Refused by a rule between keys: the full load words it (and names
          * the key the loader blames), so both paths say the same. */
         *slot = before;
@@ -1104,13 +1449,15 @@ static char *get_from_document(const stsl_config *cfg, const char *key, stsl_err
 char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
 {
     const stsl_cr_range *r;
+    const stsl_key *k = NULL;
     /* fast_slot only locates the double; nothing is written through it. */
-    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &r) : NULL;
+    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &k, &r) : NULL;
     /* A static level the document does not state (given the other way, or
      * the default) is not a key of it. */
-    const stsl_friction_params *f = &cfg->element.friction;
-    if ((slot == &f->static_force && f->static_given != STSL_STATIC_FORCE) ||
-        (slot == &f->static_ratio && f->static_given != STSL_STATIC_RATIO))
+    const stsl_friction_params *f =
+        k && k->home == STSL_HOME_FRICTION ? (const void *)((const char *)slot - k->off) : NULL;
+    if (f && ((slot == &f->static_force && f->static_given != STSL_STATIC_FORCE) ||
+              (slot == &f->static_ratio && f->static_given != STSL_STATIC_RATIO)))
         slot = NULL;
     if (!key) {
         stsl_error_set(err, STSL_EINPUT, "get: a key is required");
@@ -1125,4 +1472,69 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     out = strdup(buf);
     if (!out) stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
     return out;
+}
+
+/* ---------------------------------------------------------------- run, summary */
+
+int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
+{
+    const stsl_system *s = &cfg->system;
+    if (!cfg->is_system) return STSL_OK;
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s: this command cannot handle a system of bodies yet (bodies %d, "
+                          "couplings %d, contacts %d, stops %d; issue 14): `stickslip run` and "
+                          "the API's stsl_run simulate it, `stickslip check` validates it",
+                          cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
+}
+
+int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
+{
+    if (!cfg->is_system) return STSL_OK;
+    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN &&
+        stsl_fixed_step_system_check(&cfg->system, &cfg->sim, &cfg->scheme, err))
+        return stsl_error_wrap(err, "%s", cfg->source);
+    return STSL_OK;
+}
+
+static void summary_of(FILE *f, const stsl_system *s)
+{
+    fprintf(f, "  %s system of %d bod%s:", DOMAIN_NAME(s->domain), s->n_bodies,
+            s->n_bodies == 1 ? "y" : "ies");
+    for (int i = 0; i < s->n_bodies; i++)
+        fprintf(f, "%s %s (%s %g)", i ? "," : "", s->bodies[i].name, MASS_KEY(s->domain),
+                s->bodies[i].mass);
+    fprintf(f, "\n  couplings: %d", s->n_couplings);
+    for (int i = 0; i < s->n_couplings; i++)
+        fprintf(f, "%s %s-%s (k %g, c %g)", i ? "," : "", s->couplings[i].ends[0].name,
+                s->couplings[i].ends[1].name, s->couplings[i].stiffness, s->couplings[i].damping);
+    fprintf(f, "\n  contacts: %d", s->n_contacts);
+    for (int i = 0; i < s->n_contacts; i++)
+        fprintf(f, "%s %s-%s (%s%s%s)", i ? "," : "", s->contacts[i].ends[0].name,
+                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law),
+                s->contacts[i].has_load ? ", load " : "",
+                s->contacts[i].has_load ? stsl_signal_type_names()[s->contacts[i].load.type] : "");
+    fprintf(f, "\n  stops: %d", s->n_stops);
+    for (int i = 0; i < s->n_stops; i++)
+        fprintf(f, "%s %s-%s (%s, [%g, %g])", i ? "," : "", s->stops[i].ends[0].name,
+                s->stops[i].ends[1].name, stsl_stop_model_names()[s->stops[i].model],
+                s->stops[i].p.x_min, s->stops[i].p.x_max);
+    fprintf(f, "\n  forces: %d", s->n_forces);
+    for (int i = 0; i < s->n_forces; i++)
+        fprintf(f, "%s %s (%s)", i ? "," : "", s->forces[i].on.name,
+                stsl_signal_type_names()[s->forces[i].signal.type]);
+    fputc('\n', f);
+}
+
+char *stsl_config_summary(const stsl_config *cfg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    if (cfg->is_system) summary_of(f, &cfg->system);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/config_keys.h"
 #include "io/text_input.h"
 
 /* Scalars quoted in messages are cut here so that a message stays readable. */
@@ -682,7 +683,7 @@ static int load_static(const stsl_cr_map *m, stsl_friction_params *f)
                             m->path, m->path);
     /* Which one was given is kept: a later dynamic level keeps it. */
     f->static_given = st ? STSL_STATIC_FORCE : sr ? STSL_STATIC_RATIO : STSL_STATIC_DEFAULT;
-    if (!st) return stsl_cr_map_num(m, "static_ratio", 0, 1.0, &stsl_cr_ge1, &f->static_ratio);
+    if (!st) return stsl_key_read(m, "static_ratio", &f->static_ratio, NULL);
     if (!(f->dynamic > 0.0))
         return stsl_cr_fail(m->c, st, path,
                             "needs %s.dynamic > 0 (use static_ratio when dynamic is 0)", m->path);
@@ -697,8 +698,8 @@ static int load_stribeck(const stsl_cr_map *m, stsl_friction_params *f)
     static const char *const keys[] = {"stribeck_velocity", "stribeck_exponent"};
     f->stribeck_exponent = 2.0;
     if (f->law == STSL_LAW_STRIBECK) {
-        int rc = stsl_cr_map_num(m, keys[0], 1, 0.0, &stsl_cr_pos, &f->stribeck_velocity);
-        return rc ? rc : stsl_cr_map_num(m, keys[1], 0, 2.0, &stsl_cr_pos, &f->stribeck_exponent);
+        int rc = stsl_key_read(m, keys[0], &f->stribeck_velocity, NULL);
+        return rc ? rc : stsl_key_read(m, keys[1], &f->stribeck_exponent, NULL);
     }
     for (int i = 0; i < 2; i++) {
         char path[KEYPATH_MAX];
@@ -767,11 +768,10 @@ int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f)
     if (!rc && stsl_law_is_smooth(f->law)) return load_smooth(m, f);
     for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
         rc = reject_key(m, SMOOTH_KEYS[i], f->law);
-    if (!rc) rc = stsl_cr_map_num(m, "dynamic", 1, 0.0, &stsl_cr_nonneg, &f->dynamic);
+    if (!rc) rc = stsl_key_read(m, "dynamic", &f->dynamic, NULL);
     if (!rc) rc = load_static(m, f);
-    if (!rc)
-        rc = stsl_cr_map_num(m, "efficiency_opposing", 0, 1.0, &stsl_cr_eff_opp, &f->eff_opposing);
-    if (!rc) rc = stsl_cr_map_num(m, "efficiency_aiding", 0, 1.0, &stsl_cr_eff_aid, &f->eff_aiding);
+    if (!rc) rc = stsl_key_read(m, "efficiency_opposing", &f->eff_opposing, NULL);
+    if (!rc) rc = stsl_key_read(m, "efficiency_aiding", &f->eff_aiding, NULL);
     if (!rc) rc = load_stribeck(m, f);
     return rc;
 }
@@ -794,20 +794,17 @@ int stsl_cr_stop(const stsl_cr_map *m, stsl_stop_model *model, stsl_stop_params 
 {
     char path[KEYPATH_MAX];
     int mod = STSL_STOP_RIGID;
-    int rc = stsl_cr_map_num(m, "min", 1, 0.0, NULL, &p->x_min);
-    if (!rc) rc = stsl_cr_map_num(m, "max", 1, 0.0, NULL, &p->x_max);
+    int rc = stsl_key_read(m, "min", &p->x_min, NULL);
+    if (!rc) rc = stsl_key_read(m, "max", &p->x_max, NULL);
     if (!rc) rc = stsl_cr_map_enum(m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &mod);
     *model = (stsl_stop_model)mod;
     if (!rc)
         rc = reject_stop_keys(m, mod == STSL_STOP_RIGID ? COMPLIANT_STOP_KEYS : RIGID_STOP_KEYS,
                               mod);
     /* The compliant stop's contact stiffness (required) and damping. */
-    if (!rc && mod == STSL_STOP_COMPLIANT)
-        rc = stsl_cr_map_num(m, "stiffness", 1, 0.0, &stsl_cr_pos, &p->stiffness);
-    if (!rc && mod == STSL_STOP_COMPLIANT)
-        rc = stsl_cr_map_num(m, "damping", 0, 0.0, &stsl_cr_nonneg, &p->damping);
-    if (!rc && mod == STSL_STOP_RIGID)
-        rc = stsl_cr_map_num(m, "restitution", 0, 0.0, &stsl_cr_unit, &p->restitution);
+    if (!rc && mod == STSL_STOP_COMPLIANT) rc = stsl_key_read(m, "stiffness", &p->stiffness, NULL);
+    if (!rc && mod == STSL_STOP_COMPLIANT) rc = stsl_key_read(m, "damping", &p->damping, NULL);
+    if (!rc && mod == STSL_STOP_RIGID) rc = stsl_key_read(m, "restitution", &p->restitution, NULL);
     stsl_cr_join(path, m->path, "max");
     if (!rc && !(p->x_min < p->x_max))
         rc = stsl_cr_fail(m->c, stsl_cr_map_find(m, "max"), path,
@@ -878,44 +875,10 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 
 /* ---------------------------------------------------------------- slots */
 
-/* The number keys of the hybrid laws that no rule ties to another key
- * (a given static force ties the dynamic level and the ratio to it: those
- * go through the full load here; io/config.c sets the element's). */
-typedef struct hyb_key {
-    const char *key;
-    size_t off;
-    const stsl_cr_range *r;
-    int stribeck; /* 1: stribeck law only */
-} hyb_key;
-
-#define HK(k, field, r, st)                                                                        \
-    {                                                                                              \
-        k, offsetof(stsl_friction_params, field), r, st                                            \
-    }
-static const hyb_key HYB_SLOTS[] = {
-    HK("dynamic", dynamic, &stsl_cr_nonneg, 0),
-    HK("static_ratio", static_ratio, &stsl_cr_ge1, 0),
-    HK("efficiency_opposing", eff_opposing, &stsl_cr_eff_opp, 0),
-    HK("efficiency_aiding", eff_aiding, &stsl_cr_eff_aid, 0),
-    HK("stribeck_velocity", stribeck_velocity, &stsl_cr_pos, 1),
-    HK("stribeck_exponent", stribeck_exponent, &stsl_cr_pos, 1),
-};
-#undef HK
-
-double *stsl_cr_friction_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r)
+/* A smooth law's parameter that no rule ties to another (the hybrid laws'
+ * keys are in io/config_keys.c's table). */
+double *stsl_cr_law_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r)
 {
-    if (!stsl_law_is_smooth(f->law)) {
-        if (f->static_given == STSL_STATIC_FORCE &&
-            (!strcmp(name, "dynamic") || !strcmp(name, "static_ratio")))
-            return NULL;
-        for (size_t i = 0; i < sizeof HYB_SLOTS / sizeof HYB_SLOTS[0]; i++)
-            if (!strcmp(name, HYB_SLOTS[i].key) &&
-                (!HYB_SLOTS[i].stribeck || f->law == STSL_LAW_STRIBECK)) {
-                *r = HYB_SLOTS[i].r;
-                return (double *)((char *)f + HYB_SLOTS[i].off);
-            }
-        return NULL;
-    }
     /* Tied by a rule: breakaway >= coulomb, tst >= tc. */
     int tied =
         (f->law == STSL_LAW_SIMSCAPE && (!strcmp(name, "breakaway") || !strcmp(name, "coulomb"))) ||

@@ -147,9 +147,9 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *pre,
                           const char *post);
 
-/* The number behind a friction key or a signal parameter when it may be
- * set alone (no rule ties it to another key); NULL otherwise. */
-double *stsl_cr_friction_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r);
+/* The number behind a smooth law's parameter or a signal parameter when
+ * it may be set alone (no rule ties it to another key); NULL otherwise. */
+double *stsl_cr_law_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r);
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r);
 
 #endif

@@ -19,7 +19,6 @@
 
 #include "include/stickslip.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "models/system.h"
 #include "test/testutil.h"
 
