@@ -33,8 +33,8 @@
 /* Most output samples a run may produce: about 80 bytes each in the HDF5
  * file (time, mode and up to nine columns), so 8 GB. */
 #define MAX_SAMPLES 1e8
-/* rtol's range is the key table's (io/config_keys.c); the erk8 method (Fehlberg 7(8), events located to the rounding of t)
- * goes further: ERK8_RTOL_MIN, argued in docs/numerics.md. */
+/* rtol's range is the key table's (io/config_keys.c); the erk8 method (Fehlberg 7(8), events
+ * located to the rounding of t) goes further: ERK8_RTOL_MIN, argued in docs/numerics.md. */
 #define ERK8_RTOL_MIN 1e-15
 static const stsl_cr_range R_RTOL_ERK8 = {ERK8_RTOL_MIN, 1e-2, 0, 0, NULL, 0.0};
 
@@ -1027,7 +1027,6 @@ static void put_element(FILE *f, const stsl_config *cfg)
     put_flow_keys(f, cfg, "initial: {", "initial", cfg);
 }
 
-
 static void put_ends(FILE *f, const char *name, const stsl_end *ends, int between)
 {
     fputs("  - {", f);
@@ -1185,8 +1184,8 @@ static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char
     if (!strncmp(key, "contacts.", 9)) {
         char *end;
         long i = strtol(key + 9, &end, 10);
-        if (!cfg->is_system || end == key + 9 || key[9] == '-' || key[9] == '+' || i >= s->n_contacts ||
-            strncmp(end, ".load.", 6) || !s->contacts[i].has_load)
+        if (!cfg->is_system || end == key + 9 || key[9] == '-' || key[9] == '+' ||
+            i >= s->n_contacts || strncmp(end, ".load.", 6) || !s->contacts[i].has_load)
             return NULL;
         *rest = end + 6;
         return &s->contacts[i].load;
@@ -1226,7 +1225,8 @@ static stsl_friction_params *friction_at(stsl_config *cfg, const char *key, cons
     }
     if (!cfg->is_system || strncmp(key, "contacts.", 9)) return NULL;
     long i = strtol(key + 9, &end, 10);
-    if (end == key + 9 || key[9] == '-' || key[9] == '+' || *end != '.' || i >= cfg->system.n_contacts)
+    if (end == key + 9 || key[9] == '-' || key[9] == '+' || *end != '.' ||
+        i >= cfg->system.n_contacts)
         return NULL;
     *rest = end + 1;
     return &cfg->system.contacts[i].friction;

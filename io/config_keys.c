@@ -12,9 +12,11 @@
  * 1e-15: io/config.c). */
 const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
 
-#define NUM(path, also, r, req, def, dtext, units, doc, home, type, field, when)                    \
-    {path, also, STSL_KEY_NUMBER, r, req, def, dtext, units, doc, STSL_HOME_##home,                \
-     offsetof(type, field), STSL_WHEN_##when}
+#define NUM(path, also, r, req, def, dtext, units, doc, home, type, field, when)                   \
+    {                                                                                              \
+        path, also, STSL_KEY_NUMBER, r, req, def, dtext, units, doc, STSL_HOME_##home,             \
+            offsetof(type, field), STSL_WHEN_##when                                                \
+    }
 #define CFG(path, r, req, def, dtext, units, doc, field, when)                                     \
     NUM(path, NULL, r, req, def, dtext, units, doc, CONFIG, stsl_config, field, when)
 #define FRI(key, r, req, def, dtext, units, doc, field, when)                                      \
@@ -24,10 +26,15 @@ const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
     NUM("end_stops." key, "stops.N", r, req, def, dtext, units, doc, STOP, stsl_system_stop,       \
         p.field, when)
 #define OTHER(path, also, type, dtext, doc)                                                        \
-    {path, also, STSL_KEY_##type, NULL, 0, 0.0, dtext, "", doc, STSL_HOME_NONE, 0, STSL_WHEN_NEVER}
+    {                                                                                              \
+        path, also, STSL_KEY_##type, NULL, 0, 0.0, dtext, "", doc, STSL_HOME_NONE, 0,              \
+            STSL_WHEN_NEVER                                                                        \
+    }
 #define LAW(key, units, doc)                                                                       \
-    {"friction." key,  "contacts.N",        STSL_KEY_LAW_PARAM, NULL, 0, 0.0, NULL, units, doc,    \
-     STSL_HOME_NONE, 0,                     STSL_WHEN_NEVER}
+    {                                                                                              \
+        "friction." key, "contacts.N", STSL_KEY_LAW_PARAM, NULL, 0, 0.0, NULL, units, doc,         \
+            STSL_HOME_NONE, 0, STSL_WHEN_NEVER                                                     \
+    }
 
 #define R_POS    (&stsl_cr_pos)
 #define R_NONNEG (&stsl_cr_nonneg)
@@ -51,13 +58,13 @@ static const stsl_key KEYS[] = {
           "`20sim_cv` \\| `20sim_scvs` \\| `lugre` (smooth)"),
     FRI("dynamic", R_NONNEG, 1, 0, NULL, "N", "F_DJ, the dynamic level without load", dynamic,
         HYBRID),
-    FRI("static_ratio", &stsl_cr_ge1, 0, 1, NULL, "", "FSD = static / dynamic level",
-        static_ratio, NOT_FORCE),
+    FRI("static_ratio", &stsl_cr_ge1, 0, 1, NULL, "", "FSD = static / dynamic level", static_ratio,
+        NOT_FORCE),
     FRI("static", NULL, 0, 0, "—", "N", "static level >= dynamic > 0, instead of `static_ratio`",
         static_force, NOT_RATIO),
     FRI("efficiency_opposing", &stsl_cr_eff_opp, 0, 1, NULL, "", "EtO", eff_opposing, HYBRID),
-    FRI("efficiency_aiding", &stsl_cr_eff_aid, 0, 1, NULL, "", "EtA; <= 0 irreversible",
-        eff_aiding, HYBRID),
+    FRI("efficiency_aiding", &stsl_cr_eff_aid, 0, 1, NULL, "", "EtA; <= 0 irreversible", eff_aiding,
+        HYBRID),
     FRI("stribeck_velocity", R_POS, 1, 0, "required for `stribeck`", "m/s", "v_s",
         stribeck_velocity, STRIBECK),
     FRI("stribeck_exponent", R_POS, 0, 2, NULL, "", "delta (`stribeck` only)", stribeck_exponent,
@@ -91,8 +98,7 @@ static const stsl_key KEYS[] = {
           "signal, m: spring and damper attach to this anchor instead of the base"),
     CFG("initial.position", NULL, 0, 0, NULL, "m", "x0 relative to the base; inside the stops",
         element.x0, NO_STOPS),
-    CFG("initial.velocity", NULL, 0, 0, NULL, "m/s", "v0 relative to the base", element.v0,
-        ALWAYS),
+    CFG("initial.velocity", NULL, 0, 0, NULL, "m/s", "v0 relative to the base", element.v0, ALWAYS),
     CFG("simulation.t_end", R_POS, 1, 0, NULL, "s", "end time", sim.t_end, EVENT_DRIVEN),
     CFG("simulation.output_step", R_NONNEG, 0, 0.001, NULL, "s",
         "0 = events and segment ends only; at most 1e8 samples", sim.output_step, ALWAYS),
@@ -133,8 +139,8 @@ static const stsl_key KEYS[] = {
     OTHER("output.file", NULL, TEXT, "`results/<name>.h5`", "path of the result"),
     NUM("bodies.NAME.mass", NULL, R_POS, 1, 0, NULL, "kg", "a body's mass", BODY, stsl_body, mass,
         TRANSL),
-    NUM("bodies.NAME.inertia", NULL, R_POS, 1, 0, NULL, "kg·m²", "a rotating body's mass",
-        BODY, stsl_body, mass, ROT),
+    NUM("bodies.NAME.inertia", NULL, R_POS, 1, 0, NULL, "kg·m²", "a rotating body's mass", BODY,
+        stsl_body, mass, ROT),
     NUM("bodies.NAME.position", NULL, NULL, 0, 0, NULL, "m", "x0; inside the body's stops", BODY,
         stsl_body, x0, NO_STOPS),
     NUM("bodies.NAME.velocity", NULL, NULL, 0, 0, NULL, "m/s", "v0", BODY, stsl_body, v0, ALWAYS),
@@ -143,8 +149,8 @@ static const stsl_key KEYS[] = {
         stsl_coupling, stiffness, ALWAYS),
     NUM("couplings.N.damping", NULL, R_NONNEG, 0, 0, NULL, "N·s/m", "damper", COUPLING,
         stsl_coupling, damping, ALWAYS),
-    NUM("couplings.N.free_length", NULL, NULL, 0, 0, NULL, "m", "spring length at rest",
-        COUPLING, stsl_coupling, free_length, ALWAYS),
+    NUM("couplings.N.free_length", NULL, NULL, 0, 0, NULL, "m", "spring length at rest", COUPLING,
+        stsl_coupling, free_length, ALWAYS),
     OTHER("contacts.N.name", "stops.N", TEXT, "`contacts.N`, `stops.N`",
           "a name in results, events and messages"),
     OTHER("contacts.N.body", "stops.N", TEXT, "—", "A: against the base"),
@@ -172,7 +178,7 @@ static int is_path_of(const stsl_key *k, const char *path)
     if (!strcmp(k->path, path)) return 1;
     if (!k->also) return 0;
     size_t n = strlen(k->also);
-    const char *rest = strchr(k->path, '.');
+    const char *rest = strrchr(k->path, '.');
     return rest && !strncmp(path, k->also, n) && !strcmp(path + n, rest);
 }
 
@@ -296,7 +302,7 @@ static void *home_of(stsl_config *cfg, const stsl_key *k, int system, long i, co
         /* The element's keys (not simulation.*) are not a system's. */
         return cfg->is_system && strncmp(k->path, "simulation.", 11) ? NULL : cfg;
     case STSL_HOME_FRICTION:
-        return !system ? (void *)&cfg->element.friction
+        return !system             ? (void *)&cfg->element.friction
                : i < s->n_contacts ? (void *)&s->contacts[i].friction
                                    : NULL;
     case STSL_HOME_STOP:
@@ -355,7 +361,7 @@ void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const voi
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *p = k->also && !strncmp(prefix, k->also, n) ? k->also : k->path;
-        const char *rest = p == k->also ? strchr(k->path, '.') : k->path + n;
+        const char *rest = p == k->also ? strrchr(k->path, '.') : k->path + n;
         if (k->type != STSL_KEY_NUMBER || strncmp(p, prefix, n) || *rest != '.' ||
             strchr(rest + 1, '.') || !exists(cfg, k, home))
             continue;
@@ -392,7 +398,7 @@ char *stsl_keys_markdown(void)
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         fprintf(f, "| `%s`", k->path);
-        if (k->also) fprintf(f, ", `%s%s`", k->also, strchr(k->path, '.'));
+        if (k->also) fprintf(f, ", `%s%s`", k->also, strrchr(k->path, '.'));
         if (k->def_text)
             fprintf(f, " | %s | ", k->def_text);
         else if (k->type == STSL_KEY_LAW_PARAM)

@@ -10,9 +10,10 @@
  * stsl_keys_markdown writes the docs' table of keys.
  *
  * Paths are generic: `N` stands for a sequence index (contacts.N.dynamic),
- * `NAME` for a body's name (bodies.NAME.mass).  A key of `friction` is also
- * a key of every contact (contacts.N.KEY), a key of `end_stops` one of every
- * stop (stops.N.KEY). */
+ * `NAME` for a body's name (bodies.NAME.mass).  An entry's `also` gives a
+ * second prefix for its last segment: a key of `friction` is also a key of
+ * every contact (contacts.N.KEY), one of `end_stops` of every stop
+ * (stops.N.KEY). */
 #ifndef STSL_CONFIG_KEYS_H
 #define STSL_CONFIG_KEYS_H
 
@@ -61,8 +62,8 @@ typedef enum stsl_key_when {
 } stsl_key_when;
 
 typedef struct stsl_key {
-    const char *path;  /* generic path: element.mass, contacts.N.load, bodies.NAME.mass */
-    const char *also;  /* the same key under this prefix too (contacts.N), or NULL */
+    const char *path; /* generic path: element.mass, contacts.N.load, bodies.NAME.mass */
+    const char *also; /* the same key under this prefix too (contacts.N), or NULL */
     stsl_key_type type;
     const stsl_cr_range *r; /* numbers: NULL for any finite number */
     int required;           /* inside its mapping */
