@@ -44,63 +44,44 @@ static const char *const TOP_KEYS[] = {"description", "domain", "element", "fric
                                        "inputs", "initial", "simulation", "output",
                                        /* a system of bodies (io/config_system.c) */
                                        "bodies", "couplings", "contacts", "stops", NULL};
-static const char *const ELEMENT_KEYS[] = {"mass", "inertia", "spring", "damper", NULL};
-static const char *const SPRING_KEYS[] = {"stiffness", "free_position", NULL};
-static const char *const DAMPER_KEYS[] = {"coefficient", NULL};
 static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
                                          NULL};
-static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
-static const char *const SIM_KEYS[] = {
-    "t_end",    "rtol",   "atol", "output_step",  "max_events",
-    "method",   "scheme", "step", "karnopp_band", "regularisation_velocity",
-    "accuracy", "verify", NULL};
 /* The models' own name tables, index = enum value (one definition each). */
 #define SCHEME_NAMES (stsl_scheme_names())
 static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", "erk8", NULL};
-static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
 /* The models' own name table, index = stsl_law. */
 #define LAW_NAMES (stsl_law_names())
 
-static const char *const BODY_KEYS[] = {"mass", "inertia", "position", "velocity", NULL};
-static const char *const COUPLING_KEYS[] = {"between", "stiffness", "damping", "free_length", NULL};
 static const char *const SYS_INPUT_KEYS[] = {"forces", "base_motion", "anchor_motion", NULL};
 /* The one element's sections, which a system replaces. */
 static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "initial", NULL};
 #define DOMAIN_NAME(d) ((d) == STSL_DOMAIN_ROTATIONAL ? "rotational" : "translational")
 #define MASS_KEY(d)    ((d) == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass")
 
-/* "item" keys + the keys of what an item carries (friction, stop) + `also`
- * (NULL: none). */
-static void item_keys(const char *const *extra, const char *also, const char *keys[32])
+/* A rotating body's "mass" is its inertia (the seeds' word): either name,
+ * not both, whatever the domain (an element's or a body's). */
+static int read_mass(const stsl_cr_map *m, double *out)
 {
-    int n = 0;
-    keys[n++] = "name";
-    keys[n++] = "body";
-    keys[n++] = "between";
-    for (int i = 0; extra[i] && n < 30; i++)
-        keys[n++] = extra[i];
-    if (also) keys[n++] = also;
-    keys[n] = NULL;
+    char path[KEYPATH_MAX];
+    int inertia = stsl_cr_map_find(m, "inertia");
+    stsl_cr_join(path, m->path, "inertia");
+    if (inertia && stsl_cr_map_find(m, "mass"))
+        return stsl_cr_fail(m->c, inertia, path, "give either %s.mass or %s.inertia, not both",
+                            m->path, m->path);
+    return stsl_key_read(m, inertia ? "inertia" : "mass", out, NULL);
 }
 
-static int load_element(const stsl_cr_map *top, stsl_element_params *e)
+static int load_element(const stsl_cr_map *top, stsl_config *cfg)
 {
     stsl_cr_map m, s, d;
     int have_s, have_d;
-    int rc = stsl_cr_map_sub(top, "element", 1, ELEMENT_KEYS, &m, &have_s);
-    /* A rotating element's "mass" is its inertia (the seeds' word): either
-     * name, not both. */
-    int inertia = !rc ? stsl_cr_map_find(&m, "inertia") : 0;
-    if (inertia && stsl_cr_map_find(&m, "mass"))
-        rc = stsl_cr_fail(m.c, inertia, "element.inertia",
-                          "give either element.mass or element.inertia, not both");
-    if (!rc) rc = stsl_key_read(&m, inertia ? "inertia" : "mass", &e->mass, NULL);
-    if (!rc) rc = stsl_cr_map_sub(&m, "spring", 0, SPRING_KEYS, &s, &have_s);
-    if (!rc && have_s) rc = stsl_key_read(&s, "stiffness", &e->stiffness, NULL);
-    if (!rc && have_s) rc = stsl_key_read(&s, "free_position", &e->free_position, NULL);
-    if (!rc) rc = stsl_cr_map_sub(&m, "damper", 0, DAMPER_KEYS, &d, &have_d);
-    if (!rc && have_d) rc = stsl_key_read(&d, "coefficient", &e->damping, NULL);
+    int rc = stsl_key_sub(top, "element", 1, &m, &have_s);
+    if (!rc) rc = read_mass(&m, &cfg->element.mass);
+    if (!rc) rc = stsl_key_sub(&m, "spring", 0, &s, &have_s);
+    if (!rc && have_s) rc = stsl_key_read_all(&s, cfg);
+    if (!rc) rc = stsl_key_sub(&m, "damper", 0, &d, &have_d);
+    if (!rc && have_d) rc = stsl_key_read_all(&d, cfg);
     return rc;
 }
 
@@ -108,18 +89,20 @@ static int load_friction(const stsl_cr_map *top, stsl_friction_params *f)
 {
     stsl_cr_map m;
     int have;
-    int rc = stsl_cr_map_sub(top, "friction", 1, stsl_cr_friction_keys, &m, &have);
+    int rc = stsl_key_sub(top, "friction", 1, &m, &have);
     return rc ? rc : stsl_cr_friction(&m, f);
 }
 
 static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
 {
     stsl_cr_map m;
-    stsl_stop_params p = {0};
+    stsl_system_stop st = {.model = STSL_STOP_RIGID};
     e->stop_model = STSL_STOP_RIGID;
-    int rc = stsl_cr_map_sub(top, "end_stops", 0, stsl_cr_stop_keys, &m, &e->has_stops);
+    int rc = stsl_key_sub(top, "end_stops", 0, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
-    rc = stsl_cr_stop(&m, &e->stop_model, &p);
+    rc = stsl_cr_stop(&m, &st);
+    stsl_stop_params p = st.p;
+    e->stop_model = st.model;
     e->x_min = p.x_min;
     e->x_max = p.x_max;
     e->restitution = p.restitution;
@@ -128,14 +111,13 @@ static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
     return rc;
 }
 
-static int load_initial(const stsl_cr_map *top, stsl_element_params *e)
+static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
 {
+    stsl_element_params *e = &cfg->element;
     stsl_cr_map m = *top;
     int have;
-    int rc = stsl_cr_map_sub(top, "initial", 0, INITIAL_KEYS, &m, &have);
-    if (rc) return rc;
-    if (have) rc = stsl_key_read(&m, "position", &e->x0, NULL);
-    if (!rc && have) rc = stsl_key_read(&m, "velocity", &e->v0, NULL);
+    int rc = stsl_key_sub(top, "initial", 0, &m, &have);
+    if (!rc && have) rc = stsl_key_read_all(&m, cfg);
     if (rc || !e->has_stops || (e->x0 >= e->x_min && e->x0 <= e->x_max)) return rc;
     int id = have ? stsl_cr_map_find(&m, "position") : 0;
     return stsl_cr_fail(m.c, id ? id : m.id, "initial.position",
@@ -276,7 +258,7 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     double ev = 0.0;
-    int rc = stsl_cr_map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
+    int rc = stsl_key_sub(top, "simulation", 1, &m, &have);
     if (!rc) rc = stsl_key_read(&m, "t_end", &o->t_end, NULL);
     if (!rc) rc = stsl_key_read(&m, "output_step", &o->output_step, NULL);
     if (!rc && too_many_samples(o))
@@ -310,7 +292,7 @@ static int load_output(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     const char *file;
-    int rc = stsl_cr_map_sub(top, "output", 0, OUTPUT_KEYS, &m, &have);
+    int rc = stsl_key_sub(top, "output", 0, &m, &have);
     int id = have && !rc ? stsl_cr_map_find(&m, "file") : 0;
     if (!id) return rc;
     rc = stsl_cr_node_str(m.c, id, "output.file", &file);
@@ -434,15 +416,10 @@ static int load_body(stsl_cr_ctx *c, yaml_node_pair_t *p, stsl_body *b)
     int rc = check_body_name(c, p->key, name);
     if (!rc) rc = stsl_cr_copy_field(c, p->key, "bodies", b->name, sizeof b->name, name);
     stsl_cr_join(path, "bodies", name);
-    if (!rc) rc = stsl_cr_map_open(c, p->value, path, BODY_KEYS, &m);
-    int inertia = !rc ? stsl_cr_map_find(&m, "inertia") : 0;
-    if (inertia && stsl_cr_map_find(&m, "mass")) {
-        stsl_cr_join(path, m.path, "inertia");
-        return stsl_cr_fail(c, inertia, path, "give either mass or inertia, not both");
-    }
-    if (!rc) rc = stsl_cr_map_num(&m, inertia ? "inertia" : "mass", 1, 0.0, &stsl_cr_pos, &b->mass);
-    if (!rc) rc = stsl_cr_map_num(&m, "position", 0, 0.0, NULL, &b->x0);
-    if (!rc) rc = stsl_cr_map_num(&m, "velocity", 0, 0.0, NULL, &b->v0);
+    if (!rc) rc = stsl_key_open(c, p->value, path, &m);
+    if (!rc) rc = read_mass(&m, &b->mass);
+    if (!rc) rc = stsl_key_read(&m, "position", &b->x0, NULL);
+    if (!rc) rc = stsl_key_read(&m, "velocity", &b->v0, NULL);
     return rc;
 }
 
@@ -478,11 +455,9 @@ static int load_couplings(const stsl_cr_map *top, stsl_system *s)
         stsl_cr_map m;
         int between;
         snprintf(path, sizeof path, "couplings.%d", i);
-        rc = stsl_cr_map_open(top->c, it[i], path, COUPLING_KEYS, &m);
+        rc = stsl_key_open(top->c, it[i], path, &m);
         if (!rc) rc = read_ends(&m, cp->ends, &between, 0);
-        if (!rc) rc = stsl_cr_map_num(&m, "stiffness", 0, 0.0, &stsl_cr_nonneg, &cp->stiffness);
-        if (!rc) rc = stsl_cr_map_num(&m, "damping", 0, 0.0, &stsl_cr_nonneg, &cp->damping);
-        if (!rc) rc = stsl_cr_map_num(&m, "free_length", 0, 0.0, NULL, &cp->free_length);
+        if (!rc) rc = stsl_key_read_all(&m, cp);
     }
     return rc;
 }
@@ -502,16 +477,14 @@ static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
 static int load_contacts(const stsl_cr_map *top, stsl_system *s)
 {
     char path[KEYPATH_MAX];
-    const char *keys[32];
     yaml_node_item_t *it;
     int n, rc = seq_open(top, "contacts", &n, &it);
-    item_keys(stsl_cr_friction_keys, "load", keys);
     if (!rc) s->contacts = alloc_items(top->c, n, sizeof *s->contacts, &rc);
     for (int i = 0; !rc && i < n; i++, s->n_contacts++) {
         stsl_contact *ct = &s->contacts[i];
         stsl_cr_map m;
         snprintf(path, sizeof path, "contacts.%d", i);
-        rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        rc = stsl_key_open(top->c, it[i], path, &m);
         if (!rc) rc = read_item_name(&m, ct->name);
         if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
         if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
@@ -523,19 +496,17 @@ static int load_contacts(const stsl_cr_map *top, stsl_system *s)
 static int load_sys_stops(const stsl_cr_map *top, stsl_system *s)
 {
     char path[KEYPATH_MAX];
-    const char *keys[32];
     yaml_node_item_t *it;
     int n, rc = seq_open(top, "stops", &n, &it);
-    item_keys(stsl_cr_stop_keys, NULL, keys);
     if (!rc) s->stops = alloc_items(top->c, n, sizeof *s->stops, &rc);
     for (int i = 0; !rc && i < n; i++, s->n_stops++) {
         stsl_system_stop *st = &s->stops[i];
         stsl_cr_map m;
         snprintf(path, sizeof path, "stops.%d", i);
-        rc = stsl_cr_map_open(top->c, it[i], path, keys, &m);
+        rc = stsl_key_open(top->c, it[i], path, &m);
         if (!rc) rc = read_item_name(&m, st->name);
         if (!rc) rc = read_ends(&m, st->ends, &st->between, 1);
-        if (!rc) rc = stsl_cr_stop(&m, &st->model, &st->p);
+        if (!rc) rc = stsl_cr_stop(&m, st);
     }
     return rc;
 }
@@ -584,27 +555,26 @@ static int load_sys_inputs(const stsl_cr_map *top, stsl_system *s)
     return rc;
 }
 
-/* The node at a key path of the document (sequence items by index); the
- * deepest one found when the path goes further. */
-static int node_of_path(stsl_cr_ctx *c, const char *path)
+/* The node at a key path of the document (sequence items by index); when
+ * the path goes further, the deepest one found (`deepest`) or else 0. */
+static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
 {
-    char buf[KEYPATH_MAX];
+    char buf[KEYPATH_MAX], *end;
     int id = 1;
     snprintf(buf, sizeof buf, "%s", path);
     for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
         dot = strchr(seg, '.');
         if (dot) *dot = '\0';
         yaml_node_t *n = stsl_cr_node_at(c, id);
-        int next = 0;
-        if (n->type == YAML_MAPPING_NODE) {
-            stsl_cr_map m = {.c = c, .id = id};
-            next = stsl_cr_map_find(&m, seg);
-        } else if (n->type == YAML_SEQUENCE_NODE) {
-            long i = strtol(seg, NULL, 10);
-            if (i >= 0 && i < n->data.sequence.items.top - n->data.sequence.items.start)
-                next = n->data.sequence.items.start[i];
-        }
-        if (!next) break;
+        stsl_cr_map m = {.c = c, .id = id};
+        long i = strtol(seg, &end, 10), len = 0;
+        if (n->type == YAML_SEQUENCE_NODE)
+            len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
+        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg)
+                   : isdigit((unsigned char)*seg) && !*end && i < len
+                       ? n->data.sequence.items.start[i]
+                       : 0;
+        if (!next) return deepest ? id : 0;
         id = next;
     }
     return id;
@@ -627,22 +597,23 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = load_sys_stops(top, s);
     if (!rc) rc = load_sys_inputs(top, s);
     if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
-        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path), is.path, "%s", is.msg);
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
     return rc;
 }
 
 /* The one element: a system's sections are refused without bodies. */
-static int load_element_sections(const stsl_cr_map *top, stsl_element_params *e)
+static int load_element_sections(const stsl_cr_map *top, stsl_config *cfg)
 {
+    stsl_element_params *e = &cfg->element;
     static const char *const only_system[] = {"couplings", "contacts", "stops", NULL};
     int rc = stsl_cr_refuse_keys(top, only_system,
                                  "only in a system of bodies (give bodies: too; the one element "
                                  "takes friction: and end_stops:)");
-    if (!rc) rc = load_element(top, e);
+    if (!rc) rc = load_element(top, cfg);
     if (!rc) rc = load_friction(top, &e->friction);
     if (!rc) rc = load_stops(top, e);
     if (!rc) rc = load_inputs(top, e);
-    if (!rc) rc = load_initial(top, e);
+    if (!rc) rc = load_initial(top, cfg);
     return rc;
 }
 
@@ -662,7 +633,7 @@ static int load_top(stsl_cr_ctx *c, stsl_config *cfg)
     if (!rc && stsl_cr_map_find(&top, "bodies"))
         rc = load_system(&top, cfg);
     else if (!rc)
-        rc = load_element_sections(&top, e);
+        rc = load_element_sections(&top, cfg);
     if (!rc) rc = load_sim(&top, cfg);
     if (!rc) rc = load_output(&top, cfg);
     sync_tolerances(cfg);
@@ -1408,7 +1379,7 @@ static void put_flow(FILE *f, yaml_document_t *d, yaml_node_t *n)
 /* `key` looked up in the effective configuration's document. */
 static char *get_from_document(const stsl_config *cfg, const char *key, stsl_error *err)
 {
-    char *yaml = stsl_config_to_yaml(cfg), *out = NULL, path[KEYPATH_MAX];
+    char *yaml = stsl_config_to_yaml(cfg), *out = NULL;
     size_t len = 0;
     yaml_parser_t p;
     if (!yaml || !yaml_parser_initialize(&p)) {
@@ -1418,16 +1389,7 @@ static char *get_from_document(const stsl_config *cfg, const char *key, stsl_err
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)yaml, strlen(yaml));
     stsl_cr_ctx c = {.origin = EFFECTIVE, .err = err};
-    int rc = parse_doc(&c, &p), id = 1;
-    snprintf(path, sizeof path, "%s", key);
-    for (char *seg = path, *dot = path; !rc && id && dot; seg = dot + 1) {
-        dot = strchr(seg, '.');
-        if (dot) *dot = '\0';
-        yaml_node_t *n = stsl_cr_node_at(&c, id);
-        yaml_node_pair_t *pair = n->type == YAML_MAPPING_NODE ? find_pair(&c, id, seg) : NULL;
-        yaml_node_item_t *item = n->type == YAML_SEQUENCE_NODE ? seq_item(&c, id, seg) : NULL;
-        id = pair ? pair->value : item ? *item : 0;
-    }
+    int rc = parse_doc(&c, &p), id = rc ? 0 : node_of_path(&c, key, 0);
     FILE *f = !rc && id ? open_memstream(&out, &len) : NULL;
     if (f) {
         put_flow(f, &c.doc, stsl_cr_node_at(&c, id));

@@ -1,7 +1,6 @@
 /* config_keys.c - see config_keys.h. */
 #include "io/config_keys.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +188,9 @@ const stsl_key *stsl_key_find(const char *path)
     return NULL;
 }
 
+static int hybrid(const stsl_friction_params *f);
+static int applies(const stsl_config *cfg, const stsl_key *k, const void *home);
+
 /* ------------------------------------------------------------ paths */
 
 static int all_digits(const char *s, size_t n)
@@ -242,6 +244,118 @@ int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl
     return stsl_cr_map_num(m, key, k->required, k->def, r ? r : k->r, out);
 }
 
+/* ------------------------------------------------------------ reading */
+
+/* What `k` holds under the generic path `gen` (the rest of its path after
+ * "gen."), or NULL when it is not under it. */
+static const char *child_of(const stsl_key *k, const char *gen)
+{
+    size_t n = strlen(gen);
+    const char *rest = k->also && !strcmp(gen, k->also) ? strrchr(k->path, '.')
+                       : !strncmp(k->path, gen, n)      ? k->path + n
+                                                        : "";
+    return *rest == '.' ? rest + 1 : NULL;
+}
+
+/* The keys a mapping at the generic path `gen` allows: the next segment
+ * of every entry under it (copied into `store`), in the table's order. */
+static void names_under(const char *gen, char store[][KEY_NAME_LEN], const char **out)
+{
+    int used = 0;
+    for (int i = 0; i < N_KEYS && used < KEY_NAMES_MAX - 1; i++) {
+        const char *rest = child_of(&KEYS[i], gen);
+        if (!rest) continue;
+        int len = (int)strcspn(rest, "."), seen = 0;
+        snprintf(store[used], KEY_NAME_LEN, "%.*s", len, rest);
+        for (int j = 0; j < used && !seen; j++)
+            seen = !strcmp(out[j], store[used]);
+        if (!seen) out[used] = store[used], used++;
+    }
+    out[used] = NULL;
+}
+
+int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
+{
+    char gen[KEYPATH_MAX], store[KEY_NAMES_MAX][KEY_NAME_LEN];
+    const char *names[KEY_NAMES_MAX];
+    long index;
+    const char *name;
+    generic(path, gen, &index, &name);
+    names_under(gen, store, names);
+    return stsl_cr_map_open(c, id, path, names, m);
+}
+
+int stsl_key_sub(const stsl_cr_map *m, const char *key, int required, stsl_cr_map *out,
+                 int *present)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, key);
+    stsl_cr_join(path, m->path, key);
+    *present = id != 0;
+    if (!id)
+        return required ? stsl_cr_fail(m->c, m->id, path, "missing required key (a mapping)")
+                        : STSL_OK;
+    return stsl_key_open(m->c, id, path, out);
+}
+
+/* Whether the friction or stop mapping in `home` takes the key `k`: its
+ * law's or model's rule `when`, or the smooth law's own table. */
+static int takes(const stsl_key *k, const void *home)
+{
+    const stsl_friction_params *f = home;
+    if (k->type == STSL_KEY_LAW_PARAM) {
+        for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
+            if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return 1;
+        return 0;
+    }
+    switch (k->when) {
+    case STSL_WHEN_HYBRID:
+    case STSL_WHEN_NOT_RATIO:
+    case STSL_WHEN_NOT_FORCE:
+        return hybrid(f);
+    case STSL_WHEN_STRIBECK:
+    case STSL_WHEN_RIGID:
+    case STSL_WHEN_COMPLIANT:
+        return applies(NULL, k, home);
+    default:
+        return 1;
+    }
+}
+
+int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void *home,
+                           const char *rule, const char *name)
+{
+    for (int i = 0; i < N_KEYS; i++) {
+        const stsl_key *k = &KEYS[i];
+        char path[KEYPATH_MAX];
+        const char *key = child_of(k, section);
+        int id = !key || takes(k, home) ? 0 : stsl_cr_map_find(m, key);
+        if (!id) continue;
+        stsl_cr_join(path, m->path, key);
+        /* A Stribeck key with another hybrid law: name the law it needs. */
+        if (k->when == STSL_WHEN_STRIBECK && hybrid(home))
+            return stsl_cr_fail(m->c, id, path, "only allowed with %s.%s: stribeck", m->path, rule);
+        return stsl_cr_fail(m->c, id, path, "not a parameter of %s.%s: %s", m->path, rule, name);
+    }
+    return STSL_OK;
+}
+
+int stsl_key_read_all(const stsl_cr_map *m, void *home)
+{
+    char gen[KEYPATH_MAX];
+    long index;
+    const char *name;
+    int rc = STSL_OK;
+    generic(m->path, gen, &index, &name);
+    for (int i = 0; !rc && i < N_KEYS; i++) {
+        const stsl_key *k = &KEYS[i];
+        const char *key = child_of(k, gen);
+        if (key && !strchr(key, '.') && k->type == STSL_KEY_NUMBER && takes(k, home))
+            rc = stsl_key_read(m, key, (double *)((char *)home + k->off), NULL);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ slots */
 
 static int hybrid(const stsl_friction_params *f)
@@ -259,7 +373,9 @@ static int applies(const stsl_config *cfg, const stsl_key *k, const void *home)
 {
     const stsl_friction_params *f = home;
     const stsl_system_stop *st = home;
-    stsl_domain d = cfg->is_system ? cfg->system.domain : cfg->element.domain;
+    stsl_domain d = !cfg             ? STSL_DOMAIN_TRANSLATIONAL
+                    : cfg->is_system ? cfg->system.domain
+                                     : cfg->element.domain;
     switch (k->when) {
     case STSL_WHEN_NEVER:
         return 0;
@@ -357,62 +473,13 @@ static int exists(const stsl_config *cfg, const stsl_key *k, const void *home)
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
                   const char *sep, int first)
 {
-    size_t n = strlen(prefix);
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
-        const char *p = k->also && !strncmp(prefix, k->also, n) ? k->also : k->path;
-        const char *rest = p == k->also ? strrchr(k->path, '.') : k->path + n;
-        if (k->type != STSL_KEY_NUMBER || strncmp(p, prefix, n) || *rest != '.' ||
-            strchr(rest + 1, '.') || !exists(cfg, k, home))
+        const char *key = child_of(k, prefix);
+        if (k->type != STSL_KEY_NUMBER || !key || strchr(key, '.') || !exists(cfg, k, home))
             continue;
-        fprintf(f, "%s%s: %.17g", first ? "" : sep, rest + 1,
+        fprintf(f, "%s%s: %.17g", first ? "" : sep, key,
                 *(const double *)((const char *)home + k->off));
         first = 0;
     }
-}
-
-/* ------------------------------------------------------------ docs */
-
-/* "> 0, N/m; spring stiffness k" */
-static void allowed_text(FILE *f, const stsl_key *k)
-{
-    char rt[64];
-    if (k->type == STSL_KEY_LAW_PARAM) fputs("per `friction.law` (below), ", f);
-    if (k->type == STSL_KEY_NUMBER && k->r && k->r->why)
-        fprintf(f, "in [%g, %g], ", k->r->phys_lo, k->r->hi);
-    else if (k->type == STSL_KEY_NUMBER) {
-        stsl_cr_range_text(k->r, rt, sizeof rt);
-        fprintf(f, "%s, ", *rt ? rt + 1 : "finite");
-    }
-    if (k->units[0]) fprintf(f, "%s; ", k->units);
-    fputs(k->doc, f);
-}
-
-char *stsl_keys_markdown(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    fputs("| key | default | allowed / meaning |\n|---|---|---|\n", f);
-    for (int i = 0; i < N_KEYS; i++) {
-        const stsl_key *k = &KEYS[i];
-        fprintf(f, "| `%s`", k->path);
-        if (k->also) fprintf(f, ", `%s%s`", k->also, strrchr(k->path, '.'));
-        if (k->def_text)
-            fprintf(f, " | %s | ", k->def_text);
-        else if (k->type == STSL_KEY_LAW_PARAM)
-            fputs(" | per law | ", f);
-        else if (k->required)
-            fputs(" | required | ", f);
-        else
-            fprintf(f, " | %g | ", k->def);
-        allowed_text(f, k);
-        fputs(" |\n", f);
-    }
-    if (fclose(f)) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }

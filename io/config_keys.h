@@ -7,7 +7,7 @@
  * stsl_key_read (range and default from the table), `--set` /
  * stsl_config_set and stsl_config_get find the number with stsl_key_slot,
  * the write-back prints the numbers of an item with stsl_key_put, and
- * stsl_keys_markdown writes the docs' table of keys.
+ * test_config_keys writes (and checks) the docs' table of keys from it.
  *
  * Paths are generic: `N` stands for a sequence index (contacts.N.dynamic),
  * `NAME` for a body's name (bodies.NAME.mass).  An entry's `also` gives a
@@ -89,6 +89,23 @@ int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl
 /* rtol's range (and accuracy's) without erk8. */
 extern const stsl_cr_range stsl_key_rtol;
 
+/* Open the mapping at node `id` of the concrete key path `path`, allowing
+ * the keys the table has under it; stsl_key_sub opens the sub-mapping
+ * `key` of `m` likewise (stsl_cr_map_sub's rules). */
+#define KEY_NAMES_MAX 40
+#define KEY_NAME_LEN  32
+int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m);
+int stsl_key_sub(const stsl_cr_map *m, const char *key, int required, stsl_cr_map *out,
+                 int *present);
+/* Read every number of the opened mapping `m` that the table has under
+ * it and that applies (a stop's model's, a law's) into `home` + offset. */
+int stsl_key_read_all(const stsl_cr_map *m, void *home);
+/* Refuse the first key of the table's `section` (friction, end_stops)
+ * given in `m` that the law or model in `home` (stsl_friction_params,
+ * stsl_system_stop) does not take: "not a parameter of PATH.RULE: NAME". */
+int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void *home,
+                           const char *rule, const char *name);
+
 /* The number behind the concrete key `key` of `cfg` when it may be set
  * alone (the entry's `when` holds); NULL otherwise.  *k is its entry. */
 double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k);
@@ -98,9 +115,5 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k);
  * and `home` decide the entries' `when`. */
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
                   const char *sep, int first);
-
-/* The docs' table of keys (docs/configuration.md, "Keys at a glance") as
- * Markdown (malloc'd; NULL when out of memory). */
-char *stsl_keys_markdown(void);
 
 #endif

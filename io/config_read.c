@@ -586,40 +586,7 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
     return rc;
 }
 
-const char *const stsl_cr_friction_keys[] = {"law",
-                                             "dynamic",
-                                             "static_ratio",
-                                             "static",
-                                             "efficiency_opposing",
-                                             "efficiency_aiding",
-                                             "stribeck_velocity",
-                                             "stribeck_exponent",
-                                             "breakaway",
-                                             "coulomb",
-                                             "breakaway_velocity",
-                                             "viscous",
-                                             "tc",
-                                             "tst",
-                                             "slope",
-                                             "v_st",
-                                             "d",
-                                             "sigma0",
-                                             "sigma1",
-                                             NULL};
-/* Keys only the smooth laws take (each law some of them). */
-static const char *const SMOOTH_KEYS[] = {"breakaway", "coulomb", "breakaway_velocity",
-                                          "viscous",   "tc",      "tst",
-                                          "slope",     "v_st",    "d",
-                                          "sigma0",    "sigma1",  NULL};
-/* Keys only the hybrid laws take. */
-static const char *const HYBRID_KEYS[] = {
-    "dynamic",           "static_ratio",      "static", "efficiency_opposing", "efficiency_aiding",
-    "stribeck_velocity", "stribeck_exponent", NULL};
-const char *const stsl_cr_stop_keys[] = {"min",       "max",     "model", "restitution",
-                                         "stiffness", "damping", NULL};
-/* The keys of each stop model (index = stsl_stop_model), and its name table. */
-static const char *const RIGID_STOP_KEYS[] = {"restitution", NULL};
-static const char *const COMPLIANT_STOP_KEYS[] = {"stiffness", "damping", NULL};
+/* The stop models' name table. */
 #define STOP_MODEL_NAMES (stsl_stop_model_names())
 #define LAW_NAMES        (stsl_law_names())
 
@@ -697,35 +664,9 @@ static int load_stribeck(const stsl_cr_map *m, stsl_friction_params *f)
 {
     static const char *const keys[] = {"stribeck_velocity", "stribeck_exponent"};
     f->stribeck_exponent = 2.0;
-    if (f->law == STSL_LAW_STRIBECK) {
-        int rc = stsl_key_read(m, keys[0], &f->stribeck_velocity, NULL);
-        return rc ? rc : stsl_key_read(m, keys[1], &f->stribeck_exponent, NULL);
-    }
-    for (int i = 0; i < 2; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(m, keys[i]);
-        stsl_cr_join(path, m->path, keys[i]);
-        if (id) return stsl_cr_fail(m->c, id, path, "only allowed with %s.law: stribeck", m->path);
-    }
-    return STSL_OK;
-}
-
-/* A key given that the law does not take: name the law. */
-static int reject_key(const stsl_cr_map *m, const char *key, stsl_law law)
-{
-    char path[KEYPATH_MAX];
-    int id = stsl_cr_map_find(m, key);
-    stsl_cr_join(path, m->path, key);
-    return id ? stsl_cr_fail(m->c, id, path, "not a parameter of %s.law: %s", m->path,
-                             LAW_NAMES[law])
-              : STSL_OK;
-}
-
-static int is_param_of(const stsl_cr_law_param *lp, const char *key)
-{
-    for (; lp && lp->key; lp++)
-        if (strcmp(lp->key, key) == 0) return 1;
-    return 0;
+    if (f->law != STSL_LAW_STRIBECK) return STSL_OK;
+    int rc = stsl_key_read(m, keys[0], &f->stribeck_velocity, NULL);
+    return rc ? rc : stsl_key_read(m, keys[1], &f->stribeck_exponent, NULL);
 }
 
 /* A level that cannot lie below another one (static >= Coulomb). */
@@ -743,10 +684,6 @@ static int load_smooth(const stsl_cr_map *m, stsl_friction_params *f)
 {
     const stsl_cr_law_param *lp = stsl_cr_law_params(f->law);
     int rc = STSL_OK;
-    for (int i = 0; !rc && HYBRID_KEYS[i]; i++)
-        rc = reject_key(m, HYBRID_KEYS[i], f->law);
-    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
-        if (!is_param_of(lp, SMOOTH_KEYS[i])) rc = reject_key(m, SMOOTH_KEYS[i], f->law);
     for (; !rc && lp->key; lp++)
         rc = stsl_cr_map_num(m, lp->key, lp->required, lp->def, lp->r,
                              (double *)((char *)f + lp->off));
@@ -765,9 +702,9 @@ int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f)
     int law = STSL_LAW_COULOMB;
     int rc = stsl_cr_map_enum(m, "law", LAW_NAMES, STSL_LAW_COULOMB, &law);
     f->law = (stsl_law)law;
+    /* The keys of other laws first: the message names the law in use. */
+    if (!rc) rc = stsl_key_refuse_others(m, "friction", f, "law", LAW_NAMES[law]);
     if (!rc && stsl_law_is_smooth(f->law)) return load_smooth(m, f);
-    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
-        rc = reject_key(m, SMOOTH_KEYS[i], f->law);
     if (!rc) rc = stsl_key_read(m, "dynamic", &f->dynamic, NULL);
     if (!rc) rc = load_static(m, f);
     if (!rc) rc = stsl_key_read(m, "efficiency_opposing", &f->eff_opposing, NULL);
@@ -776,35 +713,16 @@ int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f)
     return rc;
 }
 
-/* A key of the other stop model given: name the model in use. */
-static int reject_stop_keys(const stsl_cr_map *m, const char *const *keys, int model)
-{
-    for (int i = 0; keys[i]; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(m, keys[i]);
-        stsl_cr_join(path, m->path, keys[i]);
-        if (id)
-            return stsl_cr_fail(m->c, id, path, "not a parameter of %s.model: %s", m->path,
-                                STOP_MODEL_NAMES[model]);
-    }
-    return STSL_OK;
-}
-
-int stsl_cr_stop(const stsl_cr_map *m, stsl_stop_model *model, stsl_stop_params *p)
+int stsl_cr_stop(const stsl_cr_map *m, stsl_system_stop *st)
 {
     char path[KEYPATH_MAX];
+    stsl_stop_params *p = &st->p;
     int mod = STSL_STOP_RIGID;
-    int rc = stsl_key_read(m, "min", &p->x_min, NULL);
-    if (!rc) rc = stsl_key_read(m, "max", &p->x_max, NULL);
-    if (!rc) rc = stsl_cr_map_enum(m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &mod);
-    *model = (stsl_stop_model)mod;
-    if (!rc)
-        rc = reject_stop_keys(m, mod == STSL_STOP_RIGID ? COMPLIANT_STOP_KEYS : RIGID_STOP_KEYS,
-                              mod);
-    /* The compliant stop's contact stiffness (required) and damping. */
-    if (!rc && mod == STSL_STOP_COMPLIANT) rc = stsl_key_read(m, "stiffness", &p->stiffness, NULL);
-    if (!rc && mod == STSL_STOP_COMPLIANT) rc = stsl_key_read(m, "damping", &p->damping, NULL);
-    if (!rc && mod == STSL_STOP_RIGID) rc = stsl_key_read(m, "restitution", &p->restitution, NULL);
+    int rc = stsl_cr_map_enum(m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &mod);
+    st->model = (stsl_stop_model)mod;
+    /* The other model's keys are refused, the model's numbers read. */
+    if (!rc) rc = stsl_key_refuse_others(m, "end_stops", st, "model", STOP_MODEL_NAMES[mod]);
+    if (!rc) rc = stsl_key_read_all(m, st);
     stsl_cr_join(path, m->path, "max");
     if (!rc && !(p->x_min < p->x_max))
         rc = stsl_cr_fail(m->c, stsl_cr_map_find(m, "max"), path,

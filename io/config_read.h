@@ -17,6 +17,7 @@
 #include "events/end_stop.h"
 #include "models/friction.h"
 #include "models/signal.h"
+#include "models/system.h"
 #include "solver/hybrid.h"
 
 #define KEYPATH_MAX 256
@@ -129,16 +130,14 @@ int stsl_cr_copy_field(stsl_cr_ctx *c, int id, const char *path, char *dst, size
 int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp def,
                         stsl_signal_spec *s);
 const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t);
-/* The friction law and its parameters from the opened mapping `m` (whose
- * allowed keys include stsl_cr_friction_keys); messages name m's path. */
+/* The friction law and its parameters from the opened mapping `m`;
+ * messages name m's path. */
 int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f);
-extern const char *const stsl_cr_friction_keys[];
 /* The parameters of a smooth law, {NULL}-terminated (NULL for hybrid laws). */
 const stsl_cr_law_param *stsl_cr_law_params(stsl_law law);
 /* A stop's min, max, model and the model's parameters from the opened
- * mapping `m` (allowed keys include stsl_cr_stop_keys). */
-int stsl_cr_stop(const stsl_cr_map *m, stsl_stop_model *model, stsl_stop_params *p);
-extern const char *const stsl_cr_stop_keys[];
+ * mapping `m` into `st` (its ends and name are the caller's). */
+int stsl_cr_stop(const stsl_cr_map *m, stsl_system_stop *st);
 
 /* Writing: a YAML double-quoted string; a signal as "INDENTKEY: {type: ...}\n";
  * the friction parameters as `pre`KEY: VALUE`post` pairs. */

@@ -8,7 +8,7 @@
  *     bound) is refused, the message naming the key, the value and the
  *     range;
  *   - docs/configuration.md's table of keys is exactly the table's
- *     (stsl_keys_markdown): no key documented that the table lacks, none
+ *     (keys_markdown): no key documented that the table lacks, none
  *     in the table left undocumented.
  * `test_config_keys --markdown` prints the docs' table (to paste it). */
 #include <setjmp.h>
@@ -276,6 +276,53 @@ static void required_names_range(void **state)
 
 /* ------------------------------------------------------------ docs */
 
+/* "> 0, N/m; spring stiffness k" */
+static void allowed_text(FILE *f, const stsl_key *k)
+{
+    char rt[64];
+    if (k->type == STSL_KEY_LAW_PARAM) fputs("per `friction.law` (below), ", f);
+    if (k->type == STSL_KEY_NUMBER && k->r && k->r->why)
+        fprintf(f, "in [%g, %g], ", k->r->phys_lo, k->r->hi);
+    else if (k->type == STSL_KEY_NUMBER) {
+        stsl_cr_range_text(k->r, rt, sizeof rt);
+        fprintf(f, "%s, ", *rt ? rt + 1 : "finite");
+    }
+    if (k->units[0]) fprintf(f, "%s; ", k->units);
+    fputs(k->doc, f);
+}
+
+/* The docs' table of keys (docs/configuration.md, "Keys at a glance"). */
+static char *keys_markdown(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fputs("| key | default | allowed / meaning |\n|---|---|---|\n", f);
+    int n;
+    const stsl_key *keys = stsl_keys(&n);
+    for (int i = 0; i < n; i++) {
+        const stsl_key *k = &keys[i];
+        fprintf(f, "| `%s`", k->path);
+        if (k->also) fprintf(f, ", `%s%s`", k->also, strrchr(k->path, '.'));
+        if (k->def_text)
+            fprintf(f, " | %s | ", k->def_text);
+        else if (k->type == STSL_KEY_LAW_PARAM)
+            fputs(" | per law | ", f);
+        else if (k->required)
+            fputs(" | required | ", f);
+        else
+            fprintf(f, " | %g | ", k->def);
+        allowed_text(f, k);
+        fputs(" |\n", f);
+    }
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -309,7 +356,7 @@ static void docs_list_the_table(void **state)
 {
     (void)state;
     char *doc = read_text(STSL_SOURCE_DIR "/docs/configuration.md");
-    char *gen = stsl_keys_markdown();
+    char *gen = keys_markdown();
     assert_non_null(gen);
     const char *start = strstr(doc, "| key | default | allowed / meaning |");
     assert_non_null(start);
@@ -350,7 +397,7 @@ static void docs_list_the_table(void **state)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--markdown")) {
-        char *md = stsl_keys_markdown();
+        char *md = keys_markdown();
         fputs(md ? md : "", stdout);
         free(md);
         return md ? 0 : 1;
