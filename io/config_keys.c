@@ -298,9 +298,10 @@ int stsl_key_sub(const stsl_cr_map *m, const char *key, int required, stsl_cr_ma
     return stsl_key_open(m->c, id, path, out);
 }
 
-/* Whether the friction or stop mapping in `home` takes the key `k`: its
- * law's or model's rule `when`, or the smooth law's own table. */
-static int takes(const stsl_key *k, const void *home)
+/* Whether the key `k` exists for the struct `home` holds it in (those of
+ * the rules `when` that say so, not the rules between keys; the smooth
+ * law's own table); `cfg` (NULL: translational) gives the domain. */
+static int takes(const stsl_config *cfg, const stsl_key *k, const void *home)
 {
     const stsl_friction_params *f = home;
     if (k->type == STSL_KEY_LAW_PARAM) {
@@ -316,7 +317,9 @@ static int takes(const stsl_key *k, const void *home)
     case STSL_WHEN_STRIBECK:
     case STSL_WHEN_RIGID:
     case STSL_WHEN_COMPLIANT:
-        return applies(NULL, k, home);
+    case STSL_WHEN_TRANSL:
+    case STSL_WHEN_ROT:
+        return applies(cfg, k, home);
     default:
         return 1;
     }
@@ -329,7 +332,7 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
         const stsl_key *k = &KEYS[i];
         char path[KEYPATH_MAX];
         const char *key = child_of(k, section);
-        int id = !key || takes(k, home) ? 0 : stsl_cr_map_find(m, key);
+        int id = !key || takes(NULL, k, home) ? 0 : stsl_cr_map_find(m, key);
         if (!id) continue;
         stsl_cr_join(path, m->path, key);
         /* A Stribeck key with another hybrid law: name the law it needs. */
@@ -350,7 +353,7 @@ int stsl_key_read_all(const stsl_cr_map *m, void *home)
     for (int i = 0; !rc && i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, gen);
-        if (key && !strchr(key, '.') && k->type == STSL_KEY_NUMBER && takes(k, home))
+        if (key && !strchr(key, '.') && k->type == STSL_KEY_NUMBER && takes(NULL, k, home))
             rc = stsl_key_read(m, key, (double *)((char *)home + k->off), NULL);
     }
     return rc;
@@ -454,29 +457,13 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out)
 
 /* ------------------------------------------------------------ writing */
 
-/* Whether the write-back states `k`: the rules of `when` that say whether
- * the key exists (not those between keys). */
-static int exists(const stsl_config *cfg, const stsl_key *k, const void *home)
-{
-    switch (k->when) {
-    case STSL_WHEN_TRANSL:
-    case STSL_WHEN_ROT:
-    case STSL_WHEN_STRIBECK:
-    case STSL_WHEN_RIGID:
-    case STSL_WHEN_COMPLIANT:
-        return applies(cfg, k, home);
-    default:
-        return 1;
-    }
-}
-
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
                   const char *sep, int first)
 {
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, prefix);
-        if (k->type != STSL_KEY_NUMBER || !key || strchr(key, '.') || !exists(cfg, k, home))
+        if (k->type != STSL_KEY_NUMBER || !key || strchr(key, '.') || !takes(cfg, k, home))
             continue;
         fprintf(f, "%s%s: %.17g", first ? "" : sep, key,
                 *(const double *)((const char *)home + k->off));
