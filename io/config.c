@@ -76,11 +76,11 @@ static int load_element(const stsl_cr_map *top, stsl_config *cfg)
 {
     stsl_cr_map m, s, d;
     int have_s, have_d;
-    int rc = stsl_key_sub(top, "element", 1, &m, &have_s);
+    int rc = stsl_cr_map_sub(top, "element", 1, NULL, &m, &have_s);
     if (!rc) rc = read_mass(&m, &cfg->element.mass);
-    if (!rc) rc = stsl_key_sub(&m, "spring", 0, &s, &have_s);
+    if (!rc) rc = stsl_cr_map_sub(&m, "spring", 0, NULL, &s, &have_s);
     if (!rc && have_s) rc = stsl_key_read_all(&s, cfg);
-    if (!rc) rc = stsl_key_sub(&m, "damper", 0, &d, &have_d);
+    if (!rc) rc = stsl_cr_map_sub(&m, "damper", 0, NULL, &d, &have_d);
     if (!rc && have_d) rc = stsl_key_read_all(&d, cfg);
     return rc;
 }
@@ -89,7 +89,7 @@ static int load_friction(const stsl_cr_map *top, stsl_friction_params *f)
 {
     stsl_cr_map m;
     int have;
-    int rc = stsl_key_sub(top, "friction", 1, &m, &have);
+    int rc = stsl_cr_map_sub(top, "friction", 1, NULL, &m, &have);
     return rc ? rc : stsl_cr_friction(&m, f);
 }
 
@@ -98,7 +98,7 @@ static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
     stsl_cr_map m;
     stsl_system_stop st = {.model = STSL_STOP_RIGID};
     e->stop_model = STSL_STOP_RIGID;
-    int rc = stsl_key_sub(top, "end_stops", 0, &m, &e->has_stops);
+    int rc = stsl_cr_map_sub(top, "end_stops", 0, NULL, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
     rc = stsl_cr_stop(&m, &st);
     stsl_stop_params p = st.p;
@@ -116,7 +116,7 @@ static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
     stsl_element_params *e = &cfg->element;
     stsl_cr_map m = *top;
     int have;
-    int rc = stsl_key_sub(top, "initial", 0, &m, &have);
+    int rc = stsl_cr_map_sub(top, "initial", 0, NULL, &m, &have);
     if (!rc && have) rc = stsl_key_read_all(&m, cfg);
     if (rc || !e->has_stops || (e->x0 >= e->x_min && e->x0 <= e->x_max)) return rc;
     int id = have ? stsl_cr_map_find(&m, "position") : 0;
@@ -258,7 +258,7 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     double ev = 0.0;
-    int rc = stsl_key_sub(top, "simulation", 1, &m, &have);
+    int rc = stsl_cr_map_sub(top, "simulation", 1, NULL, &m, &have);
     if (!rc) rc = stsl_key_read(&m, "t_end", &o->t_end, NULL);
     if (!rc) rc = stsl_key_read(&m, "output_step", &o->output_step, NULL);
     if (!rc && too_many_samples(o))
@@ -292,7 +292,7 @@ static int load_output(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     const char *file;
-    int rc = stsl_key_sub(top, "output", 0, &m, &have);
+    int rc = stsl_cr_map_sub(top, "output", 0, NULL, &m, &have);
     int id = have && !rc ? stsl_cr_map_find(&m, "file") : 0;
     if (!id) return rc;
     rc = stsl_cr_node_str(m.c, id, "output.file", &file);
@@ -444,22 +444,33 @@ static int load_bodies(const stsl_cr_map *top, stsl_system *s)
     return rc;
 }
 
-static int load_couplings(const stsl_cr_map *top, stsl_system *s)
+/* The items of the sequence `key` (absent: none), each opened with the
+ * table's keys and read by `fn`; *count counts those read (the failing
+ * one too, so that what it holds is freed). */
+typedef int (*item_fn)(const stsl_cr_map *m, void *item);
+static void *load_items(const stsl_cr_map *top, const char *key, size_t size, int *count,
+                        item_fn fn, int *rc)
 {
     char path[KEYPATH_MAX];
     yaml_node_item_t *it;
-    int n, rc = seq_open(top, "couplings", &n, &it);
-    if (!rc) s->couplings = alloc_items(top->c, n, sizeof *s->couplings, &rc);
-    for (int i = 0; !rc && i < n; i++, s->n_couplings++) {
-        stsl_coupling *cp = &s->couplings[i];
+    int n = 0;
+    char *items = NULL;
+    if (!*rc) *rc = seq_open(top, key, &n, &it);
+    if (!*rc) items = alloc_items(top->c, n, size, rc);
+    for (int i = 0; !*rc && i < n; i++, ++*count) {
         stsl_cr_map m;
-        int between;
-        snprintf(path, sizeof path, "couplings.%d", i);
-        rc = stsl_key_open(top->c, it[i], path, &m);
-        if (!rc) rc = read_ends(&m, cp->ends, &between, 0);
-        if (!rc) rc = stsl_key_read_all(&m, cp);
+        snprintf(path, sizeof path, "%s.%d", key, i);
+        *rc = stsl_key_open(top->c, it[i], path, &m);
+        if (!*rc) *rc = fn(&m, items + (size_t)i * size);
     }
-    return rc;
+    return items;
+}
+
+static int load_coupling(const stsl_cr_map *m, void *item)
+{
+    stsl_coupling *cp = item;
+    int between, rc = read_ends(m, cp->ends, &between, 0);
+    return rc ? rc : stsl_key_read_all(m, cp);
 }
 
 /* load: SIGNAL, the contact's F_R (a force: a table jumps where it says,
@@ -474,41 +485,21 @@ static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
     return stsl_cr_load_signal(m->c, id, path, STSL_INTERP_LINEAR, &ct->load);
 }
 
-static int load_contacts(const stsl_cr_map *top, stsl_system *s)
+static int load_contact(const stsl_cr_map *m, void *item)
 {
-    char path[KEYPATH_MAX];
-    yaml_node_item_t *it;
-    int n, rc = seq_open(top, "contacts", &n, &it);
-    if (!rc) s->contacts = alloc_items(top->c, n, sizeof *s->contacts, &rc);
-    for (int i = 0; !rc && i < n; i++, s->n_contacts++) {
-        stsl_contact *ct = &s->contacts[i];
-        stsl_cr_map m;
-        snprintf(path, sizeof path, "contacts.%d", i);
-        rc = stsl_key_open(top->c, it[i], path, &m);
-        if (!rc) rc = read_item_name(&m, ct->name);
-        if (!rc) rc = read_ends(&m, ct->ends, &ct->between, 1);
-        if (!rc) rc = stsl_cr_friction(&m, &ct->friction);
-        if (!rc) rc = load_contact_load(&m, ct);
-    }
-    return rc;
+    stsl_contact *ct = item;
+    int rc = read_item_name(m, ct->name);
+    if (!rc) rc = read_ends(m, ct->ends, &ct->between, 1);
+    if (!rc) rc = stsl_cr_friction(m, &ct->friction);
+    return rc ? rc : load_contact_load(m, ct);
 }
 
-static int load_sys_stops(const stsl_cr_map *top, stsl_system *s)
+static int load_stop(const stsl_cr_map *m, void *item)
 {
-    char path[KEYPATH_MAX];
-    yaml_node_item_t *it;
-    int n, rc = seq_open(top, "stops", &n, &it);
-    if (!rc) s->stops = alloc_items(top->c, n, sizeof *s->stops, &rc);
-    for (int i = 0; !rc && i < n; i++, s->n_stops++) {
-        stsl_system_stop *st = &s->stops[i];
-        stsl_cr_map m;
-        snprintf(path, sizeof path, "stops.%d", i);
-        rc = stsl_key_open(top->c, it[i], path, &m);
-        if (!rc) rc = read_item_name(&m, st->name);
-        if (!rc) rc = read_ends(&m, st->ends, &st->between, 1);
-        if (!rc) rc = stsl_cr_stop(&m, st);
-    }
-    return rc;
+    stsl_system_stop *st = item;
+    int rc = read_item_name(m, st->name);
+    if (!rc) rc = read_ends(m, st->ends, &st->between, 1);
+    return rc ? rc : stsl_cr_stop(m, st);
 }
 
 /* inputs.forces: {BODY: SIGNAL, ...}. */
@@ -592,9 +583,11 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
                                  "not in a system of bodies (bodies: is given): use contacts:, "
                                  "stops: and bodies.NAME.position/velocity");
     if (!rc) rc = load_bodies(top, s);
-    if (!rc) rc = load_couplings(top, s);
-    if (!rc) rc = load_contacts(top, s);
-    if (!rc) rc = load_sys_stops(top, s);
+    s->couplings =
+        load_items(top, "couplings", sizeof *s->couplings, &s->n_couplings, load_coupling, &rc);
+    s->contacts =
+        load_items(top, "contacts", sizeof *s->contacts, &s->n_contacts, load_contact, &rc);
+    s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
     if (!rc) rc = load_sys_inputs(top, s);
     if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
         rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
@@ -1074,12 +1067,23 @@ static void put_atol(FILE *f, const stsl_config *cfg)
     fputc('\n', f);
 }
 
-char *stsl_config_to_yaml(const stsl_config *cfg)
+/* What `put` writes about `cfg` as text (malloc'd; NULL: out of memory). */
+static char *text_of(void (*put)(FILE *, const stsl_config *), const stsl_config *cfg)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
+    put(f, cfg);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void put_yaml(FILE *f, const stsl_config *cfg)
+{
     fputs("# stickslip: effective configuration, every default filled in\n", f);
     if (cfg->is_system)
         put_system(f, cfg);
@@ -1105,11 +1109,11 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
         stsl_cr_put_quoted(f, cfg->output_file);
         fputs("}\n", f);
     }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+}
+
+char *stsl_config_to_yaml(const stsl_config *cfg)
+{
+    return text_of(put_yaml, cfg);
 }
 
 /* ---------------------------------------------------------------- copy */
@@ -1487,16 +1491,12 @@ static void summary_of(FILE *f, const stsl_system *s)
     fputc('\n', f);
 }
 
+static void put_summary(FILE *f, const stsl_config *cfg)
+{
+    if (cfg->is_system) summary_of(f, &cfg->system);
+}
+
 char *stsl_config_summary(const stsl_config *cfg)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    if (cfg->is_system) summary_of(f, &cfg->system);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return text_of(put_summary, cfg);
 }

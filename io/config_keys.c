@@ -285,19 +285,6 @@ int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
     return stsl_cr_map_open(c, id, path, names, m);
 }
 
-int stsl_key_sub(const stsl_cr_map *m, const char *key, int required, stsl_cr_map *out,
-                 int *present)
-{
-    char path[KEYPATH_MAX];
-    int id = stsl_cr_map_find(m, key);
-    stsl_cr_join(path, m->path, key);
-    *present = id != 0;
-    if (!id)
-        return required ? stsl_cr_fail(m->c, m->id, path, "missing required key (a mapping)")
-                        : STSL_OK;
-    return stsl_key_open(m->c, id, path, out);
-}
-
 /* Whether the key `k` exists for the struct `home` holds it in (those of
  * the rules `when` that say so, not the rules between keys; the smooth
  * law's own table); `cfg` (NULL: translational) gives the domain. */

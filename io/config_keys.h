@@ -90,13 +90,10 @@ int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl
 extern const stsl_cr_range stsl_key_rtol;
 
 /* Open the mapping at node `id` of the concrete key path `path`, allowing
- * the keys the table has under it; stsl_key_sub opens the sub-mapping
- * `key` of `m` likewise (stsl_cr_map_sub's rules). */
+ * the keys the table has under it (stsl_cr_map_sub with allowed NULL). */
 #define KEY_NAMES_MAX 40
 #define KEY_NAME_LEN  32
 int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m);
-int stsl_key_sub(const stsl_cr_map *m, const char *key, int required, stsl_cr_map *out,
-                 int *present);
 /* Read every number of the opened mapping `m` that the table has under
  * it and that applies (a stop's model's, a law's) into `home` + offset. */
 int stsl_key_read_all(const stsl_cr_map *m, void *home);

@@ -179,7 +179,8 @@ int stsl_cr_map_find(const stsl_cr_map *m, const char *key)
     return 0;
 }
 
-/* Open the sub-mapping `key`; *present says whether it was there. */
+/* Open the sub-mapping `key`; *present says whether it was there.  With
+ * `allowed` NULL the key table says which keys it allows. */
 int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const char *const *allowed,
                     stsl_cr_map *out, int *present)
 {
@@ -190,7 +191,8 @@ int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const c
     if (!id)
         return required ? stsl_cr_fail(m->c, m->id, path, "missing required key (a mapping)")
                         : STSL_OK;
-    return stsl_cr_map_open(m->c, id, path, allowed, out);
+    return allowed ? stsl_cr_map_open(m->c, id, path, allowed, out)
+                   : stsl_key_open(m->c, id, path, out);
 }
 
 int stsl_cr_refuse_keys(const stsl_cr_map *top, const char *const *keys, const char *why)

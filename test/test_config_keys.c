@@ -323,19 +323,16 @@ static char *keys_markdown(void)
     return buf;
 }
 
+/* The whole file (it holds no NUL byte). */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    FILE *f = fopen(path, "r");
     if (!f) fail_msg("%s: cannot open", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
+    assert_true(getdelim(&text, &cap, '\0', f) > 0);
     fclose(f);
-    return s;
+    return text;
 }
 
 /* Whether the backticked key `key` appears in the first column of a row. */
