@@ -125,24 +125,17 @@ static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
                         e->x0);
 }
 
-static int load_inputs(const stsl_cr_map *top, stsl_element_params *e)
+/* The signals of `inputs` (index = INPUT_KEYS): a system has no
+ * active_force or load (NULL), and its motions are its own. */
+static void input_specs(stsl_config *cfg, stsl_signal_spec *out[4])
 {
-    stsl_signal_spec *specs[4] = {&e->active_force, &e->load, &e->base_motion, &e->anchor_motion};
-    /* Forces jump where a table says; motions are differentiated twice
-     * (a_b enters the force), so they default to a smooth interpolation. */
-    static const stsl_interp defs[4] = {STSL_INTERP_LINEAR, STSL_INTERP_LINEAR, STSL_INTERP_CUBIC,
-                                        STSL_INTERP_CUBIC};
-    stsl_cr_map m;
-    int have;
-    int rc = stsl_cr_map_sub(top, "inputs", 0, INPUT_KEYS, &m, &have);
-    for (int i = 0; !rc && have && i < 4; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(&m, INPUT_KEYS[i]);
-        stsl_cr_join(path, m.path, INPUT_KEYS[i]);
-        if (id) rc = stsl_cr_load_signal(m.c, id, path, defs[i], specs[i]);
-        if (i == 3) e->has_anchor = id != 0;
-    }
-    return rc;
+    stsl_element_params *e = &cfg->element;
+    stsl_system *s = &cfg->system;
+    int sys = cfg->is_system;
+    out[0] = sys ? NULL : &e->active_force;
+    out[1] = sys ? NULL : &e->load;
+    out[2] = sys ? &s->base_motion : &e->base_motion;
+    out[3] = sys ? &s->anchor_motion : &e->anchor_motion;
 }
 
 /* simulation.scheme and its keys.  `step` is refused with event_driven
@@ -529,20 +522,27 @@ static int load_forces(const stsl_cr_map *in, stsl_system *s)
     return rc;
 }
 
-static int load_sys_inputs(const stsl_cr_map *top, stsl_system *s)
+/* inputs: of the element (active_force, load and the motions) or of a
+ * system (forces and the motions). */
+static int load_inputs(const stsl_cr_map *top, stsl_config *cfg)
 {
+    /* Forces jump where a table says; motions are differentiated twice
+     * (a_b enters the force), so they default to a smooth interpolation. */
+    static const stsl_interp defs[4] = {STSL_INTERP_LINEAR, STSL_INTERP_LINEAR, STSL_INTERP_CUBIC,
+                                        STSL_INTERP_CUBIC};
+    stsl_signal_spec *specs[4];
     stsl_cr_map m;
-    int have, id;
-    int rc = stsl_cr_map_sub(top, "inputs", 0, SYS_INPUT_KEYS, &m, &have);
-    if (rc || !have) return rc;
-    rc = load_forces(&m, s);
-    /* Motions are differentiated twice: a smooth interpolation (as the element). */
-    if (!rc && (id = stsl_cr_map_find(&m, "base_motion")))
-        rc = stsl_cr_load_signal(m.c, id, "inputs.base_motion", STSL_INTERP_CUBIC, &s->base_motion);
-    if (!rc && (id = stsl_cr_map_find(&m, "anchor_motion")))
-        rc = stsl_cr_load_signal(m.c, id, "inputs.anchor_motion", STSL_INTERP_CUBIC,
-                                 &s->anchor_motion);
-    s->has_anchor = !rc && id != 0;
+    int have, sys = cfg->is_system;
+    int rc = stsl_cr_map_sub(top, "inputs", 0, sys ? SYS_INPUT_KEYS : INPUT_KEYS, &m, &have);
+    input_specs(cfg, specs);
+    if (!rc && have && sys) rc = load_forces(&m, &cfg->system);
+    for (int i = 0; !rc && have && i < 4; i++) {
+        char path[KEYPATH_MAX];
+        int id = specs[i] ? stsl_cr_map_find(&m, INPUT_KEYS[i]) : 0;
+        stsl_cr_join(path, m.path, INPUT_KEYS[i]);
+        if (id) rc = stsl_cr_load_signal(m.c, id, path, defs[i], specs[i]);
+        if (i == 3) *(sys ? &cfg->system.has_anchor : &cfg->element.has_anchor) = id != 0;
+    }
     return rc;
 }
 
@@ -588,7 +588,7 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
     s->contacts =
         load_items(top, "contacts", sizeof *s->contacts, &s->n_contacts, load_contact, &rc);
     s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
-    if (!rc) rc = load_sys_inputs(top, s);
+    if (!rc) rc = load_inputs(top, cfg);
     if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
         rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
     return rc;
@@ -605,7 +605,7 @@ static int load_element_sections(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = load_element(top, cfg);
     if (!rc) rc = load_friction(top, &e->friction);
     if (!rc) rc = load_stops(top, e);
-    if (!rc) rc = load_inputs(top, e);
+    if (!rc) rc = load_inputs(top, cfg);
     if (!rc) rc = load_initial(top, cfg);
     return rc;
 }
@@ -964,6 +964,15 @@ static void put_flow_keys(FILE *f, const stsl_config *cfg, const char *open, con
     fputs("}\n", f);
 }
 
+/* The signals of `inputs` but a system's forces (the anchor's when given). */
+static void put_inputs(FILE *f, const stsl_config *cfg, int anchor)
+{
+    stsl_signal_spec *specs[4];
+    input_specs((stsl_config *)cfg, specs); /* read only */
+    for (int i = 0; i < 3 + anchor; i++)
+        if (specs[i]) stsl_cr_put_signal(f, "  ", INPUT_KEYS[i], specs[i]);
+}
+
 static void put_element(FILE *f, const stsl_config *cfg)
 {
     const stsl_element_params *e = &cfg->element;
@@ -984,10 +993,7 @@ static void put_element(FILE *f, const stsl_config *cfg)
         fprintf(f, "end_stops: {min: %.17g, max: %.17g, restitution: %.17g}\n", e->x_min, e->x_max,
                 e->restitution);
     fputs("inputs:\n", f);
-    stsl_cr_put_signal(f, "  ", "active_force", &e->active_force);
-    stsl_cr_put_signal(f, "  ", "load", &e->load);
-    stsl_cr_put_signal(f, "  ", "base_motion", &e->base_motion);
-    if (e->has_anchor) stsl_cr_put_signal(f, "  ", "anchor_motion", &e->anchor_motion);
+    put_inputs(f, cfg, e->has_anchor);
     put_flow_keys(f, cfg, "initial: {", "initial", cfg);
 }
 
@@ -1041,8 +1047,7 @@ static void put_system(FILE *f, const stsl_config *cfg)
     fputs(s->n_forces ? "inputs:\n  forces:\n" : "inputs:\n  forces: {}\n", f);
     for (int i = 0; i < s->n_forces; i++)
         stsl_cr_put_signal(f, "    ", s->forces[i].on.name, &s->forces[i].signal);
-    stsl_cr_put_signal(f, "  ", "base_motion", &s->base_motion);
-    if (s->has_anchor) stsl_cr_put_signal(f, "  ", "anchor_motion", &s->anchor_motion);
+    put_inputs(f, cfg, s->has_anchor);
 }
 
 /* `atol: auto` with the values the rule gives in a comment (YAML drops
@@ -1150,61 +1155,27 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
  * contacts.N.load) and *rest the parameter after it; NULL when none. */
 static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char **rest)
 {
-    stsl_element_params *e = &cfg->element;
     stsl_system *s = &cfg->system;
-    stsl_signal_spec *specs[4] = {&e->active_force, &e->load, &e->base_motion, &e->anchor_motion};
-    const char *dot = strchr(key, '.');
-    *rest = dot ? dot + 1 : "";
-    if (!dot) return NULL;
-    if (!strncmp(key, "contacts.", 9)) {
-        char *end;
-        long i = strtol(key + 9, &end, 10);
-        if (!cfg->is_system || end == key + 9 || key[9] == '-' || key[9] == '+' ||
-            i >= s->n_contacts || strncmp(end, ".load.", 6) || !s->contacts[i].has_load)
-            return NULL;
-        *rest = end + 6;
-        return &s->contacts[i].load;
-    }
-    if (strncmp(key, "inputs.", 7)) return NULL;
-    key += 7;
-    dot = strchr(key, '.');
-    if (cfg->is_system && !strncmp(key, "forces.", 7)) {
-        key += 7;
-        dot = strchr(key, '.');
-        for (int i = 0; dot && i < s->n_forces; i++)
-            if (strlen(s->forces[i].on.name) == (size_t)(dot - key) &&
-                !strncmp(key, s->forces[i].on.name, (size_t)(dot - key))) {
-                *rest = dot + 1;
-                return &s->forces[i].signal;
-            }
-        return NULL;
-    }
-    for (int i = cfg->is_system ? 2 : 0; dot && i < 4; i++) {
+    stsl_signal_spec *in[4];
+    int sys = cfg->is_system, anchor = sys ? s->has_anchor : cfg->element.has_anchor;
+    input_specs(cfg, in);
+    for (int i = 0; i < 3 + anchor && !strncmp(key, "inputs.", 7); i++) {
         size_t n = strlen(INPUT_KEYS[i]);
-        if (n != (size_t)(dot - key) || strncmp(key, INPUT_KEYS[i], n)) continue;
-        int anchor = cfg->is_system ? s->has_anchor : e->has_anchor;
-        if (i == 3 && !anchor) return NULL;
-        *rest = dot + 1;
-        return cfg->is_system ? (i == 2 ? &s->base_motion : &s->anchor_motion) : specs[i];
+        if (in[i] && !strncmp(key + 7, INPUT_KEYS[i], n) && key[7 + n] == '.')
+            return *rest = key + 8 + n, in[i];
+    }
+    char *end;
+    long i = sys && !strncmp(key, "contacts.", 9) && isdigit((unsigned char)key[9])
+                 ? strtol(key + 9, &end, 10)
+                 : -1;
+    if (i >= 0 && i < s->n_contacts && !strncmp(end, ".load.", 6) && s->contacts[i].has_load)
+        return *rest = end + 6, &s->contacts[i].load;
+    for (int f = 0; sys && !strncmp(key, "inputs.forces.", 14) && f < s->n_forces; f++) {
+        size_t n = strlen(s->forces[f].on.name);
+        if (!strncmp(key + 14, s->forces[f].on.name, n) && key[14 + n] == '.')
+            return *rest = key + 15 + n, &s->forces[f].signal;
     }
     return NULL;
-}
-
-/* The friction parameters a key `friction.KEY` / `contacts.N.KEY` names. */
-static stsl_friction_params *friction_at(stsl_config *cfg, const char *key, const char **rest)
-{
-    char *end;
-    if (!cfg->is_system && !strncmp(key, "friction.", 9)) {
-        *rest = key + 9;
-        return &cfg->element.friction;
-    }
-    if (!cfg->is_system || strncmp(key, "contacts.", 9)) return NULL;
-    long i = strtol(key + 9, &end, 10);
-    if (end == key + 9 || key[9] == '-' || key[9] == '+' || *end != '.' ||
-        i >= cfg->system.n_contacts)
-        return NULL;
-    *rest = end + 1;
-    return &cfg->system.contacts[i].friction;
 }
 
 /* The double behind `key` when it can be set on its own (the key table's
@@ -1215,15 +1186,9 @@ static double *fast_slot(stsl_config *cfg, const char *key, const stsl_key **k,
                          const stsl_cr_range **r)
 {
     const char *rest;
-    double *slot = stsl_key_slot(cfg, key, k);
-    if (slot) {
-        *r = (*k)->r;
-        return slot;
-    }
-    *k = NULL;
-    stsl_friction_params *f = friction_at(cfg, key, &rest);
-    slot = f ? stsl_cr_law_slot(f, rest, r) : NULL;
+    double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
+    *k = NULL;
     stsl_signal_spec *sig = signal_at(cfg, key, &rest);
     return sig ? stsl_cr_signal_slot(sig, rest, r) : NULL;
 }

@@ -29,10 +29,13 @@ const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
         path, also, STSL_KEY_##type, NULL, 0, 0.0, dtext, "", doc, STSL_HOME_NONE, 0,              \
             STSL_WHEN_NEVER                                                                        \
     }
-#define LAW(key, units, doc)                                                                       \
+/* A smooth law's parameter: its range and default are the law's
+ * (config_read.c); those a rule ties to another (breakaway >= coulomb,
+ * tst >= tc) are never set alone. */
+#define LAW(field, units, doc, when)                                                               \
     {                                                                                              \
-        "friction." key, "contacts.N", STSL_KEY_LAW_PARAM, NULL, 0, 0.0, NULL, units, doc,         \
-            STSL_HOME_NONE, 0, STSL_WHEN_NEVER                                                     \
+        "friction." #field, "contacts.N", STSL_KEY_LAW_PARAM, NULL, 0, 0.0, NULL, units, doc,      \
+            STSL_HOME_FRICTION, offsetof(stsl_friction_params, field), STSL_WHEN_##when            \
     }
 
 #define R_POS    (&stsl_cr_pos)
@@ -68,17 +71,17 @@ static const stsl_key KEYS[] = {
         stribeck_velocity, STRIBECK),
     FRI("stribeck_exponent", R_POS, 0, 2, NULL, "", "delta (`stribeck` only)", stribeck_exponent,
         STRIBECK),
-    LAW("breakaway", "N", "T_brk >= `coulomb`"),
-    LAW("coulomb", "N", "T_C"),
-    LAW("breakaway_velocity", "m/s", "w_brk"),
-    LAW("viscous", "N·s/m", "f"),
-    LAW("tc", "N", "Coulomb level Tc"),
-    LAW("tst", "N", "static level Tst >= `tc`"),
-    LAW("slope", "s/m", "steepness"),
-    LAW("v_st", "m/s", "Stribeck velocity"),
-    LAW("d", "N·s/m", "viscous d"),
-    LAW("sigma0", "N/m", "bristle stiffness"),
-    LAW("sigma1", "N·s/m", "bristle damping"),
+    LAW(breakaway, "N", "T_brk >= `coulomb`", NEVER),
+    LAW(coulomb, "N", "T_C", NEVER),
+    LAW(breakaway_velocity, "m/s", "w_brk", ALWAYS),
+    LAW(viscous, "N·s/m", "f", ALWAYS),
+    LAW(tc, "N", "Coulomb level Tc", NEVER),
+    LAW(tst, "N", "static level Tst >= `tc`", NEVER),
+    LAW(slope, "s/m", "steepness", ALWAYS),
+    LAW(v_st, "m/s", "Stribeck velocity", ALWAYS),
+    LAW(d, "N·s/m", "viscous d", ALWAYS),
+    LAW(sigma0, "N/m", "bristle stiffness", ALWAYS),
+    LAW(sigma1, "N·s/m", "bristle damping", ALWAYS),
     STP("min", NULL, 1, 0, "no stops", "m", "x_min < `max`", x_min, NEVER),
     STP("max", NULL, 1, 0, "no stops", "m", "x_max > `min`", x_max, NEVER),
     OTHER("end_stops.model", "stops.N", NAME, "`rigid`",
@@ -426,7 +429,16 @@ static void *home_of(stsl_config *cfg, const stsl_key *k, int system, long i, co
     }
 }
 
-double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out)
+/* A law parameter's range under the law in `f` (NULL: not the law's). */
+static const stsl_cr_range *law_range(const stsl_key *k, const stsl_friction_params *f)
+{
+    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
+        if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return lp->r;
+    return NULL;
+}
+
+double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
+                      const stsl_cr_range **r)
 {
     char gen[KEYPATH_MAX];
     long i;
@@ -437,8 +449,9 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out)
     /* A path under the entry's `also` (or an indexed one) is a system's. */
     int system = strcmp(gen, k->path) || i >= 0 || name;
     void *home = home_of(cfg, k, system, i, name);
-    if (!home || !applies(cfg, k, home)) return NULL;
+    if (!home || !applies(cfg, k, home) || !takes(cfg, k, home)) return NULL;
     *out = k;
+    *r = k->type == STSL_KEY_LAW_PARAM ? law_range(k, home) : k->r;
     return (double *)((char *)home + k->off);
 }
 

@@ -104,8 +104,10 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
                            const char *rule, const char *name);
 
 /* The number behind the concrete key `key` of `cfg` when it may be set
- * alone (the entry's `when` holds); NULL otherwise.  *k is its entry. */
-double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k);
+ * alone (the entry's `when` holds); NULL otherwise.  *k is its entry, *r
+ * its range (a smooth law's parameter: the law's). */
+double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k,
+                      const stsl_cr_range **r);
 
 /* The numbers of `prefix` (generic: couplings.N) that apply to `home`, as
  * `sep`KEY: VALUE pairs (the first without `sep` when `first`).  `cfg`

@@ -97,7 +97,7 @@ const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size)
     return buf;
 }
 
-void stsl_cr_list_names(const char *const *names, char *buf, size_t size)
+static void stsl_cr_list_names(const char *const *names, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -514,7 +514,7 @@ static const stsl_cr_sig_kind SIGNALS[] = {
 #define SIGNAL_NAMES (stsl_signal_type_names())
 static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
 
-const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
+static const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
 {
     for (int i = 0; i < N_SIGNALS; i++)
         if (SIGNALS[i].type == t) return &SIGNALS[i];
@@ -794,23 +794,6 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 }
 
 /* ---------------------------------------------------------------- slots */
-
-/* A smooth law's parameter that no rule ties to another (the hybrid laws'
- * keys are in io/config_keys.c's table). */
-double *stsl_cr_law_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r)
-{
-    /* Tied by a rule: breakaway >= coulomb, tst >= tc. */
-    int tied =
-        (f->law == STSL_LAW_SIMSCAPE && (!strcmp(name, "breakaway") || !strcmp(name, "coulomb"))) ||
-        ((f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE) &&
-         (!strcmp(name, "tc") || !strcmp(name, "tst")));
-    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); !tied && lp && lp->key; lp++)
-        if (!strcmp(lp->key, name)) {
-            *r = lp->r;
-            return (double *)((char *)f + lp->off);
-        }
-    return NULL;
-}
 
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r)
 {

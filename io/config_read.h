@@ -91,7 +91,6 @@ int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
 void stsl_cr_one_line(stsl_error *err);
 /* How a node looks, for "expected X (got Y)". */
 const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size);
-void stsl_cr_list_names(const char *const *names, char *buf, size_t size);
 /* buf = prefix.key (key alone at the top level), cut at KEYPATH_MAX. */
 void stsl_cr_join(char *buf, const char *prefix, const char *key);
 void stsl_cr_range_text(const stsl_cr_range *r, char *buf, size_t size);
@@ -130,7 +129,6 @@ int stsl_cr_copy_field(stsl_cr_ctx *c, int id, const char *path, char *dst, size
  * `def` their default interpolation). */
 int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp def,
                         stsl_signal_spec *s);
-const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t);
 /* The friction law and its parameters from the opened mapping `m`;
  * messages name m's path. */
 int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f);
@@ -147,9 +145,8 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *pre,
                           const char *post);
 
-/* The number behind a smooth law's parameter or a signal parameter when
- * it may be set alone (no rule ties it to another key); NULL otherwise. */
-double *stsl_cr_law_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r);
+/* The number behind a signal's parameter (no rule ties it to another
+ * key: it may be set alone); NULL when the signal has none of that name. */
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r);
 
 #endif
