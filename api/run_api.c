@@ -10,7 +10,7 @@
 #include "api/error.h"
 #include "api/h5_lock.h"
 #include "api/summary_sink.h"
-#include "io/config_system.h"
+#include "io/config.h"
 #include "io/csv_sink.h"
 #include "io/mat_sink.h"
 #include "io/out_file.h"

@@ -15,7 +15,7 @@
 #include "api/summary_sink.h"
 #include "api/sweep_output.h"
 #include "include/stickslip.h"
-#include "io/config_system.h"
+#include "io/config.h"
 #include "io/run_record.h"
 #include "io/study.h"
 #include "io/study_h5.h"

@@ -32,7 +32,6 @@
 #include "cli/fmu_lazy.h"
 #include "cli/fmu_opts.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "io/convergence_h5.h"
 #include "io/fmu/fmu_run.h"
 #include "io/out_file.h"

@@ -21,7 +21,6 @@
 #include "cli/args.h"
 #include "cli/fmu_lazy.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "io/fmu/fmu_model.h"
 #include "io/safe_output.h"
 #include "models/element.h"

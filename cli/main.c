@@ -22,7 +22,6 @@
 #include "cli/plot.h"
 #include "cli/sweep.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "io/csv_sink.h"
 #include "io/convergence_h5.h"
 #include "io/h5_read.h"

@@ -21,9 +21,10 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/config_keys.h"
 #include "io/config_read.h"
-#include "io/config_system.h"
 #include "io/text_input.h"
+#include "models/fixed_step_system.h"
 
 /* Deeper override values are refused: no configuration key is nested that
  * deep, and the bound also stops a self-referencing alias from recursing. */
@@ -32,11 +33,8 @@
 /* Most output samples a run may produce: about 80 bytes each in the HDF5
  * file (time, mode and up to nine columns), so 8 GB. */
 #define MAX_SAMPLES 1e8
-/* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
- * would locate events too coarsely to be worth running. */
-static const stsl_cr_range R_RTOL = {1e-14, 1e-2, 0, 0, NULL, 0.0};
-/* The erk8 method (Fehlberg 7(8), events located to the rounding of t)
- * goes further: ERK8_RTOL_MIN, argued in docs/numerics.md. */
+/* rtol's range is the key table's (io/config_keys.c); the erk8 method (Fehlberg 7(8), events
+ * located to the rounding of t) goes further: ERK8_RTOL_MIN, argued in docs/numerics.md. */
 #define ERK8_RTOL_MIN 1e-15
 static const stsl_cr_range R_RTOL_ERK8 = {ERK8_RTOL_MIN, 1e-2, 0, 0, NULL, 0.0};
 
@@ -46,54 +44,44 @@ static const char *const TOP_KEYS[] = {"description", "domain", "element", "fric
                                        "inputs", "initial", "simulation", "output",
                                        /* a system of bodies (io/config_system.c) */
                                        "bodies", "couplings", "contacts", "stops", NULL};
-static const char *const ELEMENT_KEYS[] = {"mass", "inertia", "spring", "damper", NULL};
-static const char *const SPRING_KEYS[] = {"stiffness", "free_position", NULL};
-static const char *const DAMPER_KEYS[] = {"coefficient", NULL};
 static const char *const INPUT_KEYS[] = {"active_force", "load", "base_motion", "anchor_motion",
                                          NULL};
-static const char *const INITIAL_KEYS[] = {"position", "velocity", NULL};
-static const char *const SIM_KEYS[] = {
-    "t_end",    "rtol",   "atol", "output_step",  "max_events",
-    "method",   "scheme", "step", "karnopp_band", "regularisation_velocity",
-    "accuracy", "verify", NULL};
 /* The models' own name tables, index = enum value (one definition each). */
 #define SCHEME_NAMES (stsl_scheme_names())
-/* Karnopp's band dv and the tanh scale v_reg of smooth_rk4 on a hybrid law,
- * in velocity units.  The band must be wider than the velocity change of
- * one step near rest, h |a| / 2, or the scheme steps over it and misses the
- * stick; a wider band sticks early, moving the stop by about dv^2 / (2 |a|).
- * 1e-4 m/s catches the zero crossing for h |a| < 2e-4 m/s (Den Hartog,
- * |a| = 1.5 m/s^2 at its stop: h up to 1e-4 s) and costs a position error
- * of 3e-9 m there.  For the tanh law v_reg trades creep (v_reg atanh(F_n /
- * F_D) under a holding force) against stiffness (RK4 is stable for
- * h < 2.78 m v_reg / F_D): the same 1e-4 keeps the creep below 1e-4 m/s. */
-#define DEFAULT_KARNOPP_BAND 1e-4
-#define DEFAULT_REG_VELOCITY 1e-4
 static const char *const METHOD_NAMES[] = {"auto", "adams", "bdf", "erk8", NULL};
-static const char *const OUTPUT_KEYS[] = {"file", NULL};
 static const char *const DOMAIN_NAMES[] = {"translational", "rotational", NULL};
 /* The models' own name table, index = stsl_law. */
 #define LAW_NAMES (stsl_law_names())
 
-static int load_element(const stsl_cr_map *top, stsl_element_params *e)
+static const char *const SYS_INPUT_KEYS[] = {"forces", "base_motion", "anchor_motion", NULL};
+/* The one element's sections, which a system replaces. */
+static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "initial", NULL};
+#define DOMAIN_NAME(d) ((d) == STSL_DOMAIN_ROTATIONAL ? "rotational" : "translational")
+#define MASS_KEY(d)    ((d) == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass")
+
+/* A rotating body's "mass" is its inertia (the seeds' word): either name,
+ * not both, whatever the domain (an element's or a body's). */
+static int read_mass(const stsl_cr_map *m, double *out)
+{
+    char path[KEYPATH_MAX];
+    int inertia = stsl_cr_map_find(m, "inertia");
+    stsl_cr_join(path, m->path, "inertia");
+    if (inertia && stsl_cr_map_find(m, "mass"))
+        return stsl_cr_fail(m->c, inertia, path, "give either %s.mass or %s.inertia, not both",
+                            m->path, m->path);
+    return stsl_key_read(m, inertia ? "inertia" : "mass", out, NULL);
+}
+
+static int load_element(const stsl_cr_map *top, stsl_config *cfg)
 {
     stsl_cr_map m, s, d;
     int have_s, have_d;
-    int rc = stsl_cr_map_sub(top, "element", 1, ELEMENT_KEYS, &m, &have_s);
-    /* A rotating element's "mass" is its inertia (the seeds' word): either
-     * name, not both. */
-    int inertia = !rc ? stsl_cr_map_find(&m, "inertia") : 0;
-    if (inertia && stsl_cr_map_find(&m, "mass"))
-        rc = stsl_cr_fail(m.c, inertia, "element.inertia",
-                          "give either element.mass or element.inertia, not both");
-    if (!rc) rc = stsl_cr_map_num(&m, inertia ? "inertia" : "mass", 1, 0.0, &stsl_cr_pos, &e->mass);
-    if (!rc) rc = stsl_cr_map_sub(&m, "spring", 0, SPRING_KEYS, &s, &have_s);
-    if (!rc && have_s)
-        rc = stsl_cr_map_num(&s, "stiffness", 1, 0.0, &stsl_cr_nonneg, &e->stiffness);
-    if (!rc && have_s) rc = stsl_cr_map_num(&s, "free_position", 0, 0.0, NULL, &e->free_position);
-    if (!rc) rc = stsl_cr_map_sub(&m, "damper", 0, DAMPER_KEYS, &d, &have_d);
-    if (!rc && have_d)
-        rc = stsl_cr_map_num(&d, "coefficient", 1, 0.0, &stsl_cr_nonneg, &e->damping);
+    int rc = stsl_cr_map_sub(top, "element", 1, NULL, &m, &have_s);
+    if (!rc) rc = read_mass(&m, &cfg->element.mass);
+    if (!rc) rc = stsl_cr_map_sub(&m, "spring", 0, NULL, &s, &have_s);
+    if (!rc && have_s) rc = stsl_key_read_all(&s, cfg);
+    if (!rc) rc = stsl_cr_map_sub(&m, "damper", 0, NULL, &d, &have_d);
+    if (!rc && have_d) rc = stsl_key_read_all(&d, cfg);
     return rc;
 }
 
@@ -101,18 +89,20 @@ static int load_friction(const stsl_cr_map *top, stsl_friction_params *f)
 {
     stsl_cr_map m;
     int have;
-    int rc = stsl_cr_map_sub(top, "friction", 1, stsl_cr_friction_keys, &m, &have);
+    int rc = stsl_cr_map_sub(top, "friction", 1, NULL, &m, &have);
     return rc ? rc : stsl_cr_friction(&m, f);
 }
 
 static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
 {
     stsl_cr_map m;
-    stsl_stop_params p = {0};
+    stsl_system_stop st = {.model = STSL_STOP_RIGID};
     e->stop_model = STSL_STOP_RIGID;
-    int rc = stsl_cr_map_sub(top, "end_stops", 0, stsl_cr_stop_keys, &m, &e->has_stops);
+    int rc = stsl_cr_map_sub(top, "end_stops", 0, NULL, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
-    rc = stsl_cr_stop(&m, &e->stop_model, &p);
+    rc = stsl_cr_stop(&m, &st);
+    stsl_stop_params p = st.p;
+    e->stop_model = st.model;
     e->x_min = p.x_min;
     e->x_max = p.x_max;
     e->restitution = p.restitution;
@@ -121,14 +111,13 @@ static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
     return rc;
 }
 
-static int load_initial(const stsl_cr_map *top, stsl_element_params *e)
+static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
 {
+    stsl_element_params *e = &cfg->element;
     stsl_cr_map m = *top;
     int have;
-    int rc = stsl_cr_map_sub(top, "initial", 0, INITIAL_KEYS, &m, &have);
-    if (rc) return rc;
-    if (have) rc = stsl_cr_map_num(&m, "position", 0, 0.0, NULL, &e->x0);
-    if (!rc && have) rc = stsl_cr_map_num(&m, "velocity", 0, 0.0, NULL, &e->v0);
+    int rc = stsl_cr_map_sub(top, "initial", 0, NULL, &m, &have);
+    if (!rc && have) rc = stsl_key_read_all(&m, cfg);
     if (rc || !e->has_stops || (e->x0 >= e->x_min && e->x0 <= e->x_max)) return rc;
     int id = have ? stsl_cr_map_find(&m, "position") : 0;
     return stsl_cr_fail(m.c, id ? id : m.id, "initial.position",
@@ -136,24 +125,17 @@ static int load_initial(const stsl_cr_map *top, stsl_element_params *e)
                         e->x0);
 }
 
-static int load_inputs(const stsl_cr_map *top, stsl_element_params *e)
+/* The signals of `inputs` (index = INPUT_KEYS): a system has no
+ * active_force or load (NULL), and its motions are its own. */
+static void input_specs(stsl_config *cfg, stsl_signal_spec *out[4])
 {
-    stsl_signal_spec *specs[4] = {&e->active_force, &e->load, &e->base_motion, &e->anchor_motion};
-    /* Forces jump where a table says; motions are differentiated twice
-     * (a_b enters the force), so they default to a smooth interpolation. */
-    static const stsl_interp defs[4] = {STSL_INTERP_LINEAR, STSL_INTERP_LINEAR, STSL_INTERP_CUBIC,
-                                        STSL_INTERP_CUBIC};
-    stsl_cr_map m;
-    int have;
-    int rc = stsl_cr_map_sub(top, "inputs", 0, INPUT_KEYS, &m, &have);
-    for (int i = 0; !rc && have && i < 4; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(&m, INPUT_KEYS[i]);
-        stsl_cr_join(path, m.path, INPUT_KEYS[i]);
-        if (id) rc = stsl_cr_load_signal(m.c, id, path, defs[i], specs[i]);
-        if (i == 3) e->has_anchor = id != 0;
-    }
-    return rc;
+    stsl_element_params *e = &cfg->element;
+    stsl_system *s = &cfg->system;
+    int sys = cfg->is_system;
+    out[0] = sys ? NULL : &e->active_force;
+    out[1] = sys ? NULL : &e->load;
+    out[2] = sys ? &s->base_motion : &e->base_motion;
+    out[3] = sys ? &s->anchor_motion : &e->anchor_motion;
 }
 
 /* simulation.scheme and its keys.  `step` is refused with event_driven
@@ -200,7 +182,7 @@ static int load_scheme(const stsl_cr_map *m, stsl_config *cfg)
                             "scheme event_driven",
                             SCHEME_NAMES[kind]);
     if (kind == STSL_SCHEME_EVENT_DRIVEN) return STSL_OK;
-    rc = stsl_cr_map_num(m, "step", 1, 0.0, &stsl_cr_pos, &s->step);
+    rc = stsl_key_read(m, "step", &s->step, NULL);
     if (!rc && s->step > cfg->sim.t_end)
         rc = stsl_cr_fail(m->c, hid, "simulation.step", "must be in (0, t_end = %g] (got %g)",
                           cfg->sim.t_end, s->step);
@@ -209,11 +191,9 @@ static int load_scheme(const stsl_cr_map *m, stsl_config *cfg)
                           "makes more than 1e12 steps to t_end = %g (got %g)", cfg->sim.t_end,
                           s->step);
     if (!rc && kind == STSL_SCHEME_KARNOPP)
-        rc = stsl_cr_map_num(m, "karnopp_band", 0, DEFAULT_KARNOPP_BAND, &stsl_cr_pos,
-                             &s->karnopp_band);
+        rc = stsl_key_read(m, "karnopp_band", &s->karnopp_band, NULL);
     if (!rc && kind == STSL_SCHEME_SMOOTH_RK4 && hybrid)
-        rc = stsl_cr_map_num(m, "regularisation_velocity", 0, DEFAULT_REG_VELOCITY, &stsl_cr_pos,
-                             &s->regularisation_velocity);
+        rc = stsl_key_read(m, "regularisation_velocity", &s->regularisation_velocity, NULL);
     return rc;
 }
 
@@ -239,7 +219,7 @@ static int map_atol(const stsl_cr_map *m, double *out)
         *out = 0.0;
         return STSL_OK;
     }
-    return stsl_cr_map_num(m, "atol", 1, 0.0, &stsl_cr_pos, out);
+    return stsl_key_read(m, "atol", out, NULL);
 }
 
 /* simulation.accuracy sets rtol (and leaves atol to the rule unless atol
@@ -256,8 +236,8 @@ static int load_tolerances(const stsl_cr_map *m, stsl_config *cfg)
         return stsl_cr_fail(m->c, acc, "simulation.accuracy",
                             "sets rtol (and atol unless given): give accuracy or rtol, not both");
     int use_acc = acc && (!rt || acc_set);
-    const stsl_cr_range *range = o->method == STSL_METHOD_ERK8 ? &R_RTOL_ERK8 : &R_RTOL;
-    rc = stsl_cr_map_num(m, use_acc ? "accuracy" : "rtol", 0, 1e-10, range, &o->rtol);
+    const stsl_cr_range *range = o->method == STSL_METHOD_ERK8 ? &R_RTOL_ERK8 : NULL;
+    rc = stsl_key_read(m, use_acc ? "accuracy" : "rtol", &o->rtol, range);
     if (!rc) rc = map_atol(m, &o->atol);
     int v = STSL_VERIFY_OFF;
     if (!rc) rc = stsl_cr_map_enum(m, "verify", stsl_verify_mode_names(), STSL_VERIFY_OFF, &v);
@@ -271,9 +251,9 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     double ev = 0.0;
-    int rc = stsl_cr_map_sub(top, "simulation", 1, SIM_KEYS, &m, &have);
-    if (!rc) rc = stsl_cr_map_num(&m, "t_end", 1, 0.0, &stsl_cr_pos, &o->t_end);
-    if (!rc) rc = stsl_cr_map_num(&m, "output_step", 0, 0.001, &stsl_cr_nonneg, &o->output_step);
+    int rc = stsl_cr_map_sub(top, "simulation", 1, NULL, &m, &have);
+    if (!rc) rc = stsl_key_read(&m, "t_end", &o->t_end, NULL);
+    if (!rc) rc = stsl_key_read(&m, "output_step", &o->output_step, NULL);
     if (!rc && too_many_samples(o))
         rc = stsl_cr_fail(
             m.c, stsl_cr_map_find(&m, "output_step"), "simulation.output_step",
@@ -284,7 +264,7 @@ static int load_sim(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = stsl_cr_map_enum(&m, "method", METHOD_NAMES, STSL_METHOD_AUTO, &method);
     o->method = (stsl_method)method;
     if (!rc) rc = load_tolerances(&m, cfg);
-    if (!rc) rc = stsl_cr_map_num(&m, "max_events", 0, 100000.0, NULL, &ev);
+    if (!rc) rc = stsl_key_read(&m, "max_events", &ev, NULL);
     /* 1e15 keeps the count exact in a double and inside a long. */
     if (!rc && (ev < 1.0 || ev > 1e15 || ev != floor(ev)))
         rc = stsl_cr_fail(m.c, stsl_cr_map_find(&m, "max_events"), "simulation.max_events",
@@ -305,7 +285,7 @@ static int load_output(const stsl_cr_map *top, stsl_config *cfg)
     stsl_cr_map m;
     int have;
     const char *file;
-    int rc = stsl_cr_map_sub(top, "output", 0, OUTPUT_KEYS, &m, &have);
+    int rc = stsl_cr_map_sub(top, "output", 0, NULL, &m, &have);
     int id = have && !rc ? stsl_cr_map_find(&m, "file") : 0;
     if (!id) return rc;
     rc = stsl_cr_node_str(m.c, id, "output.file", &file);
@@ -320,18 +300,313 @@ static void sync_tolerances(stsl_config *cfg)
     cfg->element.atol = cfg->sim.atol;
 }
 
-/* The one element: a system's sections are refused without bodies. */
-static int load_element_sections(const stsl_cr_map *top, stsl_element_params *e)
+/* ---------------------------------------------------------------- a system of bodies */
+
+/* The sequence at `key` of `top` (absent: none); its items' ids. */
+static int seq_open(const stsl_cr_map *top, const char *key, int *n, yaml_node_item_t **items)
 {
+    char got[64];
+    int id = stsl_cr_map_find(top, key);
+    *n = 0;
+    *items = NULL;
+    if (!id) return STSL_OK;
+    yaml_node_t *s = stsl_cr_node_at(top->c, id);
+    if (s->type != YAML_SEQUENCE_NODE)
+        return stsl_cr_fail(top->c, id, key, "expected a sequence of mappings (got %s)",
+                            stsl_cr_describe(s, got, sizeof got));
+    *items = s->data.sequence.items.start;
+    *n = (int)(s->data.sequence.items.top - s->data.sequence.items.start);
+    return STSL_OK;
+}
+
+static void *alloc_items(stsl_cr_ctx *c, int n, size_t size, int *rc)
+{
+    void *p = n > 0 ? calloc((size_t)n, size) : NULL;
+    if (n > 0 && !p) *rc = stsl_error_set(c->err, STSL_ENOMEM, "out of memory (%d items)", n);
+    return p;
+}
+
+/* A name (body, end) into a fixed field. */
+static int read_name(stsl_cr_ctx *c, int id, const char *path, char *dst)
+{
+    const char *s;
+    int rc = stsl_cr_node_str(c, id, path, &s);
+    return rc ? rc : stsl_cr_copy_field(c, id, path, dst, STSL_BODY_NAME_MAX + 1, s);
+}
+
+/* between: [a, b] (a sequence of two names). */
+static int read_between(const stsl_cr_map *m, stsl_end ends[2])
+{
+    char path[KEYPATH_MAX], got[64], ip[KEYPATH_MAX + 16];
+    int id = stsl_cr_map_find(m, "between");
+    stsl_cr_join(path, m->path, "between");
+    yaml_node_t *n = stsl_cr_node_at(m->c, id);
+    int len = n->type == YAML_SEQUENCE_NODE
+                  ? (int)(n->data.sequence.items.top - n->data.sequence.items.start)
+                  : -1;
+    if (len != 2)
+        return stsl_cr_fail(m->c, id, path, "expected two names [a, b] (got %s)",
+                            len < 0 ? stsl_cr_describe(n, got, sizeof got)
+                                    : (snprintf(got, sizeof got, "%d names", len), got));
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < 2; k++) {
+        snprintf(ip, sizeof ip, "%s.%d", path, k);
+        rc = read_name(m->c, n->data.sequence.items.start[k], ip, ends[k].name);
+    }
+    return rc;
+}
+
+/* The ends: body: a (against the base; contacts and stops) or between;
+ * a coupling's keys have no `body`, so it always gives between. */
+static int read_ends(const stsl_cr_map *m, stsl_end ends[2], int *between, int allow_body)
+{
+    char path[KEYPATH_MAX];
+    int b = stsl_cr_map_find(m, "body"), bw = stsl_cr_map_find(m, "between");
+    *between = bw != 0;
+    stsl_cr_join(path, m->path, allow_body ? "body" : "between");
+    if (b && bw) return stsl_cr_fail(m->c, bw, path, "give either body: or between:, not both");
+    if (!b && !bw)
+        return stsl_cr_fail(m->c, m->id, path,
+                            allow_body ? "missing required key (body: NAME, or between: [a, b])"
+                                       : "missing required key (between: [a, b])");
+    if (bw) return read_between(m, ends);
+    snprintf(ends[1].name, sizeof ends[1].name, "base");
+    return read_name(m->c, b, path, ends[0].name);
+}
+
+/* An item's optional name: (its rules are stsl_system_check's). */
+static int read_item_name(const stsl_cr_map *m, char *dst)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "name");
+    stsl_cr_join(path, m->path, "name");
+    return id ? read_name(m->c, id, path, dst) : STSL_OK;
+}
+
+/* ------------------------------------------------------------ sections */
+
+/* A body name becomes a key path segment: no dots, nothing YAML reads
+ * other than as this very name. */
+static int check_body_name(stsl_cr_ctx *c, int id, const char *name)
+{
+    int ok = *name && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
+                       (name[0] >= 'a' && name[0] <= 'z'));
+    for (const char *p = name; ok && *p; p++)
+        ok = *p == '_' || *p == '-' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+             (*p >= 'a' && *p <= 'z');
+    return ok ? STSL_OK
+              : stsl_cr_fail(c, id, "bodies",
+                             "a body name is a letter or _ followed by letters, digits, _ or - "
+                             "(got '%.48s')",
+                             name);
+}
+
+static int load_body(stsl_cr_ctx *c, yaml_node_pair_t *p, stsl_body *b)
+{
+    char path[KEYPATH_MAX];
+    stsl_cr_map m;
+    const char *name = stsl_cr_key_text(c, p->key);
+    int rc = check_body_name(c, p->key, name);
+    if (!rc) rc = stsl_cr_copy_field(c, p->key, "bodies", b->name, sizeof b->name, name);
+    stsl_cr_join(path, "bodies", name);
+    if (!rc) rc = stsl_key_open(c, p->value, path, &m);
+    if (!rc) rc = read_mass(&m, &b->mass);
+    if (!rc) rc = stsl_key_read(&m, "position", &b->x0, NULL);
+    if (!rc) rc = stsl_key_read(&m, "velocity", &b->v0, NULL);
+    return rc;
+}
+
+static int load_bodies(const stsl_cr_map *top, stsl_system *s)
+{
+    char got[64];
+    stsl_cr_ctx *c = top->c;
+    int rc = STSL_OK, id = stsl_cr_map_find(top, "bodies");
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top == n->data.mapping.pairs.start)
+        return stsl_cr_fail(
+            c, id, "bodies", "expected a mapping of at least one body, NAME: {mass: M} (got %s)",
+            n->type == YAML_MAPPING_NODE ? "no body" : stsl_cr_describe(n, got, sizeof got));
+    int nb = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    for (int i = 0; i < nb; i++)
+        if (!stsl_cr_key_text(c, n->data.mapping.pairs.start[i].key))
+            return stsl_cr_fail(c, n->data.mapping.pairs.start[i].key, "bodies",
+                                "body names must be plain names, not collections");
+    s->bodies = alloc_items(c, nb, sizeof *s->bodies, &rc);
+    for (int i = 0; !rc && i < nb; i++, s->n_bodies++)
+        rc = load_body(c, n->data.mapping.pairs.start + i, &s->bodies[i]);
+    return rc;
+}
+
+/* The items of the sequence `key` (absent: none), each opened with the
+ * table's keys and read by `fn`; *count counts those read (the failing
+ * one too, so that what it holds is freed). */
+typedef int (*item_fn)(const stsl_cr_map *m, void *item);
+static void *load_items(const stsl_cr_map *top, const char *key, size_t size, int *count,
+                        item_fn fn, int *rc)
+{
+    char path[KEYPATH_MAX];
+    yaml_node_item_t *it;
+    int n = 0;
+    char *items = NULL;
+    if (!*rc) *rc = seq_open(top, key, &n, &it);
+    if (!*rc) items = alloc_items(top->c, n, size, rc);
+    for (int i = 0; !*rc && i < n; i++, ++*count) {
+        stsl_cr_map m;
+        snprintf(path, sizeof path, "%s.%d", key, i);
+        *rc = stsl_key_open(top->c, it[i], path, &m);
+        if (!*rc) *rc = fn(&m, items + (size_t)i * size);
+    }
+    return items;
+}
+
+static int load_coupling(const stsl_cr_map *m, void *item)
+{
+    stsl_coupling *cp = item;
+    int between, rc = read_ends(m, cp->ends, &between, 0);
+    return rc ? rc : stsl_key_read_all(m, cp);
+}
+
+/* load: SIGNAL, the contact's F_R (a force: a table jumps where it says,
+ * as the element's inputs.load). */
+static int load_contact_load(const stsl_cr_map *m, stsl_contact *ct)
+{
+    char path[KEYPATH_MAX];
+    int id = stsl_cr_map_find(m, "load");
+    ct->has_load = id != 0;
+    if (!id) return STSL_OK;
+    stsl_cr_join(path, m->path, "load");
+    return stsl_cr_load_signal(m->c, id, path, STSL_INTERP_LINEAR, &ct->load);
+}
+
+static int load_contact(const stsl_cr_map *m, void *item)
+{
+    stsl_contact *ct = item;
+    int rc = read_item_name(m, ct->name);
+    if (!rc) rc = read_ends(m, ct->ends, &ct->between, 1);
+    if (!rc) rc = stsl_cr_friction(m, &ct->friction);
+    return rc ? rc : load_contact_load(m, ct);
+}
+
+static int load_stop(const stsl_cr_map *m, void *item)
+{
+    stsl_system_stop *st = item;
+    int rc = read_item_name(m, st->name);
+    if (!rc) rc = read_ends(m, st->ends, &st->between, 1);
+    return rc ? rc : stsl_cr_stop(m, st);
+}
+
+/* inputs.forces: {BODY: SIGNAL, ...}. */
+static int load_forces(const stsl_cr_map *in, stsl_system *s)
+{
+    char path[KEYPATH_MAX], got[64];
+    int rc = STSL_OK, id = stsl_cr_map_find(in, "forces");
+    if (!id) return STSL_OK;
+    yaml_node_t *n = stsl_cr_node_at(in->c, id);
+    if (n->type != YAML_MAPPING_NODE)
+        return stsl_cr_fail(in->c, id, "inputs.forces",
+                            "expected a mapping BODY: {type: ...} (got %s)",
+                            stsl_cr_describe(n, got, sizeof got));
+    int nf = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    s->forces = alloc_items(in->c, nf, sizeof *s->forces, &rc);
+    for (int i = 0; !rc && i < nf; i++, s->n_forces++) {
+        yaml_node_pair_t *p = n->data.mapping.pairs.start + i;
+        rc = read_name(in->c, p->key, "inputs.forces", s->forces[i].on.name);
+        stsl_cr_join(path, "inputs.forces", s->forces[i].on.name);
+        for (int j = 0; !rc && j < i; j++)
+            if (!strcmp(s->forces[j].on.name, s->forces[i].on.name))
+                rc = stsl_cr_fail(in->c, p->key, path, "duplicate key");
+        if (!rc)
+            rc = stsl_cr_load_signal(in->c, p->value, path, STSL_INTERP_LINEAR,
+                                     &s->forces[i].signal);
+    }
+    return rc;
+}
+
+/* inputs: of the element (active_force, load and the motions) or of a
+ * system (forces and the motions). */
+static int load_inputs(const stsl_cr_map *top, stsl_config *cfg)
+{
+    /* Forces jump where a table says; motions are differentiated twice
+     * (a_b enters the force), so they default to a smooth interpolation. */
+    static const stsl_interp defs[4] = {STSL_INTERP_LINEAR, STSL_INTERP_LINEAR, STSL_INTERP_CUBIC,
+                                        STSL_INTERP_CUBIC};
+    stsl_signal_spec *specs[4];
+    stsl_cr_map m;
+    int have, sys = cfg->is_system;
+    int rc = stsl_cr_map_sub(top, "inputs", 0, sys ? SYS_INPUT_KEYS : INPUT_KEYS, &m, &have);
+    input_specs(cfg, specs);
+    if (!rc && have && sys) rc = load_forces(&m, &cfg->system);
+    for (int i = 0; !rc && have && i < 4; i++) {
+        char path[KEYPATH_MAX];
+        int id = specs[i] ? stsl_cr_map_find(&m, INPUT_KEYS[i]) : 0;
+        stsl_cr_join(path, m.path, INPUT_KEYS[i]);
+        if (id) rc = stsl_cr_load_signal(m.c, id, path, defs[i], specs[i]);
+        if (i == 3) *(sys ? &cfg->system.has_anchor : &cfg->element.has_anchor) = id != 0;
+    }
+    return rc;
+}
+
+/* The node at a key path of the document (sequence items by index); when
+ * the path goes further, the deepest one found (`deepest`) or else 0. */
+static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
+{
+    char buf[KEYPATH_MAX], *end;
+    int id = 1;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
+        dot = strchr(seg, '.');
+        if (dot) *dot = '\0';
+        yaml_node_t *n = stsl_cr_node_at(c, id);
+        stsl_cr_map m = {.c = c, .id = id};
+        long i = strtol(seg, &end, 10), len = 0;
+        if (n->type == YAML_SEQUENCE_NODE)
+            len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
+        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg)
+                   : isdigit((unsigned char)*seg) && !*end && i < len
+                       ? n->data.sequence.items.start[i]
+                       : 0;
+        if (!next) return deepest ? id : 0;
+        id = next;
+    }
+    return id;
+}
+
+/* The sections of a system of bodies (the top-level mapping has `bodies`);
+ * the one element's sections are refused. */
+static int load_system(const stsl_cr_map *top, stsl_config *cfg)
+{
+    stsl_system *s = &cfg->system;
+    stsl_system_issue is;
+    s->domain = cfg->element.domain;
+    cfg->is_system = 1;
+    int rc = stsl_cr_refuse_keys(top, ELEMENT_ONLY,
+                                 "not in a system of bodies (bodies: is given): use contacts:, "
+                                 "stops: and bodies.NAME.position/velocity");
+    if (!rc) rc = load_bodies(top, s);
+    s->couplings =
+        load_items(top, "couplings", sizeof *s->couplings, &s->n_couplings, load_coupling, &rc);
+    s->contacts =
+        load_items(top, "contacts", sizeof *s->contacts, &s->n_contacts, load_contact, &rc);
+    s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
+    if (!rc) rc = load_inputs(top, cfg);
+    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
+    return rc;
+}
+
+/* The one element: a system's sections are refused without bodies. */
+static int load_element_sections(const stsl_cr_map *top, stsl_config *cfg)
+{
+    stsl_element_params *e = &cfg->element;
     static const char *const only_system[] = {"couplings", "contacts", "stops", NULL};
     int rc = stsl_cr_refuse_keys(top, only_system,
                                  "only in a system of bodies (give bodies: too; the one element "
                                  "takes friction: and end_stops:)");
-    if (!rc) rc = load_element(top, e);
+    if (!rc) rc = load_element(top, cfg);
     if (!rc) rc = load_friction(top, &e->friction);
     if (!rc) rc = load_stops(top, e);
-    if (!rc) rc = load_inputs(top, e);
-    if (!rc) rc = load_initial(top, e);
+    if (!rc) rc = load_inputs(top, cfg);
+    if (!rc) rc = load_initial(top, cfg);
     return rc;
 }
 
@@ -349,9 +624,9 @@ static int load_top(stsl_cr_ctx *c, stsl_config *cfg)
     if (!rc) rc = stsl_cr_map_enum(&top, "domain", DOMAIN_NAMES, 0, &dom);
     e->domain = (stsl_domain)dom;
     if (!rc && stsl_cr_map_find(&top, "bodies"))
-        rc = stsl_config_system_load(&top, cfg);
+        rc = load_system(&top, cfg);
     else if (!rc)
-        rc = load_element_sections(&top, e);
+        rc = load_element_sections(&top, cfg);
     if (!rc) rc = load_sim(&top, cfg);
     if (!rc) rc = load_output(&top, cfg);
     sync_tolerances(cfg);
@@ -680,15 +955,33 @@ void stsl_config_free(stsl_config *cfg)
 
 /* ---------------------------------------------------------------- to_yaml */
 
-static void put_element(FILE *f, const stsl_element_params *e)
+/* The numbers of `prefix` (the key table's) as a flow mapping `open`...}. */
+static void put_flow_keys(FILE *f, const stsl_config *cfg, const char *open, const char *prefix,
+                          const void *home)
 {
+    fputs(open, f);
+    stsl_key_put(f, cfg, prefix, home, ", ", 1);
+    fputs("}\n", f);
+}
+
+/* The signals of `inputs` but a system's forces (the anchor's when given). */
+static void put_inputs(FILE *f, const stsl_config *cfg, int anchor)
+{
+    stsl_signal_spec *specs[4];
+    input_specs((stsl_config *)cfg, specs); /* read only */
+    for (int i = 0; i < 3 + anchor; i++)
+        if (specs[i]) stsl_cr_put_signal(f, "  ", INPUT_KEYS[i], specs[i]);
+}
+
+static void put_element(FILE *f, const stsl_config *cfg)
+{
+    const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
     fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
-    fprintf(f, "element:\n  %s: %.17g\n", e->domain == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass",
-            e->mass);
-    fprintf(f, "  spring: {stiffness: %.17g, free_position: %.17g}\n", e->stiffness,
-            e->free_position);
-    fprintf(f, "  damper: {coefficient: %.17g}\n", e->damping);
+    fputs("element:\n  ", f);
+    stsl_key_put(f, cfg, "element", cfg, "", 1);
+    put_flow_keys(f, cfg, "\n  spring: {", "element.spring", cfg);
+    put_flow_keys(f, cfg, "  damper: {", "element.damper", cfg);
     fputs("friction:\n", f);
     stsl_cr_put_friction(f, fr, "  ", "\n");
     if (e->has_stops && e->stop_model == STSL_STOP_COMPLIANT)
@@ -700,11 +993,61 @@ static void put_element(FILE *f, const stsl_element_params *e)
         fprintf(f, "end_stops: {min: %.17g, max: %.17g, restitution: %.17g}\n", e->x_min, e->x_max,
                 e->restitution);
     fputs("inputs:\n", f);
-    stsl_cr_put_signal(f, "  ", "active_force", &e->active_force);
-    stsl_cr_put_signal(f, "  ", "load", &e->load);
-    stsl_cr_put_signal(f, "  ", "base_motion", &e->base_motion);
-    if (e->has_anchor) stsl_cr_put_signal(f, "  ", "anchor_motion", &e->anchor_motion);
-    fprintf(f, "initial: {position: %.17g, velocity: %.17g}\n", e->x0, e->v0);
+    put_inputs(f, cfg, e->has_anchor);
+    put_flow_keys(f, cfg, "initial: {", "initial", cfg);
+}
+
+static void put_ends(FILE *f, const char *name, const stsl_end *ends, int between)
+{
+    fputs("  - {", f);
+    if (name && name[0]) fprintf(f, "name: %s, ", name);
+    if (between)
+        fprintf(f, "between: [%s, %s]", ends[0].name, ends[1].name);
+    else
+        fprintf(f, "body: %s", ends[0].name);
+}
+
+static void put_stop(FILE *f, const stsl_system_stop *st)
+{
+    put_ends(f, st->name, st->ends, st->between);
+    fprintf(f, ", min: %.17g, max: %.17g", st->p.x_min, st->p.x_max);
+    if (st->model == STSL_STOP_COMPLIANT)
+        fprintf(f, ", model: compliant, stiffness: %.17g, damping: %.17g}\n", st->p.stiffness,
+                st->p.damping);
+    else
+        fprintf(f, ", model: rigid, restitution: %.17g}\n", st->p.restitution);
+}
+
+static void put_system(FILE *f, const stsl_config *cfg)
+{
+    const stsl_system *s = &cfg->system;
+    fprintf(f, "domain: %s\nbodies:\n", DOMAIN_NAME(s->domain));
+    for (int i = 0; i < s->n_bodies; i++) {
+        fprintf(f, "  %s: {", s->bodies[i].name);
+        put_flow_keys(f, cfg, "", "bodies.NAME", &s->bodies[i]);
+    }
+    fputs(s->n_couplings ? "couplings:\n" : "couplings: []\n", f);
+    for (int i = 0; i < s->n_couplings; i++) {
+        const stsl_coupling *cp = &s->couplings[i];
+        put_ends(f, NULL, cp->ends, 1);
+        put_flow_keys(f, cfg, ", ", "couplings.N", cp);
+    }
+    fputs(s->n_contacts ? "contacts:\n" : "contacts: []\n", f);
+    for (int i = 0; i < s->n_contacts; i++) {
+        put_ends(f, s->contacts[i].name, s->contacts[i].ends, s->contacts[i].between);
+        stsl_cr_put_friction(f, &s->contacts[i].friction, ", ", "");
+        /* The load's flow mapping ends its line: the contact's closes on
+         * the next, indented within the sequence item. */
+        if (s->contacts[i].has_load) stsl_cr_put_signal(f, ", ", "load", &s->contacts[i].load);
+        fputs(s->contacts[i].has_load ? "    }\n" : "}\n", f);
+    }
+    fputs(s->n_stops ? "stops:\n" : "stops: []\n", f);
+    for (int i = 0; i < s->n_stops; i++)
+        put_stop(f, &s->stops[i]);
+    fputs(s->n_forces ? "inputs:\n  forces:\n" : "inputs:\n  forces: {}\n", f);
+    for (int i = 0; i < s->n_forces; i++)
+        stsl_cr_put_signal(f, "    ", s->forces[i].on.name, &s->forces[i].signal);
+    put_inputs(f, cfg, s->has_anchor);
 }
 
 /* `atol: auto` with the values the rule gives in a comment (YAML drops
@@ -729,17 +1072,28 @@ static void put_atol(FILE *f, const stsl_config *cfg)
     fputc('\n', f);
 }
 
-char *stsl_config_to_yaml(const stsl_config *cfg)
+/* What `put` writes about `cfg` as text (malloc'd; NULL: out of memory). */
+static char *text_of(void (*put)(FILE *, const stsl_config *), const stsl_config *cfg)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
+    put(f, cfg);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void put_yaml(FILE *f, const stsl_config *cfg)
+{
     fputs("# stickslip: effective configuration, every default filled in\n", f);
     if (cfg->is_system)
-        stsl_config_system_put(f, cfg);
+        put_system(f, cfg);
     else
-        put_element(f, &cfg->element);
+        put_element(f, cfg);
     fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
             cfg->sim.output_step);
     fprintf(f, "  rtol: %.17g\n", cfg->sim.rtol);
@@ -760,11 +1114,11 @@ char *stsl_config_to_yaml(const stsl_config *cfg)
         stsl_cr_put_quoted(f, cfg->output_file);
         fputs("}\n", f);
     }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+}
+
+char *stsl_config_to_yaml(const stsl_config *cfg)
+{
+    return text_of(put_yaml, cfg);
 }
 
 /* ---------------------------------------------------------------- copy */
@@ -797,118 +1151,46 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
 
 /* ---------------------------------------------------------------- set, get */
 
-/* When a number key may be set alone.  Every key here is written by
- * stsl_config_to_yaml, so "present in the document" is never in question;
- * what remains are the rules between keys (law, domain, scheme, stops). */
-typedef enum when {
-    W_ALWAYS,
-    W_TRANSL,       /* element.mass: the effective YAML names inertia when rotational */
-    W_HYBRID,       /* a hybrid law's keys */
-    W_NOT_RATIO,    /* friction.static: not next to a given static_ratio */
-    W_NOT_FORCE,    /* friction.static_ratio: not next to a given static */
-    W_ROT,          /* element.inertia */
-    W_NO_STOPS,     /* initial.position must lie within the stops */
-    W_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
-    W_KARNOPP,
-    W_RK4_HYBRID
-} when;
-
-typedef struct num_key {
-    const char *path;
-    size_t off; /* of the double in stsl_config */
-    const stsl_cr_range *r;
-    when w;
-} num_key;
-
-/* The same ranges as the loader's map_num calls above; test_api checks that
- * every key gives the same value and message through the full load. */
-#define NK(path, field, r, w)                                                                      \
-    {                                                                                              \
-        path, offsetof(stsl_config, field), r, w                                                   \
-    }
-static const num_key NUM_KEYS[] = {
-    NK("element.mass", element.mass, &stsl_cr_pos, W_TRANSL),
-    NK("element.inertia", element.mass, &stsl_cr_pos, W_ROT),
-    NK("element.spring.stiffness", element.stiffness, &stsl_cr_nonneg, W_ALWAYS),
-    NK("element.spring.free_position", element.free_position, NULL, W_ALWAYS),
-    NK("element.damper.coefficient", element.damping, &stsl_cr_nonneg, W_ALWAYS),
-    /* The static level as the file gave it: tie_static_level keeps it. */
-    NK("friction.dynamic", element.friction.dynamic, &stsl_cr_nonneg, W_HYBRID),
-    NK("friction.static_ratio", element.friction.static_ratio, &stsl_cr_ge1, W_NOT_FORCE),
-    /* Its range is the dynamic level's: checked by tie_static_level. */
-    NK("friction.static", element.friction.static_force, NULL, W_NOT_RATIO),
-    NK("initial.position", element.x0, NULL, W_NO_STOPS),
-    NK("initial.velocity", element.v0, NULL, W_ALWAYS),
-    NK("simulation.t_end", sim.t_end, &stsl_cr_pos, W_EVENT_DRIVEN),
-    NK("simulation.output_step", sim.output_step, &stsl_cr_nonneg, W_ALWAYS),
-    NK("simulation.rtol", sim.rtol, &R_RTOL, W_ALWAYS),
-    NK("simulation.atol", sim.atol, &stsl_cr_pos, W_ALWAYS),
-    NK("simulation.karnopp_band", scheme.karnopp_band, &stsl_cr_pos, W_KARNOPP),
-    NK("simulation.regularisation_velocity", scheme.regularisation_velocity, &stsl_cr_pos,
-       W_RK4_HYBRID),
-};
-#undef NK
-
-static int applies(const stsl_config *cfg, when w)
+/* The signal at the start of `key` (inputs.NAME, inputs.forces.BODY,
+ * contacts.N.load) and *rest the parameter after it; NULL when none. */
+static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char **rest)
 {
-    const stsl_element_params *e = &cfg->element;
-    int hybrid = !stsl_law_is_smooth(e->friction.law);
-    switch (w) {
-    case W_HYBRID:
-        return hybrid;
-    case W_NOT_RATIO:
-        return hybrid && e->friction.static_given != STSL_STATIC_RATIO;
-    case W_NOT_FORCE:
-        return hybrid && e->friction.static_given != STSL_STATIC_FORCE;
-    case W_TRANSL:
-        return e->domain == STSL_DOMAIN_TRANSLATIONAL;
-    case W_ROT:
-        return e->domain == STSL_DOMAIN_ROTATIONAL;
-    case W_NO_STOPS:
-        return !e->has_stops;
-    case W_EVENT_DRIVEN:
-        return cfg->scheme.kind == STSL_SCHEME_EVENT_DRIVEN;
-    case W_KARNOPP:
-        return cfg->scheme.kind == STSL_SCHEME_KARNOPP;
-    case W_RK4_HYBRID:
-        return cfg->scheme.kind == STSL_SCHEME_SMOOTH_RK4 && hybrid;
-    default:
-        return 1;
-    }
-}
-
-/* inputs.NAME.PARAM of the signal's present type. */
-static double *signal_slot(stsl_config *cfg, const char *rest, const stsl_cr_range **r)
-{
-    stsl_signal_spec *specs[4] = {&cfg->element.active_force, &cfg->element.load,
-                                  &cfg->element.base_motion, &cfg->element.anchor_motion};
-    const char *dot = strchr(rest, '.');
-    for (int i = 0; dot && i < 4; i++) {
+    stsl_system *s = &cfg->system;
+    stsl_signal_spec *in[4];
+    int sys = cfg->is_system, anchor = sys ? s->has_anchor : cfg->element.has_anchor;
+    input_specs(cfg, in);
+    for (int i = 0; i < 3 + anchor && !strncmp(key, "inputs.", 7); i++) {
         size_t n = strlen(INPUT_KEYS[i]);
-        if (n != (size_t)(dot - rest) || strncmp(rest, INPUT_KEYS[i], n)) continue;
-        if (i == 3 && !cfg->element.has_anchor) return NULL;
-        return stsl_cr_signal_slot(specs[i], dot + 1, r);
+        if (in[i] && !strncmp(key + 7, INPUT_KEYS[i], n) && key[7 + n] == '.')
+            return *rest = key + 8 + n, in[i];
+    }
+    char *end;
+    long i = sys && !strncmp(key, "contacts.", 9) && isdigit((unsigned char)key[9])
+                 ? strtol(key + 9, &end, 10)
+                 : -1;
+    if (i >= 0 && i < s->n_contacts && !strncmp(end, ".load.", 6) && s->contacts[i].has_load)
+        return *rest = end + 6, &s->contacts[i].load;
+    for (int f = 0; sys && !strncmp(key, "inputs.forces.", 14) && f < s->n_forces; f++) {
+        size_t n = strlen(s->forces[f].on.name);
+        if (!strncmp(key + 14, s->forces[f].on.name, n) && key[14 + n] == '.')
+            return *rest = key + 15 + n, &s->forces[f].signal;
     }
     return NULL;
 }
 
-/* The double behind `key` when it can be set on its own (see `when`);
- * NULL when it must go through the full load. */
-static double *fast_slot(stsl_config *cfg, const char *key, const stsl_cr_range **r)
+/* The double behind `key` when it can be set on its own (the key table's
+ * `when`, a smooth law's untied parameter, a signal's parameter); NULL
+ * when it must go through the full load.  *k is its table entry (NULL for
+ * the law and signal parameters). */
+static double *fast_slot(stsl_config *cfg, const char *key, const stsl_key **k,
+                         const stsl_cr_range **r)
 {
-    /* A system has no element keys; simulation.* are the same for both. */
-    if (cfg->is_system && strncmp(key, "simulation.", 11))
-        return stsl_config_system_slot(cfg, key, r);
-    for (size_t i = 0; i < sizeof NUM_KEYS / sizeof NUM_KEYS[0]; i++)
-        if (!strcmp(key, NUM_KEYS[i].path)) {
-            if (!applies(cfg, NUM_KEYS[i].w)) return NULL;
-            *r = NUM_KEYS[i].r;
-            return (double *)((char *)cfg + NUM_KEYS[i].off);
-        }
-    if (!strncmp(key, "friction.", 9))
-        return stsl_cr_friction_slot(&cfg->element.friction, key + 9, r);
-    if (!strncmp(key, "inputs.", 7)) return signal_slot(cfg, key + 7, r);
-    return NULL;
+    const char *rest;
+    double *slot = stsl_key_slot(cfg, key, k, r);
+    if (slot) return slot;
+    *k = NULL;
+    stsl_signal_spec *sig = signal_at(cfg, key, &rest);
+    return sig ? stsl_cr_signal_slot(sig, rest, r) : NULL;
 }
 
 /* Text that YAML reads as this very plain scalar and strtod reads whole:
@@ -925,9 +1207,8 @@ static int plain_number_text(const char *v)
  * gives it, and a given force fixes the ratio (setting friction.dynamic
  * keeps the force, as `--set` on the file does).  0 when the levels break
  * the loader's rule static >= dynamic > 0. */
-static int tie_static_level(stsl_config *cfg, const double *slot)
+static int tie_static_level(stsl_friction_params *f, const double *slot)
 {
-    stsl_friction_params *f = &cfg->element.friction;
     if (slot == &f->static_force) f->static_given = STSL_STATIC_FORCE;
     if (slot == &f->static_ratio) f->static_given = STSL_STATIC_RATIO;
     if (f->static_given != STSL_STATIC_FORCE) return 1;
@@ -939,8 +1220,13 @@ static int tie_static_level(stsl_config *cfg, const double *slot)
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     const stsl_cr_range *r = NULL;
-    double *slot = key && value ? fast_slot(cfg, key, &r) : NULL;
+    const stsl_key *k = NULL;
+    double *slot = key && value ? fast_slot(cfg, key, &k, &r) : NULL;
     if (!slot || !plain_number_text(value)) return stsl_config_set_reload(cfg, key, value, err);
+    /* The friction parameters the key belongs to (their static level is
+     * tied to the dynamic one), else a dummy that ties nothing. */
+    stsl_friction_params none = {0}, *f = &none;
+    if (k && k->home == STSL_HOME_FRICTION) f = (stsl_friction_params *)((char *)slot - k->off);
     yaml_node_t n = {.type = YAML_SCALAR_NODE};
     n.data.scalar.value = (yaml_char_t *)value;
     n.data.scalar.length = strlen(value);
@@ -950,18 +1236,17 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
     if (stsl_cr_check_num(&n, r, &v, what, sizeof what)) {
         /* The static level's range is the dynamic one's; rtol's is wider
          * with the erk8 method: the full load judges both. */
-        if (slot == &cfg->element.friction.static_force ||
+        if (slot == &f->static_force ||
             (slot == &cfg->sim.rtol && cfg->sim.method == STSL_METHOD_ERK8))
             return stsl_config_set_reload(cfg, key, value, err);
         stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
         stsl_cr_one_line(err);
         return STSL_EINPUT;
     }
-    stsl_friction_params *f = &cfg->element.friction;
     double before = *slot, ratio = f->static_ratio;
     stsl_static_given given = f->static_given;
     *slot = v;
-    if (too_many_samples(&cfg->sim) || (!cfg->is_system && !tie_static_level(cfg, slot))) {
+    if (too_many_samples(&cfg->sim) || !tie_static_level(f, slot)) {
         /* Refused by a rule between keys: the full load words it (and names
          * the key the loader blames), so both paths say the same. */
         *slot = before;
@@ -1063,7 +1348,7 @@ static void put_flow(FILE *f, yaml_document_t *d, yaml_node_t *n)
 /* `key` looked up in the effective configuration's document. */
 static char *get_from_document(const stsl_config *cfg, const char *key, stsl_error *err)
 {
-    char *yaml = stsl_config_to_yaml(cfg), *out = NULL, path[KEYPATH_MAX];
+    char *yaml = stsl_config_to_yaml(cfg), *out = NULL;
     size_t len = 0;
     yaml_parser_t p;
     if (!yaml || !yaml_parser_initialize(&p)) {
@@ -1073,16 +1358,7 @@ static char *get_from_document(const stsl_config *cfg, const char *key, stsl_err
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)yaml, strlen(yaml));
     stsl_cr_ctx c = {.origin = EFFECTIVE, .err = err};
-    int rc = parse_doc(&c, &p), id = 1;
-    snprintf(path, sizeof path, "%s", key);
-    for (char *seg = path, *dot = path; !rc && id && dot; seg = dot + 1) {
-        dot = strchr(seg, '.');
-        if (dot) *dot = '\0';
-        yaml_node_t *n = stsl_cr_node_at(&c, id);
-        yaml_node_pair_t *pair = n->type == YAML_MAPPING_NODE ? find_pair(&c, id, seg) : NULL;
-        yaml_node_item_t *item = n->type == YAML_SEQUENCE_NODE ? seq_item(&c, id, seg) : NULL;
-        id = pair ? pair->value : item ? *item : 0;
-    }
+    int rc = parse_doc(&c, &p), id = rc ? 0 : node_of_path(&c, key, 0);
     FILE *f = !rc && id ? open_memstream(&out, &len) : NULL;
     if (f) {
         put_flow(f, &c.doc, stsl_cr_node_at(&c, id));
@@ -1104,13 +1380,15 @@ static char *get_from_document(const stsl_config *cfg, const char *key, stsl_err
 char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
 {
     const stsl_cr_range *r;
+    const stsl_key *k = NULL;
     /* fast_slot only locates the double; nothing is written through it. */
-    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &r) : NULL;
+    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &k, &r) : NULL;
     /* A static level the document does not state (given the other way, or
      * the default) is not a key of it. */
-    const stsl_friction_params *f = &cfg->element.friction;
-    if ((slot == &f->static_force && f->static_given != STSL_STATIC_FORCE) ||
-        (slot == &f->static_ratio && f->static_given != STSL_STATIC_RATIO))
+    const stsl_friction_params *f =
+        k && k->home == STSL_HOME_FRICTION ? (const void *)((const char *)slot - k->off) : NULL;
+    if (f && ((slot == &f->static_force && f->static_given != STSL_STATIC_FORCE) ||
+              (slot == &f->static_ratio && f->static_given != STSL_STATIC_RATIO)))
         slot = NULL;
     if (!key) {
         stsl_error_set(err, STSL_EINPUT, "get: a key is required");
@@ -1125,4 +1403,65 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     out = strdup(buf);
     if (!out) stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
     return out;
+}
+
+/* ---------------------------------------------------------------- run, summary */
+
+int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
+{
+    const stsl_system *s = &cfg->system;
+    if (!cfg->is_system) return STSL_OK;
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s: this command cannot handle a system of bodies yet (bodies %d, "
+                          "couplings %d, contacts %d, stops %d; issue 14): `stickslip run` and "
+                          "the API's stsl_run simulate it, `stickslip check` validates it",
+                          cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
+}
+
+int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
+{
+    if (!cfg->is_system) return STSL_OK;
+    if (cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN &&
+        stsl_fixed_step_system_check(&cfg->system, &cfg->sim, &cfg->scheme, err))
+        return stsl_error_wrap(err, "%s", cfg->source);
+    return STSL_OK;
+}
+
+static void summary_of(FILE *f, const stsl_system *s)
+{
+    fprintf(f, "  %s system of %d bod%s:", DOMAIN_NAME(s->domain), s->n_bodies,
+            s->n_bodies == 1 ? "y" : "ies");
+    for (int i = 0; i < s->n_bodies; i++)
+        fprintf(f, "%s %s (%s %g)", i ? "," : "", s->bodies[i].name, MASS_KEY(s->domain),
+                s->bodies[i].mass);
+    fprintf(f, "\n  couplings: %d", s->n_couplings);
+    for (int i = 0; i < s->n_couplings; i++)
+        fprintf(f, "%s %s-%s (k %g, c %g)", i ? "," : "", s->couplings[i].ends[0].name,
+                s->couplings[i].ends[1].name, s->couplings[i].stiffness, s->couplings[i].damping);
+    fprintf(f, "\n  contacts: %d", s->n_contacts);
+    for (int i = 0; i < s->n_contacts; i++)
+        fprintf(f, "%s %s-%s (%s%s%s)", i ? "," : "", s->contacts[i].ends[0].name,
+                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law),
+                s->contacts[i].has_load ? ", load " : "",
+                s->contacts[i].has_load ? stsl_signal_type_names()[s->contacts[i].load.type] : "");
+    fprintf(f, "\n  stops: %d", s->n_stops);
+    for (int i = 0; i < s->n_stops; i++)
+        fprintf(f, "%s %s-%s (%s, [%g, %g])", i ? "," : "", s->stops[i].ends[0].name,
+                s->stops[i].ends[1].name, stsl_stop_model_names()[s->stops[i].model],
+                s->stops[i].p.x_min, s->stops[i].p.x_max);
+    fprintf(f, "\n  forces: %d", s->n_forces);
+    for (int i = 0; i < s->n_forces; i++)
+        fprintf(f, "%s %s (%s)", i ? "," : "", s->forces[i].on.name,
+                stsl_signal_type_names()[s->forces[i].signal.type]);
+    fputc('\n', f);
+}
+
+static void put_summary(FILE *f, const stsl_config *cfg)
+{
+    if (cfg->is_system) summary_of(f, &cfg->system);
+}
+
+char *stsl_config_summary(const stsl_config *cfg)
+{
+    return text_of(put_summary, cfg);
 }

@@ -66,6 +66,21 @@ int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, sts
 /* A key's value in the effective configuration as one line of YAML
  * (malloc'd; the caller frees); NULL with `err` filled when there is none. */
 char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err);
+/* STSL_OK when `cfg` is the one element; STSL_EINPUT naming the
+ * configuration for a system of bodies, which the commands that call it
+ * cannot handle yet. */
+int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
+/* STSL_OK when `stickslip run` / stsl_run can simulate `cfg`: the one
+ * element, or a system of bodies without verify (the verified run is the
+ * element's only) whose fixed-step scheme, if any, suits its contacts and
+ * stops (stsl_fixed_step_system_check); STSL_EINPUT naming the key
+ * otherwise. */
+int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err);
+/* A summary of a system for `stickslip check` (malloc'd, several lines;
+ * NULL when out of memory): its bodies, couplings, contacts, stops and
+ * forces; "" for the one element, whose `check` line stays as it was. */
+char *stsl_config_summary(const stsl_config *cfg);
+
 /* Free what the config owns (table data). NULL-safe. */
 void stsl_config_free(stsl_config *cfg);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/config_keys.h"
 #include "io/text_input.h"
 
 /* Scalars quoted in messages are cut here so that a message stays readable. */
@@ -96,7 +97,7 @@ const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size)
     return buf;
 }
 
-void stsl_cr_list_names(const char *const *names, char *buf, size_t size)
+static void stsl_cr_list_names(const char *const *names, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -178,7 +179,8 @@ int stsl_cr_map_find(const stsl_cr_map *m, const char *key)
     return 0;
 }
 
-/* Open the sub-mapping `key`; *present says whether it was there. */
+/* Open the sub-mapping `key`; *present says whether it was there.  With
+ * `allowed` NULL the key table says which keys it allows. */
 int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const char *const *allowed,
                     stsl_cr_map *out, int *present)
 {
@@ -189,7 +191,8 @@ int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const c
     if (!id)
         return required ? stsl_cr_fail(m->c, m->id, path, "missing required key (a mapping)")
                         : STSL_OK;
-    return stsl_cr_map_open(m->c, id, path, allowed, out);
+    return allowed ? stsl_cr_map_open(m->c, id, path, allowed, out)
+                   : stsl_key_open(m->c, id, path, out);
 }
 
 int stsl_cr_refuse_keys(const stsl_cr_map *top, const char *const *keys, const char *why)
@@ -511,7 +514,7 @@ static const stsl_cr_sig_kind SIGNALS[] = {
 #define SIGNAL_NAMES (stsl_signal_type_names())
 static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
 
-const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
+static const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
 {
     for (int i = 0; i < N_SIGNALS; i++)
         if (SIGNALS[i].type == t) return &SIGNALS[i];
@@ -585,40 +588,7 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
     return rc;
 }
 
-const char *const stsl_cr_friction_keys[] = {"law",
-                                             "dynamic",
-                                             "static_ratio",
-                                             "static",
-                                             "efficiency_opposing",
-                                             "efficiency_aiding",
-                                             "stribeck_velocity",
-                                             "stribeck_exponent",
-                                             "breakaway",
-                                             "coulomb",
-                                             "breakaway_velocity",
-                                             "viscous",
-                                             "tc",
-                                             "tst",
-                                             "slope",
-                                             "v_st",
-                                             "d",
-                                             "sigma0",
-                                             "sigma1",
-                                             NULL};
-/* Keys only the smooth laws take (each law some of them). */
-static const char *const SMOOTH_KEYS[] = {"breakaway", "coulomb", "breakaway_velocity",
-                                          "viscous",   "tc",      "tst",
-                                          "slope",     "v_st",    "d",
-                                          "sigma0",    "sigma1",  NULL};
-/* Keys only the hybrid laws take. */
-static const char *const HYBRID_KEYS[] = {
-    "dynamic",           "static_ratio",      "static", "efficiency_opposing", "efficiency_aiding",
-    "stribeck_velocity", "stribeck_exponent", NULL};
-const char *const stsl_cr_stop_keys[] = {"min",       "max",     "model", "restitution",
-                                         "stiffness", "damping", NULL};
-/* The keys of each stop model (index = stsl_stop_model), and its name table. */
-static const char *const RIGID_STOP_KEYS[] = {"restitution", NULL};
-static const char *const COMPLIANT_STOP_KEYS[] = {"stiffness", "damping", NULL};
+/* The stop models' name table. */
 #define STOP_MODEL_NAMES (stsl_stop_model_names())
 #define LAW_NAMES        (stsl_law_names())
 
@@ -682,7 +652,7 @@ static int load_static(const stsl_cr_map *m, stsl_friction_params *f)
                             m->path, m->path);
     /* Which one was given is kept: a later dynamic level keeps it. */
     f->static_given = st ? STSL_STATIC_FORCE : sr ? STSL_STATIC_RATIO : STSL_STATIC_DEFAULT;
-    if (!st) return stsl_cr_map_num(m, "static_ratio", 0, 1.0, &stsl_cr_ge1, &f->static_ratio);
+    if (!st) return stsl_key_read(m, "static_ratio", &f->static_ratio, NULL);
     if (!(f->dynamic > 0.0))
         return stsl_cr_fail(m->c, st, path,
                             "needs %s.dynamic > 0 (use static_ratio when dynamic is 0)", m->path);
@@ -696,35 +666,9 @@ static int load_stribeck(const stsl_cr_map *m, stsl_friction_params *f)
 {
     static const char *const keys[] = {"stribeck_velocity", "stribeck_exponent"};
     f->stribeck_exponent = 2.0;
-    if (f->law == STSL_LAW_STRIBECK) {
-        int rc = stsl_cr_map_num(m, keys[0], 1, 0.0, &stsl_cr_pos, &f->stribeck_velocity);
-        return rc ? rc : stsl_cr_map_num(m, keys[1], 0, 2.0, &stsl_cr_pos, &f->stribeck_exponent);
-    }
-    for (int i = 0; i < 2; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(m, keys[i]);
-        stsl_cr_join(path, m->path, keys[i]);
-        if (id) return stsl_cr_fail(m->c, id, path, "only allowed with %s.law: stribeck", m->path);
-    }
-    return STSL_OK;
-}
-
-/* A key given that the law does not take: name the law. */
-static int reject_key(const stsl_cr_map *m, const char *key, stsl_law law)
-{
-    char path[KEYPATH_MAX];
-    int id = stsl_cr_map_find(m, key);
-    stsl_cr_join(path, m->path, key);
-    return id ? stsl_cr_fail(m->c, id, path, "not a parameter of %s.law: %s", m->path,
-                             LAW_NAMES[law])
-              : STSL_OK;
-}
-
-static int is_param_of(const stsl_cr_law_param *lp, const char *key)
-{
-    for (; lp && lp->key; lp++)
-        if (strcmp(lp->key, key) == 0) return 1;
-    return 0;
+    if (f->law != STSL_LAW_STRIBECK) return STSL_OK;
+    int rc = stsl_key_read(m, keys[0], &f->stribeck_velocity, NULL);
+    return rc ? rc : stsl_key_read(m, keys[1], &f->stribeck_exponent, NULL);
 }
 
 /* A level that cannot lie below another one (static >= Coulomb). */
@@ -742,10 +686,6 @@ static int load_smooth(const stsl_cr_map *m, stsl_friction_params *f)
 {
     const stsl_cr_law_param *lp = stsl_cr_law_params(f->law);
     int rc = STSL_OK;
-    for (int i = 0; !rc && HYBRID_KEYS[i]; i++)
-        rc = reject_key(m, HYBRID_KEYS[i], f->law);
-    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
-        if (!is_param_of(lp, SMOOTH_KEYS[i])) rc = reject_key(m, SMOOTH_KEYS[i], f->law);
     for (; !rc && lp->key; lp++)
         rc = stsl_cr_map_num(m, lp->key, lp->required, lp->def, lp->r,
                              (double *)((char *)f + lp->off));
@@ -764,50 +704,27 @@ int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f)
     int law = STSL_LAW_COULOMB;
     int rc = stsl_cr_map_enum(m, "law", LAW_NAMES, STSL_LAW_COULOMB, &law);
     f->law = (stsl_law)law;
+    /* The keys of other laws first: the message names the law in use. */
+    if (!rc) rc = stsl_key_refuse_others(m, "friction", f, "law", LAW_NAMES[law]);
     if (!rc && stsl_law_is_smooth(f->law)) return load_smooth(m, f);
-    for (int i = 0; !rc && SMOOTH_KEYS[i]; i++)
-        rc = reject_key(m, SMOOTH_KEYS[i], f->law);
-    if (!rc) rc = stsl_cr_map_num(m, "dynamic", 1, 0.0, &stsl_cr_nonneg, &f->dynamic);
+    if (!rc) rc = stsl_key_read(m, "dynamic", &f->dynamic, NULL);
     if (!rc) rc = load_static(m, f);
-    if (!rc)
-        rc = stsl_cr_map_num(m, "efficiency_opposing", 0, 1.0, &stsl_cr_eff_opp, &f->eff_opposing);
-    if (!rc) rc = stsl_cr_map_num(m, "efficiency_aiding", 0, 1.0, &stsl_cr_eff_aid, &f->eff_aiding);
+    if (!rc) rc = stsl_key_read(m, "efficiency_opposing", &f->eff_opposing, NULL);
+    if (!rc) rc = stsl_key_read(m, "efficiency_aiding", &f->eff_aiding, NULL);
     if (!rc) rc = load_stribeck(m, f);
     return rc;
 }
 
-/* A key of the other stop model given: name the model in use. */
-static int reject_stop_keys(const stsl_cr_map *m, const char *const *keys, int model)
-{
-    for (int i = 0; keys[i]; i++) {
-        char path[KEYPATH_MAX];
-        int id = stsl_cr_map_find(m, keys[i]);
-        stsl_cr_join(path, m->path, keys[i]);
-        if (id)
-            return stsl_cr_fail(m->c, id, path, "not a parameter of %s.model: %s", m->path,
-                                STOP_MODEL_NAMES[model]);
-    }
-    return STSL_OK;
-}
-
-int stsl_cr_stop(const stsl_cr_map *m, stsl_stop_model *model, stsl_stop_params *p)
+int stsl_cr_stop(const stsl_cr_map *m, stsl_system_stop *st)
 {
     char path[KEYPATH_MAX];
+    stsl_stop_params *p = &st->p;
     int mod = STSL_STOP_RIGID;
-    int rc = stsl_cr_map_num(m, "min", 1, 0.0, NULL, &p->x_min);
-    if (!rc) rc = stsl_cr_map_num(m, "max", 1, 0.0, NULL, &p->x_max);
-    if (!rc) rc = stsl_cr_map_enum(m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &mod);
-    *model = (stsl_stop_model)mod;
-    if (!rc)
-        rc = reject_stop_keys(m, mod == STSL_STOP_RIGID ? COMPLIANT_STOP_KEYS : RIGID_STOP_KEYS,
-                              mod);
-    /* The compliant stop's contact stiffness (required) and damping. */
-    if (!rc && mod == STSL_STOP_COMPLIANT)
-        rc = stsl_cr_map_num(m, "stiffness", 1, 0.0, &stsl_cr_pos, &p->stiffness);
-    if (!rc && mod == STSL_STOP_COMPLIANT)
-        rc = stsl_cr_map_num(m, "damping", 0, 0.0, &stsl_cr_nonneg, &p->damping);
-    if (!rc && mod == STSL_STOP_RIGID)
-        rc = stsl_cr_map_num(m, "restitution", 0, 0.0, &stsl_cr_unit, &p->restitution);
+    int rc = stsl_cr_map_enum(m, "model", STOP_MODEL_NAMES, STSL_STOP_RIGID, &mod);
+    st->model = (stsl_stop_model)mod;
+    /* The other model's keys are refused, the model's numbers read. */
+    if (!rc) rc = stsl_key_refuse_others(m, "end_stops", st, "model", STOP_MODEL_NAMES[mod]);
+    if (!rc) rc = stsl_key_read_all(m, st);
     stsl_cr_join(path, m->path, "max");
     if (!rc && !(p->x_min < p->x_max))
         rc = stsl_cr_fail(m->c, stsl_cr_map_find(m, "max"), path,
@@ -877,57 +794,6 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 }
 
 /* ---------------------------------------------------------------- slots */
-
-/* The number keys of the hybrid laws that no rule ties to another key
- * (a given static force ties the dynamic level and the ratio to it: those
- * go through the full load here; io/config.c sets the element's). */
-typedef struct hyb_key {
-    const char *key;
-    size_t off;
-    const stsl_cr_range *r;
-    int stribeck; /* 1: stribeck law only */
-} hyb_key;
-
-#define HK(k, field, r, st)                                                                        \
-    {                                                                                              \
-        k, offsetof(stsl_friction_params, field), r, st                                            \
-    }
-static const hyb_key HYB_SLOTS[] = {
-    HK("dynamic", dynamic, &stsl_cr_nonneg, 0),
-    HK("static_ratio", static_ratio, &stsl_cr_ge1, 0),
-    HK("efficiency_opposing", eff_opposing, &stsl_cr_eff_opp, 0),
-    HK("efficiency_aiding", eff_aiding, &stsl_cr_eff_aid, 0),
-    HK("stribeck_velocity", stribeck_velocity, &stsl_cr_pos, 1),
-    HK("stribeck_exponent", stribeck_exponent, &stsl_cr_pos, 1),
-};
-#undef HK
-
-double *stsl_cr_friction_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r)
-{
-    if (!stsl_law_is_smooth(f->law)) {
-        if (f->static_given == STSL_STATIC_FORCE &&
-            (!strcmp(name, "dynamic") || !strcmp(name, "static_ratio")))
-            return NULL;
-        for (size_t i = 0; i < sizeof HYB_SLOTS / sizeof HYB_SLOTS[0]; i++)
-            if (!strcmp(name, HYB_SLOTS[i].key) &&
-                (!HYB_SLOTS[i].stribeck || f->law == STSL_LAW_STRIBECK)) {
-                *r = HYB_SLOTS[i].r;
-                return (double *)((char *)f + HYB_SLOTS[i].off);
-            }
-        return NULL;
-    }
-    /* Tied by a rule: breakaway >= coulomb, tst >= tc. */
-    int tied =
-        (f->law == STSL_LAW_SIMSCAPE && (!strcmp(name, "breakaway") || !strcmp(name, "coulomb"))) ||
-        ((f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE) &&
-         (!strcmp(name, "tc") || !strcmp(name, "tst")));
-    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); !tied && lp && lp->key; lp++)
-        if (!strcmp(lp->key, name)) {
-            *r = lp->r;
-            return (double *)((char *)f + lp->off);
-        }
-    return NULL;
-}
 
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r)
 {

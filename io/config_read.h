@@ -17,6 +17,7 @@
 #include "events/end_stop.h"
 #include "models/friction.h"
 #include "models/signal.h"
+#include "models/system.h"
 #include "solver/hybrid.h"
 
 #define KEYPATH_MAX 256
@@ -90,13 +91,13 @@ int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
 void stsl_cr_one_line(stsl_error *err);
 /* How a node looks, for "expected X (got Y)". */
 const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size);
-void stsl_cr_list_names(const char *const *names, char *buf, size_t size);
 /* buf = prefix.key (key alone at the top level), cut at KEYPATH_MAX. */
 void stsl_cr_join(char *buf, const char *prefix, const char *key);
 void stsl_cr_range_text(const stsl_cr_range *r, char *buf, size_t size);
 
 /* Mappings: node access, open with allowed keys, find a key's value node
- * (0 when absent), open a sub-mapping (*present says whether it was there). */
+ * (0 when absent), open a sub-mapping (*present says whether it was there;
+ * allowed NULL: the keys io/config_keys.h's table has under it). */
 yaml_node_t *stsl_cr_node_at(stsl_cr_ctx *c, int id);
 const char *stsl_cr_key_text(stsl_cr_ctx *c, int id);
 int stsl_cr_map_open(stsl_cr_ctx *c, int id, const char *path, const char *const *allowed,
@@ -128,17 +129,14 @@ int stsl_cr_copy_field(stsl_cr_ctx *c, int id, const char *path, char *dst, size
  * `def` their default interpolation). */
 int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp def,
                         stsl_signal_spec *s);
-const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t);
-/* The friction law and its parameters from the opened mapping `m` (whose
- * allowed keys include stsl_cr_friction_keys); messages name m's path. */
+/* The friction law and its parameters from the opened mapping `m`;
+ * messages name m's path. */
 int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f);
-extern const char *const stsl_cr_friction_keys[];
 /* The parameters of a smooth law, {NULL}-terminated (NULL for hybrid laws). */
 const stsl_cr_law_param *stsl_cr_law_params(stsl_law law);
 /* A stop's min, max, model and the model's parameters from the opened
- * mapping `m` (allowed keys include stsl_cr_stop_keys). */
-int stsl_cr_stop(const stsl_cr_map *m, stsl_stop_model *model, stsl_stop_params *p);
-extern const char *const stsl_cr_stop_keys[];
+ * mapping `m` into `st` (its ends and name are the caller's). */
+int stsl_cr_stop(const stsl_cr_map *m, stsl_system_stop *st);
 
 /* Writing: a YAML double-quoted string; a signal as "INDENTKEY: {type: ...}\n";
  * the friction parameters as `pre`KEY: VALUE`post` pairs. */
@@ -147,9 +145,8 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *pre,
                           const char *post);
 
-/* The number behind a friction key or a signal parameter when it may be
- * set alone (no rule ties it to another key); NULL otherwise. */
-double *stsl_cr_friction_slot(stsl_friction_params *f, const char *name, const stsl_cr_range **r);
+/* The number behind a signal's parameter (no rule ties it to another
+ * key: it may be set alone); NULL when the signal has none of that name. */
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r);
 
 #endif

@@ -18,7 +18,6 @@
 
 #include "events/modes.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "io/mem_sink.h"
 #include "models/multibody.h"
 #include "models/run.h"

@@ -19,7 +19,6 @@
 
 #include "include/stickslip.h"
 #include "io/config.h"
-#include "io/config_system.h"
 #include "models/system.h"
 #include "test/testutil.h"
 
@@ -73,7 +72,7 @@ static const bad BAD[] = {
     {"bodies:\n  a: {mass: 1}\n  b: {inertia: -2}\n" SIM,
      "s.yaml:3: bodies.b.inertia: must be > 0 (got -2)"},
     {"bodies:\n  a: {mass: 1, inertia: 1}\n" SIM,
-     "s.yaml:2: bodies.a.inertia: give either mass or inertia, not both"},
+     "s.yaml:2: bodies.a.inertia: give either bodies.a.mass or bodies.a.inertia, not both"},
     {"bodies:\n  a: {velocity: 1}\n" SIM,
      "s.yaml:2: bodies.a.mass: missing required key (a number > 0)"},
     {"bodies:\n  a: {mass: 1, colour: red}\n" SIM,
@@ -443,8 +442,9 @@ static void test_set_errors(void **state)
     expect_set_error("couplings.0.between", "[motor, motor]",
                      "couplings.0.between.1: joins body 'motor' to itself (the two ends must "
                      "differ)");
-    expect_set_error("bodies.load.mass", "1",
-                     "bodies.load.inertia: give either mass or inertia, not both");
+    expect_set_error(
+        "bodies.load.mass", "1",
+        "bodies.load.inertia: give either bodies.load.mass or bodies.load.inertia, not both");
 }
 
 /* The public API: indexed set and get; stsl_run runs the system. */
