@@ -72,6 +72,12 @@ typedef struct prepared {
     stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
     int *group_edge;        /* build_edges: the edge of the contacts of pair_rep c, or -1 */
     int *free, n_free;      /* the bodies of clusters without a fixed end (prepare) */
+    /* The current mode's guards (prepare): whether any reads a constraint
+     * force; the edges they read, once each, with the body whose own
+     * balance gives each (stsl_cstr_leaf, -1: none); leaves_only: every
+     * one has such a body (see leaf_lambdas). */
+    int needs_lambda, leaves_only, n_need;
+    int *need_edge, *need_body, *need_mark; /* need_mark: per edge, scratch */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -521,6 +527,38 @@ static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
     p->frozen = is_frozen(m, p);
 }
 
+/* The edge whose constraint force guard g reads (a band or a reaction
+ * guard), else -1. */
+static int guard_edge(const prepared *p, const guard_ref *g)
+{
+    return g->type == G_BAND_POS || g->type == G_BAND_NEG ? p->contact_edge[g->index]
+           : g->type == G_REACTION                        ? p->stop_edge[g->index]
+                                                          : -1;
+}
+
+/* What the current mode's guards need of the constraint forces (see
+ * prepared): made once per mode, after the analysis of its edges. */
+static void guard_edges(prepared *p, const stsl_cstr_problem *pr)
+{
+    p->needs_lambda = 0;
+    for (int i = 0; i < p->n_guards; i++) { /* band and reaction guards */
+        gtype t = p->guards[i].type;
+        p->needs_lambda |= t == G_BAND_POS || t == G_BAND_NEG || t == G_REACTION;
+    }
+    p->n_need = 0;
+    p->leaves_only = !p->n_cycles; /* a loop's split moves forces along its cycles */
+    for (int e = 0; e < p->n_edges; e++)
+        p->need_mark[e] = 0;
+    for (int i = 0; i < p->n_guards; i++) {
+        int e = guard_edge(p, &p->guards[i]);
+        if (e < 0 || p->need_mark[e]) continue;
+        p->need_mark[e] = 1;
+        p->need_edge[p->n_need] = e;
+        p->need_body[p->n_need] = stsl_cstr_leaf(p->ws, pr, e);
+        p->leaves_only &= p->need_body[p->n_need++] >= 0;
+    }
+}
+
 /* The current evaluation's mode is `code` (rebuilt only when it changes). */
 static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
 {
@@ -540,6 +578,7 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         m->prep.n_free = 0;
         for (int i = 0; i < m->nb; i++)
             if (!stsl_cstr_held(m->prep.ws, i)) m->prep.free[m->prep.n_free++] = i;
+        guard_edges(&m->prep, &pr);
         m->prep.code = code;
     }
     return &m->prep;
@@ -902,14 +941,42 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     return 1.0;
 }
 
-/* Band and reaction guards need the constraint forces. */
-static int needs_lambda(const prepared *p)
+/* The constraint forces the current mode's guards read, when each follows
+ * from one body's own balance (p->leaves_only): bit for bit the full
+ * solve's (stsl_cstr_leaf_lambda; body_force is applied_forces' force[v]),
+ * without the tree solve, and for a few leaves without the forces on
+ * every other body.  A chain of blocks stuck to the ground has one such
+ * edge per stuck block. */
+static void leaf_lambdas(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
+                         const double *y)
 {
-    for (int i = 0; i < p->n_guards; i++)
-        if (p->guards[i].type == G_BAND_POS || p->guards[i].type == G_BAND_NEG ||
-            p->guards[i].type == G_REACTION)
-            return 1;
-    return 0;
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
+    int all = 2 * p->n_need > m->nb; /* then every pair's force once is cheaper (solve_acc) */
+    if (all) applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    for (int j = 0; j < p->n_need; j++) {
+        int e = p->need_edge[j], v = p->need_body[j];
+        double f = all ? m->force[v] : body_force(m, p->vec, fm, t, y, v);
+        m->lambda[e] = stsl_cstr_leaf_lambda(p->ws, &pr, e, v, f);
+    }
+}
+
+/* Are guards a, b the two band guards of one stuck contact (build_guards
+ * adds them in a row)? */
+static int band_pair(const guard_ref *a, const guard_ref *b)
+{
+    return a->type == G_BAND_POS && b->type == G_BAND_NEG && a->index == b->index;
+}
+
+/* Both band guards of stuck contact c at once: guard_value's two values,
+ * from one constraint force and one pair of static levels. */
+static void band_guards(const stsl_multibody *m, const prepared *p, int c, const fixed_motion *fm,
+                        double *g_pos, double *g_neg)
+{
+    double fs_pos, fs_neg, lam = contact_lambda(m, p, c);
+    static_levels(m, c, fm, &fs_pos, &fs_neg);
+    *g_pos = stsl_contact_band_excess(-lam, +1, fs_pos);
+    *g_neg = stsl_contact_band_excess(-lam, -1, fs_neg);
 }
 
 static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
@@ -919,9 +986,19 @@ static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y,
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    if (needs_lambda(p) && solve(m, p, &fm, t, y, NULL, NULL)) return -1;
-    for (int i = 0; i < p->n_guards; i++)
-        g[i] = guard_value(m, p, &p->guards[i], &fm, y);
+    if (p->needs_lambda && p->leaves_only)
+        leaf_lambdas(m, p, &fm, t, y);
+    else if (p->needs_lambda && solve(m, p, &fm, t, y, NULL, NULL))
+        return -1;
+    for (int i = 0; i < p->n_guards; i++) {
+        const guard_ref *gr = &p->guards[i];
+        if (gr->type == G_BAND_POS && i + 1 < p->n_guards && band_pair(gr, gr + 1)) {
+            band_guards(m, p, gr->index, &fm, &g[i], &g[i + 1]);
+            i++;
+            continue;
+        }
+        g[i] = guard_value(m, p, gr, &fm, y);
+    }
     return 0;
 }
 
@@ -982,9 +1059,7 @@ static int mb_guard(void *self, stsl_mode_code mode, double t, const double *y, 
     const guard_ref *gr = &p->guards[i];
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    int e = gr->type == G_BAND_POS || gr->type == G_BAND_NEG ? p->contact_edge[gr->index]
-            : gr->type == G_REACTION                         ? p->stop_edge[gr->index]
-                                                             : -1;
+    int e = guard_edge(p, gr);
     if (e >= 0) {
         stsl_cstr_problem pr = {
             m->nb, m->mass, m->force, N_FIXED, fm.a, p->n_edges, (const int(*)[2])p->edges};
@@ -2526,6 +2601,9 @@ static void free_prepared(prepared *p)
     stsl_cstr_ws_free(p->ws);
     free(p->group_edge);
     free(p->free);
+    free(p->need_edge);
+    free(p->need_body);
+    free(p->need_mark);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2568,9 +2646,14 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
     m->prep.free = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
+    size_t me = (size_t)(ne > 0 ? ne : 1);
+    m->prep.need_edge = calloc(me, sizeof(int));
+    m->prep.need_body = calloc(me, sizeof(int));
+    m->prep.need_mark = calloc(me, sizeof(int));
     m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
     return m->ws && m->split && m->prep.ws && m->cand.ws && m->prep.group_edge &&
-                   m->cand.group_edge && m->prep.free
+                   m->cand.group_edge && m->prep.free && m->prep.need_edge && m->prep.need_body &&
+                   m->prep.need_mark
                ? 0
                : -1;
 }
