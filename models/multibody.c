@@ -118,6 +118,7 @@ struct stsl_multibody {
      * integrates; see in_base_frame); yabs: their absolute values, scratch */
     int frame;
     double *yabs;
+    double *xs, *vs; /* applied_forces: every node's position and velocity, scratch */
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
@@ -693,11 +694,19 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         force[s->forces[k].on.body] += f;
         sum += fabs(f);
     }
+    /* The nodes' positions and velocities in one array each (the bodies',
+     * then the fixed ends'): rel_x and rel_v without a branch per end. */
+    double *xs = m->xs, *vs = m->vs;
+    memcpy(xs, y, (size_t)m->nb * sizeof *y);
+    memcpy(xs + m->nb, fm->x, sizeof fm->x);
+    memcpy(vs, y + m->nb, (size_t)m->nb * sizeof *y);
+    memcpy(vs + m->nb, fm->v, sizeof fm->v);
     for (int k = 0; k < s->n_couplings; k++) {
         const stsl_coupling *cp = &s->couplings[k];
-        double f = -cp->stiffness * (rel_x(m, fm, y, m->knode[k]) - cp->free_length) -
-                   cp->damping * rel_v(m, fm, y, m->knode[k]);
-        add_pair_force(m, m->knode[k], f, force);
+        const int *kn = m->knode[k];
+        double f = -cp->stiffness * ((xs[kn[0]] - xs[kn[1]]) - cp->free_length) -
+                   cp->damping * (vs[kn[0]] - vs[kn[1]]);
+        add_pair_force(m, kn, f, force);
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
@@ -705,7 +714,7 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         force[m->cnode[c][0]] += load;
         sum += fabs(load);
         if (v[c] == STSL_CONTACT_STUCK) continue;
-        double w = rel_v(m, fm, y, m->cnode[c]);
+        double w = vs[m->cnode[c][0]] - vs[m->cnode[c][1]];
         double f = m->zidx[c] >= 0 ? lugre_force(m, c, w, y) : slip_force(m, c, v[c], w, load);
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
@@ -2614,19 +2623,19 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     if (!ALLOC(m->mass, nb) || !ALLOC(m->force_sig, nf) || !ALLOC(m->cnode, nc) ||
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
-        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
-        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
-        !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
-        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
-        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
-        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
-        !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) || !ALLOC(m->orient, nc) ||
-        !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) || !ALLOC(m->reach_body, nb) ||
-        !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) || !ALLOC(m->urep, nc) ||
-        !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) || !ALLOC(m->uchosen, nc) ||
-        !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
-        !ALLOC(m->impact_w, ns))
+        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->xs, nb + N_FIXED) ||
+        !ALLOC(m->vs, nb + N_FIXED) || !ALLOC(m->cur, L) || !ALLOC(m->next, L) ||
+        !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) || !ALLOC(m->settle_at, ns) ||
+        !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) || !ALLOC(m->kicked, nb) ||
+        !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) ||
+        !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) ||
+        !ALLOC(m->changed_by_impact, ns) || !ALLOC(m->gfired, max_guards) ||
+        !ALLOC(m->pend, 2 * (nc + ns) + 2) || !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) ||
+        !ALLOC(m->orient, nc) || !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) ||
+        !ALLOC(m->reach_body, nb) || !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) ||
+        !ALLOC(m->urep, nc) || !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) ||
+        !ALLOC(m->uchosen, nc) || !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) ||
+        !ALLOC(m->mstat, 2 * nc) || !ALLOC(m->impact_w, ns))
         return -1;
     if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
     if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
@@ -2796,6 +2805,8 @@ void stsl_multibody_free(stsl_multibody *m)
     free_prepared(&m->prep);
     free_prepared(&m->cand);
     void *all[] = {m->mass,
+                   m->xs,
+                   m->vs,
                    m->force_sig,
                    m->cnode,
                    m->snode,
