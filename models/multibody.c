@@ -119,6 +119,7 @@ struct stsl_multibody {
     int frame;
     double *yabs;
     double *xs, *vs; /* applied_forces: every node's position and velocity, scratch */
+    int *lmark;      /* reach: per component label, scratch */
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
@@ -519,13 +520,12 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
         p->n_cycles += !p->tree[e];
 }
 
+/* A mode's constraints (a candidate's at an event needs no more). */
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
 {
     memcpy(p->vec, v, (size_t)m->L);
     build_edges(m, v, p);
     build_cycles(m, p);
-    build_guards(m, v, p);
-    p->frozen = is_frozen(m, p);
 }
 
 /* The edge whose constraint force guard g reads (a band or a reaction
@@ -567,6 +567,8 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         const uint8_t *v = mode_vec(m, code);
         if (!v) return NULL;
         prepare_vec(m, v, &m->prep);
+        build_guards(m, v, &m->prep); /* and what only the current mode needs */
+        m->prep.frozen = is_frozen(m, &m->prep);
         stsl_cstr_problem pr = {m->nb,
                                 m->mass,
                                 m->force,
@@ -1801,10 +1803,13 @@ static void reach(stsl_multibody *m, stsl_reason why)
             memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
     }
     label_between_bodies(m);
-    for (int i = 0; i < m->nb; i++) /* the clusters of the bodies reached */
-        if (m->reach_body[i])
-            for (int j = 0; j < m->nb; j++)
-                if (m->label[j] == m->label[i]) m->reach_body[j] = 2;
+    int *lab = m->lmark; /* the clusters of the bodies reached: their labels, then their bodies */
+    for (int i = 0; i < m->nb + N_FIXED; i++)
+        lab[i] = 0;
+    for (int i = 0; i < m->nb; i++)
+        if (m->reach_body[i]) lab[m->label[i]] = 1;
+    for (int j = 0; j < m->nb; j++)
+        if (lab[m->label[j]]) m->reach_body[j] = 2;
     int all = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
     for (int c = 0; c < m->nc; c++) {
         const int *pr2 = m->cnode[c];
@@ -2624,18 +2629,19 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
         !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->xs, nb + N_FIXED) ||
-        !ALLOC(m->vs, nb + N_FIXED) || !ALLOC(m->cur, L) || !ALLOC(m->next, L) ||
-        !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) || !ALLOC(m->settle_at, ns) ||
-        !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) || !ALLOC(m->kicked, nb) ||
-        !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) || !ALLOC(m->group, nc) ||
-        !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) || !ALLOC(m->chosen, nc) ||
-        !ALLOC(m->changed_by_impact, ns) || !ALLOC(m->gfired, max_guards) ||
-        !ALLOC(m->pend, 2 * (nc + ns) + 2) || !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) ||
-        !ALLOC(m->orient, nc) || !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) ||
-        !ALLOC(m->reach_body, nb) || !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) ||
-        !ALLOC(m->urep, nc) || !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) ||
-        !ALLOC(m->uchosen, nc) || !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) ||
-        !ALLOC(m->mstat, 2 * nc) || !ALLOC(m->impact_w, ns))
+        !ALLOC(m->lmark, nb + N_FIXED) || !ALLOC(m->vs, nb + N_FIXED) || !ALLOC(m->cur, L) ||
+        !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
+        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
+        !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
+        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
+        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
+        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
+        !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) || !ALLOC(m->orient, nc) ||
+        !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) || !ALLOC(m->reach_body, nb) ||
+        !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) || !ALLOC(m->urep, nc) ||
+        !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) || !ALLOC(m->uchosen, nc) ||
+        !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
+        !ALLOC(m->impact_w, ns))
         return -1;
     if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
     if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
@@ -2805,6 +2811,7 @@ void stsl_multibody_free(stsl_multibody *m)
     free_prepared(&m->prep);
     free_prepared(&m->cand);
     void *all[] = {m->mass,
+                   m->lmark,
                    m->xs,
                    m->vs,
                    m->force_sig,
