@@ -78,6 +78,7 @@ typedef struct prepared {
      * one has such a body (see leaf_lambdas). */
     int needs_lambda, leaves_only, n_need;
     int *need_edge, *need_body, *need_mark; /* need_mark: per edge, scratch */
+    uint8_t *fric_skip; /* per contact: no end is a need_body (its friction is not read) */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -539,7 +540,7 @@ static int guard_edge(const prepared *p, const guard_ref *g)
 
 /* What the current mode's guards need of the constraint forces (see
  * prepared): made once per mode, after the analysis of its edges. */
-static void guard_edges(prepared *p, const stsl_cstr_problem *pr)
+static void guard_edges(const stsl_multibody *m, prepared *p, const stsl_cstr_problem *pr)
 {
     p->needs_lambda = 0;
     for (int i = 0; i < p->n_guards; i++) { /* band and reaction guards */
@@ -557,6 +558,14 @@ static void guard_edges(prepared *p, const stsl_cstr_problem *pr)
         p->need_edge[p->n_need] = e;
         p->need_body[p->n_need] = stsl_cstr_leaf(p->ws, pr, e);
         p->leaves_only &= p->need_body[p->n_need++] >= 0;
+    }
+    for (int c = 0; c < m->nc; c++)
+        p->fric_skip[c] = 1;
+    for (int j = 0; j < p->n_need; j++) { /* the contacts on the leaves */
+        int v = p->need_body[j];
+        if (v < 0) continue; /* not leaves_only: the mask is not used */
+        for (int q = m->inc_start[v]; q < m->inc_start[v + 1]; q++)
+            if (m->inc[q].kind == I_FRICTION) p->fric_skip[m->inc[q].index] = 0;
     }
 }
 
@@ -581,7 +590,7 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         m->prep.n_free = 0;
         for (int i = 0; i < m->nb; i++)
             if (!stsl_cstr_held(m->prep.ws, i)) m->prep.free[m->prep.n_free++] = i;
-        guard_edges(&m->prep, &pr);
+        guard_edges(m, &m->prep, &pr);
         m->prep.code = code;
     }
     return &m->prep;
@@ -681,10 +690,12 @@ static double compliant_force_smooth(const stsl_multibody *m, int k, int st, dou
     return -side * (sp->stiffness * delta + sp->damping * side * wr);
 }
 
-/* Every force but the constraint forces, on every body; *scale: the sum of
- * their magnitudes (the rounding level of a balance of them). */
-static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
-                           double t, const double *y, double *force, double *scale)
+/* Every force but the constraint forces, on every body, leaving out the
+ * friction of the contacts c with skip[c] (NULL: none; the forces on
+ * their ends are then incomplete); *scale: the sum of their magnitudes
+ * (the rounding level of a balance of them). */
+static void forces_but(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm, double t,
+                       const double *y, double *force, double *scale, const uint8_t *skip)
 {
     const stsl_system *s = m->s;
     int left = t > m->t_seg;
@@ -712,10 +723,11 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
+        if (v[c] == STSL_CONTACT_STUCK && !m->load_sig[c]) continue; /* no force (body_force) */
         double load = contact_load(m, c, fm); /* F_R on ends[0] (a body), SPEC §1's F_n */
         force[m->cnode[c][0]] += load;
         sum += fabs(load);
-        if (v[c] == STSL_CONTACT_STUCK) continue;
+        if (v[c] == STSL_CONTACT_STUCK || (skip && skip[c])) continue;
         double w = vs[m->cnode[c][0]] - vs[m->cnode[c][1]];
         double f = m->zidx[c] >= 0 ? lugre_force(m, c, w, y) : slip_force(m, c, v[c], w, load);
         add_pair_force(m, m->cnode[c], f, force);
@@ -733,6 +745,13 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
     for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
         sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
     *scale = sum;
+}
+
+/* Every force but the constraint forces, on every body (forces_but). */
+static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                           double t, const double *y, double *force, double *scale)
+{
+    forces_but(m, v, fm, t, y, force, scale, NULL);
 }
 
 /* A loop of stuck contacts holds while some split of its constraint
@@ -964,7 +983,7 @@ static void leaf_lambdas(stsl_multibody *m, const prepared *p, const fixed_motio
     stsl_cstr_problem pr = {
         m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
     int all = 2 * p->n_need > m->nb; /* then every pair's force once is cheaper (solve_acc) */
-    if (all) applied_forces(m, p->vec, fm, t, y, m->force, NULL);
+    if (all) forces_but(m, p->vec, fm, t, y, m->force, NULL, p->fric_skip);
     for (int j = 0; j < p->n_need; j++) {
         int e = p->need_edge[j], v = p->need_body[j];
         double f = all ? m->force[v] : body_force(m, p->vec, fm, t, y, v);
@@ -1101,7 +1120,9 @@ static int build_incidence(stsl_multibody *m)
             for (int end = 0; end < 2; end++)
                 if (m->knode[k][end] == i) m->inc[n++] = (incidence){I_COUPLING, k, end};
         for (int c = 0; c < m->nc; c++) {
-            if (m->cnode[c][0] == i) m->inc[n++] = (incidence){I_LOAD, c, 0};
+            /* Without a load F_R is 0: adding it changes no sum (a sum of
+             * forces from +0 is never -0, and x + 0 == x), so it is left out. */
+            if (m->cnode[c][0] == i && m->load_sig[c]) m->inc[n++] = (incidence){I_LOAD, c, 0};
             for (int end = 0; end < 2; end++)
                 if (m->cnode[c][end] == i) m->inc[n++] = (incidence){I_FRICTION, c, end};
         }
@@ -2618,6 +2639,7 @@ static void free_prepared(prepared *p)
     free(p->need_edge);
     free(p->need_body);
     free(p->need_mark);
+    free(p->fric_skip);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2665,10 +2687,11 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     m->prep.need_edge = calloc(me, sizeof(int));
     m->prep.need_body = calloc(me, sizeof(int));
     m->prep.need_mark = calloc(me, sizeof(int));
+    m->prep.fric_skip = calloc((size_t)(nc > 0 ? nc : 1), 1);
     m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
     return m->ws && m->split && m->prep.ws && m->cand.ws && m->prep.group_edge &&
                    m->cand.group_edge && m->prep.free && m->prep.need_edge && m->prep.need_body &&
-                   m->prep.need_mark
+                   m->prep.need_mark && m->prep.fric_skip
                ? 0
                : -1;
 }
