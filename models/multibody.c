@@ -119,6 +119,8 @@ struct stsl_multibody {
      * integrates; see in_base_frame); yabs: their absolute values, scratch */
     int frame;
     double *yabs;
+    int full_guards; /* stsl_multibody_set_full_guards */
+    long leaf_evals; /* guards() by the leaves' balances (stsl_multibody_leaf_evals) */
     double *xs, *vs; /* applied_forces: every node's position and velocity, scratch */
     int *lmark;      /* reach: per component label, scratch */
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
@@ -1016,13 +1018,15 @@ static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y,
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    if (p->needs_lambda && p->leaves_only)
+    if (p->needs_lambda && p->leaves_only && !m->full_guards) {
         leaf_lambdas(m, p, &fm, t, y);
-    else if (p->needs_lambda && solve(m, p, &fm, t, y, NULL, NULL))
+        m->leaf_evals++;
+    } else if (p->needs_lambda && solve(m, p, &fm, t, y, NULL, NULL))
         return -1;
     for (int i = 0; i < p->n_guards; i++) {
         const guard_ref *gr = &p->guards[i];
-        if (gr->type == G_BAND_POS && i + 1 < p->n_guards && band_pair(gr, gr + 1)) {
+        if (!m->full_guards && gr->type == G_BAND_POS && i + 1 < p->n_guards &&
+            band_pair(gr, gr + 1)) {
             band_guards(m, p, gr->index, &fm, &g[i], &g[i + 1]);
             i++;
             continue;
@@ -2966,4 +2970,14 @@ void stsl_multibody_fixed_motion(const stsl_multibody *m, double t, double x[3],
     memcpy(x, fm.x, sizeof fm.x);
     memcpy(v, fm.v, sizeof fm.v);
     memcpy(a, fm.a, sizeof fm.a);
+}
+
+void stsl_multibody_set_full_guards(stsl_multibody *m, int full)
+{
+    m->full_guards = full;
+}
+
+long stsl_multibody_leaf_evals(const stsl_multibody *m)
+{
+    return m->leaf_evals;
 }
