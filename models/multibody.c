@@ -72,6 +72,13 @@ typedef struct prepared {
     stsl_cstr_ws *ws;       /* the constraint graph's analysis (see solve) */
     int *group_edge;        /* build_edges: the edge of the contacts of pair_rep c, or -1 */
     int *free, n_free;      /* the bodies of clusters without a fixed end (prepare) */
+    /* The current mode's guards (prepare): whether any reads a constraint
+     * force; the edges they read, once each, with the body whose own
+     * balance gives each (stsl_cstr_leaf, -1: none); leaves_only: every
+     * one has such a body (see leaf_lambdas). */
+    int needs_lambda, leaves_only, n_need;
+    int *need_edge, *need_body, *need_mark; /* need_mark: per edge, scratch */
+    uint8_t *fric_skip; /* per contact: no end is a need_body (its friction is not read) */
 } prepared;
 
 /* One evaluation of the forces and the constraints at (t, y). */
@@ -112,6 +119,10 @@ struct stsl_multibody {
      * integrates; see in_base_frame); yabs: their absolute values, scratch */
     int frame;
     double *yabs;
+    int full_guards; /* stsl_multibody_set_full_guards */
+    long leaf_evals; /* guards() by the leaves' balances (stsl_multibody_leaf_evals) */
+    double *xs, *vs; /* applied_forces: every node's position and velocity, scratch */
+    int *lmark;      /* reach: per component label, scratch */
     int (*cnode)[2], (*snode)[2], (*knode)[2]; /* contact, stop, coupling end nodes */
     const stsl_end_stop_ops **stop_ops;
     double rtol, atol_x, vtol;
@@ -512,13 +523,52 @@ static void build_cycles(const stsl_multibody *m, prepared *p)
         p->n_cycles += !p->tree[e];
 }
 
+/* A mode's constraints (a candidate's at an event needs no more). */
 static void prepare_vec(stsl_multibody *m, const uint8_t *v, prepared *p)
 {
     memcpy(p->vec, v, (size_t)m->L);
     build_edges(m, v, p);
     build_cycles(m, p);
-    build_guards(m, v, p);
-    p->frozen = is_frozen(m, p);
+}
+
+/* The edge whose constraint force guard g reads (a band or a reaction
+ * guard), else -1. */
+static int guard_edge(const prepared *p, const guard_ref *g)
+{
+    return g->type == G_BAND_POS || g->type == G_BAND_NEG ? p->contact_edge[g->index]
+           : g->type == G_REACTION                        ? p->stop_edge[g->index]
+                                                          : -1;
+}
+
+/* What the current mode's guards need of the constraint forces (see
+ * prepared): made once per mode, after the analysis of its edges. */
+static void guard_edges(const stsl_multibody *m, prepared *p, const stsl_cstr_problem *pr)
+{
+    p->needs_lambda = 0;
+    for (int i = 0; i < p->n_guards; i++) { /* band and reaction guards */
+        gtype t = p->guards[i].type;
+        p->needs_lambda |= t == G_BAND_POS || t == G_BAND_NEG || t == G_REACTION;
+    }
+    p->n_need = 0;
+    p->leaves_only = !p->n_cycles; /* a loop's split moves forces along its cycles */
+    for (int e = 0; e < p->n_edges; e++)
+        p->need_mark[e] = 0;
+    for (int i = 0; i < p->n_guards; i++) {
+        int e = guard_edge(p, &p->guards[i]);
+        if (e < 0 || p->need_mark[e]) continue;
+        p->need_mark[e] = 1;
+        p->need_edge[p->n_need] = e;
+        p->need_body[p->n_need] = stsl_cstr_leaf(p->ws, pr, e);
+        p->leaves_only &= p->need_body[p->n_need++] >= 0;
+    }
+    for (int c = 0; c < m->nc; c++)
+        p->fric_skip[c] = 1;
+    for (int j = 0; j < p->n_need; j++) { /* the contacts on the leaves */
+        int v = p->need_body[j];
+        if (v < 0) continue; /* not leaves_only: the mask is not used */
+        for (int q = m->inc_start[v]; q < m->inc_start[v + 1]; q++)
+            if (m->inc[q].kind == I_FRICTION) p->fric_skip[m->inc[q].index] = 0;
+    }
 }
 
 /* The current evaluation's mode is `code` (rebuilt only when it changes). */
@@ -528,6 +578,8 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         const uint8_t *v = mode_vec(m, code);
         if (!v) return NULL;
         prepare_vec(m, v, &m->prep);
+        build_guards(m, v, &m->prep); /* and what only the current mode needs */
+        m->prep.frozen = is_frozen(m, &m->prep);
         stsl_cstr_problem pr = {m->nb,
                                 m->mass,
                                 m->force,
@@ -540,6 +592,7 @@ static const prepared *prepare(stsl_multibody *m, stsl_mode_code code)
         m->prep.n_free = 0;
         for (int i = 0; i < m->nb; i++)
             if (!stsl_cstr_held(m->prep.ws, i)) m->prep.free[m->prep.n_free++] = i;
+        guard_edges(m, &m->prep, &pr);
         m->prep.code = code;
     }
     return &m->prep;
@@ -639,10 +692,12 @@ static double compliant_force_smooth(const stsl_multibody *m, int k, int st, dou
     return -side * (sp->stiffness * delta + sp->damping * side * wr);
 }
 
-/* Every force but the constraint forces, on every body; *scale: the sum of
- * their magnitudes (the rounding level of a balance of them). */
-static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
-                           double t, const double *y, double *force, double *scale)
+/* Every force but the constraint forces, on every body, leaving out the
+ * friction of the contacts c with skip[c] (NULL: none; the forces on
+ * their ends are then incomplete); *scale: the sum of their magnitudes
+ * (the rounding level of a balance of them). */
+static void forces_but(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm, double t,
+                       const double *y, double *force, double *scale, const uint8_t *skip)
 {
     const stsl_system *s = m->s;
     int left = t > m->t_seg;
@@ -654,19 +709,28 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
         force[s->forces[k].on.body] += f;
         sum += fabs(f);
     }
+    /* The nodes' positions and velocities in one array each (the bodies',
+     * then the fixed ends'): rel_x and rel_v without a branch per end. */
+    double *xs = m->xs, *vs = m->vs;
+    memcpy(xs, y, (size_t)m->nb * sizeof *y);
+    memcpy(xs + m->nb, fm->x, sizeof fm->x);
+    memcpy(vs, y + m->nb, (size_t)m->nb * sizeof *y);
+    memcpy(vs + m->nb, fm->v, sizeof fm->v);
     for (int k = 0; k < s->n_couplings; k++) {
         const stsl_coupling *cp = &s->couplings[k];
-        double f = -cp->stiffness * (rel_x(m, fm, y, m->knode[k]) - cp->free_length) -
-                   cp->damping * rel_v(m, fm, y, m->knode[k]);
-        add_pair_force(m, m->knode[k], f, force);
+        const int *kn = m->knode[k];
+        double f = -cp->stiffness * ((xs[kn[0]] - xs[kn[1]]) - cp->free_length) -
+                   cp->damping * (vs[kn[0]] - vs[kn[1]]);
+        add_pair_force(m, kn, f, force);
         sum += fabs(f);
     }
     for (int c = 0; c < m->nc; c++) {
+        if (v[c] == STSL_CONTACT_STUCK && !m->load_sig[c]) continue; /* no force (body_force) */
         double load = contact_load(m, c, fm); /* F_R on ends[0] (a body), SPEC §1's F_n */
         force[m->cnode[c][0]] += load;
         sum += fabs(load);
-        if (v[c] == STSL_CONTACT_STUCK) continue;
-        double w = rel_v(m, fm, y, m->cnode[c]);
+        if (v[c] == STSL_CONTACT_STUCK || (skip && skip[c])) continue;
+        double w = vs[m->cnode[c][0]] - vs[m->cnode[c][1]];
         double f = m->zidx[c] >= 0 ? lugre_force(m, c, w, y) : slip_force(m, c, v[c], w, load);
         add_pair_force(m, m->cnode[c], f, force);
         sum += fabs(f);
@@ -683,6 +747,13 @@ static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixe
     for (int i = 0; i < m->nb; i++) /* what a cluster held by a moving end needs */
         sum += m->mass[i] * (fabs(fm->a[1]) + fabs(fm->a[2]));
     *scale = sum;
+}
+
+/* Every force but the constraint forces, on every body (forces_but). */
+static void applied_forces(const stsl_multibody *m, const uint8_t *v, const fixed_motion *fm,
+                           double t, const double *y, double *force, double *scale)
+{
+    forces_but(m, v, fm, t, y, force, scale, NULL);
 }
 
 /* A loop of stuck contacts holds while some split of its constraint
@@ -902,14 +973,42 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     return 1.0;
 }
 
-/* Band and reaction guards need the constraint forces. */
-static int needs_lambda(const prepared *p)
+/* The constraint forces the current mode's guards read, when each follows
+ * from one body's own balance (p->leaves_only): bit for bit the full
+ * solve's (stsl_cstr_leaf_lambda; body_force is applied_forces' force[v]),
+ * without the tree solve, and for a few leaves without the forces on
+ * every other body.  A chain of blocks stuck to the ground has one such
+ * edge per stuck block. */
+static void leaf_lambdas(stsl_multibody *m, const prepared *p, const fixed_motion *fm, double t,
+                         const double *y)
 {
-    for (int i = 0; i < p->n_guards; i++)
-        if (p->guards[i].type == G_BAND_POS || p->guards[i].type == G_BAND_NEG ||
-            p->guards[i].type == G_REACTION)
-            return 1;
-    return 0;
+    stsl_cstr_problem pr = {
+        m->nb, m->mass, m->force, N_FIXED, fm->a, p->n_edges, (const int(*)[2])p->edges};
+    int all = 2 * p->n_need > m->nb; /* then every pair's force once is cheaper (solve_acc) */
+    if (all) forces_but(m, p->vec, fm, t, y, m->force, NULL, p->fric_skip);
+    for (int j = 0; j < p->n_need; j++) {
+        int e = p->need_edge[j], v = p->need_body[j];
+        double f = all ? m->force[v] : body_force(m, p->vec, fm, t, y, v);
+        m->lambda[e] = stsl_cstr_leaf_lambda(p->ws, &pr, e, v, f);
+    }
+}
+
+/* Are guards a, b the two band guards of one stuck contact (build_guards
+ * adds them in a row)? */
+static int band_pair(const guard_ref *a, const guard_ref *b)
+{
+    return a->type == G_BAND_POS && b->type == G_BAND_NEG && a->index == b->index;
+}
+
+/* Both band guards of stuck contact c at once: guard_value's two values,
+ * from one constraint force and one pair of static levels. */
+static void band_guards(const stsl_multibody *m, const prepared *p, int c, const fixed_motion *fm,
+                        double *g_pos, double *g_neg)
+{
+    double fs_pos, fs_neg, lam = contact_lambda(m, p, c);
+    static_levels(m, c, fm, &fs_pos, &fs_neg);
+    *g_pos = stsl_contact_band_excess(-lam, +1, fs_pos);
+    *g_neg = stsl_contact_band_excess(-lam, -1, fs_neg);
 }
 
 static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
@@ -919,9 +1018,21 @@ static int mb_guards(void *self, stsl_mode_code mode, double t, const double *y,
     if (!p) return -1;
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    if (needs_lambda(p) && solve(m, p, &fm, t, y, NULL, NULL)) return -1;
-    for (int i = 0; i < p->n_guards; i++)
-        g[i] = guard_value(m, p, &p->guards[i], &fm, y);
+    if (p->needs_lambda && p->leaves_only && !m->full_guards) {
+        leaf_lambdas(m, p, &fm, t, y);
+        m->leaf_evals++;
+    } else if (p->needs_lambda && solve(m, p, &fm, t, y, NULL, NULL))
+        return -1;
+    for (int i = 0; i < p->n_guards; i++) {
+        const guard_ref *gr = &p->guards[i];
+        if (!m->full_guards && gr->type == G_BAND_POS && i + 1 < p->n_guards &&
+            band_pair(gr, gr + 1)) {
+            band_guards(m, p, gr->index, &fm, &g[i], &g[i + 1]);
+            i++;
+            continue;
+        }
+        g[i] = guard_value(m, p, gr, &fm, y);
+    }
     return 0;
 }
 
@@ -982,9 +1093,7 @@ static int mb_guard(void *self, stsl_mode_code mode, double t, const double *y, 
     const guard_ref *gr = &p->guards[i];
     fixed_motion fm;
     eval_fixed(m, t, &fm);
-    int e = gr->type == G_BAND_POS || gr->type == G_BAND_NEG ? p->contact_edge[gr->index]
-            : gr->type == G_REACTION                         ? p->stop_edge[gr->index]
-                                                             : -1;
+    int e = guard_edge(p, gr);
     if (e >= 0) {
         stsl_cstr_problem pr = {
             m->nb, m->mass, m->force, N_FIXED, fm.a, p->n_edges, (const int(*)[2])p->edges};
@@ -1015,7 +1124,9 @@ static int build_incidence(stsl_multibody *m)
             for (int end = 0; end < 2; end++)
                 if (m->knode[k][end] == i) m->inc[n++] = (incidence){I_COUPLING, k, end};
         for (int c = 0; c < m->nc; c++) {
-            if (m->cnode[c][0] == i) m->inc[n++] = (incidence){I_LOAD, c, 0};
+            /* Without a load F_R is 0: adding it changes no sum (a sum of
+             * forces from +0 is never -0, and x + 0 == x), so it is left out. */
+            if (m->cnode[c][0] == i && m->load_sig[c]) m->inc[n++] = (incidence){I_LOAD, c, 0};
             for (int end = 0; end < 2; end++)
                 if (m->cnode[c][end] == i) m->inc[n++] = (incidence){I_FRICTION, c, end};
         }
@@ -1717,10 +1828,13 @@ static void reach(stsl_multibody *m, stsl_reason why)
             memcpy(p->edges[p->n_edges++], m->cnode[c], sizeof m->cnode[c]);
     }
     label_between_bodies(m);
-    for (int i = 0; i < m->nb; i++) /* the clusters of the bodies reached */
-        if (m->reach_body[i])
-            for (int j = 0; j < m->nb; j++)
-                if (m->label[j] == m->label[i]) m->reach_body[j] = 2;
+    int *lab = m->lmark; /* the clusters of the bodies reached: their labels, then their bodies */
+    for (int i = 0; i < m->nb + N_FIXED; i++)
+        lab[i] = 0;
+    for (int i = 0; i < m->nb; i++)
+        if (m->reach_body[i]) lab[m->label[i]] = 1;
+    for (int j = 0; j < m->nb; j++)
+        if (lab[m->label[j]]) m->reach_body[j] = 2;
     int all = why == STSL_REASON_INIT || why == STSL_REASON_TIME;
     for (int c = 0; c < m->nc; c++) {
         const int *pr2 = m->cnode[c];
@@ -2526,6 +2640,10 @@ static void free_prepared(prepared *p)
     stsl_cstr_ws_free(p->ws);
     free(p->group_edge);
     free(p->free);
+    free(p->need_edge);
+    free(p->need_body);
+    free(p->need_mark);
+    free(p->fric_skip);
 }
 
 static int alloc_all(stsl_multibody *m, int max_guards)
@@ -2536,7 +2654,8 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     if (!ALLOC(m->mass, nb) || !ALLOC(m->force_sig, nf) || !ALLOC(m->cnode, nc) ||
         !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
         !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
-        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->cur, L) ||
+        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->xs, nb + N_FIXED) ||
+        !ALLOC(m->lmark, nb + N_FIXED) || !ALLOC(m->vs, nb + N_FIXED) || !ALLOC(m->cur, L) ||
         !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
         !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
         !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
@@ -2568,9 +2687,15 @@ static int alloc_all(stsl_multibody *m, int max_guards)
     m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
     m->prep.free = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
+    size_t me = (size_t)(ne > 0 ? ne : 1);
+    m->prep.need_edge = calloc(me, sizeof(int));
+    m->prep.need_body = calloc(me, sizeof(int));
+    m->prep.need_mark = calloc(me, sizeof(int));
+    m->prep.fric_skip = calloc((size_t)(nc > 0 ? nc : 1), 1);
     m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
     return m->ws && m->split && m->prep.ws && m->cand.ws && m->prep.group_edge &&
-                   m->cand.group_edge && m->prep.free
+                   m->cand.group_edge && m->prep.free && m->prep.need_edge && m->prep.need_body &&
+                   m->prep.need_mark && m->prep.fric_skip
                ? 0
                : -1;
 }
@@ -2713,6 +2838,9 @@ void stsl_multibody_free(stsl_multibody *m)
     free_prepared(&m->prep);
     free_prepared(&m->cand);
     void *all[] = {m->mass,
+                   m->lmark,
+                   m->xs,
+                   m->vs,
                    m->force_sig,
                    m->cnode,
                    m->snode,
@@ -2842,4 +2970,14 @@ void stsl_multibody_fixed_motion(const stsl_multibody *m, double t, double x[3],
     memcpy(x, fm.x, sizeof fm.x);
     memcpy(v, fm.v, sizeof fm.v);
     memcpy(a, fm.a, sizeof fm.a);
+}
+
+void stsl_multibody_set_full_guards(stsl_multibody *m, int full)
+{
+    m->full_guards = full;
+}
+
+long stsl_multibody_leaf_evals(const stsl_multibody *m)
+{
+    return m->leaf_evals;
 }

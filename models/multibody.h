@@ -109,5 +109,12 @@ stsl_mode_code stsl_multibody_mode_code(stsl_multibody *m, const uint8_t *vec);
  * solve.  The model must not be run by the solver at the same time. */
 int stsl_multibody_eval_forces(stsl_multibody *m, const uint8_t *vec, double t, const double *y,
                                stsl_multibody_forces *out);
+/* For tests of the guards' shortcut: full = 1 makes every evaluation of
+ * all guards take the full constraint solve (the reference), 0 (the
+ * default) lets a mode whose band guards read leaves' edges take each
+ * from its leaf's own balance; stsl_multibody_leaf_evals counts the
+ * evaluations that did. */
+void stsl_multibody_set_full_guards(stsl_multibody *m, int full);
+long stsl_multibody_leaf_evals(const stsl_multibody *m);
 
 #endif

@@ -8,7 +8,11 @@
  * blocks (avalanches: leaves, slipping neighbours, many band guards) is
  * compared with the full evaluation at the same (t, y); and the chain's run
  * with the op is the run without it (guards() for every search), event for
- * event, bit for bit. */
+ * event, bit for bit.  Likewise the evaluation of all guards: a mode whose
+ * band guards each read a leaf's edge (most modes of the chain) takes
+ * those forces from the leaves' own balances; every such evaluation in
+ * the same runs is compared with the full constraint solve's
+ * (stsl_multibody_set_full_guards), bit for bit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +34,10 @@ typedef struct checked {
     const stsl_hmodel *inner;
     double *all;
     long calls, mismatches;
+    stsl_multibody *m;
+    double *full; /* guards() by the full solve */
+    long all_calls, all_mismatches;
+    long leaf_evals; /* of them, by the leaves' balances */
 } checked;
 
 static int c_rhs(void *self, stsl_mode_code mode, double t, const double *y, double *ydot)
@@ -40,8 +48,17 @@ static int c_rhs(void *self, stsl_mode_code mode, double t, const double *y, dou
 
 static int c_guards(void *self, stsl_mode_code mode, double t, const double *y, double *g)
 {
-    const checked *c = self;
-    return c->inner->ops->guards(c->inner->self, mode, t, y, g);
+    checked *c = self;
+    int rc = c->inner->ops->guards(c->inner->self, mode, t, y, g);
+    stsl_mode_desc d;
+    if (rc || c->inner->ops->describe(c->inner->self, mode, &d)) return -1;
+    stsl_multibody_set_full_guards(c->m, 1);
+    rc = c->inner->ops->guards(c->inner->self, mode, t, y, c->full);
+    stsl_multibody_set_full_guards(c->m, 0);
+    c->all_calls++;
+    if (memcmp(g, c->full, sizeof *g * (size_t)d.n_guards) != 0 && c->all_mismatches++ < 5)
+        fprintf(stderr, "guards at t = %.17g differ from the full solve's\n", t);
+    return rc;
 }
 
 static int c_guard(void *self, stsl_mode_code mode, double t, const double *y, int i, double *g)
@@ -111,8 +128,10 @@ static void run_checked(const stsl_config *cfg, int one, stsl_sink *sink, checke
     if (!m) fail_msg("create: %s", err.msg);
     const stsl_hmodel *inner = stsl_multibody_model(m);
     assert_non_null(inner->ops->guard);
-    *c = (checked){inner, calloc((size_t)inner->max_guards, sizeof(double)), 0, 0};
+    size_t ng = (size_t)(inner->max_guards > 0 ? inner->max_guards : 1);
+    *c = (checked){inner, calloc(ng, sizeof(double)), 0, 0, m, calloc(ng, sizeof(double)), 0, 0, 0};
     assert_non_null(c->all);
+    assert_non_null(c->full);
     stsl_hmodel outer = *inner;
     outer.ops = one ? &with_one : &without_one;
     outer.self = c;
@@ -129,8 +148,12 @@ static void run_checked(const stsl_config *cfg, int one, stsl_sink *sink, checke
     if (rc) fail_msg("run: %s", err.msg);
     free(y0);
     free(c->all);
+    free(c->full);
+    c->all = c->full = NULL;
+    c->leaf_evals = stsl_multibody_leaf_evals(m);
     stsl_hsolver_free(h);
     stsl_multibody_free(m);
+    c->m = NULL;
 }
 
 static void load_file(const char *name, stsl_config *cfg)
@@ -157,6 +180,9 @@ static void examples_one_guard_exact(void **state)
         run_checked(&cfg, 1, &sink, &c);
         assert_true(stsl_mem_sink_result(&sink)->complete);
         if (c.mismatches) fail_msg("%s: %ld of %ld differ", names[k], c.mismatches, c.calls);
+        if (c.all_mismatches)
+            fail_msg("%s: %ld of %ld evaluations of all guards differ from the full solve's",
+                     names[k], c.all_mismatches, c.all_calls);
         calls += c.calls;
         sink.ops->destroy(sink.self);
         stsl_config_free(&cfg);
@@ -202,7 +228,13 @@ static void chain_one_guard_same_run(void **state)
     run_checked(&cfg, 1, &with, &c);
     run_checked(&cfg, 0, &without, &c0);
     if (c.mismatches) fail_msg("chain: %ld of %ld differ", c.mismatches, c.calls);
+    if (c.all_mismatches + c0.all_mismatches)
+        fail_msg("chain: %ld of %ld evaluations of all guards differ from the full solve's",
+                 c.all_mismatches + c0.all_mismatches, c.all_calls + c0.all_calls);
     assert_true(c.calls > 1000);
+    /* Most of the chain's guard evaluations are of modes with leaves (a
+     * block stuck between stuck neighbours): the shortcut was compared. */
+    assert_true(2 * c.leaf_evals > c.all_calls);
     assert_int_equal(c0.calls, 0);
     const stsl_mem_result *a = stsl_mem_sink_result(&with), *b = stsl_mem_sink_result(&without);
     assert_true(a->complete && b->complete);
@@ -221,11 +253,47 @@ static void chain_one_guard_same_run(void **state)
     stsl_config_free(&cfg);
 }
 
+/* A clutch slipping on a block stuck to the ground: the block is a leaf
+ * (its one edge the ground's) whose band force carries the clutch's
+ * friction, beside a second stuck block (two of three bodies are leaves:
+ * the shortcut sums every pair's force once).  Every evaluation of all
+ * guards equals the full solve's, bit for bit. */
+static void clutch_on_leaf_exact(void **state)
+{
+    (void)state;
+    const char *yaml = "bodies: {a: {mass: 1.0}, b: {mass: 1.0}, c: {mass: 0.5}}\n"
+                       "couplings:\n"
+                       "  - {between: [a, anchor], stiffness: 1.0}\n"
+                       "  - {between: [b, anchor], stiffness: 1.0}\n"
+                       "  - {between: [c, anchor], stiffness: 2.0, damping: 0.1}\n"
+                       "contacts:\n"
+                       "  - {between: [a, ground], law: coulomb, dynamic: 1.0, static_ratio: 1.5}\n"
+                       "  - {between: [b, ground], law: coulomb, dynamic: 1.2, static_ratio: 1.5}\n"
+                       "  - {between: [a, c], law: coulomb, dynamic: 0.2, static_ratio: 1.5}\n"
+                       "inputs: {anchor_motion: {type: ramp, slope: 0.05}}\n"
+                       "simulation: {t_end: 60, output_step: 0, rtol: 1e-8}\n";
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<clutch>", NULL, NULL, 0, &cfg, &err))
+        fail_msg("config: %s", err.msg);
+    stsl_sink sink;
+    checked c;
+    run_checked(&cfg, 1, &sink, &c);
+    assert_true(stsl_mem_sink_result(&sink)->complete);
+    if (c.all_mismatches)
+        fail_msg("clutch: %ld of %ld evaluations of all guards differ from the full solve's",
+                 c.all_mismatches, c.all_calls);
+    assert_true(c.leaf_evals > 100); /* the clutch slipped on the stuck block */
+    sink.ops->destroy(sink.self);
+    stsl_config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(examples_one_guard_exact),
         cmocka_unit_test(chain_one_guard_same_run),
+        cmocka_unit_test(clutch_on_leaf_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
