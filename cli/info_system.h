@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "io/h5_system.h"
+#include "io/h5_read.h"
 
 /* The tables of `s` to out. */
 void stsl_system_print_info(const stsl_h5_system *s, FILE *out, long max_events);

@@ -27,7 +27,6 @@
 #include "io/convergence_h5.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
-#include "io/h5_system.h"
 #include "io/mat_result.h"
 #include "io/mat_sink.h"
 #include "io/out_file.h"

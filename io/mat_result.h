@@ -1,6 +1,6 @@
 /* mat_result.h - a MAT result of `stickslip run -o OUT.mat` (the variables
  * of io/mat_sink.h) read back into the HDF5 reader's structures
- * (io/h5_read.h, io/h5_system.h), so that `stickslip info`,
+ * (io/h5_read.h), so that `stickslip info`,
  * stsl_result_read and whatever else reads results use one code for both
  * formats after this step.
  *
@@ -14,7 +14,6 @@
 #define STSL_MAT_RESULT_H
 
 #include "io/h5_read.h"
-#include "io/h5_system.h"
 
 /* zlib's deflate compresses at most 1032:1 (the HDF5 readers' rule). */
 #define STSL_MAT_MAX_RATIO 1100
