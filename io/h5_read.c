@@ -662,6 +662,13 @@ done:
 
 /* Our messages say what went wrong; HDF5's stack dump would only repeat it
  * (and is turned off only around our own calls, h5_types.h). */
+int stsl_h5_result_is_system(const stsl_h5_result *res)
+{
+    for (int c = 0; c < res->n_cols; c++)
+        if (res->col_width[c] > 0) return 1;
+    return 0;
+}
+
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
 {
     int rc;
@@ -690,8 +697,9 @@ static const char *mode_name(const stsl_h5_result *res, int m)
 }
 
 /* "Est. error:  event times 1.2e-13 s, x 3e-15 m, v 2e-14 m/s (check run
- * at rtol 1e-15; events matched)" */
-static void print_verify(const stsl_h5_result *res, FILE *out)
+ * at rtol 1e-15; events matched)"; a system's: the largest over the bodies
+ * (each body's: /stats estimated_error_x[BODY], ...). */
+static void print_verify(const stsl_h5_result *res, int system, FILE *out)
 {
     const stsl_stats *st = &res->stats;
     if (st->verify == STSL_VERIFY_NONE) return;
@@ -700,9 +708,9 @@ static void print_verify(const stsl_h5_result *res, FILE *out)
         return;
     }
     fprintf(out,
-            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s (check run at rtol %g; %s)\n",
+            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s%s (check run at rtol %g; %s)\n",
             st->err_event_time, res->time_units, st->err_x, res->x_units, st->err_v, res->v_units,
-            st->verify_rtol,
+            system ? ", largest over the bodies" : "", st->verify_rtol,
             st->verify == STSL_VERIFY_MATCHED
                 ? "events matched"
                 : "EVENT SEQUENCES DIFFER, estimate over the events before the difference");
@@ -724,11 +732,11 @@ static void name_widths(const stsl_h5_result *res, int *w_mode, int *w_pair)
     *w_pair = 2 * longest + 4 > 24 ? 2 * longest + 4 : 24;
 }
 
-void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
+/* The lines every summary begins with (a system's names no quantities: its
+ * tables do). */
+static void print_head(const stsl_h5_result *res, int system, FILE *out)
 {
     const stsl_stats *st = &res->stats;
-    int w_mode, w_pair;
-    name_widths(res, &w_mode, &w_pair);
     fprintf(out, "File:        %s\n", res->path);
     fprintf(out, "Program:     %s %s, created %s\n", res->program, res->version, res->created_utc);
     if (res->complete)
@@ -737,7 +745,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         fprintf(out, "Status:      INCOMPLETE: %s\n",
                 res->message[0] ? res->message : "(no message)");
     fprintf(out, "Samples:     %ld\n", res->n_samples);
-    if (res->quantities[0]) fprintf(out, "Quantities:  %s\n", res->quantities);
+    if (res->quantities[0] && !system) fprintf(out, "Quantities:  %s\n", res->quantities);
     if (res->n_samples > 0 && !isnan(res->t_first))
         fprintf(out, "Time span:   %.9g .. %.9g %s\n", res->t_first, res->t_last, res->time_units);
     fprintf(out,
@@ -745,7 +753,15 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
             "%ld segments, wall time %.3f s\n",
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
     if (st->jac_evals > 0) fprintf(out, "             %ld Jacobian evaluations\n", st->jac_evals);
-    print_verify(res, out);
+    print_verify(res, system, out);
+}
+
+void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
+{
+    const stsl_stats *st = &res->stats;
+    int w_mode, w_pair;
+    name_widths(res, &w_mode, &w_pair);
+    print_head(res, 0, out);
 
     double total = 0.0;
     for (int i = 0; i < st->n_modes; i++)
@@ -1052,4 +1068,117 @@ double stsl_h5_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m, c
     stsl_compare_stuck_held(s->t, f, f, s->n_samples, &held);
     free(f);
     return held.ref_time;
+}
+
+/* ---- `stickslip info` of a system: per body, contact and stop ----------------- */
+
+/* Events of `kind` (NULL: any) about subject `index`. */
+static long count_events(const stsl_h5_system *s, const char *kind, int index)
+{
+    long n = 0;
+    for (long i = 0; i < s->n_events; i++)
+        n += s->events[i].index == index && (!kind || !strcmp(s->events[i].kind, kind));
+    return n;
+}
+
+/* Per body: final x, v and the range of x. */
+static void print_bodies(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_h5_group *x = stsl_h5_system_group(s, "x"), *v = stsl_h5_system_group(s, "v");
+    long last = s->n_samples - 1;
+    if (!x || last < 0) return;
+    char h[4][48];
+    snprintf(h[0], sizeof h[0], "final x [%s]", x->units);
+    snprintf(h[1], sizeof h[1], "final v [%s]", v ? v->units : "");
+    snprintf(h[2], sizeof h[2], "min x [%s]", x->units);
+    snprintf(h[3], sizeof h[3], "max x [%s]", x->units);
+    fprintf(out, "Bodies:      %d\n  %-16s %16s %16s %16s %16s\n", x->width, "body", h[0], h[1],
+            h[2], h[3]);
+    for (int m = 0; m < x->width; m++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (long i = 0; i <= last; i++) {
+            lo = fmin(lo, stsl_h5_group_at(x, i, m));
+            hi = fmax(hi, stsl_h5_group_at(x, i, m));
+        }
+        double vf = v && v->width == x->width ? stsl_h5_group_at(v, last, m) : NAN;
+        fprintf(out, "  %-16s %16.9g %16.9g %16.9g %16.9g\n", x->members[m],
+                stsl_h5_group_at(x, last, m), vf, lo, hi);
+    }
+}
+
+/* Per contact: time stuck, stick and breakaway events, largest |friction|. */
+static void print_contacts(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode"),
+                        *fr = stsl_h5_system_group(s, "friction");
+    if (!cm) return;
+    double span = s->n_samples > 0 ? s->t[s->n_samples - 1] - s->t[0] : 0.0;
+    char h[2][48];
+    snprintf(h[0], sizeof h[0], "time stuck [%s]", s->time_units);
+    snprintf(h[1], sizeof h[1], "max |friction| [%s]", fr ? fr->units : "");
+    fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %20s\n", cm->width, "contact", h[0],
+            "stuck %", "sticks", "breakaways", h[1]);
+    for (int m = 0; m < cm->width; m++) {
+        double stuck = stsl_h5_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
+        for (long i = 0; fr && m < fr->width && i < s->n_samples; i++)
+            fmax_abs = fmax(fmax_abs, fabs(stsl_h5_group_at(fr, i, m)));
+        fprintf(out, "  %-16s %18.9g %8.2f %8ld %10ld %20.9g\n", cm->members[m], stuck,
+                span > 0 ? 100.0 * stuck / span : 0.0, count_events(s, "stick", m),
+                count_events(s, "breakaway", m), fr ? fmax_abs : NAN);
+    }
+}
+
+/* Per stop: contacts (rigid: stop_contact, compliant: contact_begin), impacts. */
+static void print_stops(const stsl_h5_system *s, FILE *out, int first_subject)
+{
+    const stsl_h5_group *sm = stsl_h5_system_group(s, "stop_mode");
+    if (!sm) return;
+    char h[48];
+    snprintf(h, sizeof h, "time in contact [%s]", s->time_units);
+    fprintf(out, "Stops:       %d\n  %-16s %9s %9s %22s\n", sm->width, "stop", "contacts",
+            "impacts", h);
+    for (int m = 0; m < sm->width; m++) {
+        int subj = first_subject + m;
+        long contacts =
+            count_events(s, "stop_contact", subj) + count_events(s, "contact_begin", subj);
+        double t_in = stsl_h5_time_in(s, sm, m, "LOW") + stsl_h5_time_in(s, sm, m, "HIGH");
+        fprintf(out, "  %-16s %9ld %9ld %22.9g\n", sm->members[m], contacts,
+                count_events(s, "impact", subj), t_in);
+    }
+}
+
+/* Counts by kind and subject, in order of first appearance (few events in
+ * a file's summary: a quadratic count is fine). */
+static void print_sys_counts(const stsl_h5_system *s, FILE *out)
+{
+    fprintf(out, "Events:      %ld\n", s->n_events);
+    for (long i = 0; i < s->n_events; i++) {
+        const stsl_h5_sys_event *e = &s->events[i];
+        long first = 0;
+        while (strcmp(s->events[first].kind, e->kind) || s->events[first].index != e->index)
+            first++;
+        if (first != i) continue;
+        fprintf(out, "  %-16s %-16s %ld\n", e->kind, e->index >= 0 ? e->name : "-",
+                count_events(s, e->kind, e->index));
+    }
+}
+
+void stsl_h5_print_system_info(const stsl_h5_result *res, const stsl_h5_system *s, FILE *out,
+                               long max_events)
+{
+    print_head(res, 1, out);
+    print_bodies(s, out);
+    print_contacts(s, out);
+    const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode");
+    print_stops(s, out, cm ? cm->width : 0); /* subjects: contacts, then stops */
+    print_sys_counts(s, out);
+    if (s->n_events == 0) return;
+    char h[32];
+    snprintf(h, sizeof h, "t [%s]", s->time_units);
+    fprintf(out, "\n%18s  %-16s %s\n", h, "kind", "subject");
+    long shown = max_events < 0 || max_events > s->n_events ? s->n_events : max_events;
+    for (long i = 0; i < shown; i++)
+        fprintf(out, "%18.12g  %-16s %s\n", s->events[i].t, s->events[i].kind,
+                s->events[i].index >= 0 ? s->events[i].name : "-");
+    if (shown < s->n_events) fprintf(out, "... %ld more\n", s->n_events - shown);
 }

@@ -70,6 +70,8 @@ typedef struct stsl_h5_result {
  * allocated (the events, /config, the group and subject names). */
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err);
 void stsl_h5_result_free(stsl_h5_result *res);
+/* 1 when the result read is a system's (its columns include groups). */
+int stsl_h5_result_is_system(const stsl_h5_result *res);
 /* Read one 1-D /trajectory dataset (float64) into a malloc'd array. */
 int stsl_h5_read_column(const char *path, const char *name, double **data, long *n,
                         stsl_error *err);
@@ -78,8 +80,16 @@ int stsl_h5_read_column(const char *path, const char *name, double **data, long 
  * *width values (*width 0 for a 1-D dataset: *n values). */
 int stsl_h5_read_matrix(const char *path, const char *name, double **data, long *n, int *width,
                         stsl_error *err);
-/* Human-readable summary and event table (at most max_events rows; <0 all). */
+/* `stickslip info`: the human-readable summary and event table (at most
+ * max_events rows; <0 all) of an element's result; of a system's (s: read
+ * from res) per body its final position and velocity and the range of its
+ * position, per contact the time stuck, its stick and breakaway events and
+ * the largest |friction|, per stop its contacts and impacts, the events
+ * counted by kind and subject, and the event table with the subjects. */
 void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events);
+struct stsl_h5_system;
+void stsl_h5_print_system_info(const stsl_h5_result *res, const struct stsl_h5_system *s, FILE *out,
+                               long max_events);
 
 /* ---- a result as one value per dataset (systems and elements) -----------
  * /trajectory's datasets with their member names (2-D groups x, v,

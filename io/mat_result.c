@@ -548,13 +548,6 @@ void stsl_mat_arrays_free(stsl_mat_arrays *a)
     memset(a, 0, sizeof *a);
 }
 
-int stsl_mat_result_is_system(const stsl_h5_result *res)
-{
-    for (int c = 0; c < res->n_cols; c++)
-        if (res->col_width[c] > 0) return 1;
-    return 0;
-}
-
 int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
                          stsl_error *err)
 {
