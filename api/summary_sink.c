@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/validation.h"
+
 static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     stsl_summary_sink *ss = self;
@@ -225,7 +227,13 @@ static int ms_sample(void *self, double t, int mode, const double *cols, stsl_er
             ms->values[k] = cols[ms->src[k]]; /* a final value: the last sample's */
             continue;
         }
-        if (ms->have_prev && ms->prev_stuck[k]) ms->stuck_time[k] += t - ms->t_prev;
+        if (ms->have_prev) { /* the interval by the rule of `info` and compare */
+            double tt[2] = {ms->t_prev, t};
+            unsigned char f[2] = {ms->prev_stuck[k], 0};
+            stsl_cmp_stuck held;
+            stsl_compare_stuck_held(tt, f, f, 2, &held);
+            ms->stuck_time[k] += held.ref_time;
+        }
         ms->prev_stuck[k] = ms->stuck_value[k] >= 0 && (int)cols[ms->src[k]] == ms->stuck_value[k];
     }
     ms->t_prev = t;
