@@ -23,6 +23,7 @@
 #ifndef STSL_API_COMPARE_H
 #define STSL_API_COMPARE_H
 
+#include "include/stickslip.h"
 #include "io/config.h"
 #include "io/h5_read.h"
 #include "io/mem_sink.h"
@@ -117,43 +118,17 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
  *                contact's first end, opposing its slip) in both;
  *   per stop     the events about the stop matched within the window.
  * Bodies, contacts and stops must have the same names in both (in any
- * order); otherwise STSL_EINPUT naming what only one of them has. */
-typedef struct stsl_cmp_body {
-    const char *name;  /* borrowed from the candidate */
-    stsl_cmp_errors e; /* x and v */
-} stsl_cmp_body;
-
-typedef struct stsl_cmp_contact {
-    const char *name;
-    stsl_cmp_stuck stuck;
-    stsl_cmp_matching m;            /* events about this contact */
-    double energy_ref, energy_cand; /* NaN without friction and slip_velocity */
-    stsl_cmp_errors e; /* its friction (as x) and slip velocity (as v); NaN without them */
-} stsl_cmp_contact;
-
-typedef struct stsl_cmp_stop {
-    const char *name;
-    stsl_cmp_matching m; /* events about this stop */
-} stsl_cmp_stop;
-
-typedef struct stsl_cmp_sys_report {
-    long n, dropped; /* candidate samples compared, and outside [0, t_end] */
-    double t_first, t_last, window;
-    int window_default;
-    int rerun_failed; /* on failure: the reference's re-run failed (exit 3) */
-    int n_bodies, n_contacts, n_stops;
-    stsl_cmp_body *bodies;
-    stsl_cmp_contact *contacts;
-    stsl_cmp_stop *stops;
-} stsl_cmp_sys_report;
-
-/* Compare `cand` against the run of `ref` (a system's configuration;
- * `ref_name` names it in messages; event_window < 0: the default of
- * models/validation.h).  On failure *rep holds nothing to free but
- * rep->rerun_failed (the message then starts "re-running the
+ * order); otherwise STSL_EINPUT naming what only one of them has.
+ *
+ * `cand` against the run of `ref` (a system's configuration; `ref_name`
+ * names it in messages; event_window < 0: the default of
+ * models/validation.h) into the public report *out (freed with
+ * stsl_compare_system_free; members named as in the candidate).  On
+ * failure *out holds nothing to free and *rerun_failed says whether the
+ * reference's re-run failed (the message then starts "re-running the
  * reference: "). */
 int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
-                     double event_window, stsl_cmp_sys_report *rep, stsl_error *err);
-void stsl_cmp_sys_report_free(stsl_cmp_sys_report *rep);
+                     double event_window, stsl_compare_system_report *out, int *rerun_failed,
+                     stsl_error *err);
 
 #endif
