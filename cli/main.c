@@ -198,8 +198,8 @@ static int print_read(stsl_h5_result *res, stsl_mat_arrays *a, long max_events, 
     int rc = STSL_OK;
     if (stsl_h5_result_is_system(res)) {
         stsl_h5_system sys;
-        rc = a ? stsl_mat_system_from(res, a, &sys, err)
-               : stsl_h5_system_from(res, 0, NULL, NULL, &sys, err);
+        rc = stsl_h5_system_from(res, a ? a->n : 0, a ? &a->t : NULL, a ? a->cols : NULL, &sys,
+                                 err); /* takes a's arrays */
         if (!rc) stsl_h5_print_system_info(res, &sys, stdout, max_events);
         stsl_h5_system_free(&sys);
     } else {

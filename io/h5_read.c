@@ -809,6 +809,25 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
 
 /* ---- a result as one value per dataset ------------------------------------ */
 
+/* g's description: its name, units, long name, width (0: a 1-D column, a
+ * group of one member named after it), member names and value names. */
+static int describe_group(stsl_h5_group *g, const char *name, const char *units,
+                          const char *long_name, int width, const char *const *members,
+                          int n_values, const char *const *values)
+{
+    snprintf(g->name, sizeof g->name, "%s", name);
+    snprintf(g->units, sizeof g->units, "%s", units ? units : "");
+    snprintf(g->long_name, sizeof g->long_name, "%s", long_name ? long_name : "");
+    g->two_d = width > 0;
+    g->width = width > 0 ? width : 1;
+    if (!(g->members = calloc((size_t)g->width, sizeof *g->members))) return -1;
+    for (int m = 0; m < g->width; m++)
+        snprintf(g->members[m], sizeof g->members[m], "%s", g->two_d ? members[m] : name);
+    for (int k = 0; k < n_values && k < STSL_H5S_MAX_VALUES; k++)
+        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", values[k]);
+    return 0;
+}
+
 /* Dataset c of the file into g (data, members, value names): its values
  * taken from *data when given, else read from the file. */
 static int take_group(const stsl_h5_result *h, int c, long n, double **data, stsl_h5_group *g,
@@ -816,31 +835,33 @@ static int take_group(const stsl_h5_result *h, int c, long n, double **data, sts
 {
     long rows = n;
     int width = h->col_width[c];
-    snprintf(g->name, sizeof g->name, "%s", h->col_names[c]);
-    snprintf(g->units, sizeof g->units, "%s", h->col_units[c]);
-    snprintf(g->long_name, sizeof g->long_name, "%s", h->col_long_names[c]);
     int rc = STSL_OK;
     if (data && *data) {
         g->data = *data;
         *data = NULL;
     } else {
-        rc = stsl_h5_read_matrix(h->path, g->name, &g->data, &rows, &width, err);
+        rc = stsl_h5_read_matrix(h->path, h->col_names[c], &g->data, &rows, &width, err);
     }
     if (rc) return rc;
     if (rows != n)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: /trajectory/%s has %ld rows, /trajectory/t %ld", h->path,
-                              g->name, rows, n);
-    g->two_d = width > 0;
-    g->width = width > 0 ? width : 1;
-    if (!(g->members = calloc((size_t)g->width, sizeof *g->members)))
+                              h->col_names[c], rows, n);
+    if (describe_group(g, h->col_names[c], h->col_units[c], h->col_long_names[c], width,
+                       (const char *const *)h->col_members[c], h->col_n_values[c],
+                       (const char *const *)h->col_values[c]))
         return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
-    for (int m = 0; m < g->width; m++)
-        snprintf(g->members[m], sizeof g->members[m], "%s",
-                 g->two_d ? h->col_members[c][m] : g->name);
-    for (int k = 0; k < h->col_n_values[c] && k < STSL_H5S_MAX_VALUES; k++)
-        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", h->col_values[c][k]);
     return STSL_OK;
+}
+
+/* Event o at t of `kind` about `subject` (1 + index into names; 0: none). */
+static void put_event(stsl_h5_sys_event *o, double t, const char *kind, int subject,
+                      const char *const *names)
+{
+    o->t = t;
+    snprintf(o->kind, sizeof o->kind, "%s", kind);
+    o->index = subject - 1;
+    snprintf(o->name, sizeof o->name, "%s", subject > 0 ? names[subject - 1] : "");
 }
 
 static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
@@ -849,15 +870,9 @@ static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *e
     if (!(s->events = calloc((size_t)h->n_events + 1, sizeof *s->events)))
         return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", h->path,
                               h->n_events);
-    for (long i = 0; i < h->n_events; i++) {
-        const stsl_h5_event *e = &h->events[i];
-        stsl_h5_sys_event *o = &s->events[i];
-        o->t = e->t;
-        snprintf(o->kind, sizeof o->kind, "%s", e->kind);
-        o->index = e->subject - 1;
-        snprintf(o->name, sizeof o->name, "%s",
-                 e->subject > 0 ? h->subject_names[e->subject - 1] : "");
-    }
+    for (long i = 0; i < h->n_events; i++)
+        put_event(&s->events[i], h->events[i].t, h->events[i].kind, h->events[i].subject,
+                  (const char *const *)h->subject_names);
     return STSL_OK;
 }
 
@@ -984,19 +999,11 @@ static int group_of_rows(const stsl_layout *l, const stsl_col_group *lg, int c, 
 {
     int first = lg ? lg->first : c, width = lg ? lg->width : 1;
     const stsl_column *col = &l->cols[first];
-    snprintf(g->name, sizeof g->name, "%s", lg ? lg->name : col->name);
-    snprintf(g->units, sizeof g->units, "%s", lg ? lg->units : col->units ? col->units : "");
-    const char *ln = lg ? lg->long_name : col->long_name;
-    snprintf(g->long_name, sizeof g->long_name, "%s", ln ? ln : "");
-    g->two_d = lg != NULL;
-    g->width = width;
-    g->members = calloc((size_t)width, sizeof *g->members);
-    g->data = malloc(sizeof *g->data * ((size_t)n * (size_t)width + 1));
-    if (!g->members || !g->data) return -1;
-    for (int m = 0; m < width; m++)
-        snprintf(g->members[m], sizeof g->members[m], "%s", lg ? lg->member_names[m] : g->name);
-    for (int k = 0; lg && k < lg->n_value_names && k < STSL_H5S_MAX_VALUES; k++)
-        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", lg->value_names[k]);
+    if (lg ? describe_group(g, lg->name, lg->units, lg->long_name, width, lg->member_names,
+                            lg->n_value_names, lg->value_names)
+           : describe_group(g, col->name, col->units, col->long_name, 0, NULL, 0, NULL))
+        return -1;
+    if (!(g->data = malloc(sizeof *g->data * ((size_t)n * (size_t)width + 1)))) return -1;
     for (long i = 0; i < n; i++)
         for (int m = 0; m < width; m++)
             g->data[(size_t)i * (size_t)width + (size_t)m] =
@@ -1011,13 +1018,9 @@ static int take_run_events(const stsl_mem_result *mr, stsl_h5_system *s)
     s->n_events = mr->n_events;
     for (long i = 0; i < mr->n_events; i++) {
         const stsl_mem_event *e = &mr->events[i];
-        stsl_h5_sys_event *o = &s->events[i];
-        o->t = e->t;
-        snprintf(o->kind, sizeof o->kind, "%s",
-                 e->kind >= 0 && e->kind < l->n_kinds ? l->kind_names[e->kind] : "?");
-        o->index = e->subject - 1;
-        snprintf(o->name, sizeof o->name, "%s",
-                 e->subject > 0 ? l->subject_names[e->subject - 1] : "");
+        put_event(&s->events[i], e->t,
+                  e->kind >= 0 && e->kind < l->n_kinds ? l->kind_names[e->kind] : "?", e->subject,
+                  l->subject_names);
     }
     return 0;
 }

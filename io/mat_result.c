@@ -547,9 +547,3 @@ void stsl_mat_arrays_free(stsl_mat_arrays *a)
         free(a->cols[c]);
     memset(a, 0, sizeof *a);
 }
-
-int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
-                         stsl_error *err)
-{
-    return stsl_h5_system_from(res, a->n, &a->t, a->cols, s, err);
-}

@@ -36,9 +36,4 @@ int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays 
                          stsl_error *err);
 void stsl_mat_arrays_free(stsl_mat_arrays *a);
 
-/* The system's reader structure from a result read: takes the arrays of
- * `a` (freed with *s by stsl_h5_system_free); *res keeps its own. */
-int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
-                         stsl_error *err);
-
 #endif
