@@ -756,6 +756,29 @@ static void print_head(const stsl_h5_result *res, int system, FILE *out)
     print_verify(res, system, out);
 }
 
+/* The events counted by kind (a system's: by kind and subject), in order
+ * of first appearance (a file's events are few: a quadratic count). */
+static void print_counts(const stsl_h5_result *res, int by_subject, FILE *out)
+{
+    fprintf(out, "Events:      %ld\n", res->n_events);
+    for (long i = 0; i < res->n_events; i++) {
+        const stsl_h5_event *e = &res->events[i];
+        long count = 0, earlier = 0;
+        for (long j = 0; j < res->n_events; j++) {
+            int same = !strcmp(res->events[j].kind, e->kind) &&
+                       (!by_subject || res->events[j].subject == e->subject);
+            count += same;
+            earlier |= same && j < i;
+        }
+        if (earlier) continue;
+        if (by_subject)
+            fprintf(out, "  %-16s %-16s %ld\n", e->kind,
+                    e->subject > 0 ? res->subject_names[e->subject - 1] : "-", count);
+        else
+            fprintf(out, "  %-16s %ld\n", e->kind, count);
+    }
+}
+
 void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
 {
     const stsl_stats *st = &res->stats;
@@ -771,19 +794,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         fprintf(out, "  %-*s %14.6g %s  %6.2f %%\n", w_mode, mode_name(res, i), st->mode_time[i],
                 res->time_units, total > 0 ? 100.0 * st->mode_time[i] / total : 0.0);
 
-    /* Kinds in order of first appearance; the file's events are few enough
-     * for a quadratic count. */
-    fprintf(out, "Events:      %ld\n", res->n_events);
-    for (long i = 0; i < res->n_events; i++) {
-        long first = 0;
-        while (strcmp(res->events[first].kind, res->events[i].kind) != 0)
-            first++;
-        if (first != i) continue;
-        long count = 0;
-        for (long j = i; j < res->n_events; j++)
-            count += strcmp(res->events[j].kind, res->events[i].kind) == 0;
-        fprintf(out, "  %-16s %ld\n", res->events[i].kind, count);
-    }
+    print_counts(res, 0, out);
     if (res->n_events == 0) return;
 
     char h[6][48];
@@ -879,12 +890,9 @@ static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *e
 static int take_all(const stsl_h5_result *h, long n, double **t, double **data, stsl_h5_system *s,
                     stsl_error *err)
 {
-    snprintf(s->version, sizeof s->version, "%s", h->version);
-    snprintf(s->created_utc, sizeof s->created_utc, "%s", h->created_utc);
     snprintf(s->message, sizeof s->message, "%s", h->message);
     snprintf(s->time_units, sizeof s->time_units, "%s", h->time_units);
     s->complete = h->complete;
-    s->stats = h->stats;
     int rc = STSL_OK;
     if (t && *t) {
         s->t = *t;
@@ -1033,8 +1041,6 @@ int stsl_h5_system_of_run(const char *name, const stsl_mem_result *mr, const dou
     snprintf(s->path, sizeof s->path, "%s", name);
     snprintf(s->time_units, sizeof s->time_units, "%s", l->time_units ? l->time_units : "");
     s->complete = mr->complete;
-    s->stats = mr->stats;
-    s->stats.err_cols = NULL;
     int ok = (s->t = malloc(sizeof *s->t * (size_t)(n + 1))) != NULL && take_run_events(mr, s) == 0;
     if (ok) memcpy(s->t, t, sizeof *s->t * (size_t)n);
     s->n_samples = n;
@@ -1150,22 +1156,6 @@ static void print_stops(const stsl_h5_system *s, FILE *out, int first_subject)
     }
 }
 
-/* Counts by kind and subject, in order of first appearance (few events in
- * a file's summary: a quadratic count is fine). */
-static void print_sys_counts(const stsl_h5_system *s, FILE *out)
-{
-    fprintf(out, "Events:      %ld\n", s->n_events);
-    for (long i = 0; i < s->n_events; i++) {
-        const stsl_h5_sys_event *e = &s->events[i];
-        long first = 0;
-        while (strcmp(s->events[first].kind, e->kind) || s->events[first].index != e->index)
-            first++;
-        if (first != i) continue;
-        fprintf(out, "  %-16s %-16s %ld\n", e->kind, e->index >= 0 ? e->name : "-",
-                count_events(s, e->kind, e->index));
-    }
-}
-
 void stsl_h5_print_system_info(const stsl_h5_result *res, const stsl_h5_system *s, FILE *out,
                                long max_events)
 {
@@ -1174,7 +1164,7 @@ void stsl_h5_print_system_info(const stsl_h5_result *res, const stsl_h5_system *
     print_contacts(s, out);
     const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode");
     print_stops(s, out, cm ? cm->width : 0); /* subjects: contacts, then stops */
-    print_sys_counts(s, out);
+    print_counts(res, 1, out);
     if (s->n_events == 0) return;
     char h[32];
     snprintf(h, sizeof h, "t [%s]", s->time_units);

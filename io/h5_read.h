@@ -123,8 +123,7 @@ typedef struct stsl_h5_sys_event {
 } stsl_h5_sys_event;
 
 typedef struct stsl_h5_system {
-    char path[4096];
-    char version[64], created_utc[64];
+    char path[4096]; /* its header: the stsl_h5_result it was read from */
     int complete;
     char message[1024];
     long n_samples;
@@ -134,7 +133,6 @@ typedef struct stsl_h5_system {
     stsl_h5_group groups[STSL_H5S_MAX_GROUPS];
     long n_events;
     stsl_h5_sys_event *events; /* malloc'd */
-    stsl_stats stats;          /* the counters of /stats (no mode times) */
 } stsl_h5_system;
 
 /* 1 when `path` is a stickslip result of a system (no /trajectory/mode, a
