@@ -490,12 +490,13 @@ typedef struct work {
 } work;
 
 /* The errors of the candidate's (ac, bc) against the reference's (ar, br)
- * on the grid t into six figures of the report. */
-static void errors_into(const double *t, const work *w, long n, double *max_a, double *rms_a,
-                        double *final_a, double *max_b, double *rms_b, double *final_b)
+ * on the grid t into six figures of the report (NaN when not `have`). */
+static void errors_into(const double *t, const work *w, long n, int have, double *max_a,
+                        double *rms_a, double *final_a, double *max_b, double *rms_b,
+                        double *final_b)
 {
-    stsl_cmp_errors e;
-    stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &e);
+    stsl_cmp_errors e = {NAN, NAN, NAN, NAN, NAN, NAN};
+    if (have) stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &e);
     *max_a = e.max_abs_x, *rms_a = e.rms_x, *final_a = e.final_x;
     *max_b = e.max_abs_v, *rms_b = e.rms_v, *final_b = e.final_v;
 }
@@ -515,7 +516,7 @@ static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const doubl
         }
         stsl_compare_body *b = &out->bodies[k];
         snprintf(b->name, sizeof b->name, "%s", xc->members[k]);
-        errors_into(t, w, n, &b->max_abs_error_x, &b->rms_error_x, &b->final_error_x,
+        errors_into(t, w, n, 1, &b->max_abs_error_x, &b->rms_error_x, &b->final_error_x,
                     &b->max_abs_error_v, &b->rms_error_v, &b->final_error_v);
     }
 }
@@ -595,14 +596,10 @@ static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const doub
         o->dissipated_energy_reference = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
         o->dissipated_energy_candidate = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
         /* friction_energy left both in w: the errors of the same rows. */
-        if (fr && wr && fc && wc)
-            errors_into(t, w, n, &o->max_abs_error_friction, &o->rms_error_friction,
-                        &o->final_error_friction, &o->max_abs_error_slip_velocity,
-                        &o->rms_error_slip_velocity, &o->final_error_slip_velocity);
-        else
-            o->max_abs_error_friction = o->rms_error_friction = o->final_error_friction =
-                o->max_abs_error_slip_velocity = o->rms_error_slip_velocity =
-                    o->final_error_slip_velocity = NAN;
+        errors_into(t, w, n, fr && wr && fc && wc, &o->max_abs_error_friction,
+                    &o->rms_error_friction, &o->final_error_friction,
+                    &o->max_abs_error_slip_velocity, &o->rms_error_slip_velocity,
+                    &o->final_error_slip_velocity);
         rc = match_subject(r, c, o->name, out, &o->events, err);
     }
     return rc;

@@ -47,7 +47,8 @@ static int take_attrs(const stsl_layout *l, int c, char **a)
 {
     int g = stsl_layout_group_of(l, c);
     char values[512] = "";
-    for (int k = 0, at = 0; g >= 0 && k < l->groups[g].n_value_names; k++)
+    int n = g >= 0 ? l->groups[g].n_value_names : 0;
+    for (int k = 0, at = 0; k < n && (size_t)at < sizeof values; k++)
         at += snprintf(values + at, sizeof values - (size_t)at, "%s%s", k ? "," : "",
                        l->groups[g].value_names[k]);
     const char *units = g >= 0 ? l->groups[g].units : l->cols[c].units,

@@ -503,9 +503,9 @@ static int write_sys_json(const char *path, const stsl_h5_system *c,
         json_events(f, &p->stops[k].events);
         fputs(k + 1 < p->n_stops ? ",\n" : "\n", f);
     }
+    const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
     fprintf(f, "  ],\n  \"units\": {\"t\": \"%s\", \"x\": \"%s\", \"v\": \"%s\"}\n}\n",
-            c->time_units, stsl_h5_system_group(c, "x")->units,
-            stsl_h5_system_group(c, "v") ? stsl_h5_system_group(c, "v")->units : "");
+            c->time_units, x ? x->units : "", v ? v->units : "");
     return stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
 }
 

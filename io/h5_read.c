@@ -355,6 +355,12 @@ static int has_groups(hid_t traj)
     return 0;
 }
 
+/* A system's file has no scalar mode (its modes are groups) and groups. */
+static int traj_is_system(hid_t traj)
+{
+    return H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 && has_groups(traj);
+}
+
 static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -373,8 +379,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     res->t_last = res->n_samples > 0 ? ds_at(t, (hsize_t)res->n_samples - 1) : NAN;
 
     char names[1024] = "";
-    /* A system's file has no scalar mode: its modes are groups. */
-    int system = H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 && has_groups(traj);
+    int system = traj_is_system(traj);
     if (!system && (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
                     (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
                     attr_str(m, "mode_names", names, sizeof names) < 0)) {
@@ -820,20 +825,17 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
 
 /* ---- a result as one value per dataset ------------------------------------ */
 
-/* g's description: its name, units, long name, width (0: a 1-D column, a
- * group of one member named after it), member names and value names. */
-static int describe_group(stsl_h5_group *g, const char *name, const char *units,
-                          const char *long_name, int width, const char *const *members,
-                          int n_values, const char *const *values)
+/* g's description: its name, units, width (0: a 1-D column, a group of
+ * one member named after it), member names and value names. */
+static int describe_group(stsl_h5_group *g, const char *name, const char *units, int width,
+                          const char *const *members, int n_values, const char *const *values)
 {
     snprintf(g->name, sizeof g->name, "%s", name);
     snprintf(g->units, sizeof g->units, "%s", units ? units : "");
-    snprintf(g->long_name, sizeof g->long_name, "%s", long_name ? long_name : "");
-    g->two_d = width > 0;
     g->width = width > 0 ? width : 1;
     if (!(g->members = calloc((size_t)g->width, sizeof *g->members))) return -1;
     for (int m = 0; m < g->width; m++)
-        snprintf(g->members[m], sizeof g->members[m], "%s", g->two_d ? members[m] : name);
+        snprintf(g->members[m], sizeof g->members[m], "%s", width > 0 ? members[m] : name);
     for (int k = 0; k < n_values && k < STSL_H5S_MAX_VALUES; k++)
         snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", values[k]);
     return 0;
@@ -858,7 +860,7 @@ static int take_group(const stsl_h5_result *h, int c, long n, double **data, sts
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: /trajectory/%s has %ld rows, /trajectory/t %ld", h->path,
                               h->col_names[c], rows, n);
-    if (describe_group(g, h->col_names[c], h->col_units[c], h->col_long_names[c], width,
+    if (describe_group(g, h->col_names[c], h->col_units[c], width,
                        (const char *const *)h->col_members[c], h->col_n_values[c],
                        (const char *const *)h->col_values[c]))
         return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
@@ -915,18 +917,11 @@ static int take_all(const stsl_h5_result *h, long n, double **t, double **data, 
 static int is_system(const char *path)
 {
     if (!path || H5Fis_hdf5(path) <= 0) return 0;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return 0;
-    int yes = 0;
-    if (H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 &&
-        H5Lexists(f, "trajectory/mode", H5P_DEFAULT) == 0 &&
-        H5Lexists(f, "trajectory/x", H5P_DEFAULT) > 0) {
-        hid_t d = H5Dopen2(f, "trajectory/x", H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
-        yes = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2;
-        if (sp >= 0) H5Sclose(sp);
-        if (d >= 0) H5Dclose(d);
-    }
-    H5Fclose(f);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), traj = -1;
+    int yes = f >= 0 && H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 &&
+              (traj = H5Gopen2(f, "trajectory", H5P_DEFAULT)) >= 0 && traj_is_system(traj);
+    if (traj >= 0) H5Gclose(traj);
+    if (f >= 0) H5Fclose(f);
     return yes;
 }
 
@@ -937,26 +932,19 @@ int stsl_h5_is_system(const char *path)
     return yes;
 }
 
-static int read_system(const char *path, stsl_h5_system *s, stsl_error *err)
+int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)
 {
     memset(s, 0, sizeof *s);
-    snprintf(s->path, sizeof s->path, "%s", path);
     if (!stsl_h5_is_system(path))
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: not the result of a system of bodies (no 2-D /trajectory/x)",
                               path);
     stsl_h5_result h;
-    int rc = stsl_h5_read(path, &h, err);
+    int rc = stsl_h5_read(path, &h, err); /* io/h5_read keeps HDF5 quiet itself */
     if (rc) return rc;
-    rc = take_all(&h, 0, NULL, NULL, s, err);
+    rc = stsl_h5_system_from(&h, 0, NULL, NULL, s, err);
     stsl_h5_result_free(&h);
-    if (rc) stsl_h5_system_free(s);
     return rc;
-}
-
-int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)
-{
-    return read_system(path, s, err); /* io/h5_read keeps HDF5 quiet itself */
 }
 
 int stsl_h5_system_from(const stsl_h5_result *h, long n, double **t, double **data,
@@ -978,10 +966,7 @@ void stsl_h5_system_free(stsl_h5_system *s)
     }
     free(s->t);
     free(s->events);
-    s->t = NULL;
-    s->events = NULL;
-    s->n_groups = 0;
-    s->n_events = 0;
+    memset(s, 0, sizeof *s);
 }
 
 const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *name)
@@ -989,13 +974,6 @@ const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *n
     for (int g = 0; g < s->n_groups; g++)
         if (!strcmp(s->groups[g].name, name)) return &s->groups[g];
     return NULL;
-}
-
-int stsl_h5_group_value(const stsl_h5_group *g, const char *value)
-{
-    for (int k = 0; k < g->n_values; k++)
-        if (!strcmp(g->values[k], value)) return k;
-    return -1;
 }
 
 /* ---- a run's rows as a result -------------------------------------------------- */
@@ -1007,9 +985,9 @@ static int group_of_rows(const stsl_layout *l, const stsl_col_group *lg, int c, 
 {
     int first = lg ? lg->first : c, width = lg ? lg->width : 1;
     const stsl_column *col = &l->cols[first];
-    if (lg ? describe_group(g, lg->name, lg->units, lg->long_name, width, lg->member_names,
-                            lg->n_value_names, lg->value_names)
-           : describe_group(g, col->name, col->units, col->long_name, 0, NULL, 0, NULL))
+    if (lg ? describe_group(g, lg->name, lg->units, width, lg->member_names, lg->n_value_names,
+                            lg->value_names)
+           : describe_group(g, col->name, col->units, 0, NULL, 0, NULL))
         return -1;
     if (!(g->data = malloc(sizeof *g->data * ((size_t)n * (size_t)width + 1)))) return -1;
     for (long i = 0; i < n; i++)
@@ -1063,7 +1041,9 @@ int stsl_h5_system_of_run(const char *name, const stsl_mem_result *mr, const dou
 void stsl_h5_group_flags(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value,
                          unsigned char *flags)
 {
-    int want = g ? stsl_h5_group_value(g, value) : -1;
+    int want = -1;
+    for (int k = 0; g && k < g->n_values; k++)
+        if (!strcmp(g->values[k], value)) want = k;
     for (long i = 0; i < s->n_samples; i++)
         flags[i] = (unsigned char)(want >= 0 && (int)stsl_h5_group_at(g, i, m) == want);
 }

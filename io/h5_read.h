@@ -91,24 +91,18 @@ struct stsl_h5_system;
 void stsl_h5_print_system_info(const stsl_h5_result *res, const struct stsl_h5_system *s, FILE *out,
                                long max_events);
 
-/* ---- a result as one value per dataset (systems and elements) -----------
- * /trajectory's datasets with their member names (2-D groups x, v,
- * friction, contact_mode, ... of samples x members, each with a `names`
- * attribute; 1-D columns such as x_base, and every column of an element's
- * file, as groups of one member named after the column) and /events with
- * each event's subject, for `stickslip info` and `stickslip compare`
- * (docs/hdf5-layout.md, "Systems").  A system's file has no scalar
- * /trajectory/mode (its modes are the groups contact_mode and stop_mode);
- * that is how it is told from the element's. */
-/* Most /trajectory datasets besides t, and most value names of an integer
- * group (contact modes: STUCK, SLIP_POS, SLIP_NEG, SMOOTH). */
+/* ---- a result as one value per dataset ---------------------------------
+ * /trajectory's datasets as groups with their member names (a 1-D column,
+ * every column of an element's file among them, as a group of one member
+ * named after it) and /events with their subjects, for `stickslip info` and
+ * `compare` (docs/hdf5-layout.md, "Systems").  At most STSL_H5S_MAX_GROUPS
+ * datasets besides t, STSL_H5S_MAX_VALUES value names of a mode group. */
 #define STSL_H5S_MAX_GROUPS 24
 #define STSL_H5S_MAX_VALUES 8
 
 typedef struct stsl_h5_group {
-    char name[32], units[24], long_name[64];
+    char name[32], units[24];
     int width;           /* members (1 for a 1-D dataset) */
-    int two_d;           /* 1: a samples x members dataset with `names` */
     char (*members)[64]; /* width names (malloc'd) */
     int n_values;        /* value names of an integer group (`mode_names`), else 0 */
     char values[STSL_H5S_MAX_VALUES][24];
@@ -136,14 +130,14 @@ typedef struct stsl_h5_system {
 } stsl_h5_system;
 
 /* 1 when `path` is a stickslip result of a system (no /trajectory/mode, a
- * 2-D /trajectory/x), 0 when it is not (an element's result, another file,
+ * 2-D dataset in /trajectory), 0 when it is not (an element's result, another file,
  * no file: the element's reader then says why). */
 int stsl_h5_is_system(const char *path);
 /* Read everything; on failure *s holds nothing to free. */
 int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err);
 void stsl_h5_system_free(stsl_h5_system *s); /* NULL-safe */
-/* The same from a result read already (io/h5_read.h's stsl_h5_result, as
- * io/mat_result.h fills it) and its samples: t (n values) and per column
+/* The same from a result read already (as stsl_h5_read or
+ * io/mat_result.h fill it) and its samples: t (n values) and per column
  * c of h data[c], row-major n x max(width, 1).  The arrays are taken (set
  * to NULL here, freed with *s); on failure *s holds nothing to free. */
 int stsl_h5_system_from(const stsl_h5_result *h, long n, double **t, double **data,
@@ -155,8 +149,6 @@ static inline double stsl_h5_group_at(const stsl_h5_group *g, long i, int m)
 {
     return g->data[(size_t)i * (size_t)g->width + (size_t)m];
 }
-/* Number of the value name `value` of an integer group, or -1. */
-int stsl_h5_group_value(const stsl_h5_group *g, const char *value);
 
 /* A run's rows as the result the tools read (`name` for messages): the
  * groups of the memory sink's layout (its own columns as groups of one
