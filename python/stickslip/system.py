@@ -91,3 +91,11 @@ class SystemResult:
         state = "complete" if self.complete else f"incomplete: {self.message}"
         return (f"<stickslip.SystemResult {len(self.t)} samples, bodies {self.bodies}, contacts "
                 f"{self.contacts}, stops {self.stops}, {len(self.events)} events, {state}>")
+
+
+def read_system(path):
+    """The SystemResult of a system's result file: ss.read(path) (this
+    module's reader of earlier versions; the library reads it now)."""
+    from . import read
+
+    return read(path)
