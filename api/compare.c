@@ -440,3 +440,302 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     stsl_cmp_report_free(&rep);
     return STSL_RC_OK;
 }
+
+/* ==== a system's result, member by member ==================================== */
+
+/* ---- names ------------------------------------------------------------------ */
+
+/* map[k] = the reference's member with the candidate's member k's name.
+ * Missing groups have no members. */
+static int match_names(const stsl_h5_system *r, const stsl_h5_system *c, const char *group,
+                       const char *what, int *width, int **map, stsl_error *err)
+{
+    const stsl_h5_group *gr = stsl_h5_system_group(r, group), *gc = stsl_h5_system_group(c, group);
+    int nr = gr ? gr->width : 0, nc = gc ? gc->width : 0, differ = nr != nc;
+    *width = nc;
+    *map = malloc(sizeof **map * (size_t)(nc + 1));
+    if (!*map) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (int k = 0; k < nc; k++) {
+        (*map)[k] = -1;
+        for (int j = 0; j < nr; j++)
+            if (!strcmp(gr->members[j], gc->members[k])) (*map)[k] = j;
+        differ |= (*map)[k] < 0;
+    }
+    if (!differ) return STSL_OK;
+    char only_r[1024] = "", only_c[1024] = "";
+    size_t ur = 0, uc = 0;
+    for (int j = 0; j < nr; j++) {
+        int found = 0;
+        for (int k = 0; k < nc; k++)
+            found |= !strcmp(gr->members[j], gc->members[k]);
+        if (!found && ur < sizeof only_r)
+            ur += (size_t)snprintf(only_r + ur, sizeof only_r - ur, "%s%s", ur ? ", " : "",
+                                   gr->members[j]);
+    }
+    for (int k = 0; k < nc; k++)
+        if ((*map)[k] < 0 && uc < sizeof only_c)
+            uc += (size_t)snprintf(only_c + uc, sizeof only_c - uc, "%s%s", uc ? ", " : "",
+                                   gc->members[k]);
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s and %s have different %s: only in %s: %s; only in %s: %s", r->path,
+                          c->path, what, r->path, ur ? only_r : "-", c->path, uc ? only_c : "-");
+}
+
+/* ---- per member ---------------------------------------------------------------- */
+
+/* Work arrays of n values, shared by the members (sc: of every candidate row). */
+typedef struct work {
+    double *ar, *br, *ac, *bc;
+    unsigned char *sr, *sc;
+} work;
+
+/* The errors of the candidate's (ac, bc) against the reference's (ar, br)
+ * on the grid t into six figures of the report (NaN when not `have`). */
+static void errors_into(const double *t, const work *w, long n, int have, double *max_a,
+                        double *rms_a, double *final_a, double *max_b, double *rms_b,
+                        double *final_b)
+{
+    stsl_cmp_errors e = {NAN, NAN, NAN, NAN, NAN, NAN};
+    if (have) stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &e);
+    *max_a = e.max_abs_x, *rms_a = e.rms_x, *final_a = e.final_x;
+    *max_b = e.max_abs_v, *rms_b = e.rms_v, *final_b = e.final_v;
+}
+
+/* The reference r holds the compared rows (row i: the candidate's row i0 + i). */
+static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                   long n, const int *map, work *w, stsl_compare_system_report *out)
+{
+    const stsl_h5_group *xr = stsl_h5_system_group(r, "x"), *vr = stsl_h5_system_group(r, "v");
+    const stsl_h5_group *xc = stsl_h5_system_group(c, "x"), *vc = stsl_h5_system_group(c, "v");
+    for (int k = 0; k < out->n_bodies; k++) {
+        for (long i = 0; i < n; i++) {
+            w->ar[i] = stsl_h5_group_at(xr, i, map[k]);
+            w->br[i] = vr ? stsl_h5_group_at(vr, i, map[k]) : NAN;
+            w->ac[i] = stsl_h5_group_at(xc, i0 + i, k);
+            w->bc[i] = vc ? stsl_h5_group_at(vc, i0 + i, k) : NAN;
+        }
+        stsl_compare_body *b = &out->bodies[k];
+        snprintf(b->name, sizeof b->name, "%s", xc->members[k]);
+        errors_into(t, w, n, 1, &b->max_abs_error_x, &b->rms_error_x, &b->final_error_x,
+                    &b->max_abs_error_v, &b->rms_error_v, &b->final_error_v);
+    }
+}
+
+/* The events of `s` about the subject called `name` within [t0, t1]. */
+static long subject_events(const stsl_h5_system *s, const char *name, double t0, double t1,
+                           stsl_cmp_event *out)
+{
+    long k = 0;
+    for (long i = 0; i < s->n_events; i++) {
+        const stsl_h5_sys_event *e = &s->events[i];
+        if (e->index >= 0 && !strcmp(e->name, name) && e->t >= t0 && e->t <= t1)
+            stsl_compare_event_set(&out[k++], e->t, e->kind);
+    }
+    return k;
+}
+
+static int match_subject(const stsl_h5_system *r, const stsl_h5_system *c, const char *name,
+                         const stsl_compare_system_report *out, stsl_compare_events *ev,
+                         stsl_error *err)
+{
+    stsl_cmp_event *er = malloc(sizeof *er * (size_t)(r->n_events + 1)),
+                   *ec = malloc(sizeof *ec * (size_t)(c->n_events + 1));
+    int rc = er && ec ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory for events");
+    stsl_cmp_matching m;
+    if (!rc) {
+        long nr = subject_events(r, name, out->t_first, out->t_last, er);
+        long nc = subject_events(c, name, out->t_first, out->t_last, ec);
+        rc = stsl_compare_match_events(er, nr, ec, nc, out->event_window, &m, err);
+    }
+    if (!rc) {
+        *ev = (stsl_compare_events){m.n_matched, m.n_missed, m.n_spurious,
+                                    m.n_matched ? m.max_abs_dt : NAN};
+        stsl_compare_matching_free(&m);
+    }
+    free(er);
+    free(ec);
+    return rc;
+}
+
+/* Rows [i0, i0 + n) of member m of f and s. */
+static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, int m, long i0,
+                              long n, const double *t, double *fa, double *sa)
+{
+    if (!f || !s) return NAN;
+    for (long i = 0; i < n; i++) {
+        fa[i] = stsl_h5_group_at(f, i0 + i, m);
+        sa[i] = stsl_h5_group_at(s, i0 + i, m);
+    }
+    /* `friction` is the contact's force on its first end, which opposes the
+     * slip w: its power F w is what the contact takes out, with a minus. */
+    return -stsl_compare_energy_friction(t, fa, sa, n);
+}
+
+static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                    long n, const int *map, work *w, stsl_compare_system_report *out,
+                    stsl_error *err)
+{
+    const stsl_h5_group *mr = stsl_h5_system_group(r, "contact_mode"),
+                        *mc = stsl_h5_system_group(c, "contact_mode");
+    const stsl_h5_group *fr = stsl_h5_system_group(r, "friction"),
+                        *fc = stsl_h5_system_group(c, "friction");
+    const stsl_h5_group *wr = stsl_h5_system_group(r, "slip_velocity"),
+                        *wc = stsl_h5_system_group(c, "slip_velocity");
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < out->n_contacts; k++) {
+        stsl_compare_contact *o = &out->contacts[k];
+        snprintf(o->name, sizeof o->name, "%s", mc->members[k]);
+        /* Stuck by the rule of `info` (stsl_h5_time_in), on both. */
+        stsl_h5_group_flags(r, mr, map[k], "STUCK", w->sr);
+        stsl_h5_group_flags(c, mc, k, "STUCK", w->sc);
+        stsl_cmp_stuck stuck;
+        stsl_compare_stuck_held(t, w->sr, w->sc + i0, n, &stuck);
+        o->stuck_time_reference = stuck.ref_time;
+        o->stuck_time_candidate = stuck.cand_time;
+        o->stuck_iou = stuck.iou;
+        o->dissipated_energy_reference = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
+        o->dissipated_energy_candidate = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
+        /* friction_energy left both in w: the errors of the same rows. */
+        errors_into(t, w, n, fr && wr && fc && wc, &o->max_abs_error_friction,
+                    &o->rms_error_friction, &o->final_error_friction,
+                    &o->max_abs_error_slip_velocity, &o->rms_error_slip_velocity,
+                    &o->final_error_slip_velocity);
+        rc = match_subject(r, c, o->name, out, &o->events, err);
+    }
+    return rc;
+}
+
+static int stops(const stsl_h5_system *r, const stsl_h5_system *c, stsl_compare_system_report *out,
+                 stsl_error *err)
+{
+    const stsl_h5_group *sc = stsl_h5_system_group(c, "stop_mode");
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < out->n_stops; k++) {
+        snprintf(out->stops[k].name, sizeof out->stops[k].name, "%s", sc->members[k]);
+        rc = match_subject(r, c, sc->members[k], out, &out->stops[k].events, err);
+    }
+    return rc;
+}
+
+/* ---- public ------------------------------------------------------------------- */
+
+static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
+{
+    size_t sz = (size_t)n;
+    w->ar = malloc(sizeof(double) * sz);
+    w->br = malloc(sizeof(double) * sz);
+    w->ac = malloc(sizeof(double) * sz);
+    w->bc = malloc(sizeof(double) * sz);
+    w->sr = malloc(sz);
+    w->sc = malloc((size_t)n_cand + 1);
+    out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
+    out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
+    out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
+    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
+        out->stops)
+        return STSL_OK;
+    return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+}
+
+static void work_free(work *w)
+{
+    free(w->ar);
+    free(w->br);
+    free(w->ac);
+    free(w->bc);
+    free(w->sr);
+    free(w->sc);
+}
+
+/* The reference run at the compared times t (n of them) as a result *r. */
+static int reference(const stsl_config *cfg, const char *name, const double *t, long n,
+                     stsl_h5_system *r, int *rerun_failed, stsl_error *err)
+{
+    stsl_cmp_rerun rr;
+    int rc = stsl_cmp_rerun_at(cfg, t, n, &rr, err);
+    if (rc) {
+        stsl_error_wrap(err, "re-running the reference");
+        *rerun_failed = 1;
+    } else {
+        rc = stsl_h5_system_of_run(name, rr.mr, t, rr.rows, n, r, err);
+    }
+    stsl_cmp_rerun_free(&rr);
+    return rc;
+}
+
+/* The members of both, matched by name: bodies, contacts, stops. */
+static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
+                     stsl_compare_system_report *out, stsl_error *err)
+{
+    int rc = match_names(r, c, "x", "bodies", &out->n_bodies, &map[0], err);
+    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &out->n_contacts, &map[1], err);
+    if (!rc) rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
+    return rc;
+}
+
+int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
+                     double event_window, stsl_compare_system_report *out, int *rerun_failed,
+                     stsl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *rerun_failed = 0;
+    int *map[3] = {NULL, NULL, NULL};
+    double *t = NULL;
+    work w = {0};
+    long i0 = 0;
+    stsl_h5_system r = {0};
+    int rc = stsl_cmp_span(ref->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
+                           &t, &i0, &out->n_points, err);
+    if (!rc) rc = reference(ref, ref_name, t, out->n_points, &r, rerun_failed, err);
+    if (!rc) rc = match_all(&r, cand, map, out, err);
+    if (!rc) rc = alloc_all(out->n_points, cand->n_samples, &w, out, err);
+    if (!rc) {
+        out->points_dropped = cand->n_samples - out->n_points;
+        out->t_first = t[0];
+        out->t_last = t[out->n_points - 1];
+        out->event_window =
+            event_window < 0 ? stsl_compare_default_event_window(t, out->n_points) : event_window;
+        bodies(&r, cand, t, i0, out->n_points, map[0], &w, out);
+        rc = contacts(&r, cand, t, i0, out->n_points, map[1], &w, out, err);
+    }
+    if (!rc) rc = stops(&r, cand, out, err);
+    work_free(&w);
+    free(t);
+    for (int k = 0; k < 3; k++)
+        free(map[k]);
+    stsl_h5_system_free(&r);
+    if (rc) stsl_compare_system_free(out);
+    return rc;
+}
+
+/* ---- stsl_compare_system ------------------------------------------------------- */
+
+void stsl_compare_system_free(stsl_compare_system_report *r)
+{
+    if (!r) return;
+    free(r->bodies);
+    free(r->contacts);
+    free(r->stops);
+    memset(r, 0, sizeof *r);
+}
+
+stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate, double event_window,
+                            stsl_compare_system_report *out, stsl_err *err)
+{
+    stsl_error e = {0};
+    if (!ref || !candidate || !out)
+        return stsl_api_bad_arg(err,
+                                "stsl_compare_system: ref, candidate and out must not be NULL");
+    memset(out, 0, sizeof *out);
+    if (!ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare_system: ref is the one element, not a system "
+                                     "of bodies (stsl_compare compares its trajectories)");
+    stsl_h5_system c;
+    if (stsl_h5_system_read(candidate, &c, &e)) return stsl_api_err(err, &e);
+    const char *name = ref->c.source[0] ? ref->c.source : "the reference";
+    int failed;
+    int rc = stsl_cmp_systems(&ref->c, name, &c, isnan(event_window) ? -1 : event_window, out,
+                              &failed, &e);
+    stsl_h5_system_free(&c);
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+}

@@ -23,7 +23,9 @@
 #ifndef STSL_API_COMPARE_H
 #define STSL_API_COMPARE_H
 
+#include "include/stickslip.h"
 #include "io/config.h"
+#include "io/h5_read.h"
 #include "io/mem_sink.h"
 #include "models/validation.h"
 
@@ -99,5 +101,34 @@ typedef struct stsl_cmp_report {
 int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
                      double event_window, stsl_cmp_report *rep, stsl_error *err);
 void stsl_cmp_report_free(stsl_cmp_report *rep);
+
+/* ---- a system's result, member by member ---------------------------------
+ * `stickslip compare REF.h5 CAND.h5` when both are systems' results, and
+ * stsl_compare_system: the metrics above applied to each column, matched by
+ * name (the reference re-run at the candidate's times as above, so a
+ * result compared with itself has errors of exactly 0):
+ *   per body     x[body], v[body]: max |error|, RMS error, final error;
+ *   per contact  the errors of friction[contact] and slip_velocity[contact]
+ *                as of x and v, stuck time of both and their overlap (IoU) from
+ *                contact_mode STUCK, by the rule of `stickslip info`
+ *                (stsl_h5_time_in: a row's mode holds until the next row),
+ *                the events about the contact matched within the window,
+ *                and the energy its friction dissipated (-integral of
+ *                friction * slip_velocity: friction is the force on the
+ *                contact's first end, opposing its slip) in both;
+ *   per stop     the events about the stop matched within the window.
+ * Bodies, contacts and stops must have the same names in both (in any
+ * order); otherwise STSL_EINPUT naming what only one of them has.
+ *
+ * `cand` against the run of `ref` (a system's configuration; `ref_name`
+ * names it in messages; event_window < 0: the default of
+ * models/validation.h) into the public report *out (freed with
+ * stsl_compare_system_free; members named as in the candidate).  On
+ * failure *out holds nothing to free and *rerun_failed says whether the
+ * reference's re-run failed (the message then starts "re-running the
+ * reference: "). */
+int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
+                     double event_window, stsl_compare_system_report *out, int *rerun_failed,
+                     stsl_error *err);
 
 #endif

@@ -11,6 +11,13 @@
 #include "api/error.h"
 #include "api/run_api.h"
 
+static void free_strings(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
 void stsl_result_free(stsl_result *r)
 {
     if (!r) return;
@@ -19,12 +26,9 @@ void stsl_result_free(stsl_result *r)
     for (int i = 0; r->cols && i < r->n_cols; i++)
         free(r->cols[i]);
     free(r->cols);
-    for (int i = 0; r->col_names && i < r->n_cols; i++)
-        free(r->col_names[i]);
-    free(r->col_names);
-    for (int i = 0; r->subject_names && i < r->n_subjects; i++)
-        free(r->subject_names[i]);
-    free(r->subject_names);
+    free_strings(r->col_names, r->n_cols);
+    free_strings(r->col_attrs, 3 * r->n_cols);
+    free_strings(r->subject_names, r->n_subjects);
     free(r->events);
     free(r->ev_values);
     free(r->names);
@@ -37,16 +41,34 @@ static double *alloc_col(long n)
     return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 }
 
-/* The names of the columns (flat: "x[motor]" for a grouped column) and
- * of the events' subjects, copied from the layout the sink kept. */
+/* Column c's units, long_name and value names (of its group: "STUCK,
+ * SLIP_POS, ..."; "" for a column without) into a[0..2]; 0 out of memory. */
+static int take_attrs(const stsl_layout *l, int c, char **a)
+{
+    int g = stsl_layout_group_of(l, c);
+    char values[512] = "";
+    int n = g >= 0 ? l->groups[g].n_value_names : 0;
+    for (int k = 0, at = 0; k < n && (size_t)at < sizeof values; k++)
+        at += snprintf(values + at, sizeof values - (size_t)at, "%s%s", k ? "," : "",
+                       l->groups[g].value_names[k]);
+    const char *units = g >= 0 ? l->groups[g].units : l->cols[c].units,
+               *long_name = g >= 0 ? l->groups[g].long_name : l->cols[c].long_name;
+    return (a[0] = strdup(units ? units : "")) && (a[1] = strdup(long_name ? long_name : "")) &&
+           (a[2] = strdup(values));
+}
+
+/* The names and attributes of the columns (flat: "x[motor]" for a grouped
+ * column) and of the events' subjects, copied from the layout the sink kept. */
 static int take_names(stsl_result *r, const stsl_layout *l)
 {
     size_t nc = (size_t)(r->n_cols > 0 ? r->n_cols : 1);
-    if (!(r->col_names = calloc(nc, sizeof *r->col_names))) return 0;
+    if (!(r->col_names = calloc(nc, sizeof *r->col_names)) ||
+        !(r->col_attrs = calloc(3 * nc, sizeof *r->col_attrs)))
+        return 0;
     for (int c = 0; c < r->n_cols && c < l->n_cols; c++) {
         char name[256];
         stsl_layout_flat_name(l, c, name, sizeof name);
-        if (!(r->col_names[c] = strdup(name))) return 0;
+        if (!(r->col_names[c] = strdup(name)) || !take_attrs(l, c, r->col_attrs + 3 * c)) return 0;
     }
     r->n_subjects = l->n_subjects;
     if (!(r->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *r->subject_names))) return 0;
@@ -198,6 +220,14 @@ int stsl_result_n_columns(const stsl_result *r)
 const char *stsl_result_column_name(const stsl_result *r, int i)
 {
     return r && i >= 0 && i < r->n_cols ? r->col_names[i] : NULL;
+}
+
+const char *stsl_result_column_attr(const stsl_result *r, int i, const char *attr)
+{
+    static const char *const attrs[3] = {"units", "long_name", "value_names"};
+    for (int k = 0; r && attr && i >= 0 && i < r->n_cols && k < 3; k++)
+        if (!strcmp(attr, attrs[k])) return r->col_attrs[3 * i + k];
+    return NULL;
 }
 
 double stsl_result_event_value(const stsl_result *r, long i, const char *name, int after)

@@ -15,6 +15,7 @@ struct stsl_result {
     double *t, *mode;       /* n each */
     double **cols;          /* n_cols columns of n each */
     char **col_names;       /* n_cols: flat names ("x[motor]" for a grouped column) */
+    char **col_attrs;       /* 3 n_cols: units, long_name, value_names of each column */
     stsl_mem_event *events; /* n_events, values in ev_values (2 n_cols each) */
     double *ev_values;
     int n_subjects;

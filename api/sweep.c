@@ -10,7 +10,7 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
-#include "api/member_metrics.h"
+#include "api/summary_sink.h"
 #include "api/run_api.h"
 #include "api/summary_sink.h"
 #include "api/sweep_output.h"
@@ -47,7 +47,7 @@ typedef struct plan {
     char kinds[STSL_STUDY_MAX_KINDS][32];
     char modes[STSL_MAX_MODES][32];
     int is_system;            /* a system of bodies: per-member columns */
-    stsl_member_cols members; /* its columns (api/member_metrics.h) */
+    stsl_member_cols members; /* its columns (api/summary_sink.h) */
 } plan;
 
 /* A loaded study ready to run (see sweep.h). */

@@ -20,12 +20,10 @@
 #include "api/compare.h"
 #include "api/summary_sink.h"
 #include "cli/args.h"
-#include "cli/compare_system.h"
 #include "io/candidate.h"
 #include "io/column_map.h"
 #include "io/config.h"
 #include "io/h5_read.h"
-#include "io/h5_system.h"
 #include "io/out_file.h"
 #include "io/safe_output.h"
 /* Event rows listed in the table per list (all go to the JSON report). */
@@ -193,12 +191,20 @@ static long candidate_events(const stsl_candidate *c, stsl_cmp_event **out)
 
 /* ---- output -------------------------------------------------------------------- */
 
-static void json_num(FILE *f, const char *key, double v, int comma)
+/* "KEY": V then `end`; null for a NaN (no pair, no time error: null rather
+ * than a 0 that would read as perfect). */
+static void json_val(FILE *f, const char *key, double v, const char *end)
 {
     if (isfinite(v))
-        fprintf(f, "  \"%s\": %.17g%s\n", key, v, comma ? "," : "");
+        fprintf(f, "\"%s\": %.17g%s", key, v, end);
     else
-        fprintf(f, "  \"%s\": null%s\n", key, comma ? "," : "");
+        fprintf(f, "\"%s\": null%s", key, end);
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    fputs("  ", f);
+    json_val(f, key, v, comma ? ",\n" : "\n");
 }
 
 static void json_str_value(FILE *f, const char *s)
@@ -353,6 +359,156 @@ static void print_table(const report *r)
     if (total > rows) printf("  ... %ld more (all in the JSON report, -o)\n", total - rows);
 }
 
+/* ---- systems' results ------------------------------------------------------------ */
+
+static void print_events(const char *name, const stsl_compare_events *m, const char *t_units)
+{
+    printf("  %-20s %8ld %8ld %9ld", name, m->events_matched, m->events_missed, m->events_spurious);
+    if (m->events_matched)
+        printf(" %16.6e %s\n", m->max_event_time_error, t_units);
+    else
+        printf(" %16s %s\n", "-", t_units);
+}
+
+/* The rows "gx[member]" and "gv[member]": max |error|, RMS and final error. */
+static void print_errors(const char *gx, const char *gv, const char *member, const double ex[3],
+                         const double ev[3], const char *ux, const char *uv)
+{
+    char col[96];
+    snprintf(col, sizeof col, "%s[%s]", gx, member);
+    printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, ex[0], ex[1], ex[2], ux);
+    snprintf(col, sizeof col, "%s[%s]", gv, member);
+    printf("  %-26s %15.6e %15.6e %15.6e  %s\n", col, ev[0], ev[1], ev[2], uv);
+}
+
+static void print_sys_table(const char *ref, const stsl_h5_system *c,
+                            const stsl_compare_system_report *p, int window_default)
+{
+    const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
+    const char *tu = c->time_units;
+    printf("Reference:   %s (its /config re-run at the candidate's %ld time points)\n", ref,
+           p->n_points);
+    printf("Candidate:   %s, t = %.9g .. %.9g %s", c->path, p->t_first, p->t_last, tu);
+    if (p->points_dropped)
+        printf(", %ld points outside the reference's span dropped", p->points_dropped);
+    printf("\n\n  %-26s %15s %15s %15s  %s\n", "column", "max |error|", "RMS error", "final error",
+           "unit");
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_compare_body *b = &p->bodies[k];
+        print_errors("x", "v", b->name,
+                     (double[]){b->max_abs_error_x, b->rms_error_x, b->final_error_x},
+                     (double[]){b->max_abs_error_v, b->rms_error_v, b->final_error_v}, x->units,
+                     v ? v->units : "");
+    }
+    const stsl_h5_group *f = stsl_h5_system_group(c, "friction"),
+                        *w = stsl_h5_system_group(c, "slip_velocity");
+    for (int k = 0; f && w && k < p->n_contacts; k++) {
+        const stsl_compare_contact *o = &p->contacts[k];
+        print_errors(
+            "friction", "slip_velocity", o->name,
+            (double[]){o->max_abs_error_friction, o->rms_error_friction, o->final_error_friction},
+            (double[]){o->max_abs_error_slip_velocity, o->rms_error_slip_velocity,
+                       o->final_error_slip_velocity},
+            f->units, w->units);
+    }
+    if (p->n_contacts) {
+        char h[3][48];
+        snprintf(h[0], sizeof h[0], "stuck ref [%s]", tu);
+        snprintf(h[1], sizeof h[1], "stuck cand [%s]", tu);
+        snprintf(h[2], sizeof h[2], "energy ref/cand [J]");
+        printf("\n  %-20s %16s %16s %9s %22s\n", "contact", h[0], h[1], "IoU", h[2]);
+        for (int k = 0; k < p->n_contacts; k++) {
+            const stsl_compare_contact *o = &p->contacts[k];
+            printf("  %-20s %16.9g %16.9g %9.6f %10.6g/%-11.6g\n", o->name, o->stuck_time_reference,
+                   o->stuck_time_candidate, o->stuck_iou, o->dissipated_energy_reference,
+                   o->dissipated_energy_candidate);
+        }
+    }
+    printf("\n  %-20s %8s %8s %9s %16s  (window %.3e %s%s)\n", "events about", "matched", "missed",
+           "spurious", "max |dt|", p->event_window, tu, window_default ? ", default" : "");
+    for (int k = 0; k < p->n_contacts; k++)
+        print_events(p->contacts[k].name, &p->contacts[k].events, tu);
+    for (int k = 0; k < p->n_stops; k++)
+        print_events(p->stops[k].name, &p->stops[k].events, tu);
+}
+
+static void json_name(FILE *f, const char *s)
+{
+    fputs("{\"name\": ", f);
+    json_str_value(f, s);
+    fputs(", ", f);
+}
+
+/* A figure of the report under its own name (the JSON's keys are the
+ * fields' names of stickslip.h). */
+#define JSON_FIELD(f, s, field, end) json_val(f, #field, (s)->field, end)
+
+static void json_events(FILE *f, const stsl_compare_events *m)
+{
+    fprintf(f, "\"events_matched\": %ld, \"events_missed\": %ld, \"events_spurious\": %ld, ",
+            m->events_matched, m->events_missed, m->events_spurious);
+    JSON_FIELD(f, m, max_event_time_error, "}");
+}
+
+static void json_contact(FILE *f, const stsl_compare_contact *o)
+{
+    json_name(f, o->name);
+    JSON_FIELD(f, o, stuck_time_reference, ", ");
+    JSON_FIELD(f, o, stuck_time_candidate, ", ");
+    JSON_FIELD(f, o, stuck_iou, ", ");
+    JSON_FIELD(f, o, dissipated_energy_reference, ", ");
+    JSON_FIELD(f, o, dissipated_energy_candidate, ", ");
+    JSON_FIELD(f, o, max_abs_error_friction, ", ");
+    JSON_FIELD(f, o, rms_error_friction, ", ");
+    JSON_FIELD(f, o, final_error_friction, ", ");
+    JSON_FIELD(f, o, max_abs_error_slip_velocity, ", ");
+    JSON_FIELD(f, o, rms_error_slip_velocity, ", ");
+    JSON_FIELD(f, o, final_error_slip_velocity, ", ");
+    json_events(f, &o->events);
+}
+
+static int write_sys_json(const char *path, const stsl_h5_system *c,
+                          const stsl_compare_system_report *p)
+{
+    stsl_error err;
+    stsl_out_text t;
+    if (stsl_out_text_open(path, &t, &err)) return stsl_cli_fail(&cmd, &err);
+    FILE *f = t.f;
+    fputs("{\n  \"kind\": \"system\", ", f);
+    fprintf(f, "\"n_points\": %ld, \"points_dropped\": %ld, ", p->n_points, p->points_dropped);
+    JSON_FIELD(f, p, t_first, ", ");
+    JSON_FIELD(f, p, t_last, ", ");
+    JSON_FIELD(f, p, event_window, ",\n  \"bodies\": [\n");
+    for (int k = 0; k < p->n_bodies; k++) {
+        const stsl_compare_body *b = &p->bodies[k];
+        fputs("    ", f);
+        json_name(f, b->name);
+        JSON_FIELD(f, b, max_abs_error_x, ", ");
+        JSON_FIELD(f, b, rms_error_x, ", ");
+        JSON_FIELD(f, b, final_error_x, ", ");
+        JSON_FIELD(f, b, max_abs_error_v, ", ");
+        JSON_FIELD(f, b, rms_error_v, ", ");
+        JSON_FIELD(f, b, final_error_v, k + 1 < p->n_bodies ? "},\n" : "}\n");
+    }
+    fputs("  ],\n  \"contacts\": [\n", f);
+    for (int k = 0; k < p->n_contacts; k++) {
+        fputs("    ", f);
+        json_contact(f, &p->contacts[k]);
+        fputs(k + 1 < p->n_contacts ? ",\n" : "\n", f);
+    }
+    fputs("  ],\n  \"stops\": [\n", f);
+    for (int k = 0; k < p->n_stops; k++) {
+        fputs("    ", f);
+        json_name(f, p->stops[k].name);
+        json_events(f, &p->stops[k].events);
+        fputs(k + 1 < p->n_stops ? ",\n" : "\n", f);
+    }
+    const stsl_h5_group *x = stsl_h5_system_group(c, "x"), *v = stsl_h5_system_group(c, "v");
+    fprintf(f, "  ],\n  \"units\": {\"t\": \"%s\", \"x\": \"%s\", \"v\": \"%s\"}\n}\n",
+            c->time_units, x ? x->units : "", v ? v->units : "");
+    return stsl_out_text_commit(&t, &err) ? stsl_cli_fail(&cmd, &err) : 0;
+}
+
 /* ---- the command ------------------------------------------------------------------ */
 
 static int fail(const stsl_error *err, int code)
@@ -383,6 +539,28 @@ static int load_reference(const char *path, stsl_h5_result *ref, stsl_config *cf
     return 0;
 }
 
+/* The candidate system `c` against the re-run of `cfg`: the table and,
+ * with -o, the JSON; the exit code. */
+static int judge_systems(const cmp_args *a, const stsl_config *cfg, const stsl_h5_system *c)
+{
+    stsl_error err = {0};
+    stsl_compare_system_report p;
+    int code = 0, rerun_failed;
+    if (!c->complete)
+        fprintf(stderr, "%s: warning: %s is incomplete (%s); comparing what it has\n", cmd.prefix,
+                c->path, c->message);
+    if (stsl_cmp_systems(cfg, a->reference, c, a->event_window, &p, &rerun_failed, &err)) {
+        if (rerun_failed) stsl_error_wrap(&err, "%s", a->reference);
+        code = stsl_cli_fail(&cmd, &err);
+        return rerun_failed && code == 2 ? 3 : code; /* the reference, not the input, failed */
+    }
+    print_sys_table(a->reference, c, &p, a->event_window < 0);
+    if (a->output && !(code = write_sys_json(a->output, c, &p)))
+        printf("\nreport: %s\n", a->output);
+    stsl_compare_system_free(&p);
+    return code;
+}
+
 /* Two results of systems of bodies: compared member by member (their
  * columns are named by their `names`, so --columns has nothing to say, and
  * their contacts' modes say when they are stuck). */
@@ -405,8 +583,11 @@ static int compare_systems(const cmp_args *a, int systems)
     stsl_config cfg;
     int code = load_reference(a->reference, &ref, &cfg);
     if (code) return code;
-    code = stsl_cli_compare_systems(&cmd, &cfg, a->reference, a->candidate, a->event_window,
-                                    a->output);
+    stsl_h5_system c;
+    stsl_error err = {0};
+    code = stsl_h5_system_read(a->candidate, &c, &err) ? stsl_cli_fail(&cmd, &err)
+                                                       : judge_systems(a, &cfg, &c);
+    stsl_h5_system_free(&c); /* nothing held after a failed read */
     stsl_config_free(&cfg);
     stsl_h5_result_free(&ref);
     return code;

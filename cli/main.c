@@ -16,7 +16,6 @@
 #include "cli/compare.h"
 #include "cli/converge.h"
 #include "cli/fmu_export.h"
-#include "cli/info_system.h"
 #include "cli/curve.h"
 #include "cli/interrupt.h"
 #include "cli/plot.h"
@@ -26,7 +25,6 @@
 #include "io/convergence_h5.h"
 #include "io/h5_read.h"
 #include "io/h5_sink.h"
-#include "io/h5_system.h"
 #include "io/mat_result.h"
 #include "io/mat_sink.h"
 #include "io/out_file.h"
@@ -191,50 +189,36 @@ static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_
     return stsl_sink_tee(h5, csv, sink, err);
 }
 
-/* The summary of a MAT result, read into the HDF5 reader's structures
- * (io/mat_result.h): the same tables. */
-static int print_mat_result(const char *path, long max_events, stsl_error *err)
+/* The summary of a result read (a: a MAT file's samples, NULL for an HDF5
+ * file, whose datasets a system's tables read), freed here: a system's per
+ * body, contact and stop tables, or the element's (io/h5_read.h). */
+static int print_read(stsl_h5_result *res, stsl_mat_arrays *a, long max_events, stsl_error *err)
 {
-    stsl_h5_result res;
-    stsl_mat_arrays a;
-    int rc = stsl_mat_result_read(path, &res, &a, err);
-    if (rc) return rc;
-    if (stsl_mat_result_is_system(&res)) {
+    int rc = STSL_OK;
+    if (stsl_h5_result_is_system(res)) {
         stsl_h5_system sys;
-        if (!(rc = stsl_mat_system_from(&res, &a, &sys, err))) {
-            stsl_system_print_info(&sys, stdout, max_events);
-            stsl_h5_system_free(&sys);
-        }
+        rc = stsl_h5_system_from(res, a ? a->n : 0, a ? &a->t : NULL, a ? a->cols : NULL, &sys,
+                                 err); /* takes a's arrays */
+        if (!rc) stsl_h5_print_system_info(res, &sys, stdout, max_events);
+        stsl_h5_system_free(&sys);
     } else {
-        stsl_h5_print_info(&res, stdout, max_events);
+        stsl_h5_print_info(res, stdout, max_events);
     }
-    stsl_h5_result_free(&res);
-    stsl_mat_arrays_free(&a);
+    stsl_h5_result_free(res);
     return rc;
 }
 
-/* The summary of the result file `path` on stdout: a system's per body,
- * contact and stop tables (cli/info_system.h), or the element's.  system:
- * which of the two the file holds, or -1 to look (a file this process has
- * just written need not be opened once more only to ask: each opening of
- * a file costs HDF5 a fresh 0.5 MiB cache). */
+/* The summary of the result file `path` on stdout.  system >= 0: a file
+ * this process has just written, HDF5 (no need to ask whether it is MAT). */
 static int print_result(const char *path, long max_events, int system, stsl_error *err)
 {
-    int rc;
-    if (system < 0 && stsl_mat_result_file(path)) return print_mat_result(path, max_events, err);
-    if (system < 0 ? stsl_h5_is_system(path) : system) {
-        stsl_h5_system sys;
-        if (!(rc = stsl_h5_system_read(path, &sys, err))) {
-            stsl_system_print_info(&sys, stdout, max_events);
-            stsl_h5_system_free(&sys);
-        }
-        return rc;
-    }
     stsl_h5_result res;
-    if (!(rc = stsl_h5_read(path, &res, err))) {
-        stsl_h5_print_info(&res, stdout, max_events);
-        stsl_h5_result_free(&res);
-    }
+    stsl_mat_arrays a;
+    int mat = system < 0 && stsl_mat_result_file(path);
+    int rc = mat ? stsl_mat_result_read(path, &res, &a, err) : stsl_h5_read(path, &res, err);
+    if (rc) return rc;
+    rc = print_read(&res, mat ? &a : NULL, max_events, err);
+    if (mat) stsl_mat_arrays_free(&a);
     return rc;
 }
 

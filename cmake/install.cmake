@@ -72,7 +72,7 @@ set_target_properties(stickslip_installed_cli PROPERTIES OUTPUT_NAME stickslip
   RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/install-bin)
 install(TARGETS stickslip_installed_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/python/stickslip_plot.py DESTINATION ${STSL_INSTALLED_PYTHON_DIR})
-# The system reader beside it (stickslip_plot.py loads it by path: the
+# A system's result view beside it (stickslip_plot.py loads it by path: the
 # package itself needs the C library, the plot only numpy and h5py).
 install(FILES ${PROJECT_SOURCE_DIR}/python/stickslip/system.py
   DESTINATION ${STSL_INSTALLED_PYTHON_DIR}/stickslip)

@@ -345,6 +345,12 @@ STSL_API stsl_rc stsl_result_events(const stsl_result *r, double *t, int *kind, 
  * stsl_result_column_name is NULL for i out of range. */
 STSL_API int stsl_result_n_columns(const stsl_result *r);
 STSL_API const char *stsl_result_column_name(const stsl_result *r, int i);
+/* Column i's attribute `attr` as its file states it: "units" ("m"; "" for
+ * none), "long_name" ("position") or "value_names" (a system's mode
+ * columns: the names of the mode numbers in order, "STUCK,SLIP_POS,
+ * SLIP_NEG,SMOOTH"; "" for other columns).  NULL for i out of range or
+ * another attr. */
+STSL_API const char *stsl_result_column_attr(const stsl_result *r, int i, const char *attr);
 /* The contact or stop event i is about (its name, e.g. "contacts.0" or
  * the given one); NULL for an event about none (every event of the single
  * element) or i out of range. */

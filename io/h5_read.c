@@ -15,6 +15,8 @@
 
 #include "io/h5_bounds.h"
 #include "io/h5_types.h"
+#include "io/mem_sink.h"
+#include "models/validation.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -353,6 +355,12 @@ static int has_groups(hid_t traj)
     return 0;
 }
 
+/* A system's file has no scalar mode (its modes are groups) and groups. */
+static int traj_is_system(hid_t traj)
+{
+    return H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 && has_groups(traj);
+}
+
 static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
@@ -371,8 +379,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     res->t_last = res->n_samples > 0 ? ds_at(t, (hsize_t)res->n_samples - 1) : NAN;
 
     char names[1024] = "";
-    /* A system's file has no scalar mode: its modes are groups. */
-    int system = H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 && has_groups(traj);
+    int system = traj_is_system(traj);
     if (!system && (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
                     (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
                     attr_str(m, "mode_names", names, sizeof names) < 0)) {
@@ -660,6 +667,13 @@ done:
 
 /* Our messages say what went wrong; HDF5's stack dump would only repeat it
  * (and is turned off only around our own calls, h5_types.h). */
+int stsl_h5_result_is_system(const stsl_h5_result *res)
+{
+    for (int c = 0; c < res->n_cols; c++)
+        if (res->col_width[c] > 0) return 1;
+    return 0;
+}
+
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
 {
     int rc;
@@ -688,8 +702,9 @@ static const char *mode_name(const stsl_h5_result *res, int m)
 }
 
 /* "Est. error:  event times 1.2e-13 s, x 3e-15 m, v 2e-14 m/s (check run
- * at rtol 1e-15; events matched)" */
-static void print_verify(const stsl_h5_result *res, FILE *out)
+ * at rtol 1e-15; events matched)"; a system's: the largest over the bodies
+ * (each body's: /stats estimated_error_x[BODY], ...). */
+static void print_verify(const stsl_h5_result *res, int system, FILE *out)
 {
     const stsl_stats *st = &res->stats;
     if (st->verify == STSL_VERIFY_NONE) return;
@@ -698,9 +713,9 @@ static void print_verify(const stsl_h5_result *res, FILE *out)
         return;
     }
     fprintf(out,
-            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s (check run at rtol %g; %s)\n",
+            "Est. error:  event times %.2g %s, x %.2g %s, v %.2g %s%s (check run at rtol %g; %s)\n",
             st->err_event_time, res->time_units, st->err_x, res->x_units, st->err_v, res->v_units,
-            st->verify_rtol,
+            system ? ", largest over the bodies" : "", st->verify_rtol,
             st->verify == STSL_VERIFY_MATCHED
                 ? "events matched"
                 : "EVENT SEQUENCES DIFFER, estimate over the events before the difference");
@@ -722,11 +737,11 @@ static void name_widths(const stsl_h5_result *res, int *w_mode, int *w_pair)
     *w_pair = 2 * longest + 4 > 24 ? 2 * longest + 4 : 24;
 }
 
-void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
+/* The lines every summary begins with (a system's names no quantities: its
+ * tables do). */
+static void print_head(const stsl_h5_result *res, int system, FILE *out)
 {
     const stsl_stats *st = &res->stats;
-    int w_mode, w_pair;
-    name_widths(res, &w_mode, &w_pair);
     fprintf(out, "File:        %s\n", res->path);
     fprintf(out, "Program:     %s %s, created %s\n", res->program, res->version, res->created_utc);
     if (res->complete)
@@ -735,7 +750,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         fprintf(out, "Status:      INCOMPLETE: %s\n",
                 res->message[0] ? res->message : "(no message)");
     fprintf(out, "Samples:     %ld\n", res->n_samples);
-    if (res->quantities[0]) fprintf(out, "Quantities:  %s\n", res->quantities);
+    if (res->quantities[0] && !system) fprintf(out, "Quantities:  %s\n", res->quantities);
     if (res->n_samples > 0 && !isnan(res->t_first))
         fprintf(out, "Time span:   %.9g .. %.9g %s\n", res->t_first, res->t_last, res->time_units);
     fprintf(out,
@@ -743,7 +758,38 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
             "%ld segments, wall time %.3f s\n",
             st->steps, st->rhs_evals, st->guard_evals, st->events, st->segments, st->wall_seconds);
     if (st->jac_evals > 0) fprintf(out, "             %ld Jacobian evaluations\n", st->jac_evals);
-    print_verify(res, out);
+    print_verify(res, system, out);
+}
+
+/* The events counted by kind (a system's: by kind and subject), in order
+ * of first appearance (a file's events are few: a quadratic count). */
+static void print_counts(const stsl_h5_result *res, int by_subject, FILE *out)
+{
+    fprintf(out, "Events:      %ld\n", res->n_events);
+    for (long i = 0; i < res->n_events; i++) {
+        const stsl_h5_event *e = &res->events[i];
+        long count = 0, earlier = 0;
+        for (long j = 0; j < res->n_events; j++) {
+            int same = !strcmp(res->events[j].kind, e->kind) &&
+                       (!by_subject || res->events[j].subject == e->subject);
+            count += same;
+            earlier |= same && j < i;
+        }
+        if (earlier) continue;
+        if (by_subject)
+            fprintf(out, "  %-16s %-16s %ld\n", e->kind,
+                    e->subject > 0 ? res->subject_names[e->subject - 1] : "-", count);
+        else
+            fprintf(out, "  %-16s %ld\n", e->kind, count);
+    }
+}
+
+void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
+{
+    const stsl_stats *st = &res->stats;
+    int w_mode, w_pair;
+    name_widths(res, &w_mode, &w_pair);
+    print_head(res, 0, out);
 
     double total = 0.0;
     for (int i = 0; i < st->n_modes; i++)
@@ -753,19 +799,7 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
         fprintf(out, "  %-*s %14.6g %s  %6.2f %%\n", w_mode, mode_name(res, i), st->mode_time[i],
                 res->time_units, total > 0 ? 100.0 * st->mode_time[i] / total : 0.0);
 
-    /* Kinds in order of first appearance; the file's events are few enough
-     * for a quadratic count. */
-    fprintf(out, "Events:      %ld\n", res->n_events);
-    for (long i = 0; i < res->n_events; i++) {
-        long first = 0;
-        while (strcmp(res->events[first].kind, res->events[i].kind) != 0)
-            first++;
-        if (first != i) continue;
-        long count = 0;
-        for (long j = i; j < res->n_events; j++)
-            count += strcmp(res->events[j].kind, res->events[i].kind) == 0;
-        fprintf(out, "  %-16s %ld\n", res->events[i].kind, count);
-    }
+    print_counts(res, 0, out);
     if (res->n_events == 0) return;
 
     char h[6][48];
@@ -787,4 +821,337 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
                 w_pair, modes, e->x, e->v_before, e->v_after, e->net_force, e->friction);
     }
     if (shown < res->n_events) fprintf(out, "... %ld more\n", res->n_events - shown);
+}
+
+/* ---- a result as one value per dataset ------------------------------------ */
+
+/* g's description: its name, units, width (0: a 1-D column, a group of
+ * one member named after it), member names and value names. */
+static int describe_group(stsl_h5_group *g, const char *name, const char *units, int width,
+                          const char *const *members, int n_values, const char *const *values)
+{
+    snprintf(g->name, sizeof g->name, "%s", name);
+    snprintf(g->units, sizeof g->units, "%s", units ? units : "");
+    g->width = width > 0 ? width : 1;
+    if (!(g->members = calloc((size_t)g->width, sizeof *g->members))) return -1;
+    for (int m = 0; m < g->width; m++)
+        snprintf(g->members[m], sizeof g->members[m], "%s", width > 0 ? members[m] : name);
+    for (int k = 0; k < n_values && k < STSL_H5S_MAX_VALUES; k++)
+        snprintf(g->values[g->n_values++], sizeof g->values[0], "%s", values[k]);
+    return 0;
+}
+
+/* Dataset c of the file into g (data, members, value names): its values
+ * taken from *data when given, else read from the file. */
+static int take_group(const stsl_h5_result *h, int c, long n, double **data, stsl_h5_group *g,
+                      stsl_error *err)
+{
+    long rows = n;
+    int width = h->col_width[c];
+    int rc = STSL_OK;
+    if (data && *data) {
+        g->data = *data;
+        *data = NULL;
+    } else {
+        rc = stsl_h5_read_matrix(h->path, h->col_names[c], &g->data, &rows, &width, err);
+    }
+    if (rc) return rc;
+    if (rows != n)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: /trajectory/%s has %ld rows, /trajectory/t %ld", h->path,
+                              h->col_names[c], rows, n);
+    if (describe_group(g, h->col_names[c], h->col_units[c], width,
+                       (const char *const *)h->col_members[c], h->col_n_values[c],
+                       (const char *const *)h->col_values[c]))
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
+    return STSL_OK;
+}
+
+/* Event o at t of `kind` about `subject` (1 + index into names; 0: none). */
+static void put_event(stsl_h5_sys_event *o, double t, const char *kind, int subject,
+                      const char *const *names)
+{
+    o->t = t;
+    snprintf(o->kind, sizeof o->kind, "%s", kind);
+    o->index = subject - 1;
+    snprintf(o->name, sizeof o->name, "%s", subject > 0 ? names[subject - 1] : "");
+}
+
+static int take_events(const stsl_h5_result *h, stsl_h5_system *s, stsl_error *err)
+{
+    s->n_events = h->n_events;
+    if (!(s->events = calloc((size_t)h->n_events + 1, sizeof *s->events)))
+        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", h->path,
+                              h->n_events);
+    for (long i = 0; i < h->n_events; i++)
+        put_event(&s->events[i], h->events[i].t, h->events[i].kind, h->events[i].subject,
+                  (const char *const *)h->subject_names);
+    return STSL_OK;
+}
+
+static int take_all(const stsl_h5_result *h, long n, double **t, double **data, stsl_h5_system *s,
+                    stsl_error *err)
+{
+    snprintf(s->message, sizeof s->message, "%s", h->message);
+    snprintf(s->time_units, sizeof s->time_units, "%s", h->time_units);
+    s->complete = h->complete;
+    int rc = STSL_OK;
+    if (t && *t) {
+        s->t = *t;
+        s->n_samples = n;
+        *t = NULL;
+    } else {
+        rc = stsl_h5_read_column(h->path, "t", &s->t, &s->n_samples, err);
+    }
+    for (int c = 0; !rc && c < h->n_cols; c++) {
+        if (s->n_groups == STSL_H5S_MAX_GROUPS)
+            return stsl_error_set(err, STSL_EINPUT, "%s: /trajectory has more than %d datasets",
+                                  h->path, STSL_H5S_MAX_GROUPS);
+        rc = take_group(h, c, s->n_samples, data ? &data[c] : NULL, &s->groups[s->n_groups++], err);
+    }
+    return rc ? rc : take_events(h, s, err);
+}
+
+/* ---- public ------------------------------------------------------------------- */
+
+static int is_system(const char *path)
+{
+    if (!path || H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), traj = -1;
+    int yes = f >= 0 && H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 &&
+              (traj = H5Gopen2(f, "trajectory", H5P_DEFAULT)) >= 0 && traj_is_system(traj);
+    if (traj >= 0) H5Gclose(traj);
+    if (f >= 0) H5Fclose(f);
+    return yes;
+}
+
+int stsl_h5_is_system(const char *path)
+{
+    int yes;
+    STSL_H5_QUIET(yes, is_system(path));
+    return yes;
+}
+
+int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!stsl_h5_is_system(path))
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: not the result of a system of bodies (no 2-D /trajectory/x)",
+                              path);
+    stsl_h5_result h;
+    int rc = stsl_h5_read(path, &h, err); /* io/h5_read keeps HDF5 quiet itself */
+    if (rc) return rc;
+    rc = stsl_h5_system_from(&h, 0, NULL, NULL, s, err);
+    stsl_h5_result_free(&h);
+    return rc;
+}
+
+int stsl_h5_system_from(const stsl_h5_result *h, long n, double **t, double **data,
+                        stsl_h5_system *s, stsl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", h->path);
+    int rc = take_all(h, n, t, data, s, err);
+    if (rc) stsl_h5_system_free(s);
+    return rc;
+}
+
+void stsl_h5_system_free(stsl_h5_system *s)
+{
+    if (!s) return;
+    for (int g = 0; g < s->n_groups; g++) {
+        free(s->groups[g].members);
+        free(s->groups[g].data);
+    }
+    free(s->t);
+    free(s->events);
+    memset(s, 0, sizeof *s);
+}
+
+const stsl_h5_group *stsl_h5_system_group(const stsl_h5_system *s, const char *name)
+{
+    for (int g = 0; g < s->n_groups; g++)
+        if (!strcmp(s->groups[g].name, name)) return &s->groups[g];
+    return NULL;
+}
+
+/* ---- a run's rows as a result -------------------------------------------------- */
+
+/* Columns [first, first + width) of `rows` into g (a group of the layout
+ * when lg is given, else the column of its own `c`). */
+static int group_of_rows(const stsl_layout *l, const stsl_col_group *lg, int c, const double *rows,
+                         long n, stsl_h5_group *g)
+{
+    int first = lg ? lg->first : c, width = lg ? lg->width : 1;
+    const stsl_column *col = &l->cols[first];
+    if (lg ? describe_group(g, lg->name, lg->units, width, lg->member_names, lg->n_value_names,
+                            lg->value_names)
+           : describe_group(g, col->name, col->units, 0, NULL, 0, NULL))
+        return -1;
+    if (!(g->data = malloc(sizeof *g->data * ((size_t)n * (size_t)width + 1)))) return -1;
+    for (long i = 0; i < n; i++)
+        for (int m = 0; m < width; m++)
+            g->data[(size_t)i * (size_t)width + (size_t)m] =
+                rows[(size_t)i * (size_t)l->n_cols + (size_t)(first + m)];
+    return 0;
+}
+
+static int take_run_events(const stsl_mem_result *mr, stsl_h5_system *s)
+{
+    const stsl_layout *l = &mr->layout;
+    if (!(s->events = calloc((size_t)mr->n_events + 1, sizeof *s->events))) return -1;
+    s->n_events = mr->n_events;
+    for (long i = 0; i < mr->n_events; i++) {
+        const stsl_mem_event *e = &mr->events[i];
+        put_event(&s->events[i], e->t,
+                  e->kind >= 0 && e->kind < l->n_kinds ? l->kind_names[e->kind] : "?", e->subject,
+                  l->subject_names);
+    }
+    return 0;
+}
+
+int stsl_h5_system_of_run(const char *name, const stsl_mem_result *mr, const double *t,
+                          const double *rows, long n, stsl_h5_system *s, stsl_error *err)
+{
+    const stsl_layout *l = &mr->layout;
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", name);
+    snprintf(s->time_units, sizeof s->time_units, "%s", l->time_units ? l->time_units : "");
+    s->complete = mr->complete;
+    int ok = (s->t = malloc(sizeof *s->t * (size_t)(n + 1))) != NULL && take_run_events(mr, s) == 0;
+    if (ok) memcpy(s->t, t, sizeof *s->t * (size_t)n);
+    s->n_samples = n;
+    for (int c = 0; ok && c < l->n_cols; c++) {
+        int gi = stsl_layout_group_of(l, c);
+        if (gi >= 0 && l->groups[gi].first != c) continue; /* inside a group already taken */
+        if (s->n_groups == STSL_H5S_MAX_GROUPS) {
+            stsl_h5_system_free(s);
+            return stsl_error_set(err, STSL_EINPUT, "%s: more than %d datasets", name,
+                                  STSL_H5S_MAX_GROUPS);
+        }
+        ok = group_of_rows(l, gi >= 0 ? &l->groups[gi] : NULL, c, rows, n,
+                           &s->groups[s->n_groups++]) == 0;
+    }
+    if (ok) return STSL_OK;
+    stsl_h5_system_free(s);
+    return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld samples", name, n);
+}
+
+void stsl_h5_group_flags(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value,
+                         unsigned char *flags)
+{
+    int want = -1;
+    for (int k = 0; g && k < g->n_values; k++)
+        if (!strcmp(g->values[k], value)) want = k;
+    for (long i = 0; i < s->n_samples; i++)
+        flags[i] = (unsigned char)(want >= 0 && (int)stsl_h5_group_at(g, i, m) == want);
+}
+
+double stsl_h5_time_in(const stsl_h5_system *s, const stsl_h5_group *g, int m, const char *value)
+{
+    unsigned char *f = malloc((size_t)s->n_samples + 1);
+    if (!f) return NAN;
+    stsl_h5_group_flags(s, g, m, value, f);
+    stsl_cmp_stuck held;
+    stsl_compare_stuck_held(s->t, f, f, s->n_samples, &held);
+    free(f);
+    return held.ref_time;
+}
+
+/* ---- `stickslip info` of a system: per body, contact and stop ----------------- */
+
+/* Events of `kind` (NULL: any) about subject `index`. */
+static long count_events(const stsl_h5_system *s, const char *kind, int index)
+{
+    long n = 0;
+    for (long i = 0; i < s->n_events; i++)
+        n += s->events[i].index == index && (!kind || !strcmp(s->events[i].kind, kind));
+    return n;
+}
+
+/* Per body: final x, v and the range of x. */
+static void print_bodies(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_h5_group *x = stsl_h5_system_group(s, "x"), *v = stsl_h5_system_group(s, "v");
+    long last = s->n_samples - 1;
+    if (!x || last < 0) return;
+    char h[4][48];
+    snprintf(h[0], sizeof h[0], "final x [%s]", x->units);
+    snprintf(h[1], sizeof h[1], "final v [%s]", v ? v->units : "");
+    snprintf(h[2], sizeof h[2], "min x [%s]", x->units);
+    snprintf(h[3], sizeof h[3], "max x [%s]", x->units);
+    fprintf(out, "Bodies:      %d\n  %-16s %16s %16s %16s %16s\n", x->width, "body", h[0], h[1],
+            h[2], h[3]);
+    for (int m = 0; m < x->width; m++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (long i = 0; i <= last; i++) {
+            lo = fmin(lo, stsl_h5_group_at(x, i, m));
+            hi = fmax(hi, stsl_h5_group_at(x, i, m));
+        }
+        double vf = v && v->width == x->width ? stsl_h5_group_at(v, last, m) : NAN;
+        fprintf(out, "  %-16s %16.9g %16.9g %16.9g %16.9g\n", x->members[m],
+                stsl_h5_group_at(x, last, m), vf, lo, hi);
+    }
+}
+
+/* Per contact: time stuck, stick and breakaway events, largest |friction|. */
+static void print_contacts(const stsl_h5_system *s, FILE *out)
+{
+    const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode"),
+                        *fr = stsl_h5_system_group(s, "friction");
+    if (!cm) return;
+    double span = s->n_samples > 0 ? s->t[s->n_samples - 1] - s->t[0] : 0.0;
+    char h[2][48];
+    snprintf(h[0], sizeof h[0], "time stuck [%s]", s->time_units);
+    snprintf(h[1], sizeof h[1], "max |friction| [%s]", fr ? fr->units : "");
+    fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %20s\n", cm->width, "contact", h[0],
+            "stuck %", "sticks", "breakaways", h[1]);
+    for (int m = 0; m < cm->width; m++) {
+        double stuck = stsl_h5_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
+        for (long i = 0; fr && m < fr->width && i < s->n_samples; i++)
+            fmax_abs = fmax(fmax_abs, fabs(stsl_h5_group_at(fr, i, m)));
+        fprintf(out, "  %-16s %18.9g %8.2f %8ld %10ld %20.9g\n", cm->members[m], stuck,
+                span > 0 ? 100.0 * stuck / span : 0.0, count_events(s, "stick", m),
+                count_events(s, "breakaway", m), fr ? fmax_abs : NAN);
+    }
+}
+
+/* Per stop: contacts (rigid: stop_contact, compliant: contact_begin), impacts. */
+static void print_stops(const stsl_h5_system *s, FILE *out, int first_subject)
+{
+    const stsl_h5_group *sm = stsl_h5_system_group(s, "stop_mode");
+    if (!sm) return;
+    char h[48];
+    snprintf(h, sizeof h, "time in contact [%s]", s->time_units);
+    fprintf(out, "Stops:       %d\n  %-16s %9s %9s %22s\n", sm->width, "stop", "contacts",
+            "impacts", h);
+    for (int m = 0; m < sm->width; m++) {
+        int subj = first_subject + m;
+        long contacts =
+            count_events(s, "stop_contact", subj) + count_events(s, "contact_begin", subj);
+        double t_in = stsl_h5_time_in(s, sm, m, "LOW") + stsl_h5_time_in(s, sm, m, "HIGH");
+        fprintf(out, "  %-16s %9ld %9ld %22.9g\n", sm->members[m], contacts,
+                count_events(s, "impact", subj), t_in);
+    }
+}
+
+void stsl_h5_print_system_info(const stsl_h5_result *res, const stsl_h5_system *s, FILE *out,
+                               long max_events)
+{
+    print_head(res, 1, out);
+    print_bodies(s, out);
+    print_contacts(s, out);
+    const stsl_h5_group *cm = stsl_h5_system_group(s, "contact_mode");
+    print_stops(s, out, cm ? cm->width : 0); /* subjects: contacts, then stops */
+    print_counts(res, 1, out);
+    if (s->n_events == 0) return;
+    char h[32];
+    snprintf(h, sizeof h, "t [%s]", s->time_units);
+    fprintf(out, "\n%18s  %-16s %s\n", h, "kind", "subject");
+    long shown = max_events < 0 || max_events > s->n_events ? s->n_events : max_events;
+    for (long i = 0; i < shown; i++)
+        fprintf(out, "%18.12g  %-16s %s\n", s->events[i].t, s->events[i].kind,
+                s->events[i].index >= 0 ? s->events[i].name : "-");
+    if (shown < s->n_events) fprintf(out, "... %ld more\n", s->n_events - shown);
 }

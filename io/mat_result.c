@@ -547,16 +547,3 @@ void stsl_mat_arrays_free(stsl_mat_arrays *a)
         free(a->cols[c]);
     memset(a, 0, sizeof *a);
 }
-
-int stsl_mat_result_is_system(const stsl_h5_result *res)
-{
-    for (int c = 0; c < res->n_cols; c++)
-        if (res->col_width[c] > 0) return 1;
-    return 0;
-}
-
-int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
-                         stsl_error *err)
-{
-    return stsl_h5_system_from(res, a->n, &a->t, a->cols, s, err);
-}

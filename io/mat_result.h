@@ -1,6 +1,6 @@
 /* mat_result.h - a MAT result of `stickslip run -o OUT.mat` (the variables
  * of io/mat_sink.h) read back into the HDF5 reader's structures
- * (io/h5_read.h, io/h5_system.h), so that `stickslip info`,
+ * (io/h5_read.h), so that `stickslip info`,
  * stsl_result_read and whatever else reads results use one code for both
  * formats after this step.
  *
@@ -14,7 +14,6 @@
 #define STSL_MAT_RESULT_H
 
 #include "io/h5_read.h"
-#include "io/h5_system.h"
 
 /* zlib's deflate compresses at most 1032:1 (the HDF5 readers' rule). */
 #define STSL_MAT_MAX_RATIO 1100
@@ -36,13 +35,5 @@ int stsl_mat_result_file(const char *path);
 int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays *a,
                          stsl_error *err);
 void stsl_mat_arrays_free(stsl_mat_arrays *a);
-
-/* 1 when the result read is a system's (its columns include groups). */
-int stsl_mat_result_is_system(const stsl_h5_result *res);
-
-/* The system's reader structure from a result read: takes the arrays of
- * `a` (freed with *s by stsl_h5_system_free); *res keeps its own. */
-int stsl_mat_system_from(const stsl_h5_result *res, stsl_mat_arrays *a, stsl_h5_system *s,
-                         stsl_error *err);
 
 #endif

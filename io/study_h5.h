@@ -27,7 +27,7 @@
 /* Most event kinds a model may have (one events_<kind> column each). */
 #define STSL_STUDY_MAX_KINDS 16
 /* Most per-member columns of a system's study (x_final.<body>, ...; see
- * api/member_metrics.h), and most summary columns a study file has. */
+ * api/summary_sink.h), and most summary columns a study file has. */
 #define STSL_STUDY_MAX_MEMBERS 128
 #define STSL_STUDY_MAX_COLS    192
 /* Longest message kept in a row (longer ones are cut, ending in "..."). */

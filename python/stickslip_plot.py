@@ -115,6 +115,198 @@ def _read(ds, path):
     return ds[:]
 
 
+# ---- a system's file, and MAT files (scipy.io.loadmat) --------------------------
+
+
+def _text(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+def _member_names(attr):
+    """`names`: one comma-separated string or an array of strings."""
+    if isinstance(attr, (str, bytes)):
+        return [s.strip() for s in _text(attr).split(",")] if _text(attr) else []
+    return [_text(s) for s in np.asarray(attr).ravel()]
+
+
+def value_names(text):
+    """'0 STUCK, 1 SLIP_POS, ...' (or bare names in order) as a list."""
+    out = {}
+    for k, item in enumerate(s.strip() for s in _text(text).split(",")):
+        num, _, name = item.partition(" ")
+        if num.lstrip("-").isdigit() and name:
+            out[int(num)] = name.strip()
+        elif item:
+            out[k] = item
+    return [out.get(i, "?") for i in range(max(out) + 1)] if out else []
+
+
+def is_system_file(f):
+    """True for an open h5py File holding a system's result."""
+    tr = f.get("trajectory")
+    return tr is not None and "mode" not in tr and "x" in tr and tr["x"].ndim == 2
+
+
+def _subject_member(have):
+    """The events' member with the subject's name: `subject`, or `name` in
+    files written before the names were made one."""
+    return next((k for k in ("subject", "name") if k in have), None)
+
+
+def _events(f, path):
+    if "events" not in f:
+        raise PlotError(f"{path}: missing dataset /events")
+    rows = _read(f["events"], path)
+    out = np.zeros(len(rows), dtype=_system_view().EVENT_DTYPE)
+    have = rows.dtype.names or ()
+    for k in ("t", "kind"):
+        if k not in have:
+            raise PlotError(f"{path}: /events has no member {k}")
+    out["t"] = rows["t"]
+    out["kind"] = [bytes(k).rstrip(b"\0").decode("ascii", "replace") for k in rows["kind"]]
+    out["index"] = rows["index"] if "index" in have else -1
+    subject = _subject_member(have)
+    if subject:
+        out["subject"] = [_text(n) for n in rows[subject]]
+    return out
+
+
+def is_mat_file(path):
+    """True when `path` is a regular file that begins with MATLAB's text
+    header (a MAT v5 file)."""
+    if not os.path.isfile(path):  # opening a FIFO would wait for a writer
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(6) == b"MATLAB"
+    except OSError:
+        return False
+
+
+def _mtext(a):
+    """A char array of loadmat as a str ('' for an empty one)."""
+    a = np.asarray(a)
+    return "" if a.size == 0 else str(a.ravel()[0])
+
+
+def _mcell(a):
+    """A cell array of char as a list of str."""
+    return [_mtext(c) for c in np.asarray(a, dtype=object).ravel()]
+
+
+def _mstruct(m, name, path, required=True, what="the MAT result of a system"):
+    v = m.get(name)
+    if v is None or v.dtype.names is None or v.size != 1:
+        if not required:
+            return None
+        raise PlotError(f"{path}: not {what}: no 1 x 1 struct '{name}'")
+    return v.ravel()[0]
+
+
+def loadmat(path):
+    """The variables of a MAT result (scipy.io.loadmat), checked to be
+    stickslip's; PlotError with a one-line reason."""
+    try:
+        import scipy.io
+    except ImportError:
+        raise PlotError(f"{path}: reading a MAT result needs scipy (python3-scipy)") from None
+    try:
+        m = scipy.io.loadmat(path)
+    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
+        raise PlotError(f"{path}: cannot read the MAT file: {exc}") from None
+    if _mtext(m.get("program", "")) != "stickslip":
+        raise PlotError(f"{path}: not a stickslip result (variable program is not 'stickslip')")
+    return m
+
+
+def _read_system_mat(path):
+    """A SystemResult from the MAT result of a system (scipy.io.loadmat)."""
+    m = loadmat(path)
+    if "names" not in m:
+        raise PlotError(f"{path}: not the MAT result of a system of bodies (no 'names')")
+    tr, units_s, names_s = (_mstruct(m, k, path) for k in ("trajectory", "units", "names"))
+    vnames_s = _mstruct(m, "value_names", path, required=False)
+    t = np.asarray(tr["t"], dtype=float).ravel()
+    groups, names, units, vnames = {}, {}, {"t": _mtext(units_s["t"])}, {}
+    for name in tr.dtype.names:
+        if name == "t":
+            continue
+        data = np.asarray(tr[name])
+        if data.ndim != 2 or data.shape[0] != len(t):
+            raise PlotError(f"{path}: trajectory.{name} is {data.shape}, t has {len(t)} rows")
+        units[name] = _mtext(units_s[name]) if name in units_s.dtype.names else ""
+        if name in names_s.dtype.names:
+            names[name] = _mcell(names_s[name])
+            if len(names[name]) != data.shape[1]:
+                raise PlotError(f"{path}: names.{name} does not name the {data.shape[1]} "
+                                      f"columns of trajectory.{name}")
+        else:
+            data = data.ravel()
+        if vnames_s is not None and name in vnames_s.dtype.names:
+            vnames[name] = _mcell(vnames_s[name])
+            groups[name] = np.asarray(data, dtype=int)
+        else:
+            groups[name] = np.asarray(data, dtype=float)
+    ev = _mstruct(m, "events", path)
+    et = np.asarray(ev["t"], dtype=float).ravel()
+    events = np.zeros(len(et), dtype=_system_view().EVENT_DTYPE)
+    events["t"] = et
+    events["kind"] = _mcell(ev["kind"]) if len(et) else []
+    events["index"] = np.asarray(ev["index"]).ravel() if len(et) else []
+    subject = _subject_member(ev.dtype.names or ())
+    events["subject"] = _mcell(ev[subject]) if len(et) and subject else []
+    st = _mstruct(m, "stats", path)
+    stats = {k: np.asarray(st[k]).ravel()[0].item() for k in st.dtype.names}
+    return _system_view().SystemResult(path, t, groups, names, units, {k: "" for k in groups}, vnames, events,
+                        float(np.asarray(m["complete"]).ravel()[0]) == 1, _mtext(m["message"]),
+                        _mtext(m["config"]), stats)
+
+
+def read_system(path):
+    """A SystemResult (python/stickslip/system.py) from a file (HDF5, or
+    MAT: _read_system_mat);
+    PlotError with a one-line reason."""
+    if is_mat_file(path):
+        return _read_system_mat(path)
+    import h5py
+
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise PlotError(f"{path}: cannot open: {exc}") from None
+    with f:
+        if _text(f.attrs.get("program", "")) != "stickslip" or not is_system_file(f):
+            raise PlotError(f"{path}: not the result of a system of bodies (no 2-D /trajectory/x)")
+        tr = f["trajectory"]
+        t = np.asarray(_read(tr["t"], path), dtype=float)
+        groups, names, units, long_names, vnames = {}, {}, {"t": _text(tr["t"].attrs.get("units", "s"))}, {}, {}
+        for name, ds in tr.items():
+            if name == "t":
+                continue
+            data = _read(ds, path)
+            if data.shape[0] != len(t):
+                raise PlotError(f"{path}: /trajectory/{name} has {data.shape[0]} rows, t {len(t)}")
+            units[name] = _text(ds.attrs.get("units", ""))
+            long_names[name] = _text(ds.attrs.get("long_name", ""))
+            if "mode_names" in ds.attrs:
+                vnames[name] = value_names(ds.attrs["mode_names"])
+                groups[name] = np.asarray(data, dtype=int)
+            else:
+                groups[name] = np.asarray(data, dtype=float)
+            if data.ndim == 2:
+                names[name] = _member_names(ds.attrs.get("names", ""))
+                if len(names[name]) != data.shape[1]:
+                    raise PlotError(f"{path}: /trajectory/{name}: attribute names does not name "
+                                          f"its {data.shape[1]} columns")
+        stats = {k: (v.item() if hasattr(v, "item") else v) for k, v in f["stats"].attrs.items()} \
+            if "stats" in f else {}
+        return _system_view().SystemResult(path, t, groups, names, units, long_names, vnames, _events(f, path),
+                            int(f.attrs.get("complete", 0)) == 1, _text(f.attrs.get("message", "")),
+                            f["config"].asstr()[()] if "config" in f else "", stats)
+
+
 def load_result(path):
     """Read a result file into a dict.
 
@@ -129,15 +321,14 @@ def load_result(path):
         raise PlotError(f"{path}: is a directory, not a result file")
     if not os.path.isfile(path):  # opening a FIFO would wait for a writer
         raise PlotError(f"{path}: not a regular file (a FIFO, socket or device), not a result file")
-    reader = _system_reader()
-    if reader.is_mat_file(path):
+    if is_mat_file(path):
         return load_mat_result(path)
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
         reason = "not an HDF5 file" if not h5py.is_hdf5(path) else str(exc).split("(")[0].strip()
         raise PlotError(f"{path}: cannot open: {reason}") from None
-    if _attr_str(f, "program") == "stickslip" and _system_reader().is_system_file(f):
+    if _attr_str(f, "program") == "stickslip" and is_system_file(f):
         f.close()
         return load_system(path)
     with f:
@@ -198,34 +389,28 @@ def load_result(path):
 def load_mat_result(path):
     """The dict of load_result from a MAT result (`stickslip run -o
     OUT.mat`), read with scipy.io.loadmat; a system's goes to load_system."""
-    reader = _system_reader()
-    try:
-        m = reader.loadmat(path)
-    except reader.SystemFileError as exc:
-        raise PlotError(str(exc)) from None
+    m = loadmat(path)
     if "names" in m:
         return load_system(path)
-    try:
-        tr, un, ev = (reader._mstruct(m, k, path) for k in ("trajectory", "units", "events"))
-    except reader.SystemFileError as exc:
-        raise PlotError(str(exc).replace("the MAT result of a system", "a stickslip MAT result")) from None
+    tr, un, ev = (_mstruct(m, k, path, what="a stickslip MAT result")
+                  for k in ("trajectory", "units", "events"))
     t = np.asarray(tr["t"], dtype=float).ravel()
     cols = {k: np.asarray(tr[k], dtype=float).ravel() for k in tr.dtype.names if k not in ("t", "mode")}
-    units = {k: reader._mtext(un[k]) for k in un.dtype.names if k != "mode"}
+    units = {k: _mtext(un[k]) for k in un.dtype.names if k != "mode"}
     mode = np.asarray(tr["mode"], dtype=int).ravel() if "mode" in tr.dtype.names else None
     n_ev = np.asarray(ev["t"]).size
     events = []
     for i in range(n_ev):
         e = {k: float(np.asarray(ev[k]).ravel()[i]) for k in
              ("t", "x", "v_before", "v_after", "net_force", "friction")}
-        e["kind"] = reader._mcell(ev["kind"])[i]
+        e["kind"] = _mcell(ev["kind"])[i]
         e["mode_before"] = int(np.asarray(ev["mode_before"]).ravel()[i])
         e["mode_after"] = int(np.asarray(ev["mode_after"]).ravel()[i])
         events.append(e)
     res = {"path": path, "complete": float(np.asarray(m["complete"]).ravel()[0]) == 1,
-           "message": reader._mtext(m["message"]), "version": reader._mtext(m["version"]),
-           "config": reader._mtext(m["config"]), "t": t, "cols": cols, "units": units,
-           "mode": mode, "mode_names": dict(enumerate(reader._mcell(m["mode_names"]))),
+           "message": _mtext(m["message"]), "version": _mtext(m["version"]),
+           "config": _mtext(m["config"]), "t": t, "cols": cols, "units": units,
+           "mode": mode, "mode_names": dict(enumerate(_mcell(m["mode_names"]))),
            "events": events}
     if mode is None or "x" not in cols or "v" not in cols:
         raise PlotError(f"{path}: not a stickslip result: trajectory.mode, x or v is missing")
@@ -674,34 +859,30 @@ SHADE_ALPHA = 0.35
 # page; more bodies go to further pages (PNG/SVG: NAME-1.png, NAME-2.png ...;
 # PDF: one file with a page each).
 BODIES_PER_PAGE = 6
-_SYSTEM_READER = []
+_SYSTEM_VIEW = []
 
 
-def _system_reader():
-    """python/stickslip/system.py, the package's reader of a system's file,
-    loaded by path (it lies beside this script in the source tree and where
-    both are installed): the package itself needs the C library, this needs
-    only numpy and h5py."""
-    if not _SYSTEM_READER:
+def _system_view():
+    """python/stickslip/system.py, the package's SystemResult (the groups of
+    a system's file), loaded by path (it lies beside this script in the
+    source tree and where both are installed): the package itself needs the
+    C library, that module only numpy."""
+    if not _SYSTEM_VIEW:
         import importlib.util
 
         where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stickslip", "system.py")
-        spec = importlib.util.spec_from_file_location("stickslip_system_reader", where)
+        spec = importlib.util.spec_from_file_location("stickslip_system_view", where)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        _SYSTEM_READER.append(mod)
-    return _SYSTEM_READER[0]
+        _SYSTEM_VIEW.append(mod)
+    return _SYSTEM_VIEW[0]
 
 
 def load_system(path):
     """A system's result as the dict figure() takes: path, complete,
     message, t, units, events (dicts with t, kind, index, subject) and
-    system (the reader's SystemResult)."""
-    reader = _system_reader()
-    try:
-        r = reader.read_system(path)
-    except reader.SystemFileError as exc:
-        raise PlotError(str(exc)) from None
+    system (its SystemResult)."""
+    r = read_system(path)
     if len(r.t) == 0:
         raise PlotError(f"{path}: the result has no samples")
     events = [{"t": float(e["t"]), "kind": str(e["kind"]), "index": int(e["index"]),

@@ -428,6 +428,18 @@ static void check_result_read(const char *path, const run_rows *rr)
             assert_true(v[i] == value(rr->key[i], c, rr->after[i]));
     }
     assert_null(stsl_result_column_name(r, NCOL));
+    /* Each column's attributes as written: its group's units, long name
+     * and value names (the mode groups' only), a 1-D column's own. */
+    assert_string_equal(stsl_result_column_attr(r, F0 + 1, "units"), "N");
+    assert_string_equal(stsl_result_column_attr(r, F0 + 1, "long_name"), "friction force");
+    assert_string_equal(stsl_result_column_attr(r, F0 + 1, "value_names"), "");
+    assert_string_equal(stsl_result_column_attr(r, CM0 + 1, "value_names"),
+                        "STUCK,SLIP_POS,SLIP_NEG,SMOOTH");
+    assert_string_equal(stsl_result_column_attr(r, SM0, "value_names"), "OPEN,LOW,HIGH");
+    assert_string_equal(stsl_result_column_attr(r, VB, "units"), "m/s");
+    assert_string_equal(stsl_result_column_attr(r, VB, "long_name"), "base motion");
+    assert_null(stsl_result_column_attr(r, NCOL, "units"));
+    assert_null(stsl_result_column_attr(r, 0, "colour"));
     /* No scalar mode in the file: the replayed samples carry none (-1). */
     const double *mode = stsl_result_column(r, "mode");
     for (long i = 0; i < rr->n; i++)

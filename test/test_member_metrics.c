@@ -17,11 +17,12 @@
 #include <string.h>
 
 #include "api/config_api.h"
-#include "api/member_metrics.h"
+#include "api/summary_sink.h"
 #include "include/stickslip.h"
 #include "io/config.h"
 #include "io/study.h"
 #include "io/study_h5.h"
+#include "models/run.h"
 #include "test/testutil.h"
 
 static char g_dir[256];
@@ -132,6 +133,42 @@ static void test_sink_stuck_fractions_and_finals(void **state)
     stsl_sink_free(&sink);
 }
 
+/* A contact with a `name:` is a member by that name in the run's layout:
+ * its column is stuck_fraction.NAME, and its fraction from a real run is
+ * the one the same system without names gives (names change no physics),
+ * bit for bit, and not NaN (the column found its member). */
+static double run_fraction(const char *yaml, int k, const char *want_name)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "s.yaml", NULL, NULL, 0, &cfg, &err))
+        fail_msg("%s\n%s", err.msg, yaml);
+    stsl_member_cols c;
+    stsl_member_cols_of(&cfg.system, &c);
+    assert_string_equal(c.name_ptrs[k], want_name);
+    double values[STSL_STUDY_MAX_MEMBERS];
+    stsl_member_sink ms;
+    stsl_sink sink;
+    stsl_member_sink_init(&ms, &c, values, NULL, &sink);
+    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &sink, NULL, &err), STSL_OK);
+    stsl_sink_free(&sink);
+    stsl_config_free(&cfg);
+    return values[k];
+}
+
+static void test_named_contact_has_its_fraction(void **state)
+{
+    (void)state;
+    char named[1024];
+    const char *at = strstr(SERVO, "  - {between: [motor, load], law");
+    snprintf(named, sizeof named, "%.*s  - {name: clutch, %s", (int)(at - SERVO), SERVO,
+             at + strlen("  - {"));
+    double plain = run_fraction(SERVO, 3, "stuck_fraction.contacts.1");
+    double by_name = run_fraction(named, 3, "stuck_fraction.clutch");
+    assert_false(isnan(plain));
+    assert_true(by_name == plain);
+}
+
 static void test_study_file_has_the_member_columns(void **state)
 {
     (void)state;
@@ -229,6 +266,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_columns_of_a_system),
         cmocka_unit_test(test_sink_stuck_fractions_and_finals),
+        cmocka_unit_test(test_named_contact_has_its_fraction),
         cmocka_unit_test(test_study_file_has_the_member_columns),
         cmocka_unit_test(test_system_key_paths),
     };

@@ -1,5 +1,6 @@
 """Configurations, runs and results over the C API (include/stickslip.h)."""
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -615,9 +616,9 @@ def read(path):
     no h5py).  A study file of `stickslip sweep` gives its Sweep, a table
     of `stickslip converge --h5` its Convergence (both read with h5py).  The
     file does not hold the dissipated energy: stats["dissipated_energy"] is
-    NaN.  A system's file (several bodies) gives a stickslip.system.SystemResult:
-    2-D arrays with the names of their bodies, contacts and stops, events
-    with their subject."""
+    NaN.  A system's file (several bodies) gives a stickslip.SystemResult,
+    read the same way: 2-D arrays with the names of their bodies, contacts
+    and stops, events with their subject."""
     path = _args.path(path, "path")
     out = ffi.new("stsl_result **")
     cfg = ffi.new("stsl_cfg **")
@@ -635,7 +636,7 @@ def read(path):
     config = Config(cfg[0])
     try:
         if _grouped(out[0]):
-            return _system_file(path)
+            return _system_result(out[0], config, str(path))
         return Result._from_handle(config, out[0], os.path.abspath(path))
     finally:
         lib.stsl_result_free(out[0])
@@ -652,15 +653,37 @@ def _grouped(handle):
     return any("[" in ffi.string(lib.stsl_result_column_name(handle, i)).decode() for i in range(n))
 
 
-def _system_file(path):
-    """The SystemResult of a system's file, read by stickslip.system (h5py,
-    imported only then: an element's file is read without it)."""
-    from .system import SystemFileError, read_system
+def _system_result(handle, cfg, path):
+    """The SystemResult (stickslip.system) of a system's result the library
+    read: its GROUP[MEMBER] columns as the file's groups, samples x members
+    (integer for a mode group), with their units and value names."""
+    from .system import EVENT_DTYPE, SystemResult
 
-    try:
-        return read_system(str(path))
-    except SystemFileError as exc:
-        raise InputError(str(exc), lib.STSL_RC_INPUT) from None
+    n, s = lib.stsl_result_n_samples(handle), lib.stsl_result_summary(handle)
+    attr = lambda i, a: ffi.string(lib.stsl_result_column_attr(handle, i, a)).decode()  # noqa: E731
+    groups, names, units, long_names, values = {}, {}, {"t": ffi.string(s.time_units).decode()}, {}, {}
+    for i in range(lib.stsl_result_n_columns(handle)):
+        flat = ffi.string(lib.stsl_result_column_name(handle, i)).decode()
+        group, _, member = flat.partition("[")
+        col = _column(handle, flat, n)
+        if attr(i, b"value_names"):
+            values[group], col = attr(i, b"value_names").split(","), col.astype(int)
+        if member:
+            names.setdefault(group, []).append(member[:-1])
+        groups[group] = groups.get(group, []) + [col] if member else col
+        units[group], long_names[group] = attr(i, b"units"), attr(i, b"long_name")
+    for g in names:
+        groups[g] = np.column_stack(groups[g])
+    table, subjects = _events(handle, _names(s.kind_names, s.n_kinds), _names(s.mode_names, s.n_modes))
+    order = names.get("contact_mode", []) + names.get("stop_mode", [])  # the subjects' numbering
+    events = np.zeros(len(table), dtype=EVENT_DTYPE)
+    events["t"], events["kind"], events["subject"] = table["t"], table["kind"], subjects
+    events["index"] = [order.index(x) if x in order else -1 for x in subjects]
+    stats = _summary_stats(s)
+    if math.isnan(stats["dissipated_energy"]):  # the file's /stats does not hold it
+        del stats["dissipated_energy"]
+    return SystemResult(path, _column(handle, "t", n), groups, names, units, long_names, values, events,
+                        bool(s.complete), ffi.string(s.message).decode(), cfg.to_yaml(), stats)
 
 
 def version():

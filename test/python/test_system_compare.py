@@ -1,5 +1,5 @@
 """ss.compare of a system's results: the numbers of `stickslip compare
-REF.h5 CAND.h5 -o` (one code in the library, api/compare_system.c), for
+REF.h5 CAND.h5 -o` (one code in the library, api/compare.c), for
 the reference read from its file or given as its configuration."""
 import json
 import os

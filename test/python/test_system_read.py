@@ -35,6 +35,9 @@ def test_read_gives_groups_names_and_subjects(tmp_path):
         assert r.stuck_intervals(sr.CONTACTS[c]) == spans
     assert r.intervals(r.mode_is("stop_mode", "backlash", "HIGH")) == sr.STOP_HIGH
     assert r.complete and r.stats["events"] == 8
+    from stickslip.system import read_system  # the former reader's name reads the same
+
+    assert read_system(path).x.tobytes() == r.x.tobytes()
 
 
 def test_read_takes_the_former_member_name(tmp_path):
