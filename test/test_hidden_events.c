@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"
