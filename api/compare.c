@@ -10,7 +10,7 @@
 #include "api/error.h"
 #include "api/summary_sink.h"
 #include "events/modes.h"
-#include "models/element.h"
+#include "models/one_body.h"
 #include "models/run.h"
 #include "solver/hybrid.h"
 
@@ -168,18 +168,18 @@ static int mode_is_stuck(int mode, double v, double thr)
 
 /* Energy dissipated along (t, x, v) from the balance with the reference
  * model's non-friction force F_n at the middle of each interval. */
-static double energy_balance(const stsl_element *el, const double *t, const double *x,
+static double energy_balance(const stsl_one_body *el, const double *t, const double *x,
                              const double *v, long n, double *fn_mid)
 {
     for (long i = 0; i + 1 < n; i++) {
         double y[STSL_ELEMENT_MAX_STATE] = {0};
         y[0] = 0.5 * (x[i] + x[i + 1]);
         y[1] = 0.5 * (v[i] + v[i + 1]);
-        stsl_element_forces f;
-        stsl_element_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
+        stsl_one_body_forces f;
+        stsl_one_body_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
         fn_mid[i] = f.fn;
     }
-    return stsl_compare_energy_balance(t, v, fn_mid, stsl_element_get_params(el)->mass, n);
+    return stsl_compare_energy_balance(t, v, fn_mid, stsl_one_body_params(el)->mass, n);
 }
 
 /* The candidate's events within [t[0], t[n-1]]: a hybrid stickslip result's
@@ -246,7 +246,7 @@ done:
 
 /* The same quadrature for both, so that the difference is the candidate's
  * and not the quadrature's. */
-static int judge_energy(const stsl_element *el, const aligned *r, const double *t, const double *x,
+static int judge_energy(const stsl_one_body *el, const aligned *r, const double *t, const double *x,
                         const double *v, const double *f, long n, stsl_cmp_report *rep,
                         stsl_error *err)
 {
@@ -301,9 +301,9 @@ static int span(const stsl_config *cfg, const stsl_cmp_candidate *c, const char 
     return STSL_OK;
 }
 
-static void describe_units(const stsl_element *el, stsl_cmp_report *rep)
+static void describe_units(const stsl_one_body *el, stsl_cmp_report *rep)
 {
-    const stsl_layout *l = stsl_element_layout(el);
+    const stsl_layout *l = stsl_one_body_model(el)->layout;
     int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
     rep->t_units = l->time_units ? l->time_units : "s";
     rep->x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
@@ -317,7 +317,7 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
     aligned r = {0};
     double *t = NULL;
     long i0 = 0;
-    stsl_element *el = stsl_element_create(&cfg->element, err);
+    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
     int rc = el ? STSL_OK : (err ? err->code : STSL_EINPUT);
     if (!rc) describe_units(el, rep);
     if (!rc) rc = span(cfg, c, rep->t_units, &t, &i0, rep, err);
@@ -342,7 +342,7 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
     if (!rc) rc = judge_energy(el, &r, t, x, v, c->friction ? c->friction + i0 : NULL, n, rep, err);
     aligned_free(&r);
     free(t);
-    stsl_element_free(el);
+    stsl_one_body_free(el);
     if (rc) {
         int failed = rep->rerun_failed;
         stsl_cmp_report_free(rep);

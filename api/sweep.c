@@ -19,7 +19,7 @@
 #include "io/run_record.h"
 #include "io/study.h"
 #include "io/study_h5.h"
-#include "models/element.h"
+#include "models/one_body.h"
 #include "models/multibody.h"
 
 /* Rows a worker may run ahead of the writer (ring of ~5 MiB). */
@@ -552,9 +552,9 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
         describe_system(&base->c.system, pl, info);
         return STSL_OK;
     }
-    stsl_element *el = stsl_element_create(&base->c.element, err);
+    stsl_one_body *el = stsl_one_body_create(&base->c.element, err);
     if (!el) return err ? err->code : STSL_EMODEL;
-    const stsl_layout *l = stsl_element_layout(el);
+    const stsl_layout *l = stsl_one_body_model(el)->layout;
     pl->n_kinds = l->n_kinds < STSL_STUDY_MAX_KINDS ? l->n_kinds : STSL_STUDY_MAX_KINDS;
     for (int k = 0; k < pl->n_kinds; k++)
         snprintf(pl->kinds[k], sizeof pl->kinds[k], "%s", l->kind_names[k]);
@@ -566,7 +566,7 @@ static int describe_model(const stsl_cfg *base, plan *pl, stsl_study_info *info,
     pl->n_modes = l->n_modes < STSL_MAX_MODES ? l->n_modes : STSL_MAX_MODES;
     for (int m = 0; m < pl->n_modes; m++)
         snprintf(pl->modes[m], sizeof pl->modes[m], "%s", l->mode_names[m]);
-    stsl_element_free(el);
+    stsl_one_body_free(el);
     return STSL_OK;
 }
 

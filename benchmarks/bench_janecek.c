@@ -14,7 +14,7 @@
 
 #include "benchmarks/bench_plain_cvode.h"
 #include "benchmarks/bench_util.h"
-#include "models/element.h"
+#include "models/element_params.h"
 
 #define MAX_BATCHES 101
 #define N_PLAIN     2 /* the plain loop with Adams + fixed point, and with BDF + dense */

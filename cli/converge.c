@@ -38,7 +38,7 @@
 #include "io/safe_output.h"
 #include "events/contact.h"
 #include "events/modes.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
 #include "models/validation.h"

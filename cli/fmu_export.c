@@ -23,7 +23,7 @@
 #include "io/config.h"
 #include "io/fmu/fmu_model.h"
 #include "io/safe_output.h"
-#include "models/element.h"
+#include "models/one_body.h"
 #include "stsl_version.h"
 
 #define MODEL_ID "stickslip_element"
@@ -168,18 +168,18 @@ static int not_the_input(const char *out, const char *config, stsl_error *err)
 
 static int export_fmu(const stsl_config *cfg, const char *out, stsl_error *err)
 {
-    stsl_element *el = stsl_element_create(&cfg->element, err);
+    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
     if (!el) return err->code;
     char *yaml = stsl_config_to_yaml(cfg);
     char guid[64];
     snprintf(guid, sizeof guid, "{stickslip-%016" PRIx64 "}", fnv1a(yaml ? yaml : ""));
     size_t md_len = 0;
-    char *md = yaml ? model_description(cfg, stsl_element_layout(el), guid, &md_len) : NULL;
+    char *md = yaml ? model_description(cfg, stsl_one_body_model(el)->layout, guid, &md_len) : NULL;
     int rc = md ? write_fmu(out, md, md_len, yaml, guid, err)
                 : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     free(md);
     free(yaml);
-    stsl_element_free(el);
+    stsl_one_body_free(el);
     return rc;
 }
 

@@ -30,7 +30,7 @@
 #include "io/out_file.h"
 #include "io/safe_output.h"
 #include "io/study_h5.h"
-#include "models/element.h"
+#include "models/one_body.h"
 #include "models/multibody.h"
 #include "models/run.h"
 #include "models/verify.h"
@@ -246,8 +246,8 @@ static int check_model(const stsl_config *cfg, stsl_error *err)
         stsl_multibody_free(mb);
         return !mb;
     }
-    stsl_element *el = stsl_element_create(&cfg->element, err);
-    stsl_element_free(el);
+    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
+    stsl_one_body_free(el);
     return !el;
 }
 

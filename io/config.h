@@ -8,7 +8,7 @@
 #ifndef STSL_CONFIG_H
 #define STSL_CONFIG_H
 
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/fixed_step.h"
 #include "models/system.h"
 #include "models/verify.h"

@@ -27,6 +27,7 @@
 
 #include "events/contact.h"
 #include "models/friction.h"
+#include "models/one_body.h"
 
 /* Steps are counted as t_end / h rounded up, less this relative slack, so
  * that t_end = N h computed in floating point does not add a sliver step. */
@@ -50,7 +51,7 @@ const char *const *stsl_scheme_names(void)
 }
 
 typedef struct run {
-    stsl_element *e;
+    stsl_one_body *o; /* the element's forces and columns */
     const stsl_hmodel *model;
     const stsl_element_params *p;
     const stsl_scheme_opts *sch;
@@ -61,7 +62,7 @@ typedef struct run {
     double t;    /* current time */
     double y[STSL_ELEMENT_MAX_STATE];
     int mode;
-    stsl_element_forces f; /* at (t, y) */
+    stsl_one_body_forces f; /* at (t, y) */
     stsl_stats st;
     double cols_a[MAX_COLS], cols_b[MAX_COLS];
 } run;
@@ -76,7 +77,7 @@ typedef struct step_result {
 static void forces(run *r, double t, const double *y)
 {
     r->st.rhs_evals++;
-    stsl_element_eval_forces(r->e, t, y, &r->f);
+    stsl_one_body_eval_forces(r->o, t, y, &r->f);
 }
 
 static int sgn(double v)
@@ -128,7 +129,8 @@ static int rk4_deriv(run *r, double t, const double *y, double *yd)
 {
     if (!r->regular) {
         r->st.rhs_evals++;
-        return r->model->ops->rhs(r->model->self, STSL_MODE_SMOOTH, t, y, yd);
+        stsl_one_body_smooth_rhs(r->o, t, y, yd);
+        return 0;
     }
     forces(r, t, y);
     yd[0] = y[1];
@@ -141,13 +143,13 @@ static int rk4_deriv(run *r, double t, const double *y, double *yd)
 static void out_cols(run *r, int mode, double t, const double *y, double *cols)
 {
     if (!(r->regular && mode == STSL_MODE_SMOOTH)) {
-        r->model->ops->outputs(r->model->self, mode, t, y, cols);
+        stsl_one_body_mode_outputs(r->o, mode, t, y, cols);
         return;
     }
-    r->model->ops->outputs(r->model->self, STSL_MODE_SLIP_POS, t, y, cols);
-    stsl_element_forces f;
-    stsl_element_eval_forces(r->e, t, y, &f);
-    stsl_element_forces keep = r->f;
+    stsl_one_body_mode_outputs(r->o, STSL_MODE_SLIP_POS, t, y, cols);
+    stsl_one_body_forces f;
+    stsl_one_body_eval_forces(r->o, t, y, &f);
+    stsl_one_body_forces keep = r->f;
     r->f = f;
     double ff = regular_friction(r, y[1]);
     r->f = keep;
@@ -406,11 +408,11 @@ int stsl_fixed_step_check(const stsl_hsolver_opts *sim, const stsl_scheme_opts *
     return STSL_OK;
 }
 
-static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
+static int check_args(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                       const stsl_scheme_opts *sch, stsl_error *err)
 {
     const char *name = stsl_scheme_name(sch->kind);
-    int hybrid_law = !stsl_law_is_smooth(stsl_element_get_params(e)->friction.law);
+    int hybrid_law = !stsl_law_is_smooth(p->friction.law);
     int rc = stsl_fixed_step_check(sim, sch, err);
     if (rc) return rc;
     if (sch->kind != STSL_SCHEME_SMOOTH_RK4 && !hybrid_law)
@@ -418,7 +420,6 @@ static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
                               "simulation.scheme: %s needs a hybrid friction law (coulomb, "
                               "stribeck); use smooth_rk4 for smooth laws",
                               name);
-    const stsl_element_params *p = stsl_element_get_params(e);
     if (p->has_stops && p->stop_model != STSL_STOP_RIGID) /* the config says it at its line */
         return stsl_error_set(err, STSL_EINPUT,
                               "simulation.scheme: %s models rigid end stops only; "
@@ -434,17 +435,19 @@ static int check_args(const stsl_element *e, const stsl_hsolver_opts *sim,
     return STSL_OK;
 }
 
-int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
-                        stsl_sink *sink, stsl_stats *stats, stsl_error *err)
+int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
+                        const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                        stsl_error *err)
 {
-    int rc = check_args(e, sim, sch, err);
+    int rc = check_args(p, sim, sch, err);
     if (rc) return rc;
     run r;
     memset(&r, 0, sizeof r);
     double wall0 = stsl_fixed_step_clock();
-    r.e = e;
-    r.model = stsl_element_model(e);
-    r.p = stsl_element_get_params(e);
+    r.o = stsl_one_body_create(p, err);
+    if (!r.o) return err ? err->code : STSL_EINPUT;
+    r.model = stsl_one_body_model(r.o);
+    r.p = stsl_one_body_params(r.o);
     r.sch = sch;
     r.sink = sink;
     r.out = sink && sink->ops;
@@ -452,7 +455,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     r.n = r.model->n_state;
     r.st.n_modes = r.model->layout->n_modes;
     r.st.segments = 1;
-    stsl_element_initial_state(e, r.y);
+    stsl_one_body_initial_state(r.o, r.y);
     double h = sch->step;
     long n_steps, stride;
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
@@ -489,6 +492,7 @@ int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const sts
     }
     r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
-    if (!begun) return rc;
-    return stsl_sink_end_run(sink, &r.st, rc, 1, err);
+    if (begun) rc = stsl_sink_end_run(sink, &r.st, rc, 1, err);
+    stsl_one_body_free(r.o);
+    return rc;
 }

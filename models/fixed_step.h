@@ -4,7 +4,7 @@
  * checked once per step, and classical RK4 on a smooth law.
  *
  * A scheme run writes the same layout as the event-driven run
- * (stsl_element_layout): every sample carries the mode the scheme itself
+ * (the one-body view's, models/one_body.h): every sample carries the mode the scheme itself
  * decided (STUCK while its stick decision holds, SLIP_POS / SLIP_NEG by the
  * sign of v, STOP_* on a stop, SMOOTH for smooth_rk4), and every change of
  * that mode is recorded as an event (stick, breakaway, reversal, impact,
@@ -14,7 +14,7 @@
 #ifndef STSL_FIXED_STEP_H
 #define STSL_FIXED_STEP_H
 
-#include "models/element.h"
+#include "models/element_params.h"
 
 typedef enum stsl_scheme_kind {
     STSL_SCHEME_EVENT_DRIVEN = 0,      /* the exact hybrid solver (solver/hybrid) */
@@ -51,7 +51,7 @@ const char *const *stsl_scheme_names(void);
  * A non-finite state is STSL_ESOLVER naming time, mode and state; more than
  * max_events events is STSL_EMAXEVENTS.  On failure the sink is still ended,
  * marked incomplete with the message (stsl_sink_end_run, as stsl_hsolver_run).
- * The element must not be run by another solver at the same time. */
+ * The forces and columns are the one-body view's (models/one_body.h). */
 /* What every scheme run checks first: a fixed-step scheme, a finite step
  * > 0, t_end > 0 and at most 1e12 steps to it (STSL_EINPUT naming the key). */
 int stsl_fixed_step_check(const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
@@ -62,7 +62,8 @@ void stsl_fixed_step_grid(const stsl_hsolver_opts *sim, double h, long *n_steps,
 /* A monotonic clock in seconds, for the runs' wall time. */
 double stsl_fixed_step_clock(void);
 
-int stsl_fixed_step_run(stsl_element *e, const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
-                        stsl_sink *sink, stsl_stats *stats, stsl_error *err);
+int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
+                        const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                        stsl_error *err);
 
 #endif

@@ -154,6 +154,7 @@ struct stsl_multibody {
     char (*tie)[2 * STSL_BODY_NAME_MAX + 2];
     int *orient, *reached, *hit, *reach_body;
     double *wacc;     /* per contact: its relative acceleration before the event */
+    int *rest_slip;   /* per contact: slipping since an event that started it at w = 0 */
     int *mstat;       /* consistent's margins: 2 per contact */
     double *impact_w; /* per stop: its last impact's speed in velocity tolerances (<= 1: zero) */
     /* the decision's units (parallel contacts are one), in tie-rule order:
@@ -2185,6 +2186,42 @@ static void open_released(stsl_multibody *m, const fixed_motion *fm, double *y)
             open_touch(m, k, fm, y);
 }
 
+/* SPEC §1.2 "Velocity zero", the element's rule: a slip that would leave
+ * its sign at once is a stick; one that would go on the same way is
+ * possible only when w came to zero while the force stood at the level to
+ * within rounding (w falls only while the force is below the dynamic
+ * level, which is no larger than the static one).  After a slip that
+ * started at w = 0 such a return is the integration's noise, not motion:
+ * with F_S = F_D a force peaking 1e-7 N above the level slips a free mass
+ * by 1e-21 m at 1e-14 m/s, below the velocity's tolerance, so w's guard
+ * fires at a rounding-level zero while the force is still past the level;
+ * kept slipping, the guard fires again at the restart's first step, and
+ * the run stalls.  So a lone contact whose own velocity guard fired, that
+ * has slipped since w = 0 and that the choice keeps slipping the same way,
+ * sticks (its band guard takes it from there).  Only a contact decided
+ * alone at the instant: with others the margins are the consistency's. */
+static void stick_rest_slips(stsl_multibody *m, stsl_reason why)
+{
+    int n_j = 0, c1 = -1;
+    for (int c = 0; c < m->nc; c++)
+        if (m->jflag[c]) n_j++, c1 = c;
+    if (why != STSL_REASON_GUARD || n_j != 1 || m->jflag[c1] != J_FIRED) return;
+    int st = m->cur[c1];
+    if ((st == STSL_CONTACT_SLIP_POS || st == STSL_CONTACT_SLIP_NEG) && m->next[c1] == st &&
+        m->rest_slip[c1])
+        m->next[c1] = STSL_CONTACT_STUCK;
+}
+
+/* Which contacts slip from w = 0 after the event (stick_rest_slips). */
+static void mark_rest_slips(stsl_multibody *m, const fixed_motion *fm, const double *y)
+{
+    for (int c = 0; c < m->nc; c++) {
+        int st = m->next[c];
+        m->rest_slip[c] = (st == STSL_CONTACT_SLIP_POS || st == STSL_CONTACT_SLIP_NEG) &&
+                          rel_v(m, fm, y, m->cnode[c]) == 0.0;
+    }
+}
+
 /* Everything the event at (t, y) decides, into m->next and y. */
 static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const int *fired,
                   double t, double *y, stsl_error *err)
@@ -2235,6 +2272,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
         if (released < 0) return -1;
         if (!released) break;
     }
+    stick_rest_slips(m, why);
     close_held_stops(m, &fm, y);
     zero_slips(m, &fm, y);
     common_velocities(m, &fm, y);
@@ -2263,6 +2301,7 @@ static int decide(stsl_multibody *m, stsl_mode_code mode, stsl_reason why, const
     }
     m->n_pend = kept;
     changes(m, why, m->changed_by_impact);
+    mark_rest_slips(m, &fm, y);
     return STSL_OK;
 }
 
@@ -2670,6 +2709,7 @@ static int alloc_all(stsl_multibody *m, int max_guards)
         !ALLOC(m->impact_w, ns))
         return -1;
     if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
+    if (!ALLOC(m->rest_slip, nc)) return -1;
     if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
 #undef ALLOC
     for (int c = 0; c < nc; c++) { /* the levels without load, once */
@@ -2828,6 +2868,7 @@ void stsl_multibody_free(stsl_multibody *m)
     free(m->inc);
     free(m->pair_rep);
     free(m->zidx);
+    free(m->rest_slip);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);

@@ -272,14 +272,42 @@ static const stsl_hmodel_ops one_body_ops = {
     ob_rhs, ob_guards, ob_transition, ob_max_step, ob_next_time_event, ob_outputs,
     NULL,   ob_power,  ob_work_form,  ob_describe, ob_mode_name,       NULL};
 
-/* ---- which elements the engine runs ------------------------------------------------------ */
+/* ---- the forces, for the tools that step the element themselves ------------------------ */
 
-int stsl_one_body_covers(const stsl_element_params *p)
+const stsl_element_params *stsl_one_body_params(const stsl_one_body *o)
 {
-    const stsl_friction_params *fp = &p->friction;
-    int level_is_dynamic = !stsl_law_is_smooth(fp->law) && fp->static_ratio == 1.0;
-    int free_mass = p->stiffness == 0.0 && p->damping == 0.0 && !p->has_stops;
-    return !(level_is_dynamic && free_mass);
+    return &o->p;
+}
+
+/* Fresh from create, no transition has set t_seg: the inputs' left limits. */
+void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y,
+                               stsl_one_body_forces *out)
+{
+    double load, b[3] = {0.0, 0.0, 0.0};
+    out->fn = net_force(o, t, y, &load, b);
+    out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
+    if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
+    stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);
+    stsl_friction_levels(&o->p.friction, -1, load, &out->fd_neg, &out->fs_neg);
+}
+
+void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
+                                double *cols)
+{
+    double load, b[3] = {0.0, 0.0, 0.0};
+    double fn = net_force(o, t, y, &load, b);
+    stsl_one_body_point pt = {mode, y, fn, load, b[0], b[1]};
+    stsl_one_body_outputs(&o->p, &pt, cols);
+}
+
+void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot)
+{
+    const stsl_friction_params *fp = &o->p.friction;
+    double load, b[3] = {0.0, 0.0, 0.0}, no_stop = 0.0;
+    double fn = net_force(o, t, y, &load, b);
+    ydot[0] = y[1];
+    ydot[1] = (fn - moving_friction(&o->p, STSL_MODE_SMOOTH, y, load) + no_stop) / o->p.mass;
+    if (o->lugre) ydot[2] = fp->sigma0 * stsl_lugre_zdot(fp, y[1], y[2] / fp->sigma0, NULL, NULL);
 }
 
 /* ---- create / free --------------------------------------------------------------------- */

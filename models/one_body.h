@@ -11,7 +11,7 @@
 #ifndef STSL_ONE_BODY_H
 #define STSL_ONE_BODY_H
 
-#include "models/element.h"
+#include "models/element_params.h"
 #include "solver/hybrid.h"
 
 typedef struct stsl_one_body stsl_one_body;
@@ -26,16 +26,27 @@ const stsl_hmodel *stsl_one_body_model(const stsl_one_body *o);
  * to the base as the element's. */
 void stsl_one_body_initial_state(const stsl_one_body *o, double *y0);
 
-/* 1 when the event-driven run of `p` goes through the engine (run.c), 0
- * for the one class it does not cover yet: a free mass (no spring, damper
- * or stop) under a hybrid law whose static level equals its dynamic one.
- * There a force peaking 1e-7 N above the level at 1 kHz slips by 1e-21 m
- * at 1e-14 m/s, far below the velocity's tolerance (1e-13 m/s with the
- * default scale of a free mass): the engine's slip guard never stands
- * clear of its touch band, and the run stalls ("no progress") at the end
- * of such a slip where the element's stops it (test_reliability_engine,
- * peaks_just_above_give_tiny_slips).  Those run on the element's model. */
-int stsl_one_body_covers(const stsl_element_params *p);
+/* The parameters `o` was made from. */
+const stsl_element_params *stsl_one_body_params(const stsl_one_body *o);
+
+/* The forces at (t, y) for the tools that step or judge the element
+ * themselves (the fixed-step schemes, compare's energy balance): the
+ * non-friction net force F_n and the dynamic and static friction levels of
+ * both directions (0 for smooth laws), in the element's arithmetic.
+ * Inputs are taken as left limits at their discontinuities. */
+typedef struct stsl_one_body_forces {
+    double fn;
+    double fd_pos, fs_pos, fd_neg, fs_neg;
+} stsl_one_body_forces;
+void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y,
+                               stsl_one_body_forces *out);
+/* The element's columns (STSL_N_COLS values) in element mode `mode`
+ * (events/modes.h) at (t, y), inputs as left limits. */
+void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
+                                double *cols);
+/* The right-hand side in the SMOOTH mode of a smooth law or LuGre, away
+ * from the stops (model->n_state values): what classical RK4 steps. */
+void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot);
 
 /* The element's result columns of a domain (STSL_N_COLS; names, units). */
 const stsl_column *stsl_one_body_columns(stsl_domain domain);

@@ -6,20 +6,6 @@
 #include "models/multibody.h"
 #include "models/one_body.h"
 
-/* The element's own model (the cases stsl_one_body_covers leaves out). */
-static int run_element(stsl_element *el, const stsl_hsolver_opts *sim, stsl_sink *sink,
-                       stsl_stats *stats, stsl_error *err)
-{
-    stsl_hsolver *s = stsl_hsolver_create(stsl_element_model(el), sim, err);
-    if (!s) return err ? err->code : STSL_ESOLVER;
-    double y0[STSL_ELEMENT_MAX_STATE];
-    stsl_element_initial_state(el, y0);
-    int rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
-    if (stats) *stats = *stsl_hsolver_stats(s);
-    stsl_hsolver_free(s);
-    return rc;
-}
-
 /* The element's configuration, event-driven: the engine's one-body model
  * (models/one_body.h), written in the element's layout. */
 static int run_event_driven(const stsl_element_params *p, const stsl_hsolver_opts *sim,
@@ -44,14 +30,9 @@ int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                      const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                      stsl_error *err)
 {
-    int event_driven = !sch || sch->kind == STSL_SCHEME_EVENT_DRIVEN;
-    if (event_driven && stsl_one_body_covers(p)) return run_event_driven(p, sim, sink, stats, err);
-    stsl_element *el = stsl_element_create(p, err);
-    if (!el) return err ? err->code : STSL_EINPUT;
-    int rc = event_driven ? run_element(el, sim, sink, stats, err)
-                          : stsl_fixed_step_run(el, sim, sch, sink, stats, err);
-    stsl_element_free(el);
-    return rc;
+    if (sch && sch->kind != STSL_SCHEME_EVENT_DRIVEN)
+        return stsl_fixed_step_run(p, sim, sch, sink, stats, err);
+    return run_event_driven(p, sim, sink, stats, err);
 }
 
 int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sink *sink,

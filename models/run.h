@@ -5,7 +5,7 @@
 #ifndef STSL_RUN_H
 #define STSL_RUN_H
 
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/fixed_step.h"
 #include "models/system.h"
 #include "solver/hybrid.h"
@@ -13,8 +13,8 @@
 /* Run the element `p` from t = 0 with `sim` into `sink` (borrowed; ops ==
  * NULL drops everything): event-driven (`sch` NULL or event_driven) by the
  * engine of systems as a system of one body, in the element's layout
- * (models/one_body.h), else with the fixed-step scheme on the element's
- * model (models/fixed_step.h); copy the statistics to `stats` (may be
+ * (models/one_body.h), else with the fixed-step scheme on the one-body
+ * view's forces (models/fixed_step.h); copy the statistics to `stats` (may be
  * NULL).  On a solver failure the sink is ended, marked incomplete,
  * and the failure is returned. */
 int stsl_run_element(const stsl_element_params *p, const stsl_hsolver_opts *sim,

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "events/end_stop.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/friction.h"
 #include "models/signal.h"
 

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/fixed_step.h"
 #include "models/system.h"
 #include "solver/hybrid.h"

@@ -29,7 +29,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/run.h"
 #include "test/testutil.h"
 
@@ -274,50 +274,6 @@ static void smooth_law_in_contact(void **state)
     stsl_sink_free(&sink);
 }
 
-/* ---- the Jacobian in contact --------------------------------------------------------- */
-
-/* The analytic Jacobian (used with BDF) adds the stop's stiffness and
- * damping in a contact mode: checked against central differences of the
- * right-hand side, whose error (h^2 |f'''| / 6 with h = 1e-6 of the state,
- * and rounding 1e-16 |f| / h) is below 1e-6 relative here. */
-static void jacobian_in_contact(void **state)
-{
-    (void)state;
-    const char *yaml =
-        "element: {mass: 2.0, spring: {stiffness: 30.0}, damper: {coefficient: 0.5}}\n"
-        "friction: {dynamic: 1.0}\n"
-        "end_stops: {min: -1, max: 0.1, model: compliant, stiffness: 1.0e4, "
-        "damping: 20.0}\n"
-        "simulation: {t_end: 1.0, method: bdf}\n";
-    stsl_config cfg;
-    stsl_error err = {0};
-    assert_int_equal(stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err), 0);
-    stsl_element *e = stsl_element_create(&cfg.element, &err);
-    assert_non_null(e);
-    const stsl_hmodel *mdl = stsl_element_model(e);
-    const int modes[] = {STSL_MODE_CONTACT_HIGH_SLIP_POS, STSL_MODE_CONTACT_HIGH_SLIP_NEG};
-    const double ys[2][2] = {{0.102, 0.3}, {0.104, -0.1}}; /* P > 0 at both */
-    for (int i = 0; i < 2; i++) {
-        double J[4], y[2], fp[2], fm[2];
-        assert_int_equal(mdl->ops->jac(mdl->self, modes[i], 0.5, ys[i], J), 0);
-        for (int j = 0; j < 2; j++) {
-            double h = 1e-6 * fmax(fabs(ys[i][j]), 1e-3);
-            memcpy(y, ys[i], sizeof y);
-            y[j] += h;
-            mdl->ops->rhs(mdl->self, modes[i], 0.5, y, fp);
-            y[j] -= 2.0 * h;
-            mdl->ops->rhs(mdl->self, modes[i], 0.5, y, fm);
-            for (int row = 0; row < 2; row++)
-                assert_close(J[row * 2 + j], (fp[row] - fm[row]) / (2.0 * h),
-                             1e-6 * fmax(1.0, fabs(J[row * 2 + j])));
-        }
-        assert_close(J[2], -(30.0 + 1.0e4) / 2.0, 1e-9);
-        assert_close(J[3], -(0.5 + 20.0) / 2.0, 1e-12);
-    }
-    stsl_element_free(e);
-    stsl_config_free(&cfg);
-}
-
 /* ---- configuration ----------------------------------------------------------------------- */
 
 #define BASE "element: {mass: 1}\nfriction: {dynamic: 1}\nsimulation: {t_end: 1}\n"
@@ -418,15 +374,10 @@ static void config_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bounce_closed_form),
-        cmocka_unit_test(static_penetration),
-        cmocka_unit_test(leaves_inside_and_returns),
-        cmocka_unit_test(friction_in_contact),
-        cmocka_unit_test(smooth_law_in_contact),
-        cmocka_unit_test(jacobian_in_contact),
-        cmocka_unit_test(config_errors),
-        cmocka_unit_test(config_round_trip),
-        cmocka_unit_test(fixed_step_refuses_compliant),
+        cmocka_unit_test(bounce_closed_form),        cmocka_unit_test(static_penetration),
+        cmocka_unit_test(leaves_inside_and_returns), cmocka_unit_test(friction_in_contact),
+        cmocka_unit_test(smooth_law_in_contact),     cmocka_unit_test(config_errors),
+        cmocka_unit_test(config_round_trip),         cmocka_unit_test(fixed_step_refuses_compliant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@
 
 #include "events/guards.h"
 #include "events/contact.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/friction.h"
 #include "test/testutil.h"
 

@@ -18,7 +18,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/friction.h"
 #include "test/testutil.h"
 

@@ -20,7 +20,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/run.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"

@@ -14,7 +14,7 @@
 #include "include/stickslip.h"
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/run.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"

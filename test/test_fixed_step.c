@@ -17,7 +17,7 @@
 #include "io/config.h"
 #include "io/h5_read.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/fixed_step.h"
 #include "models/run.h"
 #include "test/testutil.h"

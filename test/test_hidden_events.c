@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"
@@ -297,6 +297,29 @@ static void velocity_zero_at_band_edge_leaving_reverses(void **state)
     }
 }
 
+/* RAMP at rest with the force exactly at the static level (F_a = 1.2 + t,
+ * F_S = 1.2 N, F_D = 1 N) and rising: the balance F_a - F_S is 0, within
+ * rounding, at t = 0, and leaves the band at t+ (SPEC "Touching the static
+ * level": the first instant clear of rounding decides).  So the element
+ * slips from the start: SLIP_POS at every sample and no event (the
+ * initial mode is a choice, not a change), not stuck and then a breakaway
+ * at t = 0.  Slipping, a = F_a - F_D = 0.2 + t, so x = t^2/10 + t^3/6,
+ * x(0.5) = 0.025 + 0.125/6 (a cubic, which the Adams formulas reproduce
+ * to rtol 1e-10: 1e-8 is a hundred times that). */
+static void at_static_level_and_rising_slips_from_start(void **state)
+{
+    (void)state;
+    const char *sets[] = {"inputs.active_force={type: ramp, initial: 1.2, slope: 1}",
+                          "simulation.t_end=0.5"};
+    stsl_sink sink;
+    const stsl_mem_result *r = tu_run_yaml(RAMP, sets, 2, &sink);
+    assert_int_equal(r->n_events, 0);
+    for (long i = 0; i < r->n_samples; i++)
+        assert_int_equal(r->mode[i], STSL_MODE_SLIP_POS);
+    assert_close(tu_col(r, r->n_samples - 1, STSL_COL_X), 0.025 + 0.125 / 6.0, 1e-8);
+    stsl_sink_free(&sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +329,7 @@ int main(void)
         cmocka_unit_test(sine_touching_static_level_stays_stuck),
         cmocka_unit_test(velocity_zero_at_band_edge_returning_sticks),
         cmocka_unit_test(velocity_zero_at_band_edge_leaving_reverses),
+        cmocka_unit_test(at_static_level_and_rising_slips_from_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,11 @@
 /* test_one_body.c - the element's configuration run by the engine of
- * systems (models/one_body.h) against the element's own model
- * (models/element.h, the reference), for every element of examples/ and
- * of test/reference/effective: the same event kinds in the same order,
- * event times and samples within the bound argued at `bound`, and the
- * element's layout (columns, modes, event kinds) unchanged. */
+ * systems (models/one_body.h) against the results of the element's own
+ * model (the reference, removed since: its results are kept in
+ * test/reference/one_body/, made by dev/one_body_golden.py from stickslip
+ * 57ec593), for every element of examples/ and of
+ * test/reference/effective: the same event kinds in the same order, event
+ * times and samples within the bound argued at `bound`, and the element's
+ * layout (columns, modes, event kinds) unchanged. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +19,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/one_body.h"
 #include "models/verify.h"
 #include "test/testutil.h"
@@ -38,55 +40,122 @@ static const stsl_mem_result *run_model(const stsl_hmodel *model, const double *
     return stsl_mem_sink_result(sink);
 }
 
-/* The run of p at sim by the engine (engine = 1) or the element's own
- * model (0); p's rtol and atol (the rebounds' resolution) are sim's. */
-static const stsl_mem_result *run_case(const stsl_element_params *p, const stsl_hsolver_opts *sim,
-                                       int engine, stsl_sink *sink)
+/* The run of p at sim by the engine; p's rtol and atol (the rebounds'
+ * resolution) are sim's, as the element's reference runs had them. */
+static const stsl_mem_result *run_engine(const stsl_element_params *p, const stsl_hsolver_opts *sim,
+                                         stsl_sink *sink)
 {
     stsl_error err = {0};
     stsl_element_params q = *p;
     q.rtol = sim->rtol;
     q.atol = sim->atol;
-    stsl_one_body *o = engine ? stsl_one_body_create(&q, &err) : NULL;
-    stsl_element *e = engine ? NULL : stsl_element_create(&q, &err);
-    assert_true(o || e);
+    stsl_one_body *o = stsl_one_body_create(&q, &err);
+    assert_non_null(o);
     double y0[STSL_ELEMENT_MAX_STATE];
-    o ? stsl_one_body_initial_state(o, y0) : stsl_element_initial_state(e, y0);
-    const stsl_mem_result *r =
-        run_model(o ? stsl_one_body_model(o) : stsl_element_model(e), y0, sim, sink);
+    stsl_one_body_initial_state(o, y0);
+    const stsl_mem_result *r = run_model(stsl_one_body_model(o), y0, sim, sink);
     stsl_one_body_free(o);
-    stsl_element_free(e);
     return r;
 }
 
-static const stsl_mem_result *run_engine(const stsl_element_params *p, const stsl_hsolver_opts *sim,
-                                         stsl_sink *sink)
+/* ---- the element's results (test/reference/one_body/NAME.txt) ---------------------- */
+
+#define MAX_GOLDEN_EVENTS  512
+#define MAX_GOLDEN_SAMPLES 64
+
+typedef struct golden {
+    int n_cols, n_modes, n_kinds;
+    char names[STSL_N_COLS][32];
+    double size[STSL_N_COLS + 1]; /* max |column| and max |t| over every sample */
+    long n_samples, n_events, n_read, n_kept;
+    int kind[MAX_GOLDEN_EVENTS], mode_after[MAX_GOLDEN_EVENTS];
+    double t_ev[MAX_GOLDEN_EVENTS];
+    long index[MAX_GOLDEN_SAMPLES];
+    int mode[MAX_GOLDEN_SAMPLES];
+    double t[MAX_GOLDEN_SAMPLES], cols[MAX_GOLDEN_SAMPLES][STSL_N_COLS];
+} golden;
+
+/* The golden file of the configuration `path` (examples/NAME.yaml or
+ * test/reference/effective/NAME.yaml): effective_NAME.txt when the
+ * effective configuration has one of its own, else NAME.txt. */
+static void read_golden(const char *path, golden *g)
 {
-    return run_case(p, sim, 1, sink);
+    const char *base = strrchr(path, '/') + 1;
+    char name[256], file[1024];
+    snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 5), base);
+    FILE *f = NULL;
+    if (strstr(path, "/effective/")) {
+        snprintf(file, sizeof file, "%s/test/reference/one_body/effective_%s.txt", STSL_SOURCE_DIR,
+                 name);
+        f = fopen(file, "r");
+    }
+    if (!f) {
+        snprintf(file, sizeof file, "%s/test/reference/one_body/%s.txt", STSL_SOURCE_DIR, name);
+        f = fopen(file, "r");
+    }
+    if (!f) print_error("no golden file %s\n", file);
+    assert_non_null(f);
+    memset(g, 0, sizeof *g);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        if (!strncmp(p, "cols ", 5)) {
+            g->n_cols = (int)strtol(p + 5, &p, 10);
+            for (int c = 0; c < g->n_cols; c++) {
+                int used = 0;
+                assert_int_equal(sscanf(p, " %31s%n", g->names[c], &used), 1);
+                p += used;
+            }
+        } else if (!strncmp(p, "layout ", 7)) {
+            assert_int_equal(sscanf(p + 7, "%d %d", &g->n_modes, &g->n_kinds), 2);
+        } else if (!strncmp(p, "size", 4)) {
+            p += 4;
+            for (int c = 0; c <= g->n_cols; c++, p = end)
+                g->size[c] = strtod(p, &end);
+        } else if (!strncmp(p, "samples ", 8)) {
+            g->n_samples = strtol(p + 8, NULL, 10);
+        } else if (!strncmp(p, "events ", 7)) {
+            g->n_events = strtol(p + 7, NULL, 10);
+            assert_true(g->n_events <= MAX_GOLDEN_EVENTS);
+        } else if (p[0] == 'e') {
+            long i = g->n_read++;
+            assert_true(i < g->n_events);
+            g->kind[i] = (int)strtol(p + 1, &p, 10);
+            g->mode_after[i] = (int)strtol(p, &p, 10);
+            g->t_ev[i] = strtod(p, NULL);
+        } else if (p[0] == 's') {
+            long k = g->n_kept++;
+            assert_true(k < MAX_GOLDEN_SAMPLES);
+            g->index[k] = strtol(p + 1, &p, 10);
+            g->t[k] = strtod(p, &p);
+            g->mode[k] = (int)strtol(p, &p, 10);
+            for (int c = 0; c < g->n_cols; c++, p = end)
+                g->cols[k][c] = strtod(p, &end);
+        }
+    }
+    fclose(f);
 }
 
-static const stsl_mem_result *run_element(const stsl_element_params *p,
-                                          const stsl_hsolver_opts *sim, stsl_sink *sink)
-{
-    return run_case(p, sim, 0, sink);
-}
-
-/* The largest difference of two runs with the same events, per column
- * over the paired samples (d[n_cols]) and of the event times
+/* The largest difference of run a from the element's results g, per
+ * column over the kept samples (d[n_cols]) and of the event times
  * (d[n_cols]); -1 when their events or samples do not pair. */
-static int differences(const stsl_mem_result *a, const stsl_mem_result *b, double *d)
+static int differences(const stsl_mem_result *a, const golden *g, double *d)
 {
-    if (a->n_events != b->n_events || a->n_samples != b->n_samples || a->n_cols != b->n_cols)
+    if (a->n_events != g->n_events || a->n_samples != g->n_samples || a->n_cols != g->n_cols)
         return -1;
     for (int c = 0; c <= a->n_cols; c++)
         d[c] = 0.0;
     for (long i = 0; i < a->n_events; i++) {
-        if (a->events[i].kind != b->events[i].kind) return -1;
-        d[a->n_cols] = fmax(d[a->n_cols], fabs(a->events[i].t - b->events[i].t));
+        if (a->events[i].kind != g->kind[i]) return -1;
+        d[a->n_cols] = fmax(d[a->n_cols], fabs(a->events[i].t - g->t_ev[i]));
     }
-    for (long i = 0; i < a->n_samples; i++)
+    for (long k = 0; k < g->n_kept; k++) {
+        long i = g->index[k];
+        if (a->t[i] != g->t[k] && fabs(a->t[i] - g->t[k]) > d[a->n_cols])
+            d[a->n_cols] = fabs(a->t[i] - g->t[k]);
         for (int c = 0; c < a->n_cols; c++)
-            d[c] = fmax(d[c], fabs(tu_col(a, i, c) - tu_col(b, i, c)));
+            d[c] = fmax(d[c], fabs(tu_col(a, i, c) - g->cols[k][c]));
+    }
     return 0;
 }
 
@@ -169,64 +238,60 @@ static void compare_case(const char *path, int *n_same, int *n_cases)
     }
     stsl_hsolver_opts sim = cfg.sim;
     stsl_element_params p = cfg.element;
-    assert_true(stsl_one_body_covers(&p)); /* `run` takes the engine for it */
-    stsl_sink se, so, sc;
-    const stsl_mem_result *re = run_element(&p, &sim, &se);
+    static golden re;
+    read_golden(path, &re);
+    stsl_sink so, sc;
     const stsl_mem_result *ro = run_engine(&p, &sim, &so);
     stsl_hsolver_opts chk = sim;
     stsl_verify_tolerances(sim.rtol, sim.atol, &chk.rtol, &chk.atol);
     const stsl_mem_result *rc = run_engine(&p, &chk, &sc);
     /* The layout is the element's. */
-    assert_int_equal(ro->n_cols, re->n_cols);
-    assert_int_equal(ro->layout.n_modes, re->layout.n_modes);
-    assert_int_equal(ro->layout.n_kinds, re->layout.n_kinds);
-    for (int c = 0; c < re->n_cols; c++)
-        assert_string_equal(ro->layout.cols[c].name, re->layout.cols[c].name);
+    assert_int_equal(ro->n_cols, re.n_cols);
+    assert_int_equal(ro->layout.n_modes, re.n_modes);
+    assert_int_equal(ro->layout.n_kinds, re.n_kinds);
+    for (int c = 0; c < re.n_cols; c++)
+        assert_string_equal(ro->layout.cols[c].name, re.names[c]);
     /* The same events, kind for kind, and samples. */
-    if (ro->n_events != re->n_events) {
-        for (long i = 0; i < re->n_events || i < ro->n_events; i++)
+    if (ro->n_events != re.n_events) {
+        for (long i = 0; i < re.n_events || i < ro->n_events; i++)
             printf("  %ld: element %s %.17g  engine %s %.17g\n", i,
-                   i < re->n_events ? stsl_event_kind_names()[re->events[i].kind] : "-",
-                   i < re->n_events ? re->events[i].t : NAN,
+                   i < re.n_events ? stsl_event_kind_names()[re.kind[i]] : "-",
+                   i < re.n_events ? re.t_ev[i] : NAN,
                    i < ro->n_events ? stsl_event_kind_names()[ro->events[i].kind] : "-",
                    i < ro->n_events ? ro->events[i].t : NAN);
     }
-    assert_int_equal(ro->n_events, re->n_events);
-    for (long i = 0; i < re->n_events; i++) {
-        if (ro->events[i].kind != re->events[i].kind)
+    assert_int_equal(ro->n_events, re.n_events);
+    for (long i = 0; i < re.n_events; i++) {
+        if (ro->events[i].kind != re.kind[i])
             printf("%s: event %ld is %s, the element's %s at t = %.17g\n", path, i,
-                   stsl_event_kind_names()[ro->events[i].kind],
-                   stsl_event_kind_names()[re->events[i].kind], re->events[i].t);
-        assert_int_equal(ro->events[i].kind, re->events[i].kind);
-        assert_int_equal(ro->events[i].mode_after, re->events[i].mode_after);
+                   stsl_event_kind_names()[ro->events[i].kind], stsl_event_kind_names()[re.kind[i]],
+                   re.t_ev[i]);
+        assert_int_equal(ro->events[i].kind, re.kind[i]);
+        assert_int_equal(ro->events[i].mode_after, re.mode_after[i]);
     }
-    assert_int_equal(ro->n_samples, re->n_samples);
+    assert_int_equal(ro->n_samples, re.n_samples);
     double diff[STSL_N_COLS + 1], est[STSL_N_COLS + 1];
-    assert_int_equal(differences(ro, re, diff), 0);
+    assert_int_equal(differences(ro, &re, diff), 0);
     estimate(ro, rc, est);
     int same = 1;
     double worst = 0.0;
-    for (int c = 0; c <= re->n_cols; c++) {
-        double size = 0.0;
-        for (long i = 0; i < re->n_samples; i++)
-            size = fmax(size, c < re->n_cols ? fabs(tu_col(re, i, c)) : fabs(re->t[i]));
-        double bound = 10.0 * est[c] + 64.0 * DBL_EPSILON * size;
+    for (int c = 0; c <= re.n_cols; c++) {
+        double bound = 10.0 * est[c] + 64.0 * DBL_EPSILON * re.size[c];
         if (diff[c] > bound)
             printf("%s: %s differs by %.3g, bound %.3g\n", path,
-                   c < re->n_cols ? re->layout.cols[c].name : "event time", diff[c], bound);
+                   c < re.n_cols ? re.names[c] : "event time", diff[c], bound);
         assert_true(diff[c] <= bound);
         same &= diff[c] == 0.0;
         if (bound > 0.0) worst = fmax(worst, diff[c] / bound);
     }
-    for (long i = 0; i < re->n_samples; i++)
-        assert_int_equal(ro->mode[i], re->mode[i]);
+    for (long k = 0; k < re.n_kept; k++)
+        assert_int_equal(ro->mode[re.index[k]], re.mode[k]);
     if (expect_identical(path) && !same) printf("%s: not bit-identical\n", path);
     assert_true(same || !expect_identical(path));
-    printf("%-60s %3ld events %s, worst difference %.3g of the bound\n", path, re->n_events,
+    printf("%-60s %3ld events %s, worst difference %.3g of the bound\n", path, re.n_events,
            same ? "bit-identical" : "within the bound", worst);
     *n_same += same;
     (*n_cases)++;
-    stsl_sink_free(&se);
     stsl_sink_free(&so);
     stsl_sink_free(&sc);
     stsl_config_free(&cfg);
@@ -271,9 +336,10 @@ static void examples_through_the_engine(void **state)
 }
 
 /* `run` (stsl_run_element, event-driven) is the engine's one-body run:
- * the Janecek chirp, whose engine run is not the element's to the bit,
- * gives the engine's samples exactly.  The one class left on the element
- * (stsl_one_body_covers): a free mass under a law with F_S = F_D. */
+ * the Janecek chirp gives the engine's samples exactly, and so does a
+ * free mass under a law with F_S = F_D (the class the element's model ran
+ * until the engine had its rule for a slip from rest that returns to
+ * w = 0, models/multibody.c stick_rest_slips). */
 static void run_takes_the_engine(void **state)
 {
     (void)state;
@@ -282,27 +348,24 @@ static void run_takes_the_engine(void **state)
     assert_int_equal(
         stsl_config_load(STSL_SOURCE_DIR "/examples/janecek_chirp.yaml", NULL, 0, &cfg, &err),
         STSL_OK);
-    stsl_sink sr, so, se;
-    const stsl_mem_result *rr = tu_run_config(&cfg, &sr);
-    const stsl_mem_result *ro = run_engine(&cfg.element, &cfg.sim, &so);
-    const stsl_mem_result *re = run_element(&cfg.element, &cfg.sim, &se);
-    double d[STSL_N_COLS + 1];
-    assert_int_equal(differences(rr, ro, d), 0);
-    for (int c = 0; c <= rr->n_cols; c++)
-        assert_true(d[c] == 0.0);
-    assert_int_equal(differences(rr, re, d), 0);
-    assert_true(d[STSL_COL_X] > 0.0);
-    stsl_element_params p = cfg.element;
-    p.friction.static_ratio = 1.0;
-    assert_true(stsl_one_body_covers(&p));
-    p.stiffness = p.damping = 0.0;
-    p.has_stops = 0;
-    assert_false(stsl_one_body_covers(&p));
-    p.damping = 1.0;
-    assert_true(stsl_one_body_covers(&p));
-    stsl_sink_free(&sr);
-    stsl_sink_free(&so);
-    stsl_sink_free(&se);
+    for (int free_mass = 0; free_mass < 2; free_mass++) {
+        if (free_mass) {
+            cfg.element.friction.static_ratio = 1.0;
+            cfg.element.stiffness = cfg.element.damping = 0.0;
+            cfg.element.has_stops = 0;
+        }
+        stsl_sink sr, so;
+        const stsl_mem_result *rr = tu_run_config(&cfg, &sr);
+        const stsl_mem_result *ro = run_engine(&cfg.element, &cfg.sim, &so);
+        assert_int_equal(rr->n_samples, ro->n_samples);
+        assert_int_equal(rr->n_events, ro->n_events);
+        for (long i = 0; i < rr->n_samples * rr->n_cols; i++)
+            assert_true(rr->cols[i] == ro->cols[i]);
+        for (long i = 0; i < rr->n_events; i++)
+            assert_true(rr->events[i].t == ro->events[i].t);
+        stsl_sink_free(&sr);
+        stsl_sink_free(&so);
+    }
     stsl_config_free(&cfg);
 }
 

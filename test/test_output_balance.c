@@ -22,7 +22,8 @@
 #include "events/modes.h"
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
+#include "models/one_body.h"
 #include "models/signal.h"
 #include "test/testutil.h"
 
@@ -101,7 +102,7 @@ static void check_balance(const char *name, const stsl_element_params *p, const 
     sigs s;
     sigs_open(&s, p);
     stsl_error err = {0};
-    stsl_element *e = stsl_element_create(p, &err);
+    stsl_one_body *e = stsl_one_body_create(p, &err);
     assert_non_null(e);
     for (long i = 0; i < r->n_samples; i++) {
         double t = r->t[i], x = tu_col(r, i, STSL_COL_X), v = tu_col(r, i, STSL_COL_V);
@@ -132,8 +133,8 @@ static void check_balance(const char *name, const stsl_element_params *p, const 
         if (at_rest(mode)) {
             assert_true(v == 0.0 && a == 0.0);
             double y[3] = {x, 0.0, 0.0};
-            stsl_element_forces f;
-            stsl_element_eval_forces(e, t, y, &f);
+            stsl_one_body_forces f;
+            stsl_one_body_eval_forces(e, t, y, &f);
             if (!(ff <= f.fs_pos + tol && -ff <= f.fs_neg + tol)) {
                 print_error("%s: sample %ld t = %.17g at rest: friction %.17g outside [-%g, %g]\n",
                             name, i, t, ff, f.fs_neg, f.fs_pos);
@@ -144,7 +145,7 @@ static void check_balance(const char *name, const stsl_element_params *p, const 
         }
         n->samples++;
     }
-    stsl_element_free(e);
+    stsl_one_body_free(e);
     sigs_close(&s);
 }
 

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/friction.h"
 #include "test/testutil.h"
 

@@ -12,7 +12,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "test/testutil.h"
 
 static const double M = 1.0, FD = 1.0, FS = 1.5, VS = 0.2, V0 = 1.0;

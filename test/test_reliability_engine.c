@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "io/h5_read.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

@@ -2,7 +2,7 @@
  * against an independent evaluation of the seed's formula, the Simscape
  * curve's peak and tail, LuGre's steady state, bristle transient and
  * presliding, the creep of a steep 20-sim C law, smooth-to-hybrid
- * convergence, the analytic Jacobians against finite differences, the
+ * convergence, the
  * `curve` command and the parameter checks. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 
 #include "io/config.h"
 #include "io/mem_sink.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/run.h"
 #include "models/smooth_friction.h"
 #include "test/testutil.h"
@@ -247,78 +247,6 @@ static void smooth_converges_to_hybrid(void **state)
     assert_true(prev < 1e-4);
 }
 
-/* ---- Jacobians --------------------------------------------------------------- */
-
-/* The model's df/dy against central differences of its right-hand side:
- * h = 1e-6 relative gives truncation ~h^2 and rounding ~eps/h, both far
- * below the 1e-5 relative asked. */
-static void check_jacobian(const char *yaml, int mode, const double *y)
-{
-    stsl_config cfg;
-    stsl_error err = {0};
-    assert_int_equal(stsl_config_load_string(yaml, "<jac>", NULL, NULL, 0, &cfg, &err), STSL_OK);
-    stsl_element *el = stsl_element_create(&cfg.element, &err);
-    const stsl_hmodel *m = stsl_element_model(el);
-    int n = m->n_state;
-    double J[STSL_ELEMENT_MAX_STATE * STSL_ELEMENT_MAX_STATE], f1[STSL_ELEMENT_MAX_STATE],
-        f2[STSL_ELEMENT_MAX_STATE];
-    double yy[STSL_ELEMENT_MAX_STATE], t = 0.3;
-    assert_int_equal(m->ops->jac(m->self, mode, t, y, J), 0);
-    for (int j = 0; j < n; j++) {
-        double h = 1e-6 * fmax(fabs(y[j]), 1e-3);
-        memcpy(yy, y, sizeof(double) * (size_t)n);
-        yy[j] = y[j] + h;
-        m->ops->rhs(m->self, mode, t, yy, f1);
-        yy[j] = y[j] - h;
-        m->ops->rhs(m->self, mode, t, yy, f2);
-        for (int i = 0; i < n; i++) {
-            double fd = (f1[i] - f2[i]) / (2.0 * h);
-            assert_close(J[i * n + j], fd, 1e-5 * fmax(1.0, fabs(fd)));
-        }
-    }
-    stsl_element_free(el);
-    stsl_config_free(&cfg);
-}
-
-static void jacobians_match_differences(void **state)
-{
-    (void)state;
-    const char *base =
-        "element: {mass: 2.0, spring: {stiffness: 30.0}, damper: {coefficient: 0.7}}\n"
-        "simulation: {t_end: 1}\n";
-    const char *laws[] = {
-        "friction: {law: simscape, breakaway: 1.3, coulomb: 0.9, breakaway_velocity: 0.1,"
-        " viscous: 0.02}\n",
-        "friction: {law: 20sim_c, tc: 0.8, slope: 300}\n",
-        "friction: {law: 20sim_v, d: 0.3}\n",
-        "friction: {law: 20sim_cv, tc: 0.8, slope: 300, d: 0.3}\n",
-        "friction: {law: 20sim_scvs, tc: 0.8, tst: 1.2, slope: 300, v_st: 0.05, d: 0.03}\n",
-    };
-    char yaml[1024];
-    const double vs[] = {-0.2, -0.011, 0.003, 0.05, 0.4};
-    for (size_t i = 0; i < sizeof laws / sizeof laws[0]; i++) {
-        snprintf(yaml, sizeof yaml, "%s%s", base, laws[i]);
-        for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
-            double y[2] = {0.01, vs[k]};
-            check_jacobian(yaml, STSL_MODE_SMOOTH, y);
-        }
-    }
-    snprintf(yaml, sizeof yaml, "%s%s", base,
-             "friction: {law: lugre, tc: 1.0, tst: 1.5, v_st: 0.01, sigma0: 1.0e4, sigma1: 30,"
-             " d: 0.1}\n");
-    for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
-        double y[3] = {0.01, vs[k], 0.5}; /* third state: bristle force sigma0 z */
-        check_jacobian(yaml, STSL_MODE_SMOOTH, y);
-    }
-    /* Hybrid Stribeck in slip, both directions. */
-    snprintf(
-        yaml, sizeof yaml, "%s%s", base,
-        "friction: {law: stribeck, dynamic: 1.0, static_ratio: 1.5, stribeck_velocity: 0.02}\n");
-    double yp[2] = {0.01, 0.013}, yn[2] = {0.01, -0.03};
-    check_jacobian(yaml, STSL_MODE_SLIP_POS, yp);
-    check_jacobian(yaml, STSL_MODE_SLIP_NEG, yn);
-}
-
 /* ---- curve and parameter checks ------------------------------------------------ */
 
 static void curve_command(void **state)
@@ -441,11 +369,15 @@ static void rotational_inertia(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(forces_equal_seed_formulas),  cmocka_unit_test(simscape_peak_and_tail),
-        cmocka_unit_test(lugre_bristle_transient),     cmocka_unit_test(lugre_presliding),
-        cmocka_unit_test(steep_smooth_law_creeps),     cmocka_unit_test(smooth_converges_to_hybrid),
-        cmocka_unit_test(jacobians_match_differences), cmocka_unit_test(curve_command),
-        cmocka_unit_test(bad_parameters_rejected),     cmocka_unit_test(rotational_inertia),
+        cmocka_unit_test(forces_equal_seed_formulas),
+        cmocka_unit_test(simscape_peak_and_tail),
+        cmocka_unit_test(lugre_bristle_transient),
+        cmocka_unit_test(lugre_presliding),
+        cmocka_unit_test(steep_smooth_law_creeps),
+        cmocka_unit_test(smooth_converges_to_hybrid),
+        cmocka_unit_test(curve_command),
+        cmocka_unit_test(bad_parameters_rejected),
+        cmocka_unit_test(rotational_inertia),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

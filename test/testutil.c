@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "events/modes.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "models/friction.h"
 #include "models/run.h"
 #include "models/signal.h"

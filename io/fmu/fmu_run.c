@@ -19,6 +19,7 @@
 
 #include "events/modes.h"
 #include "io/fmu/fmi2.h"
+#include "models/one_body.h"
 #include "models/validation.h"
 
 /* ---- signals ----------------------------------------------------------------- */
@@ -270,15 +271,16 @@ int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu
     stsl_fmu *f = calloc(1, sizeof *f);
     if (!f) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     f->p = *p;
-    stsl_element *el = stsl_element_create(p, err);
+    stsl_one_body *el = stsl_one_body_create(p, err);
     int me = o->scheme != NULL, rc = STSL_OK;
     if (me && strcmp(o->scheme, "euler") && strcmp(o->scheme, "rk4"))
         rc = stsl_error_set(err, STSL_EINPUT, "--fmu-scheme: '%s' is not euler or rk4", o->scheme);
     f->rk4 = me && !strcmp(o->scheme, "rk4");
     if (!rc) rc = el ? stsl_fmu_model_open(o->path, me, &f->m, err) : err->code;
     for (int c = 0; el && c < STSL_N_COLS - 1; c++)
-        snprintf(f->units[c], sizeof f->units[c], "%s", stsl_element_layout(el)->cols[c].units);
-    stsl_element_free(el);
+        snprintf(f->units[c], sizeof f->units[c], "%s",
+                 stsl_one_body_model(el)->layout->cols[c].units);
+    stsl_one_body_free(el);
     if (!rc) rc = map_inputs(f, o, err);
     if (!rc) rc = map_outputs(f, o, err);
     if (!rc) rc = map_sets(f, o, err);

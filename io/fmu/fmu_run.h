@@ -37,7 +37,7 @@
 #define STSL_FMU_RUN_H
 
 #include "io/fmu/fmu_model.h"
-#include "models/element.h"
+#include "models/element_params.h"
 #include "solver/sink.h"
 
 #define STSL_FMU_MAX_MAP 64

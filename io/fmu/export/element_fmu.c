@@ -23,7 +23,7 @@
 #include "io/config.h"
 #include "io/fmu/fmi2.h"
 #include "io/fmu/fmi2_real_only.h"
-#include "models/element.h"
+#include "models/one_body.h"
 #include "solver/hybrid.h"
 
 #define EXPORT  __attribute__((visibility("default")))
@@ -137,8 +137,9 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
     return fmi2OK;
 }
 
-/* The element with the inputs held at their current values. */
-static stsl_element *element(fmu *m, stsl_error *err)
+/* The element (the engine's one-body model) with the inputs held at
+ * their current values. */
+static stsl_one_body *element(fmu *m, stsl_error *err)
 {
     stsl_element_params p = m->cfg.element;
     memset(&p.active_force, 0, sizeof p.active_force);
@@ -146,7 +147,7 @@ static stsl_element *element(fmu *m, stsl_error *err)
     p.active_force.type = p.load.type = STSL_SIG_CONSTANT;
     p.active_force.value = m->u[0];
     p.load.value = m->u[1];
-    return stsl_element_create(&p, err);
+    return stsl_one_body_create(&p, err);
 }
 
 /* Run the engine from (m->t, m->y) to t1 (t1 == m->t: only decide the mode
@@ -154,12 +155,12 @@ static stsl_element *element(fmu *m, stsl_error *err)
 static fmi2Status advance(fmu *m, double t1)
 {
     stsl_error err = {0};
-    stsl_element *e = element(m, &err);
+    stsl_one_body *e = element(m, &err);
     if (!e) {
         say(&m->cb, m->name, "%s", err.msg);
         return fmi2Error;
     }
-    const stsl_hmodel *model = stsl_element_model(e);
+    const stsl_hmodel *model = stsl_one_body_model(e);
     stsl_hsolver_opts o = m->cfg.sim;
     o.t_end = t1 > m->t ? t1 : m->t + 1.0; /* a span for the solver that start needs */
     o.output_step = 0.0;
@@ -179,7 +180,7 @@ static fmi2Status advance(fmu *m, double t1)
         model->ops->outputs(model->self, stsl_hsolver_mode(s), t1, m->y, m->cols);
     }
     stsl_hsolver_free(s);
-    stsl_element_free(e);
+    stsl_one_body_free(e);
     if (rc) say(&m->cb, m->name, "%s", err.msg);
     return rc ? fmi2Error : fmi2OK;
 }
@@ -188,13 +189,13 @@ EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
     fmu *m = c;
     stsl_error err = {0};
-    stsl_element *e = element(m, &err);
+    stsl_one_body *e = element(m, &err);
     if (!e) {
         say(&m->cb, m->name, "%s", err.msg);
         return fmi2Error;
     }
-    stsl_element_initial_state(e, m->y);
-    stsl_element_free(e);
+    stsl_one_body_initial_state(e, m->y);
+    stsl_one_body_free(e);
     return advance(m, m->t);
 }
 

@@ -1,14 +1,13 @@
-/* element.h - the one-degree-of-freedom friction element of SPEC §1 as a
- * hybrid model for the solver.
+/* element_params.h - the configuration of one friction element (SPEC §1):
+ * its parameters, its result columns and the natural scales of its state,
+ * which the automatic atol follows.  The engine runs it as a system of one
+ * body (models/one_body.h).
  *
- * State y = (x, v): position and velocity relative to the base, and z, the
- * bristle deflection, for LuGre.  Modes: STUCK, SLIP_POS, SLIP_NEG,
- * STOP_LOW, STOP_HIGH for the hybrid laws, SMOOTH (plus the stop modes) for
- * the smooth laws, and with compliant stops the CONTACT_* modes inside them
- * (numbering fixed by the HDF5 layout; events/modes.h).  Forces: F_n = F_a + F_R - k (x - x_s) - c
- * v - m a_b (or the anchor form), m a = F_n - F_f + R. */
-#ifndef STSL_ELEMENT_H
-#define STSL_ELEMENT_H
+ * State y = (x, v): position and velocity relative to the base, and for
+ * LuGre the bristle force sigma0 z.  Forces: F_n = F_a + F_R - k (x - x_s)
+ * - c v - m a_b (or the anchor form), m a = F_n - F_f + R. */
+#ifndef STSL_ELEMENT_PARAMS_H
+#define STSL_ELEMENT_PARAMS_H
 
 #include "events/end_stop.h"
 #include "events/modes.h"
@@ -56,16 +55,6 @@ typedef struct stsl_element_params {
     double rtol, atol;
 } stsl_element_params;
 
-typedef struct stsl_element stsl_element;
-
-/* Build the element (and its signals) from validated parameters. */
-stsl_element *stsl_element_create(const stsl_element_params *p, stsl_error *err);
-void stsl_element_free(stsl_element *e);
-/* The hybrid model view of the element (valid while the element lives). */
-const stsl_hmodel *stsl_element_model(const stsl_element *e);
-/* Initial state (x0, v0, and z0 = 0 for LuGre): model->n_state values. */
-void stsl_element_initial_state(const stsl_element *e, double *y0);
-
 /* The natural size of each state component, in its units (x, v and
  * LuGre's bristle force sigma0 z: up to 3 values), from the parameters
  * alone: with an atol derived from rtol (simulation.atol: auto) the solver's
@@ -78,21 +67,5 @@ void stsl_element_state_scales(const stsl_element_params *p, double scale[3]);
  * components (3 for LuGre, else 2). */
 int stsl_element_atol(const stsl_element_params *p, double rtol, double atol, double out[3],
                       const char *units[3]);
-
-/* The forces at (t, y) for schemes that step the element themselves (the
- * fixed-step validation schemes): the non-friction net force F_n and the
- * dynamic and static friction levels of both directions (0 for smooth
- * laws).  Inputs are taken as left limits at their discontinuities. */
-typedef struct stsl_element_forces {
-    double fn;
-    double fd_pos, fs_pos, fd_neg, fs_neg;
-} stsl_element_forces;
-void stsl_element_eval_forces(const stsl_element *e, double t, const double *y,
-                              stsl_element_forces *out);
-/* The parameters the element was made from. */
-const stsl_element_params *stsl_element_get_params(const stsl_element *e);
-
-/* Column and mode names and units of this element's results. */
-const stsl_layout *stsl_element_layout(const stsl_element *e);
 
 #endif
