@@ -697,11 +697,6 @@ static int study(const candidate *cd, stsl_config *cfg, const double *steps, int
     double ref_wall = 0.0, *u = NULL;
     long nu = 0;
     for (int i = 0; !rc && i < n; i++) {
-        if (steps[i] > cfg->sim.t_end) {
-            rc = stsl_error_set(err, STSL_EINPUT, "steps: %g is longer than t_end = %g s", steps[i],
-                                cfg->sim.t_end);
-            break;
-        }
         stsl_sink sink = {&trace_ops, &runs[i]};
         rows[i].h = steps[i];
         rc = candidate_run(cd, cfg, steps[i], &sink, &st, &rows[i].wall, err);
@@ -768,8 +763,12 @@ static int check_points(const stsl_config *cfg, const double *steps, int n, stsl
     double points = 0.0, width = 1.0;
     if (cfg->is_system) /* a system's point holds more values than the element's 6 */
         width = fmax(1.0, (1.0 + 2.0 * cfg->system.n_bodies + 3.0 * cfg->system.n_contacts) / 6.0);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (steps[i] > cfg->sim.t_end)
+            return stsl_error_set(err, STSL_EINPUT, "steps: %g is longer than t_end = %g s",
+                                  steps[i], cfg->sim.t_end);
         points += width * cfg->sim.t_end / steps[i];
+    }
     if (points > MAX_POINTS)
         return stsl_error_set(err, STSL_EINPUT,
                               "steps: these steps make %.3g step points over t_end = %g s, at "
@@ -781,7 +780,7 @@ static int check_points(const stsl_config *cfg, const double *steps, int n, stsl
 /* The configuration with the scheme and a step set like any key, so that
  * its other keys are validated against them (a karnopp_band with another
  * scheme, a hybrid-only scheme on a smooth law); the smallest step stands
- * for all of them there, and each is checked against t_end in study().  An
+ * for all of them there, and each is checked against t_end in check_points().  An
  * FMU's own scheme is not the configuration's: nothing is set for it. */
 static int prepare(const stsl_config *from, const stsl_converge_opts *o, stsl_config *cfg,
                    stsl_error *err)

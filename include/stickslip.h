@@ -597,8 +597,10 @@ STSL_API const char *stsl_convergence_column_name(const stsl_convergence *c, int
 STSL_API const double *stsl_convergence_column(const stsl_convergence *c, const char *name);
 STSL_API const char *stsl_convergence_column_units(const stsl_convergence *c, const char *name);
 /* The observed order of an error column: the least-squares slope of
- * log(error) against log(step) over the rows with error > 0 (*points of
- * them, may be NULL); NaN with fewer than two such rows or no such column.
+ * log |error| against log(step) over the rows with error != 0 (*points
+ * of them, may be NULL); NaN with fewer than two such rows or no such
+ * column.  An error that is NaN (an FMU without a friction output) has no
+ * order.
  * The order of max_abs_error_x is the table's "fitted order". */
 STSL_API double stsl_convergence_order(const stsl_convergence *c, const char *name, int *points);
 /* A system's bodies and contacts by index (the names in the columns);
