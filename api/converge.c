@@ -944,12 +944,14 @@ const char *stsl_convergence_column_units(const stsl_convergence *c, const char 
     return k < 0 ? NULL : c->col_units[k];
 }
 
+/* Of |error|: a signed error (final x, energy) converges in its size. */
 double stsl_convergence_order(const stsl_convergence *c, const char *name, int *points)
 {
     int used = 0, k = find_col(c, name);
-    double order =
-        k < 0 ? NAN
-              : stsl_compare_fit_order(c->data, c->data + (size_t)k * (size_t)c->n, c->n, &used);
+    double order = NAN, mag[MAX_STEPS];
+    for (int i = 0; k >= 0 && i < c->n; i++)
+        mag[i] = fabs(c->data[(size_t)k * (size_t)c->n + (size_t)i]);
+    if (k >= 0) order = stsl_compare_fit_order(c->data, mag, c->n, &used);
     if (points) *points = used;
     return order;
 }
