@@ -1,6 +1,7 @@
-/* fmu_lazy.h - the FMU support (io/fmu/fmu_module.h) loaded when a
- * command needs it: `converge --fmu`, `compare --fmu` and `stickslip fmu`.
- * The other commands never load libzip or libxml2.
+/* fmu_lazy.h - where the CLI finds the FMU support: the module
+ * (api/fmu_lazy.h loads it) for `converge --fmu`, `compare --fmu` and
+ * `stickslip fmu`, and the exported FMU's binary.  The other commands
+ * never load libzip or libxml2.
  *
  * The module is STICKSLIP_FMU_MODULE when set, else where the build (or
  * the installation) put stickslip_fmu.so. */
@@ -9,13 +10,14 @@
 
 #include <stddef.h>
 
-#include "io/fmu/fmu_module.h"
+#include "api/fmu_lazy.h"
 
-/* The module's table, loading the module on the first call (it stays
- * loaded until the process ends; a later call returns the same table).
- * NULL with STSL_EIO naming the module's path and the loader's message
- * when it is missing, broken or of another build. */
+/* The module's table, loading the module on the first call (see
+ * stsl_fmu_module_load). */
 const stsl_fmu_module_api *stsl_cli_fmu_module(stsl_error *err);
+
+/* The CLI's module path (into buf when it is made). */
+const char *stsl_cli_fmu_module_path(char *buf, size_t size);
 
 /* A file of the FMU support: the environment variable `env` when set, else
  * `built`, the build's path; the installed CLI (STSL_FMU_FROM_EXE) takes

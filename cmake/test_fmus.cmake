@@ -43,5 +43,6 @@ if(TARGET test_fmu)
 endif()
 # test_fmu_lazy: a shared object that is not the FMU module.
 if(TARGET test_fmu_lazy)
-  target_compile_definitions(test_fmu_lazy PRIVATE STSL_FMU_ELEMENT_SO="$<TARGET_FILE:stickslip_element>")
+  target_compile_definitions(test_fmu_lazy PRIVATE STSL_FMU_ELEMENT_SO="$<TARGET_FILE:stickslip_element>"
+    STSL_SHARED_LIB="$<TARGET_FILE:stickslip_shared>")
 endif()

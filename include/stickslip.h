@@ -718,6 +718,112 @@ STSL_API stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate,
                                      stsl_err *err);
 STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-safe */
 
+/* ---- convergence studies (`stickslip converge`) ------------------------ */
+
+/* A convergence study: a fixed-step candidate run at each of several steps
+ * against the exact event-driven reference of the same configuration, as
+ * `stickslip converge` does (docs/validation.md, docs/fmu.md).  The
+ * candidate is one of the built-in fixed-step schemes, or a user's FMI 2.0
+ * FMU driven by the configuration's signals.  The reference runs once,
+ * evaluated exactly (its dense output) at every step point of every
+ * candidate run, at the configuration's tolerances; errors are taken at
+ * every step point, events matched as stsl_compare matches them (by class,
+ * closest first, within 5 of the candidate's steps). */
+typedef struct stsl_converge_opts {
+    /* The candidate: a built-in scheme ("karnopp", "fixed_step_hybrid",
+     * "smooth_rk4"), or with scheme NULL the FMU at the path `fmu`. */
+    const char *scheme;
+    const char *fmu;
+    /* The FMU's options, as `converge --fmu` takes them: fmu_scheme NULL
+     * for a co-simulation FMU, "euler" or "rk4" for a model-exchange FMU
+     * integrated by that scheme; fmu_inputs "NAME=SIGNAL" (an FMU input
+     * receives a configuration signal), fmu_outputs "x=NAME" (which output
+     * is x, v, friction), fmu_sets "NAME=VALUE" (a parameter set before the
+     * FMU starts), at most 64 of each. */
+    const char *fmu_scheme;
+    const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
+    int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
+    /* The FMU support module (stickslip_fmu.so) to load for `fmu`; NULL:
+     * $STICKSLIP_FMU_MODULE when set, else the one installed with the
+     * library (LIBDIR/stickslip/), else the build tree's.  The library
+     * itself links neither libzip nor libxml2: only a study of an FMU
+     * loads them. */
+    const char *fmu_module;
+    /* The steps (s): 2 to 64, at least two distinct, each > 0 and <= t_end;
+     * the step points of all runs together at most 1e7 (all are held in
+     * memory). */
+    const double *steps;
+    int n_steps;
+    /* Files besides the result (NULL: none): the table as CSV (`converge
+     * -o`) and the HDF5 group /convergence (`converge --h5`: a new file, or
+     * an existing one with its /convergence replaced), byte for byte what
+     * the command writes, under the output rule of stsl_run (checked before
+     * any run). */
+    const char *csv, *h5;
+} stsl_converge_opts;
+
+/* A study's result: per step (one row each) the columns
+ *   step, max_abs_error_x, rms_error_x, max_abs_error_v, final_error_x
+ *     (candidate - reference; of a system the largest over its bodies),
+ *   wall_seconds (median of up to 5 runs without output; an FMU's one
+ *     run), rhs_evals (an FMU: fmi2DoStep or fmi2GetDerivatives calls),
+ *   events, events_missed, events_spurious (the candidate's events, the
+ *     reference's left without a partner, the candidate's left over),
+ *   max_event_time_error (largest |dt| of a matched event; NaN without),
+ * then of a single element its contact's
+ *   max_abs_error_friction, rms_error_friction, stuck_iou (overlap of the
+ *     stuck times), dissipated_energy_error (candidate - reference, J;
+ *     NaN for an FMU without a friction output),
+ * or of a system of bodies, per body B and contact C (the CSV's columns)
+ *   max_abs_error_x.B, rms_error_x.B, max_abs_error_v.B, final_error_x.B,
+ *   order.B, max_abs_error_friction.C, rms_error_friction.C, stuck_iou.C,
+ *   dissipated_energy_error.C. */
+typedef struct stsl_convergence stsl_convergence;
+
+/* Run the study of `cfg` (not changed: the scheme and step are set on a
+ * copy).  STSL_RC_INPUT for bad options (naming the option: "steps: 3 is
+ * longer than t_end = 2 s", "scheme must be karnopp, ..."), a bad FMU or
+ * mapping (naming the FMU, the file in it and the variable; docs/fmu.md);
+ * STSL_RC_IO for an FMU or module that cannot be read; a failed run is its
+ * own code, the message naming the step ("scheme karnopp at step 0.001:
+ * ...", "at step 0.001: m.fmu: fmi2DoStep at t = 0.5 s returned
+ * fmi2Error"), STSL_RC_MODEL for an FMU's error or crash (it runs in a
+ * child process).  When only writing `csv` or `h5` failed, *out still
+ * holds the whole result besides the code; otherwise *out is NULL on
+ * failure. */
+STSL_API stsl_rc stsl_converge(const stsl_cfg *cfg, const stsl_converge_opts *opts,
+                               stsl_convergence **out, stsl_err *err);
+
+/* The candidate's name ("karnopp", "fmu PATH"), the number of steps
+ * (rows) and of columns, and the columns' names in the order above. */
+STSL_API const char *stsl_convergence_scheme(const stsl_convergence *c);
+STSL_API int stsl_convergence_n_steps(const stsl_convergence *c);
+STSL_API int stsl_convergence_n_columns(const stsl_convergence *c);
+STSL_API const char *stsl_convergence_column_name(const stsl_convergence *c, int i);
+/* The values of column `name` (n_steps of them, in the order of the steps
+ * given) and its unit ("m", "s", "" for counts and ratios); NULL for a
+ * column the study does not have. */
+STSL_API const double *stsl_convergence_column(const stsl_convergence *c, const char *name);
+STSL_API const char *stsl_convergence_column_units(const stsl_convergence *c, const char *name);
+/* The observed order of an error column: the least-squares slope of
+ * log |error| against log(step) over the rows with error != 0 (*points
+ * of them, may be NULL); NaN with fewer than two such rows or no such
+ * column.  An error that is NaN (an FMU without a friction output) has no
+ * order.
+ * The order of max_abs_error_x is the table's "fitted order". */
+STSL_API double stsl_convergence_order(const stsl_convergence *c, const char *name, int *points);
+/* A system's bodies and contacts by index (the names in the columns);
+ * NULL out of range and for a single element. */
+STSL_API int stsl_convergence_n_bodies(const stsl_convergence *c);
+STSL_API int stsl_convergence_n_contacts(const stsl_convergence *c);
+STSL_API const char *stsl_convergence_body(const stsl_convergence *c, int i);
+STSL_API const char *stsl_convergence_contact(const stsl_convergence *c, int i);
+/* The reference's own cost, from a run without output: "wall_seconds",
+ * "rhs_evals", "steps", "events"; STSL_RC_INPUT for another name. */
+STSL_API stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name,
+                                            double *value, stsl_err *err);
+STSL_API void stsl_convergence_free(stsl_convergence *c); /* NULL-safe */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
-/* test_fmu_lazy.c - the FMU support is a module the CLI loads only for the
- * commands that need it: the executable links neither libzip nor libxml2,
- * and a missing or wrong module is an I/O error (exit 1) naming the
+/* test_fmu_lazy.c - the FMU support is a module the CLI and the library
+ * load only for what needs it: neither the executable nor libstickslip
+ * links libzip or libxml2, and a missing or wrong module is an I/O error (exit 1) naming the
  * module's path, before any file is written. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +41,16 @@ static void t_cli_links_no_fmu_library(void **state)
 {
     (void)state;
     assert_int_equal(tu_shell("ldd " STSL_CLI, out, sizeof out), 0);
+    assert_non_null(strstr(out, "libc.so"));
+    assert_null(strstr(out, "libzip"));
+    assert_null(strstr(out, "libxml2"));
+}
+
+/* The library too: stsl_converge loads the module only for an FMU. */
+static void t_library_links_no_fmu_library(void **state)
+{
+    (void)state;
+    assert_int_equal(tu_shell("ldd " STSL_SHARED_LIB, out, sizeof out), 0);
     assert_non_null(strstr(out, "libc.so"));
     assert_null(strstr(out, "libzip"));
     assert_null(strstr(out, "libxml2"));
@@ -95,6 +105,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_cli_links_no_fmu_library),
+        cmocka_unit_test(t_library_links_no_fmu_library),
         cmocka_unit_test(t_missing_module),
         cmocka_unit_test(t_not_the_module),
         cmocka_unit_test(t_converge_missing_module),

@@ -10,6 +10,7 @@
     s = ss.sweep(cfg, {"friction.dynamic": [10, 15, 20]})   # threads: every core
     s = ss.study("examples/studies/janecek.yaml", output="janecek.h5")
     ss.read("janecek.h5")       # a run's, a study's or a convergence file
+    c = ss.converge(cfg, scheme="karnopp", steps=[2e-3, 1e-3])  # or fmu="model.fmu"
 
 Long runs, sweeps and studies show a text progress bar in a terminal or a
 notebook; progress=callback(done, total) reports to your code instead.
@@ -30,7 +31,7 @@ from ._core import (Cancel, CancelledError, Config, Error, FileError, InputError
                     SolverError, load, read, run, version)
 from ._names import names
 from .compare import compare
-from .convergence import Convergence
+from .convergence import Convergence, converge
 from .sweep import Sweep, cores, study, sweep
 from .system import SystemResult
 
@@ -41,5 +42,5 @@ for _cls in (Error, InputError, FileError, SolverError, CancelledError):
     _cls.__module__ = __name__
 del _cls
 
-__all__ = ["Cancel", "CancelledError", "compare", "Config", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "cores", "load", "names",
+__all__ = ["Cancel", "CancelledError", "compare", "Config", "converge", "Convergence", "Error", "FileError", "InputError", "Result", "SolverError", "Sweep", "SystemResult", "cores", "load", "names",
            "read", "run", "study", "sweep", "__version__"]

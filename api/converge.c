@@ -1,0 +1,1001 @@
+/* converge.c - a convergence study (stsl_converge of stickslip.h; the
+ * command `stickslip converge` is its client).
+ *
+ * Runs the candidate (a built-in fixed-step scheme or an FMU) at every
+ * step, then the event-driven reference once, evaluated exactly (CVODE's
+ * dense output, never interpolated between samples) at the union of all
+ * the candidate runs' time points, at the configuration's tolerances: no
+ * interpolation error is charged to the candidate.  The reference's own
+ * cost is measured by a separate run without output, so that the two
+ * costs compare like for like (the schemes' timed runs write no output
+ * either).  Errors are taken at every step point of a candidate run; the
+ * order is the least-squares slope of log(max |x error|) against log(step).
+ *
+ * Errors, event matching and the order fit are the validation metrics of
+ * models/validation.h, the same as `stickslip compare`'s: events of a run
+ * are matched to the reference's by class, closest pairs first, within
+ * STSL_CMP_WINDOW_STEPS (5) median steps of the run (its step h): a
+ * fixed-step scheme notices an event up to one step late and its phase
+ * error moves later events by a few steps more; a reference event left
+ * without a partner is missed, a run's event left over is spurious.  So
+ * `compare` of the same reference and result gives the same counts. */
+#include "api/converge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config_api.h"
+#include "api/error.h"
+#include "api/fmu_lazy.h"
+#include "events/contact.h"
+#include "events/modes.h"
+#include "io/convergence_h5.h"
+#include "io/out_file.h"
+#include "io/safe_output.h"
+#include "models/element_params.h"
+#include "models/fixed_step.h"
+#include "models/run.h"
+#include "models/validation.h"
+#include "solver/hybrid.h"
+
+#define MAX_STEPS 64
+/* Step points of all runs of one study together (see check_points). */
+#define MAX_POINTS 1e7
+/* Timed runs are repeated until they add up to this or REPEATS_MAX runs,
+ * and the median is reported: short runs are dominated by timer noise. */
+#define TIMING_BUDGET_S 0.3
+#define REPEATS_MAX     5
+
+/* ---- a sink keeping t, the tracked columns and the events ----------------------- */
+
+/* What a run is judged by: every body's x and v, every contact's friction,
+ * slip velocity and whether it is stuck.  The element is one body and one
+ * contact (its friction F_f opposes v; stuck: STUCK or on a stop); a
+ * system's columns are its groups (friction on the contact's first end,
+ * stuck: contact_mode STUCK). */
+#define NAME_MAX_LEN 80
+typedef struct trace {
+    int nb, nc, nv, element;
+    int *col;                    /* nv column indices: x, v of each body, then friction,
+                                    slip velocity, mode of each contact (-1: the sample's mode) */
+    char (*names)[NAME_MAX_LEN]; /* nb body names, then nc contact names */
+    char xu[24], vu[24], fu[24]; /* units */
+    long n, cap;
+    double *t, *val; /* val: n rows of nv values */
+    long n_ev, cap_ev;
+    double *ev_t;
+    int *ev_kind, *ev_subject;
+    const char *const *kind_names;
+} trace;
+
+static int grow(void **p, long *cap, long need, size_t size)
+{
+    if (need <= *cap) return 0;
+    long c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+static void copy_units(char *dst, size_t size, const stsl_layout *l, int col)
+{
+    snprintf(dst, size, "%s", col >= 0 && l->cols[col].units ? l->cols[col].units : "");
+}
+
+/* The element's columns: x, v, friction (slip velocity: v), the mode. */
+static int begin_element(trace *tr, const stsl_layout *l)
+{
+    tr->element = 1;
+    tr->nb = tr->nc = 1;
+    tr->nv = 5;
+    tr->col = malloc(5 * sizeof *tr->col);
+    tr->names = malloc(2 * sizeof *tr->names);
+    if (!tr->col || !tr->names) return -1;
+    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
+    int fr = stsl_layout_find(l, "friction");
+    tr->col[0] = ix, tr->col[1] = iv, tr->col[2] = fr, tr->col[3] = iv, tr->col[4] = -1;
+    snprintf(tr->names[0], NAME_MAX_LEN, "element");
+    snprintf(tr->names[1], NAME_MAX_LEN, "friction");
+    copy_units(tr->xu, sizeof tr->xu, l, ix);
+    copy_units(tr->vu, sizeof tr->vu, l, iv);
+    copy_units(tr->fu, sizeof tr->fu, l, fr);
+    return ix < 0 || iv < 0 || fr < 0 ? 1 : 0;
+}
+
+static const stsl_col_group *group(const stsl_layout *l, const char *name)
+{
+    int g = stsl_layout_find_group(l, name);
+    return g >= 0 ? &l->groups[g] : NULL;
+}
+
+/* A system's columns: the groups x, v (per body), friction,
+ * slip_velocity, contact_mode (per contact). */
+static int begin_system(trace *tr, const stsl_layout *l)
+{
+    const stsl_col_group *x = group(l, "x"), *v = group(l, "v"), *f = group(l, "friction"),
+                         *w = group(l, "slip_velocity"), *m = group(l, "contact_mode");
+    if (!x || !v) return 1;
+    tr->nb = x->width;
+    tr->nc = f && w && m ? f->width : 0;
+    tr->nv = 2 * tr->nb + 3 * tr->nc;
+    tr->col = malloc((size_t)tr->nv * sizeof *tr->col);
+    tr->names = malloc((size_t)(tr->nb + tr->nc) * sizeof *tr->names);
+    if (!tr->col || !tr->names) return -1;
+    for (int i = 0; i < tr->nb; i++) {
+        tr->col[i] = x->first + i, tr->col[tr->nb + i] = v->first + i;
+        snprintf(tr->names[i], NAME_MAX_LEN, "%s", x->member_names[i]);
+    }
+    for (int c = 0; c < tr->nc; c++) {
+        int *at = tr->col + 2 * tr->nb;
+        at[c] = f->first + c, at[tr->nc + c] = w->first + c, at[2 * tr->nc + c] = m->first + c;
+        snprintf(tr->names[tr->nb + c], NAME_MAX_LEN, "%s", f->member_names[c]);
+    }
+    copy_units(tr->xu, sizeof tr->xu, l, x->first);
+    copy_units(tr->vu, sizeof tr->vu, l, v->first);
+    copy_units(tr->fu, sizeof tr->fu, l, f ? f->first : -1);
+    return 0;
+}
+
+static int tr_begin(void *self, const stsl_layout *l, stsl_error *err)
+{
+    trace *tr = self;
+    tr->kind_names = l->kind_names;
+    free(tr->col);
+    free(tr->names);
+    tr->col = NULL, tr->names = NULL;
+    int rc = l->n_groups ? begin_system(tr, l) : begin_element(tr, l);
+    if (rc < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (rc) return stsl_error_set(err, STSL_EINPUT, "results have no x or v column");
+    return STSL_OK;
+}
+
+/* The contact state value of STUCK (the element's mode STUCK, STOP_LOW,
+ * STOP_HIGH: at rest; a system's contact_mode STUCK). */
+static double stuck_of(const trace *tr, int mode, double value)
+{
+    if (tr->element)
+        return mode == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH;
+    return value == STSL_CONTACT_STUCK;
+}
+
+static int tr_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    trace *tr = self;
+    long need = tr->n + 1, c1 = tr->cap, c2 = tr->cap;
+    /* The arrays grow together: the same old capacity gives the same new one. */
+    if (grow((void **)&tr->t, &c1, need, sizeof(double)) ||
+        grow((void **)&tr->val, &c2, need, (size_t)tr->nv * sizeof(double)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld samples", need);
+    tr->cap = c1;
+    tr->t[tr->n] = t;
+    double *row = tr->val + tr->n * tr->nv;
+    int mode_at = 2 * tr->nb + 2 * tr->nc;
+    for (int k = 0; k < tr->nv; k++)
+        row[k] = k < mode_at ? cols[tr->col[k]]
+                             : stuck_of(tr, mode, tr->col[k] >= 0 ? cols[tr->col[k]] : 0.0);
+    tr->n++;
+    return STSL_OK;
+}
+
+static int tr_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    trace *tr = self;
+    long need = tr->n_ev + 1, c1 = tr->cap_ev, c2 = tr->cap_ev, c3 = tr->cap_ev;
+    if (grow((void **)&tr->ev_t, &c1, need, sizeof(double)) ||
+        grow((void **)&tr->ev_kind, &c2, need, sizeof(int)) ||
+        grow((void **)&tr->ev_subject, &c3, need, sizeof(int)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld events", need);
+    tr->cap_ev = c1;
+    tr->ev_t[tr->n_ev] = ev->t;
+    tr->ev_kind[tr->n_ev] = ev->kind;
+    tr->ev_subject[tr->n_ev] = ev->subject;
+    tr->n_ev++;
+    return STSL_OK;
+}
+
+static int tr_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
+{
+    (void)self, (void)st, (void)complete, (void)msg, (void)err;
+    return STSL_OK;
+}
+
+static void trace_free(trace *tr)
+{
+    free(tr->col);
+    free(tr->names);
+    free(tr->t);
+    free(tr->val);
+    free(tr->ev_t);
+    free(tr->ev_kind);
+    free(tr->ev_subject);
+    memset(tr, 0, sizeof *tr);
+}
+
+static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, tr_end, NULL};
+
+/* ---- runs ------------------------------------------------------------------------ */
+
+/* One run of the scheme (h > 0) or of the reference (h = 0): the element,
+ * or the system.  `sink` may be a NULL-ops sink (no output). */
+static int run_once(stsl_config *cfg, double h, const stsl_hsolver_opts *opts, stsl_sink *sink,
+                    stsl_stats *st, stsl_error *err)
+{
+    stsl_scheme_opts sch = cfg->scheme;
+    sch.step = h;
+    if (cfg->is_system)
+        return stsl_run_system_scheme(&cfg->system, opts, h > 0.0 ? &sch : NULL, sink, st, err);
+    return stsl_run_element(&cfg->element, opts, h > 0.0 ? &sch : NULL, sink, st, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median wall time of repeated runs without output; *st from the last. */
+static int timed(stsl_config *cfg, double h, stsl_stats *st, double *wall, stsl_error *err)
+{
+    stsl_hsolver_opts o = cfg->sim;
+    o.output_step = 0.0;
+    o.progress = NULL;
+    double w[REPEATS_MAX], total = 0.0;
+    int n = 0, rc = STSL_OK;
+    while (!rc && n < REPEATS_MAX && (n == 0 || total < TIMING_BUDGET_S)) {
+        stsl_sink none = {0};
+        rc = run_once(cfg, h, &o, &none, st, err);
+        w[n] = st->wall_seconds;
+        total += w[n++];
+    }
+    qsort(w, (size_t)n, sizeof w[0], cmp_double);
+    *wall = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+    return rc;
+}
+
+/* ---- the study --------------------------------------------------------------------- */
+
+/* Per body: max |x err|, rms x err, max |v err|, final x err; per contact:
+ * max |friction err|, rms friction err, stuck-time IoU, dissipated energy
+ * of the run less the reference's. */
+#define PER_BODY    4
+#define PER_CONTACT 4
+
+typedef struct row {
+    double h, max_x, rms_x, max_v, final_x, wall;
+    long rhs, events, matched, missed, spurious;
+    double max_dt; /* largest time difference of a matched event */
+    double *per;   /* PER_BODY values a body, then PER_CONTACT a contact */
+} row;
+
+/* Sorted union of the scheme runs' time points (exact duplicates once). */
+static double *union_times(trace *runs, int n, long *count)
+{
+    long total = 0;
+    for (int i = 0; i < n; i++)
+        total += runs[i].n;
+    double *u = malloc((size_t)(total > 0 ? total : 1) * sizeof *u);
+    if (!u) return NULL;
+    long k = 0;
+    for (int i = 0; i < n; i++)
+        for (long j = 0; j < runs[i].n; j++)
+            u[k++] = runs[i].t[j];
+    qsort(u, (size_t)k, sizeof *u, cmp_double);
+    long m = 0;
+    for (long j = 0; j < k; j++)
+        if (m == 0 || u[j] != u[m - 1]) u[m++] = u[j];
+    *count = m;
+    return u;
+}
+
+/* The reference's sample index of each of run s's time points; fails if
+ * one is missing from the reference. */
+static int ref_index(const trace *s, const trace *ref, double h, long *idx, stsl_error *err)
+{
+    long j = 0;
+    for (long i = 0; i < s->n; i++) {
+        while (j < ref->n && ref->t[j] < s->t[i])
+            j++;
+        if (j == ref->n || ref->t[j] != s->t[i])
+            return stsl_error_set(err, STSL_EMODEL,
+                                  "the reference has no sample at t = %.17g s of the step %g run",
+                                  s->t[i], h);
+        idx[i] = j;
+    }
+    return STSL_OK;
+}
+
+/* Work arrays of one comparison: the reference's and the run's values of
+ * two columns at the run's time points, and stuck flags. */
+typedef struct cmp_work {
+    double *ra, *rb, *ca, *cb;
+    unsigned char *rs, *cs;
+} cmp_work;
+
+static void pick(const trace *tr, const long *idx, long n, int k, double *out)
+{
+    for (long i = 0; i < n; i++)
+        out[i] = tr->val[(idx ? idx[i] : i) * tr->nv + k];
+}
+
+/* Friction dissipation of one contact: integral of F_f w dt, F_f the
+ * friction opposing the slip (the element's friction column; minus a
+ * system's, which is the force on the contact's first end). */
+static double dissipated(const trace *tr, const double *t, const double *f, double *w, long n)
+{
+    double e = stsl_compare_energy_friction(t, f, w, n);
+    return tr->element ? e : -e;
+}
+
+/* Errors of run `s` against the reference `ref` (sampled at a superset of
+ * its times): per body and per contact into r->per, the largest over the
+ * bodies into the table's columns. */
+static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
+{
+    long n = s->n, *idx = malloc(sizeof *idx * (size_t)(n + 1));
+    cmp_work w = {malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc(sizeof(double) * (size_t)(n + 1)),
+                  malloc((size_t)(n + 1)),
+                  malloc((size_t)(n + 1))};
+    int rc = idx && w.ra && w.rb && w.ca && w.cb && w.rs && w.cs
+                 ? ref_index(s, ref, r->h, idx, err)
+                 : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    r->max_x = r->rms_x = r->max_v = r->final_x = 0.0;
+    for (int b = 0; !rc && b < s->nb; b++) {
+        stsl_cmp_errors e;
+        pick(ref, idx, n, b, w.ra), pick(ref, idx, n, s->nb + b, w.rb);
+        pick(s, NULL, n, b, w.ca), pick(s, NULL, n, s->nb + b, w.cb);
+        stsl_compare_errors(s->t, w.ra, w.rb, w.ca, w.cb, n, &e);
+        double *p = r->per + PER_BODY * b;
+        p[0] = e.max_abs_x, p[1] = e.rms_x, p[2] = e.max_abs_v, p[3] = e.final_x;
+        r->max_x = fmax(r->max_x, e.max_abs_x), r->rms_x = fmax(r->rms_x, e.rms_x);
+        r->max_v = fmax(r->max_v, e.max_abs_v);
+        if (fabs(e.final_x) >= fabs(r->final_x)) r->final_x = e.final_x;
+    }
+    int f0 = 2 * s->nb, w0 = f0 + s->nc, m0 = w0 + s->nc;
+    for (int c = 0; !rc && c < s->nc; c++) {
+        stsl_cmp_errors e;
+        stsl_cmp_stuck st;
+        pick(ref, idx, n, f0 + c, w.ra), pick(s, NULL, n, f0 + c, w.ca);
+        stsl_compare_errors(s->t, w.ra, w.ra, w.ca, w.ca, n, &e);
+        double *p = r->per + PER_BODY * s->nb + PER_CONTACT * c;
+        p[0] = e.max_abs_x, p[1] = e.rms_x;
+        pick(ref, idx, n, m0 + c, w.rb), pick(s, NULL, n, m0 + c, w.cb);
+        for (long i = 0; i < n; i++)
+            w.rs[i] = w.rb[i] != 0.0, w.cs[i] = w.cb[i] != 0.0;
+        stsl_compare_stuck(s->t, w.rs, w.cs, n, &st);
+        p[2] = st.iou;
+        pick(ref, idx, n, w0 + c, w.rb), pick(s, NULL, n, w0 + c, w.cb);
+        p[3] = dissipated(s, s->t, w.ca, w.cb, n) - dissipated(ref, s->t, w.ra, w.rb, n);
+    }
+    free(idx), free(w.ra), free(w.rb), free(w.ca), free(w.cb), free(w.rs), free(w.cs);
+    return rc;
+}
+
+/* The events of a trace about `subject` as the validation metrics see
+ * them; *count of them. */
+static stsl_cmp_event *trace_events(const trace *tr, int subject, long *count)
+{
+    stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(tr->n_ev + 1));
+    long m = 0;
+    for (long k = 0; ev && k < tr->n_ev; k++)
+        if (tr->ev_subject[k] == subject)
+            stsl_compare_event_set(&ev[m++], tr->ev_t[k], tr->kind_names[tr->ev_kind[k]]);
+    *count = m;
+    return ev;
+}
+
+/* Events matched as `compare` matches them (see the file comment), each
+ * contact's and stop's (the subject's) among themselves. */
+static int match_events(const trace *s, const trace *ref, row *r, stsl_error *err)
+{
+    int top = 0, rc = STSL_OK;
+    for (long k = 0; k < s->n_ev; k++)
+        top = s->ev_subject[k] > top ? s->ev_subject[k] : top;
+    for (long k = 0; k < ref->n_ev; k++)
+        top = ref->ev_subject[k] > top ? ref->ev_subject[k] : top;
+    r->matched = r->missed = r->spurious = 0;
+    r->max_dt = 0.0;
+    double window = stsl_compare_default_event_window(s->t, s->n);
+    for (int sub = 0; !rc && sub <= top; sub++) {
+        long ns, nr;
+        stsl_cmp_event *se = trace_events(s, sub, &ns), *re = trace_events(ref, sub, &nr);
+        stsl_cmp_matching m;
+        rc = se && re ? stsl_compare_match_events(re, nr, se, ns, window, &m, err)
+                      : stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
+        if (!rc) {
+            r->matched += m.n_matched;
+            r->missed += m.n_missed;
+            r->spurious += m.n_spurious;
+            r->max_dt = fmax(r->max_dt, m.max_abs_dt);
+            stsl_compare_matching_free(&m);
+        }
+        free(se);
+        free(re);
+    }
+    return rc;
+}
+
+/* ---- the result ------------------------------------------------------------------ */
+
+/* The table's columns, in the order of stickslip.h; then the element's
+ * contact columns, or a system's per body and contact ones. */
+enum {
+    C_STEP,
+    C_MAX_X,
+    C_RMS_X,
+    C_MAX_V,
+    C_FINAL_X,
+    C_WALL,
+    C_RHS,
+    C_EVENTS,
+    C_MISSED,
+    C_SPURIOUS,
+    C_MAX_DT,
+    N_TABLE
+};
+static const char *const table_col[N_TABLE] = {
+    "step",          "max_abs_error_x", "rms_error_x",         "max_abs_error_v",
+    "final_error_x", "wall_seconds",    "rhs_evals",           "events",
+    "events_missed", "events_spurious", "max_event_time_error"};
+static const char *const body_col[PER_BODY] = {"max_abs_error_x", "rms_error_x", "max_abs_error_v",
+                                               "final_error_x"};
+static const char *const contact_col[PER_CONTACT] = {"max_abs_error_friction", "rms_error_friction",
+                                                     "stuck_iou", "dissipated_energy_error"};
+
+#define COL_NAME_LEN (NAME_MAX_LEN + 40)
+struct stsl_convergence {
+    char scheme[4200];
+    int n, nb, nc, system;       /* rows; a system's bodies and contacts (0 for the element) */
+    char xu[24], vu[24], fu[24]; /* units */
+    char (*names)[NAME_MAX_LEN]; /* a system's nb bodies, then nc contacts */
+    double order;                /* of max_abs_error_x */
+    int order_points;
+    stsl_stats ref;
+    double ref_wall;
+    int n_cols;
+    char (*col_name)[COL_NAME_LEN];
+    const char **col_units; /* static strings or the units above */
+    double *data;           /* n_cols columns of n values */
+};
+
+void stsl_convergence_free(stsl_convergence *c)
+{
+    if (!c) return;
+    free(c->names), free(c->col_name), free(c->col_units), free(c->data);
+    free(c);
+}
+
+static double *col_at(stsl_convergence *c, int k)
+{
+    return c->data + (size_t)k * (size_t)c->n;
+}
+
+static void set_col(stsl_convergence *c, int k, const char *name, const char *member,
+                    const char *units)
+{
+    if (member)
+        snprintf(c->col_name[k], COL_NAME_LEN, "%s.%s", name, member);
+    else
+        snprintf(c->col_name[k], COL_NAME_LEN, "%s", name);
+    c->col_units[k] = units;
+}
+
+static const char *unit_of(stsl_convergence *c, int contact, int j)
+{
+    if (contact) return j < 2 ? c->fu : j == 2 ? "" : "J";
+    return j == 2 ? c->vu : c->xu;
+}
+
+static void fill_table(stsl_convergence *c, const row *rows)
+{
+    const char *units[N_TABLE] = {"s", c->xu, c->xu, c->vu, c->xu, "s", "", "", "", "", "s"};
+    for (int k = 0; k < N_TABLE; k++)
+        set_col(c, k, table_col[k], NULL, units[k]);
+    for (int i = 0; i < c->n; i++) {
+        const row *r = &rows[i];
+        double v[N_TABLE] = {r->h,
+                             r->max_x,
+                             r->rms_x,
+                             r->max_v,
+                             r->final_x,
+                             r->wall,
+                             (double)r->rhs,
+                             (double)r->events,
+                             (double)r->missed,
+                             (double)r->spurious,
+                             r->matched ? r->max_dt : NAN};
+        for (int k = 0; k < N_TABLE; k++)
+            col_at(c, k)[i] = v[k];
+    }
+}
+
+/* The element's contact columns (its one body's are the table's). */
+static void fill_element(stsl_convergence *c, const row *rows)
+{
+    for (int j = 0; j < PER_CONTACT; j++) {
+        set_col(c, N_TABLE + j, contact_col[j], NULL, unit_of(c, 1, j));
+        for (int i = 0; i < c->n; i++)
+            col_at(c, N_TABLE + j)[i] = rows[i].per[PER_BODY + j];
+    }
+}
+
+/* A system's columns per body (and the fitted order of its max |x err|,
+ * the same in every row) and per contact. */
+static void fill_system(stsl_convergence *c, const row *rows)
+{
+    int k = N_TABLE;
+    for (int b = 0; b < c->nb; b++) {
+        double hs[MAX_STEPS], ex[MAX_STEPS];
+        int used;
+        for (int i = 0; i < c->n; i++)
+            hs[i] = rows[i].h, ex[i] = rows[i].per[PER_BODY * b];
+        double order = stsl_compare_fit_order(hs, ex, c->n, &used);
+        for (int j = 0; j <= PER_BODY; j++, k++) {
+            set_col(c, k, j < PER_BODY ? body_col[j] : "order", c->names[b],
+                    j < PER_BODY ? unit_of(c, 0, j) : "");
+            for (int i = 0; i < c->n; i++)
+                col_at(c, k)[i] = j < PER_BODY ? rows[i].per[PER_BODY * b + j] : order;
+        }
+    }
+    for (int ct = 0; ct < c->nc; ct++)
+        for (int j = 0; j < PER_CONTACT; j++, k++) {
+            set_col(c, k, contact_col[j], c->names[c->nb + ct], unit_of(c, 1, j));
+            for (int i = 0; i < c->n; i++)
+                col_at(c, k)[i] = rows[i].per[PER_BODY * c->nb + PER_CONTACT * ct + j];
+        }
+}
+
+/* The result of the runs `tr` (the first run's layout) and their rows. */
+static stsl_convergence *make_result(const char *scheme, const trace *tr, const row *rows, int n,
+                                     int system)
+{
+    stsl_convergence *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    snprintf(c->scheme, sizeof c->scheme, "%s", scheme);
+    c->n = n, c->system = system;
+    c->nb = system ? tr->nb : 0, c->nc = system ? tr->nc : 0;
+    memcpy(c->xu, tr->xu, sizeof c->xu), memcpy(c->vu, tr->vu, sizeof c->vu);
+    memcpy(c->fu, tr->fu, sizeof c->fu);
+    c->n_cols = N_TABLE + (system ? (PER_BODY + 1) * c->nb + PER_CONTACT * c->nc : PER_CONTACT);
+    c->names = calloc((size_t)(c->nb + c->nc) + 1, sizeof *c->names);
+    c->col_name = calloc((size_t)c->n_cols, sizeof *c->col_name);
+    c->col_units = calloc((size_t)c->n_cols, sizeof *c->col_units);
+    c->data = calloc((size_t)c->n_cols * (size_t)n, sizeof *c->data);
+    if (!c->names || !c->col_name || !c->col_units || !c->data) {
+        stsl_convergence_free(c);
+        return NULL;
+    }
+    if (system) memcpy(c->names, tr->names, sizeof *c->names * (size_t)(c->nb + c->nc));
+    fill_table(c, rows);
+    if (system)
+        fill_system(c, rows);
+    else
+        fill_element(c, rows);
+    c->order = stsl_compare_fit_order(col_at(c, C_STEP), col_at(c, C_MAX_X), n, &c->order_points);
+    return c;
+}
+
+/* ---- the files ------------------------------------------------------------------- */
+
+static int write_csv(const char *path, stsl_convergence *c, stsl_error *err)
+{
+    stsl_out_text t;
+    int rc = stsl_out_text_open(path, &t, err);
+    if (rc) return rc;
+    FILE *f = t.f;
+    const char *xu = c->xu, *vu = c->vu;
+    fprintf(f,
+            "step [s],max_abs_error_x [%s],rms_error_x [%s],max_abs_error_v [%s],"
+            "final_error_x [%s],wall_seconds [s],rhs_evals,events,events_missed,"
+            "events_spurious,order",
+            xu, xu, vu, xu);
+    int first = c->system ? N_TABLE : c->n_cols; /* the element's CSV is the table alone */
+    for (int k = first; k < c->n_cols; k++)
+        fprintf(f, c->col_units[k][0] ? ",%s [%s]" : ",%s", c->col_name[k], c->col_units[k]);
+    fputc('\n', f);
+    for (int i = 0; i < c->n; i++) {
+        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g", col_at(c, C_STEP)[i],
+                col_at(c, C_MAX_X)[i], col_at(c, C_RMS_X)[i], col_at(c, C_MAX_V)[i],
+                col_at(c, C_FINAL_X)[i], col_at(c, C_WALL)[i], (long)col_at(c, C_RHS)[i],
+                (long)col_at(c, C_EVENTS)[i], (long)col_at(c, C_MISSED)[i],
+                (long)col_at(c, C_SPURIOUS)[i], c->order);
+        for (int k = first; k < c->n_cols; k++)
+            fprintf(f, ",%.17g", col_at(c, k)[i]);
+        fputc('\n', f);
+    }
+    return stsl_out_text_commit(&t, err);
+}
+
+static int write_h5(const char *path, const stsl_config *cfg, stsl_convergence *c, stsl_error *err)
+{
+    long rh[MAX_STEPS], ev[MAX_STEPS];
+    const char **xn = NULL, **xu = NULL;
+    const double **xd = NULL;
+    int n_extra = c->system ? c->n_cols - N_TABLE : 0;
+    for (int i = 0; i < c->n; i++)
+        rh[i] = (long)col_at(c, C_RHS)[i], ev[i] = (long)col_at(c, C_EVENTS)[i];
+    xn = calloc((size_t)n_extra + 1, sizeof *xn);
+    xu = calloc((size_t)n_extra + 1, sizeof *xu);
+    xd = calloc((size_t)n_extra + 1, sizeof *xd);
+    char *yaml = stsl_config_to_yaml(cfg);
+    int rc = xn && xu && xd && yaml ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (int k = 0; !rc && k < n_extra; k++)
+        xn[k] = c->col_name[N_TABLE + k], xu[k] = c->col_units[N_TABLE + k],
+        xd[k] = col_at(c, N_TABLE + k);
+    stsl_convergence_table t = {c->scheme,
+                                yaml,
+                                c->xu,
+                                c->vu,
+                                c->n,
+                                col_at(c, C_STEP),
+                                col_at(c, C_MAX_X),
+                                col_at(c, C_RMS_X),
+                                col_at(c, C_MAX_V),
+                                col_at(c, C_FINAL_X),
+                                col_at(c, C_WALL),
+                                rh,
+                                ev,
+                                c->order,
+                                c->ref_wall,
+                                c->ref.rhs_evals,
+                                c->ref.steps,
+                                c->ref.events,
+                                n_extra,
+                                xn,
+                                xu,
+                                xd};
+    if (!rc) rc = stsl_convergence_h5_write(path, &t, err);
+    free(yaml), free(xn), free(xu), free(xd);
+    return rc;
+}
+
+/* ---- the study --------------------------------------------------------------------- */
+
+/* The candidate of a study: the scheme, or the FMU through the FMU module
+ * (loaded for it, not before). */
+typedef struct candidate {
+    const char *scheme; /* the table's name for it */
+    const stsl_fmu_module_api *module;
+    stsl_fmu *fmu;
+} candidate;
+
+/* One run of the candidate at step h into `sink`: the scheme (with its
+ * median wall time of repeated runs) or the FMU (its one run's time). */
+static int candidate_run(const candidate *cd, stsl_config *cfg, double h, stsl_sink *sink,
+                         stsl_stats *st, double *wall, stsl_error *err)
+{
+    if (cd->fmu) {
+        int rc = cd->module->run(cd->fmu, cfg->sim.t_end, h, sink, st, err);
+        *wall = st->wall_seconds;
+        if (rc == STSL_EMODEL) stsl_error_wrap(err, "at step %g", h);
+        return rc;
+    }
+    stsl_hsolver_opts o = cfg->sim;
+    o.output_step = 0.0; /* every step point */
+    int rc = run_once(cfg, h, &o, sink, st, err);
+    if (!rc) rc = timed(cfg, h, st, wall, err);
+    if (rc) stsl_error_wrap(err, "scheme %s at step %g", cd->scheme, h);
+    return rc;
+}
+
+static int study(const candidate *cd, stsl_config *cfg, const double *steps, int n,
+                 stsl_convergence **out, stsl_error *err)
+{
+    int rc = STSL_OK;
+    trace runs[MAX_STEPS], ref = {0};
+    row rows[MAX_STEPS];
+    memset(runs, 0, sizeof runs);
+    memset(rows, 0, sizeof rows);
+    stsl_stats st, ref_st;
+    double ref_wall = 0.0, *u = NULL;
+    long nu = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        stsl_sink sink = {&trace_ops, &runs[i]};
+        rows[i].h = steps[i];
+        rc = candidate_run(cd, cfg, steps[i], &sink, &st, &rows[i].wall, err);
+        rows[i].rhs = st.rhs_evals;
+        rows[i].events = st.events;
+        size_t per = (size_t)(PER_BODY * runs[i].nb + PER_CONTACT * runs[i].nc + 1);
+        if (!rc && !(rows[i].per = calloc(per, sizeof(double))))
+            rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    if (!rc && !(u = union_times(runs, n, &nu)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (!rc) {
+        stsl_hsolver_opts o = cfg->sim;
+        o.output_times = u;
+        o.n_output_times = nu;
+        o.grid_only = 1;
+        stsl_sink sink = {&trace_ops, &ref};
+        rc = run_once(cfg, 0.0, &o, &sink, &ref_st, err);
+        if (!rc) rc = timed(cfg, 0.0, &ref_st, &ref_wall, err);
+        if (rc) stsl_error_wrap(err, "reference");
+    }
+    for (int i = 0; !rc && i < n; i++) {
+        rc = errors(&runs[i], &ref, &rows[i], err);
+        if (!rc) rc = match_events(&runs[i], &ref, &rows[i], err);
+    }
+    if (!rc && !(*out = make_result(cd->scheme, &runs[0], rows, n, cfg->is_system)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    if (!rc) (*out)->ref = ref_st, (*out)->ref_wall = ref_wall;
+    for (int i = 0; i < n; i++) {
+        trace_free(&runs[i]);
+        free(rows[i].per);
+    }
+    trace_free(&ref);
+    free(u);
+    return rc;
+}
+
+/* ---- the options ------------------------------------------------------------------- */
+
+/* The steps: 2 to MAX_STEPS finite numbers > 0, at least two distinct. */
+static int check_steps(const double *steps, int n, stsl_error *err)
+{
+    if (!steps || n < 2 || n > MAX_STEPS)
+        return stsl_error_set(err, STSL_EINPUT, "steps: need 2 to %d steps, got %d", MAX_STEPS,
+                              steps ? n : 0);
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(steps[i]) || !(steps[i] > 0.0))
+            return stsl_error_set(err, STSL_EINPUT, "steps: %g is not a step (a number > 0, s)",
+                                  steps[i]);
+        distinct |= steps[i] != steps[0];
+    }
+    if (!distinct)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "steps: need at least two distinct steps to fit an order");
+    return STSL_OK;
+}
+
+/* Every step point of every run is held in memory (t, x, v and the union
+ * of the time grids: about 50 bytes a point), so the total is bounded:
+ * MAX_POINTS is about 0.5 GB and a few seconds of stepping. */
+static int check_points(const stsl_config *cfg, const double *steps, int n, stsl_error *err)
+{
+    double points = 0.0, width = 1.0;
+    if (cfg->is_system) /* a system's point holds more values than the element's 6 */
+        width = fmax(1.0, (1.0 + 2.0 * cfg->system.n_bodies + 3.0 * cfg->system.n_contacts) / 6.0);
+    for (int i = 0; i < n; i++) {
+        if (steps[i] > cfg->sim.t_end)
+            return stsl_error_set(err, STSL_EINPUT, "steps: %g is longer than t_end = %g s",
+                                  steps[i], cfg->sim.t_end);
+        points += width * cfg->sim.t_end / steps[i];
+    }
+    if (points > MAX_POINTS)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "steps: these steps make %.3g step points over t_end = %g s, at "
+                              "most %.0e (all are held in memory); use larger steps",
+                              points, cfg->sim.t_end, MAX_POINTS);
+    return STSL_OK;
+}
+
+/* The configuration with the scheme and a step set like any key, so that
+ * its other keys are validated against them (a karnopp_band with another
+ * scheme, a hybrid-only scheme on a smooth law); the smallest step stands
+ * for all of them there, and each is checked against t_end in check_points().  An
+ * FMU's own scheme is not the configuration's: nothing is set for it. */
+static int prepare(const stsl_config *from, const stsl_converge_opts *o, stsl_config *cfg,
+                   stsl_error *err)
+{
+    int rc = stsl_config_copy(cfg, from, err);
+    if (rc || o->fmu) return rc;
+    char scheme_set[96], step_set[64];
+    double hmin = INFINITY;
+    for (int i = 0; i < o->n_steps; i++)
+        hmin = fmin(hmin, o->steps[i]);
+    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%s", o->scheme);
+    snprintf(step_set, sizeof step_set, "simulation.step=%.17g", hmin);
+    const char *sets[2] = {scheme_set, step_set};
+    rc = stsl_config_apply(cfg, sets, 2, err);
+    if (rc) {
+        /* The step set is ours, not the caller's: name the steps. */
+        const char *why = strstr(err->msg, step_set) ? strstr(err->msg, "simulation.step: ") : NULL;
+        if (why) {
+            char msg[STSL_ERRMSG_MAX];
+            snprintf(msg, sizeof msg, "%s", why + strlen("simulation.step: "));
+            stsl_error_set(err, STSL_EINPUT, "steps: %g: %s", hmin, msg);
+        }
+        stsl_config_free(cfg);
+    }
+    return rc;
+}
+
+/* The candidate named by the options (its FMU opened). */
+static int open_candidate(const stsl_config *cfg, const stsl_converge_opts *o, candidate *cd,
+                          char *label, size_t size, stsl_error *err)
+{
+    memset(cd, 0, sizeof *cd);
+    if (!o->fmu) {
+        cd->scheme = o->scheme;
+        return STSL_OK;
+    }
+    snprintf(label, size, "fmu %s", o->fmu);
+    cd->scheme = label;
+    if (cfg->is_system)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "fmu: %s is a system of bodies; an FMU candidate stands for one "
+                              "element",
+                              cfg->source[0] ? cfg->source : "the configuration");
+    stsl_fmu_opts f = {.path = o->fmu, .scheme = o->fmu_scheme};
+    const char *const *lists[3] = {o->fmu_inputs, o->fmu_outputs, o->fmu_sets};
+    const int counts[3] = {o->n_fmu_inputs, o->n_fmu_outputs, o->n_fmu_sets};
+    const char **into[3] = {f.inputs, f.outputs, f.sets};
+    int *n_into[3] = {&f.n_inputs, &f.n_outputs, &f.n_sets};
+    static const char *const what[3] = {"fmu_inputs", "fmu_outputs", "fmu_sets"};
+    for (int k = 0; k < 3; k++) {
+        if (counts[k] < 0 || counts[k] > STSL_FMU_MAX_MAP || (counts[k] && !lists[k]))
+            return stsl_error_set(err, STSL_EINPUT, "%s: need 0 to %d entries, got %d", what[k],
+                                  STSL_FMU_MAX_MAP, counts[k]);
+        for (int i = 0; i < counts[k]; i++)
+            into[k][i] = lists[k][i];
+        *n_into[k] = counts[k];
+    }
+    cd->module = stsl_fmu_module_load(o->fmu_module, err);
+    if (!cd->module) return err->code;
+    return cd->module->open(&f, &cfg->element, &cd->fmu, err);
+}
+
+static int check_opts(const stsl_converge_opts *o, stsl_error *err)
+{
+    if (o->fmu && o->scheme)
+        return stsl_error_set(err, STSL_EINPUT, "scheme and fmu exclude each other");
+    if (!o->fmu && !o->scheme)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "a scheme (karnopp, fixed_step_hybrid, smooth_rk4) or an FMU is "
+                              "required");
+    if (!o->fmu && strcmp(o->scheme, "karnopp") && strcmp(o->scheme, "fixed_step_hybrid") &&
+        strcmp(o->scheme, "smooth_rk4"))
+        return stsl_error_set(err, STSL_EINPUT,
+                              "scheme must be karnopp, fixed_step_hybrid or smooth_rk4, got %s",
+                              o->scheme);
+    return check_steps(o->steps, o->n_steps, err);
+}
+
+/* The output rule: neither file is the configuration or a table it reads,
+ * nor the other. */
+static int check_outputs(const stsl_config *cfg, const stsl_converge_opts *o, stsl_error *err)
+{
+    int n_in = 0;
+    const char **inputs = stsl_out_config_inputs(cfg, &n_in);
+    stsl_output_file outs[2] = {{o->csv, "the convergence table", STSL_FMT_CSV, 0, 1},
+                                {o->h5, "--h5", STSL_FMT_H5, 0, 0}};
+    int rc = inputs ? stsl_output_rule(inputs, n_in, outs, 2, err)
+                    : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    free(inputs);
+    return rc;
+}
+
+int stsl_converge_study(const stsl_config *from, const stsl_converge_opts *o,
+                        stsl_convergence **out, stsl_error *err)
+{
+    *out = NULL;
+    stsl_config cfg;
+    int rc = check_opts(o, err);
+    if (!rc) rc = prepare(from, o, &cfg, err);
+    if (rc) return rc;
+    char label[4200];
+    candidate cd = {0};
+    rc = check_points(&cfg, o->steps, o->n_steps, err);
+    if (!rc) rc = check_outputs(&cfg, o, err);
+    if (!rc) rc = open_candidate(&cfg, o, &cd, label, sizeof label, err);
+    if (!rc) rc = study(&cd, &cfg, o->steps, o->n_steps, out, err);
+    if (cd.fmu) cd.module->close(cd.fmu);
+    if (!rc && o->csv) rc = write_csv(o->csv, *out, err);
+    if (!rc && o->h5) rc = write_h5(o->h5, &cfg, *out, err);
+    stsl_config_free(&cfg);
+    return rc;
+}
+
+/* ---- the public functions ------------------------------------------------------------ */
+
+stsl_rc stsl_converge(const stsl_cfg *cfg, const stsl_converge_opts *opts, stsl_convergence **out,
+                      stsl_err *err)
+{
+    if (out) *out = NULL;
+    if (!cfg || !opts || !out) return stsl_api_bad_arg(err, "stsl_converge: NULL argument");
+    stsl_error e = {0};
+    return stsl_converge_study(&cfg->c, opts, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+const char *stsl_convergence_scheme(const stsl_convergence *c)
+{
+    return c ? c->scheme : NULL;
+}
+
+int stsl_convergence_n_steps(const stsl_convergence *c)
+{
+    return c ? c->n : 0;
+}
+
+int stsl_convergence_n_columns(const stsl_convergence *c)
+{
+    return c ? c->n_cols : 0;
+}
+
+const char *stsl_convergence_column_name(const stsl_convergence *c, int i)
+{
+    return c && i >= 0 && i < c->n_cols ? c->col_name[i] : NULL;
+}
+
+static int find_col(const stsl_convergence *c, const char *name)
+{
+    for (int k = 0; c && name && k < c->n_cols; k++)
+        if (!strcmp(c->col_name[k], name)) return k;
+    return -1;
+}
+
+const double *stsl_convergence_column(const stsl_convergence *c, const char *name)
+{
+    int k = find_col(c, name);
+    return k < 0 ? NULL : c->data + (size_t)k * (size_t)c->n;
+}
+
+const char *stsl_convergence_column_units(const stsl_convergence *c, const char *name)
+{
+    int k = find_col(c, name);
+    return k < 0 ? NULL : c->col_units[k];
+}
+
+/* Of |error|: a signed error (final x, energy) converges in its size. */
+double stsl_convergence_order(const stsl_convergence *c, const char *name, int *points)
+{
+    int used = 0, k = find_col(c, name);
+    double order = NAN, mag[MAX_STEPS];
+    for (int i = 0; k >= 0 && i < c->n; i++)
+        mag[i] = fabs(c->data[(size_t)k * (size_t)c->n + (size_t)i]);
+    if (k >= 0) order = stsl_compare_fit_order(c->data, mag, c->n, &used);
+    if (points) *points = used;
+    return order;
+}
+
+int stsl_convergence_n_bodies(const stsl_convergence *c)
+{
+    return c ? c->nb : 0;
+}
+
+int stsl_convergence_n_contacts(const stsl_convergence *c)
+{
+    return c ? c->nc : 0;
+}
+
+const char *stsl_convergence_body(const stsl_convergence *c, int i)
+{
+    return c && i >= 0 && i < c->nb ? c->names[i] : NULL;
+}
+
+const char *stsl_convergence_contact(const stsl_convergence *c, int i)
+{
+    return c && i >= 0 && i < c->nc ? c->names[c->nb + i] : NULL;
+}
+
+stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name, double *value,
+                                   stsl_err *err)
+{
+    if (!c || !name || !value)
+        return stsl_api_bad_arg(err, "stsl_convergence_reference: NULL argument");
+    if (!strcmp(name, "wall_seconds"))
+        *value = c->ref_wall;
+    else if (!strcmp(name, "rhs_evals"))
+        *value = (double)c->ref.rhs_evals;
+    else if (!strcmp(name, "steps"))
+        *value = (double)c->ref.steps;
+    else if (!strcmp(name, "events"))
+        *value = (double)c->ref.events;
+    else {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, rhs_evals, "
+                 "steps, events)",
+                 name);
+        return stsl_api_bad_arg(err, msg);
+    }
+    return STSL_RC_OK;
+}
