@@ -929,7 +929,14 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
             stsl_event_rec r = {ev[e].t, kind_of(ev[e].kind), 0, 0, row, row, 0};
             rc = stsl_sink_event(sink, &r, err);
         }
-        if (!rc) rc = stsl_sink_sample(sink, t[i], 0, row, err);
+        /* An FMU has no modes: the mode is the stuck rule the events above
+         * were derived with (|v| within STSL_CMP_STUCK_REL of the largest),
+         * else the direction of slip, so that a reader's stuck times (a
+         * converge study's stuck_iou) agree with the candidate's events. */
+        int mode = stuck[i]     ? STSL_MODE_STUCK
+                   : v[i] > 0.0 ? STSL_MODE_SLIP_POS
+                                : STSL_MODE_SLIP_NEG;
+        if (!rc) rc = stsl_sink_sample(sink, t[i], mode, row, err);
     }
     memset(st, 0, sizeof *st);
     st->steps = c->steps;
