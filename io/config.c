@@ -1413,7 +1413,7 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
     if (!cfg->is_system) return STSL_OK;
     return stsl_error_set(err, STSL_EINPUT,
                           "%s: this command cannot handle a system of bodies yet (bodies %d, "
-                          "couplings %d, contacts %d, stops %d; issue 14): `stickslip run` and "
+                          "couplings %d, contacts %d, stops %d): `stickslip run` and "
                           "the API's stsl_run simulate it, `stickslip check` validates it",
                           cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
 }

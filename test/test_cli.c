@@ -283,6 +283,24 @@ static void info_rejects_non_results(void **state)
     assert_string_equal(strchr(out, '\n'), "\n"); /* exactly one line */
 }
 
+/* `stickslip fmu` on a system of bodies: exit 2, one line that speaks of
+ * the program only (the system's counts from servo_backlash.yaml: three
+ * bodies, one coupling, two contacts, one stop), and no FMU written. */
+static void fmu_rejects_system(void **state)
+{
+    (void)state;
+    char fmu[512], want[1024];
+    snprintf(fmu, sizeof fmu, "%s/servo.fmu", dir);
+    assert_int_equal(cli("fmu %sservo_backlash.yaml -o %s", EX, fmu), 2);
+    snprintf(want, sizeof want,
+             "stickslip fmu: error: %sservo_backlash.yaml: this command cannot handle a system "
+             "of bodies yet (bodies 3, couplings 1, contacts 2, stops 1): `stickslip run` and "
+             "the API's stsl_run simulate it, `stickslip check` validates it\n",
+             EX);
+    assert_string_equal(out, want);
+    assert_false(tu_file_exists(fmu));
+}
+
 int main(void)
 {
     tu_mkdtemp(dir, sizeof dir);
@@ -295,6 +313,7 @@ int main(void)
         cmocka_unit_test(bad_input_exit_2),
         cmocka_unit_test(solver_failure_exit_3),
         cmocka_unit_test(info_rejects_non_results),
+        cmocka_unit_test(fmu_rejects_system),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
