@@ -40,8 +40,9 @@
 static const char *const main_usage =
     "usage: stickslip <command> [options]\n"
     "\n"
-    "Exact simulation of elements with dry friction (stick, slip, reversal,\n"
-    "breakaway, end stops), mode by mode with CVODE; results in HDF5.\n"
+    "Exact, event-driven simulation of mechanical elements and of systems of bodies\n"
+    "with dry friction (stick, slip, reversal, breakaway, backlash, end stops): each\n"
+    "mode integrated by CVODE, each switch located by rootfinding; results in HDF5 or MAT.\n"
     "\n"
     "commands:\n"
     "  run CONFIG     simulate a configuration and write the result file\n"

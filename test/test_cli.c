@@ -35,6 +35,9 @@ static void help_and_version(void **state)
     (void)state;
     assert_int_equal(cli("--help"), 0);
     assert_non_null(strstr(out, "usage: stickslip"));
+    /* The headline names both things it simulates, and how. */
+    assert_non_null(strstr(out, "\n\nExact, event-driven simulation of mechanical elements and "
+                                "of systems of bodies\nwith dry friction"));
     const char *cmds[] = {"run", "check", "info"};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(cli("%s --help", cmds[i]), 0);
