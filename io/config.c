@@ -25,6 +25,8 @@
 #include "io/config_read.h"
 #include "io/text_input.h"
 #include "models/fixed_step_system.h"
+#include "models/multibody.h"
+#include "models/one_body.h"
 
 /* Deeper override values are refused: no configuration key is nested that
  * deep, and the bound also stops a self-referencing alias from recursing. */
@@ -1050,6 +1052,61 @@ static void put_system(FILE *f, const stsl_config *cfg)
     put_inputs(f, cfg, s->has_anchor);
 }
 
+/* The system's derived atol per component (x, v of every body, sigma0 z
+ * of each LuGre contact); NULL when out of memory. */
+static double *system_atol(const stsl_config *cfg, int *n, const char *units[3])
+{
+    const stsl_column *cols = stsl_one_body_columns(cfg->system.domain);
+    units[0] = cols[STSL_COL_X].units;
+    units[1] = cols[STSL_COL_V].units;
+    units[2] = cols[STSL_COL_FRICTION].units; /* sigma0 z is a force */
+    stsl_error err = {0};
+    return stsl_multibody_atol(&cfg->system, cfg->sim.rtol, 0.0, n, &err);
+}
+
+int stsl_config_auto_atol(const stsl_config *cfg, double a[3], const char *units[3])
+{
+    if (!cfg->is_system) return stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
+    const stsl_system *s = &cfg->system;
+    int n, nb = s->n_bodies;
+    double *all = system_atol(cfg, &n, units);
+    if (!all) return 0;
+    a[0] = a[1] = a[2] = INFINITY;
+    for (int i = 0; i < n; i++) {
+        int kind = i < nb ? 0 : i < 2 * nb ? 1 : 2;
+        a[kind] = fmin(a[kind], all[i]);
+    }
+    free(all);
+    return n > 2 * nb ? 3 : 2;
+}
+
+/* A system's derived atol as comment lines, one per body (x, v) and one
+ * per LuGre contact (sigma0 z, named as its messages name it). */
+static void put_system_atol(FILE *f, const stsl_config *cfg)
+{
+    const stsl_system *s = &cfg->system;
+    const char *units[3];
+    int n, nb = s->n_bodies;
+    double *a = system_atol(cfg, &n, units);
+    if (!a) {
+        fputs("  atol: auto\n", f);
+        return;
+    }
+    fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale), per body:\n", f);
+    for (int i = 0; i < nb; i++)
+        fprintf(f, "  #   %s: x %.3g %s, v %.3g %s\n", s->bodies[i].name, a[i], units[0], a[nb + i],
+                units[1]);
+    for (int c = 0, k = 2 * nb; c < s->n_contacts && k < n; c++) {
+        if (s->contacts[c].friction.law != STSL_LAW_LUGRE) continue;
+        if (s->contacts[c].name[0])
+            fprintf(f, "  #   contact %s: sigma0 z %.3g %s\n", s->contacts[c].name, a[k++],
+                    units[2]);
+        else
+            fprintf(f, "  #   contacts.%d: sigma0 z %.3g %s\n", c, a[k++], units[2]);
+    }
+    free(a);
+}
+
 /* `atol: auto` with the values the rule gives in a comment (YAML drops
  * it when the text is read again), or the number given. */
 static void put_atol(FILE *f, const stsl_config *cfg)
@@ -1058,14 +1115,13 @@ static void put_atol(FILE *f, const stsl_config *cfg)
         fprintf(f, "  atol: %.17g\n", cfg->sim.atol);
         return;
     }
-    /* A system's natural scales come with its solver (issue 14, later). */
     if (cfg->is_system) {
-        fputs("  atol: auto\n", f);
+        put_system_atol(f, cfg);
         return;
     }
     double a[3];
     const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
-    int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
+    int n = stsl_config_auto_atol(cfg, a, units);
     fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale):", f);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %s %.3g %s", i ? "," : "", names[i], a[i], units[i]);
