@@ -548,11 +548,35 @@ static int load_inputs(const stsl_cr_map *top, stsl_config *cfg)
     return rc;
 }
 
-/* The node at a key path of the document (sequence items by index); when
- * the path goes further, the deepest one found (`deepest`) or else 0. */
+/* Item `seg` of sequence `id`: a decimal index (contacts.0), or the
+ * `name:` of an item that is a mapping (contacts.gear, stops.backlash);
+ * NULL when there is none.  The one rule by which --set, the API's
+ * stsl_config_get/set and a study's `vary` keys find a sequence's item. */
+static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
+{
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    char *end;
+    long i = strtol(seg, &end, 10);
+    long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (isdigit((unsigned char)*seg) && !*end)
+        return i < len ? n->data.sequence.items.start + i : NULL;
+    for (yaml_node_item_t *it = n->data.sequence.items.start;
+         *seg && it < n->data.sequence.items.top; it++) {
+        if (stsl_cr_node_at(c, *it)->type != YAML_MAPPING_NODE) continue;
+        stsl_cr_map m = {.c = c, .id = *it};
+        int name = stsl_cr_map_find(&m, "name");
+        const char *text = name ? stsl_cr_key_text(c, name) : NULL;
+        if (text && !strcmp(text, seg)) return it;
+    }
+    return NULL;
+}
+
+/* The node at a key path of the document (sequence items by index or name,
+ * seq_item); when the path goes further, the deepest one found
+ * (`deepest`) or else 0. */
 static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
 {
-    char buf[KEYPATH_MAX], *end;
+    char buf[KEYPATH_MAX];
     int id = 1;
     snprintf(buf, sizeof buf, "%s", path);
     for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
@@ -560,13 +584,8 @@ static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
         if (dot) *dot = '\0';
         yaml_node_t *n = stsl_cr_node_at(c, id);
         stsl_cr_map m = {.c = c, .id = id};
-        long i = strtol(seg, &end, 10), len = 0;
-        if (n->type == YAML_SEQUENCE_NODE)
-            len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg)
-                   : isdigit((unsigned char)*seg) && !*end && i < len
-                       ? n->data.sequence.items.start[i]
-                       : 0;
+        yaml_node_item_t *it = n->type == YAML_SEQUENCE_NODE ? seq_item(c, id, seg) : NULL;
+        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg) : it ? *it : 0;
         if (!next) return deepest ? id : 0;
         id = next;
     }
@@ -774,31 +793,20 @@ static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, i
     return STSL_OK;
 }
 
-/* Item `seg` (a decimal index) of sequence `id`, NULL when there is none. */
-static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
-{
-    yaml_node_t *n = stsl_cr_node_at(c, id);
-    char *end;
-    long i = strtol(seg, &end, 10);
-    long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (end == seg || *end || *seg == '-' || *seg == '+' || i >= len) return NULL;
-    return n->data.sequence.items.start + i;
-}
-
 /* Key path `key` up to and including the segment `seg` (for a message). */
 static int no_item(stsl_cr_ctx *c, const char *arg, char *key, char *seg, int seq)
 {
     yaml_node_t *n = stsl_cr_node_at(c, seq);
     long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-    char what[96];
+    char what[KEYPATH_MAX + 96];
     if (seg != key) seg[-1] = '\0';
     snprintf(what, sizeof what, "no item '%s' (%s an index in [0, %ld])", seg,
              len ? "expected" : "the sequence is empty, there is no", len - 1);
     return set_fail(c, arg, seg == key ? "(top level)" : key, what);
 }
 
-/* Put `value` at `key` (dotted; a sequence's items by index, as in
- * contacts.0.dynamic), creating missing intermediate mappings. */
+/* Put `value` at `key` (dotted; a sequence's items by index or name, as
+ * in contacts.0.dynamic or contacts.gear.dynamic), creating missing intermediate mappings. */
 static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
 {
     int cur = 1, rc = STSL_OK;
