@@ -561,17 +561,35 @@ static int judge_systems(const cmp_args *a, const stsl_config *cfg, const stsl_h
     return code;
 }
 
+/* One of the two inputs is a system's result and the other is not: say
+ * why the other cannot stand beside it (an FMU is one element; a file that
+ * cannot be opened is named as such, as for the element's candidate), the
+ * exit code. */
+static int one_system(const cmp_args *a)
+{
+    int ref_sys = stsl_h5_is_system(a->reference);
+    const char *sys = ref_sys ? a->reference : a->candidate;
+    const char *other = ref_sys ? a->candidate : a->reference;
+    if (a->fmu.path)
+        return stsl_cli_error(&cmd,
+                              "--fmu: %s is the result of a system of bodies; an FMU candidate "
+                              "stands for one element",
+                              sys);
+    FILE *f = fopen(other, "rb");
+    if (!f) return stsl_cli_error(&cmd, "%s: cannot open: %s", other, strerror(errno));
+    fclose(f);
+    return stsl_cli_error(&cmd,
+                          "%s: the result of a system of bodies; %s is not: compare a "
+                          "system's result with another of the same system",
+                          sys, other);
+}
+
 /* Two results of systems of bodies: compared member by member (their
  * columns are named by their `names`, so --columns has nothing to say, and
  * their contacts' modes say when they are stuck). */
 static int compare_systems(const cmp_args *a, int systems)
 {
-    if (systems == 1)
-        return stsl_cli_error(&cmd,
-                              "%s: the result of a system of bodies; %s is not: compare a "
-                              "system's result with another of the same system",
-                              stsl_h5_is_system(a->reference) ? a->reference : a->candidate,
-                              stsl_h5_is_system(a->reference) ? a->candidate : a->reference);
+    if (systems == 1) return one_system(a);
     if (a->columns_given)
         return arg_error("--columns %s: not for systems' results (their columns are matched by "
                          "name)",

@@ -40,8 +40,9 @@
 static const char *const main_usage =
     "usage: stickslip <command> [options]\n"
     "\n"
-    "Exact simulation of elements with dry friction (stick, slip, reversal,\n"
-    "breakaway, end stops), mode by mode with CVODE; results in HDF5.\n"
+    "Exact, event-driven simulation of mechanical elements and of systems of bodies\n"
+    "with dry friction (stick, slip, reversal, breakaway, backlash, end stops): each\n"
+    "mode integrated by CVODE, each switch located by rootfinding; results in HDF5 or MAT.\n"
     "\n"
     "commands:\n"
     "  run CONFIG     simulate a configuration and write the result file\n"
@@ -421,14 +422,15 @@ static int cmd_run(int argc, char **argv)
 /* ---- check and info ---------------------------------------------------------- */
 
 /* An explicit atol larger than the one the rule would derive for a
- * component caps that component's accuracy: tightening rtol alone then
+ * component (a system's: the smallest over its bodies) caps that
+ * component's accuracy: tightening rtol alone then
  * stops helping (docs/numerics.md). */
 static void warn_atol_cap(const stsl_config *cfg)
 {
     double a[3];
     const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
     if (!(cfg->sim.atol > 0.0) || cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
-    int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units), capped = 0;
+    int n = stsl_config_auto_atol(cfg, a, units), capped = 0;
     char rule[256] = "";
     size_t used = 0;
     for (int i = 0; i < n && used < sizeof rule; i++) {

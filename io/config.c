@@ -25,6 +25,8 @@
 #include "io/config_read.h"
 #include "io/text_input.h"
 #include "models/fixed_step_system.h"
+#include "models/multibody.h"
+#include "models/one_body.h"
 
 /* Deeper override values are refused: no configuration key is nested that
  * deep, and the bound also stops a self-referencing alias from recursing. */
@@ -546,11 +548,35 @@ static int load_inputs(const stsl_cr_map *top, stsl_config *cfg)
     return rc;
 }
 
-/* The node at a key path of the document (sequence items by index); when
- * the path goes further, the deepest one found (`deepest`) or else 0. */
+/* Item `seg` of sequence `id`: a decimal index (contacts.0), or the
+ * `name:` of an item that is a mapping (contacts.gear, stops.backlash);
+ * NULL when there is none.  The one rule by which --set, the API's
+ * stsl_config_get/set and a study's `vary` keys find a sequence's item. */
+static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
+{
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    char *end;
+    long i = strtol(seg, &end, 10);
+    long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (isdigit((unsigned char)*seg) && !*end)
+        return i < len ? n->data.sequence.items.start + i : NULL;
+    for (yaml_node_item_t *it = n->data.sequence.items.start;
+         *seg && it < n->data.sequence.items.top; it++) {
+        if (stsl_cr_node_at(c, *it)->type != YAML_MAPPING_NODE) continue;
+        stsl_cr_map m = {.c = c, .id = *it};
+        int name = stsl_cr_map_find(&m, "name");
+        const char *text = name ? stsl_cr_key_text(c, name) : NULL;
+        if (text && !strcmp(text, seg)) return it;
+    }
+    return NULL;
+}
+
+/* The node at a key path of the document (sequence items by index or name,
+ * seq_item); when the path goes further, the deepest one found
+ * (`deepest`) or else 0. */
 static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
 {
-    char buf[KEYPATH_MAX], *end;
+    char buf[KEYPATH_MAX];
     int id = 1;
     snprintf(buf, sizeof buf, "%s", path);
     for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
@@ -558,13 +584,8 @@ static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
         if (dot) *dot = '\0';
         yaml_node_t *n = stsl_cr_node_at(c, id);
         stsl_cr_map m = {.c = c, .id = id};
-        long i = strtol(seg, &end, 10), len = 0;
-        if (n->type == YAML_SEQUENCE_NODE)
-            len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg)
-                   : isdigit((unsigned char)*seg) && !*end && i < len
-                       ? n->data.sequence.items.start[i]
-                       : 0;
+        yaml_node_item_t *it = n->type == YAML_SEQUENCE_NODE ? seq_item(c, id, seg) : NULL;
+        int next = n->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, seg) : it ? *it : 0;
         if (!next) return deepest ? id : 0;
         id = next;
     }
@@ -772,31 +793,20 @@ static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, i
     return STSL_OK;
 }
 
-/* Item `seg` (a decimal index) of sequence `id`, NULL when there is none. */
-static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
-{
-    yaml_node_t *n = stsl_cr_node_at(c, id);
-    char *end;
-    long i = strtol(seg, &end, 10);
-    long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (end == seg || *end || *seg == '-' || *seg == '+' || i >= len) return NULL;
-    return n->data.sequence.items.start + i;
-}
-
 /* Key path `key` up to and including the segment `seg` (for a message). */
 static int no_item(stsl_cr_ctx *c, const char *arg, char *key, char *seg, int seq)
 {
     yaml_node_t *n = stsl_cr_node_at(c, seq);
     long len = (long)(n->data.sequence.items.top - n->data.sequence.items.start);
-    char what[96];
+    char what[KEYPATH_MAX + 96];
     if (seg != key) seg[-1] = '\0';
     snprintf(what, sizeof what, "no item '%s' (%s an index in [0, %ld])", seg,
              len ? "expected" : "the sequence is empty, there is no", len - 1);
     return set_fail(c, arg, seg == key ? "(top level)" : key, what);
 }
 
-/* Put `value` at `key` (dotted; a sequence's items by index, as in
- * contacts.0.dynamic), creating missing intermediate mappings. */
+/* Put `value` at `key` (dotted; a sequence's items by index or name, as
+ * in contacts.0.dynamic or contacts.gear.dynamic), creating missing intermediate mappings. */
 static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
 {
     int cur = 1, rc = STSL_OK;
@@ -1050,6 +1060,61 @@ static void put_system(FILE *f, const stsl_config *cfg)
     put_inputs(f, cfg, s->has_anchor);
 }
 
+/* The system's derived atol per component (x, v of every body, sigma0 z
+ * of each LuGre contact); NULL when out of memory. */
+static double *system_atol(const stsl_config *cfg, int *n, const char *units[3])
+{
+    const stsl_column *cols = stsl_one_body_columns(cfg->system.domain);
+    units[0] = cols[STSL_COL_X].units;
+    units[1] = cols[STSL_COL_V].units;
+    units[2] = cols[STSL_COL_FRICTION].units; /* sigma0 z is a force */
+    stsl_error err = {0};
+    return stsl_multibody_atol(&cfg->system, cfg->sim.rtol, 0.0, n, &err);
+}
+
+int stsl_config_auto_atol(const stsl_config *cfg, double a[3], const char *units[3])
+{
+    if (!cfg->is_system) return stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
+    const stsl_system *s = &cfg->system;
+    int n, nb = s->n_bodies;
+    double *all = system_atol(cfg, &n, units);
+    if (!all) return 0;
+    a[0] = a[1] = a[2] = INFINITY;
+    for (int i = 0; i < n; i++) {
+        int kind = i < nb ? 0 : i < 2 * nb ? 1 : 2;
+        a[kind] = fmin(a[kind], all[i]);
+    }
+    free(all);
+    return n > 2 * nb ? 3 : 2;
+}
+
+/* A system's derived atol as comment lines, one per body (x, v) and one
+ * per LuGre contact (sigma0 z, named as its messages name it). */
+static void put_system_atol(FILE *f, const stsl_config *cfg)
+{
+    const stsl_system *s = &cfg->system;
+    const char *units[3];
+    int n, nb = s->n_bodies;
+    double *a = system_atol(cfg, &n, units);
+    if (!a) {
+        fputs("  atol: auto\n", f);
+        return;
+    }
+    fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale), per body:\n", f);
+    for (int i = 0; i < nb; i++)
+        fprintf(f, "  #   %s: x %.3g %s, v %.3g %s\n", s->bodies[i].name, a[i], units[0], a[nb + i],
+                units[1]);
+    for (int c = 0, k = 2 * nb; c < s->n_contacts && k < n; c++) {
+        if (s->contacts[c].friction.law != STSL_LAW_LUGRE) continue;
+        if (s->contacts[c].name[0])
+            fprintf(f, "  #   contact %s: sigma0 z %.3g %s\n", s->contacts[c].name, a[k++],
+                    units[2]);
+        else
+            fprintf(f, "  #   contacts.%d: sigma0 z %.3g %s\n", c, a[k++], units[2]);
+    }
+    free(a);
+}
+
 /* `atol: auto` with the values the rule gives in a comment (YAML drops
  * it when the text is read again), or the number given. */
 static void put_atol(FILE *f, const stsl_config *cfg)
@@ -1058,14 +1123,13 @@ static void put_atol(FILE *f, const stsl_config *cfg)
         fprintf(f, "  atol: %.17g\n", cfg->sim.atol);
         return;
     }
-    /* A system's natural scales come with its solver (issue 14, later). */
     if (cfg->is_system) {
-        fputs("  atol: auto\n", f);
+        put_system_atol(f, cfg);
         return;
     }
     double a[3];
     const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
-    int n = stsl_element_atol(&cfg->element, cfg->sim.rtol, 0.0, a, units);
+    int n = stsl_config_auto_atol(cfg, a, units);
     fputs("  atol: auto   # derived (rtol x 1e-3 x natural scale):", f);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %s %.3g %s", i ? "," : "", names[i], a[i], units[i]);
@@ -1413,7 +1477,7 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
     if (!cfg->is_system) return STSL_OK;
     return stsl_error_set(err, STSL_EINPUT,
                           "%s: this command cannot handle a system of bodies yet (bodies %d, "
-                          "couplings %d, contacts %d, stops %d; issue 14): `stickslip run` and "
+                          "couplings %d, contacts %d, stops %d): `stickslip run` and "
                           "the API's stsl_run simulate it, `stickslip check` validates it",
                           cfg->source, s->n_bodies, s->n_couplings, s->n_contacts, s->n_stops);
 }

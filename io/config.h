@@ -41,6 +41,11 @@ int stsl_config_load_string(const char *text, const char *origin, const char *ba
 /* The effective configuration, every default filled in, as YAML text
  * (malloc'd; the caller frees).  Loading it again gives the same config. */
 char *stsl_config_to_yaml(const stsl_config *cfg);
+/* The absolute tolerance `atol: auto` derives at cfg's rtol, the smallest
+ * per kind of state component (x, v, and sigma0 z with a LuGre law; a
+ * system's over its bodies and contacts), with their units: the number
+ * of kinds (2 or 3), 0 when out of memory. */
+int stsl_config_auto_atol(const stsl_config *cfg, double a[3], const char *units[3]);
 /* A deep copy of `src` into `dst` (table data included): a config must
  * never be copied by assignment, which would share (and double-free) the
  * tables.  On failure *dst holds nothing to free. */

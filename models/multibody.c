@@ -2938,6 +2938,21 @@ void stsl_multibody_free(stsl_multibody *m)
     free(m);
 }
 
+double *stsl_multibody_atol(const stsl_system *s, double rtol, double atol, int *n, stsl_error *err)
+{
+    stsl_multibody *m = stsl_multibody_create(s, rtol, atol, err);
+    if (!m) return NULL;
+    double *out = malloc((size_t)m->n * sizeof *out);
+    if (out) {
+        stsl_hsolver_atol(m->scale, m->n, m->rtol, atol, out);
+        *n = m->n;
+    } else {
+        stsl_error_set(err, STSL_ENOMEM, "out of memory deriving the system's atol");
+    }
+    stsl_multibody_free(m);
+    return out;
+}
+
 const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m)
 {
     return &m->model;

@@ -56,6 +56,12 @@ stsl_multibody *stsl_multibody_create(const stsl_system *s, double rtol, double 
 stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, double atol,
                                          int absolute, stsl_error *err);
 void stsl_multibody_free(stsl_multibody *m);
+/* The absolute tolerance of each state component that a run of `s` at
+ * (rtol, atol) uses (atol 0: derived from rtol and the natural scales), in
+ * the state's order: x of every body, v of every body, then sigma0 z of
+ * each LuGre contact.  malloc'd, *n values; NULL with err filled. */
+double *stsl_multibody_atol(const stsl_system *s, double rtol, double atol, int *n,
+                            stsl_error *err);
 const stsl_hmodel *stsl_multibody_model(const stsl_multibody *m);
 /* (x0 of every body, v0 of every body, 0 for every LuGre bristle state):
  * model->n_state values. */

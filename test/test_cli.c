@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ static void help_and_version(void **state)
     (void)state;
     assert_int_equal(cli("--help"), 0);
     assert_non_null(strstr(out, "usage: stickslip"));
+    /* The headline names both things it simulates, and how. */
+    assert_non_null(strstr(out, "\n\nExact, event-driven simulation of mechanical elements and "
+                                "of systems of bodies\nwith dry friction"));
     const char *cmds[] = {"run", "check", "info"};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(cli("%s --help", cmds[i]), 0);
@@ -283,6 +287,57 @@ static void info_rejects_non_results(void **state)
     assert_string_equal(strchr(out, '\n'), "\n"); /* exactly one line */
 }
 
+/* check --print on a system writes the automatic atol of every body, and
+ * the warning about an explicit atol covers systems.  Independent values
+ * from servo_backlash.yaml's parameters by the documented rule (rtol x 1e-3
+ * x natural scale): force F = the motor contact's static level 0.02 x 1.3
+ * (the smallest force), length L = F / k with the coupling's k = 500 (less
+ * than the stop's range 0.02), so x: 1e-10 x 1e-3 x L for every body;
+ * time T = sqrt(J L / F) for the motor (no spring), sqrt(J / k) for the
+ * gear and the load (joined by the spring), v: 1e-13 x L / T. */
+static void check_prints_system_atol(void **state)
+{
+    (void)state;
+    double f = 0.02 * 1.3, l = f / 500.0, ax = 1e-13 * l;
+    double tm = sqrt(0.002 * l / f), tg = sqrt(0.0005 / 500.0), tl = sqrt(0.01 / 500.0);
+    char want[512];
+    snprintf(want, sizeof want,
+             "  atol: auto   # derived (rtol x 1e-3 x natural scale), per body:\n"
+             "  #   motor: x %.3g rad, v %.3g rad/s\n"
+             "  #   gear: x %.3g rad, v %.3g rad/s\n"
+             "  #   load: x %.3g rad, v %.3g rad/s\n  max_events:",
+             ax, 1e-13 * l / tm, ax, 1e-13 * l / tg, ax, 1e-13 * l / tl);
+    assert_int_equal(cli("check --print %sservo_backlash.yaml", EX), 0);
+    if (!strstr(out, want)) print_error("want:\n%s\ngot:\n%s", want, out);
+    assert_non_null(strstr(out, want));
+    /* An explicit atol above the smallest derived x and v caps them. */
+    assert_int_equal(cli("check %sservo_backlash.yaml --set simulation.atol=1e-9", EX), 0);
+    snprintf(want, sizeof want,
+             "stickslip: warning: simulation.atol = 1e-09 caps the accuracy rtol = 1e-10 asks "
+             "for (atol: auto would give x %.3g rad, v %.3g rad/s)",
+             ax, 1e-13 * l / tl);
+    if (!strstr(out, want)) print_error("want:\n%s\ngot:\n%s", want, out);
+    assert_non_null(strstr(out, want));
+}
+
+/* `stickslip fmu` on a system of bodies: exit 2, one line that speaks of
+ * the program only (the system's counts from servo_backlash.yaml: three
+ * bodies, one coupling, two contacts, one stop), and no FMU written. */
+static void fmu_rejects_system(void **state)
+{
+    (void)state;
+    char fmu[512], want[1024];
+    snprintf(fmu, sizeof fmu, "%s/servo.fmu", dir);
+    assert_int_equal(cli("fmu %sservo_backlash.yaml -o %s", EX, fmu), 2);
+    snprintf(want, sizeof want,
+             "stickslip fmu: error: %sservo_backlash.yaml: this command cannot handle a system "
+             "of bodies yet (bodies 3, couplings 1, contacts 2, stops 1): `stickslip run` and "
+             "the API's stsl_run simulate it, `stickslip check` validates it\n",
+             EX);
+    assert_string_equal(out, want);
+    assert_false(tu_file_exists(fmu));
+}
+
 int main(void)
 {
     tu_mkdtemp(dir, sizeof dir);
@@ -295,6 +350,8 @@ int main(void)
         cmocka_unit_test(bad_input_exit_2),
         cmocka_unit_test(solver_failure_exit_3),
         cmocka_unit_test(info_rejects_non_results),
+        cmocka_unit_test(fmu_rejects_system),
+        cmocka_unit_test(check_prints_system_atol),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

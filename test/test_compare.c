@@ -546,6 +546,33 @@ static void malformed_input(void **state)
     assert_non_null(strstr(out, "usage: stickslip compare"));
 }
 
+/* A system's result beside something that is no system's result: a missing
+ * file is named as such (the element's wording and exit code, above), and
+ * an FMU candidate is refused as one element before the FMU is read (so a
+ * path to no file shows the system's check comes first). */
+static void system_against_other(void **state)
+{
+    (void)state;
+    char sys[600];
+    snprintf(sys, sizeof sys, "%s/sys.h5", dir);
+    assert_int_equal(cli("run %sservo_backlash.yaml -o %s -q", EX, sys), 0);
+    assert_int_equal(cli("compare %s %s/missing.h5", sys, dir), 2);
+    assert_non_null(strstr(out, "missing.h5: cannot open: No such file or directory"));
+    assert_null(strstr(out, "is not"));
+    assert_int_equal(cli("compare %s/missing.h5 %s", dir, sys), 2);
+    assert_non_null(strstr(out, "missing.h5: cannot open: No such file or directory"));
+    assert_int_equal(cli("compare %s --fmu %s/model.fmu --step 1e-3", sys, dir), 2);
+    char want[800];
+    snprintf(want, sizeof want,
+             "stickslip compare: error: --fmu: %s is the result of a system of bodies; an FMU "
+             "candidate stands for one element\n",
+             sys);
+    assert_string_equal(out, want);
+    /* An element's result beside it still gets the system's explanation. */
+    assert_int_equal(cli("compare %s %s", sys, belt_h5), 2);
+    assert_non_null(strstr(out, "belt.h5 is not: compare a system's result with another"));
+}
+
 /* A reference whose run failed (max_events) fails again when re-run: exit 3. */
 static void rerun_failure_is_exit_3(void **state)
 {
@@ -574,6 +601,7 @@ int main(void)
         cmocka_unit_test(csv_from_outside),
         cmocka_unit_test(malformed_input),
         cmocka_unit_test(rerun_failure_is_exit_3),
+        cmocka_unit_test(system_against_other),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -229,6 +229,24 @@ static void test_base_inline(void **state)
     }
 }
 
+/* A system's contact is varied by its `name:` as by its index: the study
+ * loads (its keys are checked on the base as --set checks them) and keeps
+ * the key as written. */
+static void test_vary_by_name(void **state)
+{
+    (void)state;
+    stsl_study *s = load_ok("base:\n"
+                            "  bodies: {cart: {mass: 1}}\n"
+                            "  contacts: [{name: gear, body: cart, law: coulomb, dynamic: 2}]\n"
+                            "  simulation: {t_end: 1}\n"
+                            "vary:\n"
+                            "  contacts.gear.dynamic: {values: [1, 3]}\n"
+                            "  contacts.0.static_ratio: {values: [1.5]}\n");
+    assert_int_equal(stsl_study_n_variants(s), 2);
+    assert_string_equal(stsl_study_key(s, 0), "contacts.gear.dynamic");
+    stsl_study_free(s);
+}
+
 /* Every rule: exact code, line and key path. */
 static void test_errors(void **state)
 {
@@ -342,6 +360,7 @@ int main(void)
     if (!g_dir[0]) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_vary_by_name),
         cmocka_unit_test(test_spaces),
         cmocka_unit_test(test_zip),
         cmocka_unit_test(test_latin_hypercube),

@@ -408,6 +408,47 @@ static void test_set_indexed(void **state)
     stsl_config_free(&cfg);
 }
 
+/* A contact and a stop with a `name:` are reached by it as by their index,
+ * in an override, stsl_config_set and stsl_config_get alike (the one rule
+ * a study's `vary` keys follow too); an unknown name is refused as an
+ * index past the end is. */
+static void test_set_by_name(void **state)
+{
+    (void)state;
+    static const char *named =
+        "domain: rotational\n"
+        "bodies: {motor: {inertia: 1.0e-3}, load: {inertia: 5.0e-2}}\n"
+        "contacts:\n"
+        "  - {name: bearing, body: motor, law: coulomb, dynamic: 0.02}\n"
+        "  - {name: clutch, between: [motor, load], law: coulomb, dynamic: 0.5}\n"
+        "stops: [{name: backlash, between: [motor, load], min: -0.01, max: 0.01}]\n"
+        "simulation: {t_end: 1.0}\n";
+    const char *sets[2] = {"contacts.clutch.dynamic=0.75", "stops.backlash.max=0.02"};
+    stsl_config cfg;
+    stsl_error err = {0};
+    assert_int_equal(stsl_config_load_string(named, "s.yaml", NULL, sets, 2, &cfg, &err), STSL_OK);
+    assert_true(cfg.system.contacts[1].friction.dynamic == 0.75);
+    assert_true(cfg.system.contacts[0].friction.dynamic == 0.02);
+    assert_true(cfg.system.stops[0].p.x_max == 0.02);
+    assert_int_equal(stsl_config_set(&cfg, "contacts.bearing.dynamic", "0.03", &err), STSL_OK);
+    assert_true(cfg.system.contacts[0].friction.dynamic == 0.03);
+    char *v = stsl_config_get(&cfg, "contacts.bearing.dynamic", &err);
+    assert_string_equal(v, "0.029999999999999999");
+    free(v);
+    v = stsl_config_get(&cfg, "stops.backlash.max", &err);
+    assert_string_equal(v, "0.02");
+    free(v);
+    /* Indices stay valid beside the names. */
+    assert_int_equal(stsl_config_set(&cfg, "contacts.1.dynamic", "0.6", &err), STSL_OK);
+    assert_true(cfg.system.contacts[1].friction.dynamic == 0.6);
+    assert_int_equal(stsl_config_set(&cfg, "contacts.gear.dynamic", "1", &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "contacts: no item 'gear' (expected an index in [0, 1])");
+    v = stsl_config_get(&cfg, "contacts.gear.dynamic", &err);
+    assert_null(v);
+    assert_string_equal(err.msg, "contacts.gear.dynamic: not a key of the effective configuration");
+    stsl_config_free(&cfg);
+}
+
 static void expect_set_error(const char *key, const char *value, const char *msg)
 {
     stsl_config cfg;
@@ -530,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_load),
         cmocka_unit_test(test_set_indexed),
         cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_set_by_name),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_public_api),
     };
