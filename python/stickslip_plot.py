@@ -843,7 +843,7 @@ def _decorate(fig, res, handles, sel, t0, t1, right_in=0.25, page=""):
     return fig
 
 
-# ---- systems of bodies (issue 14) ---------------------------------------------------
+# ---- systems of bodies -------------------------------------------------------------
 
 # Shading of each contact's stuck intervals: one light colour per contact on
 # a page (a page holds at most BODIES_PER_PAGE bodies, so at most a dozen
