@@ -1180,6 +1180,18 @@ static int kind_of(const char *name)
     return STSL_EV_REVERSAL;
 }
 
+/* The run's statistics, and the sink ended with them. */
+static int end_run(const collected *c, long ne, stsl_sink *sink, stsl_stats *st, stsl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->steps = c->steps;
+    st->rhs_evals = c->evals;
+    st->events = ne > 0 ? ne : 0;
+    st->segments = 1;
+    st->wall_seconds = c->wall;
+    return stsl_sink_end(sink, st, 1, NULL, err);
+}
+
 static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_stats *st,
                 stsl_error *err)
 {
@@ -1221,13 +1233,7 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
                                 : STSL_MODE_SLIP_NEG;
         if (!rc) rc = stsl_sink_sample(sink, t[i], mode, row, err);
     }
-    memset(st, 0, sizeof *st);
-    st->steps = c->steps;
-    st->rhs_evals = c->evals;
-    st->events = ne > 0 ? ne : 0;
-    st->segments = 1;
-    st->wall_seconds = c->wall;
-    if (!rc) rc = stsl_sink_end(sink, st, 1, NULL, err);
+    if (!rc) rc = end_run(c, ne, sink, st, err);
     free(t), free(v), free(stuck), free(ev);
     return rc;
 }
@@ -1352,13 +1358,7 @@ static int emit_system(const stsl_fmu *f, const collected *c, stsl_sink *sink, s
         }
         if (!rc) rc = stsl_sink_sample(sink, t[i], 0, row, err);
     }
-    memset(st, 0, sizeof *st);
-    st->steps = c->steps;
-    st->rhs_evals = c->evals;
-    st->events = ne > 0 ? ne : 0;
-    st->segments = 1;
-    st->wall_seconds = c->wall;
-    if (!rc) rc = stsl_sink_end(sink, st, 1, NULL, err);
+    if (!rc) rc = end_run(c, ne, sink, st, err);
     free(t), free(w), free(row), free(stuck), free(cols), free(names), free(members), free(ev);
     return rc;
 }
