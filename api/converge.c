@@ -819,12 +819,9 @@ static int open_candidate(const stsl_config *cfg, const stsl_converge_opts *o, c
     }
     snprintf(label, size, "fmu %s", o->fmu);
     cd->scheme = label;
-    if (cfg->is_system)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "fmu: %s is a system of bodies; an FMU candidate stands for one "
-                              "element",
-                              cfg->source[0] ? cfg->source : "the configuration");
-    stsl_fmu_opts f = {.path = o->fmu, .scheme = o->fmu_scheme};
+    /* A system's FMU maps onto its bodies and contacts (io/fmu/fmu_run.h). */
+    stsl_fmu_opts f = {
+        .path = o->fmu, .scheme = o->fmu_scheme, .system = cfg->is_system ? &cfg->system : NULL};
     const char *const *lists[3] = {o->fmu_inputs, o->fmu_outputs, o->fmu_sets};
     const int counts[3] = {o->n_fmu_inputs, o->n_fmu_outputs, o->n_fmu_sets};
     const char **into[3] = {f.inputs, f.outputs, f.sets};

@@ -12,8 +12,8 @@ int stsl_cli_fmu_candidate(const stsl_fmu_opts *o, const stsl_config *cfg, doubl
     memset(c, 0, sizeof *c);
     if (cfg->is_system)
         return stsl_error_set(err, STSL_EINPUT,
-                              "--fmu: the reference is a system of bodies; an FMU candidate "
-                              "stands for one element");
+                              "--fmu: the reference is a system of bodies; compare takes an "
+                              "element's FMU (a system's FMU runs in converge --fmu)");
     const stsl_fmu_module_api *m = stsl_cli_fmu_module(err);
     if (!m) return err->code;
     stsl_fmu *f = NULL;

@@ -1,7 +1,7 @@
 # test_fmus.cmake - the FMUs test_fmu drives, built from the suite's own C
 # sources (test/fmu/): the co-simulation Karnopp element and one
 # deliberately broken FMU per failure class, and a model-exchange FMU of a
-# smooth law, each packed into a .fmu zip
+# smooth law and a two-body system's co-simulation FMU, each packed into a .fmu zip
 # by test/fmu/mkfmu.c (libzip).  They land in ${PROJECT_BINARY_DIR}/fmus.
 set(STSL_TEST_FMU_DIR ${PROJECT_BINARY_DIR}/fmus)
 add_executable(mkfmu ${PROJECT_SOURCE_DIR}/test/fmu/mkfmu.c)
@@ -36,6 +36,7 @@ stsl_test_fmu(guid karnopp_cs karnopp_cs.xml linux64 "FMU_GUID=\"{another-guid}\
 stsl_test_fmu(platform karnopp_cs karnopp_cs.xml win64)
 stsl_test_fmu(bad_xml karnopp_cs bad_xml.xml linux64)
 stsl_test_fmu(smooth_me smooth_me smooth_me.xml linux64)
+stsl_test_fmu(two_body two_body_cs two_body_cs.xml linux64)
 add_custom_target(test_fmus ALL DEPENDS ${STSL_TEST_FMUS})
 if(TARGET test_fmu)
   add_dependencies(test_fmu test_fmus)

@@ -4,6 +4,7 @@
  * with its exit code and message.  The FMUs are built and packed by
  * cmake/test_fmus.cmake into STSL_TEST_FMU_DIR. */
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -324,6 +325,132 @@ static void t_model_exchange_order(void **state)
     assert_int_equal(unpacked_left(), 0);
 }
 
+/* The system of test/fmu/two_body_cs.c: body a on a Coulomb contact
+ * "guide" to the ground, body b joined to it by a spring and driven by a
+ * sine force. */
+#define TWO_BODY_YAML                                                                              \
+    "bodies:\n"                                                                                    \
+    "  a: {mass: 1.0}\n"                                                                           \
+    "  b: {mass: 0.5}\n"                                                                           \
+    "couplings:\n"                                                                                 \
+    "  - {between: [a, b], stiffness: 100.0}\n"                                                    \
+    "contacts:\n"                                                                                  \
+    "  - {body: a, name: guide, law: coulomb, dynamic: 1.0, static_ratio: 1.5}\n"                  \
+    "inputs:\n"                                                                                    \
+    "  forces:\n"                                                                                  \
+    "    b: {type: sine, amplitude: 3.0, frequency: 1.0}\n"                                        \
+    "simulation: {t_end: 2.0, output_step: 0.001}\n"
+
+/* Field `name` (its header without the units) of data row `row` (0: the
+ * first) of a CSV table. */
+static double csv_field(const char *csv, const char *name, int row)
+{
+    int col = 0, found = -1;
+    size_t len = strlen(name);
+    for (const char *p = csv; *p && *p != '\n'; col++) {
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == ' ' || p[len] == '\n'))
+            found = col;
+        while (*p && *p != ',' && *p != '\n')
+            p++;
+        if (*p == ',') p++;
+    }
+    assert_true(found >= 0);
+    const char *p = strchr(csv, '\n');
+    for (int r = 0; p && r < row; r++)
+        p = strchr(p + 1, '\n');
+    assert_non_null(p);
+    p++;
+    for (int c = 0; c < found; c++)
+        p = strchr(p, ',') + 1;
+    return strtod(p, NULL);
+}
+
+/* converge --fmu of a system: the FMU's outputs x[a] ... friction[guide]
+ * are found by their names, its input F by --fmu-input.  Semi-implicit
+ * Euler with a stick decision at the communication points is first order:
+ * smooth phases add O(h) per unit time, and each of the 5 stick/slip
+ * switches is taken up to one step late, an O(h) error in position and
+ * velocity carried on.  Over a factor 4 of steps the fitted slope of each
+ * body's max |x err| and max |v err| still carries the pre-asymptotic
+ * part (where a switch falls inside a step changes with h), so the test
+ * accepts [0.75, 1.5]: a wrong mapping (bodies swapped, the force on the
+ * wrong body, friction's sign) leaves an O(1) error, slope about 0.  The
+ * events are derived from the contact's slip velocity; each lies within
+ * one step of the exact one (matching allows 5), so at the smallest step
+ * none is missed or invented. */
+static void t_system_converges(void **state)
+{
+    (void)state;
+    char cfg[512], csv[512];
+    snprintf(cfg, sizeof cfg, "%s/two.yaml", tmp);
+    snprintf(csv, sizeof csv, "%s/two.csv", tmp);
+    assert_int_equal(tu_write_file(cfg, TWO_BODY_YAML), 0);
+    int rc = tu_cli(out, sizeof out,
+                    "converge '%s' --fmu '%s' --fmu-input F=bodies.b.force --steps "
+                    "1e-3,5e-4,2.5e-4 -o '%s'",
+                    cfg, FMUDIR "two_body.fmu", csv);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    const char *t = slurp(csv);
+    const char *fields[4] = {"max_abs_error_x.a", "max_abs_error_v.a", "max_abs_error_x.b",
+                             "max_abs_error_v.b"};
+    for (int k = 0; k < 4; k++) {
+        /* least-squares slope of log err against log h over the 3 steps */
+        double lh[3], le[3], mh = 0, me = 0, sxy = 0, sxx = 0;
+        for (int i = 0; i < 3; i++) {
+            lh[i] = log(csv_field(t, "step", i)), le[i] = log(csv_field(t, fields[k], i));
+            mh += lh[i] / 3, me += le[i] / 3;
+        }
+        for (int i = 0; i < 3; i++)
+            sxy += (lh[i] - mh) * (le[i] - me), sxx += (lh[i] - mh) * (lh[i] - mh);
+        double slope = sxy / sxx;
+        if (slope < 0.75 || slope > 1.5) fprintf(stderr, "%s: slope %g\n", fields[k], slope);
+        assert_true(slope >= 0.75 && slope <= 1.5);
+    }
+    assert_close(csv_field(t, "events_missed", 2), 0, 0);
+    assert_close(csv_field(t, "events_spurious", 2), 0, 0);
+    assert_true(csv_field(t, "events", 2) >= 5);
+    assert_int_equal(unpacked_left(), 0);
+}
+
+/* A system's mapping errors: exit 2 naming the FMU, the option and what
+ * is wrong. */
+static void t_system_mapping_errors(void **state)
+{
+    (void)state;
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "%s/two.yaml", tmp);
+    assert_int_equal(tu_write_file(cfg, TWO_BODY_YAML), 0);
+    struct {
+        const char *opts, *message;
+    } cases[] = {
+        {"--fmu-input F=bodies.b.force --fmu-output x[c]=x[a]",
+         "two_body.fmu: --fmu-output x[c]=x[a]: the configuration has no body 'c' (its bodies: "
+         "a, b)"},
+        {"--fmu-input F=bodies.b.force --fmu-output friction[2]=F",
+         "two_body.fmu: --fmu-output friction[2]=F: the configuration has no contact '2' (its "
+         "contacts: guide)"},
+        {"--fmu-input F=bodies.b.force --fmu-output x=x[a]",
+         "two_body.fmu: --fmu-output x=x[a]: 'x' is not x[BODY], v[BODY] or friction[CONTACT]"},
+        {"--fmu-input F=bodies.c.force", "two_body.fmu: --fmu-input F=bodies.c.force: unknown "
+                                         "signal 'bodies.c.force' (bodies.BODY.force, "
+                                         "contacts.N.load, base_position"},
+        {"--fmu-input F=base_velocity",
+         "two_body.fmu: modelDescription.xml:17: variable 'F' has unit 'N', but base_velocity "
+         "is in m/s"},
+        {"", "two_body.fmu: input 'F' of the FMU receives no signal: map it with --fmu-input "
+             "F=SIGNAL"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' %s --steps 1e-3,5e-4", cfg,
+                        FMUDIR "two_body.fmu", cases[i].opts);
+        if (rc != 2 || !strstr(out, cases[i].message)) fprintf(stderr, "%s\n", out);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(out, cases[i].message));
+    }
+    assert_int_equal(unpacked_left(), 0);
+}
+
 /* `stickslip fmu CONFIG -o E.fmu`, loaded back by the importer: its
  * modelDescription.xml passes the FMI 2.0 rules of test/check_fmu_md.py,
  * and `compare REF.h5 --fmu E.fmu --step 1e-3` (the FMU driven with the
@@ -407,6 +534,8 @@ int main(void)
         cmocka_unit_test(t_compare_fmu),
         cmocka_unit_test(t_model_exchange_order),
         cmocka_unit_test(t_export_round_trip),
+        cmocka_unit_test(t_system_converges),
+        cmocka_unit_test(t_system_mapping_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -16,7 +16,7 @@
 #include "io/fmu/fmu_run.h"
 
 /* Raised whenever the table or the signatures change. */
-#define STSL_FMU_MODULE_ABI   1
+#define STSL_FMU_MODULE_ABI   2
 #define STSL_FMU_MODULE_ENTRY "stsl_fmu_module"
 
 typedef struct stsl_fmu_module_api {

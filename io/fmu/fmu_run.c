@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events/contact.h"
 #include "events/modes.h"
 #include "io/fmu/fmi2.h"
 #include "models/one_body.h"
@@ -52,7 +53,38 @@ struct stsl_fmu {
     const stsl_fmu_var *out_var[N_OUTS]; /* friction may be NULL */
     int n_sets;
     fmu_set sets[STSL_FMU_MAX_MAP];
+    /* A system of bodies (NULL: the element): its nb bodies and nc
+     * contacts, a sample record's w doubles (t, then x, v of each body,
+     * friction and slip velocity of each contact), the outputs (x, v of
+     * each body, friction of each contact: NULL when it has none) and the
+     * members as its columns name them (bodies, then contacts). */
+    const stsl_system *sys;
+    int nb, nc, w;
+    const stsl_fmu_var **sys_out;
+    char (*member)[STSL_BODY_NAME_MAX + 16];
 };
+
+/* A system's signals: the force on each body, the load of each contact,
+ * then base_position ... anchor_velocity (sig_names from SIG_XB on). */
+#define SYS_FIXED (N_SIGS - SIG_XB)
+
+static int sig_unit_col(const stsl_fmu *f, int sig)
+{
+    if (!f->sys) return sig_col[sig];
+    return sig < f->nb + f->nc ? STSL_COL_FRICTION : sig_col[SIG_XB + sig - f->nb - f->nc];
+}
+
+static void sig_name(const stsl_fmu *f, int sig, char *buf, size_t size)
+{
+    if (!f->sys)
+        snprintf(buf, size, "%s", sig_names[sig]);
+    else if (sig < f->nb)
+        snprintf(buf, size, "bodies.%s.force", f->sys->bodies[sig].name);
+    else if (sig < f->nb + f->nc)
+        snprintf(buf, size, "contacts.%d.load", sig - f->nb);
+    else
+        snprintf(buf, size, "%s", sig_names[SIG_XB + sig - f->nb - f->nc]);
+}
 
 /* "m/s^2" = "m/s2", "N·m" = "N*m" = "N.m". */
 static void norm_unit(const char *u, char *out, size_t size)
@@ -126,10 +158,38 @@ static int split(const char *kv, const char *opt, char *name, size_t size, const
     return STSL_OK;
 }
 
-static int signal_index(const char *s)
+/* A contact by its member name, its index "N" or "contacts.N"; -1: none. */
+static int contact_index(const stsl_fmu *f, const char *s)
 {
-    for (int i = 0; i < N_SIGS; i++)
-        if (!strcmp(s, sig_names[i])) return i;
+    for (int c = 0; c < f->nc; c++)
+        if (!strcmp(s, f->member[f->nb + c])) return c;
+    const char *num = !strncmp(s, "contacts.", 9) ? s + 9 : s;
+    char *end;
+    long c = strtol(num, &end, 10);
+    return *num >= '0' && *num <= '9' && !*end && c < f->nc ? (int)c : -1;
+}
+
+static int signal_index(const stsl_fmu *f, const char *s)
+{
+    if (!f->sys) {
+        for (int i = 0; i < N_SIGS; i++)
+            if (!strcmp(s, sig_names[i])) return i;
+        return -1;
+    }
+    for (int i = 0; i < SYS_FIXED; i++)
+        if (!strcmp(s, sig_names[SIG_XB + i])) return f->nb + f->nc + i;
+    size_t n = strlen(s);
+    if (!strncmp(s, "bodies.", 7) && n > 13 && !strcmp(s + n - 6, ".force")) {
+        char body[STSL_BODY_NAME_MAX + 1];
+        snprintf(body, sizeof body, "%.*s", (int)(n - 13), s + 7);
+        return n - 13 <= STSL_BODY_NAME_MAX ? stsl_system_body(f->sys, body) : -1;
+    }
+    if (!strncmp(s, "contacts.", 9) && n > 14 && !strcmp(s + n - 5, ".load")) {
+        char contact[STSL_BODY_NAME_MAX + 1];
+        snprintf(contact, sizeof contact, "%.*s", (int)(n - 14), s + 9);
+        int c = n - 14 <= STSL_BODY_NAME_MAX ? contact_index(f, contact) : -1;
+        return c < 0 ? -1 : f->nb + c;
+    }
     return -1;
 }
 
@@ -141,7 +201,9 @@ static int map_input(stsl_fmu *f, const stsl_fmu_var *v, int sig, const char *op
             return STSL_OK;
         }
     int rc = need(f, v, opt, v->causality == STSL_FMU_INPUT, "input", err);
-    if (!rc) rc = check_unit(f, v, sig_col[sig], sig_names[sig], err);
+    char what[STSL_BODY_NAME_MAX + 32];
+    sig_name(f, sig, what, sizeof what);
+    if (!rc) rc = check_unit(f, v, sig_unit_col(f, sig), what, err);
     if (rc) return rc;
     if (f->n_in == STSL_FMU_MAX_MAP)
         return stsl_error_set(err, STSL_EINPUT, "%s: more than %d inputs", f->m.path,
@@ -160,13 +222,15 @@ static int map_inputs(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
         const stsl_fmu_var *v = NULL;
         rc = split(o->inputs[i], opt, name, sizeof name, &sig, err);
         if (!rc) rc = find_var(f, name, opt, &v, err);
-        int s = rc ? -1 : signal_index(sig);
+        int s = rc ? -1 : signal_index(f, sig);
         if (!rc && s < 0)
             rc = stsl_error_set(err, STSL_EINPUT,
-                                "--fmu-input %s: unknown signal '%s' (active_force, load, "
-                                "base_position, base_velocity, base_acceleration, "
-                                "anchor_position, anchor_velocity)",
-                                o->inputs[i], sig);
+                                "%s: --fmu-input %s: unknown signal '%s' (%s, base_position, "
+                                "base_velocity, base_acceleration, anchor_position, "
+                                "anchor_velocity)",
+                                f->m.path, o->inputs[i], sig,
+                                f->sys ? "bodies.BODY.force, contacts.N.load"
+                                       : "active_force, load");
         if (!rc) rc = map_input(f, v, s, opt, err);
     }
     /* Every other input by its name, or it is left without a signal. */
@@ -176,7 +240,7 @@ static int map_inputs(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
         for (int i = 0; i < f->n_in; i++)
             mapped |= f->in_var[i] == v;
         if (v->causality != STSL_FMU_INPUT || mapped) continue;
-        int s = signal_index(v->name);
+        int s = signal_index(f, v->name);
         if (s < 0)
             return stsl_error_set(err, STSL_EINPUT,
                                   "%s: input '%s' of the FMU receives no signal: map it with "
@@ -187,8 +251,84 @@ static int map_inputs(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
     return rc;
 }
 
+/* A system output's slot from "x[BODY]", "v[BODY]" or
+ * "friction[CONTACT]": x, v of each body, then friction of each contact. */
+static int sys_slot(const stsl_fmu *f, const char *what, const char *arg, int *slot,
+                    stsl_error *err)
+{
+    size_t n = strlen(what);
+    const char *lb = strchr(what, '[');
+    int g = 0;
+    while (g < N_OUTS && !(lb && (size_t)(lb - what) == strlen(out_names[g]) &&
+                           !strncmp(what, out_names[g], strlen(out_names[g]))))
+        g++;
+    if (g == N_OUTS || what[n - 1] != ']' || lb + 2 >= what + n)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: --fmu-output %s: '%s' is not x[BODY], v[BODY] or "
+                              "friction[CONTACT] (the configuration is a system of bodies)",
+                              f->m.path, arg, what);
+    char mem[STSL_BODY_NAME_MAX + 16];
+    snprintf(mem, sizeof mem, "%.*s", (int)(what + n - 2 - lb), lb + 1);
+    int b = g < OUT_F ? stsl_system_body(f->sys, mem) : contact_index(f, mem);
+    if (b >= 0) {
+        *slot = g == OUT_X ? b : g == OUT_V ? f->nb + b : 2 * f->nb + b;
+        return STSL_OK;
+    }
+    char list[512] = "";
+    int first = g < OUT_F ? 0 : f->nb, count = g < OUT_F ? f->nb : f->nc;
+    for (int i = 0; i < count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 f->member[first + i]);
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s: --fmu-output %s: the configuration has no %s '%s' (its %s: %s)",
+                          f->m.path, arg, g < OUT_F ? "body" : "contact", mem,
+                          g < OUT_F ? "bodies" : "contacts", count ? list : "none");
+}
+
+/* A system's outputs: each slot's variable, named by --fmu-output or by
+ * its column's name. */
+static int map_sys_outputs(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
+{
+    int n = 2 * f->nb + f->nc, rc = STSL_OK;
+    const char **given = calloc((size_t)n, sizeof *given);
+    if (!given) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (int i = 0; !rc && i < o->n_outputs; i++) {
+        char what[STSL_BODY_NAME_MAX + 32];
+        const char *name;
+        int slot = 0;
+        rc = split(o->outputs[i], "--fmu-output", what, sizeof what, &name, err);
+        if (!rc) rc = sys_slot(f, what, o->outputs[i], &slot, err);
+        if (!rc) given[slot] = name;
+    }
+    for (int k = 0; !rc && k < n; k++) {
+        int g = k < f->nb ? OUT_X : k < 2 * f->nb ? OUT_V : OUT_F;
+        char col[STSL_BODY_NAME_MAX + 32];
+        snprintf(col, sizeof col, "%s[%s]", out_names[g],
+                 f->member[g == OUT_X   ? k
+                           : g == OUT_V ? k - f->nb
+                                        : k - f->nb]);
+        const char *name = given[k] ? given[k] : col;
+        const stsl_fmu_var *v = stsl_fmu_model_find(&f->m, name);
+        if (!v && g == OUT_F && !given[k]) continue; /* friction is optional */
+        if (!v) {
+            rc = stsl_error_set(err, STSL_EINPUT,
+                                "%s: no output '%s' for %s: name the FMU's output with "
+                                "--fmu-output %s=NAME",
+                                f->m.path, name, col, col);
+            break;
+        }
+        int ok = v->causality == STSL_FMU_OUTPUT || v->causality == STSL_FMU_LOCAL;
+        rc = need(f, v, "--fmu-output", ok, "output", err);
+        if (!rc) rc = check_unit(f, v, out_col[g], col, err);
+        f->sys_out[k] = v;
+    }
+    free(given);
+    return rc;
+}
+
 static int map_outputs(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
 {
+    if (f->sys) return map_sys_outputs(f, o, err);
     const char *names[N_OUTS] = {"x", "v", "friction"};
     for (int i = 0; i < o->n_outputs; i++) {
         char what[64];
@@ -264,6 +404,30 @@ static int map_sets(stsl_fmu *f, const stsl_fmu_opts *o, stsl_error *err)
     return STSL_OK;
 }
 
+/* A system's sizes, members (as its columns name them) and units. */
+static int open_system(stsl_fmu *f, const stsl_system *s)
+{
+    f->sys = s;
+    f->nb = s->n_bodies, f->nc = s->n_contacts;
+    f->w = 1 + 2 * f->nb + 2 * f->nc;
+    f->sys_out = calloc((size_t)(2 * f->nb + f->nc + 1), sizeof *f->sys_out);
+    f->member = calloc((size_t)(f->nb + f->nc), sizeof *f->member);
+    if (!f->sys_out || !f->member) return -1;
+    for (int b = 0; b < f->nb; b++)
+        snprintf(f->member[b], sizeof f->member[b], "%s", s->bodies[b].name);
+    for (int c = 0; c < f->nc; c++) /* its name:, else its key path (models/multibody.c) */
+        if (s->contacts[c].name[0])
+            snprintf(f->member[f->nb + c], sizeof f->member[0], "%s", s->contacts[c].name);
+        else
+            snprintf(f->member[f->nb + c], sizeof f->member[0], "contacts.%d", c);
+    int rot = s->domain == STSL_DOMAIN_ROTATIONAL;
+    snprintf(f->units[STSL_COL_X], sizeof f->units[0], "%s", rot ? "rad" : "m");
+    snprintf(f->units[STSL_COL_V], sizeof f->units[0], "%s", rot ? "rad/s" : "m/s");
+    snprintf(f->units[STSL_COL_A], sizeof f->units[0], "%s", rot ? "rad/s^2" : "m/s^2");
+    snprintf(f->units[STSL_COL_FRICTION], sizeof f->units[0], "%s", rot ? "N·m" : "N");
+    return 0;
+}
+
 int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu **out,
                   stsl_error *err)
 {
@@ -271,12 +435,18 @@ int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu
     stsl_fmu *f = calloc(1, sizeof *f);
     if (!f) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     f->p = *p;
-    stsl_one_body *el = stsl_one_body_create(p, err);
+    f->w = 4;
+    if (o->system && open_system(f, o->system)) {
+        stsl_fmu_close(f);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    /* The element's units from its model; a system's are set above. */
+    stsl_one_body *el = o->system ? NULL : stsl_one_body_create(p, err);
     int me = o->scheme != NULL, rc = STSL_OK;
     if (me && strcmp(o->scheme, "euler") && strcmp(o->scheme, "rk4"))
         rc = stsl_error_set(err, STSL_EINPUT, "--fmu-scheme: '%s' is not euler or rk4", o->scheme);
     f->rk4 = me && !strcmp(o->scheme, "rk4");
-    if (!rc) rc = el ? stsl_fmu_model_open(o->path, me, &f->m, err) : err->code;
+    if (!rc) rc = el || f->sys ? stsl_fmu_model_open(o->path, me, &f->m, err) : err->code;
     for (int c = 0; el && c < STSL_N_COLS - 1; c++)
         snprintf(f->units[c], sizeof f->units[c], "%s",
                  stsl_one_body_model(el)->layout->cols[c].units);
@@ -296,6 +466,8 @@ void stsl_fmu_close(stsl_fmu *f)
 {
     if (!f) return;
     stsl_fmu_model_close(&f->m);
+    free(f->sys_out);
+    free(f->member);
     free(f);
 }
 
@@ -359,7 +531,13 @@ typedef struct child {
     fmi2_api api;
     fmi2Component c;
     stsl_signal *sig[4]; /* active force, load, base motion, anchor motion */
-    char log[1024];      /* the FMU's last logged message (its errors' first) */
+    /* a system's: its forces, each contact's load (NULL: none), base and
+     * anchor motion (NULL: none); every signal's value (sig_name's order),
+     * a sample's output references, values and record */
+    stsl_signal **ssig;
+    double *all, *y, *rec;
+    fmi2ValueReference *vr;
+    char log[1024]; /* the FMU's last logged message (its errors' first) */
     int log_is_error;
     size_t n_out;      /* bytes waiting in out: a write per sample would cost more */
     char out[1 << 16]; /* than a step of a simple FMU */
@@ -518,10 +696,45 @@ static void set_params(child *ch)
 
 /* The inputs at t: left limits, at t = 0 too (as the built-in schemes see
  * them: a step at a communication point acts from the next step on). */
+static void sys_signals(child *ch, double t)
+{
+    const stsl_fmu *f = ch->f;
+    const stsl_system *s = f->sys;
+    int nb = f->nb, nc = f->nc, left = 1, nf = s->n_forces;
+    double b[3] = {0, 0, 0}, a[3] = {0, 0, 0}, *all = ch->all;
+    for (int i = 0; i < nb + nc; i++)
+        all[i] = 0.0;
+    for (int i = 0; i < nf; i++)
+        all[s->forces[i].on.body] += stsl_signal_value(ch->ssig[i], t, left);
+    for (int c = 0; c < nc; c++)
+        if (ch->ssig[nf + c]) all[nb + c] = stsl_signal_value(ch->ssig[nf + c], t, left);
+    if (ch->ssig[nf + nc]) stsl_signal_eval(ch->ssig[nf + nc], t, left, b);
+    if (ch->ssig[nf + nc + 1]) stsl_signal_eval(ch->ssig[nf + nc + 1], t, left, a);
+    const double fixed[SYS_FIXED] = {b[0], b[1], b[2], a[0], a[1]};
+    memcpy(all + nb + nc, fixed, sizeof fixed);
+}
+
+static void set_sys_inputs(child *ch, double t)
+{
+    const stsl_fmu *f = ch->f;
+    double u[STSL_FMU_MAX_MAP];
+    fmi2ValueReference vr[STSL_FMU_MAX_MAP];
+    sys_signals(ch, t);
+    for (int i = 0; i < f->n_in; i++) {
+        vr[i] = f->in_var[i]->vr;
+        u[i] = ch->all[f->in_sig[i]];
+    }
+    CALL(ch, ch->api.setReal(ch->c, vr, (size_t)f->n_in, u), "fmi2SetReal (inputs)", t);
+}
+
 static void set_inputs(child *ch, double t)
 {
     const stsl_fmu *f = ch->f;
     if (!f->n_in) return;
+    if (f->sys) {
+        set_sys_inputs(ch, t);
+        return;
+    }
     double b[3] = {0, 0, 0}, a[3] = {0, 0, 0}, u[STSL_FMU_MAX_MAP];
     fmi2ValueReference vr[STSL_FMU_MAX_MAP];
     int left = 1;
@@ -537,9 +750,47 @@ static void set_inputs(child *ch, double t)
     CALL(ch, ch->api.setReal(ch->c, vr, (size_t)f->n_in, u), "fmi2SetReal (inputs)", t);
 }
 
+/* The velocity of a contact's end at the sample (ch->all at its time). */
+static double end_velocity(const child *ch, stsl_end e, const double *v)
+{
+    const stsl_fmu *f = ch->f;
+    if (e.kind == STSL_END_BODY) return v[e.body];
+    if (e.kind == STSL_END_BASE) return ch->all[f->nb + f->nc + 1];
+    if (e.kind == STSL_END_ANCHOR) return ch->all[f->nb + f->nc + 4];
+    return 0.0;
+}
+
+/* A system's sample: t, x and v of each body, friction (NaN without an
+ * output) and slip velocity of each contact. */
+static void sample_system(child *ch, double t)
+{
+    const stsl_fmu *f = ch->f;
+    int n = 2 * f->nb + f->nc, m = 0;
+    for (int k = 0; k < n; k++)
+        if (f->sys_out[k]) ch->vr[m++] = f->sys_out[k]->vr;
+    CALL(ch, ch->api.getReal(ch->c, ch->vr, (size_t)m, ch->y), "fmi2GetReal (outputs)", t);
+    double *rec = ch->rec;
+    rec[0] = t;
+    for (int k = 0, i = 0; k < n; k++)
+        rec[1 + k] = f->sys_out[k] ? ch->y[i++] : NAN;
+    sys_signals(ch, t);
+    const double *v = rec + 1 + f->nb;
+    for (int c = 0; c < f->nc; c++) {
+        const stsl_contact *ct = &f->sys->contacts[c];
+        rec[1 + n + c] = end_velocity(ch, ct->ends[0], v) - end_velocity(ch, ct->ends[1], v);
+    }
+    char tag = REC_SAMPLE;
+    put(ch, &tag, 1);
+    put(ch, rec, sizeof *rec * (size_t)f->w);
+}
+
 static void sample(child *ch, double t)
 {
     const stsl_fmu *f = ch->f;
+    if (f->sys) {
+        sample_system(ch, t);
+        return;
+    }
     fmi2ValueReference vr[N_OUTS];
     double y[N_OUTS] = {0, 0, NAN};
     size_t n = f->out_var[OUT_F] ? 3 : 2;
@@ -559,8 +810,38 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A system's signals and buffers. */
+static void make_sys_signals(child *ch)
+{
+    const stsl_fmu *f = ch->f;
+    const stsl_system *s = f->sys;
+    int nf = s->n_forces, nc = f->nc, n = nf + nc + 2;
+    ch->ssig = calloc((size_t)n, sizeof *ch->ssig);
+    ch->all = calloc((size_t)(f->nb + nc + SYS_FIXED), sizeof *ch->all);
+    ch->y = calloc((size_t)(2 * f->nb + nc + 1), sizeof *ch->y);
+    ch->rec = calloc((size_t)f->w, sizeof *ch->rec);
+    ch->vr = calloc((size_t)(2 * f->nb + nc + 1), sizeof *ch->vr);
+    if (!ch->ssig || !ch->all || !ch->y || !ch->rec || !ch->vr)
+        child_fail(ch, STSL_ENOMEM, "out of memory for the system's signals");
+    for (int i = 0; i < n; i++) {
+        const stsl_signal_spec *spec =
+            i < nf          ? &s->forces[i].signal
+            : i < nf + nc   ? (s->contacts[i - nf].has_load ? &s->contacts[i - nf].load : NULL)
+            : i == nf + nc  ? &s->base_motion
+            : s->has_anchor ? &s->anchor_motion
+                            : NULL;
+        stsl_error e = {0};
+        if (spec && !(ch->ssig[i] = stsl_signal_create(spec, &e)))
+            child_fail(ch, e.code, "%s", e.msg);
+    }
+}
+
 static void make_signals(child *ch)
 {
+    if (ch->f->sys) {
+        make_sys_signals(ch);
+        return;
+    }
     const stsl_element_params *p = &ch->f->p;
     const stsl_signal_spec *specs[4] = {&p->active_force, &p->load, &p->base_motion,
                                         p->has_anchor ? &p->anchor_motion : NULL};
@@ -773,8 +1054,9 @@ static _Noreturn void child_main(const stsl_fmu *f, int fd, where *at, double t_
 /* ---- the parent: collect the samples ------------------------------------------------ */
 
 typedef struct collected {
+    int w; /* doubles per sample */
     long n, cap;
-    double *rec; /* 4 per sample */
+    double *rec; /* w per sample */
     int failed, code;
     char msg[STSL_ERRMSG_MAX];
     int done;
@@ -802,11 +1084,11 @@ static int collect(int fd, collected *c, stsl_error *err)
         if (tag == REC_SAMPLE) {
             if (c->n == c->cap) {
                 long cap = c->cap ? 2 * c->cap : 4096;
-                double *q = realloc(c->rec, (size_t)cap * 4 * sizeof *q);
+                double *q = realloc(c->rec, (size_t)cap * (size_t)c->w * sizeof *q);
                 if (!q) return stsl_error_set(err, STSL_ENOMEM, "out of memory for the samples");
                 c->rec = q, c->cap = cap;
             }
-            if (get(fd, c->rec + 4 * c->n, 4 * sizeof(double))) break;
+            if (get(fd, c->rec + c->w * c->n, (size_t)c->w * sizeof(double))) break;
             c->n++;
         } else if (tag == REC_ERROR) {
             int len = 0;
@@ -861,6 +1143,7 @@ static int run_child(const stsl_fmu *f, double t_end, double h, collected *c, st
                               f->m.path);
     }
     memset((void *)at, 0, sizeof *at);
+    c->w = f->w;
     fflush(NULL); /* the child must not write the parent's buffered output again */
     pid_t pid = fork();
     if (pid < 0) {
@@ -895,6 +1178,18 @@ static int kind_of(const char *name)
     for (int k = 0; names[k]; k++)
         if (!strcmp(names[k], name)) return k;
     return STSL_EV_REVERSAL;
+}
+
+/* The run's statistics, and the sink ended with them. */
+static int end_run(const collected *c, long ne, stsl_sink *sink, stsl_stats *st, stsl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->steps = c->steps;
+    st->rhs_evals = c->evals;
+    st->events = ne > 0 ? ne : 0;
+    st->segments = 1;
+    st->wall_seconds = c->wall;
+    return stsl_sink_end(sink, st, 1, NULL, err);
 }
 
 static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_stats *st,
@@ -938,14 +1233,133 @@ static int emit(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_sta
                                 : STSL_MODE_SLIP_NEG;
         if (!rc) rc = stsl_sink_sample(sink, t[i], mode, row, err);
     }
-    memset(st, 0, sizeof *st);
-    st->steps = c->steps;
-    st->rhs_evals = c->evals;
-    st->events = ne > 0 ? ne : 0;
-    st->segments = 1;
-    st->wall_seconds = c->wall;
-    if (!rc) rc = stsl_sink_end(sink, st, 1, NULL, err);
+    if (!rc) rc = end_run(c, ne, sink, st, err);
     free(t), free(v), free(stuck), free(ev);
+    return rc;
+}
+
+/* A system's event: a contact's, derived from its slip velocity. */
+typedef struct sys_event {
+    double t;
+    int kind, subject;
+} sys_event;
+
+static int by_time(const void *a, const void *b)
+{
+    const sys_event *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t ? 1 : x->subject - y->subject;
+}
+
+/* Each contact's stuck flags (n per contact; the element's rule on its
+ * slip velocity) and events, all contacts' in time order; -1: no memory. */
+static long sys_events(const stsl_fmu *f, const collected *c, const double *t, double *w,
+                       unsigned char *stuck, sys_event **out)
+{
+    long n = c->n, ne = 0;
+    *out = NULL;
+    for (int k = 0; k < f->nc; k++) {
+        double wmax = 0.0;
+        for (long i = 0; i < n; i++)
+            wmax = fmax(wmax,
+                        fabs(w[i] = c->rec[(size_t)f->w * (size_t)i + 1 + 2 * f->nb + f->nc + k]));
+        unsigned char *st = stuck + (size_t)k * (size_t)n;
+        for (long i = 0; i < n; i++)
+            st[i] = fabs(w[i]) <= STSL_CMP_STUCK_REL * wmax;
+        stsl_cmp_event *ev = NULL;
+        long m = stsl_compare_derive_events(t, w, st, n, &ev);
+        sys_event *q = m < 0 ? NULL : realloc(*out, sizeof *q * (size_t)(ne + m + 1));
+        if (!q) {
+            free(ev);
+            return -1;
+        }
+        *out = q;
+        for (long e = 0; e < m; e++)
+            q[ne++] = (sys_event){ev[e].t, kind_of(ev[e].kind), 1 + k};
+        free(ev);
+    }
+    if (ne) qsort(*out, (size_t)ne, sizeof **out, by_time);
+    return ne;
+}
+
+/* The system's layout: groups x, v, friction, slip_velocity, contact_mode. */
+static void sys_layout(const stsl_fmu *f, stsl_column *cols, char (*names)[STSL_BODY_NAME_MAX + 32],
+                       const char **members, stsl_col_group *groups, stsl_layout *l)
+{
+    int nb = f->nb, nc = f->nc;
+    static const char *const grp[5] = {"x", "v", "friction", "slip_velocity", "contact_mode"};
+    static const char *const what[5] = {"position", "velocity",
+                                        "friction force on the contact's first end",
+                                        "slip velocity", "contact mode"};
+    const char *units[5] = {f->units[STSL_COL_X], f->units[STSL_COL_V], f->units[STSL_COL_FRICTION],
+                            f->units[STSL_COL_V], ""};
+    const int first[5] = {0, nb, 2 * nb, 2 * nb + nc, 2 * nb + 2 * nc};
+    const int width[5] = {nb, nb, nc, nc, nc};
+    for (int i = 0; i < nb + nc; i++)
+        members[i] = f->member[i];
+    int ng = 0;
+    for (int g = 0; g < 5; g++) {
+        const char **mem = members + (g < 2 ? 0 : nb);
+        for (int i = 0; i < width[g]; i++) {
+            int col = first[g] + i;
+            snprintf(names[col], sizeof names[col], "%s[%s]", grp[g], mem[i]);
+            cols[col] = (stsl_column){names[col], units[g], what[g]};
+        }
+        if (width[g])
+            groups[ng++] = (stsl_col_group){
+                grp[g],   units[g],       what[g],
+                first[g], width[g],       mem,
+                g == 4,   g == 4 ? 4 : 0, g == 4 ? stsl_contact_state_names() : NULL};
+    }
+    memset(l, 0, sizeof *l);
+    l->n_cols = 2 * nb + 3 * nc, l->cols = cols, l->time_units = "s";
+    l->n_kinds = STSL_N_RIGID_EVENT_KINDS, l->kind_names = stsl_event_kind_names();
+    l->n_groups = ng, l->groups = groups;
+    l->n_subjects = nc, l->subject_names = members + nb;
+}
+
+/* A system's samples and events into the sink. */
+static int emit_system(const stsl_fmu *f, const collected *c, stsl_sink *sink, stsl_stats *st,
+                       stsl_error *err)
+{
+    long n = c->n;
+    int nb = f->nb, nc = f->nc, nv = 2 * nb + 3 * nc;
+    double *t = malloc(sizeof *t * (size_t)(n + 1)), *w = malloc(sizeof *w * (size_t)(n + 1));
+    double *row = malloc(sizeof *row * (size_t)nv);
+    unsigned char *stuck = malloc((size_t)(n + 1) * (size_t)(nc + 1));
+    stsl_column *cols = calloc((size_t)nv, sizeof *cols);
+    char(*names)[STSL_BODY_NAME_MAX + 32] = calloc((size_t)nv, sizeof *names);
+    const char **members = calloc((size_t)(nb + nc), sizeof *members);
+    sys_event *ev = NULL;
+    long ne = 0;
+    int rc = t && w && row && stuck && cols && names && members
+                 ? STSL_OK
+                 : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (long i = 0; !rc && i < n; i++)
+        t[i] = c->rec[(size_t)f->w * (size_t)i];
+    if (!rc && (ne = sys_events(f, c, t, w, stuck, &ev)) < 0)
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
+    stsl_col_group groups[5];
+    stsl_layout l;
+    if (!rc) sys_layout(f, cols, names, members, groups, &l);
+    if (!rc) rc = stsl_sink_begin(sink, &l, err);
+    long e = 0;
+    for (long i = 0; !rc && i < n; i++) {
+        const double *r = c->rec + (size_t)f->w * (size_t)i + 1;
+        memcpy(row, r, sizeof *row * (size_t)(2 * nb + 2 * nc));
+        for (int k = 0; k < nc; k++) { /* the stuck rule the events were derived with */
+            double wk = r[2 * nb + nc + k];
+            row[2 * nb + 2 * nc + k] = stuck[(size_t)k * (size_t)n + (size_t)i] ? STSL_CONTACT_STUCK
+                                       : wk > 0.0 ? STSL_CONTACT_SLIP_POS
+                                                  : STSL_CONTACT_SLIP_NEG;
+        }
+        for (; !rc && e < ne && ev[e].t <= t[i]; e++) {
+            stsl_event_rec rec = {ev[e].t, ev[e].kind, 0, 0, row, row, ev[e].subject};
+            rc = stsl_sink_event(sink, &rec, err);
+        }
+        if (!rc) rc = stsl_sink_sample(sink, t[i], 0, row, err);
+    }
+    if (!rc) rc = end_run(c, ne, sink, st, err);
+    free(t), free(w), free(row), free(stuck), free(cols), free(names), free(members), free(ev);
     return rc;
 }
 
@@ -965,6 +1379,11 @@ static int run_checked(const stsl_fmu *f, double t_end, double h, collected *c, 
 int stsl_fmu_run_samples(stsl_fmu *f, double t_end, double h, stsl_fmu_samples *s, stsl_error *err)
 {
     memset(s, 0, sizeof *s);
+    if (f->sys)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: an FMU of a system of bodies is compared by converge --fmu "
+                              "only",
+                              f->m.path);
     collected c = {0};
     int rc = run_checked(f, t_end, h, &c, err);
     long n = c.n;
@@ -1004,7 +1423,7 @@ int stsl_fmu_run(stsl_fmu *f, double t_end, double h, stsl_sink *sink, stsl_stat
     collected c = {0};
     stsl_stats st;
     int rc = run_checked(f, t_end, h, &c, err);
-    if (!rc) rc = emit(f, &c, sink, &st, err);
+    if (!rc) rc = f->sys ? emit_system(f, &c, sink, &st, err) : emit(f, &c, sink, &st, err);
     if (!rc && stats) *stats = st;
     free(c.rec);
     return rc;

@@ -29,6 +29,19 @@
  * are independent even for FMUs that keep state in globals.  A hang is not
  * contained (the run waits).
  *
+ * A system of bodies (opts.system).  Signals: bodies.BODY.force (the sum
+ * of inputs.forces on that body), contacts.N.load or contacts.NAME.load,
+ * base_position, base_velocity, base_acceleration, anchor_position,
+ * anchor_velocity.  Outputs, per body and contact as the system's columns
+ * name them: "x[BODY]=NAME", "v[BODY]=NAME", "friction[CONTACT]=NAME"
+ * (CONTACT: the contact's name, its index N or contacts.N); by default the
+ * FMU's variables "x[BODY]", "v[BODY]" (required) and "friction[CONTACT]"
+ * (optional).  The samples are the system's groups x, v, friction,
+ * slip_velocity (v of the contact's first end minus its second's: a body's
+ * output, 0 for the ground, the base's or anchor's exact velocity) and
+ * contact_mode (stuck where |slip velocity| is within STSL_CMP_STUCK_REL of
+ * its largest, else the slip direction); events are derived per contact.
+ *
  * Failures: the FMU file or the mapping is STSL_EINPUT (exit 2), naming
  * the FMU and the variable; fmi2Error, fmi2Fatal or fmi2Discard from a call
  * during the run, or a crash, is STSL_EMODEL (exit 3) with the FMU's
@@ -38,6 +51,7 @@
 
 #include "io/fmu/fmu_model.h"
 #include "models/element_params.h"
+#include "models/system.h"
 #include "solver/sink.h"
 
 #define STSL_FMU_MAX_MAP 64
@@ -51,6 +65,9 @@ typedef struct stsl_fmu_opts {
     const char *outputs[STSL_FMU_MAX_MAP]; /* "x=NAME" */
     const char *sets[STSL_FMU_MAX_MAP];    /* "NAME=VALUE" */
     int n_inputs, n_outputs, n_sets;
+    /* NULL: the FMU stands for the element; else for this system of bodies
+     * (it must outlive the stsl_fmu), mapped as described below. */
+    const stsl_system *system;
 } stsl_fmu_opts;
 
 typedef struct stsl_fmu stsl_fmu;

@@ -24,6 +24,7 @@
 
 #include "io/fmu/fmi2.h"
 #include "io/fmu/fmi2_real_only.h"
+#include "test/fmu/fmu_lifecycle.h"
 #include "test/fmu/fmu_slots.h"
 
 #ifndef FMU_GUID
@@ -71,35 +72,11 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String 
     return m;
 }
 
-EXPORT void fmi2FreeInstance(fmi2Component c)
-{
-    free(c);
-}
-
-EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol,
-                                      fmi2Real start, fmi2Boolean stop_defined, fmi2Real stop)
-{
-    (void)c, (void)tol_defined, (void)tol, (void)start, (void)stop_defined, (void)stop;
-    return fmi2OK;
-}
-
 EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
     model *m = c;
     m->x = m->x0, m->v = m->v0;
     m->pending = 1;
-    return fmi2OK;
-}
-
-EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
-{
-    (void)c;
-    return fmi2OK;
-}
-
-EXPORT fmi2Status fmi2Terminate(fmi2Component c)
-{
-    (void)c;
     return fmi2OK;
 }
 
