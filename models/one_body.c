@@ -120,16 +120,21 @@ void stsl_one_body_outputs(const stsl_element_params *p, const stsl_one_body_poi
 /* The element's mode number of the engine's mode: a closed rigid stop is
  * STOP_LOW / STOP_HIGH, a compliant one in contact the contact mode of the
  * contact's state, else the contact's state (SMOOTH for smooth laws). */
-static int element_mode(const stsl_one_body *o, stsl_mode_code mode)
+int stsl_one_body_mode_of(const stsl_one_body *o, int cs, int ss)
 {
-    int cs = stsl_multibody_member_state(o->mb, mode, 0);
-    int ss = o->p.has_stops ? stsl_multibody_member_state(o->mb, mode, 1) : STSL_SM_OPEN;
     if (cs < 0 || ss < 0) return -1;
     int fr = cs == STSL_CONTACT_SMOOTH ? STSL_MODE_SMOOTH : cs;
     if (ss == STSL_SM_OPEN) return fr;
     int side = ss == STSL_SM_HIGH ? +1 : -1;
     if (o->compliant) return stsl_mode_in_contact(fr, side);
     return side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
+}
+
+static int element_mode(const stsl_one_body *o, stsl_mode_code mode)
+{
+    int cs = stsl_multibody_member_state(o->mb, mode, 0);
+    int ss = o->p.has_stops ? stsl_multibody_member_state(o->mb, mode, 1) : STSL_SM_OPEN;
+    return stsl_one_body_mode_of(o, cs, ss);
 }
 
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
@@ -273,6 +278,11 @@ static const stsl_hmodel_ops one_body_ops = {
     NULL,   ob_power,  ob_work_form,  ob_describe, ob_mode_name,       NULL};
 
 /* ---- the forces, for the tools that step the element themselves ------------------------ */
+
+const stsl_system *stsl_one_body_system(const stsl_one_body *o)
+{
+    return &o->sys;
+}
 
 const stsl_element_params *stsl_one_body_params(const stsl_one_body *o)
 {

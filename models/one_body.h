@@ -26,6 +26,12 @@ const stsl_hmodel *stsl_one_body_model(const stsl_one_body *o);
  * to the base as the element's. */
 void stsl_one_body_initial_state(const stsl_one_body *o, double *y0);
 
+/* The one-body system `o` runs (valid while `o` lives). */
+const struct stsl_system *stsl_one_body_system(const stsl_one_body *o);
+/* The element's mode number (events/modes.h) of the contact's state and
+ * the stop's (STSL_SM_*; STSL_SM_OPEN without stops). */
+int stsl_one_body_mode_of(const stsl_one_body *o, int contact_state, int stop_state);
+
 /* The parameters `o` was made from. */
 const stsl_element_params *stsl_one_body_params(const stsl_one_body *o);
 
