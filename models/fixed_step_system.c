@@ -7,8 +7,11 @@
  * of a passed stop on its limit, and lets the scheme decide the contacts
  * and stops at the new state.  The Euler schemes are semi-implicit Euler,
  * first order for the same reasons as the element's; on one body the
- * decisions are the element's, so a one-body system reproduces the
- * element's scheme (to the rounding of the two force sums). */
+ * decisions are the element's.  The element's configuration runs here as
+ * its one-body system through the one-body view (stsl_fixed_step_view),
+ * which supplies the element's net force where the decisions and the free
+ * body's acceleration need it, so that it steps bit for bit as the
+ * element's own loop did. */
 #include "models/fixed_step_system.h"
 
 #include <math.h>

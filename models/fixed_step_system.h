@@ -20,7 +20,9 @@
  *
  * The result has the engine's layout (stsl_multibody_model's), every
  * change of a contact's or stop's state is an event about it, at the step
- * at which the scheme noticed it. */
+ * at which the scheme noticed it; or, through a view (the element's
+ * configuration: models/fixed_step.c), the view's layout, modes and
+ * events. */
 #ifndef STSL_FIXED_STEP_SYSTEM_H
 #define STSL_FIXED_STEP_SYSTEM_H
 

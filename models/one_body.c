@@ -310,16 +310,6 @@ void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, cons
     stsl_one_body_outputs(&o->p, &pt, cols);
 }
 
-void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot)
-{
-    const stsl_friction_params *fp = &o->p.friction;
-    double load, b[3] = {0.0, 0.0, 0.0}, no_stop = 0.0;
-    double fn = net_force(o, t, y, &load, b);
-    ydot[0] = y[1];
-    ydot[1] = (fn - moving_friction(&o->p, STSL_MODE_SMOOTH, y, load) + no_stop) / o->p.mass;
-    if (o->lugre) ydot[2] = fp->sigma0 * stsl_lugre_zdot(fp, y[1], y[2] / fp->sigma0, NULL, NULL);
-}
-
 /* ---- create / free --------------------------------------------------------------------- */
 
 static const char *const state_names[3] = {"x", "v", "z"};

@@ -50,9 +50,6 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
  * (events/modes.h) at (t, y), inputs as left limits. */
 void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
                                 double *cols);
-/* The right-hand side in the SMOOTH mode of a smooth law or LuGre, away
- * from the stops (model->n_state values): what classical RK4 steps. */
-void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot);
 
 /* The element's result columns of a domain (STSL_N_COLS; names, units). */
 const stsl_column *stsl_one_body_columns(stsl_domain domain);
