@@ -9,11 +9,6 @@
 
 static const char *const FIXED_NAMES[] = {"ground", "base", "anchor", NULL};
 
-const char *const *stsl_system_fixed_names(void)
-{
-    return FIXED_NAMES;
-}
-
 int stsl_system_body(const stsl_system *s, const char *name)
 {
     for (int i = 0; i < s->n_bodies; i++)
