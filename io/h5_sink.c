@@ -160,14 +160,6 @@ static void event_row_layout(h5_sink *h)
 
 /* ---- small utilities -------------------------------------------------------- */
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
-}
-
 /* "name1, name2, ..." or "0 NAME0, 1 NAME1, ..." into a malloc'd string. */
 static char *join_names(const char *const *names, int n, int numbered)
 {
@@ -399,11 +391,11 @@ static int copy_names(h5_sink *h, const stsl_layout *l)
     h->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *h->subject_names);
     if (!h->kind_names || !h->subject_names) return -1;
     for (int i = 0; i < l->n_kinds; i++) {
-        if (!(h->kind_names[i] = dup_str(l->kind_names[i]))) return -1;
+        if (!(h->kind_names[i] = strdup(l->kind_names[i]))) return -1;
         h->n_kinds = i + 1;
     }
     for (int i = 0; i < l->n_subjects; i++) {
-        if (!(h->subject_names[i] = dup_str(l->subject_names[i]))) return -1;
+        if (!(h->subject_names[i] = strdup(l->subject_names[i]))) return -1;
         h->n_subjects = i + 1;
     }
     return 0;
@@ -826,7 +818,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
         return stsl_error_set(err, STSL_EINPUT, "HDF5 sink: no output path given");
 
     if (!(h = sink_new())) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (!(h->path = dup_str(path))) {
+    if (!(h->path = strdup(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto fail;
     }
@@ -869,7 +861,7 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
     h5_sink *h = sink_new();
     if (!h) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->parent = parent;
-    if (!(h->path = dup_str(label ? label : name)) || !(h->tmp = dup_str(h->path))) {
+    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path))) {
         h5_destroy(h);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }
@@ -879,7 +871,7 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
         return rc;
     }
     /* The group is ours from here: an unfinished one is deleted. */
-    if (!(h->group = dup_str(name))) {
+    if (!(h->group = strdup(name))) {
         h5_destroy(h);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }

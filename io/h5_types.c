@@ -112,7 +112,9 @@ hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
     return x;
 }
 
-int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
+/* Scalar attribute `name` of file type `ftype` from `mtype` memory, created
+ * or overwritten. */
+static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
 {
     int rc = -1;
     hid_t space = -1, a = -1;
@@ -134,25 +136,25 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value)
     hid_t t = stsl_h5_vlen_str_type();
     if (t < 0) return -1;
     const char *p = value ? value : "";
-    int rc = stsl_h5_put_attr(obj, name, t, t, &p);
+    int rc = put_attr(obj, name, t, t, &p);
     H5Tclose(t);
     return rc;
 }
 
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value)
 {
-    return stsl_h5_put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
+    return put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
 }
 
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value)
 {
     int64_t v = value;
-    return stsl_h5_put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
 }
 
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value)
 {
-    return stsl_h5_put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n)

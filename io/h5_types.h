@@ -90,9 +90,8 @@ hid_t stsl_h5_vlen_str_type(void);
  * of 2 MiB cost more than the whole write.  The converted bytes are the
  * same. */
 hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n);
-/* Create or overwrite a scalar attribute of file type `ftype`, written from
- * `mtype` memory.  Returns 0 or -1 with HDF5's error stack set. */
-int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val);
+/* Create or overwrite a scalar attribute.  Returns 0 or -1 with HDF5's
+ * error stack set. */
 int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vlen UTF-8 */
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
