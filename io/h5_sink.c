@@ -158,26 +158,6 @@ static void event_row_layout(h5_sink *h)
     h->ev_size = (at + 7) & ~(size_t)7;
 }
 
-/* ---- small utilities -------------------------------------------------------- */
-
-/* "name1, name2, ..." or "0 NAME0, 1 NAME1, ..." into a malloc'd string. */
-static char *join_names(const char *const *names, int n, int numbered)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(names[i]) + 16;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    size_t at = 0;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        int w = numbered ? snprintf(s + at, len - at, "%s%d %s", i ? ", " : "", i, names[i])
-                         : snprintf(s + at, len - at, "%s%s", i ? "," : "", names[i]);
-        at += (size_t)w;
-    }
-    return s;
-}
-
 /* ---- buffering -------------------------------------------------------------- */
 
 /* The buffered values of column c (TRAJ_BLOCK slots). */
@@ -322,7 +302,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
              l->time_units ? l->time_units : "", u[0], u[1], u[2], u[3], u[4]);
     what = "write attributes of /events";
     if (units_attr(h->ev_ds, units) < 0) goto h5err;
-    if (!(kinds = join_names(l->kind_names, l->n_kinds, 0))) {
+    if (!(kinds = stsl_h5_join_names(l->kind_names, l->n_kinds, 0))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto done;
     }
@@ -375,7 +355,7 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     if (!cg) return 0;
     if (stsl_h5_put_attr_strs(o->ds, "names", cg->member_names, cg->width) < 0) return -1;
     if (!cg->integer) return 0;
-    char *values = join_names(cg->value_names, cg->n_value_names, 1);
+    char *values = stsl_h5_join_names(cg->value_names, cg->n_value_names, 1);
     int rc = values ? stsl_h5_put_attr_str(o->ds, "mode_names", values) : -1;
     free(values);
     return rc;
@@ -458,7 +438,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     /* A system has no scalar mode (its modes are groups); a file of a run
      * that failed before begin() keeps the element's empty one. */
     if (l->n_modes > 0 || h->no_layout) {
-        if (!(modes = join_names(l->mode_names, l->n_modes, 1))) goto nomem;
+        if (!(modes = stsl_h5_join_names(l->mode_names, l->n_modes, 1))) goto nomem;
         if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
             units_attr(h->mode_ds, "") < 0 ||
             stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {

@@ -112,18 +112,19 @@ hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
     return x;
 }
 
-/* Scalar attribute `name` of file type `ftype` from `mtype` memory, created
- * or overwritten. */
-static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
+/* Attribute `name` of file type `ftype` from `mtype` memory, created or
+ * overwritten: a scalar (n < 0) or n values. */
+static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, int n, const void *val)
 {
     int rc = -1;
+    hsize_t dim = (hsize_t)(n > 0 ? n : 0);
     hid_t space = -1, a = -1;
     htri_t ex = H5Aexists(obj, name);
     if (ex < 0) return -1;
     if (ex > 0 && H5Adelete(obj, name) < 0) return -1;
-    if ((space = H5Screate(H5S_SCALAR)) < 0) goto err;
+    if ((space = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL)) < 0) goto err;
     if ((a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
-    if (H5Awrite(a, mtype, val) < 0) goto err;
+    if (n != 0 && H5Awrite(a, mtype, val) < 0) goto err;
     rc = 0;
 err:
     if (a >= 0) H5Aclose(a);
@@ -136,44 +137,51 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value)
     hid_t t = stsl_h5_vlen_str_type();
     if (t < 0) return -1;
     const char *p = value ? value : "";
-    int rc = put_attr(obj, name, t, t, &p);
+    int rc = put_attr(obj, name, t, t, -1, &p);
     H5Tclose(t);
     return rc;
 }
 
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value)
 {
-    return put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
+    return put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, -1, &value);
 }
 
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value)
 {
     int64_t v = value;
-    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, -1, &v);
 }
 
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value)
 {
-    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, -1, &value);
 }
 
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n)
 {
-    int rc = -1;
-    hsize_t dim = (hsize_t)n;
-    hid_t t = stsl_h5_vlen_str_type(), space = -1, a = -1;
+    hid_t t = stsl_h5_vlen_str_type();
     if (t < 0) return -1;
-    htri_t ex = H5Aexists(obj, name);
-    if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0)) goto err;
-    if ((space = H5Screate_simple(1, &dim, NULL)) < 0) goto err;
-    if ((a = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
-    if (n > 0 && H5Awrite(a, t, values) < 0) goto err;
-    rc = 0;
-err:
-    if (a >= 0) H5Aclose(a);
-    if (space >= 0) H5Sclose(space);
+    int rc = put_attr(obj, name, t, t, n, values);
     H5Tclose(t);
     return rc;
+}
+
+char *stsl_h5_join_names(const char *const *names, int n, int numbered)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(names[i]) + 16;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    size_t at = 0;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = numbered ? snprintf(s + at, len - at, "%s%d %s", i ? ", " : "", i, names[i])
+                         : snprintf(s + at, len - at, "%s%s", i ? "," : "", names[i]);
+        at += (size_t)w;
+    }
+    return s;
 }
 
 void stsl_h5_free_strs(char **s, int n)

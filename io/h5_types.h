@@ -98,6 +98,9 @@ int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
 /* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
+/* "name1,name2,..." or "0 NAME0, 1 NAME1, ..." (numbered), malloc'd; NULL when
+ * out of memory. */
+char *stsl_h5_join_names(const char *const *names, int n, int numbered);
 /* The strings of such an attribute: a malloc'd array of *n malloc'd strings
  * (free both with stsl_h5_free_strs); NULL when absent or not strings. */
 char **stsl_h5_get_attr_strs(hid_t obj, const char *name, int *n);

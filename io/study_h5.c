@@ -348,30 +348,18 @@ static hid_t event_type(int packed)
     return c;
 }
 
-/* "a,b,c" or "0 A, 1 B" into buf. */
-static void join_names(const char *const *names, int n, int numbered, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && used < size; i++)
-        used +=
-            (size_t)(numbered
-                         ? snprintf(buf + used, size - used, "%s%d %s", i ? ", " : "", i, names[i])
-                         : snprintf(buf + used, size - used, "%s%s", i ? "," : "", names[i]));
-}
-
 static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
 {
     hsize_t dim = 0, maxdim = H5S_UNLIMITED, chunk = EV_CHUNK;
     hid_t ftype = event_type(1), space = H5Screate_simple(1, &dim, &maxdim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    char kinds[512], modes[512], units[256];
-    join_names(info->kind_names, info->n_kinds, 0, kinds, sizeof kinds);
-    join_names(info->mode_names, info->n_modes, 1, modes, sizeof modes);
+    char *kinds = stsl_h5_join_names(info->kind_names, info->n_kinds, 0),
+         *modes = stsl_h5_join_names(info->mode_names, info->n_modes, 1), units[256];
     snprintf(units, sizeof units,
              "t [s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
              info->x_units, info->v_units, info->v_units, info->force_units, info->force_units);
-    int rc = ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+    int rc = !kinds || !modes || ftype < 0 || space < 0 || dcpl < 0 ||
+             H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
              (w->ev_ds = H5Dcreate2(w->study, "events", ftype, space, H5P_DEFAULT, dcpl,
                                     H5P_DEFAULT)) < 0 ||
              stsl_h5_put_attr_str(w->ev_ds, "kind_names", kinds) < 0 ||
@@ -381,6 +369,8 @@ static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     if (ftype >= 0) H5Tclose(ftype);
+    free(kinds);
+    free(modes);
     return rc ? -1 : 0;
 }
 
