@@ -184,6 +184,79 @@ char *stsl_h5_join_names(const char *const *names, int n, int numbered)
     return s;
 }
 
+char *stsl_h5_read_string(hid_t id, int is_attr)
+{
+    char *out = NULL;
+    hid_t ftype = is_attr ? H5Aget_type(id) : H5Dget_type(id);
+    hid_t mtype = -1;
+    if (ftype < 0) return NULL;
+    if (H5Tget_class(ftype) != H5T_STRING) goto done;
+    if ((mtype = H5Tcopy(ftype)) < 0) goto done;
+    htri_t vl = H5Tis_variable_str(ftype);
+    if (vl < 0) goto done;
+    if (vl) {
+        char *p = NULL;
+        herr_t r = -1;
+        if (is_attr)
+            r = H5Aread(id, mtype, &p);
+        else {
+            hid_t xfer = stsl_h5_xfer(id, mtype, 1);
+            if (xfer >= 0) r = H5Dread(id, mtype, H5S_ALL, H5S_ALL, xfer, &p);
+            if (xfer >= 0) H5Pclose(xfer);
+        }
+        if (r < 0) goto done;
+        size_t n = p ? strlen(p) : 0;
+        if ((out = malloc(n + 1))) {
+            if (n) memcpy(out, p, n);
+            out[n] = '\0';
+        }
+        H5free_memory(p);
+    } else {
+        size_t n = H5Tget_size(ftype);
+        if (n == 0 || !(out = calloc(n + 1, 1))) goto done;
+        herr_t r = is_attr ? H5Aread(id, mtype, out)
+                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+        if (r < 0) {
+            free(out);
+            out = NULL;
+        }
+    }
+done:
+    if (mtype >= 0) H5Tclose(mtype);
+    H5Tclose(ftype);
+    return out;
+}
+
+int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    char *s = stsl_h5_read_string(a, 1);
+    H5Aclose(a);
+    if (!s) return -1;
+    snprintf(buf, n, "%s", s);
+    free(s);
+    return 0;
+}
+
+int stsl_h5_get_attr_num(hid_t obj, const char *name, hid_t mtype, void *val)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    int rc = (c == H5T_INTEGER || c == H5T_FLOAT) && sp >= 0 &&
+                     H5Sget_simple_extent_npoints(sp) == 1 && H5Aread(a, mtype, val) >= 0
+                 ? 0
+                 : -1;
+    if (sp >= 0) H5Sclose(sp);
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
 void stsl_h5_free_strs(char **s, int n)
 {
     for (int i = 0; s && i < n; i++)
