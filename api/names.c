@@ -1,11 +1,17 @@
-/* names.c - see names.h.  A name in <angle brackets> stands for each
+/* names.c - the one vocabulary of results: every name a quantity has in
+ * the result files (HDF5 /trajectory, /events, /stats; MAT; CSV), the
+ * study file (/study/summary), the C summary's statistics
+ * (stsl_result_stat) and the Python package, with its unit and meaning,
+ * behind stsl_names (include/stickslip.h).  docs/names.md lists this table
+ * (test_names compares the two, and the names the files and the package
+ * hold with it).  A name in <angle brackets> stands for each
  * member of a list the model has: <kind> its event kinds (stick,
  * breakaway, ...), <MODE> its modes (STUCK, SLIP_POS, ...), <column> its
  * trajectory columns, <body> and <contact> a system's members.  Units are
  * the kind of unit (the model's: m or rad, N or N·m, ...): time,
  * position, velocity, acceleration, force, energy, wall-clock seconds s,
  * the unit of the column named, or - for a count, flag or ratio. */
-#include "api/names.h"
+#include "include/stickslip.h"
 
 /* Where a name is used: the result's samples, its events, its statistics,
  * a study's rows. */
@@ -75,16 +81,8 @@ static const stsl_name NAMES[] = {
     {"stuck_fraction.<contact>", "-", STUDY, "time a system's contact was stuck / t_reached"},
 };
 
-const stsl_name *stsl_names_table(int *n)
-{
-    *n = (int)(sizeof NAMES / sizeof NAMES[0]);
-    return NAMES;
-}
-
 int stsl_names(const stsl_name **table)
 {
-    int n;
-    const stsl_name *t = stsl_names_table(&n);
-    if (table) *table = t;
-    return n;
+    if (table) *table = NAMES;
+    return (int)(sizeof NAMES / sizeof NAMES[0]);
 }

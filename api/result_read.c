@@ -37,15 +37,6 @@ static void file_data_free(file_data *d)
         free(d->cols[c]);
 }
 
-/* A system's file: its datasets include column groups (and it has no
- * scalar mode). */
-static int is_system(const stsl_h5_result *h)
-{
-    for (int c = 0; c < h->n_cols; c++)
-        if (h->col_width[c] > 0) return 1;
-    return 0;
-}
-
 /* Dataset `name` of the trajectory, of the same length as t and of the
  * width the reader found (0: 1-D). */
 static int read_col(const char *path, const char *name, long n, int width, double **out,
@@ -93,7 +84,7 @@ static int read_file(const char *path, stsl_h5_result *h, file_data *d, stsl_err
     int rc = stsl_h5_read(path, h, err);
     if (rc) return rc;
     rc = stsl_h5_read_column(path, "t", &d->t, &d->n, err);
-    if (!rc && !is_system(h)) rc = read_col(path, "mode", d->n, 0, &d->mode, err);
+    if (!rc && !stsl_h5_result_is_system(h)) rc = read_col(path, "mode", d->n, 0, &d->mode, err);
     for (int c = 0; !rc && c < h->n_cols; c++)
         rc = read_col(path, h->col_names[c], d->n, h->col_width[c], &d->cols[c], err);
     return rc;

@@ -7,8 +7,10 @@
 #include "io/out_file.h"
 #include "io/safe_output.h"
 
-int stsl_sweep_output_check(const stsl_study *s, const stsl_config *base, const stsl_sweep_opts *o,
-                            stsl_error *err)
+/* The output rule for o->output and o->csv (STSL_EINPUT naming the path
+ * and why); nothing is opened. */
+static int output_check(const stsl_study *s, const stsl_config *base, const stsl_sweep_opts *o,
+                        stsl_error *err)
 {
     int n_tab = 0;
     const char **tables = stsl_out_config_inputs(base, &n_tab);
@@ -53,7 +55,7 @@ int stsl_sweep_output_open(const stsl_study *s, const stsl_config *base,
                            stsl_error *err)
 {
     *w = NULL;
-    int rc = stsl_sweep_output_check(s, base, o, err);
+    int rc = output_check(s, base, o, err);
     if (rc) return rc;
     struct stat st;
     int exists = stat(o->output, &st) == 0;

@@ -11,11 +11,6 @@
 #include "io/study.h"
 #include "io/study_h5.h"
 
-/* The output rule for o->output and o->csv (STSL_EINPUT naming the path
- * and why); nothing is opened. */
-int stsl_sweep_output_check(const stsl_study *s, const stsl_config *base, const stsl_sweep_opts *o,
-                            stsl_error *err);
-
 /* The rule, then open o->output: with o->resume an existing file must be
  * an unfinished study of the same study file (else STSL_EINPUT with the
  * reason: not a study file, complete, another study); without, an

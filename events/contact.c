@@ -53,13 +53,6 @@ int stsl_contact_decide_at_stop(int side, double fn, double fs_pos, double fs_ne
     return fn > fs_pos ? STSL_MODE_SLIP_POS : STSL_MODE_STOP_LOW;
 }
 
-void stsl_contact_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg,
-                                       int *state, int *kind)
-{
-    *state = stsl_contact_decide_rest(fn, fs_pos, fs_neg);
-    *kind = stsl_contact_event(from, *state);
-}
-
 int stsl_contact_event(int from, int to)
 {
     if (from == to || to == STSL_CONTACT_SMOOTH || from == STSL_CONTACT_SMOOTH)

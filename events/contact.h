@@ -66,13 +66,6 @@ int stsl_contact_decide_rest(double fn, double fs_pos, double fs_neg);
  * SLIP_POS). */
 int stsl_contact_decide_at_stop(int side, double fn, double fs_pos, double fs_neg);
 
-/* The velocity of slip state `from` reached zero: the stick test on
- * F_n* = F_n(t*, x*, 0).  Sets *state (decide_rest's) and *kind: STICK,
- * REVERSAL (the slip sign flips without locking: Janecek's case b), or
- * STSL_NO_EVENT when it goes on the same way (stsl_contact_event). */
-void stsl_contact_decide_velocity_zero(int from, double fn, double fs_pos, double fs_neg,
-                                       int *state, int *kind);
-
 /* The event a change of state from `from` to `to` records: STICK into
  * STUCK, BREAKAWAY out of it, REVERSAL from one slip direction to the
  * other; STSL_NO_EVENT (-1, solver/hybrid.h) without a change or to or

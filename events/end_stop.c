@@ -52,16 +52,6 @@ static const stsl_end_stop_ops rigid = {0, rigid_guard, rigid_reaction,
 static const stsl_end_stop_ops compliant = {1, compliant_guard, compliant_reaction, NULL};
 static const char *const model_names[] = {"rigid", "compliant", NULL};
 
-const stsl_end_stop_ops *stsl_rigid_stop(void)
-{
-    return &rigid;
-}
-
-const stsl_end_stop_ops *stsl_compliant_stop(void)
-{
-    return &compliant;
-}
-
 const stsl_end_stop_ops *stsl_end_stop(stsl_stop_model model)
 {
     return model == STSL_STOP_COMPLIANT ? &compliant : &rigid;

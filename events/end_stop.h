@@ -47,11 +47,7 @@ typedef struct stsl_end_stop_ops {
     int (*contact)(int side, double fn, double fs_pos, double fs_neg);
 } stsl_end_stop_ops;
 
-/* The rigid stop. */
-const stsl_end_stop_ops *stsl_rigid_stop(void);
-/* The compliant (spring-damper, never pulling) stop. */
-const stsl_end_stop_ops *stsl_compliant_stop(void);
-/* The stop of `model`. */
+/* The stop of `model`: rigid, or compliant (spring-damper, never pulling). */
 const stsl_end_stop_ops *stsl_end_stop(stsl_stop_model model);
 /* The model names ("rigid", "compliant"), index = stsl_stop_model, NULL-terminated. */
 const char *const *stsl_stop_model_names(void);

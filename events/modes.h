@@ -55,14 +55,6 @@ const char *const *stsl_mode_names(void);
 /* The STSL_N_EVENT_KINDS event kind names ("stick", ...), index = kind,
  * then systems' "ambiguous" (index STSL_N_EVENT_KINDS). */
 const char *const *stsl_event_kind_names(void);
-/* The STSL_N_MODES mode descriptions for the solver (frozen flags, guard
- * directions; guards.h numbers the guards; `record` is left 0: the
- * element's describe sets it), for an element whose
- * stops are rigid (compliant = 0) or compliant (1: its slip modes watch
- * both stops, since it can come back into contact while leaving one). */
-const stsl_mode_desc *stsl_element_modes_for(int compliant);
-/* The rigid one (stsl_element_modes_for(0)). */
-const stsl_mode_desc *stsl_element_modes(void);
 
 /* The parts of a mode: its contact side (+1 CONTACT_HIGH_*, -1
  * CONTACT_LOW_*, 0 otherwise) and its friction state (STUCK, SLIP_POS,

@@ -139,31 +139,7 @@ int stsl_convergence_h5_present(const char *path)
 /* A scalar string attribute into buf ("" when absent or not a string). */
 static void attr_text(hid_t obj, const char *name, char *buf, size_t size)
 {
-    buf[0] = '\0';
-    if (H5Aexists(obj, name) <= 0) return;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = stsl_h5_vlen_str_type();
-    hid_t ft = a >= 0 ? H5Aget_type(a) : -1;
-    char *s = NULL;
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 &&
-        H5Aread(a, t, &s) >= 0 && s) {
-        snprintf(buf, size, "%s", s);
-        H5free_memory(s);
-    }
-    if (ft >= 0) H5Tclose(ft);
-    if (t >= 0) H5Tclose(t);
-    if (a >= 0) H5Aclose(a);
-}
-
-/* A scalar numeric attribute into *out (memory type mtype); left as it is
- * when absent. */
-static void attr_number(hid_t obj, const char *name, hid_t mtype, void *out)
-{
-    if (H5Aexists(obj, name) <= 0) return;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    if (sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1) H5Aread(a, mtype, out);
-    if (sp >= 0) H5Sclose(sp);
-    if (a >= 0) H5Aclose(a);
+    if (stsl_h5_get_attr_str(obj, name, buf, size) < 0) buf[0] = '\0';
 }
 
 /* Dataset `name` of the group: n values (n < 0: taken from the first one)
@@ -231,11 +207,12 @@ static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_
     attr_text(g, "scheme", f->scheme, sizeof f->scheme);
     t->scheme = f->scheme, t->x_units = f->x_units, t->v_units = f->v_units;
     t->order = t->reference_wall_seconds = NAN;
-    attr_number(g, "order", H5T_NATIVE_DOUBLE, &t->order);
-    attr_number(g, "reference_wall_seconds", H5T_NATIVE_DOUBLE, &t->reference_wall_seconds);
-    attr_number(g, "reference_rhs_evals", H5T_NATIVE_LONG, &t->reference_rhs_evals);
-    attr_number(g, "reference_steps", H5T_NATIVE_LONG, &t->reference_steps);
-    attr_number(g, "reference_events", H5T_NATIVE_LONG, &t->reference_events);
+    stsl_h5_get_attr_num(g, "order", H5T_NATIVE_DOUBLE, &t->order);
+    stsl_h5_get_attr_num(g, "reference_wall_seconds", H5T_NATIVE_DOUBLE,
+                         &t->reference_wall_seconds);
+    stsl_h5_get_attr_num(g, "reference_rhs_evals", H5T_NATIVE_LONG, &t->reference_rhs_evals);
+    stsl_h5_get_attr_num(g, "reference_steps", H5T_NATIVE_LONG, &t->reference_steps);
+    stsl_h5_get_attr_num(g, "reference_events", H5T_NATIVE_LONG, &t->reference_events);
     return STSL_OK;
 }
 

@@ -49,79 +49,6 @@ static hid_t open_file(const char *path, stsl_error *err)
     return f;
 }
 
-/* A scalar string (fixed- or variable-length) from an attribute (is_attr)
- * or a dataset, as a malloc'd C string; NULL on failure. */
-static char *read_string(hid_t id, int is_attr)
-{
-    char *out = NULL;
-    hid_t ftype = is_attr ? H5Aget_type(id) : H5Dget_type(id);
-    hid_t mtype = -1;
-    if (ftype < 0) return NULL;
-    if (H5Tget_class(ftype) != H5T_STRING) goto done;
-    if ((mtype = H5Tcopy(ftype)) < 0) goto done;
-    htri_t vl = H5Tis_variable_str(ftype);
-    if (vl < 0) goto done;
-    if (vl) {
-        char *p = NULL;
-        herr_t r = -1;
-        if (is_attr)
-            r = H5Aread(id, mtype, &p);
-        else {
-            hid_t xfer = stsl_h5_xfer(id, mtype, 1);
-            if (xfer >= 0) r = H5Dread(id, mtype, H5S_ALL, H5S_ALL, xfer, &p);
-            if (xfer >= 0) H5Pclose(xfer);
-        }
-        if (r < 0) goto done;
-        size_t n = p ? strlen(p) : 0;
-        if ((out = malloc(n + 1))) {
-            if (n) memcpy(out, p, n);
-            out[n] = '\0';
-        }
-        H5free_memory(p);
-    } else {
-        size_t n = H5Tget_size(ftype);
-        if (n == 0 || !(out = calloc(n + 1, 1))) goto done;
-        herr_t r = is_attr ? H5Aread(id, mtype, out)
-                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
-        if (r < 0) {
-            free(out);
-            out = NULL;
-        }
-    }
-done:
-    if (mtype >= 0) H5Tclose(mtype);
-    H5Tclose(ftype);
-    return out;
-}
-
-/* String attribute `name` of `obj` into buf; 0 or -1. */
-static int attr_str(hid_t obj, const char *name, char *buf, size_t n)
-{
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    char *s = read_string(a, 1);
-    H5Aclose(a);
-    if (!s) return -1;
-    snprintf(buf, n, "%s", s);
-    free(s);
-    return 0;
-}
-
-/* Numeric scalar attribute, converted by HDF5 to `mtype`; 0 or -1. */
-static int attr_num(hid_t obj, const char *name, hid_t mtype, void *val)
-{
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t t = H5Aget_type(a);
-    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    int rc = (c == H5T_INTEGER || c == H5T_FLOAT) && H5Aread(a, mtype, val) >= 0 ? 0 : -1;
-    if (t >= 0) H5Tclose(t);
-    H5Aclose(a);
-    return rc;
-}
-
 /* Rows of a 1-D dataset (*width 0) or of a 2-D one (*width its columns),
  * or -1. */
 static long ds_shape(hid_t d, int *width)
@@ -216,24 +143,24 @@ static int parse_mode_names(const char *s, stsl_h5_result *res)
 static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
 {
     const char *p = res->path;
-    if (attr_str(f, "program", res->program, sizeof res->program) < 0)
+    if (stsl_h5_get_attr_str(f, "program", res->program, sizeof res->program) < 0)
         return bad(err, p, "not a stickslip result: no string attribute 'program' on /");
     if (strcmp(res->program, "stickslip") != 0)
         return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip result (program = '%s')", p,
                               res->program);
-    if (attr_str(f, "version", res->version, sizeof res->version) < 0)
+    if (stsl_h5_get_attr_str(f, "version", res->version, sizeof res->version) < 0)
         return bad(err, p, "missing attribute /version");
-    if (attr_str(f, "created_utc", res->created_utc, sizeof res->created_utc) < 0)
+    if (stsl_h5_get_attr_str(f, "created_utc", res->created_utc, sizeof res->created_utc) < 0)
         return bad(err, p, "missing attribute /created_utc");
-    if (attr_num(f, "complete", H5T_NATIVE_INT, &res->complete) < 0)
+    if (stsl_h5_get_attr_num(f, "complete", H5T_NATIVE_INT, &res->complete) < 0)
         return bad(err, p, "missing integer attribute /complete");
-    if (attr_str(f, "message", res->message, sizeof res->message) < 0)
+    if (stsl_h5_get_attr_str(f, "message", res->message, sizeof res->message) < 0)
         return bad(err, p, "missing attribute /message");
 
     if (H5Lexists(f, "config", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /config");
     hid_t d = H5Dopen2(f, "config", H5P_DEFAULT);
     if (d < 0) return bad(err, p, "cannot open /config");
-    res->config_yaml = read_string(d, 0);
+    res->config_yaml = stsl_h5_read_string(d, 0);
     H5Dclose(d);
     if (!res->config_yaml) return bad(err, p, "/config is not a readable string");
     return STSL_OK;
@@ -242,7 +169,7 @@ static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
 /* A string attribute of an open dataset; "" when absent. */
 static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
 {
-    if (H5Aexists(d, attr) <= 0 || attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
+    if (H5Aexists(d, attr) <= 0 || stsl_h5_get_attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
 }
 
 /* The units of /trajectory/<name>; "" when absent. */
@@ -305,7 +232,7 @@ static int read_group(hid_t traj, const char *name, stsl_h5_result *res, int c, 
         goto done;
     }
     char values[4096];
-    if (res->col_integer[c] && attr_str(d, "mode_names", values, sizeof values) == 0 &&
+    if (res->col_integer[c] && stsl_h5_get_attr_str(d, "mode_names", values, sizeof values) == 0 &&
         split_numbered(values, &res->col_values[c], &res->col_n_values[c]) < 0)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /trajectory/%s mode_names '%s'",
                             res->path, name, values);
@@ -382,7 +309,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     int system = traj_is_system(traj);
     if (!system && (H5Lexists(traj, "mode", H5P_DEFAULT) <= 0 ||
                     (m = H5Dopen2(traj, "mode", H5P_DEFAULT)) < 0 ||
-                    attr_str(m, "mode_names", names, sizeof names) < 0)) {
+                    stsl_h5_get_attr_str(m, "mode_names", names, sizeof names) < 0)) {
         rc = bad(err, p, "missing /trajectory/mode or its attribute mode_names");
         goto done;
     }
@@ -474,7 +401,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
     if (H5Lexists(f, "events", H5P_DEFAULT) <= 0) return bad(err, p, "missing dataset /events");
     if ((d = H5Dopen2(f, "events", H5P_DEFAULT)) < 0) return bad(err, p, "cannot open /events");
     char kinds[1024];
-    if (attr_str(d, "kind_names", kinds, sizeof kinds) == 0 && parse_kind_names(kinds, res) < 0) {
+    if (stsl_h5_get_attr_str(d, "kind_names", kinds, sizeof kinds) == 0 &&
+        parse_kind_names(kinds, res) < 0) {
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot parse /events kind_names '%s'", p, kinds);
         goto done;
     }
@@ -516,17 +444,17 @@ static void read_verify(hid_t g, stsl_h5_result *res)
     static const char *const status[] = {"none", "matched", "mismatch", "failed"};
     stsl_stats *st = &res->stats;
     char buf[32];
-    if (attr_str(g, "verify", buf, sizeof buf) < 0) return;
+    if (stsl_h5_get_attr_str(g, "verify", buf, sizeof buf) < 0) return;
     for (int i = 1; i < 4; i++)
         if (!strcmp(buf, status[i])) st->verify = i;
-    attr_num(g, "verify_rtol", H5T_NATIVE_DOUBLE, &st->verify_rtol);
-    attr_str(g, "estimated_error_units", res->err_units, sizeof res->err_units);
+    stsl_h5_get_attr_num(g, "verify_rtol", H5T_NATIVE_DOUBLE, &st->verify_rtol);
+    stsl_h5_get_attr_str(g, "estimated_error_units", res->err_units, sizeof res->err_units);
     st->err_event_time = st->err_x = st->err_v = NAN;
-    attr_num(g, "estimated_error_event_time", H5T_NATIVE_DOUBLE, &st->err_event_time);
-    attr_num(g, "estimated_error_x", H5T_NATIVE_DOUBLE, &st->err_x);
-    attr_num(g, "estimated_error_v", H5T_NATIVE_DOUBLE, &st->err_v);
+    stsl_h5_get_attr_num(g, "estimated_error_event_time", H5T_NATIVE_DOUBLE, &st->err_event_time);
+    stsl_h5_get_attr_num(g, "estimated_error_x", H5T_NATIVE_DOUBLE, &st->err_x);
+    stsl_h5_get_attr_num(g, "estimated_error_v", H5T_NATIVE_DOUBLE, &st->err_v);
     st->diff_event = -1;
-    attr_num(g, "verify_first_difference", H5T_NATIVE_LONG, &st->diff_event);
+    stsl_h5_get_attr_num(g, "verify_first_difference", H5T_NATIVE_LONG, &st->diff_event);
 }
 
 static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
@@ -546,21 +474,22 @@ static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
                 {"events", &st->events},
                 {"segments", &st->segments}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (attr_num(g, ints[i].name, H5T_NATIVE_LONG, ints[i].val) < 0) {
+        if (stsl_h5_get_attr_num(g, ints[i].name, H5T_NATIVE_LONG, ints[i].val) < 0) {
             rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p,
                                 ints[i].name);
             goto done;
         }
     /* Written since the smooth laws (BDF); older files lack it: 0. */
-    if (attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0) st->jac_evals = 0;
-    if (attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
+    if (stsl_h5_get_attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0)
+        st->jac_evals = 0;
+    if (stsl_h5_get_attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
         rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/wall_seconds", p);
         goto done;
     }
     for (int i = 0; i < st->n_modes; i++) {
         char name[64];
         snprintf(name, sizeof name, "time_%s", res->mode_names[i]);
-        if (attr_num(g, name, H5T_NATIVE_DOUBLE, &st->mode_time[i]) < 0) {
+        if (stsl_h5_get_attr_num(g, name, H5T_NATIVE_DOUBLE, &st->mode_time[i]) < 0) {
             rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p, name);
             goto done;
         }

@@ -158,34 +158,6 @@ static void event_row_layout(h5_sink *h)
     h->ev_size = (at + 7) & ~(size_t)7;
 }
 
-/* ---- small utilities -------------------------------------------------------- */
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
-}
-
-/* "name1, name2, ..." or "0 NAME0, 1 NAME1, ..." into a malloc'd string. */
-static char *join_names(const char *const *names, int n, int numbered)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(names[i]) + 16;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    size_t at = 0;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        int w = numbered ? snprintf(s + at, len - at, "%s%d %s", i ? ", " : "", i, names[i])
-                         : snprintf(s + at, len - at, "%s%s", i ? "," : "", names[i]);
-        at += (size_t)w;
-    }
-    return s;
-}
-
 /* ---- buffering -------------------------------------------------------------- */
 
 /* The buffered values of column c (TRAJ_BLOCK slots). */
@@ -330,7 +302,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
              l->time_units ? l->time_units : "", u[0], u[1], u[2], u[3], u[4]);
     what = "write attributes of /events";
     if (units_attr(h->ev_ds, units) < 0) goto h5err;
-    if (!(kinds = join_names(l->kind_names, l->n_kinds, 0))) {
+    if (!(kinds = stsl_h5_join_names(l->kind_names, l->n_kinds, 0))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto done;
     }
@@ -383,7 +355,7 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     if (!cg) return 0;
     if (stsl_h5_put_attr_strs(o->ds, "names", cg->member_names, cg->width) < 0) return -1;
     if (!cg->integer) return 0;
-    char *values = join_names(cg->value_names, cg->n_value_names, 1);
+    char *values = stsl_h5_join_names(cg->value_names, cg->n_value_names, 1);
     int rc = values ? stsl_h5_put_attr_str(o->ds, "mode_names", values) : -1;
     free(values);
     return rc;
@@ -399,11 +371,11 @@ static int copy_names(h5_sink *h, const stsl_layout *l)
     h->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *h->subject_names);
     if (!h->kind_names || !h->subject_names) return -1;
     for (int i = 0; i < l->n_kinds; i++) {
-        if (!(h->kind_names[i] = dup_str(l->kind_names[i]))) return -1;
+        if (!(h->kind_names[i] = strdup(l->kind_names[i]))) return -1;
         h->n_kinds = i + 1;
     }
     for (int i = 0; i < l->n_subjects; i++) {
-        if (!(h->subject_names[i] = dup_str(l->subject_names[i]))) return -1;
+        if (!(h->subject_names[i] = strdup(l->subject_names[i]))) return -1;
         h->n_subjects = i + 1;
     }
     return 0;
@@ -466,7 +438,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     /* A system has no scalar mode (its modes are groups); a file of a run
      * that failed before begin() keeps the element's empty one. */
     if (l->n_modes > 0 || h->no_layout) {
-        if (!(modes = join_names(l->mode_names, l->n_modes, 1))) goto nomem;
+        if (!(modes = stsl_h5_join_names(l->mode_names, l->n_modes, 1))) goto nomem;
         if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
             units_attr(h->mode_ds, "") < 0 ||
             stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
@@ -826,7 +798,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
         return stsl_error_set(err, STSL_EINPUT, "HDF5 sink: no output path given");
 
     if (!(h = sink_new())) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (!(h->path = dup_str(path))) {
+    if (!(h->path = strdup(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto fail;
     }
@@ -869,7 +841,7 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
     h5_sink *h = sink_new();
     if (!h) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->parent = parent;
-    if (!(h->path = dup_str(label ? label : name)) || !(h->tmp = dup_str(h->path))) {
+    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path))) {
         h5_destroy(h);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }
@@ -879,7 +851,7 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
         return rc;
     }
     /* The group is ours from here: an unfinished one is deleted. */
-    if (!(h->group = dup_str(name))) {
+    if (!(h->group = strdup(name))) {
         h5_destroy(h);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     }

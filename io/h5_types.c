@@ -112,16 +112,19 @@ hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
     return x;
 }
 
-int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
+/* Attribute `name` of file type `ftype` from `mtype` memory, created or
+ * overwritten: a scalar (n < 0) or n values. */
+static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, int n, const void *val)
 {
     int rc = -1;
+    hsize_t dim = (hsize_t)(n > 0 ? n : 0);
     hid_t space = -1, a = -1;
     htri_t ex = H5Aexists(obj, name);
     if (ex < 0) return -1;
     if (ex > 0 && H5Adelete(obj, name) < 0) return -1;
-    if ((space = H5Screate(H5S_SCALAR)) < 0) goto err;
+    if ((space = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL)) < 0) goto err;
     if ((a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
-    if (H5Awrite(a, mtype, val) < 0) goto err;
+    if (n != 0 && H5Awrite(a, mtype, val) < 0) goto err;
     rc = 0;
 err:
     if (a >= 0) H5Aclose(a);
@@ -134,43 +137,123 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value)
     hid_t t = stsl_h5_vlen_str_type();
     if (t < 0) return -1;
     const char *p = value ? value : "";
-    int rc = stsl_h5_put_attr(obj, name, t, t, &p);
+    int rc = put_attr(obj, name, t, t, -1, &p);
     H5Tclose(t);
     return rc;
 }
 
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value)
 {
-    return stsl_h5_put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
+    return put_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, -1, &value);
 }
 
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value)
 {
     int64_t v = value;
-    return stsl_h5_put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+    return put_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, -1, &v);
 }
 
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value)
 {
-    return stsl_h5_put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+    return put_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, -1, &value);
 }
 
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n)
 {
-    int rc = -1;
-    hsize_t dim = (hsize_t)n;
-    hid_t t = stsl_h5_vlen_str_type(), space = -1, a = -1;
+    hid_t t = stsl_h5_vlen_str_type();
     if (t < 0) return -1;
-    htri_t ex = H5Aexists(obj, name);
-    if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0)) goto err;
-    if ((space = H5Screate_simple(1, &dim, NULL)) < 0) goto err;
-    if ((a = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT)) < 0) goto err;
-    if (n > 0 && H5Awrite(a, t, values) < 0) goto err;
-    rc = 0;
-err:
-    if (a >= 0) H5Aclose(a);
-    if (space >= 0) H5Sclose(space);
+    int rc = put_attr(obj, name, t, t, n, values);
     H5Tclose(t);
+    return rc;
+}
+
+char *stsl_h5_join_names(const char *const *names, int n, int numbered)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(names[i]) + 16;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    size_t at = 0;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = numbered ? snprintf(s + at, len - at, "%s%d %s", i ? ", " : "", i, names[i])
+                         : snprintf(s + at, len - at, "%s%s", i ? "," : "", names[i]);
+        at += (size_t)w;
+    }
+    return s;
+}
+
+char *stsl_h5_read_string(hid_t id, int is_attr)
+{
+    char *out = NULL;
+    hid_t ftype = is_attr ? H5Aget_type(id) : H5Dget_type(id);
+    hid_t mtype = -1;
+    if (ftype < 0) return NULL;
+    if (H5Tget_class(ftype) != H5T_STRING) goto done;
+    if ((mtype = H5Tcopy(ftype)) < 0) goto done;
+    htri_t vl = H5Tis_variable_str(ftype);
+    if (vl < 0) goto done;
+    if (vl) {
+        char *p = NULL;
+        herr_t r = -1;
+        if (is_attr)
+            r = H5Aread(id, mtype, &p);
+        else {
+            hid_t xfer = stsl_h5_xfer(id, mtype, 1);
+            if (xfer >= 0) r = H5Dread(id, mtype, H5S_ALL, H5S_ALL, xfer, &p);
+            if (xfer >= 0) H5Pclose(xfer);
+        }
+        if (r < 0) goto done;
+        size_t n = p ? strlen(p) : 0;
+        if ((out = malloc(n + 1))) {
+            if (n) memcpy(out, p, n);
+            out[n] = '\0';
+        }
+        H5free_memory(p);
+    } else {
+        size_t n = H5Tget_size(ftype);
+        if (n == 0 || !(out = calloc(n + 1, 1))) goto done;
+        herr_t r = is_attr ? H5Aread(id, mtype, out)
+                           : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+        if (r < 0) {
+            free(out);
+            out = NULL;
+        }
+    }
+done:
+    if (mtype >= 0) H5Tclose(mtype);
+    H5Tclose(ftype);
+    return out;
+}
+
+int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    char *s = stsl_h5_read_string(a, 1);
+    H5Aclose(a);
+    if (!s) return -1;
+    snprintf(buf, n, "%s", s);
+    free(s);
+    return 0;
+}
+
+int stsl_h5_get_attr_num(hid_t obj, const char *name, hid_t mtype, void *val)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    int rc = (c == H5T_INTEGER || c == H5T_FLOAT) && sp >= 0 &&
+                     H5Sget_simple_extent_npoints(sp) == 1 && H5Aread(a, mtype, val) >= 0
+                 ? 0
+                 : -1;
+    if (sp >= 0) H5Sclose(sp);
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
     return rc;
 }
 

@@ -90,15 +90,25 @@ hid_t stsl_h5_vlen_str_type(void);
  * of 2 MiB cost more than the whole write.  The converted bytes are the
  * same. */
 hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n);
-/* Create or overwrite a scalar attribute of file type `ftype`, written from
- * `mtype` memory.  Returns 0 or -1 with HDF5's error stack set. */
-int stsl_h5_put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val);
+/* Create or overwrite a scalar attribute.  Returns 0 or -1 with HDF5's
+ * error stack set. */
 int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vlen UTF-8 */
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
 /* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
+/* "name1,name2,..." or "0 NAME0, 1 NAME1, ..." (numbered), malloc'd; NULL when
+ * out of memory. */
+char *stsl_h5_join_names(const char *const *names, int n, int numbered);
+/* A scalar string (fixed- or variable-length) from an attribute (is_attr)
+ * or a dataset, as a malloc'd C string; NULL on failure. */
+char *stsl_h5_read_string(hid_t id, int is_attr);
+/* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes), or
+ * one number converted by HDF5 to `mtype`; 0, or -1 when it is absent or
+ * not one of those. */
+int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n);
+int stsl_h5_get_attr_num(hid_t obj, const char *name, hid_t mtype, void *val);
 /* The strings of such an attribute: a malloc'd array of *n malloc'd strings
  * (free both with stsl_h5_free_strs); NULL when absent or not strings. */
 char **stsl_h5_get_attr_strs(hid_t obj, const char *name, int *n);

@@ -52,7 +52,8 @@ int stsl_output_format_of(const char *path)
     return 0;
 }
 
-const char *stsl_output_format_name(int fmt)
+/* "HDF5", "MAT", "CSV", "JSON" for one STSL_FMT_ bit. */
+static const char *format_name(int fmt)
 {
     return fmt == STSL_FMT_H5    ? "HDF5"
            : fmt == STSL_FMT_MAT ? "MAT"
@@ -84,13 +85,12 @@ static int choose_format(stsl_output_file *o, stsl_error *err)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: the name says %s but --format says %s: rename it or drop "
                               "--format",
-                              o->path, stsl_output_format_name(ext),
-                              stsl_output_format_name(o->format));
+                              o->path, format_name(ext), format_name(o->format));
     if (!o->format && ext && !(ext & o->formats))
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: %s is written as %s, not %s: choose a name with one of "
                               "those extensions",
-                              o->path, o->what, can, stsl_output_format_name(ext));
+                              o->path, o->what, can, format_name(ext));
     if (!o->format) o->format = ext;
     /* One format possible: an unknown extension leaves nothing to guess. */
     if (!o->format && (o->formats & (o->formats - 1)) == 0) o->format = o->formats;

@@ -60,8 +60,6 @@ enum { STSL_FMT_H5 = 1, STSL_FMT_MAT = 2, STSL_FMT_CSV = 4, STSL_FMT_JSON = 8 };
 
 /* The format a name's extension says (case-insensitive), 0 for another. */
 int stsl_output_format_of(const char *path);
-/* "HDF5", "MAT", "CSV", "JSON" for one STSL_FMT_ bit. */
-const char *stsl_output_format_name(int fmt);
 
 /* One output of an invocation. */
 typedef struct stsl_output_file {

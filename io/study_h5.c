@@ -119,26 +119,6 @@ static int update_i64(hid_t obj, const char *name, long value)
     return update_attr(obj, name, H5T_NATIVE_INT64, &v);
 }
 
-static int get_attr(hid_t obj, const char *name, hid_t mtype, void *val)
-{
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    int rc = H5Aread(a, mtype, val) < 0 ? -1 : 0;
-    H5Aclose(a);
-    return rc;
-}
-
-static int get_str(hid_t obj, const char *name, char *buf, size_t size)
-{
-    char *s = NULL;
-    hid_t t = stsl_h5_vlen_str_type();
-    int rc = t < 0 ? -1 : get_attr(obj, name, t, &s);
-    if (t >= 0) H5Tclose(t);
-    if (rc == 0) snprintf(buf, size, "%s", s ? s : "");
-    H5free_memory(s);
-    return rc;
-}
-
 /* A scalar string dataset. */
 static int put_text(hid_t loc, const char *name, const char *text)
 {
@@ -348,30 +328,18 @@ static hid_t event_type(int packed)
     return c;
 }
 
-/* "a,b,c" or "0 A, 1 B" into buf. */
-static void join_names(const char *const *names, int n, int numbered, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && used < size; i++)
-        used +=
-            (size_t)(numbered
-                         ? snprintf(buf + used, size - used, "%s%d %s", i ? ", " : "", i, names[i])
-                         : snprintf(buf + used, size - used, "%s%s", i ? "," : "", names[i]));
-}
-
 static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
 {
     hsize_t dim = 0, maxdim = H5S_UNLIMITED, chunk = EV_CHUNK;
     hid_t ftype = event_type(1), space = H5Screate_simple(1, &dim, &maxdim);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    char kinds[512], modes[512], units[256];
-    join_names(info->kind_names, info->n_kinds, 0, kinds, sizeof kinds);
-    join_names(info->mode_names, info->n_modes, 1, modes, sizeof modes);
+    char *kinds = stsl_h5_join_names(info->kind_names, info->n_kinds, 0),
+         *modes = stsl_h5_join_names(info->mode_names, info->n_modes, 1), units[256];
     snprintf(units, sizeof units,
              "t [s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
              info->x_units, info->v_units, info->v_units, info->force_units, info->force_units);
-    int rc = ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+    int rc = !kinds || !modes || ftype < 0 || space < 0 || dcpl < 0 ||
+             H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
              (w->ev_ds = H5Dcreate2(w->study, "events", ftype, space, H5P_DEFAULT, dcpl,
                                     H5P_DEFAULT)) < 0 ||
              stsl_h5_put_attr_str(w->ev_ds, "kind_names", kinds) < 0 ||
@@ -381,6 +349,8 @@ static int make_events(stsl_study_h5 *w, const stsl_study_info *info)
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     if (ftype >= 0) H5Tclose(ftype);
+    free(kinds);
+    free(modes);
     return rc ? -1 : 0;
 }
 
@@ -418,7 +388,7 @@ static int reopen_events(stsl_study_h5 *w)
     int64_t n = 0;
     hsize_t dim;
     if ((w->ev_ds = H5Dopen2(w->study, "events", H5P_DEFAULT)) < 0 ||
-        get_attr(w->study, "n_event_rows", H5T_NATIVE_INT64, &n) < 0 || n < 0)
+        stsl_h5_get_attr_num(w->study, "n_event_rows", H5T_NATIVE_INT64, &n) < 0 || n < 0)
         return -1;
     dim = (hsize_t)n;
     w->n_ev_rows = (long)n;
@@ -712,9 +682,9 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
                             stsl_error *err)
 {
     int64_t n_runs = -1, n_done = -1, n_failed = -1;
-    if (get_attr(w->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
-        get_attr(w->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
-        get_attr(w->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0 || n_done < 0 ||
+    if (stsl_h5_get_attr_num(w->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
+        stsl_h5_get_attr_num(w->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
+        stsl_h5_get_attr_num(w->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0 || n_done < 0 ||
         n_done > n_runs || n_failed < 0 || n_failed > n_done)
         return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (/study counts)",
                               w->path);
@@ -966,7 +936,7 @@ static void reader_close(reader *r)
 static long done_rows(const reader *r)
 {
     int64_t n = 0;
-    return get_attr(r->study, "n_done", H5T_NATIVE_INT64, &n) < 0 ? -1 : (long)n;
+    return stsl_h5_get_attr_num(r->study, "n_done", H5T_NATIVE_INT64, &n) < 0 ? -1 : (long)n;
 }
 
 static int read_doubles(const reader *r, const char *name, long first, long n, double *out)
@@ -1044,7 +1014,7 @@ static void list_cols(const reader *r, stsl_study_summary *sum)
             continue;
         hid_t d = H5Dopen2(r->summary, c->name, H5P_DEFAULT);
         if (d >= 0) {
-            get_str(d, "units", c->units, sizeof c->units);
+            stsl_h5_get_attr_str(d, "units", c->units, sizeof c->units);
             H5Dclose(d);
         }
         c->min = c->max = NAN;
@@ -1105,14 +1075,14 @@ static int read_header(const reader *r, stsl_study_summary *sum)
 {
     int32_t complete = 0;
     int64_t n_runs = 0, n_done = 0, n_failed = 0;
-    int rc = get_str(r->study, "version", sum->version, sizeof sum->version) < 0 ||
-             get_str(r->study, "created", sum->created, sizeof sum->created) < 0 ||
-             get_str(r->study, "store", sum->store, sizeof sum->store) < 0 ||
-             get_str(r->study, "combine", sum->combine, sizeof sum->combine) < 0 ||
-             get_attr(r->study, "complete", H5T_NATIVE_INT32, &complete) < 0 ||
-             get_attr(r->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
-             get_attr(r->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
-             get_attr(r->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0;
+    int rc = stsl_h5_get_attr_str(r->study, "version", sum->version, sizeof sum->version) < 0 ||
+             stsl_h5_get_attr_str(r->study, "created", sum->created, sizeof sum->created) < 0 ||
+             stsl_h5_get_attr_str(r->study, "store", sum->store, sizeof sum->store) < 0 ||
+             stsl_h5_get_attr_str(r->study, "combine", sum->combine, sizeof sum->combine) < 0 ||
+             stsl_h5_get_attr_num(r->study, "complete", H5T_NATIVE_INT32, &complete) < 0 ||
+             stsl_h5_get_attr_num(r->study, "n_runs", H5T_NATIVE_INT64, &n_runs) < 0 ||
+             stsl_h5_get_attr_num(r->study, "n_done", H5T_NATIVE_INT64, &n_done) < 0 ||
+             stsl_h5_get_attr_num(r->study, "n_failed", H5T_NATIVE_INT64, &n_failed) < 0;
     sum->complete = complete;
     sum->n_runs = (long)n_runs;
     sum->n_done = (long)n_done;
@@ -1189,7 +1159,7 @@ static void csv_header(FILE *f, hid_t *ds, char names[][64], int n, const char *
 {
     for (int j = 0; j < n; j++) {
         char units[32] = "";
-        get_str(ds[j], "units", units, sizeof units);
+        stsl_h5_get_attr_str(ds[j], "units", units, sizeof units);
         fprintf(f, ",%s%s%s%s", prefix, names[j], units[0] ? " [" : "", units[0] ? units : "");
         if (units[0]) fputc(']', f);
     }

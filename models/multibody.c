@@ -182,11 +182,6 @@ struct stsl_multibody {
 
 static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
 
-const char *const *stsl_multibody_stop_mode_names(void)
-{
-    return stop_mode_names;
-}
-
 const char *const *stsl_multibody_kind_names(void)
 {
     return stsl_event_kind_names(); /* the element's, then "ambiguous" */

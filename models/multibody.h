@@ -36,7 +36,7 @@
 #include "solver/hybrid.h"
 
 /* The per-stop mode values, as stored in the results (stop_mode; their
- * names: stsl_multibody_stop_mode_names).  The per-contact ones
+ * names "OPEN", "LOW", "HIGH").  The per-contact ones
  * (contact_mode) are the contact's states, events/contact.h. */
 enum { STSL_SM_OPEN = 0, STSL_SM_LOW = 1, STSL_SM_HIGH = 2 };
 /* The event kind a system adds to the element's (events/modes.h):
@@ -76,9 +76,6 @@ int stsl_multibody_in_base_frame(const stsl_multibody *m);
  * state, events/contact.h) or of stop i - n_contacts (STSL_SM_*); -1 when
  * `mode` or i is not the model's. */
 int stsl_multibody_member_state(const stsl_multibody *m, stsl_mode_code mode, int i);
-/* Names of the per-stop mode values ("OPEN", "LOW", "HIGH"; the contacts':
- * stsl_contact_state_names). */
-const char *const *stsl_multibody_stop_mode_names(void);
 /* The events a system records: the element's kinds plus "ambiguous". */
 const char *const *stsl_multibody_kind_names(void);
 

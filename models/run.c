@@ -6,6 +6,18 @@
 #include "models/multibody.h"
 #include "models/one_body.h"
 
+/* `model` run from y0 at t = 0 into `sink`, its statistics into *stats. */
+static int run_model(const stsl_hmodel *model, const stsl_hsolver_opts *sim, const double *y0,
+                     stsl_sink *sink, stsl_stats *stats, stsl_error *err)
+{
+    stsl_hsolver *s = stsl_hsolver_create(model, sim, err);
+    if (!s) return err ? err->code : STSL_ESOLVER;
+    int rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
+    if (stats) *stats = *stsl_hsolver_stats(s);
+    stsl_hsolver_free(s);
+    return rc;
+}
+
 /* The element's configuration, event-driven: the engine's one-body model
  * (models/one_body.h), written in the element's layout. */
 static int run_event_driven(const stsl_element_params *p, const stsl_hsolver_opts *sim,
@@ -13,15 +25,9 @@ static int run_event_driven(const stsl_element_params *p, const stsl_hsolver_opt
 {
     stsl_one_body *o = stsl_one_body_create(p, err);
     if (!o) return err ? err->code : STSL_EINPUT;
-    stsl_hsolver *s = stsl_hsolver_create(stsl_one_body_model(o), sim, err);
-    int rc = s ? STSL_OK : (err ? err->code : STSL_ESOLVER);
-    if (!rc) {
-        double y0[STSL_ELEMENT_MAX_STATE];
-        stsl_one_body_initial_state(o, y0);
-        rc = stsl_hsolver_run(s, 0.0, y0, sink, err);
-        if (stats) *stats = *stsl_hsolver_stats(s);
-    }
-    stsl_hsolver_free(s);
+    double y0[STSL_ELEMENT_MAX_STATE];
+    stsl_one_body_initial_state(o, y0);
+    int rc = run_model(stsl_one_body_model(o), sim, y0, sink, stats, err);
     stsl_one_body_free(o);
     return rc;
 }
@@ -44,18 +50,13 @@ int stsl_run_system(const stsl_system *s, const stsl_hsolver_opts *sim, stsl_sin
     int zeno = 4 * (s->n_contacts + s->n_stops) + 64;
     if (o.max_same_instant < zeno) o.max_same_instant = zeno;
     const stsl_hmodel *model = stsl_multibody_model(m);
-    stsl_hsolver *h = stsl_hsolver_create(model, &o, err);
     double *y0 = malloc((size_t)model->n_state * sizeof *y0);
-    int rc = !h    ? (err ? err->code : STSL_ESOLVER)
-             : !y0 ? stsl_error_set(err, STSL_ENOMEM, "out of memory starting the system")
-                   : STSL_OK;
+    int rc = y0 ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory starting the system");
     if (!rc) {
         stsl_multibody_initial_state(m, y0);
-        rc = stsl_hsolver_run(h, 0.0, y0, sink, err);
-        if (stats) *stats = *stsl_hsolver_stats(h);
+        rc = run_model(model, &o, y0, sink, stats, err);
     }
     free(y0);
-    stsl_hsolver_free(h);
     stsl_multibody_free(m);
     return rc;
 }

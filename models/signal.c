@@ -23,11 +23,6 @@ struct stsl_signal {
 static const char *const type_names[] = {"constant",      "step",         "ramp",  "sine",
                                          "janecek_chirp", "linear_chirp", "table", NULL};
 
-const char *stsl_signal_type_name(stsl_signal_type type)
-{
-    return (type >= 0 && type <= STSL_SIG_TABLE) ? type_names[type] : "unknown";
-}
-
 const char *const *stsl_signal_type_names(void)
 {
     return type_names;

@@ -72,9 +72,8 @@ int stsl_signal_is_constant(const stsl_signal *s);
 double stsl_signal_spec_size(const stsl_signal_spec *s);
 double stsl_signal_spec_oscillation(const stsl_signal_spec *s);
 
-/* Name of a signal type as used in the configuration ("sine", ...). */
-const char *stsl_signal_type_name(stsl_signal_type type);
-/* All signal type names, index = type, then NULL. */
+/* The signal type names of the configuration ("sine", ...), index = type,
+ * then NULL. */
 const char *const *stsl_signal_type_names(void);
 
 #endif

@@ -9,11 +9,6 @@
 
 static const char *const FIXED_NAMES[] = {"ground", "base", "anchor", NULL};
 
-const char *const *stsl_system_fixed_names(void)
-{
-    return FIXED_NAMES;
-}
-
 int stsl_system_body(const stsl_system *s, const char *name)
 {
     for (int i = 0; i < s->n_bodies; i++)
@@ -21,7 +16,9 @@ int stsl_system_body(const stsl_system *s, const char *name)
     return -1;
 }
 
-int stsl_system_end(const stsl_system *s, const char *name, stsl_end *out)
+/* The end called `name`: a body's, or ground, base, anchor.  0, or -1
+ * when the name is none of them. */
+static int end_named(const stsl_system *s, const char *name, stsl_end *out)
 {
     for (int k = 0; FIXED_NAMES[k]; k++)
         if (strcmp(name, FIXED_NAMES[k]) == 0) {
@@ -70,7 +67,7 @@ static int resolve_end(const stsl_system *s, stsl_end *e, const char *path, stsl
 {
     char list[160];
     size_t used = 0;
-    if (stsl_system_end(s, e->name, e) == 0) return 0;
+    if (end_named(s, e->name, e) == 0) return 0;
     list[0] = '\0';
     for (int i = 0; i < s->n_bodies && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
@@ -121,7 +118,7 @@ static int check_bodies(const stsl_system *s, stsl_system_issue *is)
         stsl_end e;
         snprintf(path, sizeof path, "bodies.%s", b->name);
         if (!b->name[0]) return issue_at(is, "bodies", "a body name must not be empty");
-        if (stsl_system_end(s, b->name, &e) == 0 && e.kind != STSL_END_BODY)
+        if (end_named(s, b->name, &e) == 0 && e.kind != STSL_END_BODY)
             return issue_at(is, path, "'%s' is a reserved end name (ground, base, anchor)",
                             b->name);
         if (stsl_system_body(s, b->name) != i)

@@ -118,13 +118,8 @@ int stsl_system_check(const stsl_system *s, stsl_system_issue *issue);
 
 /* The index of the body called `name`, -1 when there is none. */
 int stsl_system_body(const stsl_system *s, const char *name);
-/* The end called `name`: a body's, or ground, base, anchor.  0, or -1
- * when the name is none of them. */
-int stsl_system_end(const stsl_system *s, const char *name, stsl_end *out);
 /* The name of an end (a body's name, or "ground", "base", "anchor"). */
 const char *stsl_system_end_name(const stsl_system *s, stsl_end e);
-/* The reserved end names ("ground", "base", "anchor"), NULL-terminated. */
-const char *const *stsl_system_fixed_names(void);
 /* 1 when the system is more than the one element can express: more than
  * one body, or a coupling, contact or stop between two bodies. */
 int stsl_system_is_multibody(const stsl_system *s);

@@ -1686,15 +1686,6 @@ static void close_run(stsl_hsolver *s)
     s->stats.wall_seconds = now_seconds(&s->wall0);
 }
 
-int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err)
-{
-    close_run(s);
-    int complete = status == STSL_OK && s->done;
-    if (!s->sink_begun) return STSL_OK;
-    return stsl_sink_end(s->sink, &s->stats, complete,
-                         complete ? "" : (message ? message : "run did not reach t_end"), err);
-}
-
 int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink, stsl_error *err)
 {
     int rc = stsl_hsolver_start(s, t0, y0, sink, err);

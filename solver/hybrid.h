@@ -219,10 +219,8 @@ int stsl_hsolver_start(stsl_hsolver *s, double t0, const double *y0, stsl_sink *
 int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err);
 /* 1 once t_end has been reached. */
 int stsl_hsolver_done(const stsl_hsolver *s);
-/* Hand the statistics to the sink and end it: complete if status == STSL_OK
- * and t_end was reached, else marked incomplete with `message`. */
-int stsl_hsolver_finish(stsl_hsolver *s, int status, const char *message, stsl_error *err);
-/* start + step until done + finish.  On a failed step the sink is still
+/* start + step until done, then hand the statistics to the sink and end
+ * it (complete once t_end was reached).  On a failed step the sink is still
  * finished (incomplete) and the step's error is returned. */
 int stsl_hsolver_run(stsl_hsolver *s, double t0, const double *y0, stsl_sink *sink,
                      stsl_error *err);

@@ -63,14 +63,6 @@ int stsl_error_wrap(stsl_error *err, const char *fmt, ...)
     return err->code;
 }
 
-void stsl_error_clear(stsl_error *err)
-{
-    if (err) {
-        err->code = STSL_OK;
-        err->msg[0] = '\0';
-    }
-}
-
 int stsl_exit_code(stsl_status code)
 {
     switch (code) {

@@ -39,9 +39,6 @@ int stsl_error_set(stsl_error *err, stsl_status code, const char *fmt, ...)
  * Returns err->code (STSL_OK if err is NULL). */
 int stsl_error_wrap(stsl_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Clear `err` to STSL_OK with an empty message. */
-void stsl_error_clear(stsl_error *err);
-
 /* Process exit code for a status: 0 ok, 2 bad input, 3 solver failure,
  * 1 anything else (I/O, memory). */
 int stsl_exit_code(stsl_status code);

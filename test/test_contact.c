@@ -1,13 +1,13 @@
 /* One contact's rules (events/contact.h) against closed forms: SPEC §1.1's
  * static levels and worked checks, the decisions of §1.2 as pure
  * functions, impact and bounces, tolerances and natural scales; and the
- * guards and stop ops beside them. */
+ * stop ops beside them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "events/guards.h"
+#include "events/end_stop.h"
 #include "events/contact.h"
 #include "models/element_params.h"
 #include "models/friction.h"
@@ -31,27 +31,6 @@ static void rest_band_is_inclusive(void **state)
     assert_true(stsl_contact_band_excess(30.0, +1, 27.0) == 3.0);
     assert_true(stsl_contact_band_excess(30.0, -1, 36.0) == -66.0);
     assert_true(stsl_contact_band_excess(-40.0, -1, 36.0) == 4.0);
-}
-
-static void velocity_zero(void **state)
-{
-    (void)state;
-    int mode, kind;
-    /* Stick test holds: stick. */
-    stsl_contact_decide_velocity_zero(STSL_MODE_SLIP_POS, 5.0, 10.0, 10.0, &mode, &kind);
-    assert_int_equal(mode, STSL_MODE_STUCK);
-    assert_int_equal(kind, STSL_EV_STICK);
-    /* Pulled back harder than the static limit: reversal without locking. */
-    stsl_contact_decide_velocity_zero(STSL_MODE_SLIP_POS, -12.0, 10.0, 11.0, &mode, &kind);
-    assert_int_equal(mode, STSL_MODE_SLIP_NEG);
-    assert_int_equal(kind, STSL_EV_REVERSAL);
-    stsl_contact_decide_velocity_zero(STSL_MODE_SLIP_NEG, 10.5, 10.0, 11.0, &mode, &kind);
-    assert_int_equal(mode, STSL_MODE_SLIP_POS);
-    assert_int_equal(kind, STSL_EV_REVERSAL);
-    /* Touching zero velocity while pushed on the same way: no event. */
-    stsl_contact_decide_velocity_zero(STSL_MODE_SLIP_POS, 10.5, 10.0, 11.0, &mode, &kind);
-    assert_int_equal(mode, STSL_MODE_SLIP_POS);
-    assert_int_equal(kind, -1);
 }
 
 static void at_stop(void **state)
@@ -100,45 +79,13 @@ static void bounce_tail_series(void **state)
     assert_close(stsl_contact_bounce_tail(0.3, e, up, -1.0), 0.0, 0.0);
 }
 
-static void guards_match_spec_table(void **state)
-{
-    (void)state;
-    const stsl_stop_params sp = {-1.0, 1.0, 0.0, 0.0, 0.0};
-    stsl_guard_in in = {5.0, 10.0, 12.0, 0.3, -0.2, 7.0, &sp, 1, 1, stsl_rigid_stop()};
-    double g[STSL_ELEMENT_MAX_GUARDS];
-    assert_int_equal(stsl_guards_eval(STSL_MODE_STUCK, &in, g), 2);
-    assert_close(g[0], 5.0 - 10.0, 0.0);
-    assert_close(g[1], -5.0 - 12.0, 0.0);
-    assert_int_equal(stsl_guards_eval(STSL_MODE_SLIP_POS, &in, g), 3);
-    assert_close(g[0], -0.2, 0.0);
-    assert_close(g[1], 0.3 - 1.0, 0.0);
-    assert_close(g[2], 7.0, 0.0);
-    assert_int_equal(stsl_guards_eval(STSL_MODE_SLIP_NEG, &in, g), 3);
-    assert_close(g[1], 0.3 + 1.0, 0.0);
-    assert_int_equal(stsl_guards_eval(STSL_MODE_STOP_HIGH, &in, g), 1);
-    assert_close(g[0], 5.0 + 12.0, 0.0);
-    assert_int_equal(stsl_guards_eval(STSL_MODE_STOP_LOW, &in, g), 1);
-    assert_close(g[0], 5.0 - 10.0, 0.0);
-    /* Without stops and with a constant load the extra guards never cross. */
-    in.has_stops = 0;
-    in.load_varies = 0;
-    stsl_guards_eval(STSL_MODE_SLIP_POS, &in, g);
-    assert_close(g[1], 1.0, 0.0);
-    assert_close(g[2], 1.0, 0.0);
-    const stsl_mode_desc *m = stsl_element_modes();
-    assert_true(m[STSL_MODE_STUCK].frozen && m[STSL_MODE_STOP_HIGH].frozen);
-    assert_false(m[STSL_MODE_SLIP_POS].frozen);
-    assert_int_equal(m[STSL_MODE_SLIP_POS].guard_dir[0], STSL_GUARD_FALLING);
-    assert_int_equal(m[STSL_MODE_SLIP_NEG].guard_dir[0], STSL_GUARD_RISING);
-}
-
 /* The rigid stop's ops: a stop only pushes (its reaction is the compressive
  * part of F_n, towards the stop), its guard is x - stop, and its contact
  * decision is the contact's, tested above. */
 static void rigid_stop_ops(void **state)
 {
     (void)state;
-    const stsl_end_stop_ops *s = stsl_rigid_stop();
+    const stsl_end_stop_ops *s = stsl_end_stop(STSL_STOP_RIGID);
     const stsl_stop_params p = {-1.0, 1.0, 0.5, 0.0, 0.0};
     assert_true(s->reaction(&p, +1, 3.0, 1.0, 0.0) == 3.0);
     assert_true(s->reaction(&p, +1, -3.0, 1.0, 0.0) == 0.0);
@@ -147,7 +94,7 @@ static void rigid_stop_ops(void **state)
     assert_true(s->guard(&p, +1, 1.25, 0.0) == 0.25);
     assert_int_equal(s->contact(+1, -20.0, 5.0, 5.0), STSL_MODE_SLIP_NEG);
     assert_int_equal(s->contact(-1, 1.0, 5.0, 5.0), STSL_MODE_STOP_LOW);
-    assert_null(stsl_compliant_stop()->contact); /* its contact is a mode */
+    assert_null(stsl_end_stop(STSL_STOP_COMPLIANT)->contact); /* its contact is a mode */
 }
 
 /* ---- static level (SPEC §1.1) ---------------------------------------------------- */
@@ -319,7 +266,7 @@ static void stop_sides(void **state)
     assert_int_equal(stsl_end_stop_side(&p, 1.5), +1);
     assert_int_equal(stsl_end_stop_side(&p, -1.0), -1);
     assert_int_equal(stsl_end_stop_side(&p, 0.999), 0);
-    const stsl_end_stop_ops *c = stsl_compliant_stop();
+    const stsl_end_stop_ops *c = stsl_end_stop(STSL_STOP_COMPLIANT);
     assert_true(stsl_end_stop_in_contact(c, &p, +1, 1.0, 0.5));    /* moving in */
     assert_false(stsl_end_stop_in_contact(c, &p, +1, 1.0, 0.0));   /* only touches */
     assert_true(stsl_end_stop_in_contact(c, &p, +1, 1.01, -0.05)); /* P = 1 - 0.5 > 0 */
@@ -401,11 +348,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rest_band_is_inclusive),
-        cmocka_unit_test(velocity_zero),
         cmocka_unit_test(at_stop),
         cmocka_unit_test(impact_rebound),
         cmocka_unit_test(bounce_tail_series),
-        cmocka_unit_test(guards_match_spec_table),
         cmocka_unit_test(rigid_stop_ops),
         cmocka_unit_test(static_level_both_branches),
         cmocka_unit_test(static_level_worked_checks),
