@@ -824,6 +824,25 @@ STSL_API stsl_rc stsl_convergence_reference(const stsl_convergence *c, const cha
                                             double *value, stsl_err *err);
 STSL_API void stsl_convergence_free(stsl_convergence *c); /* NULL-safe */
 
+/* ---- an FMU of the element (`stickslip fmu`) ------------------------------ */
+
+/* Write the element of `cfg` as an FMI 2.0 co-simulation FMU at `path`
+ * (docs/fmu.md), byte for byte what `stickslip fmu CONFIG -o PATH` writes:
+ * modelDescription.xml from the element's columns, the binary, and the
+ * effective configuration with its GUID, the 64-bit FNV-1a hash of that
+ * configuration's YAML ("{stickslip-%016x}": FMUs of different
+ * configurations never share one).  The archive is written beside `path`
+ * and renamed over it when whole.  `module` is the FMU support module to
+ * load (NULL: as stsl_converge_opts.fmu_module); `binary` the FMU's binary
+ * stickslip_element.so (NULL: $STICKSLIP_FMU_BINARY when set, else the
+ * build tree's).  STSL_RC_INPUT for a system of bodies or a `path` that is
+ * a directory, FIFO or device; STSL_RC_IO for a module, binary or archive
+ * that cannot be read or written. */
+STSL_API stsl_rc stsl_fmu_export(const stsl_cfg *cfg, const char *path, const char *module,
+                                 const char *binary, stsl_err *err);
+/* The platform folder of the FMU's binary ("linux64"): a static string. */
+STSL_API const char *stsl_fmu_platform(void);
+
 #ifdef __cplusplus
 }
 #endif
