@@ -15,7 +15,6 @@
 #include "cli/fmu_lazy.h"
 #include "cli/fmu_opts.h"
 #include "io/config.h"
-#include "io/convergence_h5.h"
 #include "models/validation.h"
 
 #define MAX_STEPS 64
@@ -329,36 +328,4 @@ int stsl_cli_converge(int argc, char **argv)
     stsl_convergence_free(c);
     stsl_config_free(&cfg);
     return rc ? fail(&err) : 0;
-}
-
-/* ---- `stickslip info` of a file written with --h5 ------------------------------ */
-
-int stsl_cli_convergence_info(const char *path, stsl_error *err)
-{
-    stsl_convergence_file f;
-    int rc = stsl_convergence_h5_read(path, &f, err);
-    if (rc) return rc;
-    const stsl_convergence_table *t = &f.t;
-    char hx[32], hv[32];
-    snprintf(hx, sizeof hx, "[%s]", t->x_units);
-    snprintf(hv, sizeof hv, "[%s]", t->v_units);
-    printf("File:        %s\n", path);
-    printf("Convergence: scheme %s against the event-driven reference (stickslip converge), %d "
-           "steps\n\n",
-           t->scheme[0] ? t->scheme : "?", t->n);
-    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "step", "max|x err|", "rms x err",
-           "max|v err|", "final x err", "wall", "RHS", "events");
-    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "[s]", hx, hx, hv, hx, "[s]", "evals",
-           "");
-    for (int i = 0; i < t->n; i++)
-        printf("%10.4g  %13.6g  %13.6g  %13.6g  %13.6g  %10.4g  %10ld  %6ld\n", t->step[i],
-               t->max_abs_error_x[i], t->rms_error_x[i], t->max_abs_error_v[i], t->final_error_x[i],
-               t->wall_seconds[i], t->rhs_evals[i], t->events[i]);
-    printf("\nfitted order (slope of log max|x err| against log step): %.3f\n", t->order);
-    printf("reference cost (event_driven, no output): wall %.4g s, %ld RHS evaluations, %ld "
-           "steps, %ld events\n",
-           t->reference_wall_seconds, t->reference_rhs_evals, t->reference_steps,
-           t->reference_events);
-    stsl_convergence_file_free(&f);
-    return STSL_OK;
 }

@@ -295,6 +295,41 @@ typedef enum stsl_output {
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 
+/* A run into its files, as `stickslip run` makes it: the result file, HDF5
+ * or MAT, with the effective configuration in it, and CSV tables beside
+ * it.  Set the inputs, zero the rest. */
+typedef struct stsl_run_files {
+    /* The result file; NULL: output.file of the configuration, else
+     * results/NAME.h5 (results/NAME.mat with format STSL_OUTPUT_MAT), NAME
+     * the configuration file's name without its extension. */
+    const char *path;
+    /* STSL_OUTPUT_AUTO (the extension says: .h5 or .hdf5 HDF5, .mat MAT),
+     * STSL_OUTPUT_HDF5 or STSL_OUTPUT_MAT. */
+    stsl_output format;
+    /* A prefix: also PREFIX_trajectory.csv and PREFIX_events.csv; NULL:
+     * none. */
+    const char *csv;
+    /* 1: the caller reads the HDF5 file back at once (stsl_file_info), so
+     * HDF5 keeps a closed file's freed memory for the next one it opens.
+     * Process-wide: a program's option (as stsl_process_setup). */
+    int read_back;
+    /* Filled by the call: the result file (also on failure, once known);
+     * 1 when it is written as MAT; 1 when another run wrote it while this
+     * one ran (this run's result replaced it); what simulation.verify found
+     * different when the run succeeded anyway ("" otherwise). */
+    char path_used[4112];
+    int started, mat, replaced; /* started: the run began (its files made) */
+    char verify_warning[2304];
+} stsl_run_files;
+
+/* Run `cfg` into the files `f` names, as `stickslip run` does: the output
+ * rule checked first for every file (messages name "a run's result file",
+ * "--csv's trajectory table" ...), bad parameters found before a file is
+ * made, the progress and cancel flag of stsl_cfg_set_progress and
+ * stsl_cfg_set_cancel.  A failed run leaves its result file, marked
+ * incomplete.  Does not take stsl_hdf5_lock. */
+STSL_API stsl_rc stsl_run_into_files(const stsl_cfg *cfg, stsl_run_files *f, stsl_err *err);
+
 /* ---- in-memory results ------------------------------------------------ */
 
 /* A whole run in memory: its samples, events and summary. */
@@ -623,6 +658,33 @@ STSL_API void stsl_text_discard(stsl_text_file *f);                  /* NULL-saf
  * stickslip result, or a study file (`stickslip sweep`); STSL_RC_NOMEM. */
 STSL_API stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg,
                                   stsl_err *err);
+
+/* ---- what `stickslip check` and `stickslip info` print ----------------- */
+
+/* The description `stickslip check` gives of a valid configuration (free
+ * with stsl_free()): "valid (t_end 2 s, coulomb friction)" (a system's
+ * without the law), then for a system of bodies its bodies, couplings,
+ * contacts, stops and forces, one per line.  NULL on failure (memory). */
+STSL_API char *stsl_cfg_describe(const stsl_cfg *cfg, stsl_err *err);
+
+/* What in `cfg` is valid but probably not meant, one warning a line ("" for
+ * none; free with stsl_free()): an explicit simulation.atol that caps the
+ * accuracy simulation.rtol asks for.  NULL on failure (memory). */
+STSL_API char *stsl_cfg_warnings(const stsl_cfg *cfg, stsl_err *err);
+
+/* 1 when `path` is a study file (`stickslip sweep`; stsl_study_read_overview
+ * reads it), else 0. */
+STSL_API int stsl_is_study_file(const char *path);
+
+/* What `stickslip info FILE --events MAX_EVENTS` prints of a result file
+ * (HDF5 or MAT): completion, statistics, time per mode, event counts by
+ * kind and at most max_events events (-1: all); for a system of bodies per
+ * body, contact and stop; for a file of `stickslip converge --h5` its table
+ * (after the result when the file holds both).  *text (free with
+ * stsl_free()) receives what was read also on failure (NULL when nothing
+ * was): a result followed by a damaged table.  STSL_RC_INPUT naming the
+ * file for a file that is missing or not a result. */
+STSL_API stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err *err);
 
 /* ---- comparing a trajectory with the exact one ------------------------- */
 
