@@ -77,7 +77,7 @@ typedef struct cmp_args {
     const char *columns_given;           /* --columns as given (NULL: the default) */
     stsl_column_map columns;             /* t, x, v, friction (NULL) */
     double stuck_velocity, event_window; /* < 0: default */
-    stsl_fmu_opts fmu;                   /* fmu.path: the candidate is an FMU */
+    stsl_cli_fmu fmu;                    /* fmu.path: the candidate is an FMU */
     double step;                         /* its communication step (--step) */
 } cmp_args;
 

@@ -5,14 +5,14 @@
 #ifndef STSL_CLI_COMPARE_FMU_H
 #define STSL_CLI_COMPARE_FMU_H
 
+#include "cli/fmu_opts.h"
 #include "io/candidate.h"
 #include "io/config.h"
-#include "io/fmu/fmu_run.h"
 
 /* Run the FMU of `o` on the element of `cfg` from 0 to its t_end at step
  * h into *c (format: CSV, its rows the communication points); on failure
  * *c holds nothing to free. */
-int stsl_cli_fmu_candidate(const stsl_fmu_opts *o, const stsl_config *cfg, double h,
+int stsl_cli_fmu_candidate(const stsl_cli_fmu *o, const stsl_config *cfg, double h,
                            stsl_candidate *c, stsl_error *err);
 
 #endif

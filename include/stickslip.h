@@ -791,6 +791,10 @@ STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-s
  * candidate run, at the configuration's tolerances; errors are taken at
  * every step point, events matched as stsl_compare matches them (by class,
  * closest first, within 5 of the candidate's steps). */
+#define STSL_FMU_MAP_MAX 64
+/* Events match within this many of the candidate's steps (its median
+ * step) unless a window is given. */
+#define STSL_COMPARE_WINDOW_STEPS 5.0
 typedef struct stsl_converge_opts {
     /* The candidate: a built-in scheme ("karnopp", "fixed_step_hybrid",
      * "smooth_rk4"), or with scheme NULL the FMU at the path `fmu`. */
@@ -801,7 +805,7 @@ typedef struct stsl_converge_opts {
      * integrated by that scheme; fmu_inputs "NAME=SIGNAL" (an FMU input
      * receives a configuration signal), fmu_outputs "x=NAME" (which output
      * is x, v, friction), fmu_sets "NAME=VALUE" (a parameter set before the
-     * FMU starts), at most 64 of each. */
+     * FMU starts), at most STSL_FMU_MAP_MAX of each. */
     const char *fmu_scheme;
     const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
     int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
