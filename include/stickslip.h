@@ -780,6 +780,48 @@ STSL_API stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate,
                                      stsl_err *err);
 STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-safe */
 
+/* ---- `stickslip compare` on files ---- */
+/* What `stickslip compare REFERENCE.h5 CANDIDATE` does, the files read by
+ * the library: the candidate a stickslip result, an HDF5, MAT or Modelica
+ * file or a CSV table (its columns as `columns` names them), or an FMU run
+ * at fmu_step; the reference's /config run again at the candidate's times;
+ * the element's metrics (stsl_compare) or a system's (stsl_compare_system).
+ * Set the inputs, zero the rest. */
+typedef struct stsl_compare_files {
+    const char *reference, *candidate; /* candidate: unused with fmu */
+    /* --columns: "T,X,V[,F]" by name or "t=A,x=B:1,v=B:2[,friction=C]" by
+     * role (docs/validation.md); NULL: "t,x,v". */
+    const char *columns;
+    double stuck_velocity, event_window; /* < 0: the command's defaults */
+    /* An FMU as the candidate (NULL: none), its options as in
+     * stsl_converge_opts, run at the communication step fmu_step (s). */
+    const char *fmu, *fmu_scheme;
+    const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
+    int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
+    const char *fmu_module;
+    double fmu_step;
+    /* Also write the report as JSON (whole or not at all; never an input);
+     * NULL: none. */
+    const char *json;
+    /* Filled on failure: 1 when the options given do not fit the files
+     * (--columns or a stuck velocity for systems' results). */
+    int usage;
+} stsl_compare_files;
+
+/* Compare as `stickslip compare` does.  *text receives the table it
+ * prints (also when only writing the JSON report failed), *warnings one
+ * line per warning ("CAND is incomplete (...); comparing what it has");
+ * both freed with stsl_free(), NULL when there is none.  The code says
+ * what failed: STSL_RC_INPUT a file (named) or an option, a run's own code
+ * when the reference's re-run failed (its message starting "REFERENCE:
+ * re-running the reference: "; STSL_RC_SOLVER when that failure was bad
+ * input), an FMU's own code, STSL_RC_IO or STSL_RC_NOMEM for the JSON
+ * report or memory. */
+STSL_API stsl_rc stsl_compare_files_run(stsl_compare_files *o, char **text, char **warnings,
+                                        stsl_err *err);
+/* Check a `columns` text: STSL_RC_INPUT with the reason when it is not one. */
+STSL_API stsl_rc stsl_compare_columns(const char *columns, stsl_err *err);
+
 /* ---- convergence studies (`stickslip converge`) ------------------------ */
 
 /* A convergence study: a fixed-step candidate run at each of several steps
