@@ -184,6 +184,9 @@ stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err 
         free(buf);
         return nomem(err), STSL_RC_NOMEM;
     }
-    *text = buf;
+    if (len)
+        *text = buf;
+    else
+        free(buf); /* nothing read */
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
