@@ -3,6 +3,8 @@
  * header: solver/ is the lowest layer); the assertions below keep the two
  * spellings on the same numbers. */
 #include "api/error.h"
+#include "io/fmu/fmu_run.h"
+#include "models/validation.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,9 @@ _Static_assert(STSL_RC_NOMEM == (int)STSL_ENOMEM, "public and internal codes dif
 _Static_assert(STSL_RC_MODEL == (int)STSL_EMODEL, "public and internal codes differ");
 _Static_assert(STSL_RC_CANCELLED == (int)STSL_ECANCELLED, "public and internal codes differ");
 _Static_assert(STSL_ERR_MAX == STSL_ERRMSG_MAX, "public and internal messages differ in size");
+/* Two more constants the public header states for its programs. */
+_Static_assert(STSL_FMU_MAP_MAX == STSL_FMU_MAX_MAP, "public and internal FMU maps differ");
+_Static_assert(STSL_COMPARE_WINDOW_STEPS == STSL_CMP_WINDOW_STEPS, "event windows differ");
 
 stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in)
 {

@@ -25,11 +25,6 @@ int stsl_cli_usage_error(const stsl_cli_cmd *cmd, const char *fmt, ...)
 /* An error from the library: "PREFIX: error: MESSAGE"; returns its exit
  * code (stsl_rc_exit_code). */
 int stsl_cli_fail_err(const stsl_cli_cmd *cmd, const stsl_err *err);
-/* The same for an internal error value, for the files still on
- * scripts/check_layers' pending list (cli/args_status.c); it goes with
- * the list. */
-struct stsl_error;
-int stsl_cli_fail(const stsl_cli_cmd *cmd, const struct stsl_error *err);
 /* --help: the usage on stdout; returns -1 (the parsers' "done, exit 0"). */
 int stsl_cli_help(const stsl_cli_cmd *cmd);
 /* --set KEY=VALUE: appended to sets[*n] (room for STSL_CLI_MAX_SETS);

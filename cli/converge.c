@@ -10,13 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/converge.h"
 #include "cli/args.h"
 #include "cli/fmu_lazy.h"
 #include "cli/fmu_opts.h"
-#include "io/config.h"
-#include "io/convergence_h5.h"
-#include "models/validation.h"
 
 #define MAX_STEPS 64
 
@@ -60,8 +56,8 @@ static const stsl_cli_cmd cmd = {"stickslip converge", usage};
 
 typedef struct conv_args {
     const char *config, *output, *h5, *scheme;
-    stsl_fmu_opts fmu; /* fmu.path: the candidate is an FMU */
-    char label[4200];  /* "fmu PATH": the candidate's name in the table */
+    stsl_cli_fmu fmu; /* fmu.path: the candidate is an FMU */
+    char label[4200]; /* "fmu PATH": the candidate's name in the table */
     const char *sets[STSL_CLI_MAX_SETS + 2];
     int n_sets;
     double steps[MAX_STEPS];
@@ -167,7 +163,18 @@ static const double *col(const stsl_convergence *c, const char *name)
     return stsl_convergence_column(c, name);
 }
 
-static void print_table(const conv_args *a, const stsl_config *cfg, const stsl_convergence *c)
+/* A number key of the configuration as its YAML states it; 0 for one that
+ * is not a number ("auto"). */
+static double cfg_number(const stsl_cfg *cfg, const char *key)
+{
+    char *v = stsl_cfg_get(cfg, key, NULL), *end = v;
+    double d = v ? strtod(v, &end) : 0.0;
+    d = end == v ? 0.0 : d;
+    stsl_free(v);
+    return d;
+}
+
+static void print_table(const conv_args *a, const stsl_cfg *cfg, const stsl_convergence *c)
 {
     char hx[32], hv[32];
     char atol[32] = "auto";
@@ -177,12 +184,14 @@ static void print_table(const conv_args *a, const stsl_config *cfg, const stsl_c
     static const char *const ref_stat[4] = {"wall_seconds", "rhs_evals", "steps", "events"};
     for (int k = 0; k < 4; k++)
         stsl_convergence_reference(c, ref_stat[k], &ref[k], NULL);
-    if (cfg->sim.atol > 0.0) snprintf(atol, sizeof atol, "%g", cfg->sim.atol);
+    double atol_value = cfg_number(cfg, "simulation.atol");
+    if (atol_value > 0.0) snprintf(atol, sizeof atol, "%g", atol_value);
     printf("converge: %s, scheme %s, reference event_driven at rtol %g, atol %s\n", a->config,
-           a->scheme, cfg->sim.rtol, atol);
+           a->scheme, cfg_number(cfg, "simulation.rtol"), atol);
     printf("errors at every step point%s; events matched as by compare (by class, closest first, "
            "within %g steps)\n\n",
-           cfg->is_system ? " (the largest over the bodies)" : "", STSL_CMP_WINDOW_STEPS);
+           stsl_convergence_n_bodies(c) ? " (the largest over the bodies)" : "",
+           STSL_COMPARE_WINDOW_STEPS);
     snprintf(hx, sizeof hx, "[%s]", xu);
     snprintf(hv, sizeof hv, "[%s]", vu);
     printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s  %6s  %8s\n", "step", "max|x err|",
@@ -263,15 +272,15 @@ static void print_parts(const stsl_convergence *c)
 
 /* The library names its options ("steps: ...", "fmu: ..."); the command
  * names them as options. */
-static int fail(const stsl_error *err)
+static int fail(const stsl_err *err)
 {
-    if (strncmp(err->msg, "steps: ", 7) && strncmp(err->msg, "fmu: ", 5))
-        return stsl_cli_fail(&cmd, err);
-    stsl_error e = *err;
-    e.msg[0] = e.msg[1] = '-';
-    memcpy(e.msg + 2, err->msg, sizeof e.msg - 3);
-    e.msg[sizeof e.msg - 1] = '\0';
-    return stsl_cli_fail(&cmd, &e);
+    if (strncmp(err->message, "steps: ", 7) && strncmp(err->message, "fmu: ", 5))
+        return stsl_cli_fail_err(&cmd, err);
+    stsl_err e = *err;
+    e.message[0] = e.message[1] = '-';
+    memcpy(e.message + 2, err->message, sizeof e.message - 3);
+    e.message[sizeof e.message - 1] = '\0';
+    return stsl_cli_fail_err(&cmd, &e);
 }
 
 int stsl_cli_converge(int argc, char **argv)
@@ -293,14 +302,15 @@ int stsl_cli_converge(int argc, char **argv)
         a.sets[a.n_sets++] = scheme_set;
         a.sets[a.n_sets++] = step_set;
     }
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) {
+    stsl_err err = {0};
+    stsl_cfg *cfg = stsl_cfg_load_set(a.config, a.sets, a.n_sets, &err);
+    if (!cfg) {
         /* The step set above is ours, not the user's: name --steps. */
-        const char *why = strstr(err.msg, step_set) ? strstr(err.msg, "simulation.step: ") : NULL;
+        const char *why =
+            strstr(err.message, step_set) ? strstr(err.message, "simulation.step: ") : NULL;
         if (why)
             return stsl_cli_error(&cmd, "--steps: %g: %s", hmin, why + strlen("simulation.step: "));
-        return stsl_cli_fail(&cmd, &err);
+        return stsl_cli_fail_err(&cmd, &err);
     }
     char module[4200];
     stsl_converge_opts o = {
@@ -320,45 +330,13 @@ int stsl_cli_converge(int argc, char **argv)
         .h5 = a.h5,
     };
     stsl_convergence *c = NULL;
-    rc = stsl_converge_study(&cfg, &o, &c, &err);
+    rc = stsl_converge(cfg, &o, &c, &err);
     /* A result whose files failed is still printed, then the failure. */
     if (c) {
-        print_table(&a, &cfg, c);
-        if (cfg.is_system) print_parts(c);
+        print_table(&a, cfg, c);
+        if (stsl_convergence_n_bodies(c)) print_parts(c);
     }
     stsl_convergence_free(c);
-    stsl_config_free(&cfg);
+    stsl_cfg_free(cfg);
     return rc ? fail(&err) : 0;
-}
-
-/* ---- `stickslip info` of a file written with --h5 ------------------------------ */
-
-int stsl_cli_convergence_info(const char *path, stsl_error *err)
-{
-    stsl_convergence_file f;
-    int rc = stsl_convergence_h5_read(path, &f, err);
-    if (rc) return rc;
-    const stsl_convergence_table *t = &f.t;
-    char hx[32], hv[32];
-    snprintf(hx, sizeof hx, "[%s]", t->x_units);
-    snprintf(hv, sizeof hv, "[%s]", t->v_units);
-    printf("File:        %s\n", path);
-    printf("Convergence: scheme %s against the event-driven reference (stickslip converge), %d "
-           "steps\n\n",
-           t->scheme[0] ? t->scheme : "?", t->n);
-    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "step", "max|x err|", "rms x err",
-           "max|v err|", "final x err", "wall", "RHS", "events");
-    printf("%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "[s]", hx, hx, hv, hx, "[s]", "evals",
-           "");
-    for (int i = 0; i < t->n; i++)
-        printf("%10.4g  %13.6g  %13.6g  %13.6g  %13.6g  %10.4g  %10ld  %6ld\n", t->step[i],
-               t->max_abs_error_x[i], t->rms_error_x[i], t->max_abs_error_v[i], t->final_error_x[i],
-               t->wall_seconds[i], t->rhs_evals[i], t->events[i]);
-    printf("\nfitted order (slope of log max|x err| against log step): %.3f\n", t->order);
-    printf("reference cost (event_driven, no output): wall %.4g s, %ld RHS evaluations, %ld "
-           "steps, %ld events\n",
-           t->reference_wall_seconds, t->reference_rhs_evals, t->reference_steps,
-           t->reference_events);
-    stsl_convergence_file_free(&f);
-    return STSL_OK;
 }

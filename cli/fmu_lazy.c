@@ -22,9 +22,3 @@ const char *stsl_cli_fmu_module_path(char *buf, size_t size)
 {
     return stsl_cli_fmu_file("STICKSLIP_FMU_MODULE", STSL_FMU_MODULE_SO, buf, size);
 }
-
-const stsl_fmu_module_api *stsl_cli_fmu_module(stsl_error *err)
-{
-    char buf[4200];
-    return stsl_fmu_module_load(stsl_cli_fmu_module_path(buf, sizeof buf), err);
-}

@@ -1,7 +1,7 @@
-/* fmu_lazy.h - where the CLI finds the FMU support: the module
- * (api/fmu_lazy.h loads it) for `converge --fmu`, `compare --fmu` and
- * `stickslip fmu`, and the exported FMU's binary.  The other commands
- * never load libzip or libxml2.
+/* fmu_lazy.h - where the CLI finds the FMU support: the module (the
+ * library loads it) for `converge --fmu`, `compare --fmu` and `stickslip
+ * fmu`, and the exported FMU's binary.  The other commands never load
+ * libzip or libxml2.
  *
  * The module is STICKSLIP_FMU_MODULE when set, else where the build (or
  * the installation) put stickslip_fmu.so. */
@@ -9,12 +9,6 @@
 #define STSL_CLI_FMU_LAZY_H
 
 #include <stddef.h>
-
-#include "api/fmu_lazy.h"
-
-/* The module's table, loading the module on the first call (see
- * stsl_fmu_module_load). */
-const stsl_fmu_module_api *stsl_cli_fmu_module(stsl_error *err);
 
 /* The CLI's module path (into buf when it is made). */
 const char *stsl_cli_fmu_module_path(char *buf, size_t size);

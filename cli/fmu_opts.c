@@ -3,12 +3,12 @@
 
 static int add(const stsl_cli_cmd *cmd, const char **list, int *n, const char *opt, const char *arg)
 {
-    if (*n == STSL_FMU_MAX_MAP) return stsl_cli_error(cmd, "more than %d %s options", *n, opt);
+    if (*n == STSL_FMU_MAP_MAX) return stsl_cli_error(cmd, "more than %d %s options", *n, opt);
     list[(*n)++] = arg;
     return 0;
 }
 
-int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_fmu_opts *o, int code, const char *arg)
+int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_cli_fmu *o, int code, const char *arg)
 {
     switch (code) {
     case STSL_CLI_OPT_FMU:

@@ -1,12 +1,19 @@
 /* fmu_opts.h - the FMU candidate's command-line options, shared by
  * `converge` and `compare`: --fmu PATH, --fmu-input NAME=SIGNAL,
  * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4
- * (io/fmu/fmu_run.h). */
+ * (stsl_converge_opts of stickslip.h says what they mean). */
 #ifndef STSL_CLI_FMU_OPTS_H
 #define STSL_CLI_FMU_OPTS_H
 
 #include "cli/args.h"
-#include "io/fmu/fmu_run.h"
+
+/* The options as given. */
+typedef struct stsl_cli_fmu {
+    const char *path;   /* --fmu (NULL: none) */
+    const char *scheme; /* --fmu-scheme (NULL: co-simulation) */
+    const char *inputs[STSL_FMU_MAP_MAX], *outputs[STSL_FMU_MAP_MAX], *sets[STSL_FMU_MAP_MAX];
+    int n_inputs, n_outputs, n_sets;
+} stsl_cli_fmu;
 
 /* getopt codes of the five options, as the callers' option tables give them. */
 #define STSL_CLI_OPT_FMU        'F'
@@ -33,6 +40,6 @@
 
 /* Store one option `code` with its argument in *o; 0, or the exit code 2
  * with the message printed (too many, or --fmu given twice). */
-int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_fmu_opts *o, int code, const char *arg);
+int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_cli_fmu *o, int code, const char *arg);
 
 #endif

@@ -27,8 +27,9 @@ int stsl_cli_interrupt_signal(void)
     return received;
 }
 
-int stsl_cli_interrupt_cancel(void *ctx)
+const volatile int *stsl_cli_interrupt_flag(void)
 {
-    (void)ctx;
-    return received != 0;
+    /* sig_atomic_t is int on the platforms stickslip builds on. */
+    _Static_assert(sizeof received == sizeof(int), "sig_atomic_t is an int");
+    return (const volatile int *)&received;
 }

@@ -11,7 +11,7 @@
 void stsl_cli_interrupt_install(void);
 /* The signal received (SIGINT, SIGTERM) or 0. */
 int stsl_cli_interrupt_signal(void);
-/* For stsl_hsolver_opts.cancel: nonzero once a signal arrived. */
-int stsl_cli_interrupt_cancel(void *ctx);
+/* For stsl_cfg_set_cancel: nonzero once a signal arrived. */
+const volatile int *stsl_cli_interrupt_flag(void);
 
 #endif

@@ -20,21 +20,6 @@
 #include "cli/interrupt.h"
 #include "cli/plot.h"
 #include "cli/sweep.h"
-#include "io/config.h"
-#include "io/csv_sink.h"
-#include "io/convergence_h5.h"
-#include "io/h5_read.h"
-#include "io/h5_sink.h"
-#include "io/mat_result.h"
-#include "io/mat_sink.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
-#include "io/study_h5.h"
-#include "models/one_body.h"
-#include "models/multibody.h"
-#include "models/run.h"
-#include "models/verify.h"
-#include "solver/hybrid.h"
 #include "stsl_version.h"
 
 static const char *const main_usage =
@@ -116,9 +101,9 @@ static const char *const info_usage =
 
 static const stsl_cli_cmd cmd_main = {"stickslip", main_usage};
 
-static int error_exit(const stsl_error *err)
+static int error_exit(const stsl_err *err)
 {
-    return stsl_cli_fail(&cmd_main, err);
+    return stsl_cli_fail_err(&cmd_main, err);
 }
 
 static int usage_error(const char *usage, const char *fmt, const char *arg)
@@ -131,8 +116,7 @@ static int usage_error(const char *usage, const char *fmt, const char *arg)
 
 typedef struct run_args {
     const char *config, *output, *csv;
-    int format; /* --format: STSL_FMT_H5 or STSL_FMT_MAT; 0: the extension says */
-    int mat;    /* the result is written as MAT (set by check_outputs) */
+    stsl_output format; /* --format: HDF5 or MAT; AUTO: the extension says */
     const char *sets[STSL_CLI_MAX_SETS];
     int n_sets, quiet, print;
     long max_events;
@@ -159,156 +143,25 @@ static void progress_line(void *ctx, double t, double t_end)
     fflush(stderr);
 }
 
-static void default_output(const stsl_config *cfg, const char *ext, char *buf, size_t n)
-{
-    if (cfg->output_file[0])
-        snprintf(buf, n, "%s", cfg->output_file);
-    else
-        snprintf(buf, n, "results/%s.%s", cfg->name, ext);
-}
-
-/* MAT, as the output rule decided (check_outputs). */
-static int wants_mat(const run_args *a, const char *out)
-{
-    (void)out;
-    return a->mat;
-}
-
-static int make_sink(const run_args *a, const char *out, const char *yaml, stsl_sink *sink,
-                     stsl_sink *h5_only, stsl_error *err)
-{
-    int rc = wants_mat(a, out) ? stsl_mat_sink_create(out, yaml, STSL_VERSION, 0, sink, err)
-                               : stsl_h5_sink_create(out, yaml, STSL_VERSION, sink, err);
-    *h5_only = *sink;
-    if (rc || !a->csv) return rc;
-    stsl_sink csv = {0};
-    if ((rc = stsl_csv_sink_create(a->csv, &csv, err))) {
-        stsl_sink_free(sink);
-        return rc;
-    }
-    stsl_sink h5 = *sink;
-    return stsl_sink_tee(h5, csv, sink, err);
-}
-
-/* The summary of a result read (a: a MAT file's samples, NULL for an HDF5
- * file, whose datasets a system's tables read), freed here: a system's per
- * body, contact and stop tables, or the element's (io/h5_read.h). */
-static int print_read(stsl_h5_result *res, stsl_mat_arrays *a, long max_events, stsl_error *err)
-{
-    int rc = STSL_OK;
-    if (stsl_h5_result_is_system(res)) {
-        stsl_h5_system sys;
-        rc = stsl_h5_system_from(res, a ? a->n : 0, a ? &a->t : NULL, a ? a->cols : NULL, &sys,
-                                 err); /* takes a's arrays */
-        if (!rc) stsl_h5_print_system_info(res, &sys, stdout, max_events);
-        stsl_h5_system_free(&sys);
-    } else {
-        stsl_h5_print_info(res, stdout, max_events);
-    }
-    stsl_h5_result_free(res);
-    return rc;
-}
-
-/* The summary of the result file `path` on stdout.  system >= 0: a file
- * this process has just written, HDF5 (no need to ask whether it is MAT). */
-static int print_result(const char *path, long max_events, int system, stsl_error *err)
-{
-    stsl_h5_result res;
-    stsl_mat_arrays a;
-    int mat = system < 0 && stsl_mat_result_file(path);
-    int rc = mat ? stsl_mat_result_read(path, &res, &a, err) : stsl_h5_read(path, &res, err);
-    if (rc) return rc;
-    rc = print_read(&res, mat ? &a : NULL, max_events, err);
-    if (mat) stsl_mat_arrays_free(&a);
-    return rc;
-}
-
-static void print_summary(const run_args *a, const char *out, int system)
+/* The summary of the result file just written, on stdout. */
+static void print_summary(const run_args *a, const stsl_run_files *f)
 {
     if (a->quiet) return;
-    if (wants_mat(a, out)) {
+    const char *out = f->path_used;
+    if (f->mat) {
         printf("output: %s (MAT v5: load('%s') in MATLAB or Octave)\n", out, out);
         return;
     }
-    stsl_error err;
-    if (print_result(out, 10, system, &err)) {
-        fprintf(stderr, "stickslip: warning: cannot read back %s: %s\n", out, err.msg);
+    stsl_err err;
+    char *text = NULL;
+    if (stsl_file_info(out, 10, &text, &err)) {
+        stsl_free(text);
+        fprintf(stderr, "stickslip: warning: cannot read back %s: %s\n", out, err.message);
         return;
     }
+    fputs(text, stdout);
+    stsl_free(text);
     printf("output: %s\n", out);
-}
-
-/* Build the model (and free it) to find bad parameters: 0, or nonzero
- * with err filled. */
-static int check_model(const stsl_config *cfg, stsl_error *err)
-{
-    if (cfg->is_system) {
-        stsl_multibody *mb = stsl_multibody_create(&cfg->system, cfg->sim.rtol, cfg->sim.atol, err);
-        stsl_multibody_free(mb);
-        return !mb;
-    }
-    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
-    stsl_one_body_free(el);
-    return !el;
-}
-
-static int simulate(const run_args *a, stsl_config *cfg, const char *out, stsl_error *err)
-{
-    char *yaml = stsl_config_to_yaml(cfg);
-    if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory writing the configuration");
-    /* Bad parameters are bad input: check them before a file is created. */
-    int bad = check_model(cfg, err);
-    stsl_sink sink = {0}, h5 = {0};
-    int rc = !bad ? make_sink(a, out, yaml, &sink, &h5, err) : err->code;
-    if (!rc) {
-        cfg->sim.progress = (!a->quiet && isatty(STDERR_FILENO)) ? progress_line : NULL;
-        cfg->sim.cancel = stsl_cli_interrupt_cancel;
-        char check[STSL_ERRMSG_MAX + 256] = "";
-        if (cfg->is_system)
-            /* A fixed-step scheme has no tolerance and runs unverified, as
-             * the element's does. */
-            rc = cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN
-                     ? stsl_run_system_scheme(&cfg->system, &cfg->sim, &cfg->scheme, &sink, NULL,
-                                              err)
-                     : stsl_run_system_verified(&cfg->system, &cfg->sim, cfg->verify, &sink, NULL,
-                                                check, sizeof check, err);
-        else
-            rc = stsl_run_verified(&cfg->element, &cfg->sim, &cfg->scheme, cfg->verify, &sink, NULL,
-                                   check, sizeof check, err);
-        if (cfg->sim.progress) fprintf(stderr, "\r%60s\r", "");
-        if (!rc && check[0]) fprintf(stderr, "stickslip: warning: verify: %s\n", check);
-        if (stsl_h5_sink_replaced(&h5) || stsl_mat_sink_replaced(&h5))
-            fprintf(stderr,
-                    "stickslip: warning: %s was written by another run while this one ran; "
-                    "replaced it with this run's result\n",
-                    out);
-    }
-    stsl_sink_free(&sink);
-    free(yaml);
-    return rc;
-}
-
-/* The output rule (io/safe_output.h) for the result and the CSV files
- * against the configuration and its table files; decides the format. */
-static int check_outputs(run_args *a, const stsl_config *cfg, const char *out, stsl_error *err)
-{
-    int n_in = 0;
-    const char **inputs = stsl_out_config_inputs(cfg, &n_in);
-    if (!inputs) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    char csv[2][STSL_PATH_MAX + 32];
-    for (int k = 0; a->csv && k < 2; k++)
-        snprintf(csv[k], sizeof csv[k], "%s_%s.csv", a->csv, k ? "events" : "trajectory");
-    stsl_output_file outs[3] = {
-        {out, "a run's result file", STSL_FMT_H5 | STSL_FMT_MAT, a->format, 0},
-        {a->csv ? csv[0] : NULL, "--csv's trajectory table", STSL_FMT_CSV, 0, 0},
-        {a->csv ? csv[1] : NULL, "--csv's event table", STSL_FMT_CSV, 0, 0}};
-    int rc = stsl_output_rule(inputs, n_in, outs, 3, err);
-    size_t len = strlen(err->msg);
-    if (rc && !a->format && stsl_output_format_of(out) == STSL_FMT_CSV) /* what x.csv meant */
-        snprintf(err->msg + len, sizeof err->msg - len, " (for CSV tables: --csv PREFIX)");
-    a->mat = outs[0].format == STSL_FMT_MAT;
-    free(inputs);
-    return rc;
 }
 
 static int parse_common(int argc, char **argv, const char *usage, run_args *a)
@@ -321,6 +174,7 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
         {"format", required_argument, NULL, 'f'}, {"verify", optional_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
+    a->format = STSL_OUTPUT_AUTO;
     a->max_events = 50;
     optind = 1;
     opterr = 0;
@@ -337,7 +191,7 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
             if (strcmp(optarg, "mat") && strcmp(optarg, "h5") && strcmp(optarg, "hdf5"))
                 return usage_error(
                     usage, "--format: expected h5 or mat: '%s' (CSV tables: --csv PREFIX)", optarg);
-            a->format = strcmp(optarg, "mat") ? STSL_FMT_H5 : STSL_FMT_MAT;
+            a->format = strcmp(optarg, "mat") ? STSL_OUTPUT_HDF5 : STSL_OUTPUT_MAT;
             break;
         case 's':
             if (stsl_cli_add_set(&cmd, a->sets, &a->n_sets, optarg)) return 2;
@@ -370,9 +224,9 @@ static int parse_common(int argc, char **argv, const char *usage, run_args *a)
 }
 
 /* The failure of --verify=strict (the run itself completed). */
-static int cfg_verify_failed(const stsl_error *err)
+static int cfg_verify_failed(const stsl_err *err)
 {
-    return !strncmp(err->msg, "verify strict:", 14);
+    return !strncmp(err->message, "verify strict:", 14);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -380,33 +234,34 @@ static int cmd_run(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, run_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
-    if (stsl_config_require_runnable(&cfg, &err)) {
-        stsl_config_free(&cfg);
-        return error_exit(&err);
-    }
-    char out[STSL_PATH_MAX + 16];
-    if (a.output)
-        snprintf(out, sizeof out, "%s", a.output);
-    else
-        default_output(&cfg, a.format == STSL_FMT_MAT ? "mat" : "h5", out, sizeof out);
-    rc = check_outputs(&a, &cfg, out, &err);
+    stsl_err err = {0};
+    stsl_cfg *cfg = stsl_cfg_load_set(a.config, a.sets, a.n_sets, &err);
+    if (!cfg) return error_exit(&err);
     /* Only `run` polls the flag; elsewhere Ctrl-C keeps its default. */
     stsl_cli_interrupt_install();
-    if (!wants_mat(&a, out)) stsl_output_h5_keep_freed();
-    if (!rc) rc = simulate(&a, &cfg, out, &err);
-    int system = cfg.is_system;
-    stsl_config_free(&cfg);
-    if (rc == STSL_OK) {
-        print_summary(&a, out, system);
+    stsl_cfg_set_cancel(cfg, stsl_cli_interrupt_flag());
+    int progress = !a.quiet && isatty(STDERR_FILENO);
+    if (progress) stsl_cfg_set_progress(cfg, progress_line, NULL);
+    stsl_run_files f = {.path = a.output, .format = a.format, .csv = a.csv, .read_back = 1};
+    rc = stsl_run_into_files(cfg, &f, &err);
+    stsl_cfg_free(cfg);
+    const char *out = f.path_used;
+    if (f.started && progress) fprintf(stderr, "\r%60s\r", "");
+    if (!rc && f.verify_warning[0])
+        fprintf(stderr, "stickslip: warning: verify: %s\n", f.verify_warning);
+    if (f.replaced)
+        fprintf(stderr,
+                "stickslip: warning: %s was written by another run while this one ran; "
+                "replaced it with this run's result\n",
+                out);
+    if (rc == STSL_RC_OK) {
+        print_summary(&a, &f);
         return 0;
     }
     int sig = stsl_cli_interrupt_signal();
-    if (rc == STSL_ECANCELLED && sig) {
+    if (rc == STSL_RC_CANCELLED && sig) {
         fprintf(stderr, "stickslip: interrupted by %s: %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
-                err.msg);
+                err.message);
         fprintf(stderr, "stickslip: results up to then are in %s (marked incomplete)\n", out);
         return 128 + sig;
     }
@@ -421,30 +276,15 @@ static int cmd_run(int argc, char **argv)
 
 /* ---- check and info ---------------------------------------------------------- */
 
-/* An explicit atol larger than the one the rule would derive for a
- * component (a system's: the smallest over its bodies) caps that
- * component's accuracy: tightening rtol alone then
- * stops helping (docs/numerics.md). */
-static void warn_atol_cap(const stsl_config *cfg)
+/* Each line of `text` as a warning on stderr. */
+static void print_warnings(const char *text)
 {
-    double a[3];
-    const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
-    if (!(cfg->sim.atol > 0.0) || cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
-    int n = stsl_config_auto_atol(cfg, a, units), capped = 0;
-    char rule[256] = "";
-    size_t used = 0;
-    for (int i = 0; i < n && used < sizeof rule; i++) {
-        capped |= cfg->sim.atol > a[i];
-        int w = snprintf(rule + used, sizeof rule - used, "%s%s %.3g %s", i ? ", " : "", names[i],
-                         a[i], units[i]);
-        used += w > 0 ? (size_t)w : 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "stickslip: warning: %.*s\n", n, p);
+        p += n + (nl != NULL);
     }
-    if (capped)
-        fprintf(stderr,
-                "stickslip: warning: simulation.atol = %g caps the accuracy rtol = %g asks for "
-                "(atol: auto would give %s): tightening rtol alone stops helping; remove atol "
-                "or set it to auto\n",
-                cfg->sim.atol, cfg->sim.rtol, rule);
 }
 
 static int cmd_check(int argc, char **argv)
@@ -452,25 +292,22 @@ static int cmd_check(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, check_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    stsl_config cfg;
-    stsl_error err = {0};
-    if (stsl_config_load(a.config, a.sets, a.n_sets, &cfg, &err)) return error_exit(&err);
-    warn_atol_cap(&cfg);
+    stsl_err err = {0};
+    stsl_cfg *cfg = stsl_cfg_load_set(a.config, a.sets, a.n_sets, &err);
+    if (!cfg) return error_exit(&err);
+    char *warnings = stsl_cfg_warnings(cfg, NULL);
+    print_warnings(warnings);
+    stsl_free(warnings);
     if (a.print) {
-        char *yaml = stsl_config_to_yaml(&cfg);
+        char *yaml = stsl_cfg_to_yaml(cfg, NULL);
         if (yaml) fputs(yaml, stdout);
-        free(yaml);
+        stsl_free(yaml);
     } else {
-        char *sum = stsl_config_summary(&cfg);
-        if (cfg.is_system)
-            printf("%s: valid (t_end %g s)\n", a.config, cfg.sim.t_end);
-        else
-            printf("%s: valid (t_end %g s, %s friction)\n", a.config, cfg.sim.t_end,
-                   stsl_law_name(cfg.element.friction.law));
-        if (sum) fputs(sum, stdout);
-        free(sum);
+        char *text = stsl_cfg_describe(cfg, NULL);
+        if (text) printf("%s: %s", a.config, text);
+        stsl_free(text);
     }
-    stsl_config_free(&cfg);
+    stsl_cfg_free(cfg);
     return 0;
 }
 
@@ -479,27 +316,22 @@ static int cmd_info(int argc, char **argv)
     run_args a;
     int rc = parse_common(argc, argv, info_usage, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    stsl_error err = {0};
     /* Only a regular file is read: opening a FIFO would wait for a writer. */
     struct stat st;
-    if (stat(a.config, &st) == 0 && !S_ISREG(st.st_mode)) {
-        stsl_error_set(&err, STSL_EINPUT, "%s: %s, not a result file", a.config,
-                       S_ISDIR(st.st_mode) ? "is a directory"
-                                           : "not a regular file (a FIFO, socket or device)");
-        return error_exit(&err);
-    }
-    if (stsl_study_h5_is_study(a.config)) return stsl_cli_study_info(a.config);
-    /* converge --h5 writes its table alone or beside a result. */
-    int conv = stsl_convergence_h5_present(a.config);
-    if (conv == STSL_CONV_ONLY)
-        return stsl_cli_convergence_info(a.config, &err) ? error_exit(&err) : 0;
-    if (print_result(a.config, a.max_events, -1, &err)) return error_exit(&err);
-    if (conv == STSL_CONV_BESIDE_RESULT) {
-        printf("\n");
-        fflush(stdout);
-        if (stsl_cli_convergence_info(a.config, &err)) return error_exit(&err);
-    }
-    return 0;
+    if (stat(a.config, &st) == 0 && !S_ISREG(st.st_mode))
+        return stsl_cli_error(&cmd_main, "%s: %s, not a result file", a.config,
+                              S_ISDIR(st.st_mode)
+                                  ? "is a directory"
+                                  : "not a regular file (a FIFO, socket or device)");
+    if (stsl_is_study_file(a.config)) return stsl_cli_study_info(a.config);
+    stsl_err err = {0};
+    char *text = NULL;
+    rc = stsl_file_info(a.config, a.max_events, &text, &err);
+    if (text) fputs(text, stdout);
+    stsl_free(text);
+    if (!rc) return 0;
+    fflush(stdout);
+    return error_exit(&err);
 }
 
 /* What a command printed must have arrived: standard output on a full
@@ -515,7 +347,7 @@ static int stdout_checked(int rc)
 
 int main(int argc, char **argv)
 {
-    stsl_output_process_setup();
+    stsl_process_setup();
     if (argc < 2) {
         fputs(main_usage, stderr);
         return 2;

@@ -295,6 +295,41 @@ typedef enum stsl_output {
 STSL_API stsl_rc stsl_run(const stsl_cfg *cfg, stsl_output output, const char *path,
                           stsl_summary *summary, stsl_err *err);
 
+/* A run into its files, as `stickslip run` makes it: the result file, HDF5
+ * or MAT, with the effective configuration in it, and CSV tables beside
+ * it.  Set the inputs, zero the rest. */
+typedef struct stsl_run_files {
+    /* The result file; NULL: output.file of the configuration, else
+     * results/NAME.h5 (results/NAME.mat with format STSL_OUTPUT_MAT), NAME
+     * the configuration file's name without its extension. */
+    const char *path;
+    /* STSL_OUTPUT_AUTO (the extension says: .h5 or .hdf5 HDF5, .mat MAT),
+     * STSL_OUTPUT_HDF5 or STSL_OUTPUT_MAT. */
+    stsl_output format;
+    /* A prefix: also PREFIX_trajectory.csv and PREFIX_events.csv; NULL:
+     * none. */
+    const char *csv;
+    /* 1: the caller reads the HDF5 file back at once (stsl_file_info), so
+     * HDF5 keeps a closed file's freed memory for the next one it opens.
+     * Process-wide: a program's option (as stsl_process_setup). */
+    int read_back;
+    /* Filled by the call: the result file (also on failure, once known);
+     * 1 when it is written as MAT; 1 when another run wrote it while this
+     * one ran (this run's result replaced it); what simulation.verify found
+     * different when the run succeeded anyway ("" otherwise). */
+    char path_used[4112];
+    int started, mat, replaced; /* started: the run began (its files made) */
+    char verify_warning[2304];
+} stsl_run_files;
+
+/* Run `cfg` into the files `f` names, as `stickslip run` does: the output
+ * rule checked first for every file (messages name "a run's result file",
+ * "--csv's trajectory table" ...), bad parameters found before a file is
+ * made, the progress and cancel flag of stsl_cfg_set_progress and
+ * stsl_cfg_set_cancel.  A failed run leaves its result file, marked
+ * incomplete.  Does not take stsl_hdf5_lock. */
+STSL_API stsl_rc stsl_run_into_files(const stsl_cfg *cfg, stsl_run_files *f, stsl_err *err);
+
 /* ---- in-memory results ------------------------------------------------ */
 
 /* A whole run in memory: its samples, events and summary. */
@@ -624,6 +659,33 @@ STSL_API void stsl_text_discard(stsl_text_file *f);                  /* NULL-saf
 STSL_API stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg,
                                   stsl_err *err);
 
+/* ---- what `stickslip check` and `stickslip info` print ----------------- */
+
+/* The description `stickslip check` gives of a valid configuration (free
+ * with stsl_free()): "valid (t_end 2 s, coulomb friction)" (a system's
+ * without the law), then for a system of bodies its bodies, couplings,
+ * contacts, stops and forces, one per line.  NULL on failure (memory). */
+STSL_API char *stsl_cfg_describe(const stsl_cfg *cfg, stsl_err *err);
+
+/* What in `cfg` is valid but probably not meant, one warning a line ("" for
+ * none; free with stsl_free()): an explicit simulation.atol that caps the
+ * accuracy simulation.rtol asks for.  NULL on failure (memory). */
+STSL_API char *stsl_cfg_warnings(const stsl_cfg *cfg, stsl_err *err);
+
+/* 1 when `path` is a study file (`stickslip sweep`; stsl_study_read_overview
+ * reads it), else 0. */
+STSL_API int stsl_is_study_file(const char *path);
+
+/* What `stickslip info FILE --events MAX_EVENTS` prints of a result file
+ * (HDF5 or MAT): completion, statistics, time per mode, event counts by
+ * kind and at most max_events events (-1: all); for a system of bodies per
+ * body, contact and stop; for a file of `stickslip converge --h5` its table
+ * (after the result when the file holds both).  *text (free with
+ * stsl_free()) receives what was read also on failure (NULL when nothing
+ * was): a result followed by a damaged table.  STSL_RC_INPUT naming the
+ * file for a file that is missing or not a result. */
+STSL_API stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err *err);
+
 /* ---- comparing a trajectory with the exact one ------------------------- */
 
 /* The metrics of `stickslip compare` (names as in its JSON report; their
@@ -718,6 +780,48 @@ STSL_API stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate,
                                      stsl_err *err);
 STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-safe */
 
+/* ---- `stickslip compare` on files ---- */
+/* What `stickslip compare REFERENCE.h5 CANDIDATE` does, the files read by
+ * the library: the candidate a stickslip result, an HDF5, MAT or Modelica
+ * file or a CSV table (its columns as `columns` names them), or an FMU run
+ * at fmu_step; the reference's /config run again at the candidate's times;
+ * the element's metrics (stsl_compare) or a system's (stsl_compare_system).
+ * Set the inputs, zero the rest. */
+typedef struct stsl_compare_files {
+    const char *reference, *candidate; /* candidate: unused with fmu */
+    /* --columns: "T,X,V[,F]" by name or "t=A,x=B:1,v=B:2[,friction=C]" by
+     * role (docs/validation.md); NULL: "t,x,v". */
+    const char *columns;
+    double stuck_velocity, event_window; /* < 0: the command's defaults */
+    /* An FMU as the candidate (NULL: none), its options as in
+     * stsl_converge_opts, run at the communication step fmu_step (s). */
+    const char *fmu, *fmu_scheme;
+    const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
+    int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
+    const char *fmu_module;
+    double fmu_step;
+    /* Also write the report as JSON (whole or not at all; never an input);
+     * NULL: none. */
+    const char *json;
+    /* Filled on failure: 1 when the options given do not fit the files
+     * (--columns or a stuck velocity for systems' results). */
+    int usage;
+} stsl_compare_files;
+
+/* Compare as `stickslip compare` does.  *text receives the table it
+ * prints (also when only writing the JSON report failed), *warnings one
+ * line per warning ("CAND is incomplete (...); comparing what it has");
+ * both freed with stsl_free(), NULL when there is none.  The code says
+ * what failed: STSL_RC_INPUT a file (named) or an option, a run's own code
+ * when the reference's re-run failed (its message starting "REFERENCE:
+ * re-running the reference: "; STSL_RC_SOLVER when that failure was bad
+ * input), an FMU's own code, STSL_RC_IO or STSL_RC_NOMEM for the JSON
+ * report or memory. */
+STSL_API stsl_rc stsl_compare_files_run(stsl_compare_files *o, char **text, char **warnings,
+                                        stsl_err *err);
+/* Check a `columns` text: STSL_RC_INPUT with the reason when it is not one. */
+STSL_API stsl_rc stsl_compare_columns(const char *columns, stsl_err *err);
+
 /* ---- convergence studies (`stickslip converge`) ------------------------ */
 
 /* A convergence study: a fixed-step candidate run at each of several steps
@@ -729,6 +833,10 @@ STSL_API void stsl_compare_system_free(stsl_compare_system_report *r); /* NULL-s
  * candidate run, at the configuration's tolerances; errors are taken at
  * every step point, events matched as stsl_compare matches them (by class,
  * closest first, within 5 of the candidate's steps). */
+#define STSL_FMU_MAP_MAX 64
+/* Events match within this many of the candidate's steps (its median
+ * step) unless a window is given. */
+#define STSL_COMPARE_WINDOW_STEPS 5.0
 typedef struct stsl_converge_opts {
     /* The candidate: a built-in scheme ("karnopp", "fixed_step_hybrid",
      * "smooth_rk4"), or with scheme NULL the FMU at the path `fmu`. */
@@ -739,7 +847,7 @@ typedef struct stsl_converge_opts {
      * integrated by that scheme; fmu_inputs "NAME=SIGNAL" (an FMU input
      * receives a configuration signal), fmu_outputs "x=NAME" (which output
      * is x, v, friction), fmu_sets "NAME=VALUE" (a parameter set before the
-     * FMU starts), at most 64 of each. */
+     * FMU starts), at most STSL_FMU_MAP_MAX of each. */
     const char *fmu_scheme;
     const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
     int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
@@ -823,6 +931,25 @@ STSL_API const char *stsl_convergence_contact(const stsl_convergence *c, int i);
 STSL_API stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name,
                                             double *value, stsl_err *err);
 STSL_API void stsl_convergence_free(stsl_convergence *c); /* NULL-safe */
+
+/* ---- an FMU of the element (`stickslip fmu`) ------------------------------ */
+
+/* Write the element of `cfg` as an FMI 2.0 co-simulation FMU at `path`
+ * (docs/fmu.md), byte for byte what `stickslip fmu CONFIG -o PATH` writes:
+ * modelDescription.xml from the element's columns, the binary, and the
+ * effective configuration with its GUID, the 64-bit FNV-1a hash of that
+ * configuration's YAML ("{stickslip-%016x}": FMUs of different
+ * configurations never share one).  The archive is written beside `path`
+ * and renamed over it when whole.  `module` is the FMU support module to
+ * load (NULL: as stsl_converge_opts.fmu_module); `binary` the FMU's binary
+ * stickslip_element.so (NULL: $STICKSLIP_FMU_BINARY when set, else the
+ * build tree's).  STSL_RC_INPUT for a system of bodies or a `path` that is
+ * a directory, FIFO or device; STSL_RC_IO for a module, binary or archive
+ * that cannot be read or written. */
+STSL_API stsl_rc stsl_fmu_export(const stsl_cfg *cfg, const char *path, const char *module,
+                                 const char *binary, stsl_err *err);
+/* The platform folder of the FMU's binary ("linux64"): a static string. */
+STSL_API const char *stsl_fmu_platform(void);
 
 #ifdef __cplusplus
 }

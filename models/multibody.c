@@ -18,6 +18,7 @@
 #include "models/loop_split.h"
 #include "models/signal.h"
 #include "models/smooth_friction.h"
+#include "solver/fnv1a.h"
 
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
@@ -257,10 +258,7 @@ static double rel_v(const stsl_multibody *m, const fixed_motion *fm, const doubl
 
 static uint64_t hash_vec(const uint8_t *v, int len)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (int i = 0; i < len; i++)
-        h = (h ^ v[i]) * 1099511628211ULL;
-    return h;
+    return stsl_fnv1a(STSL_FNV1A_BASIS, v, (size_t)len);
 }
 
 static int grow_table(stsl_multibody *m)

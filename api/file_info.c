@@ -1,0 +1,192 @@
+/* file_info.c - what `stickslip check` and `stickslip info` print, as text
+ * for any program (stickslip.h: stsl_file_info, stsl_is_study_file,
+ * stsl_cfg_describe, stsl_cfg_warnings). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config_api.h"
+#include "api/error.h"
+#include "io/convergence_h5.h"
+#include "io/h5_read.h"
+#include "io/mat_result.h"
+#include "io/study_h5.h"
+#include "models/friction.h"
+
+static char *nomem(stsl_err *err)
+{
+    stsl_error e;
+    stsl_error_set(&e, STSL_ENOMEM, "out of memory");
+    stsl_api_err(err, &e);
+    return NULL;
+}
+
+/* ---- check ------------------------------------------------------------------- */
+
+char *stsl_cfg_describe(const stsl_cfg *cfg, stsl_err *err)
+{
+    if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_describe: cfg is NULL"), NULL;
+    const stsl_config *c = &cfg->c;
+    char *sum = stsl_config_summary(c), *buf = NULL;
+    size_t len = 0;
+    FILE *f = sum ? open_memstream(&buf, &len) : NULL;
+    if (!f) {
+        free(sum);
+        return nomem(err);
+    }
+    if (c->is_system)
+        fprintf(f, "valid (t_end %g s)\n", c->sim.t_end);
+    else
+        fprintf(f, "valid (t_end %g s, %s friction)\n", c->sim.t_end,
+                stsl_law_name(c->element.friction.law));
+    fputs(sum, f);
+    free(sum);
+    return fclose(f) ? (free(buf), nomem(err)) : buf;
+}
+
+/* An explicit atol larger than the one the rule would derive for a
+ * component (a system's: the smallest over its bodies) caps that
+ * component's accuracy: tightening rtol alone then stops helping
+ * (docs/numerics.md). */
+static void warn_atol_cap(const stsl_config *cfg, FILE *f)
+{
+    double a[3];
+    const char *units[3], *names[3] = {"x", "v", "sigma0 z"};
+    if (!(cfg->sim.atol > 0.0) || cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) return;
+    int n = stsl_config_auto_atol(cfg, a, units), capped = 0;
+    char rule[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && used < sizeof rule; i++) {
+        capped |= cfg->sim.atol > a[i];
+        int w = snprintf(rule + used, sizeof rule - used, "%s%s %.3g %s", i ? ", " : "", names[i],
+                         a[i], units[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (capped)
+        fprintf(f,
+                "simulation.atol = %g caps the accuracy rtol = %g asks for "
+                "(atol: auto would give %s): tightening rtol alone stops helping; remove atol "
+                "or set it to auto\n",
+                cfg->sim.atol, cfg->sim.rtol, rule);
+}
+
+char *stsl_cfg_warnings(const stsl_cfg *cfg, stsl_err *err)
+{
+    if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_warnings: cfg is NULL"), NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return nomem(err);
+    warn_atol_cap(&cfg->c, f);
+    return fclose(f) ? (free(buf), nomem(err)) : buf;
+}
+
+/* ---- info -------------------------------------------------------------------- */
+
+/* The summary of a result read (a: a MAT file's samples, NULL for an HDF5
+ * file, whose datasets a system's tables read), freed here: a system's per
+ * body, contact and stop tables, or the element's (io/h5_read.h). */
+static int print_read(stsl_h5_result *res, stsl_mat_arrays *a, long max_events, FILE *out,
+                      stsl_error *err)
+{
+    int rc = STSL_OK;
+    if (stsl_h5_result_is_system(res)) {
+        stsl_h5_system sys;
+        rc = stsl_h5_system_from(res, a ? a->n : 0, a ? &a->t : NULL, a ? a->cols : NULL, &sys,
+                                 err); /* takes a's arrays */
+        if (!rc) stsl_h5_print_system_info(res, &sys, out, max_events);
+        stsl_h5_system_free(&sys);
+    } else {
+        stsl_h5_print_info(res, out, max_events);
+    }
+    stsl_h5_result_free(res);
+    return rc;
+}
+
+static int print_result(const char *path, long max_events, FILE *out, stsl_error *err)
+{
+    stsl_h5_result res;
+    stsl_mat_arrays a;
+    int mat = stsl_mat_result_file(path);
+    int rc = mat ? stsl_mat_result_read(path, &res, &a, err) : stsl_h5_read(path, &res, err);
+    if (rc) return rc;
+    rc = print_read(&res, mat ? &a : NULL, max_events, out, err);
+    if (mat) stsl_mat_arrays_free(&a);
+    return rc;
+}
+
+/* The table of a file with a /convergence group (converge --h5). */
+static int print_convergence(const char *path, FILE *out, stsl_error *err)
+{
+    stsl_convergence_file f;
+    int rc = stsl_convergence_h5_read(path, &f, err);
+    if (rc) return rc;
+    const stsl_convergence_table *t = &f.t;
+    char hx[32], hv[32];
+    snprintf(hx, sizeof hx, "[%s]", t->x_units);
+    snprintf(hv, sizeof hv, "[%s]", t->v_units);
+    fprintf(out, "File:        %s\n", path);
+    fprintf(out,
+            "Convergence: scheme %s against the event-driven reference (stickslip converge), %d "
+            "steps\n\n",
+            t->scheme[0] ? t->scheme : "?", t->n);
+    fprintf(out, "%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "step", "max|x err|",
+            "rms x err", "max|v err|", "final x err", "wall", "RHS", "events");
+    fprintf(out, "%10s  %13s  %13s  %13s  %13s  %10s  %10s  %6s\n", "[s]", hx, hx, hv, hx, "[s]",
+            "evals", "");
+    for (int i = 0; i < t->n; i++)
+        fprintf(out, "%10.4g  %13.6g  %13.6g  %13.6g  %13.6g  %10.4g  %10ld  %6ld\n", t->step[i],
+                t->max_abs_error_x[i], t->rms_error_x[i], t->max_abs_error_v[i],
+                t->final_error_x[i], t->wall_seconds[i], t->rhs_evals[i], t->events[i]);
+    fprintf(out, "\nfitted order (slope of log max|x err| against log step): %.3f\n", t->order);
+    fprintf(out,
+            "reference cost (event_driven, no output): wall %.4g s, %ld RHS evaluations, %ld "
+            "steps, %ld events\n",
+            t->reference_wall_seconds, t->reference_rhs_evals, t->reference_steps,
+            t->reference_events);
+    stsl_convergence_file_free(&f);
+    return STSL_OK;
+}
+
+int stsl_is_study_file(const char *path)
+{
+    if (!path) return 0;
+    stsl_hdf5_lock();
+    int is = stsl_study_h5_is_study(path);
+    stsl_hdf5_unlock();
+    return is;
+}
+
+/* converge --h5 writes its table alone or beside a result. */
+static int file_info(const char *path, long max_events, FILE *out, stsl_error *err)
+{
+    int conv = stsl_convergence_h5_present(path);
+    if (conv == STSL_CONV_ONLY) return print_convergence(path, out, err);
+    int rc = print_result(path, max_events, out, err);
+    if (rc || conv != STSL_CONV_BESIDE_RESULT) return rc;
+    fputs("\n", out);
+    return print_convergence(path, out, err);
+}
+
+stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err *err)
+{
+    if (!path || !text) return stsl_api_bad_arg(err, "stsl_file_info: NULL argument");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *text = NULL;
+    if (!f) return nomem(err), STSL_RC_NOMEM;
+    stsl_error e = {0};
+    stsl_hdf5_lock();
+    int rc = file_info(path, max_events, f, &e);
+    stsl_hdf5_unlock();
+    if (fclose(f)) {
+        free(buf);
+        return nomem(err), STSL_RC_NOMEM;
+    }
+    if (len)
+        *text = buf;
+    else
+        free(buf); /* nothing read */
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
