@@ -7,8 +7,11 @@
  * of a passed stop on its limit, and lets the scheme decide the contacts
  * and stops at the new state.  The Euler schemes are semi-implicit Euler,
  * first order for the same reasons as the element's; on one body the
- * decisions are the element's, so a one-body system reproduces the
- * element's scheme (to the rounding of the two force sums). */
+ * decisions are the element's.  The element's configuration runs here as
+ * its one-body system through the one-body view (stsl_fixed_step_view),
+ * which supplies the element's net force where the decisions and the free
+ * body's acceleration need it, so that it steps bit for bit as the
+ * element's own loop did. */
 #include "models/fixed_step_system.h"
 
 #include <math.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "events/contact.h"
+#include "events/modes.h"
 #include "models/friction.h"
 #include "models/multibody.h"
 
@@ -31,7 +35,9 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
+    const stsl_fixed_step_view *view; /* NULL: the system's own */
     stsl_sink *sink;
+    int regular; /* smooth_rk4 with hybrid laws regularised */
     int out, nb, nc, ns, n, L, n_cols;
     int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
     int (*cnode)[2], (*snode)[2];
@@ -98,7 +104,7 @@ static int held(const srun *r, const uint8_t *v, int c)
 /* The engine's forces of mode vector v at (t, y) into r->f. */
 static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error *err)
 {
-    r->st.rhs_evals++;
+    if (!r->view) r->st.rhs_evals++; /* a view counts as the element did */
     int rc = stsl_multibody_eval_forces(r->m, v, t, y, &r->f);
     if (rc > 0)
         return stsl_error_set(err, STSL_ESOLVER,
@@ -108,6 +114,14 @@ static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error
     if (rc)
         return stsl_error_set(err, STSL_ENOMEM, "scheme %s: out of memory at t = %.17g s",
                               stsl_scheme_name(r->sch->kind), t);
+    /* A view's body moving freely accelerates by (F_n - F_f) / m with the
+     * view's net force: the element's sum, which rounds otherwise than the
+     * engine's where the base accelerates. */
+    int free_body = r->view && r->nb == 1 && r->nc == 1 && v[0] != STSL_CONTACT_STUCK &&
+                    (r->ns == 0 || v[1] == STSL_SM_OPEN);
+    if (free_body)
+        r->f.acc[0] =
+            (r->view->net_force(r->view->ctx, t, y) + r->f.friction[0]) / r->s->bodies[0].mass;
     return STSL_OK;
 }
 
@@ -214,16 +228,18 @@ static double regular_friction(const srun *r, int c, double w)
  * by the regularised one: the difference, a force on each contact's ends,
  * accelerates the cluster it acts on (the constraint solve is linear in
  * the applied forces and gives every body of a cluster one acceleration);
- * a cluster held by a fixed end takes none of it. */
-static void regularise(srun *r, const uint8_t *v)
+ * a cluster held by a fixed end takes none of it.  Through a view (one
+ * body, one contact) the body's acceleration is (F_n - f_reg) / m from the
+ * view's net force, the element's arithmetic. */
+static void regularise(srun *r, const uint8_t *v, double t, const double *y)
 {
     int nn = r->nb + N_FIXED;
     for (int i = 0; i < nn; i++)
         r->dforce[i] = 0.0;
     for (int c = 0; c < r->nc; c++) {
         if (!is_hybrid(r, c)) continue;
-        double d = regular_friction(r, c, r->f.w[c]) - r->f.friction[c];
-        r->f.friction[c] += d;
+        double reg = regular_friction(r, c, r->f.w[c]), d = reg - r->f.friction[c];
+        r->f.friction[c] = r->view ? reg : r->f.friction[c] + d;
         r->dforce[r->cnode[c][0]] += d;
         r->dforce[r->cnode[c][1]] -= d;
     }
@@ -236,13 +252,16 @@ static void regularise(srun *r, const uint8_t *v)
     }
     for (int i = 0; i < r->nb; i++)
         if (r->label[i] < r->nb) r->f.acc[i] += r->cp[r->label[i]] / r->cm[r->label[i]];
+    if (r->view && r->nb == 1 && r->nc == 1 && r->label[0] < r->nb)
+        r->f.acc[0] =
+            (r->view->net_force(r->view->ctx, t, y) + r->f.friction[0]) / r->s->bodies[0].mass;
 }
 
 static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
 {
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
-    if (r->sch->regularisation_velocity > 0.0) regularise(r, r->vec);
+    if (r->regular) regularise(r, r->vec, t, y);
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -298,8 +317,7 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0)
-        regularise(r, r->vtry);
+    if (r->regular) regularise(r, r->vtry, t, y);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
     double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
@@ -354,6 +372,18 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 
 /* ---- decisions ------------------------------------------------------------------- */
 
+/* Through a view, how hard the element's net force pulls its body off
+ * the stop it rests on beyond the static level holding it there (the
+ * element's decision, its rounding; smooth_rk4 holds nothing). */
+static double view_stop_pull(srun *r, int k, double t, const double *y)
+{
+    double fn = r->view->net_force(r->view->ctx, t, y);
+    int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
+    if (r->vec[r->nc + k] == STSL_SM_HIGH)
+        return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
+    return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
+}
+
 /* Stuck contacts and closed stops at a step point, with the forces of
  * r->vec at (t, y) in r->f: the stuck contacts (not held by a stop) whose
  * constraint force lies beyond a static level, and the stops closed before
@@ -374,16 +404,19 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
         int which = -1, dir = 0;
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
-            double fn = -r->f.friction[c];
+            /* through a view, the element's net force where its scheme
+             * decided: at the step point before the stuck velocity is set */
+            double fn = r->view ? r->view->net_force(r->view->ctx, t, yraw) : -r->f.friction[c];
             double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
             double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
             if (up > worst) worst = up, which = c, dir = +1;
             if (dn > worst) worst = dn, which = c, dir = -1;
         }
-        for (int k = 0; k < r->ns; k++)
-            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN &&
-                r->f.stop_pull[k] > worst)
-                worst = r->f.stop_pull[k], which = r->nc + k;
+        for (int k = 0; k < r->ns; k++) {
+            double pull = r->view ? view_stop_pull(r, k, t, yraw) : r->f.stop_pull[k];
+            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN && pull > worst)
+                worst = pull, which = r->nc + k;
+        }
         if (which < 0) return STSL_OK;
         if (which < r->nc) {
             r->vec[which] = (uint8_t)stsl_contact_slip_state(dir);
@@ -545,13 +578,23 @@ static int initial_states(srun *r, stsl_error *err)
 static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double *cols,
                     stsl_error *err)
 {
+    if (r->view) { /* the view's columns; the regularised friction while moving */
+        int mode = r->view->mode(r->view->ctx, v), rc = STSL_OK;
+        double f_reg = NAN;
+        if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err))) {
+            regularise(r, v, t, y);
+            f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
+        }
+        if (!rc) r->view->cols(r->view->ctx, mode, t, y, f_reg, cols);
+        return rc;
+    }
     stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
     if (code < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory at t = %.17g s", t);
     r->model->ops->outputs(r->model->self, code, t, y, cols);
-    if (!(r->sch->regularisation_velocity > 0.0)) return STSL_OK;
+    if (!r->regular) return STSL_OK;
     int rc = eval(r, t, y, v, err);
     if (rc) return rc;
-    regularise(r, v);
+    regularise(r, v, t, y);
     for (int i = 0; r->col_a >= 0 && i < r->nb; i++)
         cols[r->col_a + i] = r->f.acc[i];
     for (int c = 0; r->col_friction >= 0 && c < r->nc; c++)
@@ -563,33 +606,87 @@ static int emit(srun *r, stsl_error *err)
 {
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->vec, r->t, r->y, r->cols_a, err);
-    return rc ? rc : stsl_sink_sample(r->sink, r->t, -1, r->cols_a, err);
+    int mode = r->view ? r->view->mode(r->view->ctx, r->vec) : -1;
+    return rc ? rc : stsl_sink_sample(r->sink, r->t, mode, r->cols_a, err);
+}
+
+static int is_stop_mode(int mode)
+{
+    return mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH;
+}
+
+static int is_slip_mode(int mode)
+{
+    return mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG;
+}
+
+/* The event a change of recorded mode means (the element's). */
+static int kind_of_change(int from, int to)
+{
+    if (from == to) return STSL_NO_EVENT;
+    if (to == STSL_MODE_STUCK) return STSL_EV_STICK;
+    if (from == STSL_MODE_STUCK) return STSL_EV_BREAKAWAY;
+    if (is_stop_mode(to)) return STSL_EV_STOP_CONTACT;
+    if (is_stop_mode(from)) return STSL_EV_STOP_RELEASE;
+    if (is_slip_mode(from) && is_slip_mode(to)) return STSL_EV_REVERSAL;
+    return STSL_NO_EVENT;
+}
+
+/* Through a view: one event a step, the stop's (impact, stop_contact) when
+ * a stop was passed, else the change of the recorded mode; no subject. */
+static void view_event(srun *r)
+{
+    int from = r->view->mode(r->view->ctx, r->prev), to = r->view->mode(r->view->ctx, r->vec);
+    int kind = kind_of_change(from, to);
+    for (int i = 0; i < r->n_ev; i++)
+        if (r->ev[i].subject > r->nc &&
+            (r->ev[i].kind == STSL_EV_IMPACT || r->ev[i].kind == STSL_EV_STOP_CONTACT) &&
+            r->impacted[r->ev[i].subject - 1 - r->nc]) {
+            kind = r->ev[i].kind;
+            break;
+        }
+    r->n_ev = kind != STSL_NO_EVENT;
+    r->ev[0] = (pending){kind, 0};
 }
 
 static int record(srun *r, long max_events, stsl_error *err)
 {
+    if (r->view) view_event(r);
     if (!r->n_ev) return STSL_OK;
     r->st.events += r->n_ev;
     if (r->st.events > max_events)
-        return stsl_error_set(err, STSL_EMAXEVENTS,
-                              "scheme %s: more than %ld events (simulation.max_events) by t = "
-                              "%.17g s; the last one: %s",
-                              stsl_scheme_name(r->sch->kind), max_events, r->t,
-                              r->model->layout->kind_names[r->ev[r->n_ev - 1].kind]);
+        return stsl_error_set(
+            err, STSL_EMAXEVENTS,
+            "scheme %s: more than %ld events (simulation.max_events) by t = "
+            "%.17g s; the last one: %s",
+            stsl_scheme_name(r->sch->kind), max_events, r->t,
+            (r->view ? r->view->layout : r->model->layout)->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
-        stsl_event_rec ev = {r->t, r->ev[i].kind, -1, -1, r->cols_a, r->cols_b, r->ev[i].subject};
+        int from = r->view ? r->view->mode(r->view->ctx, r->prev) : -1;
+        int to = r->view ? r->view->mode(r->view->ctx, r->vec) : -1;
+        stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
     }
     return rc;
 }
 
-static int check_finite(srun *r, stsl_error *err)
+/* A non-finite state: named by the state's names, or through a view by
+ * the element's message (its mode, x and v before and after the step). */
+static int check_finite(srun *r, const double *before, stsl_error *err)
 {
     for (int i = 0; i < r->n; i++)
-        if (!isfinite(r->y[i]))
+        if (!isfinite(r->y[i]) && r->view)
+            return stsl_error_set(
+                err, STSL_ESOLVER,
+                "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
+                "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
+                stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
+                r->view->layout->mode_names[r->view->mode(r->view->ctx, r->vec)], r->sch->step,
+                before[0], before[1], r->y[0], r->y[1]);
+        else if (!isfinite(r->y[i]))
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
@@ -692,21 +789,39 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
     return rc;
 }
 
+/* The element scheme's force evaluations of the step just taken: four for
+ * an RK4 step off a stop, one at the new step point (none for RK4 unless
+ * it was held on a stop), and a stop passed instead one, or two when the
+ * element rebounds (the forces at the limit at rest, then moving). */
+static long element_evals(const srun *r, int from)
+{
+    int rk4 = r->sch->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
+    for (int k = 0; k < r->ns; k++)
+        if (r->impacted[k]) hit = 1, rebound |= r->vec[r->nc + k] == STSL_SM_OPEN;
+    long n = rk4 && !is_stop_mode(from) ? 4 : 0;
+    if (hit) return n + (rebound ? 2 : 1);
+    return n + (!rk4 || is_stop_mode(from));
+}
+
 static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
 {
     double h = r->sch->step;
     long n_steps, stride;
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
+    if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
+        int from = r->view ? r->view->mode(r->view->ctx, r->vec) : 0;
+        double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
+        if (r->view) r->st.mode_time[from] += dt, r->st.rhs_evals += element_evals(r, from);
         r->t = t1;
-        if (!rc) rc = check_finite(r, err);
+        if (!rc) rc = check_finite(r, before, err);
         if (!rc) rc = record(r, sim->max_events, err);
         if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
     }
@@ -717,6 +832,14 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err)
 {
+    /* Absolute positions: a system's scheme results as they have been. */
+    return stsl_fixed_step_run_view(s, 1, NULL, sim, sch, sink, stats, err);
+}
+
+int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixed_step_view *view,
+                             const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
+                             stsl_sink *sink, stsl_stats *stats, stsl_error *err)
+{
     int rc = stsl_fixed_step_system_check(s, sim, sch, err);
     if (rc) return rc;
     srun r;
@@ -724,16 +847,17 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
+    r.view = view;
     r.sink = sink;
     r.out = sink && sink->ops;
-    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
-     * the element's scheme does), not the event-driven engine's base frame. */
-    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, 1, err);
+    r.regular = sch->kind == STSL_SCHEME_SMOOTH_RK4 && sch->regularisation_velocity > 0.0;
+    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, absolute, err);
     if (!r.m) return err ? err->code : STSL_EINPUT;
     r.model = stsl_multibody_model(r.m);
     r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;
     r.L = r.nc + r.ns;
     r.n_cols = r.model->layout->n_cols;
+    if (view && view->layout->n_cols > r.n_cols) r.n_cols = view->layout->n_cols;
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
@@ -743,8 +867,11 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                               stsl_scheme_name(sch->kind));
     }
     stsl_multibody_initial_state(r.m, r.y);
+    if (view) memcpy(r.y, view->y0, (size_t)r.n * sizeof *r.y);
+    if (view) r.st.n_modes = view->layout->n_modes;
     int begun = 0;
-    if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
+    if (r.out && !(rc = stsl_sink_begin(sink, view ? view->layout : r.model->layout, err)))
+        begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
     r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
