@@ -136,11 +136,9 @@ static void view_cols(void *ctx, int mode, double t, const double *y, double f_r
     cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(o)->mass;
 }
 
-static double view_net_force(void *ctx, double t, const double *y)
+static void view_forces(void *ctx, double t, const double *y, stsl_one_body_forces *out)
 {
-    stsl_one_body_forces f;
-    stsl_one_body_eval_forces(ctx, t, y, &f);
-    return f.fn;
+    stsl_one_body_eval_forces(ctx, t, y, out);
 }
 
 int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
@@ -154,7 +152,7 @@ int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *s
     double y0[STSL_ELEMENT_MAX_STATE];
     stsl_one_body_initial_state(o, y0);
     stsl_fixed_step_view view = {
-        stsl_one_body_model(o)->layout, y0, o, view_mode, view_cols, view_net_force};
+        stsl_one_body_model(o)->layout, y0, o, view_mode, view_cols, view_forces};
     rc = stsl_fixed_step_run_view(stsl_one_body_system(o), 0, &view, sim, sch, sink, stats, err);
     stsl_one_body_free(o);
     return rc;

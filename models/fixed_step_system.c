@@ -23,6 +23,7 @@
 #include "events/modes.h"
 #include "models/friction.h"
 #include "models/multibody.h"
+#include "models/smooth_friction.h"
 
 #define N_FIXED 3
 
@@ -42,18 +43,42 @@ typedef struct srun {
     int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
     int (*cnode)[2], (*snode)[2];
     double t, *y, *y0, *yraw, *ytmp, *k[4];
-    double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at the step's time */
+    double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
+    double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
+    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are 0) */
+    double fn;  /* through a view: its body's net force at the last evaluation */
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
-    double *cm, *cp; /* per cluster: mass, momentum */
+    long gen;  /* counts the changes of vec (set_state) */
+    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: not) */
+    int cskip, cstuck;
+    int joined, shared; /* label: a body held by another node; a cluster of bodies */
+    int vmode;          /* through a view: the recorded mode of vec */
+    double *cm, *cp;    /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
     double *cols_a, *cols_b;
     stsl_stats st;
 } srun;
+
+/* dst = src, a state: element by element, which for the few values of
+ * a small system costs less than a call of memcpy (every step copies). */
+static void copy_state(const srun *r, double *dst, const double *src)
+{
+    for (int i = 0; i < r->n; i++)
+        dst[i] = src[i];
+}
+
+/* vec[i] = state, counted when it changes (clusters() keeps its labels
+ * while vec does not). */
+static void set_state(srun *r, int i, int state)
+{
+    r->gen += r->vec[i] != state;
+    r->vec[i] = (uint8_t)state;
+}
 
 static int node_of(const stsl_system *s, stsl_end e)
 {
@@ -71,10 +96,13 @@ static double node_x(const srun *r, const double *y, int node)
 }
 
 /* The fixed ends' motion at t (what relative velocities and the
- * projections use). */
+ * projections use): evaluated once per time, and never when no contact or
+ * stop has a moving fixed end (the element's base in its own frame). */
 static void motion(srun *r, double t)
 {
+    if (!r->moving || r->mt == t) return;
     stsl_multibody_fixed_motion(r->m, t, r->fx, r->fv, r->fa);
+    r->mt = t;
 }
 
 static double pair_w(const srun *r, const double *y, const int *pair)
@@ -101,10 +129,18 @@ static int held(const srun *r, const uint8_t *v, int c)
     return 0;
 }
 
-/* The engine's forces of mode vector v at (t, y) into r->f. */
+static void clusters(srun *r, const uint8_t *v, int skip, int stuck);
+static void eval_view(srun *r, double t, const double *y, const uint8_t *v);
+
+/* The engine's forces of mode vector v at (t, y) into r->f; through a
+ * view, its body's (eval_view). */
 static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error *err)
 {
-    if (!r->view) r->st.rhs_evals++; /* a view counts as the element did */
+    if (r->view) {
+        eval_view(r, t, y, v);
+        return STSL_OK;
+    }
+    r->st.rhs_evals++;
     int rc = stsl_multibody_eval_forces(r->m, v, t, y, &r->f);
     if (rc > 0)
         return stsl_error_set(err, STSL_ESOLVER,
@@ -114,14 +150,6 @@ static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error
     if (rc)
         return stsl_error_set(err, STSL_ENOMEM, "scheme %s: out of memory at t = %.17g s",
                               stsl_scheme_name(r->sch->kind), t);
-    /* A view's body moving freely accelerates by (F_n - F_f) / m with the
-     * view's net force: the element's sum, which rounds otherwise than the
-     * engine's where the base accelerates. */
-    int free_body = r->view && r->nb == 1 && r->nc == 1 && v[0] != STSL_CONTACT_STUCK &&
-                    (r->ns == 0 || v[1] == STSL_SM_OPEN);
-    if (free_body)
-        r->f.acc[0] =
-            (r->view->net_force(r->view->ctx, t, y) + r->f.friction[0]) / r->s->bodies[0].mass;
     return STSL_OK;
 }
 
@@ -150,6 +178,10 @@ static void join(int *label, int a, int b)
 static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
 {
     int nn = r->nb + N_FIXED;
+    if (v == r->vec && r->cgen == r->gen && r->cskip == skip && r->cstuck == stuck)
+        return; /* the labels of the same vector (most steps change no state) */
+    r->cgen = v == r->vec ? r->gen : -1;
+    r->cskip = skip, r->cstuck = stuck;
     for (int i = 0; i < nn; i++)
         r->label[i] = i;
     for (int k = 0; k < r->ns; k++)
@@ -157,8 +189,13 @@ static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
             join(r->label, r->snode[k][0], r->snode[k][1]);
     for (int c = 0; stuck && c < r->nc; c++)
         if (v[c] == STSL_CONTACT_STUCK) join(r->label, r->cnode[c][0], r->cnode[c][1]);
+    r->joined = r->shared = 0;
     for (int i = 0; i < nn; i++)
         r->label[i] = find(r->label, i);
+    for (int i = 0; i < r->nb; i++) {
+        r->joined |= r->label[i] != i;
+        r->shared |= r->label[i] != i && r->label[i] < r->nb;
+    }
 }
 
 /* Bodies held together by v move as one: the velocity of the fixed end
@@ -167,9 +204,10 @@ static void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
     clusters(r, v, -1, 1);
-    for (int i = 0; i < nn; i++)
+    if (!r->joined) return;
+    for (int i = 0; r->shared && i < nn; i++)
         r->cm[i] = r->cp[i] = 0.0;
-    for (int i = 0; i < r->nb; i++) {
+    for (int i = 0; r->shared && i < r->nb; i++) {
         r->cm[r->label[i]] += r->s->bodies[i].mass;
         r->cp[r->label[i]] += r->s->bodies[i].mass * y[r->nb + i];
     }
@@ -177,7 +215,7 @@ static void project(srun *r, const uint8_t *v, double *y)
         int l = r->label[i];
         if (l >= r->nb)
             y[r->nb + i] = r->fv[l - r->nb];
-        else if (r->cm[l] > r->s->bodies[i].mass)
+        else if (r->shared && r->cm[l] > r->s->bodies[i].mass)
             y[r->nb + i] = r->cp[l] / r->cm[l];
     }
 }
@@ -210,7 +248,7 @@ static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
     shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
-/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+/* ---- a view's one body --------------------------------------------------------------- */
 
 /* smooth_rk4 on a hybrid law: F(sign w, |w|) tanh(w / v_reg) on ends[0],
  * continuous through w = 0 (the element's regular_friction). */
@@ -224,6 +262,48 @@ static double regular_friction(const srun *r, int c, double w)
     return -stsl_friction_slip(fp, fd, fs, fabs(w)) * tanh(w / r->sch->regularisation_velocity);
 }
 
+/* The forces of mode vector v at (t, y) on a view's one body, the engine's
+ * rules without its constraint solve (one body has none to solve): a body
+ * held by a fixed end (its stuck contact or closed stop) accelerates with
+ * it and friction holds the rest; a free one by (F_n + friction) / m with
+ * the view's F_n and the engine's friction of the contact's state (LuGre's
+ * bristles, a smooth law's steady curve, a hybrid one's regularised curve
+ * (regularise() in one), or the slip level opposing w). */
+static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
+{
+    const stsl_friction_params *fp = &r->s->contacts[0].friction;
+    stsl_one_body_forces b;
+    r->view->forces(r->view->ctx, t, y, &b);
+    r->fn = b.fn;
+    double w = pair_w(r, y, r->cnode[0]), m = r->s->bodies[0].mass, ff;
+    clusters(r, v, -1, 1);
+    int root = r->label[0];
+    r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
+    r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
+    for (int i = 2; i < r->n; i++)
+        r->f.zrate[i] = 0.0;
+    if (v[0] == STSL_CONTACT_SMOOTH && r->regular && is_hybrid(r, 0)) {
+        ff = regular_friction(r, 0, w);
+    } else if (fp->law == STSL_LAW_LUGRE) {
+        double z = y[2] / fp->sigma0;
+        ff = -stsl_lugre_force(fp, w, z, NULL, NULL);
+        r->f.zrate[2] = fp->sigma0 * stsl_lugre_zdot(fp, w, z, NULL, NULL);
+    } else if (v[0] == STSL_CONTACT_SMOOTH) {
+        ff = -stsl_friction_steady(fp, b.load, w);
+    } else if (v[0] != STSL_CONTACT_STUCK) {
+        int s = v[0] == STSL_CONTACT_SLIP_POS ? +1 : -1;
+        ff = -s * stsl_friction_slip(fp, s > 0 ? b.fd_pos : b.fd_neg, s > 0 ? b.fs_pos : b.fs_neg,
+                                     fabs(w));
+    } else {
+        ff = (root >= r->nb ? m * r->fa[root - r->nb] : 0.0) - b.fn;
+    }
+    r->f.acc[0] = root >= r->nb ? r->fa[root - r->nb] : (b.fn + ff) / m;
+    r->f.friction[0] = ff;
+    r->f.w[0] = w;
+}
+
+/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+
 /* The accelerations of r->f with every hybrid contact's friction replaced
  * by the regularised one: the difference, a force on each contact's ends,
  * accelerates the cluster it acts on (the constraint solve is linear in
@@ -231,15 +311,16 @@ static double regular_friction(const srun *r, int c, double w)
  * a cluster held by a fixed end takes none of it.  Through a view (one
  * body, one contact) the body's acceleration is (F_n - f_reg) / m from the
  * view's net force, the element's arithmetic. */
-static void regularise(srun *r, const uint8_t *v, double t, const double *y)
+static void regularise(srun *r, const uint8_t *v)
 {
     int nn = r->nb + N_FIXED;
+    if (r->view) return; /* eval_view regularised it */
     for (int i = 0; i < nn; i++)
         r->dforce[i] = 0.0;
     for (int c = 0; c < r->nc; c++) {
         if (!is_hybrid(r, c)) continue;
         double reg = regular_friction(r, c, r->f.w[c]), d = reg - r->f.friction[c];
-        r->f.friction[c] = r->view ? reg : r->f.friction[c] + d;
+        r->f.friction[c] += d;
         r->dforce[r->cnode[c][0]] += d;
         r->dforce[r->cnode[c][1]] -= d;
     }
@@ -252,16 +333,13 @@ static void regularise(srun *r, const uint8_t *v, double t, const double *y)
     }
     for (int i = 0; i < r->nb; i++)
         if (r->label[i] < r->nb) r->f.acc[i] += r->cp[r->label[i]] / r->cm[r->label[i]];
-    if (r->view && r->nb == 1 && r->nc == 1 && r->label[0] < r->nb)
-        r->f.acc[0] =
-            (r->view->net_force(r->view->ctx, t, y) + r->f.friction[0]) / r->s->bodies[0].mass;
 }
 
 static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
 {
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
-    if (r->regular) regularise(r, r->vec, t, y);
+    if (r->regular) regularise(r, r->vec);
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -283,6 +361,10 @@ static void push(srun *r, int kind, int subject)
  * whose state changed (impacts pushed their own). */
 static void changes(srun *r)
 {
+    int same = 1;
+    for (int i = 0; same && i < r->L; i++)
+        same = r->prev[i] == r->vec[i];
+    if (same) return; /* impacts() pushed their own events */
     for (int c = 0; c < r->nc; c++) {
         int kind = stsl_contact_event(r->prev[c], r->vec[c]);
         int hold = held(r, r->prev, c) || held(r, r->vec, c);
@@ -317,7 +399,7 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->regular) regularise(r, r->vtry, t, y);
+    if (r->regular) regularise(r, r->vtry);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
     double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
@@ -351,11 +433,11 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
         if (rests) {
-            r->vec[r->nc + k] = side > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+            set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
                 if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
                     same_pair(p, r->cnode[c]))
-                    r->vec[c] = STSL_CONTACT_STUCK;
+                    set_state(r, c, STSL_CONTACT_STUCK);
             push(r, STSL_EV_STOP_CONTACT, 1 + r->nc + k);
             continue;
         }
@@ -364,7 +446,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         for (int c = 0; c < r->nc; c++)
             if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
                 same_pair(p, r->cnode[c]))
-                r->vec[c] = (uint8_t)stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side);
+                set_state(r, c, stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side));
         push(r, STSL_EV_IMPACT, 1 + r->nc + k);
     }
     return STSL_OK;
@@ -372,16 +454,28 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 
 /* ---- decisions ------------------------------------------------------------------- */
 
-/* Through a view, how hard the element's net force pulls its body off
- * the stop it rests on beyond the static level holding it there (the
- * element's decision, its rounding; smooth_rk4 holds nothing). */
-static double view_stop_pull(srun *r, int k, double t, const double *y)
+/* Through a view, how hard the element's net force (at the last
+ * evaluation) pulls its body off the stop it rests on beyond the static
+ * level holding it there (the element's decision, its rounding;
+ * smooth_rk4 holds nothing). */
+static double view_stop_pull(srun *r, int k)
 {
-    double fn = r->view->net_force(r->view->ctx, t, y);
+    double fn = r->fn;
     int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
     if (r->vec[r->nc + k] == STSL_SM_HIGH)
         return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
     return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
+}
+
+/* Anything release() judges: a stuck contact or a stop closed before the
+ * step and still closed. */
+static int holds(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        if (r->vec[c] == STSL_CONTACT_STUCK) return 1;
+    for (int k = 0; k < r->ns; k++)
+        if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN) return 1;
+    return 0;
 }
 
 /* Stuck contacts and closed stops at a step point, with the forces of
@@ -391,43 +485,47 @@ static double view_stop_pull(srun *r, int k, double t, const double *y)
  * go, the furthest beyond first; the rest are judged again without it.  A
  * contact breaks away towards the force it held (the element's
  * decide_rest), a stop's contacts slip away from its limit.  Ends with
- * r->f at the final state; yraw is the state before the projection. */
+ * r->f at the final state; yraw is the state before the projection.
+ * Through a view the forces are the element's where its scheme decided:
+ * at the step point before the stuck velocity is set (a held body's
+ * acceleration is its holder's either way); and smooth_rk4, which reads
+ * no forces at a step point, evaluates none when nothing is held, as the
+ * element's did not. */
 static int release(srun *r, double t, double *y, const double *yraw, stsl_error *err)
 {
     motion(r, t);
     for (;;) {
-        memcpy(y, yraw, (size_t)r->n * sizeof *y);
+        copy_state(r, y, yraw);
         project(r, r->vec, y);
-        int rc = eval(r, t, y, r->vec, err);
+        if (r->view && r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
+        int rc = eval(r, t, r->view ? yraw : y, r->vec, err);
         if (rc) return rc;
         double worst = 0.0;
         int which = -1, dir = 0;
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
-            /* through a view, the element's net force where its scheme
-             * decided: at the step point before the stuck velocity is set */
-            double fn = r->view ? r->view->net_force(r->view->ctx, t, yraw) : -r->f.friction[c];
+            double fn = r->view ? r->fn : -r->f.friction[c];
             double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
             double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
             if (up > worst) worst = up, which = c, dir = +1;
             if (dn > worst) worst = dn, which = c, dir = -1;
         }
         for (int k = 0; k < r->ns; k++) {
-            double pull = r->view ? view_stop_pull(r, k, t, yraw) : r->f.stop_pull[k];
+            double pull = r->view ? view_stop_pull(r, k) : r->f.stop_pull[k];
             if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN && pull > worst)
                 worst = pull, which = r->nc + k;
         }
         if (which < 0) return STSL_OK;
         if (which < r->nc) {
-            r->vec[which] = (uint8_t)stsl_contact_slip_state(dir);
+            set_state(r, which, stsl_contact_slip_state(dir));
             continue;
         }
         int k = which - r->nc, away = r->vec[which] == STSL_SM_HIGH ? -1 : +1;
-        r->vec[which] = STSL_SM_OPEN;
+        set_state(r, which, STSL_SM_OPEN);
         for (int c = 0; c < r->nc; c++)
             if (r->vec[c] == STSL_CONTACT_STUCK && same_pair(r->snode[k], r->cnode[c]))
-                r->vec[c] = (uint8_t)stsl_contact_slip_state(
-                    r->snode[k][0] == r->cnode[c][0] ? away : -away);
+                set_state(r, c,
+                          stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? away : -away));
     }
 }
 
@@ -439,18 +537,19 @@ static void karnopp_classify(srun *r, const double *y)
     for (int c = 0; c < r->nc; c++) {
         if (held(r, r->vec, c)) continue;
         double w = pair_w(r, y, r->cnode[c]);
-        r->vec[c] = fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK
-                                                   : (uint8_t)stsl_contact_slip_state(w);
+        set_state(r, c,
+                  fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
     }
 }
 
 /* ---- the schemes' steps -------------------------------------------------------------- */
 
-/* Semi-implicit Euler from t0 to t1 = t0 + h with the forces in r->f; a
- * body held by a fixed end (through stuck contacts and closed stops) keeps
- * its position relative to that end exactly and takes its velocity, as
- * the element's stuck state keeps x - x_base. */
-static void euler(srun *r, double t0, double h, double *y)
+/* Semi-implicit Euler from (t0, y0) to (t1 = t0 + h, y) with the forces
+ * in r->f (y0 may be y); a body held by a fixed end (through stuck
+ * contacts and closed stops) keeps its position relative to that end
+ * exactly and takes its velocity, as the element's stuck state keeps
+ * x - x_base. */
+static void euler(srun *r, double t0, double h, const double *y0, double *y)
 {
     double x0[N_FIXED];
     motion(r, t0);
@@ -460,24 +559,35 @@ static void euler(srun *r, double t0, double h, double *y)
     for (int i = 0; i < r->nb; i++) {
         int l = r->label[i];
         if (l >= r->nb) {
-            y[i] += r->fx[l - r->nb] - x0[l - r->nb];
+            y[i] = y0[i] + (r->fx[l - r->nb] - x0[l - r->nb]);
             y[r->nb + i] = r->fv[l - r->nb];
             continue;
         }
-        y[r->nb + i] += h * r->f.acc[i];
-        y[i] += h * y[r->nb + i];
+        y[r->nb + i] = y0[r->nb + i] + h * r->f.acc[i];
+        y[i] = y0[i] + h * y[r->nb + i];
     }
+    for (int i = 2 * r->nb; i < r->n; i++)
+        y[i] = y0[i];
+}
+
+/* The state the decisions see after impacts() at a new step point: y
+ * itself in a copy when an impact moved it, else yraw (equal to it). */
+static const double *after_impacts(srun *r)
+{
+    if (!r->n_ev) return r->yraw;
+    copy_state(r, r->ytmp, r->y);
+    return r->ytmp;
 }
 
 static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err)
 {
-    euler(r, t0, h, r->y);
-    memcpy(r->yraw, r->y, (size_t)r->n * sizeof *r->y);
+    euler(r, t0, h, r->y, r->y);
+    copy_state(r, r->yraw, r->y);
     int rc = impacts(r, t1, h, r->y, err);
     if (rc) return rc;
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
-    karnopp_classify(r, r->ytmp);
-    return release(r, t1, r->y, r->ytmp, err);
+    const double *y1 = after_impacts(r);
+    karnopp_classify(r, y1);
+    return release(r, t1, r->y, y1, err);
 }
 
 /* Dalla Vedova's conditions per contact: a slipping contact whose relative
@@ -487,10 +597,10 @@ static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err
  * contact turns.  Then the stuck ones are judged at the new step point. */
 static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
 {
-    memcpy(r->y0, r->y, (size_t)r->n * sizeof *r->y);
+    double *start = r->y; /* the step's start: y0, the new state into y */
+    r->y = r->y0, r->y0 = start;
     for (int turned = 1, rc; turned;) {
-        memcpy(r->y, r->y0, (size_t)r->n * sizeof *r->y);
-        euler(r, t0, h, r->y);
+        euler(r, t0, h, r->y0, r->y);
         turned = 0;
         for (int c = 0; c < r->nc; c++) {
             int st = r->vec[c];
@@ -498,7 +608,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
             if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
-            r->vec[c] = STSL_CONTACT_STUCK;
+            set_state(r, c, STSL_CONTACT_STUCK);
             turned = 1;
         }
         if (!turned) break;
@@ -507,17 +617,16 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         if ((rc = eval(r, t0, r->y0, r->vec, err))) return rc;
         motion(r, t1);
     }
-    memcpy(r->yraw, r->y, (size_t)r->n * sizeof *r->y);
+    copy_state(r, r->yraw, r->y);
     int rc = impacts(r, t1, h, r->y, err);
     if (rc) return rc;
     /* a stuck contact moved by an impact slips along its new velocity */
     for (int c = 0; r->n_ev && c < r->nc; c++)
         if (r->vec[c] == STSL_CONTACT_STUCK && !held(r, r->vec, c)) {
             double w = pair_w(r, r->y, r->cnode[c]);
-            if (w != 0.0) r->vec[c] = (uint8_t)stsl_contact_slip_state(w);
+            if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
         }
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
-    return release(r, t1, r->y, r->ytmp, err);
+    return release(r, t1, r->y, after_impacts(r), err);
 }
 
 static int rk4_step(srun *r, double t0, double h, stsl_error *err)
@@ -536,11 +645,10 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
     if ((rc = rk4_deriv(r, t0 + h, tmp, k[3], err))) return rc;
     for (int i = 0; i < n; i++)
         y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
-    memcpy(r->yraw, y, (size_t)n * sizeof *y);
+    copy_state(r, r->yraw, y);
     motion(r, t0 + h);
     if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
-    memcpy(r->ytmp, y, (size_t)n * sizeof *y);
-    return release(r, t0 + h, y, r->ytmp, err);
+    return release(r, t0 + h, y, after_impacts(r), err);
 }
 
 /* The states of the initial state by the scheme's own decisions: stops at
@@ -550,9 +658,11 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
 static int initial_states(srun *r, stsl_error *err)
 {
     for (int c = 0; c < r->nc; c++)
-        r->vec[c] =
-            r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH : STSL_CONTACT_STUCK;
-    memset(r->vec + r->nc, STSL_SM_OPEN, (size_t)r->ns);
+        set_state(r, c,
+                  r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH
+                                                         : STSL_CONTACT_STUCK);
+    for (int k = 0; k < r->ns; k++)
+        set_state(r, r->nc + k, STSL_SM_OPEN);
     motion(r, 0.0);
     for (int k = 0; k < r->ns; k++) {
         const stsl_stop_params *sp = &r->s->stops[k].p;
@@ -560,14 +670,14 @@ static int initial_states(srun *r, stsl_error *err)
         double xr = node_x(r, r->y, p[0]) - node_x(r, r->y, p[1]);
         int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
         r->closed_before[k] = side && pair_w(r, r->y, p) == 0.0;
-        if (r->closed_before[k]) r->vec[r->nc + k] = side > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+        if (r->closed_before[k]) set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
     }
     if (r->sch->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
     for (int c = 0; r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
         double w = pair_w(r, r->y, r->cnode[c]);
-        if (!held(r, r->vec, c) && w != 0.0) r->vec[c] = (uint8_t)stsl_contact_slip_state(w);
+        if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
+    copy_state(r, r->ytmp, r->y);
     return release(r, 0.0, r->y, r->ytmp, err);
 }
 
@@ -582,7 +692,7 @@ static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double
         int mode = r->view->mode(r->view->ctx, v), rc = STSL_OK;
         double f_reg = NAN;
         if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err))) {
-            regularise(r, v, t, y);
+            regularise(r, v);
             f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
         }
         if (!rc) r->view->cols(r->view->ctx, mode, t, y, f_reg, cols);
@@ -594,7 +704,7 @@ static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double
     if (!r->regular) return STSL_OK;
     int rc = eval(r, t, y, v, err);
     if (rc) return rc;
-    regularise(r, v, t, y);
+    regularise(r, v);
     for (int i = 0; r->col_a >= 0 && i < r->nb; i++)
         cols[r->col_a + i] = r->f.acc[i];
     for (int c = 0; r->col_friction >= 0 && c < r->nc; c++)
@@ -606,7 +716,7 @@ static int emit(srun *r, stsl_error *err)
 {
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->vec, r->t, r->y, r->cols_a, err);
-    int mode = r->view ? r->view->mode(r->view->ctx, r->vec) : -1;
+    int mode = r->view ? r->vmode : -1;
     return rc ? rc : stsl_sink_sample(r->sink, r->t, mode, r->cols_a, err);
 }
 
@@ -636,7 +746,12 @@ static int kind_of_change(int from, int to)
  * a stop was passed, else the change of the recorded mode; no subject. */
 static void view_event(srun *r)
 {
-    int from = r->view->mode(r->view->ctx, r->prev), to = r->view->mode(r->view->ctx, r->vec);
+    int same = r->n_ev == 0;
+    for (int i = 0; same && i < r->L; i++)
+        same = r->prev[i] == r->vec[i];
+    if (same) return; /* no state changed: no event, the same mode (most steps) */
+    int from = r->vmode, to = r->view->mode(r->view->ctx, r->vec);
+    r->vmode = to;
     int kind = kind_of_change(from, to);
     for (int i = 0; i < r->n_ev; i++)
         if (r->ev[i].subject > r->nc &&
@@ -666,7 +781,7 @@ static int record(srun *r, long max_events, stsl_error *err)
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
         int from = r->view ? r->view->mode(r->view->ctx, r->prev) : -1;
-        int to = r->view ? r->view->mode(r->view->ctx, r->vec) : -1;
+        int to = r->view ? r->vmode : -1;
         stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
     }
@@ -776,9 +891,40 @@ static int group_first(const stsl_layout *l, const char *name)
     return -1;
 }
 
+/* Whether fixed end `node` (the ground, base or anchor) stands still in
+ * the engine's frame: its input is a constant (the ground's is) and so is
+ * the base's when the engine moves with it; the base in its own frame. */
+static int still(const srun *r, int node)
+{
+    const stsl_system *s = r->s;
+    int frame = stsl_multibody_in_base_frame(r->m), f = node - r->nb;
+    int base_const = s->base_motion.type == STSL_SIG_CONSTANT;
+    int own = f == 0 || (f == 1 ? base_const : s->anchor_motion.type == STSL_SIG_CONSTANT);
+    return (frame && f == 1) || (own && (!frame || base_const));
+}
+
+/* Whether a contact or a stop has a fixed end that moves (the element's
+ * base does not in its own frame, nor without base motion); when none
+ * does, the fixed ends' motion is evaluated once. */
+static int moving_ends(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        for (int j = 0; j < 2; j++) {
+            int node = node_of(r->s, r->s->contacts[c].ends[j]);
+            if (node >= r->nb && !still(r, node)) return 1;
+        }
+    for (int k = 0; k < r->ns; k++)
+        for (int j = 0; j < 2; j++) {
+            int node = node_of(r->s, r->s->stops[k].ends[j]);
+            if (node >= r->nb && !still(r, node)) return 1;
+        }
+    return 0;
+}
+
 static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
-    memcpy(r->prev, r->vec, (size_t)r->L);
+    for (int i = 0; i < r->L; i++)
+        r->prev[i] = r->vec[i];
     for (int k = 0; k < r->ns; k++)
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
     r->n_ev = 0;
@@ -810,12 +956,13 @@ static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
     if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
+    if (r->view) r->vmode = r->view->mode(r->view->ctx, r->vec);
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
-        int from = r->view ? r->view->mode(r->view->ctx, r->vec) : 0;
+        int from = r->view ? r->vmode : 0;
         double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
@@ -861,6 +1008,10 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixe
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
+    r.mt = NAN;
+    r.cgen = -1;
+    r.moving = moving_ends(&r);
+    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     if (alloc_run(&r)) {
         free_run(&r);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",

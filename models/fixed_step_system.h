@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "models/fixed_step.h"
+#include "models/one_body.h"
 #include "models/system.h"
 
 /* How a run is recorded when it is not the system's own view (the
@@ -36,8 +37,10 @@
  * models/one_body.h): its layout and initial state, the recorded mode of
  * a vector of contact and stop states, the columns in a recorded mode
  * (f_reg: the tanh-regularised friction of smooth_rk4 on a hybrid law
- * while moving, else NAN), and the non-friction net force of one body, from
- * which the regularised acceleration is computed as (F_n - f_reg) / m.
+ * while moving, else NAN), and the forces on its body (F_n, the load, the
+ * friction levels: stsl_one_body_eval_forces'), from which its
+ * acceleration while free is (F_n + friction) / m: the one body needs no
+ * constraint solve, and the view's sum rounds as the element's does.
  * Such a run records one event per step, without subject, between the
  * recorded modes, and counts force evaluations as the element's scheme
  * did (one per step point, four per RK4 step, one more for a rebound). */
@@ -47,7 +50,7 @@ typedef struct stsl_fixed_step_view {
     void *ctx;
     int (*mode)(void *ctx, const uint8_t *states);
     void (*cols)(void *ctx, int mode, double t, const double *y, double f_reg, double *cols);
-    double (*net_force)(void *ctx, double t, const double *y);
+    void (*forces)(void *ctx, double t, const double *y, stsl_one_body_forces *out);
 } stsl_fixed_step_view;
 
 /* Integrate the system (resolved and checked) with scheme `sch` from t = 0

@@ -295,6 +295,7 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
 {
     double load, b[3] = {0.0, 0.0, 0.0};
     out->fn = net_force(o, t, y, &load, b);
+    out->load = load;
     out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
     if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);

@@ -41,7 +41,7 @@ const stsl_element_params *stsl_one_body_params(const stsl_one_body *o);
  * both directions (0 for smooth laws), in the element's arithmetic.
  * Inputs are taken as left limits at their discontinuities. */
 typedef struct stsl_one_body_forces {
-    double fn;
+    double fn, load; /* load: the friction's load F_R */
     double fd_pos, fs_pos, fd_neg, fs_neg;
 } stsl_one_body_forces;
 void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y,
