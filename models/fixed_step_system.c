@@ -36,18 +36,40 @@ typedef struct srun {
     int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
     int (*cnode)[2], (*snode)[2];
     double t, *y, *y0, *yraw, *ytmp, *k[4];
-    double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at the step's time */
+    double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
+    double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
+    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
-    double *cm, *cp; /* per cluster: mass, momentum */
+    long gen;  /* counts the changes of vec (set_state) */
+    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
+    int cskip, cstuck;
+    int joined, shared; /* label: a body held by another node; a cluster of bodies */
+    double *cm, *cp;    /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
     double *cols_a, *cols_b;
     stsl_stats st;
 } srun;
+
+/* dst = src, a state: element by element, which for the few values of
+ * a small system costs less than a call of memcpy (every step copies). */
+static void copy_state(const srun *r, double *dst, const double *src)
+{
+    for (int i = 0; i < r->n; i++)
+        dst[i] = src[i];
+}
+
+/* vec[i] = state, counted when it changes (clusters() keeps its labels
+ * while vec does not). */
+static void set_state(srun *r, int i, int state)
+{
+    r->gen += r->vec[i] != state;
+    r->vec[i] = (uint8_t)state;
+}
 
 static int node_of(const stsl_system *s, stsl_end e)
 {
@@ -65,10 +87,13 @@ static double node_x(const srun *r, const double *y, int node)
 }
 
 /* The fixed ends' motion at t (what relative velocities and the
- * projections use). */
+ * projections use): evaluated once per time, and never when no contact or
+ * stop has a moving fixed end (then it was evaluated once at the start). */
 static void motion(srun *r, double t)
 {
+    if (!r->moving || r->mt == t) return;
     stsl_multibody_fixed_motion(r->m, t, r->fx, r->fv, r->fa);
+    r->mt = t;
 }
 
 static double pair_w(const srun *r, const double *y, const int *pair)
@@ -136,6 +161,10 @@ static void join(int *label, int a, int b)
 static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
 {
     int nn = r->nb + N_FIXED;
+    if (v == r->vec && r->cgen == r->gen && r->cskip == skip && r->cstuck == stuck)
+        return; /* the labels of the same vector (most steps change no state) */
+    r->cgen = v == r->vec ? r->gen : -1;
+    r->cskip = skip, r->cstuck = stuck;
     for (int i = 0; i < nn; i++)
         r->label[i] = i;
     for (int k = 0; k < r->ns; k++)
@@ -145,6 +174,11 @@ static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
         if (v[c] == STSL_CONTACT_STUCK) join(r->label, r->cnode[c][0], r->cnode[c][1]);
     for (int i = 0; i < nn; i++)
         r->label[i] = find(r->label, i);
+    r->joined = r->shared = 0;
+    for (int i = 0; i < r->nb; i++) {
+        r->joined |= r->label[i] != i;
+        r->shared |= r->label[i] != i && r->label[i] < r->nb;
+    }
 }
 
 /* Bodies held together by v move as one: the velocity of the fixed end
@@ -153,9 +187,10 @@ static void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
     clusters(r, v, -1, 1);
-    for (int i = 0; i < nn; i++)
+    if (!r->joined) return; /* every body on its own */
+    for (int i = 0; r->shared && i < nn; i++)
         r->cm[i] = r->cp[i] = 0.0;
-    for (int i = 0; i < r->nb; i++) {
+    for (int i = 0; r->shared && i < r->nb; i++) {
         r->cm[r->label[i]] += r->s->bodies[i].mass;
         r->cp[r->label[i]] += r->s->bodies[i].mass * y[r->nb + i];
     }
@@ -163,7 +198,7 @@ static void project(srun *r, const uint8_t *v, double *y)
         int l = r->label[i];
         if (l >= r->nb)
             y[r->nb + i] = r->fv[l - r->nb];
-        else if (r->cm[l] > r->s->bodies[i].mass)
+        else if (r->shared && r->cm[l] > r->s->bodies[i].mass)
             y[r->nb + i] = r->cp[l] / r->cm[l];
     }
 }
@@ -264,6 +299,10 @@ static void push(srun *r, int kind, int subject)
  * whose state changed (impacts pushed their own). */
 static void changes(srun *r)
 {
+    int same = 1;
+    for (int i = 0; same && i < r->L; i++)
+        same = r->prev[i] == r->vec[i];
+    if (same) return; /* impacts() pushed their own events */
     for (int c = 0; c < r->nc; c++) {
         int kind = stsl_contact_event(r->prev[c], r->vec[c]);
         int hold = held(r, r->prev, c) || held(r, r->vec, c);
@@ -333,11 +372,11 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
         if (rests) {
-            r->vec[r->nc + k] = side > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+            set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
                 if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
                     same_pair(p, r->cnode[c]))
-                    r->vec[c] = STSL_CONTACT_STUCK;
+                    set_state(r, c, STSL_CONTACT_STUCK);
             push(r, STSL_EV_STOP_CONTACT, 1 + r->nc + k);
             continue;
         }
@@ -346,7 +385,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         for (int c = 0; c < r->nc; c++)
             if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
                 same_pair(p, r->cnode[c]))
-                r->vec[c] = (uint8_t)stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side);
+                set_state(r, c, stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side));
         push(r, STSL_EV_IMPACT, 1 + r->nc + k);
     }
     return STSL_OK;
@@ -366,7 +405,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
 {
     motion(r, t);
     for (;;) {
-        memcpy(y, yraw, (size_t)r->n * sizeof *y);
+        copy_state(r, y, yraw);
         project(r, r->vec, y);
         int rc = eval(r, t, y, r->vec, err);
         if (rc) return rc;
@@ -386,15 +425,15 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
                 worst = r->f.stop_pull[k], which = r->nc + k;
         if (which < 0) return STSL_OK;
         if (which < r->nc) {
-            r->vec[which] = (uint8_t)stsl_contact_slip_state(dir);
+            set_state(r, which, stsl_contact_slip_state(dir));
             continue;
         }
         int k = which - r->nc, away = r->vec[which] == STSL_SM_HIGH ? -1 : +1;
-        r->vec[which] = STSL_SM_OPEN;
+        set_state(r, which, STSL_SM_OPEN);
         for (int c = 0; c < r->nc; c++)
             if (r->vec[c] == STSL_CONTACT_STUCK && same_pair(r->snode[k], r->cnode[c]))
-                r->vec[c] = (uint8_t)stsl_contact_slip_state(
-                    r->snode[k][0] == r->cnode[c][0] ? away : -away);
+                set_state(r, c,
+                          stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? away : -away));
     }
 }
 
@@ -406,18 +445,19 @@ static void karnopp_classify(srun *r, const double *y)
     for (int c = 0; c < r->nc; c++) {
         if (held(r, r->vec, c)) continue;
         double w = pair_w(r, y, r->cnode[c]);
-        r->vec[c] = fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK
-                                                   : (uint8_t)stsl_contact_slip_state(w);
+        set_state(r, c,
+                  fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
     }
 }
 
 /* ---- the schemes' steps -------------------------------------------------------------- */
 
-/* Semi-implicit Euler from t0 to t1 = t0 + h with the forces in r->f; a
- * body held by a fixed end (through stuck contacts and closed stops) keeps
- * its position relative to that end exactly and takes its velocity, as
- * the element's stuck state keeps x - x_base. */
-static void euler(srun *r, double t0, double h, double *y)
+/* Semi-implicit Euler from (t0, y0) to (t1 = t0 + h, y) with the forces
+ * in r->f (y0 may be y); a body held by a fixed end (through stuck
+ * contacts and closed stops) keeps its position relative to that end
+ * exactly and takes its velocity, as the element's stuck state keeps
+ * x - x_base. */
+static void euler(srun *r, double t0, double h, const double *y0, double *y)
 {
     double x0[N_FIXED];
     motion(r, t0);
@@ -427,24 +467,35 @@ static void euler(srun *r, double t0, double h, double *y)
     for (int i = 0; i < r->nb; i++) {
         int l = r->label[i];
         if (l >= r->nb) {
-            y[i] += r->fx[l - r->nb] - x0[l - r->nb];
+            y[i] = y0[i] + (r->fx[l - r->nb] - x0[l - r->nb]);
             y[r->nb + i] = r->fv[l - r->nb];
             continue;
         }
-        y[r->nb + i] += h * r->f.acc[i];
-        y[i] += h * y[r->nb + i];
+        y[r->nb + i] = y0[r->nb + i] + h * r->f.acc[i];
+        y[i] = y0[i] + h * y[r->nb + i];
     }
+    for (int i = 2 * r->nb; i < r->n; i++)
+        y[i] = y0[i];
+}
+
+/* The state the decisions see after impacts() at a new step point: y
+ * itself in a copy when an impact moved it, else yraw (equal to it). */
+static const double *after_impacts(srun *r)
+{
+    if (!r->n_ev) return r->yraw;
+    copy_state(r, r->ytmp, r->y);
+    return r->ytmp;
 }
 
 static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err)
 {
-    euler(r, t0, h, r->y);
-    memcpy(r->yraw, r->y, (size_t)r->n * sizeof *r->y);
+    euler(r, t0, h, r->y, r->y);
+    copy_state(r, r->yraw, r->y);
     int rc = impacts(r, t1, h, r->y, err);
     if (rc) return rc;
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
-    karnopp_classify(r, r->ytmp);
-    return release(r, t1, r->y, r->ytmp, err);
+    const double *y1 = after_impacts(r);
+    karnopp_classify(r, y1);
+    return release(r, t1, r->y, y1, err);
 }
 
 /* Dalla Vedova's conditions per contact: a slipping contact whose relative
@@ -454,10 +505,10 @@ static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err
  * contact turns.  Then the stuck ones are judged at the new step point. */
 static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
 {
-    memcpy(r->y0, r->y, (size_t)r->n * sizeof *r->y);
+    double *start = r->y; /* the step's start: y0, the new state into y */
+    r->y = r->y0, r->y0 = start;
     for (int turned = 1, rc; turned;) {
-        memcpy(r->y, r->y0, (size_t)r->n * sizeof *r->y);
-        euler(r, t0, h, r->y);
+        euler(r, t0, h, r->y0, r->y);
         turned = 0;
         for (int c = 0; c < r->nc; c++) {
             int st = r->vec[c];
@@ -465,7 +516,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
             if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
-            r->vec[c] = STSL_CONTACT_STUCK;
+            set_state(r, c, STSL_CONTACT_STUCK);
             turned = 1;
         }
         if (!turned) break;
@@ -474,17 +525,16 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         if ((rc = eval(r, t0, r->y0, r->vec, err))) return rc;
         motion(r, t1);
     }
-    memcpy(r->yraw, r->y, (size_t)r->n * sizeof *r->y);
+    copy_state(r, r->yraw, r->y);
     int rc = impacts(r, t1, h, r->y, err);
     if (rc) return rc;
     /* a stuck contact moved by an impact slips along its new velocity */
     for (int c = 0; r->n_ev && c < r->nc; c++)
         if (r->vec[c] == STSL_CONTACT_STUCK && !held(r, r->vec, c)) {
             double w = pair_w(r, r->y, r->cnode[c]);
-            if (w != 0.0) r->vec[c] = (uint8_t)stsl_contact_slip_state(w);
+            if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
         }
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
-    return release(r, t1, r->y, r->ytmp, err);
+    return release(r, t1, r->y, after_impacts(r), err);
 }
 
 static int rk4_step(srun *r, double t0, double h, stsl_error *err)
@@ -503,11 +553,10 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
     if ((rc = rk4_deriv(r, t0 + h, tmp, k[3], err))) return rc;
     for (int i = 0; i < n; i++)
         y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
-    memcpy(r->yraw, y, (size_t)n * sizeof *y);
+    copy_state(r, r->yraw, y);
     motion(r, t0 + h);
     if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
-    memcpy(r->ytmp, y, (size_t)n * sizeof *y);
-    return release(r, t0 + h, y, r->ytmp, err);
+    return release(r, t0 + h, y, after_impacts(r), err);
 }
 
 /* The states of the initial state by the scheme's own decisions: stops at
@@ -517,9 +566,11 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
 static int initial_states(srun *r, stsl_error *err)
 {
     for (int c = 0; c < r->nc; c++)
-        r->vec[c] =
-            r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH : STSL_CONTACT_STUCK;
-    memset(r->vec + r->nc, STSL_SM_OPEN, (size_t)r->ns);
+        set_state(r, c,
+                  r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH
+                                                         : STSL_CONTACT_STUCK);
+    for (int k = 0; k < r->ns; k++)
+        set_state(r, r->nc + k, STSL_SM_OPEN);
     motion(r, 0.0);
     for (int k = 0; k < r->ns; k++) {
         const stsl_stop_params *sp = &r->s->stops[k].p;
@@ -527,12 +578,12 @@ static int initial_states(srun *r, stsl_error *err)
         double xr = node_x(r, r->y, p[0]) - node_x(r, r->y, p[1]);
         int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
         r->closed_before[k] = side && pair_w(r, r->y, p) == 0.0;
-        if (r->closed_before[k]) r->vec[r->nc + k] = side > 0 ? STSL_SM_HIGH : STSL_SM_LOW;
+        if (r->closed_before[k]) set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
     }
     if (r->sch->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
     for (int c = 0; r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
         double w = pair_w(r, r->y, r->cnode[c]);
-        if (!held(r, r->vec, c) && w != 0.0) r->vec[c] = (uint8_t)stsl_contact_slip_state(w);
+        if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
     memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
     return release(r, 0.0, r->y, r->ytmp, err);
@@ -679,9 +730,36 @@ static int group_first(const stsl_layout *l, const char *name)
     return -1;
 }
 
+/* Whether fixed end `node` (the ground, base or anchor) stands still in
+ * the engine's frame: its input is a constant (the ground's is) and so is
+ * the base's when the engine moves with the base; the base in its own
+ * frame. */
+static int still(const srun *r, int node)
+{
+    const stsl_system *s = r->s;
+    int frame = stsl_multibody_in_base_frame(r->m), f = node - r->nb;
+    int base_const = s->base_motion.type == STSL_SIG_CONSTANT;
+    int own = f == 0 || (f == 1 ? base_const : s->anchor_motion.type == STSL_SIG_CONSTANT);
+    return (frame && f == 1) || (own && (!frame || base_const));
+}
+
+/* Whether a contact or a stop has a fixed end that moves; when none does,
+ * the fixed ends' motion is evaluated once. */
+static int moving_ends(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        for (int j = 0; j < 2; j++)
+            if (r->cnode[c][j] >= r->nb && !still(r, r->cnode[c][j])) return 1;
+    for (int k = 0; k < r->ns; k++)
+        for (int j = 0; j < 2; j++)
+            if (r->snode[k][j] >= r->nb && !still(r, r->snode[k][j])) return 1;
+    return 0;
+}
+
 static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
-    memcpy(r->prev, r->vec, (size_t)r->L);
+    for (int i = 0; i < r->L; i++)
+        r->prev[i] = r->vec[i];
     for (int k = 0; k < r->ns; k++)
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
     r->n_ev = 0;
@@ -743,6 +821,9 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                               stsl_scheme_name(sch->kind));
     }
     stsl_multibody_initial_state(r.m, r.y);
+    r.mt = NAN, r.cgen = -1;
+    r.moving = moving_ends(&r); /* cnode, snode: set by alloc_run */
+    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     int begun = 0;
     if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
