@@ -255,9 +255,15 @@ static void print_parts(const stsl_convergence *c)
         const double *p[4];
         for (int j = 0; j < 4; j++)
             p[j] = member_col(c, contact[j], name);
-        for (int i = 0; i < n; i++)
-            printf("%-16s  %10.4g  %13.6g  %13.6g  %13.6g  %13.6g\n", i ? "" : name, h[i], p[0][i],
-                   p[1][i], p[2][i], p[3][i]);
+        for (int i = 0; i < n; i++) {
+            printf("%-16s  %10.4g", i ? "" : name, h[i]);
+            for (int j = 0; j < 4; j++) /* NaN: not measured (no friction output) */
+                if (isnan(p[j][i]))
+                    printf("  %13s", "n/a");
+                else
+                    printf("  %13.6g", p[j][i]);
+            putchar('\n');
+        }
     }
 }
 
