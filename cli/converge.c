@@ -293,7 +293,9 @@ int stsl_cli_converge(int argc, char **argv)
     double hmin = INFINITY;
     for (int i = 0; i < a.n_steps; i++)
         hmin = fmin(hmin, a.steps[i]);
-    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%s", a.scheme);
+    /* a.scheme is one of parse_args' three names here (an FMU's label,
+     * which can be long, is never set): the precision says so. */
+    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%.32s", a.scheme);
     snprintf(step_set, sizeof step_set, "simulation.step=%.17g", hmin);
     if (!a.fmu.path) { /* an FMU's own scheme is not the configuration's */
         a.sets[a.n_sets++] = scheme_set;
