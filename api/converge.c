@@ -68,6 +68,7 @@ typedef struct trace {
     double *ev_t;
     int *ev_kind, *ev_subject;
     const char *const *kind_names;
+    const char *who; /* an FMU candidate's name for messages (NULL: the caller names it) */
 } trace;
 
 static int grow(void **p, long *cap, long need, size_t size)
@@ -150,7 +151,9 @@ static int tr_begin(void *self, const stsl_layout *l, stsl_error *err)
     tr->col = NULL, tr->names = NULL;
     int rc = l->n_groups ? begin_system(tr, l) : begin_element(tr, l);
     if (rc < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (rc) return stsl_error_set(err, STSL_EINPUT, "results have no x or v column");
+    if (rc)
+        return stsl_error_set(err, STSL_EINPUT, "%s%sresults have no x or v column",
+                              tr->who ? tr->who : "", tr->who ? ": " : "");
     return STSL_OK;
 }
 
@@ -331,6 +334,14 @@ static double dissipated(const trace *tr, const double *t, const double *f, doub
     return tr->element ? e : -e;
 }
 
+/* Whether every one of the n values is a number (not an output left NaN). */
+static int measured(const double *v, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (isnan(v[i])) return 0;
+    return 1;
+}
+
 /* Errors of run `s` against the reference `ref` (sampled at a superset of
  * its times): per body and per contact into r->per, the largest over the
  * bodies into the table's columns. */
@@ -373,6 +384,9 @@ static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
         p[2] = st.iou;
         pick(ref, idx, n, w0 + c, w.rb), pick(s, NULL, n, w0 + c, w.cb);
         p[3] = dissipated(s, s->t, w.ca, w.cb, n) - dissipated(ref, s->t, w.ra, w.rb, n);
+        /* A candidate without a friction output (an FMU's NaN samples)
+         * has no friction error: NaN, never the 0 that fmax makes of it. */
+        if (!measured(w.ca, n)) p[0] = p[1] = p[3] = NAN;
     }
     free(idx), free(w.ra), free(w.rb), free(w.ca), free(w.cb), free(w.rs), free(w.cs);
     return rc;
@@ -698,6 +712,9 @@ static int study(const candidate *cd, stsl_config *cfg, const double *steps, int
     long nu = 0;
     for (int i = 0; !rc && i < n; i++) {
         stsl_sink sink = {&trace_ops, &runs[i]};
+        /* A scheme's and the reference's errors are wrapped with their
+         * names (candidate_run, below); an FMU's sink errors are not. */
+        runs[i].who = cd->fmu ? cd->scheme : NULL;
         rows[i].h = steps[i];
         rc = candidate_run(cd, cfg, steps[i], &sink, &st, &rows[i].wall, err);
         rows[i].rhs = st.rhs_evals;

@@ -1,6 +1,7 @@
 /* bench_smooth.c - a steep smooth law is stiff: the Den Hartog element with
  * 20-sim's C law (slope 1e4 s/m, examples/compare_smooth_vs_hybrid.yaml)
- * under BDF with the analytic Jacobian and under Adams with fixed-point
+ * under BDF (Newton on the dense Jacobian CVODE forms by difference
+ * quotients: no analytic one is supplied) and under Adams with fixed-point
  * iteration, at the example's tolerances.  Prints one line per method.
  *
  * usage: bench_smooth [CONFIG] [RUNS_PER_BATCH] [BATCHES] */
@@ -16,7 +17,7 @@ int main(int argc, char **argv)
     int runs = argc > 2 ? atoi(argv[2]) : 50;
     int batches = argc > 3 ? atoi(argv[3]) : 5;
     const char *methods[] = {"simulation.method=bdf", "simulation.method=adams"};
-    const char *names[] = {"bdf+analytic jacobian", "adams+fixed point"};
+    const char *names[] = {"bdf+dq jacobian", "adams+fixed point"};
     for (int i = 0; i < 2; i++) {
         bench_result r;
         int rc = bench_config(path, &methods[i], 1, runs, batches, &r);

@@ -264,9 +264,15 @@ static void print_parts(const stsl_convergence *c)
         const double *p[4];
         for (int j = 0; j < 4; j++)
             p[j] = member_col(c, contact[j], name);
-        for (int i = 0; i < n; i++)
-            printf("%-16s  %10.4g  %13.6g  %13.6g  %13.6g  %13.6g\n", i ? "" : name, h[i], p[0][i],
-                   p[1][i], p[2][i], p[3][i]);
+        for (int i = 0; i < n; i++) {
+            printf("%-16s  %10.4g", i ? "" : name, h[i]);
+            for (int j = 0; j < 4; j++) /* NaN: not measured (no friction output) */
+                if (isnan(p[j][i]))
+                    printf("  %13s", "n/a");
+                else
+                    printf("  %13.6g", p[j][i]);
+            putchar('\n');
+        }
     }
 }
 
@@ -296,7 +302,9 @@ int stsl_cli_converge(int argc, char **argv)
     double hmin = INFINITY;
     for (int i = 0; i < a.n_steps; i++)
         hmin = fmin(hmin, a.steps[i]);
-    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%s", a.scheme);
+    /* a.scheme is one of parse_args' three names here (an FMU's label,
+     * which can be long, is never set): the precision says so. */
+    snprintf(scheme_set, sizeof scheme_set, "simulation.scheme=%.32s", a.scheme);
     snprintf(step_set, sizeof step_set, "simulation.step=%.17g", hmin);
     if (!a.fmu.path) { /* an FMU's own scheme is not the configuration's */
         a.sets[a.n_sets++] = scheme_set;

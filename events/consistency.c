@@ -74,8 +74,12 @@ static int level(search *s, int k, int d1, int d2, int left_u, int left_r)
 
 static int check_args(int n, const int *before, stsl_error *err)
 {
-    if (n < 0)
-        return stsl_error_set(err, STSL_EINPUT, "consistency: %d contacts (must be >= 0)", n);
+    /* STSL_EINPUT itself, not stsl_error_set's value: the caller's
+     * allocation of n ints then visibly never sees n < 0. */
+    if (n < 0) {
+        stsl_error_set(err, STSL_EINPUT, "consistency: %d contacts (must be >= 0)", n);
+        return STSL_EINPUT;
+    }
     for (int k = 0; k < n; k++)
         if (before[k] < STSL_CONTACT_STUCK || before[k] > STSL_CONTACT_SLIP_NEG)
             return stsl_error_set(err, STSL_EINPUT,

@@ -880,12 +880,13 @@ typedef struct stsl_converge_opts {
  *   max_event_time_error (largest |dt| of a matched event; NaN without),
  * then of a single element its contact's
  *   max_abs_error_friction, rms_error_friction, stuck_iou (overlap of the
- *     stuck times), dissipated_energy_error (candidate - reference, J;
- *     NaN for an FMU without a friction output),
+ *     stuck times), dissipated_energy_error (candidate - reference, J),
  * or of a system of bodies, per body B and contact C (the CSV's columns)
  *   max_abs_error_x.B, rms_error_x.B, max_abs_error_v.B, final_error_x.B,
  *   order.B, max_abs_error_friction.C, rms_error_friction.C, stuck_iou.C,
- *   dissipated_energy_error.C. */
+ *   dissipated_energy_error.C.
+ * A contact's friction errors (max, rms, energy) are NaN when the candidate
+ * does not output its friction (an FMU without that output): not measured. */
 typedef struct stsl_convergence stsl_convergence;
 
 /* Run the study of `cfg` (not changed: the scheme and step are set on a

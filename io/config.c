@@ -1242,14 +1242,36 @@ static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char
     return NULL;
 }
 
-/* The double behind `key` when it can be set on its own (the key table's
- * `when`, a smooth law's untied parameter, a signal's parameter); NULL
- * when it must go through the full load.  *k is its table entry (NULL for
- * the law and signal parameters). */
-static double *fast_slot(stsl_config *cfg, const char *key, const stsl_key **k,
-                         const stsl_cr_range **r)
+/* `key` with the contact or stop it names by its `name:` (contacts.clutch.
+ * dynamic) written as the index the full load finds (contacts.0.dynamic:
+ * seq_item's rule, the first item of that name) into `buf`; `key` itself
+ * when it names none that way. */
+static const char *by_index(const stsl_config *cfg, const char *key, char buf[KEYPATH_MAX])
 {
-    const char *rest;
+    const stsl_system *s = &cfg->system;
+    int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
+    if (!cfg->is_system || (!contacts && strncmp(key, "stops.", 6))) return key;
+    const char *seg = key + pre, *dot = strchr(seg, '.');
+    size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
+    int count = contacts ? s->n_contacts : s->n_stops;
+    for (int i = 0; n && !isdigit((unsigned char)*seg) && i < count; i++) {
+        const char *name = contacts ? s->contacts[i].name : s->stops[i].name;
+        if (strlen(name) != n || strncmp(name, seg, n)) continue;
+        int len = snprintf(buf, KEYPATH_MAX, "%.*s%d%s", pre, key, i, seg + n);
+        return len < KEYPATH_MAX ? buf : key;
+    }
+    return key;
+}
+
+/* The double behind *key when it can be set on its own (the key table's
+ * `when`, a smooth law's parameter, a signal's parameter; a contact or
+ * stop by index or name); NULL when it must go through the full load.
+ * *k is its table entry (NULL for the signal parameters); *key becomes
+ * the path the full load names in its messages (by index, in `buf`). */
+static double *fast_slot(stsl_config *cfg, const char **at, char buf[KEYPATH_MAX],
+                         const stsl_key **k, const stsl_cr_range **r)
+{
+    const char *rest, *key = *at = by_index(cfg, *at, buf);
     double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
     *k = NULL;
@@ -1281,12 +1303,13 @@ static int tie_static_level(stsl_friction_params *f, const double *slot)
     return 1;
 }
 
-int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
+int stsl_config_set_alone(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     const stsl_cr_range *r = NULL;
     const stsl_key *k = NULL;
-    double *slot = key && value ? fast_slot(cfg, key, &k, &r) : NULL;
-    if (!slot || !plain_number_text(value)) return stsl_config_set_reload(cfg, key, value, err);
+    char buf[KEYPATH_MAX];
+    double *slot = key && value ? fast_slot(cfg, &key, buf, &k, &r) : NULL;
+    if (!slot || !plain_number_text(value)) return STSL_SET_RELOAD;
     /* The friction parameters the key belongs to (their static level is
      * tied to the dynamic one), else a dummy that ties nothing. */
     stsl_friction_params none = {0}, *f = &none;
@@ -1302,7 +1325,7 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
          * with the erk8 method: the full load judges both. */
         if (slot == &f->static_force ||
             (slot == &cfg->sim.rtol && cfg->sim.method == STSL_METHOD_ERK8))
-            return stsl_config_set_reload(cfg, key, value, err);
+            return STSL_SET_RELOAD;
         stsl_error_set(err, STSL_EINPUT, "%s: %s", key, what);
         stsl_cr_one_line(err);
         return STSL_EINPUT;
@@ -1310,16 +1333,22 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
     double before = *slot, ratio = f->static_ratio;
     stsl_static_given given = f->static_given;
     *slot = v;
-    if (too_many_samples(&cfg->sim) || !tie_static_level(f, slot)) {
+    if (too_many_samples(&cfg->sim) || !tie_static_level(f, slot) || !stsl_cr_law_levels_ok(f)) {
         /* Refused by a rule between keys: the full load words it (and names
          * the key the loader blames), so both paths say the same. */
         *slot = before;
         f->static_ratio = ratio;
         f->static_given = given;
-        return stsl_config_set_reload(cfg, key, value, err);
+        return STSL_SET_RELOAD;
     }
     sync_tolerances(cfg);
     return STSL_OK;
+}
+
+int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
+{
+    int rc = stsl_config_set_alone(cfg, key, value, err);
+    return rc == STSL_SET_RELOAD ? stsl_config_set_reload(cfg, key, value, err) : rc;
 }
 
 #define EFFECTIVE "effective configuration"
@@ -1445,8 +1474,10 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
 {
     const stsl_cr_range *r;
     const stsl_key *k = NULL;
+    char path[KEYPATH_MAX];
+    const char *at = key;
     /* fast_slot only locates the double; nothing is written through it. */
-    const double *slot = key ? fast_slot((stsl_config *)cfg, key, &k, &r) : NULL;
+    const double *slot = key ? fast_slot((stsl_config *)cfg, &at, path, &k, &r) : NULL;
     /* A static level the document does not state (given the other way, or
      * the default) is not a key of it. */
     const stsl_friction_params *f =

@@ -53,14 +53,22 @@ int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err);
 /* Set one key of the effective configuration (as stsl_config_to_yaml writes
  * it) to a YAML value: exactly `stickslip run EFFECTIVE.yaml --set key=value`,
  * with the message of that `--set` minus its "--set key=value: " prefix (so
- * "friction.dynamic: must be >= 0 (got -1)").  A number key that no rule ties
- * to another (see NUM_KEYS in config.c) is checked by the loader's number
- * check and written in place, without the YAML round trip (about 40 us).
+ * "friction.dynamic: must be >= 0 (got -1)").  A number key the key table
+ * (io/config_keys.c) lets set alone, a contact's or stop's by index or name,
+ * is checked by the loader's number check and written in place, without the
+ * YAML round trip (about 40 us); a value that breaks a rule between keys
+ * (tst >= tc) goes through the round trip, for the loader's message.
  * The effective configuration keeps the static level as the file gave it,
  * so friction.dynamic keeps a friction.static force (refusing a dynamic
  * level above it) or else the ratio, as `--set` on the file itself does.
  * On failure *cfg is unchanged. */
 int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
+/* The fast part of stsl_config_set alone: STSL_OK or the refusal when the
+ * key may be set on its own, else STSL_SET_RELOAD with *cfg unchanged (the
+ * key needs the full load).  A sweep over such keys sets each variant in
+ * place; tests assert which keys take this path. */
+#define STSL_SET_RELOAD 1
+int stsl_config_set_alone(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
 /* The same, always through the full YAML round trip (the reference the fast
  * path is tested against). */
 int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err);

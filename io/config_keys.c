@@ -30,8 +30,8 @@ const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
             STSL_WHEN_NEVER                                                                        \
     }
 /* A smooth law's parameter: its range and default are the law's
- * (config_read.c); those a rule ties to another (breakaway >= coulomb,
- * tst >= tc) are never set alone. */
+ * (config_read.c).  The levels a rule ties together (breakaway >= coulomb,
+ * tst >= tc) are set alone too: stsl_config_set checks the rule after. */
 #define LAW(field, units, doc, when)                                                               \
     {                                                                                              \
         "friction." #field, "contacts.N", STSL_KEY_LAW_PARAM, NULL, 0, 0.0, NULL, units, doc,      \
@@ -71,12 +71,12 @@ static const stsl_key KEYS[] = {
         stribeck_velocity, STRIBECK),
     FRI("stribeck_exponent", R_POS, 0, 2, NULL, "", "delta (`stribeck` only)", stribeck_exponent,
         STRIBECK),
-    LAW(breakaway, "N", "T_brk >= `coulomb`", NEVER),
-    LAW(coulomb, "N", "T_C", NEVER),
+    LAW(breakaway, "N", "T_brk >= `coulomb`", ALWAYS),
+    LAW(coulomb, "N", "T_C", ALWAYS),
     LAW(breakaway_velocity, "m/s", "w_brk", ALWAYS),
     LAW(viscous, "N·s/m", "f", ALWAYS),
-    LAW(tc, "N", "Coulomb level Tc", NEVER),
-    LAW(tst, "N", "static level Tst >= `tc`", NEVER),
+    LAW(tc, "N", "Coulomb level Tc", ALWAYS),
+    LAW(tst, "N", "static level Tst >= `tc`", ALWAYS),
     LAW(slope, "s/m", "steepness", ALWAYS),
     LAW(v_st, "m/s", "Stribeck velocity", ALWAYS),
     LAW(d, "N·s/m", "viscous d", ALWAYS),

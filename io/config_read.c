@@ -681,19 +681,36 @@ static int not_below(const stsl_cr_map *m, const char *key, double v, const char
                  : STSL_OK;
 }
 
+/* A smooth law's static (breakaway) level and the Coulomb level it cannot
+ * lie below: their keys and values; 0 when the law has no static level. */
+static int levels(const stsl_friction_params *f, const char *key[2], double v[2])
+{
+    int simscape = f->law == STSL_LAW_SIMSCAPE;
+    key[0] = simscape ? "breakaway" : "tst";
+    key[1] = simscape ? "coulomb" : "tc";
+    v[0] = simscape ? f->breakaway : f->tst;
+    v[1] = simscape ? f->coulomb : f->tc;
+    return simscape || f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE;
+}
+
+int stsl_cr_law_levels_ok(const stsl_friction_params *f)
+{
+    const char *key[2];
+    double v[2];
+    return !levels(f, key, v) || !(v[0] < v[1]);
+}
+
 /* The smooth laws take their seed's parameters, nothing else. */
 static int load_smooth(const stsl_cr_map *m, stsl_friction_params *f)
 {
     const stsl_cr_law_param *lp = stsl_cr_law_params(f->law);
+    const char *key[2];
+    double v[2];
     int rc = STSL_OK;
     for (; !rc && lp->key; lp++)
         rc = stsl_cr_map_num(m, lp->key, lp->required, lp->def, lp->r,
                              (double *)((char *)f + lp->off));
-    /* The static (breakaway) level cannot lie below the Coulomb level. */
-    if (!rc && f->law == STSL_LAW_SIMSCAPE)
-        rc = not_below(m, "breakaway", f->breakaway, "coulomb", f->coulomb);
-    if (!rc && (f->law == STSL_LAW_20SIM_SCVS || f->law == STSL_LAW_LUGRE))
-        rc = not_below(m, "tst", f->tst, "tc", f->tc);
+    if (!rc && levels(f, key, v)) rc = not_below(m, key[0], v[0], key[1], v[1]);
     f->static_ratio = f->eff_opposing = f->eff_aiding = 1.0;
     f->stribeck_exponent = 2.0;
     return rc;

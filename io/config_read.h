@@ -134,6 +134,9 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
 int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f);
 /* The parameters of a smooth law, {NULL}-terminated (NULL for hybrid laws). */
 const stsl_cr_law_param *stsl_cr_law_params(stsl_law law);
+/* 0 when a smooth law's static level lies below its Coulomb level (the
+ * loader's rule between breakaway and coulomb, tst and tc); 1 otherwise. */
+int stsl_cr_law_levels_ok(const stsl_friction_params *f);
 /* A stop's min, max, model and the model's parameters from the opened
  * mapping `m` into `st` (its ends and name are the caller's). */
 int stsl_cr_stop(const stsl_cr_map *m, stsl_system_stop *st);

@@ -1,5 +1,7 @@
 /* smooth_friction.h - the smooth and dynamic friction laws of the seeds
- * (SPEC §2), with their derivatives for an analytic Jacobian.
+ * (SPEC §2).  The derivatives they can also return feed no Jacobian: no
+ * model gives CVODE one, its BDF forms the Jacobian by difference
+ * quotients of the right-hand side (docs/numerics.md).
  *
  * w is the relative velocity; every force returned opposes it (it enters the
  * equation of motion as -T).

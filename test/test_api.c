@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/config_api.h"
 #include "include/stickslip.h"
 #include "io/config.h"
 #include "test/testutil.h"
@@ -126,6 +127,162 @@ static void set_equals_round_trip(void **state)
         stsl_config_free(&base);
     }
     assert_true(fast_ok > 100); /* the comparison covered accepted values too */
+}
+
+/* The keys of the smooth laws and the keys that name a contact or stop by
+ * its `name:` take the fast path (stsl_config_set_alone sets them in
+ * place) and give what the full reload gives: the same effective
+ * configuration, and a run bit for bit the same (every column, every
+ * event).  A value that breaks the rule between two levels (tst >= tc,
+ * breakaway >= coulomb) is left to the reload, whose message the fast set
+ * then returns. */
+#define LAW_BASE(law)                                                                              \
+    "element: {mass: 1, spring: {stiffness: 100}}\nfriction: {law: " law "}\n"                     \
+    "inputs: {base_motion: {type: ramp, slope: 0.1}}\nsimulation: {t_end: 0.3, output_step: "      \
+    "0.01}\n"
+static const char *const SMOOTH_BASES[] = {
+    LAW_BASE("simscape, breakaway: 1.5, coulomb: 1, breakaway_velocity: 0.01, viscous: 0.5"),
+    LAW_BASE("20sim_c, tc: 1, slope: 100"),
+    LAW_BASE("20sim_v, d: 2"),
+    LAW_BASE("20sim_cv, tc: 1, slope: 100, d: 0.5"),
+    LAW_BASE("20sim_scvs, tc: 1, tst: 1.5, slope: 100, v_st: 0.001, d: 0.5"),
+    LAW_BASE("lugre, tc: 1, tst: 1.5, v_st: 0.001, sigma0: 1e4, sigma1: 100, d: 0.5"),
+    "domain: rotational\nbodies: {motor: {inertia: 2e-3}, gear: {inertia: 5e-4}, load: "
+    "{inertia: 1e-2}}\ncouplings: [{between: [gear, load], stiffness: 500, damping: 0.1}]\n"
+    "contacts:\n  - {name: bearing, body: motor, dynamic: 0.02, static_ratio: 1.3, load: "
+    "{type: constant, value: 0.1}}\n  - {name: guide, body: load, law: lugre, tc: 0.3, tst: 0.45, "
+    "v_st: 0.01, sigma0: 1e3, sigma1: 2, d: 0.01}\nstops: [{name: gap, between: [motor, gear], "
+    "min: -0.01, max: 0.01, restitution: 0.2}]\ninputs: {forces: {motor: {type: sine, "
+    "amplitude: 0.6, frequency: 1}}}\nsimulation: {t_end: 0.1, output_step: 0.001}\n"};
+
+typedef struct alone_case {
+    int base;
+    const char *key, *ok, *broken; /* broken: a value the rule refuses, or NULL */
+} alone_case;
+
+static const alone_case ALONE[] = {
+    {0, "friction.breakaway", "1.25", "0.5"},
+    {0, "friction.coulomb", "1.25", "2"},
+    {0, "friction.breakaway_velocity", "0.02", NULL},
+    {0, "friction.viscous", "0.25", NULL},
+    {1, "friction.tc", "1.25", NULL},
+    {1, "friction.slope", "50", NULL},
+    {2, "friction.d", "1", NULL},
+    {3, "friction.tc", "0.75", NULL},
+    {3, "friction.slope", "200", NULL},
+    {3, "friction.d", "1", NULL},
+    {4, "friction.tc", "1.25", "2"},
+    {4, "friction.tst", "1.25", "0.5"},
+    {4, "friction.slope", "50", NULL},
+    {4, "friction.v_st", "0.002", NULL},
+    {4, "friction.d", "1", NULL},
+    {5, "friction.tc", "1.25", "2"},
+    {5, "friction.tst", "1.25", "0.5"},
+    {5, "friction.v_st", "0.002", NULL},
+    {5, "friction.d", "1", NULL},
+    {5, "friction.sigma0", "2e4", NULL},
+    {5, "friction.sigma1", "50", NULL},
+    {6, "contacts.bearing.dynamic", "0.03", NULL},
+    {6, "contacts.bearing.static_ratio", "1.5", NULL},
+    {6, "contacts.bearing.efficiency_opposing", "0.8", NULL},
+    {6, "contacts.bearing.load.value", "0.2", NULL},
+    {6, "contacts.guide.tc", "0.35", "0.5"},
+    {6, "contacts.guide.tst", "0.5", "0.2"},
+    {6, "contacts.guide.sigma0", "2e3", NULL},
+    {6, "contacts.1.tst", "0.5", "0.2"},
+    {6, "stops.gap.restitution", "0.5", NULL},
+};
+
+/* Two runs agree bit for bit: every column's samples and every event time. */
+static void assert_same_run(const stsl_cfg *a, const stsl_cfg *b, const char *what)
+{
+    stsl_result *ra = NULL, *rb = NULL;
+    stsl_err e;
+    if (stsl_run_result(a, &ra, &e) || stsl_run_result(b, &rb, &e)) fail_msg("%s", e.message);
+    long n = stsl_result_n_samples(ra), ne = stsl_result_n_events(ra);
+    int nc = stsl_result_n_columns(ra);
+    assert_true(n > 10 && n == stsl_result_n_samples(rb));
+    assert_true(ne == stsl_result_n_events(rb) && nc == stsl_result_n_columns(rb));
+    for (int c = 0; c < nc; c++) {
+        const char *name = stsl_result_column_name(ra, c);
+        const double *x = stsl_result_column(ra, name), *y = stsl_result_column(rb, name);
+        if (!y || memcmp(x, y, (size_t)n * sizeof *x))
+            fail_msg("%s: column %s differs", what, name);
+    }
+    double *ta = calloc((size_t)ne + 1, sizeof *ta), *tb = calloc((size_t)ne + 1, sizeof *tb);
+    assert_true(ta && tb);
+    if (ne && (stsl_result_events(ra, ta, NULL, NULL, NULL, NULL, NULL, 0, NULL, &e) ||
+               stsl_result_events(rb, tb, NULL, NULL, NULL, NULL, NULL, 0, NULL, &e)))
+        fail_msg("%s", e.message);
+    assert_memory_equal(ta, tb, (size_t)ne * sizeof *ta);
+    free(ta);
+    free(tb);
+    stsl_result_free(ra);
+    stsl_result_free(rb);
+}
+
+static void set_alone_law_and_named_keys(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof ALONE / sizeof ALONE[0]; i++) {
+        const alone_case *t = &ALONE[i];
+        stsl_err e;
+        stsl_cfg *base = stsl_cfg_parse(SMOOTH_BASES[t->base], NULL, &e);
+        if (!base) fail_msg("base %d: %s", t->base, e.message);
+        stsl_cfg *fast = stsl_cfg_clone(base, &e), *full = stsl_cfg_clone(base, &e);
+        stsl_error ef = {0}, es = {0};
+        int rf = stsl_config_set_alone(&fast->c, t->key, t->ok, &ef);
+        if (rf != STSL_OK) fail_msg("%s=%s: not set alone (%d) %s", t->key, t->ok, rf, ef.msg);
+        assert_int_equal(stsl_config_set_reload(&full->c, t->key, t->ok, &es), STSL_OK);
+        char *ya = stsl_config_to_yaml(&fast->c), *yb = stsl_config_to_yaml(&full->c);
+        assert_string_equal(ya, yb);
+        char *got = stsl_config_get(&fast->c, t->key, &ef); /* the value is set */
+        assert_true(got && strtod(got, NULL) == strtod(t->ok, NULL));
+        free(got);
+        assert_same_run(fast, full, t->key);
+        free(ya);
+        free(yb);
+        stsl_cfg_free(fast);
+        stsl_cfg_free(full);
+        if (t->broken) {
+            /* Refused by the rule: left to the reload, config unchanged; the
+             * public set words it as the reload does. */
+            fast = stsl_cfg_clone(base, &e);
+            full = stsl_cfg_clone(base, &e);
+            char *before = stsl_config_to_yaml(&fast->c), *after;
+            assert_int_equal(stsl_config_set_alone(&fast->c, t->key, t->broken, &ef),
+                             STSL_SET_RELOAD);
+            after = stsl_config_to_yaml(&fast->c);
+            assert_string_equal(before, after);
+            int r1 = stsl_config_set(&fast->c, t->key, t->broken, &ef);
+            int r2 = stsl_config_set_reload(&full->c, t->key, t->broken, &es);
+            assert_int_equal(r1, STSL_EINPUT);
+            assert_int_equal(r2, STSL_EINPUT);
+            assert_string_equal(ef.msg, es.msg);
+            assert_non_null(strstr(ef.msg, "must be >="));
+            free(before);
+            free(after);
+            stsl_cfg_free(fast);
+            stsl_cfg_free(full);
+        }
+        stsl_cfg_free(base);
+    }
+    /* Out of range: refused on the fast path with the reload's message. */
+    static const alone_case BAD[] = {{6, "contacts.bearing.dynamic", "-1", NULL},
+                                     {6, "contacts.guide.sigma0", "0", NULL},
+                                     {6, "stops.gap.restitution", "2", NULL},
+                                     {5, "friction.tst", "-1", NULL}};
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        stsl_err e;
+        stsl_cfg *fast = stsl_cfg_parse(SMOOTH_BASES[BAD[i].base], NULL, &e),
+                 *full = stsl_cfg_clone(fast, &e);
+        stsl_error ef = {0}, es = {0};
+        assert_int_equal(stsl_config_set_alone(&fast->c, BAD[i].key, BAD[i].ok, &ef), STSL_EINPUT);
+        assert_int_equal(stsl_config_set_reload(&full->c, BAD[i].key, BAD[i].ok, &es), STSL_EINPUT);
+        assert_string_equal(ef.msg, es.msg);
+        stsl_cfg_free(fast);
+        stsl_cfg_free(full);
+    }
 }
 
 /* A message without its location ("FILE:LINE: " or "--set ARG: "). */
@@ -540,6 +697,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(set_equals_round_trip),
         cmocka_unit_test(set_message_as_cli),
+        cmocka_unit_test(set_alone_law_and_named_keys),
         cmocka_unit_test(set_static_level_as_file),
         cmocka_unit_test(set_dynamic_keeps_what_file_gave),
         cmocka_unit_test(get_values),

@@ -378,20 +378,26 @@ static double csv_field(const char *csv, const char *name, int row)
  * events are derived from the contact's slip velocity; each lies within
  * one step of the exact one (matching allows 5), so at the smallest step
  * none is missed or invented. */
-static void t_system_converges(void **state)
+/* converge --fmu FMU (of test/fmu) of the two-body system at `steps`: the
+ * table it writes (the printed one in `out`). */
+static const char *converge_two_body(const char *fmu, const char *steps)
 {
-    (void)state;
     char cfg[512], csv[512];
     snprintf(cfg, sizeof cfg, "%s/two.yaml", tmp);
     snprintf(csv, sizeof csv, "%s/two.csv", tmp);
     assert_int_equal(tu_write_file(cfg, TWO_BODY_YAML), 0);
     int rc = tu_cli(out, sizeof out,
-                    "converge '%s' --fmu '%s' --fmu-input F=bodies.b.force --steps "
-                    "1e-3,5e-4,2.5e-4 -o '%s'",
-                    cfg, FMUDIR "two_body.fmu", csv);
+                    "converge '%s' --fmu '%s%s' --fmu-input F=bodies.b.force --steps %s -o '%s'",
+                    cfg, FMUDIR, fmu, steps, csv);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
-    const char *t = slurp(csv);
+    return slurp(csv);
+}
+
+static void t_system_converges(void **state)
+{
+    (void)state;
+    const char *t = converge_two_body("two_body.fmu", "1e-3,5e-4,2.5e-4");
     const char *fields[4] = {"max_abs_error_x.a", "max_abs_error_v.a", "max_abs_error_x.b",
                              "max_abs_error_v.b"};
     for (int k = 0; k < 4; k++) {
@@ -410,6 +416,34 @@ static void t_system_converges(void **state)
     assert_close(csv_field(t, "events_missed", 2), 0, 0);
     assert_close(csv_field(t, "events_spurious", 2), 0, 0);
     assert_true(csv_field(t, "events", 2) >= 5);
+    assert_int_equal(unpacked_left(), 0);
+}
+
+/* converge --fmu of a system whose FMU has no friction output: the
+ * contact's friction errors are not measured, so the table says n/a (never
+ * the 0 a maximum over NaN samples gave) and the CSV nan, while the stuck
+ * IoU, which the slip velocity derived from the bodies' v decides, is a
+ * number in (0, 1]. */
+static void t_system_without_friction(void **state)
+{
+    (void)state;
+    const char *t = converge_two_body("two_body_nofric.fmu", "1e-3,5e-4");
+    const char *row = strstr(out, "\nguide  ");
+    assert_non_null(row);
+    double h, iou;
+    char a[16], b[16], e[16];
+    assert_int_equal(sscanf(row, " guide %lf %15s %15s %lf %15s", &h, a, b, &iou, e), 5);
+    assert_true(h == 1e-3 && iou > 0.0 && iou <= 1.0);
+    assert_string_equal(a, "n/a");
+    assert_string_equal(b, "n/a");
+    assert_string_equal(e, "n/a");
+    for (int i = 0; i < 2; i++) {
+        assert_true(isnan(csv_field(t, "max_abs_error_friction.guide", i)));
+        assert_true(isnan(csv_field(t, "rms_error_friction.guide", i)));
+        assert_true(isnan(csv_field(t, "dissipated_energy_error.guide", i)));
+        double u = csv_field(t, "stuck_iou.guide", i);
+        assert_true(u > 0.0 && u <= 1.0);
+    }
     assert_int_equal(unpacked_left(), 0);
 }
 
@@ -535,6 +569,7 @@ int main(void)
         cmocka_unit_test(t_model_exchange_order),
         cmocka_unit_test(t_export_round_trip),
         cmocka_unit_test(t_system_converges),
+        cmocka_unit_test(t_system_without_friction),
         cmocka_unit_test(t_system_mapping_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -76,7 +76,8 @@ typedef struct gen {
     double mass[MAXB], v0[MAXB];
     int c_end[MAXC][2]; /* body index; -1: ground */
     double c_dyn[MAXC], c_ratio[MAXC];
-    char c_name[MAXC][8];
+    /* "c", a letter and the index: room for any int the format may print */
+    char c_name[MAXC][16];
     int k_end[MAXK][2]; /* -1: ground */
     double k_stiff[MAXK], k_damp[MAXK];
     int s_end[MAXS][2];

@@ -151,10 +151,10 @@ static int split(const char *kv, const char *opt, char *name, size_t size, const
                  stsl_error *err)
 {
     const char *eq = strchr(kv, '=');
+    *value = eq ? eq + 1 : ""; /* set on every path: callers test rc, not it */
     if (!eq || eq == kv || !eq[1] || (size_t)(eq - kv) >= size)
         return stsl_error_set(err, STSL_EINPUT, "%s: expected NAME=VALUE, got '%s'", opt, kv);
     snprintf(name, size, "%.*s", (int)(eq - kv), kv);
-    *value = eq + 1;
     return STSL_OK;
 }
 
