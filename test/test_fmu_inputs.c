@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -48,23 +47,7 @@ static const char *const SINE = "element: {mass: 1.0}\n"
                                 "  base_motion: {type: sine, amplitude: 0.01, frequency: 2.0}\n"
                                 "simulation: {t_end: 1.0, output_step: 0.015625}\n";
 
-static char tmp[256];
 static char out[1 << 14];
-
-static int setup(void **state)
-{
-    (void)state;
-    tu_mkdtemp(tmp, sizeof tmp);
-    return tmp[0] && !setenv("TMPDIR", tmp, 1) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* One run of FMUDIR fmu on the configuration `yaml`, inputs mapped by
  * "NAME=SIGNAL" (up to 2, NULL: by name): its samples into *s. */
@@ -172,11 +155,10 @@ static void t_motion_rates(void **state)
 static void t_missing_input_derivatives(void **state)
 {
     (void)state;
-    char cfg[512];
-    snprintf(cfg, sizeof cfg, "%s/ramps.yaml", tmp);
-    assert_int_equal(tu_write_file(cfg, RAMPS), 0);
-    int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --steps 1.5625e-2,7.8125e-3", cfg,
-                    FMUDIR "integrator_noderiv.fmu");
+    /* Its inputs and outputs are found by name in any element's
+     * configuration: the run stops at loading the binary. */
+    int rc = tu_cli(out, sizeof out, "converge '%s' --fmu '%s' --steps 1e-3,5e-4",
+                    STSL_SOURCE_DIR "/examples/den_hartog.yaml", FMUDIR "integrator_noderiv.fmu");
     const char *message =
         "integrator_noderiv.fmu: binaries/linux64/integrator_cs.so: missing function "
         "fmi2SetRealInputDerivatives (modelDescription.xml declares canInterpolateInputs=\"true\")";
@@ -193,5 +175,5 @@ int main(void)
         cmocka_unit_test(t_motion_rates),
         cmocka_unit_test(t_missing_input_derivatives),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,9 +39,12 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String 
     return m;
 }
 
+/* The integrals start at 0 with the run, whatever was set before. */
 EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
-    (void)c;
+    model *m = c;
+    m->x = m->friction = 0.0;
+    m->du[0] = m->du[1] = 0.0;
     return fmi2OK;
 }
 
