@@ -120,6 +120,55 @@ static void t_ramps_held(void **state)
     }
 }
 
+/* The same ramps on a system of one body: the force is bodies.a.force, the
+ * FMU's outputs stand for the body's and its contact's columns. */
+static const char *const SYSTEM_RAMPS =
+    "bodies:\n"
+    "  a: {mass: 1.0}\n"
+    "contacts:\n"
+    "  - {body: a, name: guide, law: coulomb, dynamic: 1.0, static_ratio: 1.2}\n"
+    "inputs:\n"
+    "  forces:\n"
+    "    a: {type: ramp, start_time: 0.0, slope: 2.0, initial: 1.0}\n"
+    "  base_motion: {type: ramp, start_time: 0.5, slope: 0.5, initial: 0.25}\n"
+    "simulation: {t_end: 1.0, output_step: 0.015625}\n";
+
+static void t_system_ramps_with_derivatives(void **state)
+{
+    (void)state;
+    stsl_config cfg;
+    stsl_error err = {0};
+    assert_int_equal(stsl_config_load_string(SYSTEM_RAMPS, "<test>", NULL, NULL, 0, &cfg, &err),
+                     STSL_OK);
+    stsl_fmu_opts o = {0};
+    o.path = FMUDIR "integrator.fmu";
+    o.system = &cfg.system;
+    o.inputs[o.n_inputs++] = "active_force=bodies.a.force";
+    o.outputs[o.n_outputs++] = "x[a]=x";
+    o.outputs[o.n_outputs++] = "v[a]=v";
+    o.outputs[o.n_outputs++] = "friction[guide]=friction";
+    stsl_fmu *f = NULL;
+    stsl_sink sink;
+    assert_int_equal(stsl_mem_sink_create(&sink, &err), STSL_OK);
+    int rc = stsl_fmu_open(&o, &cfg.element, &f, &err);
+    if (!rc) rc = stsl_fmu_run(f, T_END, H, &sink, NULL, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, STSL_OK);
+    /* columns x[a], v[a], friction[guide], slip_velocity, contact_mode */
+    const stsl_mem_result *r = stsl_mem_sink_result(&sink);
+    assert_int_equal(r->n_samples, N + 1);
+    double t[N + 1], x[N + 1], v[N + 1], fr[N + 1];
+    for (long i = 0; i <= N; i++) {
+        const double *row = r->cols + i * r->n_cols;
+        t[i] = r->t[i], x[i] = row[0], v[i] = row[1], fr[i] = row[2];
+    }
+    stsl_fmu_samples s = {.n = N + 1, .t = t, .x = x, .v = v, .friction = fr};
+    check_ramps(&s, 0);
+    stsl_sink_free(&sink);
+    stsl_fmu_close(f);
+    stsl_config_free(&cfg);
+}
+
 /* A motion's velocity and acceleration as inputs: their derivatives are
  * the motion's acceleration and third derivative.  x integrates the
  * acceleration a = -A w^2 sin(w t) with its rate -A w^3 cos(w t), friction
@@ -170,9 +219,8 @@ static void t_missing_input_derivatives(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_ramps_with_derivatives),
-        cmocka_unit_test(t_ramps_held),
-        cmocka_unit_test(t_motion_rates),
+        cmocka_unit_test(t_ramps_with_derivatives),        cmocka_unit_test(t_ramps_held),
+        cmocka_unit_test(t_system_ramps_with_derivatives), cmocka_unit_test(t_motion_rates),
         cmocka_unit_test(t_missing_input_derivatives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
