@@ -36,12 +36,24 @@ stsl_test_fmu(guid karnopp_cs karnopp_cs.xml linux64 "FMU_GUID=\"{another-guid}\
 stsl_test_fmu(platform karnopp_cs karnopp_cs.xml win64)
 stsl_test_fmu(bad_xml karnopp_cs bad_xml.xml linux64)
 stsl_test_fmu(smooth_me smooth_me smooth_me.xml linux64)
+# An FMU integrating its inputs, interpolating them or not, with or without
+# fmi2SetRealInputDerivatives (test_fmu_inputs).
+stsl_test_fmu(integrator integrator_cs integrator_cs.xml linux64)
+stsl_test_fmu(integrator_noderiv integrator_cs integrator_cs.xml linux64 NO_INPUT_DERIVATIVES)
+stsl_test_fmu(integrator_held integrator_cs integrator_held.xml linux64)
+stsl_test_fmu(integrator_held_noderiv integrator_cs integrator_held.xml linux64 NO_INPUT_DERIVATIVES)
 stsl_test_fmu(two_body two_body_cs two_body_cs.xml linux64)
 stsl_test_fmu(two_body_nofric two_body_cs two_body_nofric.xml linux64)
 add_custom_target(test_fmus ALL DEPENDS ${STSL_TEST_FMUS})
 if(TARGET test_fmu)
   add_dependencies(test_fmu test_fmus)
   target_compile_definitions(test_fmu PRIVATE STSL_TEST_FMU_DIR="${STSL_TEST_FMU_DIR}")
+endif()
+# test_fmu_inputs drives the FMUs through the library's own calls.
+if(TARGET test_fmu_inputs)
+  add_dependencies(test_fmu_inputs test_fmus)
+  target_link_libraries(test_fmu_inputs PRIVATE stsl_fmu)
+  target_compile_definitions(test_fmu_inputs PRIVATE STSL_TEST_FMU_DIR="${STSL_TEST_FMU_DIR}")
 endif()
 # test_fmu_lazy: a shared object that is not the FMU module.
 if(TARGET test_fmu_lazy)

@@ -170,6 +170,46 @@ void stsl_signal_eval(const stsl_signal *s, double t, int left, double out[3])
     }
 }
 
+/* A cubic table piece's third derivative, constant over its interval: the
+ * change of its second derivative (continuous at the knots) over the
+ * interval's length; 0 outside the table and for linear pieces. */
+static double table_third(const stsl_signal *s, double t, int left)
+{
+    const double *tt = s->spec.tt;
+    int n = s->spec.n;
+    if (!s->spline || t < tt[0] || (t == tt[0] && left) || t > tt[n - 1] ||
+        (t == tt[n - 1] && !left))
+        return 0.0;
+    int i = table_interval(s, t, left);
+    return (gsl_spline_eval_deriv2(s->spline, tt[i + 1], NULL) -
+            gsl_spline_eval_deriv2(s->spline, tt[i], NULL)) /
+           (tt[i + 1] - tt[i]);
+}
+
+double stsl_signal_third(const stsl_signal *s, double t, int left)
+{
+    const stsl_signal_spec *p = &s->spec;
+    switch (p->type) {
+    case STSL_SIG_SINE: {
+        double w = 2.0 * M_PI * p->frequency;
+        return -p->amplitude * w * w * w * cos(w * t + p->phase);
+    }
+    case STSL_SIG_JANECEK_CHIRP: { /* d/dt of 2 A k (cos - 2 k t^2 sin) */
+        double k = s->k, ph = k * t * t;
+        return -4.0 * p->amplitude * k * k * t * (3.0 * sin(ph) + 2.0 * k * t * t * cos(ph));
+    }
+    case STSL_SIG_LINEAR_CHIRP: { /* the phase's second derivative is constant */
+        double ph = 2.0 * M_PI * (p->f0 * t + s->c * t * t);
+        double d1 = 2.0 * M_PI * (p->f0 + 2.0 * s->c * t), d2 = 4.0 * M_PI * s->c;
+        return -p->amplitude * (3.0 * sin(ph) * d1 * d2 + cos(ph) * d1 * d1 * d1);
+    }
+    case STSL_SIG_TABLE:
+        return table_third(s, t, left);
+    default: /* constant, step, ramp: pieces of degree <= 1 */
+        return 0.0;
+    }
+}
+
 double stsl_signal_value(const stsl_signal *s, double t, int left)
 {
     double out[3];

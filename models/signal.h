@@ -55,6 +55,9 @@ int stsl_signal_spec_copy(stsl_signal_spec *d, const stsl_signal_spec *s);
 
 /* out[0] = value, out[1] = d/dt, out[2] = d2/dt2 at t. */
 void stsl_signal_eval(const stsl_signal *s, double t, int left, double out[3]);
+/* d3/dt3 at t (a base acceleration's rate): exact, 0 where the signal is
+ * piecewise linear or constant; `left` as for eval. */
+double stsl_signal_third(const stsl_signal *s, double t, int left);
 /* Value only (cheaper for forces). */
 double stsl_signal_value(const stsl_signal *s, double t, int left);
 /* Largest step over which the signal is resolved from t on (INFINITY: any). */

@@ -21,8 +21,9 @@ static stsl_signal *make(stsl_signal_spec *sp)
 }
 
 /* d/dt and d2/dt2 from eval() against 4th-order central differences of the
- * value (and of the first derivative).  h = 1e-4 s: truncation ~h^4 f^(5),
- * rounding ~eps |f| / h; both far below the 1e-6 relative asked. */
+ * value (and of the first derivative), d3/dt3 (stsl_signal_third) against
+ * those of the second.  h = 1e-4 s: truncation ~h^4 f^(7), rounding
+ * ~eps |f''| / h; both far below the 1e-6 relative asked. */
 static void check_derivatives(const stsl_signal *s, double t)
 {
     const double h = 1e-4;
@@ -36,6 +37,8 @@ static void check_derivatives(const stsl_signal *s, double t)
     double d2 = (8 * (p1[1] - m1[1]) - (p2[1] - m2[1])) / (12 * h);
     assert_close(o[1], d1, 1e-6 * (1.0 + fabs(o[1])));
     assert_close(o[2], d2, 1e-6 * (1.0 + fabs(o[2])));
+    double d3 = (8 * (p1[2] - m1[2]) - (p2[2] - m2[2])) / (12 * h), o3 = stsl_signal_third(s, t, 0);
+    assert_close(o3, d3, 1e-6 * (1.0 + fabs(o3)));
 }
 
 static void sine_and_chirps(void **state)
@@ -122,6 +125,7 @@ static void step_and_ramp_limits(void **state)
     assert_close(o[1], 4.0, 0.0);
     assert_close(stsl_signal_value(s, 2.0, 0), 1.0 + 4.0 * 1.5, 1e-15);
     assert_close(stsl_signal_next_event(s, 0.0), 0.5, 0.0);
+    assert_close(stsl_signal_third(s, 0.7, 0), 0.0, 0.0);
     stsl_signal_free(s);
 }
 
@@ -164,6 +168,11 @@ static void tables(void **state)
     stsl_signal_eval(s, 2.0 - 1e-9, 0, l);
     stsl_signal_eval(s, 2.0 + 1e-9, 0, r);
     assert_close(l[2], r[2], 1e-6);
+    /* The third derivative jumps there: each side is its own piece's. */
+    assert_close(stsl_signal_third(s, 2.0, 1), stsl_signal_third(s, 1.5, 0), 1e-12);
+    assert_close(stsl_signal_third(s, 2.0, 0), stsl_signal_third(s, 2.5, 0), 1e-12);
+    assert_true(fabs(stsl_signal_third(s, 1.5, 0) - stsl_signal_third(s, 2.5, 0)) > 1e-3);
+    assert_close(stsl_signal_third(s, 5.0, 0), 0.0, 0.0); /* held after its end */
     for (double t = 0.3; t < 4.9; t += 0.37)
         check_derivatives(s, t);
     /* Natural spline: zero acceleration at the ends. */

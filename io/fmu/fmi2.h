@@ -105,5 +105,10 @@ typedef fmi2Status fmi2GetContinuousStatesTYPE(fmi2Component c, fmi2Real x[], si
 typedef fmi2Status fmi2DoStepTYPE(fmi2Component c, fmi2Real currentCommunicationPoint,
                                   fmi2Real communicationStepSize,
                                   fmi2Boolean noSetFMUStatePriorToCurrentPoint);
+/* order[i] >= 1: value[i] is that time derivative of input vr[i] at the
+ * communication point the next fmi2DoStep starts from. */
+typedef fmi2Status fmi2SetRealInputDerivativesTYPE(fmi2Component c, const fmi2ValueReference vr[],
+                                                   size_t nvr, const fmi2Integer order[],
+                                                   const fmi2Real value[]);
 
 #endif

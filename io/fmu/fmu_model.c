@@ -269,6 +269,13 @@ static int parse_vars(md_ctx *c, xmlNode *root)
     return rc;
 }
 
+/* A capability flag of xs:boolean: "true" or "1" (absent: false). */
+static int flag_true(const xmlNode *n, const char *name)
+{
+    char flag[16];
+    return attr(n, name, flag, sizeof flag) && (!strcmp(flag, "true") || !strcmp(flag, "1"));
+}
+
 static int parse_root(md_ctx *c, xmlNode *root)
 {
     stsl_fmu_model *m = c->m;
@@ -299,8 +306,8 @@ static int parse_root(md_ctx *c, xmlNode *root)
     if (!attr(cs, "modelIdentifier", m->model_identifier, sizeof m->model_identifier) ||
         !m->model_identifier[0] || strchr(m->model_identifier, '/'))
         return md_fail(c, cs, "%s has no valid modelIdentifier '%s'", kind, m->model_identifier);
-    m->can_vary_step = attr(cs, "canHandleVariableCommunicationStepSize", flag, sizeof flag) &&
-                       (!strcmp(flag, "true") || !strcmp(flag, "1"));
+    m->can_vary_step = flag_true(cs, "canHandleVariableCommunicationStepSize");
+    m->can_interpolate = !m->model_exchange && flag_true(cs, "canInterpolateInputs");
     if (attr(root, "numberOfEventIndicators", flag, sizeof flag)) m->n_indicators = atoi(flag);
     xmlNode *ms = child(root, "ModelStructure"), *der = ms ? child(ms, "Derivatives") : NULL;
     for (xmlNode *k = der ? der->children : NULL; k; k = k->next)

@@ -58,6 +58,7 @@ typedef struct stsl_fmu_model {
     int model_exchange;         /* 1: the FMU is used for model exchange */
     char model_identifier[256]; /* of the element used (CoSimulation or ModelExchange) */
     int can_vary_step;          /* canHandleVariableCommunicationStepSize (co-simulation) */
+    int can_interpolate;        /* canInterpolateInputs (co-simulation): takes input derivatives */
     int n_states;               /* model exchange: ModelStructure/Derivatives entries */
     int n_indicators;           /* numberOfEventIndicators */
     int n_vars;

@@ -492,6 +492,7 @@ typedef struct fmi2_api {
     fmi2SetIntegerTYPE *setInteger;
     fmi2SetBooleanTYPE *setBoolean;
     fmi2DoStepTYPE *doStep;
+    fmi2SetRealInputDerivativesTYPE *setRealInputDerivatives; /* canInterpolateInputs only */
     /* model exchange */
     fmi2EnterEventModeTYPE *enterEventMode;
     fmi2NewDiscreteStatesTYPE *newDiscreteStates;
@@ -624,6 +625,20 @@ static void *resolve(child *ch, void *lib, const char *name)
     return fn;
 }
 
+/* fmi2SetRealInputDerivatives, looked for only when the FMU declares
+ * canInterpolateInputs: FMI 2.0 asks every co-simulation FMU to export it,
+ * but one that does not interpolate has no use for it and may omit it. */
+static void load_interpolation(child *ch, void *lib)
+{
+    *(void **)&ch->api.setRealInputDerivatives = dlsym(lib, "fmi2SetRealInputDerivatives");
+    if (!ch->api.setRealInputDerivatives)
+        child_fail(ch, STSL_EINPUT,
+                   "%s: binaries/" STSL_FMU_PLATFORM "/%s" STSL_FMU_SO_EXT
+                   ": missing function fmi2SetRealInputDerivatives (modelDescription.xml "
+                   "declares canInterpolateInputs=\"true\")",
+                   ch->f->m.path, ch->f->m.model_identifier);
+}
+
 static void load(child *ch)
 {
     const stsl_fmu_model *m = &ch->f->m;
@@ -650,6 +665,7 @@ static void load(child *ch)
     RESOLVE(setBoolean, "fmi2SetBoolean");
     if (!m->model_exchange) {
         RESOLVE(doStep, "fmi2DoStep");
+        if (m->can_interpolate) load_interpolation(ch, lib);
     } else {
         RESOLVE(enterEventMode, "fmi2EnterEventMode");
         RESOLVE(newDiscreteStates, "fmi2NewDiscreteStates");
@@ -748,6 +764,61 @@ static void set_inputs(child *ch, double t)
         u[i] = all[f->in_sig[i]];
     }
     CALL(ch, ch->api.setReal(ch->c, vr, (size_t)f->n_in, u), "fmi2SetReal (inputs)", t);
+}
+
+/* ---- input derivatives: an FMU that interpolates its inputs --------------------------- */
+
+/* Derivative `order` (1 to 3) of s at t from the right: over the step that
+ * starts at t the signal is what follows t (at a ramp's start or a table's
+ * corner, its new slope; a step's jump has no derivative: 0). */
+static double rate(const stsl_signal *s, double t, int order)
+{
+    if (!s) return 0.0;
+    if (order == 3) return stsl_signal_third(s, t, 0);
+    double d[3];
+    stsl_signal_eval(s, t, 0, d);
+    return d[order];
+}
+
+/* The time derivative of signal `sig` (sig_name's order) at t: of a motion's
+ * position its velocity, of its velocity its acceleration, and so on. */
+static double signal_rate(const child *ch, int sig, double t)
+{
+    const stsl_fmu *f = ch->f;
+    const stsl_system *s = f->sys;
+    int k = sig, nf = s ? s->n_forces : 0;
+    if (!s && (sig == SIG_FA || sig == SIG_LOAD)) return rate(ch->sig[sig], t, 1);
+    if (s && sig < f->nb) {
+        double d = 0.0;
+        for (int i = 0; i < nf; i++)
+            if (s->forces[i].on.body == sig) d += rate(ch->ssig[i], t, 1);
+        return d;
+    }
+    if (s && sig < f->nb + f->nc) return rate(ch->ssig[nf + sig - f->nb], t, 1);
+    if (s) k = SIG_XB + sig - f->nb - f->nc;
+    const stsl_signal *base = s ? ch->ssig[nf + f->nc] : ch->sig[2];
+    const stsl_signal *anchor = s ? ch->ssig[nf + f->nc + 1] : ch->sig[3];
+    return k <= SIG_AB ? rate(base, t, 1 + k - SIG_XB) : rate(anchor, t, 1 + k - SIG_XA);
+}
+
+/* Before the step from t, for an FMU that interpolates its inputs: the
+ * first derivative of every input's signal at t (order 1 only: FMI 2.0
+ * gives no flag for the highest order an FMU takes, and an fmi2Error would
+ * end the run). */
+static void set_input_derivatives(child *ch, double t)
+{
+    const stsl_fmu *f = ch->f;
+    if (!f->m.can_interpolate || !f->n_in) return;
+    double du[STSL_FMU_MAX_MAP];
+    fmi2ValueReference vr[STSL_FMU_MAX_MAP];
+    fmi2Integer order[STSL_FMU_MAX_MAP];
+    for (int i = 0; i < f->n_in; i++) {
+        vr[i] = f->in_var[i]->vr;
+        order[i] = 1;
+        du[i] = signal_rate(ch, f->in_sig[i], t);
+    }
+    CALL(ch, ch->api.setRealInputDerivatives(ch->c, vr, (size_t)f->n_in, order, du),
+         "fmi2SetRealInputDerivatives", t);
 }
 
 /* The velocity of a contact's end at the sample (ch->all at its time). */
@@ -963,6 +1034,7 @@ static void drive(child *ch, me_state *s, double t_end, double h, long n_steps)
             me_step(ch, s, t, t1 - t);
             me_after_step(ch, s, t1);
         } else {
+            set_input_derivatives(ch, t);
             CALL(ch, ch->api.doStep(ch->c, t, t1 - t, fmi2True), "fmi2DoStep", t);
         }
         t = t1;

@@ -19,8 +19,15 @@
  * exact signals at t_k (left limits at a discontinuity, at t = 0 too, as
  * the built-in schemes see them), then the outputs are read (the sample at
  * t_k: an output may depend on the inputs at t_k directly), then
- * fmi2DoStep(t_k, t_{k+1} - t_k).  Inputs are held over a step: an FMU that
- * interpolates its inputs has only the values at the points.
+ * fmi2DoStep(t_k, t_{k+1} - t_k).  Inputs are held over a step, unless the
+ * FMU declares canInterpolateInputs: then before each fmi2DoStep every
+ * input also gets its signal's exact first time derivative at t_k
+ * (fmi2SetRealInputDerivatives, order 1), the right-hand one at a corner
+ * (a ramp's start, a table's breakpoint: the slope of the step ahead; a
+ * jump has none, 0).  A motion's position gets its velocity, its velocity
+ * its acceleration, its acceleration its third derivative.
+ * Model exchange: the scheme evaluates the FMU's derivatives with the
+ * exact signals at each stage time (left limits, as at the points).
  *
  * Containment.  The FMU runs in a child process (fork, results through a
  * pipe): a crash in its code (a segmentation fault, an abort, an exit())
