@@ -1,19 +1,20 @@
 /* fmu_opts.h - the FMU candidate's command-line options, shared by
  * `converge` and `compare`: --fmu PATH, --fmu-input NAME=SIGNAL,
- * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4
- * (io/fmu/fmu_run.h). */
+ * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4,
+ * --fmu-timeout SECONDS|none (io/fmu/fmu_run.h). */
 #ifndef STSL_CLI_FMU_OPTS_H
 #define STSL_CLI_FMU_OPTS_H
 
 #include "cli/args.h"
 #include "io/fmu/fmu_run.h"
 
-/* getopt codes of the five options, as the callers' option tables give them. */
-#define STSL_CLI_OPT_FMU        'F'
-#define STSL_CLI_OPT_FMU_INPUT  'I'
-#define STSL_CLI_OPT_FMU_OUTPUT 'O'
-#define STSL_CLI_OPT_FMU_SET    'P'
-#define STSL_CLI_OPT_FMU_SCHEME 'M'
+/* getopt codes of the six options, as the callers' option tables give them. */
+#define STSL_CLI_OPT_FMU         'F'
+#define STSL_CLI_OPT_FMU_INPUT   'I'
+#define STSL_CLI_OPT_FMU_OUTPUT  'O'
+#define STSL_CLI_OPT_FMU_SET     'P'
+#define STSL_CLI_OPT_FMU_SCHEME  'M'
+#define STSL_CLI_OPT_FMU_TIMEOUT 'T'
 
 /* Their entries of a getopt_long option table, and their case labels. */
 #define STSL_CLI_FMU_LONGOPTS                                                                      \
@@ -21,6 +22,7 @@
         {"fmu-input", required_argument, NULL, STSL_CLI_OPT_FMU_INPUT},                            \
         {"fmu-output", required_argument, NULL, STSL_CLI_OPT_FMU_OUTPUT},                          \
         {"fmu-set", required_argument, NULL, STSL_CLI_OPT_FMU_SET},                                \
+        {"fmu-timeout", required_argument, NULL, STSL_CLI_OPT_FMU_TIMEOUT},                        \
     {                                                                                              \
         "fmu-scheme", required_argument, NULL, STSL_CLI_OPT_FMU_SCHEME                             \
     }
@@ -29,6 +31,7 @@
     case STSL_CLI_OPT_FMU_INPUT:                                                                   \
     case STSL_CLI_OPT_FMU_OUTPUT:                                                                  \
     case STSL_CLI_OPT_FMU_SET:                                                                     \
+    case STSL_CLI_OPT_FMU_TIMEOUT:                                                                 \
     case STSL_CLI_OPT_FMU_SCHEME
 
 /* Store one option `code` with its argument in *o; 0, or the exit code 2

@@ -193,6 +193,33 @@ static void t_crash(void **state)
     assert_non_null(strstr(out, ") in fmi2DoStep at t = 0.5 s"));
 }
 
+/* An FMU that never returns from fmi2DoStep (from t = 0.5 s it waits for
+ * signals for ever): with --fmu-timeout 1 the run is stopped, exit 3,
+ * naming the call, its time and the limit.  Deterministic whatever the
+ * machine's speed or load: the call never returns, so no limit is too
+ * short or too long for it. */
+static void t_hang(void **state)
+{
+    (void)state;
+    broken("hang.fmu", "--fmu-timeout 1", 3,
+           "at step 0.001: " FMUDIR "hang.fmu: the FMU did not return from fmi2DoStep at t = "
+           "0.5 s within 1 s (--fmu-timeout); stickslip stopped its process");
+    /* The option's values: a time > 0, or none (a run that ends is not
+     * affected by it). */
+    const char *bad[] = {"0", "-1", "1s", "nan", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "--fmu-timeout '%s'", bad[i]);
+        broken("karnopp.fmu", extra, 2, "--fmu-timeout: '");
+        assert_non_null(strstr(out, "' is not a number of seconds > 0 or none"));
+    }
+    int rc =
+        tu_cli(out, sizeof out,
+               "converge '%s' --fmu '%s' " JANECEK_SETS " --fmu-timeout none --steps 1e-3,5e-4",
+               EX "janecek_chirp.yaml", FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 0);
+}
+
 static void t_mapping_errors(void **state)
 {
     (void)state;
@@ -609,6 +636,7 @@ int main(void)
         cmocka_unit_test(t_guid_mismatch),
         cmocka_unit_test(t_step_error),
         cmocka_unit_test(t_crash),
+        cmocka_unit_test(t_hang),
         cmocka_unit_test(t_mapping_errors),
         cmocka_unit_test(t_not_an_fmu),
         cmocka_unit_test(t_compare_fmu),
