@@ -514,7 +514,7 @@ static int fmu_candidate(const stsl_compare_files *o, const stsl_config *cfg, st
                               STSL_FMU_MAX_MAP);
     const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
     if (!m) return err->code;
-    stsl_fmu_opts fo = {.path = o->fmu, .scheme = o->fmu_scheme};
+    stsl_fmu_opts fo = {.path = o->fmu, .scheme = o->fmu_scheme, .timeout = o->fmu_timeout};
     for (int i = 0; i < o->n_fmu_inputs; i++)
         fo.inputs[fo.n_inputs++] = o->fmu_inputs[i];
     for (int i = 0; i < o->n_fmu_outputs; i++)

@@ -837,8 +837,10 @@ static int open_candidate(const stsl_config *cfg, const stsl_converge_opts *o, c
     snprintf(label, size, "fmu %s", o->fmu);
     cd->scheme = label;
     /* A system's FMU maps onto its bodies and contacts (io/fmu/fmu_run.h). */
-    stsl_fmu_opts f = {
-        .path = o->fmu, .scheme = o->fmu_scheme, .system = cfg->is_system ? &cfg->system : NULL};
+    stsl_fmu_opts f = {.path = o->fmu,
+                       .scheme = o->fmu_scheme,
+                       .timeout = o->fmu_timeout,
+                       .system = cfg->is_system ? &cfg->system : NULL};
     const char *const *lists[3] = {o->fmu_inputs, o->fmu_outputs, o->fmu_sets};
     const int counts[3] = {o->n_fmu_inputs, o->n_fmu_outputs, o->n_fmu_sets};
     const char **into[3] = {f.inputs, f.outputs, f.sets};

@@ -16,6 +16,7 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/fmu_lazy.h"
+#include "io/fmu/export/element_inputs.h"
 #include "io/fmu/fmu_model.h"
 #include "io/safe_output.h"
 #include "models/one_body.h"
@@ -57,16 +58,15 @@ static int unit_seen(const stsl_layout *l, int upto, const char *u, const char *
     return upto == l->n_cols && !strcmp(in_units, u);
 }
 
-/* modelDescription.xml: inputs at value references 0 and 1, the columns at
- * 100 + column, in that order in ModelVariables. */
+/* modelDescription.xml: the n_in inputs at value references 0 .. n_in - 1
+ * (their units are among the columns'), the columns at 100 + column, in
+ * that order in ModelVariables. */
 static char *model_description(const stsl_config *cfg, const stsl_layout *l, const char *guid,
-                               size_t *len)
+                               const stsl_fmu_input *in, int n_in, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     if (!f) return NULL;
-    const char *fu = l->cols[STSL_COL_FRICTION].units;
-    const stsl_element_params *p = &cfg->element;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"stickslip_element\" ");
     fprintf(f, "guid=\"%s\" generationTool=\"stickslip %s\" ", guid, STSL_LIB_VERSION);
@@ -86,16 +86,13 @@ static char *model_description(const stsl_config *cfg, const stsl_layout *l, con
     fprintf(f, "  <DefaultExperiment startTime=\"0\" stopTime=\"%.17g\"", cfg->sim.t_end);
     if (cfg->sim.output_step > 0.0) fprintf(f, " stepSize=\"%.17g\"", cfg->sim.output_step);
     fputs("/>\n  <ModelVariables>\n", f);
-    const char *in_names[2] = {"active_force", "load"};
-    double start[2] = {p->active_force.type == STSL_SIG_CONSTANT ? p->active_force.value : 0.0,
-                       p->load.type == STSL_SIG_CONSTANT ? p->load.value : 0.0};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < n_in; i++) {
         fprintf(f,
                 "    <ScalarVariable name=\"%s\" valueReference=\"%d\" causality=\"input\" "
                 "variability=\"continuous\">\n      <Real unit=\"",
-                in_names[i], i);
-        xml_escape(f, fu);
-        fprintf(f, "\" start=\"%.17g\"/>\n    </ScalarVariable>\n", start[i]);
+                in[i].name, i);
+        xml_escape(f, in[i].unit);
+        fprintf(f, "\" start=\"%.17g\"/>\n    </ScalarVariable>\n", in[i].start);
     }
     for (int i = 0; i < l->n_cols; i++) {
         fputs("    <ScalarVariable name=\"", f);
@@ -110,10 +107,10 @@ static char *model_description(const stsl_config *cfg, const stsl_layout *l, con
     }
     fputs("  </ModelVariables>\n  <ModelStructure>\n    <Outputs>\n", f);
     for (int i = 0; i < l->n_cols; i++)
-        fprintf(f, "      <Unknown index=\"%d\"/>\n", 3 + i);
+        fprintf(f, "      <Unknown index=\"%d\"/>\n", n_in + 1 + i);
     fputs("    </Outputs>\n    <InitialUnknowns>\n", f);
     for (int i = 0; i < l->n_cols; i++)
-        fprintf(f, "      <Unknown index=\"%d\"/>\n", 3 + i);
+        fprintf(f, "      <Unknown index=\"%d\"/>\n", n_in + 1 + i);
     fputs("    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n", f);
     if (fclose(f)) {
         free(buf);
@@ -147,9 +144,14 @@ static int export_fmu(const stsl_config *cfg, const char *out, const char *modul
     char guid[64];
     snprintf(guid, sizeof guid, "{stickslip-%016" PRIx64 "}", guid_hash(yaml ? yaml : ""));
     size_t md_len = 0;
-    char *md = yaml ? model_description(cfg, stsl_one_body_model(el)->layout, guid, &md_len) : NULL;
-    int rc = md ? write_fmu(out, md, md_len, yaml, guid, module, binary, err)
-                : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    stsl_fmu_input in[STSL_FMU_IN_MAX];
+    int n_in = stsl_element_fmu_inputs(&cfg->element, in, err);
+    char *md = yaml && n_in >= 0 ? model_description(cfg, stsl_one_body_model(el)->layout, guid, in,
+                                                     n_in, &md_len)
+                                 : NULL;
+    int rc = n_in < 0 ? err->code
+             : md     ? write_fmu(out, md, md_len, yaml, guid, module, binary, err)
+                      : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     free(md);
     free(yaml);
     stsl_one_body_free(el);

@@ -48,7 +48,8 @@ static const char *const usage =
     "                          communication step H (--step), the reference's signals\n"
     "                          as its inputs; --fmu-input, --fmu-output, --fmu-set map\n"
     "                          it as for converge, --fmu-scheme euler|rk4 integrates a\n"
-    "                          model-exchange FMU (docs/fmu.md)\n"
+    "                          model-exchange FMU (docs/fmu.md), --fmu-timeout\n"
+    "                          SECONDS|none stops an FMU call that hangs (default 600)\n"
     "  -h, --help              this help\n"
     "\n"
     "Candidate times outside the reference's [0, t_end] are dropped (and counted).\n"
@@ -189,6 +190,7 @@ int stsl_cli_compare(int argc, char **argv)
         .n_fmu_sets = a.fmu.n_sets,
         .fmu_module = a.fmu.path ? stsl_cli_fmu_module_path(module, sizeof module) : NULL,
         .fmu_step = a.step,
+        .fmu_timeout = a.fmu.timeout,
         .json = a.output,
     };
     char *text = NULL, *warnings = NULL;

@@ -45,6 +45,8 @@ static const char *const usage =
     "  --fmu-set NAME=VALUE      set the FMU's parameter NAME before it starts\n"
     "  --fmu-scheme euler|rk4    a model-exchange FMU, integrated by explicit Euler or\n"
     "                      classical RK4 at each H (its state events at the step points)\n"
+    "  --fmu-timeout SECONDS|none  stop a run whose FMU call has not returned after\n"
+    "                      SECONDS (exit 3; default 600)\n"
     "  --steps H1,H2,...   at least two distinct steps, each > 0 and <= t_end\n"
     "  -o, --output FILE   also write the table as CSV (whole or not at all)\n"
     "  --h5 FILE           also write it as the HDF5 group /convergence (file created,\n"
@@ -331,6 +333,7 @@ int stsl_cli_converge(int argc, char **argv)
         .n_fmu_inputs = a.fmu.n_inputs,
         .n_fmu_outputs = a.fmu.n_outputs,
         .n_fmu_sets = a.fmu.n_sets,
+        .fmu_timeout = a.fmu.timeout,
         .fmu_module = a.fmu.path ? stsl_cli_fmu_module_path(module, sizeof module) : NULL,
         .steps = a.steps,
         .n_steps = a.n_steps,

@@ -1,6 +1,10 @@
 /* fmu_opts.c - the FMU candidate's command-line options (see fmu_opts.h). */
 #include "cli/fmu_opts.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 static int add(const stsl_cli_cmd *cmd, const char **list, int *n, const char *opt, const char *arg)
 {
     if (*n == STSL_FMU_MAP_MAX) return stsl_cli_error(cmd, "more than %d %s options", *n, opt);
@@ -22,6 +26,15 @@ int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_cli_fmu *o, int code, cons
         return 0;
     case STSL_CLI_OPT_FMU_OUTPUT:
         return add(cmd, o->outputs, &o->n_outputs, "--fmu-output", arg);
+    case STSL_CLI_OPT_FMU_TIMEOUT: {
+        char *end = NULL;
+        double s = !strcmp(arg, "none") ? INFINITY : strtod(arg, &end);
+        if ((end && (end == arg || *end)) || !(s > 0.0) || isnan(s))
+            return stsl_cli_error(cmd, "--fmu-timeout: '%s' is not a number of seconds > 0 or none",
+                                  arg);
+        o->timeout = s;
+        return 0;
+    }
     default:
         return add(cmd, o->sets, &o->n_sets, "--fmu-set", arg);
     }

@@ -1,7 +1,8 @@
 /* fmu_opts.h - the FMU candidate's command-line options, shared by
  * `converge` and `compare`: --fmu PATH, --fmu-input NAME=SIGNAL,
- * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4
- * (stsl_converge_opts of stickslip.h says what they mean). */
+ * --fmu-output C=NAME, --fmu-set NAME=VALUE, --fmu-scheme euler|rk4,
+ * --fmu-timeout SECONDS|none (stsl_converge_opts of stickslip.h says what they
+ * mean). */
 #ifndef STSL_CLI_FMU_OPTS_H
 #define STSL_CLI_FMU_OPTS_H
 
@@ -13,14 +14,16 @@ typedef struct stsl_cli_fmu {
     const char *scheme; /* --fmu-scheme (NULL: co-simulation) */
     const char *inputs[STSL_FMU_MAP_MAX], *outputs[STSL_FMU_MAP_MAX], *sets[STSL_FMU_MAP_MAX];
     int n_inputs, n_outputs, n_sets;
+    double timeout; /* --fmu-timeout (0: the library's default; INFINITY: none) */
 } stsl_cli_fmu;
 
-/* getopt codes of the five options, as the callers' option tables give them. */
-#define STSL_CLI_OPT_FMU        'F'
-#define STSL_CLI_OPT_FMU_INPUT  'I'
-#define STSL_CLI_OPT_FMU_OUTPUT 'O'
-#define STSL_CLI_OPT_FMU_SET    'P'
-#define STSL_CLI_OPT_FMU_SCHEME 'M'
+/* getopt codes of the six options, as the callers' option tables give them. */
+#define STSL_CLI_OPT_FMU         'F'
+#define STSL_CLI_OPT_FMU_INPUT   'I'
+#define STSL_CLI_OPT_FMU_OUTPUT  'O'
+#define STSL_CLI_OPT_FMU_SET     'P'
+#define STSL_CLI_OPT_FMU_SCHEME  'M'
+#define STSL_CLI_OPT_FMU_TIMEOUT 'T'
 
 /* Their entries of a getopt_long option table, and their case labels. */
 #define STSL_CLI_FMU_LONGOPTS                                                                      \
@@ -28,6 +31,7 @@ typedef struct stsl_cli_fmu {
         {"fmu-input", required_argument, NULL, STSL_CLI_OPT_FMU_INPUT},                            \
         {"fmu-output", required_argument, NULL, STSL_CLI_OPT_FMU_OUTPUT},                          \
         {"fmu-set", required_argument, NULL, STSL_CLI_OPT_FMU_SET},                                \
+        {"fmu-timeout", required_argument, NULL, STSL_CLI_OPT_FMU_TIMEOUT},                        \
     {                                                                                              \
         "fmu-scheme", required_argument, NULL, STSL_CLI_OPT_FMU_SCHEME                             \
     }
@@ -36,6 +40,7 @@ typedef struct stsl_cli_fmu {
     case STSL_CLI_OPT_FMU_INPUT:                                                                   \
     case STSL_CLI_OPT_FMU_OUTPUT:                                                                  \
     case STSL_CLI_OPT_FMU_SET:                                                                     \
+    case STSL_CLI_OPT_FMU_TIMEOUT:                                                                 \
     case STSL_CLI_OPT_FMU_SCHEME
 
 /* Store one option `code` with its argument in *o; 0, or the exit code 2

@@ -800,6 +800,7 @@ typedef struct stsl_compare_files {
     int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
     const char *fmu_module;
     double fmu_step;
+    double fmu_timeout; /* as in stsl_converge_opts (0: 600 s) */
     /* Also write the report as JSON (whole or not at all; never an input);
      * NULL: none. */
     const char *json;
@@ -851,6 +852,10 @@ typedef struct stsl_converge_opts {
     const char *fmu_scheme;
     const char *const *fmu_inputs, *const *fmu_outputs, *const *fmu_sets;
     int n_fmu_inputs, n_fmu_outputs, n_fmu_sets;
+    /* Seconds one call into the FMU may take (`--fmu-timeout`): a call
+     * that has not returned by then is a hang, its run fails (STSL_EMODEL)
+     * naming the call and the time.  0: 600 s; INFINITY: no limit. */
+    double fmu_timeout;
     /* The FMU support module (stickslip_fmu.so) to load for `fmu`; NULL:
      * $STICKSLIP_FMU_MODULE when set, else the one installed with the
      * library (LIBDIR/stickslip/), else the build tree's.  The library

@@ -193,6 +193,33 @@ static void t_crash(void **state)
     assert_non_null(strstr(out, ") in fmi2DoStep at t = 0.5 s"));
 }
 
+/* An FMU that never returns from fmi2DoStep (from t = 0.5 s it waits for
+ * signals for ever): with --fmu-timeout 1 the run is stopped, exit 3,
+ * naming the call, its time and the limit.  Deterministic whatever the
+ * machine's speed or load: the call never returns, so no limit is too
+ * short or too long for it. */
+static void t_hang(void **state)
+{
+    (void)state;
+    broken("hang.fmu", "--fmu-timeout 1", 3,
+           "at step 0.001: " FMUDIR "hang.fmu: the FMU did not return from fmi2DoStep at t = "
+           "0.5 s within 1 s (--fmu-timeout); stickslip stopped its process");
+    /* The option's values: a time > 0, or none (a run that ends is not
+     * affected by it). */
+    const char *bad[] = {"0", "-1", "1s", "nan", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "--fmu-timeout '%s'", bad[i]);
+        broken("karnopp.fmu", extra, 2, "--fmu-timeout: '");
+        assert_non_null(strstr(out, "' is not a number of seconds > 0 or none"));
+    }
+    int rc =
+        tu_cli(out, sizeof out,
+               "converge '%s' --fmu '%s' " JANECEK_SETS " --fmu-timeout none --steps 1e-3,5e-4",
+               EX "janecek_chirp.yaml", FMUDIR "karnopp.fmu");
+    assert_int_equal(rc, 0);
+}
+
 static void t_mapping_errors(void **state)
 {
     (void)state;
@@ -489,13 +516,15 @@ static void t_system_mapping_errors(void **state)
  * modelDescription.xml passes the FMI 2.0 rules of test/check_fmu_md.py,
  * and `compare REF.h5 --fmu E.fmu --step 1e-3` (the FMU driven with the
  * configuration's own inputs) agrees with `stickslip run` of the same
- * configuration.  The inputs are absent or constant, so holding them over
- * a step is exact: what differs is only the engine restarted at every
- * communication point, each step integrated to the configuration's
- * tolerance, rtol 1e-10 relative to the motion's size X.  Over the
- * N = t_end / h restarts that is at most N rtol X; the events the samples
- * show (rest, start, turn) must all be the reference's. */
-static void round_trip(const char *config, double n_rtol_x, int all_events)
+ * configuration.  Where the inputs are absent, constant, or a base moving
+ * at constant velocity, holding them over a step is exact: what differs is
+ * only the engine restarted at every communication point, each step
+ * integrated to the configuration's tolerance, rtol 1e-10 relative to the
+ * motion's size X.  Over the N = t_end / h restarts that is at most
+ * N rtol X (max_x); the events the samples show (rest, start, turn) must
+ * all be the reference's, and the stuck intervals overlap at least
+ * min_iou (1 when exact). */
+static void round_trip(const char *config, double max_x, int all_events, double min_iou)
 {
     char ref[512], fmu[512], json[512];
     snprintf(ref, sizeof ref, "%s/rt.h5", tmp);
@@ -516,21 +545,99 @@ static void round_trip(const char *config, double n_rtol_x, int all_events)
     assert_int_equal(rc, 0);
     const char *j = slurp(json);
     double ex = tu_json_value(j, "max_abs_error_x");
-    assert_true(ex <= n_rtol_x);
-    assert_close(tu_json_value(j, "stuck_iou"), 1.0, 0.0);
+    if (ex > max_x) fprintf(stderr, "%s: max x error %g > %g\n", config, ex, max_x);
+    assert_true(ex <= max_x);
+    assert_true(tu_json_value(j, "stuck_iou") >= min_iou);
     assert_close(tu_json_value(j, "events_spurious"), 0, 0.0);
     if (all_events) assert_close(tu_json_value(j, "events_missed"), 0, 0.0);
     assert_true(tu_json_value(j, "events_matched") >= 5);
     assert_int_equal(unpacked_left(), 0);
 }
 
+/* The exported FMU's inputs in its modelDescription.xml: name, value
+ * reference, unit and start value, one line each.  A base sine
+ * x_b = A sin(w t + phi) (A = 0.02 m, f = 2 Hz, phi = 0.5) starts at
+ * A sin(phi), A w cos(phi) and -A w^2 sin(phi); an anchor ramp
+ * (initial 0.3 m, slope 0.2 m/s, from t = 0) at its left limit at t = 0,
+ * 0.3 m at rest, as the importer samples it; a step of active force from
+ * 4 N to 9 N at t = 0 at 4 N.  Without an anchor there are no anchor
+ * inputs: they would act on nothing. */
+static void t_export_inputs(void **state)
+{
+    (void)state;
+    char cfg[512], fmu[512], cmd[2048];
+    snprintf(cfg, sizeof cfg, "%s/inputs.yaml", tmp);
+    snprintf(fmu, sizeof fmu, "%s/inputs.fmu", tmp);
+    const char *yaml = "element: {mass: 2.0, spring: {stiffness: 50.0}}\n"
+                       "friction: {law: coulomb, dynamic: 1.0}\n"
+                       "inputs:\n"
+                       "  active_force: {type: step, time: 0.0, before: 4.0, after: 9.0}\n"
+                       "  base_motion: {type: sine, amplitude: 0.02, frequency: 2.0, phase: 0.5}\n"
+                       "%s"
+                       "simulation: {t_end: 0.5, output_step: 0.01}\n";
+    const char *lister = "/usr/bin/python3 -c \"import sys, zipfile, xml.etree.ElementTree as E\n"
+                         "r = E.fromstring(zipfile.ZipFile(sys.argv[1]).read('modelDescription."
+                         "xml'))\nfor v in r.iter('ScalarVariable'):\n"
+                         "  if v.get('causality') == 'input':\n"
+                         "    t = v.find('Real'); print(v.get('name'), v.get('valueReference'), "
+                         "t.get('unit'), float(t.get('start')))\" '%s' 2>&1";
+    char text[1024];
+    snprintf(text, sizeof text, yaml,
+             "  anchor_motion: {type: ramp, start_time: 0.0, slope: 0.2, initial: 0.3}\n");
+    assert_int_equal(tu_write_file(cfg, text), 0);
+    assert_int_equal(tu_cli(out, sizeof out, "fmu '%s' -o '%s'", cfg, fmu), 0);
+    snprintf(cmd, sizeof cmd, lister, fmu);
+    assert_int_equal(tu_shell(cmd, out, sizeof out), 0);
+    double A = 0.02, w = 2.0 * M_PI * 2.0, phi = 0.5;
+    char want[512];
+    snprintf(want, sizeof want,
+             "active_force 0 N 4.0\nload 1 N 0.0\nbase_position 2 m %.17g\n"
+             "base_velocity 3 m/s %.17g\nbase_acceleration 4 m/s^2 %.17g\n"
+             "anchor_position 5 m 0.3\nanchor_velocity 6 m/s 0.0\n",
+             A * sin(phi), A * w * cos(phi), -A * w * w * sin(phi));
+    /* Python prints the shortest repr of each double, %.17g may not: compare
+     * the numbers through the same repr. */
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c \"import sys\nfor l in sys.stdin: "
+             "n = l.split(); print(*n[:3], float(n[3]))\" <<'EOF'\n%sEOF",
+             want);
+    char expect[1024];
+    assert_int_equal(tu_shell(cmd, expect, sizeof expect), 0);
+    assert_string_equal(out, expect);
+    /* No anchor: five inputs, no anchor_*. */
+    snprintf(text, sizeof text, yaml, "");
+    assert_int_equal(tu_write_file(cfg, text), 0);
+    assert_int_equal(tu_cli(out, sizeof out, "fmu '%s' -o '%s'", cfg, fmu), 0);
+    snprintf(cmd, sizeof cmd, lister, fmu);
+    assert_int_equal(tu_shell(cmd, out, sizeof out), 0);
+    assert_null(strstr(out, "anchor"));
+    assert_non_null(strstr(out, "base_acceleration 4 m/s^2 "));
+}
+
 static void t_export_round_trip(void **state)
 {
     (void)state;
     /* Den Hartog: N = 2000, X = 0.105 m. */
-    round_trip(EX "den_hartog.yaml", 2000 * 1e-10 * 0.105, 1);
-    /* Janecek: N = 9500, X = 0.05 m (the base's amplitude). */
-    round_trip(EX "janecek_chirp.yaml", 9500 * 1e-10 * 0.05, 1);
+    round_trip(EX "den_hartog.yaml", 2000 * 1e-10 * 0.105, 1, 1.0);
+    /* The belt: its base (the belt, a ramp at 0.1 m/s) and its anchor (the
+     * wall) are the FMU's inputs base_position, base_velocity,
+     * base_acceleration, anchor_position and anchor_velocity, driven with
+     * the configuration's signals.  A held velocity with the position it
+     * moves is the belt's motion exactly (at t = 0 the importer gives the
+     * ramp's left limit, v = 0, over the first step: the block sticks to
+     * the belt through it either way, relative state 0).  N = 5000,
+     * X = 0.5 m (x is relative to the base, which travels 0.5 m). */
+    round_trip(EX "belt_stick_slip.yaml", 5000 * 1e-10 * 0.5, 1, 1.0);
+    /* Janecek: the chirped base through the same inputs.  Its acceleration
+     * is held over each step, so the FMU's element is the reference's
+     * driven by a base acceleration late by less than a step h: its motion
+     * is late by less than h, an x error below h max|v| = 1e-3 s *
+     * 0.1 m/s (the reference's largest speed 0.095 m/s), on top of
+     * N rtol X = 9500 * 1e-10 * 0.05 m.  Each of the 13 events is seen at
+     * most a step and a sample late (2 h), so the stuck time (5.56 s)
+     * overlaps at least 1 - 13 * 2 h / 5.56 s = 0.995. */
+    round_trip(EX "janecek_chirp.yaml", 1e-3 * 0.1 + 9500 * 1e-10 * 0.05, 1,
+               1.0 - 13 * 2e-3 / 5.56);
     /* Against an end stop under a constant force: N = 1000, X = 0.05 m.
      * The bounces shorter than a communication step are not seen in its
      * samples (missed), the rest on the stop is. */
@@ -544,7 +651,7 @@ static void t_export_round_trip(void **state)
                                         "simulation: {t_end: 1.0, output_step: 0.001, rtol: "
                                         "1.0e-10}\n"),
                      0);
-    round_trip(cfg, 1000 * 1e-10 * 0.05, 0);
+    round_trip(cfg, 1000 * 1e-10 * 0.05, 0, 1.0);
     /* The checker itself finds what it checks (its self-test) and refuses
      * an FMU that breaks the rules: the suite's bad XML is not XML. */
     snprintf(cmd_buf, sizeof cmd_buf, "/usr/bin/python3 '%s/test/check_fmu_md.py' '%s' 2>&1",
@@ -563,10 +670,12 @@ int main(void)
         cmocka_unit_test(t_guid_mismatch),
         cmocka_unit_test(t_step_error),
         cmocka_unit_test(t_crash),
+        cmocka_unit_test(t_hang),
         cmocka_unit_test(t_mapping_errors),
         cmocka_unit_test(t_not_an_fmu),
         cmocka_unit_test(t_compare_fmu),
         cmocka_unit_test(t_model_exchange_order),
+        cmocka_unit_test(t_export_inputs),
         cmocka_unit_test(t_export_round_trip),
         cmocka_unit_test(t_system_converges),
         cmocka_unit_test(t_system_without_friction),

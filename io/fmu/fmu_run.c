@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -60,6 +61,7 @@ struct stsl_fmu {
      * members as its columns name them (bodies, then contacts). */
     const stsl_system *sys;
     int nb, nc, w;
+    double timeout; /* s a call into the FMU may take (INFINITY: no limit) */
     const stsl_fmu_var **sys_out;
     char (*member)[STSL_BODY_NAME_MAX + 16];
 };
@@ -436,6 +438,7 @@ int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu
     if (!f) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     f->p = *p;
     f->w = 4;
+    f->timeout = o->timeout == 0.0 ? STSL_FMU_TIMEOUT_DEFAULT : o->timeout;
     if (o->system && open_system(f, o->system)) {
         stsl_fmu_close(f);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory");
@@ -443,7 +446,11 @@ int stsl_fmu_open(const stsl_fmu_opts *o, const stsl_element_params *p, stsl_fmu
     /* The element's units from its model; a system's are set above. */
     stsl_one_body *el = o->system ? NULL : stsl_one_body_create(p, err);
     int me = o->scheme != NULL, rc = STSL_OK;
-    if (me && strcmp(o->scheme, "euler") && strcmp(o->scheme, "rk4"))
+    if (!(f->timeout > 0.0)) /* NaN too */
+        rc =
+            stsl_error_set(err, STSL_EINPUT,
+                           "--fmu-timeout: %g s is not a time > 0 (or none: no limit)", o->timeout);
+    if (!rc && me && strcmp(o->scheme, "euler") && strcmp(o->scheme, "rk4"))
         rc = stsl_error_set(err, STSL_EINPUT, "--fmu-scheme: '%s' is not euler or rk4", o->scheme);
     f->rk4 = me && !strcmp(o->scheme, "rk4");
     if (!rc) rc = el || f->sys ? stsl_fmu_model_open(o->path, me, &f->m, err) : err->code;
@@ -518,10 +525,12 @@ static void put_now(int fd, const void *p, size_t n)
 }
 
 /* Where the child is, in memory shared with the parent: what a crash
- * report names (the pipe's samples are buffered). */
+ * report names (the pipe's samples are buffered), and the number of calls
+ * into the FMU entered so far, the progress the parent's watchdog sees. */
 typedef struct where {
     volatile double t;
     volatile char call[48];
+    volatile unsigned long calls;
 } where;
 
 /* The child's state. */
@@ -600,6 +609,7 @@ static void entering(child *ch, const char *call, double t)
     ch->at->t = t;
     for (size_t i = 0; i < sizeof ch->at->call; i++)
         if (!(ch->at->call[i] = call[i])) break;
+    ch->at->calls++;
 }
 
 /* A call's status: fmi2OK and fmi2Warning go on, anything else ends the run. */
@@ -1131,16 +1141,63 @@ typedef struct collected {
     double *rec; /* w per sample */
     int failed, code;
     char msg[STSL_ERRMSG_MAX];
-    int done;
+    int done, hung; /* hung: the watchdog stopped a call that did not return */
     long steps, evals;
     double wall;
 } collected;
 
-static int get(int fd, void *p, size_t n)
+/* The parent's watch on the child: a call into the FMU that has not
+ * returned after `limit` seconds (no new call entered, no data) is a hang.
+ * The clock is CLOCK_MONOTONIC, which stands still while the machine
+ * sleeps, so a suspended laptop is not a hang. */
+typedef struct watch {
+    int fd;
+    const where *at;
+    double limit, since; /* since: when progress was last seen */
+    unsigned long calls; /* at->calls then */
+} watch;
+
+static double monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Wait until the pipe has data (or its end): 0, or -1 when the child made
+ * no progress for the limit.  The calls are counted at wake-ups every
+ * 1/16 of the limit, so a hang is declared between the limit and 17/16 of
+ * it after its call began, never before. */
+static int wait_data(watch *w)
+{
+    for (;;) {
+        double left = fmin(w->since + w->limit - monotonic(), w->limit / 16.0);
+        int ms = !isfinite(w->limit) ? -1
+                 : left <= 0.0       ? 0
+                 : left > 2e9        ? 2000000000
+                                     : (int)ceil(1e3 * left);
+        struct pollfd pf = {w->fd, POLLIN, 0};
+        int r = poll(&pf, 1, ms);
+        if (r > 0) {
+            w->since = monotonic();
+            return 0;
+        }
+        if (r < 0 && errno != EINTR) return 0; /* the read reports it */
+        if (w->at->calls != w->calls) {
+            w->calls = w->at->calls;
+            w->since = monotonic();
+        } else if (r == 0 && monotonic() >= w->since + w->limit) {
+            return -1;
+        }
+    }
+}
+
+static int get(watch *w, void *p, size_t n, int *hung)
 {
     char *b = p;
     while (n) {
-        ssize_t r = read(fd, b, n);
+        if (wait_data(w)) return *hung = 1, -1;
+        ssize_t r = read(w->fd, b, n);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return -1;
         b += r;
@@ -1149,10 +1206,11 @@ static int get(int fd, void *p, size_t n)
     return 0;
 }
 
-static int collect(int fd, collected *c, stsl_error *err)
+static int collect(watch *w, collected *c, stsl_error *err)
 {
     char tag;
-    while (get(fd, &tag, 1) == 0) {
+    int *hung = &c->hung;
+    while (get(w, &tag, 1, hung) == 0) {
         if (tag == REC_SAMPLE) {
             if (c->n == c->cap) {
                 long cap = c->cap ? 2 * c->cap : 4096;
@@ -1160,18 +1218,18 @@ static int collect(int fd, collected *c, stsl_error *err)
                 if (!q) return stsl_error_set(err, STSL_ENOMEM, "out of memory for the samples");
                 c->rec = q, c->cap = cap;
             }
-            if (get(fd, c->rec + c->w * c->n, (size_t)c->w * sizeof(double))) break;
+            if (get(w, c->rec + c->w * c->n, (size_t)c->w * sizeof(double), hung)) break;
             c->n++;
         } else if (tag == REC_ERROR) {
             int len = 0;
-            if (get(fd, &c->code, sizeof c->code) || get(fd, &len, sizeof len) || len < 0 ||
-                len >= (int)sizeof c->msg || get(fd, c->msg, (size_t)len))
+            if (get(w, &c->code, sizeof c->code, hung) || get(w, &len, sizeof len, hung) ||
+                len < 0 || len >= (int)sizeof c->msg || get(w, c->msg, (size_t)len, hung))
                 break;
             c->msg[len] = '\0';
             c->failed = 1;
         } else if (tag == REC_DONE) {
-            if (get(fd, &c->steps, sizeof c->steps) || get(fd, &c->evals, sizeof c->evals) ||
-                get(fd, &c->wall, sizeof c->wall))
+            if (get(w, &c->steps, sizeof c->steps, hung) ||
+                get(w, &c->evals, sizeof c->evals, hung) || get(w, &c->wall, sizeof c->wall, hung))
                 break;
             c->done = 1;
         } else {
@@ -1191,6 +1249,11 @@ static int child_result(const stsl_fmu *f, const collected *c, const where *at, 
     for (size_t i = 0; i < sizeof at->call; i++)
         call[i] = at->call[i];
     call[sizeof at->call] = '\0';
+    if (c->hung)
+        return stsl_error_set(err, STSL_EMODEL,
+                              "%s: the FMU did not return from %s at t = %.17g s within %g s "
+                              "(--fmu-timeout); stickslip stopped its process",
+                              f->m.path, call[0] ? call : "its start", at->t, f->timeout);
     snprintf(after, sizeof after, "in %s at t = %.17g s", call[0] ? call : "its start", at->t);
     if (WIFSIGNALED(status))
         return stsl_error_set(err, STSL_EMODEL,
@@ -1232,7 +1295,9 @@ static int run_child(const stsl_fmu *f, double t_end, double h, collected *c, st
         child_main(f, fds[1], at, t_end, h);
     }
     close(fds[1]);
-    int rc = collect(fds[0], c, err);
+    watch w = {fds[0], at, f->timeout, monotonic(), 0};
+    int rc = collect(&w, c, err);
+    if (c->hung) kill(pid, SIGKILL); /* our own child, stuck in the FMU's code */
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

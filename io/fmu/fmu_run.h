@@ -33,8 +33,10 @@
  * pipe): a crash in its code (a segmentation fault, an abort, an exit())
  * ends the child, and stickslip reports it and goes on; each run also gets
  * a fresh copy of the FMU's global state, so that runs at different steps
- * are independent even for FMUs that keep state in globals.  A hang is not
- * contained (the run waits).
+ * are independent even for FMUs that keep state in globals.  A call into
+ * the FMU that does not return within opts.timeout seconds (no new call
+ * entered, no data: a hang, an endless loop) is stopped: the parent kills
+ * the child and reports the call, its time and the limit (STSL_EMODEL).
  *
  * A system of bodies (opts.system).  Signals: bodies.BODY.force (the sum
  * of inputs.forces on that body), contacts.N.load or contacts.NAME.load,
@@ -72,10 +74,18 @@ typedef struct stsl_fmu_opts {
     const char *outputs[STSL_FMU_MAX_MAP]; /* "x=NAME" */
     const char *sets[STSL_FMU_MAX_MAP];    /* "NAME=VALUE" */
     int n_inputs, n_outputs, n_sets;
+    /* Seconds a call into the FMU may take before the run is stopped as
+     * hung: 0 the default STSL_FMU_TIMEOUT_DEFAULT, INFINITY no limit. */
+    double timeout;
     /* NULL: the FMU stands for the element; else for this system of bodies
      * (it must outlive the stsl_fmu), mapped as described below. */
     const stsl_system *system;
 } stsl_fmu_opts;
+
+/* Ten minutes: far beyond what one call of a fixed-step model takes for one
+ * communication step (a stiff step of a large model takes seconds), short
+ * enough that an unattended study does not wait for ever. */
+#define STSL_FMU_TIMEOUT_DEFAULT 600.0
 
 typedef struct stsl_fmu stsl_fmu;
 

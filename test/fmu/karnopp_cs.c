@@ -17,10 +17,13 @@
  *   BROKEN_STEP_ERROR  fmi2DoStep returns fmi2Error from t >= 0.5 s
  *   BROKEN_CRASH       fmi2DoStep writes through a null pointer at t >= 0.5 s
  *   BROKEN_NO_DOSTEP   fmi2DoStep is not exported
+ *   BROKEN_HANG        fmi2DoStep never returns from t >= 0.5 s (it waits
+ *                      for signals for ever, without spending CPU)
  *   FMU_GUID           the GUID the binary accepts (a mismatch with the XML) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/fmu/fmi2.h"
 #include "io/fmu/fmi2_real_only.h"
@@ -157,6 +160,10 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
         say(m, fmi2Error, "step refused on purpose at t = %g", t);
         return fmi2Error;
     }
+#endif
+#ifdef BROKEN_HANG
+    while (t >= 0.5)
+        pause();
 #endif
 #ifdef BROKEN_CRASH
     if (t >= 0.5) {

@@ -6,11 +6,25 @@
  * effective configuration, every default filled in) with its GUID in
  * resources/guid.txt; fmi2Instantiate loads it and refuses another GUID.
  *
- * Inputs active_force (value reference 0) and load (1) replace the
- * configuration's signals of those names; the configuration's base and
- * anchor motion stay its own, exact signals.  Inputs are held constant
- * over a communication step, as FMI 2.0 co-simulation prescribes for an
- * FMU that cannot interpolate inputs (canInterpolateInputs = false).
+ * Inputs (io/fmu/export/element_inputs.h): active_force and load, the
+ * base's position, velocity and acceleration, and with an anchor its
+ * position and velocity.  They replace the configuration's signals.  The
+ * FMU cannot interpolate inputs (canInterpolateInputs = false), so, as
+ * FMI 2.0 co-simulation prescribes, each input is held over a
+ * communication step at the value set before fmi2DoStep(t, h).  Held
+ * position and velocity alone would not be one motion (a position that
+ * stays put while its velocity is not zero), so over the step the base
+ * moves with the held velocity from the held position, x_b = x(t) +
+ * v(t) (s - t), and the held acceleration acts as the element's inertial
+ * force -m a(t), as a held force: its impulse is carried by friction when
+ * the element sticks, which a velocity jump at the communication point
+ * could not be (the element would slip at every step).  The anchor moves
+ * the same way (the engine needs no anchor acceleration).  At the next
+ * communication point the base and anchor start again from the new
+ * inputs; the element's state, relative to the base as the engine
+ * integrates it, carries on.  A base moving at constant velocity (a belt)
+ * is then exact; otherwise the held acceleration lags the true one by
+ * less than a step (first order in h, as any held input).
  * fmi2DoStep(t, h) runs the engine from (t, state, the mode it decides
  * there) to t + h at the configuration's tolerances, locating every event
  * inside the step; outputs (value references 100 + column) are the
@@ -22,20 +36,20 @@
 
 #include "io/config.h"
 #include "io/fmu/fmi2.h"
+#include "io/fmu/export/element_inputs.h"
 #include "io/fmu/fmi2_real_only.h"
 #include "models/one_body.h"
 #include "solver/hybrid.h"
 
-#define EXPORT  __attribute__((visibility("default")))
-#define VR_FA   0
-#define VR_LOAD 1
-#define VR_OUT  100
+#define EXPORT __attribute__((visibility("default")))
+#define VR_OUT 100
 
 typedef struct fmu {
     fmi2CallbackFunctions cb;
     char name[128];
     stsl_config cfg;
-    double u[2]; /* active_force, load */
+    double u[STSL_FMU_IN_MAX]; /* the inputs, by value reference */
+    int n_in;
     double t, y[STSL_ELEMENT_MAX_STATE];
     double cols[STSL_N_COLS];
     int n_cols;
@@ -109,9 +123,17 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String 
         free(m);
         return NULL;
     }
-    stsl_element_params *p = &m->cfg.element;
-    m->u[0] = p->active_force.type == STSL_SIG_CONSTANT ? p->active_force.value : 0.0;
-    m->u[1] = p->load.type == STSL_SIG_CONSTANT ? p->load.value : 0.0;
+    stsl_fmu_input in[STSL_FMU_IN_MAX];
+    stsl_error err = {0};
+    m->n_in = stsl_element_fmu_inputs(&m->cfg.element, in, &err);
+    if (m->n_in < 0) {
+        say(cb, name, "%s", err.msg);
+        stsl_config_free(&m->cfg);
+        free(m);
+        return NULL;
+    }
+    for (int i = 0; i < m->n_in; i++)
+        m->u[i] = in[i].start;
     return m;
 }
 
@@ -137,16 +159,30 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
     return fmi2OK;
 }
 
-/* The element (the engine's one-body model) with the inputs held at
- * their current values. */
+static stsl_signal_spec constant(double value)
+{
+    stsl_signal_spec s = {.type = STSL_SIG_CONSTANT, .value = value};
+    return s;
+}
+
+/* x + v (s - t0) from t0 on: a held velocity and the position it moves. */
+static stsl_signal_spec ramp(double t0, double x, double v)
+{
+    stsl_signal_spec s = {.type = STSL_SIG_RAMP, .start_time = t0, .initial = x, .slope = v};
+    return s;
+}
+
+/* The element (the engine's one-body model) with the inputs held from
+ * m->t on (see the top of this file): the base's held acceleration as the
+ * force -m a it puts on the element (net force, SPEC's F_n, has -m a_b). */
 static stsl_one_body *element(fmu *m, stsl_error *err)
 {
     stsl_element_params p = m->cfg.element;
-    memset(&p.active_force, 0, sizeof p.active_force);
-    memset(&p.load, 0, sizeof p.load);
-    p.active_force.type = p.load.type = STSL_SIG_CONSTANT;
-    p.active_force.value = m->u[0];
-    p.load.value = m->u[1];
+    const double *u = m->u;
+    p.active_force = constant(u[STSL_FMU_IN_FA] - p.mass * u[STSL_FMU_IN_AB]);
+    p.load = constant(u[STSL_FMU_IN_LOAD]);
+    p.base_motion = ramp(m->t, u[STSL_FMU_IN_XB], u[STSL_FMU_IN_VB]);
+    if (p.has_anchor) p.anchor_motion = ramp(m->t, u[STSL_FMU_IN_XA], u[STSL_FMU_IN_VA]);
     return stsl_one_body_create(&p, err);
 }
 
@@ -222,7 +258,7 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
 {
     fmu *m = c;
     for (size_t i = 0; i < n; i++) {
-        if (vr[i] > VR_LOAD) return fmi2Error;
+        if (vr[i] >= (unsigned)m->n_in) return fmi2Error;
         m->u[vr[i]] = value[i];
     }
     return fmi2OK;
@@ -233,7 +269,7 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
 {
     fmu *m = c;
     for (size_t i = 0; i < n; i++) {
-        if (vr[i] <= VR_LOAD)
+        if (vr[i] < (unsigned)m->n_in)
             value[i] = m->u[vr[i]];
         else if (vr[i] >= VR_OUT && vr[i] < VR_OUT + (unsigned)m->n_cols)
             value[i] = m->cols[vr[i] - VR_OUT];
