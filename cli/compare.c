@@ -562,19 +562,13 @@ static int judge_systems(const cmp_args *a, const stsl_config *cfg, const stsl_h
 }
 
 /* One of the two inputs is a system's result and the other is not: say
- * why the other cannot stand beside it (an FMU is one element; a file that
- * cannot be opened is named as such, as for the element's candidate), the
- * exit code. */
+ * why the other cannot stand beside it (a file that cannot be opened is
+ * named as such, as for the element's candidate), the exit code. */
 static int one_system(const cmp_args *a)
 {
     int ref_sys = stsl_h5_is_system(a->reference);
     const char *sys = ref_sys ? a->reference : a->candidate;
     const char *other = ref_sys ? a->candidate : a->reference;
-    if (a->fmu.path)
-        return stsl_cli_error(&cmd,
-                              "--fmu: %s is the result of a system of bodies; an FMU candidate "
-                              "stands for one element",
-                              sys);
     FILE *f = fopen(other, "rb");
     if (!f) return stsl_cli_error(&cmd, "%s: cannot open: %s", other, strerror(errno));
     fclose(f);
@@ -584,12 +578,13 @@ static int one_system(const cmp_args *a)
                           sys, other);
 }
 
-/* Two results of systems of bodies: compared member by member (their
- * columns are named by their `names`, so --columns has nothing to say, and
- * their contacts' modes say when they are stuck). */
+/* Two results of systems of bodies, or a system's result and an FMU of
+ * that system: compared member by member (their columns are named by
+ * their `names`, so --columns has nothing to say, and their contacts'
+ * modes say when they are stuck). */
 static int compare_systems(const cmp_args *a, int systems)
 {
-    if (systems == 1) return one_system(a);
+    if (systems == 1 && !a->fmu.path) return one_system(a);
     if (a->columns_given)
         return arg_error("--columns %s: not for systems' results (their columns are matched by "
                          "name)",
@@ -603,8 +598,9 @@ static int compare_systems(const cmp_args *a, int systems)
     if (code) return code;
     stsl_h5_system c;
     stsl_error err = {0};
-    code = stsl_h5_system_read(a->candidate, &c, &err) ? stsl_cli_fail(&cmd, &err)
-                                                       : judge_systems(a, &cfg, &c);
+    int rc = a->fmu.path ? stsl_cli_fmu_system_candidate(&a->fmu, &cfg, a->step, &c, &err)
+                         : stsl_h5_system_read(a->candidate, &c, &err);
+    code = rc ? stsl_cli_fail(&cmd, &err) : judge_systems(a, &cfg, &c);
     stsl_h5_system_free(&c); /* nothing held after a failed read */
     stsl_config_free(&cfg);
     stsl_h5_result_free(&ref);
@@ -620,7 +616,9 @@ int stsl_cli_compare(int argc, char **argv)
     const char *inputs[2] = {a.reference, a.candidate};
     stsl_output_file json_out = {a.output, "the JSON report", STSL_FMT_JSON, 0, 1};
     if (stsl_output_rule(inputs, 2, &json_out, 1, &err)) return fail(&err, 2);
-    int systems = stsl_h5_is_system(a.reference) + stsl_h5_is_system(a.candidate);
+    /* With --fmu the candidate is the FMU: a system when the reference is. */
+    int systems =
+        stsl_h5_is_system(a.reference) + (a.fmu.path ? 0 : stsl_h5_is_system(a.candidate));
     if (systems) return compare_systems(&a, systems);
     stsl_h5_result ref;
     stsl_config cfg;
