@@ -24,7 +24,7 @@
 
 /* The system test/fmu/two_body_cs.c models (its parameters' defaults):
  * body a on a Coulomb contact "guide" to the ground, body b joined to it
- * by a spring and driven by a sine force.  `extra` adds YAML at the end. */
+ * by a spring and driven by a sine force. */
 #define TWO_BODY_YAML                                                                              \
     "bodies:\n"                                                                                    \
     "  a: {mass: 1.0}\n"                                                                           \
@@ -57,19 +57,6 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    static char buf[2][1 << 14];
-    static int which;
-    char *b = buf[which ^= 1];
-    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
-    b[n] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* `name` in tmp, the configuration written there and its reference run
  * into name.h5 (into ref). */
 static void reference(const char *name, const char *yaml, char *ref, size_t size)
@@ -81,30 +68,6 @@ static void reference(const char *name, const char *yaml, char *ref, size_t size
     int rc = tu_cli(out, sizeof out, "run '%s' -o '%s'", cfg, ref);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
-}
-
-/* Field `name` of data row `row` (0: the first) of a CSV table whose
- * header spells it `name [unit]` or `name`. */
-static double csv_field(const char *csv, const char *name, int row)
-{
-    int col = 0, found = -1;
-    size_t len = strlen(name);
-    for (const char *p = csv; *p && *p != '\n'; col++) {
-        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == ' ' || p[len] == '\n'))
-            found = col;
-        while (*p && *p != ',' && *p != '\n')
-            p++;
-        if (*p == ',') p++;
-    }
-    assert_true(found >= 0);
-    const char *p = strchr(csv, '\n');
-    for (int r = 0; p && r < row; r++)
-        p = strchr(p + 1, '\n');
-    assert_non_null(p);
-    p++;
-    for (int c = 0; c < found; c++)
-        p = strchr(p, ',') + 1;
-    return strtod(p, NULL);
 }
 
 /* The number `key` of the JSON object {"name": "member", ...}. */
@@ -156,7 +119,8 @@ static void t_system_matches_converge(void **state)
                 csv);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
-    const char *j = slurp(json), *t = slurp(csv);
+    char *j = tu_slurp(json), *t = tu_slurp(csv);
+    assert_true(j && t);
     assert_close(tu_json_value(j, "n_points"), 2001, 0);
     const char *body[2] = {"a", "b"};
     for (int b = 0; b < 2; b++) {
@@ -167,21 +131,22 @@ static void t_system_matches_converge(void **state)
         for (int k = 0; k < 4; k++) {
             char col[64];
             snprintf(col, sizeof col, keys[k][1], body[b]);
-            assert_close(member_value(j, body[b], keys[k][0]), csv_field(t, col, 1), 0);
+            assert_close(member_value(j, body[b], keys[k][0]), tu_csv_field(t, col, 1), 0);
         }
     }
     assert_close(member_value(j, "guide", "max_abs_error_friction"),
-                 csv_field(t, "max_abs_error_friction.guide", 1), 0);
+                 tu_csv_field(t, "max_abs_error_friction.guide", 1), 0);
     assert_close(member_value(j, "guide", "rms_error_friction"),
-                 csv_field(t, "rms_error_friction.guide", 1), 0);
+                 tu_csv_field(t, "rms_error_friction.guide", 1), 0);
     double de = member_value(j, "guide", "dissipated_energy_candidate") -
                 member_value(j, "guide", "dissipated_energy_reference");
-    assert_close(de, csv_field(t, "dissipated_energy_error.guide", 1), 0);
+    assert_close(de, tu_csv_field(t, "dissipated_energy_error.guide", 1), 0);
     /* Events about the contact, seen in its slip velocity on both sides. */
-    assert_close(member_value(j, "guide", "events_matched"), csv_field(t, "events", 1), 0);
-    assert_close(member_value(j, "guide", "events_missed"), csv_field(t, "events_missed", 1), 0);
-    assert_close(member_value(j, "guide", "events_spurious"), csv_field(t, "events_spurious", 1),
+    assert_close(member_value(j, "guide", "events_matched"), tu_csv_field(t, "events", 1), 0);
+    assert_close(member_value(j, "guide", "events_missed"), tu_csv_field(t, "events_missed", 1), 0);
+    assert_close(member_value(j, "guide", "events_spurious"), tu_csv_field(t, "events_spurious", 1),
                  0);
+    free(j), free(t);
 }
 
 /* The FMU's run written as a system's result file by the library (the
@@ -220,9 +185,10 @@ static void t_system_same_as_file(void **state)
     rc = tu_cli(out, sizeof out, "compare '%s' '%s' -o '%s'", ref, cand, b);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
-    char *ja = strdup(slurp(a)), *jb = slurp(b);
+    char *ja = tu_slurp(a), *jb = tu_slurp(b);
+    assert_true(ja && jb);
     assert_string_equal(ja, jb);
-    free(ja);
+    free(ja), free(jb);
 }
 
 /* A reference with a stop: the FMU's samples show no stop's state, so
@@ -242,10 +208,12 @@ static void t_system_stops_left_out(void **state)
                     FMU, json);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
-    const char *j = slurp(json);
+    char *j = tu_slurp(json);
+    assert_non_null(j);
     assert_non_null(strstr(j, "\"stops\": [\n  ]"));
     assert_null(strstr(j, "wall"));
     assert_true(member_value(j, "a", "max_abs_error_x") < 1e-2);
+    free(j);
 }
 
 /* The mapping onto the system's members: exit 2 naming the FMU and the
