@@ -25,6 +25,7 @@
 
 #include "include/stickslip.h"
 #include "io/config.h"
+#include "io/fmu/fmu_module.h"
 #include "io/h5_read.h"
 #include "io/mem_sink.h"
 #include "models/validation.h"
@@ -118,7 +119,9 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
  *                contact's first end, opposing its slip) in both;
  *   per stop     the events about the stop matched within the window.
  * Bodies, contacts and stops must have the same names in both (in any
- * order); otherwise STSL_EINPUT naming what only one of them has.
+ * order); otherwise STSL_EINPUT naming what only one of them has.  A
+ * candidate without a stop_mode dataset (an FMU's run, below: its samples
+ * show no stop's state) has its stops left out of the comparison.
  *
  * `cand` against the run of `ref` (a system's configuration; `ref_name`
  * names it in messages; event_window < 0: the default of
@@ -130,5 +133,18 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
 int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
                      double event_window, stsl_compare_system_report *out, int *rerun_failed,
                      stsl_error *err);
+
+/* `compare REF.h5 --fmu MODEL.fmu --step H` when REF is a system's result:
+ * the FMU (of module `m`, mapped by `o` onto the system of `cfg`,
+ * io/fmu/fmu_run.h) run from 0 to t_end at communication step h, its
+ * samples as a system's result *c named by the FMU's path, which
+ * stsl_cmp_systems then compares as it compares a result file: groups x,
+ * v, friction (NaN for a contact without a friction output),
+ * slip_velocity and contact_mode (stuck by the slip velocity), the events
+ * seen per contact, no stops.  On failure *c holds nothing to free; the
+ * FMU's file or mapping is STSL_EINPUT, its failure during the run
+ * STSL_EMODEL (io/fmu/fmu_run.h). */
+int stsl_cmp_fmu_system(const stsl_fmu_module_api *m, const stsl_fmu_opts *o,
+                        const stsl_config *cfg, double h, stsl_h5_system *c, stsl_error *err);
 
 #endif

@@ -445,18 +445,13 @@ static int judge_systems(const sink *s, const stsl_config *cfg, const stsl_h5_sy
 }
 
 /* One of the two inputs is a system's result and the other is not: say
- * why the other cannot stand beside it (an FMU is one element; a file that
- * cannot be opened is named as such, as for the element's candidate). */
+ * why the other cannot stand beside it (a file that cannot be opened is
+ * named as such, as for the element's candidate). */
 static int one_system(const stsl_compare_files *o, stsl_error *err)
 {
     int ref_sys = stsl_h5_is_system(o->reference);
     const char *sys = ref_sys ? o->reference : candidate_of(o);
     const char *other = ref_sys ? candidate_of(o) : o->reference;
-    if (o->fmu)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "--fmu: %s is the result of a system of bodies; an FMU candidate "
-                              "stands for one element",
-                              sys);
     FILE *f = fopen(other, "rb");
     if (!f) return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", other, strerror(errno));
     fclose(f);
@@ -466,14 +461,45 @@ static int one_system(const stsl_compare_files *o, stsl_error *err)
                           sys, other);
 }
 
-/* Two results of systems of bodies: compared member by member (their
- * columns are named by their `names`, so --columns has nothing to say, and
- * their contacts' modes say when they are stuck). */
+/* The FMU's options of `o` as the importer takes them. */
+static int fmu_opts_of(const stsl_compare_files *o, stsl_fmu_opts *fo, stsl_error *err)
+{
+    if (o->n_fmu_inputs > STSL_FMU_MAX_MAP || o->n_fmu_outputs > STSL_FMU_MAX_MAP ||
+        o->n_fmu_sets > STSL_FMU_MAX_MAP)
+        return stsl_error_set(err, STSL_EINPUT, "--fmu: more than %d mappings of a kind",
+                              STSL_FMU_MAX_MAP);
+    *fo = (stsl_fmu_opts){.path = o->fmu, .scheme = o->fmu_scheme, .timeout = o->fmu_timeout};
+    for (int i = 0; i < o->n_fmu_inputs; i++)
+        fo->inputs[fo->n_inputs++] = o->fmu_inputs[i];
+    for (int i = 0; i < o->n_fmu_outputs; i++)
+        fo->outputs[fo->n_outputs++] = o->fmu_outputs[i];
+    for (int i = 0; i < o->n_fmu_sets; i++)
+        fo->sets[fo->n_sets++] = o->fmu_sets[i];
+    return STSL_OK;
+}
+
+/* The FMU of `o` standing for the system of `cfg`, run at its step, as a
+ * system's result *c (stsl_cmp_fmu_system); on failure *c holds nothing
+ * to free. */
+static int fmu_system_candidate(const stsl_compare_files *o, const stsl_config *cfg,
+                                stsl_h5_system *c, stsl_error *err)
+{
+    memset(c, 0, sizeof *c);
+    stsl_fmu_opts fo;
+    if (fmu_opts_of(o, &fo, err)) return err->code;
+    const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
+    return m ? stsl_cmp_fmu_system(m, &fo, cfg, o->fmu_step, c, err) : err->code;
+}
+
+/* Two results of systems of bodies, or a system's result and an FMU of
+ * that system: compared member by member (their columns are named by
+ * their `names`, so --columns has nothing to say, and their contacts'
+ * modes say when they are stuck). */
 static int compare_systems(const sink *s, int systems, stsl_error *err)
 {
     const stsl_compare_files *o = s->o;
     char msg[4200];
-    if (systems == 1) return one_system(o, err);
+    if (systems == 1 && !o->fmu) return one_system(o, err);
     if (o->columns) {
         snprintf(msg, sizeof msg,
                  "--columns %s: not for systems' results (their columns are matched by name)",
@@ -489,8 +515,9 @@ static int compare_systems(const sink *s, int systems, stsl_error *err)
     int code = load_reference(o->reference, &ref, &cfg, err);
     if (code) return code;
     stsl_h5_system c;
-    code =
-        stsl_h5_system_read(candidate_of(o), &c, err) ? err->code : judge_systems(s, &cfg, &c, err);
+    int rc = o->fmu ? fmu_system_candidate(o, &cfg, &c, err)
+                    : stsl_h5_system_read(candidate_of(o), &c, err);
+    code = rc ? err->code : judge_systems(s, &cfg, &c, err);
     stsl_h5_system_free(&c); /* nothing held after a failed read */
     stsl_config_free(&cfg);
     stsl_h5_result_free(&ref);
@@ -506,21 +533,12 @@ static int fmu_candidate(const stsl_compare_files *o, const stsl_config *cfg, st
     memset(c, 0, sizeof *c);
     if (cfg->is_system)
         return stsl_error_set(err, STSL_EINPUT,
-                              "--fmu: the reference is a system of bodies; compare takes an "
-                              "element's FMU (a system's FMU runs in converge --fmu)");
-    if (o->n_fmu_inputs > STSL_FMU_MAX_MAP || o->n_fmu_outputs > STSL_FMU_MAX_MAP ||
-        o->n_fmu_sets > STSL_FMU_MAX_MAP)
-        return stsl_error_set(err, STSL_EINPUT, "--fmu: more than %d mappings of a kind",
-                              STSL_FMU_MAX_MAP);
+                              "--fmu: the reference's /config is a system of bodies, but its "
+                              "file is not a system's result");
+    stsl_fmu_opts fo;
+    if (fmu_opts_of(o, &fo, err)) return err->code;
     const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
     if (!m) return err->code;
-    stsl_fmu_opts fo = {.path = o->fmu, .scheme = o->fmu_scheme, .timeout = o->fmu_timeout};
-    for (int i = 0; i < o->n_fmu_inputs; i++)
-        fo.inputs[fo.n_inputs++] = o->fmu_inputs[i];
-    for (int i = 0; i < o->n_fmu_outputs; i++)
-        fo.outputs[fo.n_outputs++] = o->fmu_outputs[i];
-    for (int i = 0; i < o->n_fmu_sets; i++)
-        fo.sets[fo.n_sets++] = o->fmu_sets[i];
     stsl_fmu *f = NULL;
     stsl_fmu_samples smp;
     int rc = m->open(&fo, &cfg->element, &f, err);
@@ -584,7 +602,8 @@ static int compare_files(const sink *s, stsl_error *err)
     const char *inputs[2] = {o->reference, candidate};
     stsl_output_file json_out = {o->json, "the JSON report", STSL_FMT_JSON, 0, 1};
     if (stsl_output_rule(inputs, 2, &json_out, 1, err)) return fail_as(err, STSL_EINPUT);
-    int systems = stsl_h5_is_system(o->reference) + stsl_h5_is_system(candidate);
+    /* With --fmu the candidate is the FMU: a system when the reference is. */
+    int systems = stsl_h5_is_system(o->reference) + (o->fmu ? 0 : stsl_h5_is_system(candidate));
     if (systems) return compare_systems(s, systems, err);
     stsl_h5_result ref;
     stsl_config cfg;

@@ -57,7 +57,9 @@ static const char *const usage =
     "name: x[body], v[body] errors, per contact the stuck times (as info counts them)\n"
     "and their overlap, its events and its friction's energy, per stop its events\n"
     "(the reference re-run at the candidate's times as for the element; their bodies,\n"
-    "contacts and stops must be the same).\n"
+    "contacts and stops must be the same).  With --fmu, a system's reference is\n"
+    "compared in the same way with the FMU standing for the system (its outputs\n"
+    "x[BODY], v[BODY], friction[CONTACT]; stops are not compared).\n"
     "exit codes: 0 ok, 2 bad input (file, line and column named), 3 the reference's\n"
     "re-run failed, 1 the report could not be written\n";
 static const stsl_cli_cmd cmd = {"stickslip compare", usage};

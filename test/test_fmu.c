@@ -368,30 +368,6 @@ static void t_model_exchange_order(void **state)
     "    b: {type: sine, amplitude: 3.0, frequency: 1.0}\n"                                        \
     "simulation: {t_end: 2.0, output_step: 0.001}\n"
 
-/* Field `name` (its header without the units) of data row `row` (0: the
- * first) of a CSV table. */
-static double csv_field(const char *csv, const char *name, int row)
-{
-    int col = 0, found = -1;
-    size_t len = strlen(name);
-    for (const char *p = csv; *p && *p != '\n'; col++) {
-        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == ' ' || p[len] == '\n'))
-            found = col;
-        while (*p && *p != ',' && *p != '\n')
-            p++;
-        if (*p == ',') p++;
-    }
-    assert_true(found >= 0);
-    const char *p = strchr(csv, '\n');
-    for (int r = 0; p && r < row; r++)
-        p = strchr(p + 1, '\n');
-    assert_non_null(p);
-    p++;
-    for (int c = 0; c < found; c++)
-        p = strchr(p, ',') + 1;
-    return strtod(p, NULL);
-}
-
 /* converge --fmu of a system: the FMU's outputs x[a] ... friction[guide]
  * are found by their names, its input F by --fmu-input.  Semi-implicit
  * Euler with a stick decision at the communication points is first order:
@@ -431,7 +407,7 @@ static void t_system_converges(void **state)
         /* least-squares slope of log err against log h over the 3 steps */
         double lh[3], le[3], mh = 0, me = 0, sxy = 0, sxx = 0;
         for (int i = 0; i < 3; i++) {
-            lh[i] = log(csv_field(t, "step", i)), le[i] = log(csv_field(t, fields[k], i));
+            lh[i] = log(tu_csv_field(t, "step", i)), le[i] = log(tu_csv_field(t, fields[k], i));
             mh += lh[i] / 3, me += le[i] / 3;
         }
         for (int i = 0; i < 3; i++)
@@ -440,9 +416,9 @@ static void t_system_converges(void **state)
         if (slope < 0.75 || slope > 1.5) fprintf(stderr, "%s: slope %g\n", fields[k], slope);
         assert_true(slope >= 0.75 && slope <= 1.5);
     }
-    assert_close(csv_field(t, "events_missed", 2), 0, 0);
-    assert_close(csv_field(t, "events_spurious", 2), 0, 0);
-    assert_true(csv_field(t, "events", 2) >= 5);
+    assert_close(tu_csv_field(t, "events_missed", 2), 0, 0);
+    assert_close(tu_csv_field(t, "events_spurious", 2), 0, 0);
+    assert_true(tu_csv_field(t, "events", 2) >= 5);
     assert_int_equal(unpacked_left(), 0);
 }
 
@@ -465,10 +441,10 @@ static void t_system_without_friction(void **state)
     assert_string_equal(b, "n/a");
     assert_string_equal(e, "n/a");
     for (int i = 0; i < 2; i++) {
-        assert_true(isnan(csv_field(t, "max_abs_error_friction.guide", i)));
-        assert_true(isnan(csv_field(t, "rms_error_friction.guide", i)));
-        assert_true(isnan(csv_field(t, "dissipated_energy_error.guide", i)));
-        double u = csv_field(t, "stuck_iou.guide", i);
+        assert_true(isnan(tu_csv_field(t, "max_abs_error_friction.guide", i)));
+        assert_true(isnan(tu_csv_field(t, "rms_error_friction.guide", i)));
+        assert_true(isnan(tu_csv_field(t, "dissipated_energy_error.guide", i)));
+        double u = tu_csv_field(t, "stuck_iou.guide", i);
         assert_true(u > 0.0 && u <= 1.0);
     }
     assert_int_equal(unpacked_left(), 0);

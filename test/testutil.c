@@ -233,6 +233,45 @@ void tu_assert_wrms1(double a, double ref, double rtol, double atol, const char 
     _fail(file, line);
 }
 
+double tu_csv_field(const char *csv, const char *name, int row)
+{
+    int col = 0, found = -1;
+    size_t len = strlen(name);
+    for (const char *p = csv; *p && *p != '\n'; col++) {
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == ' ' || p[len] == '\n'))
+            found = col;
+        while (*p && *p != ',' && *p != '\n')
+            p++;
+        if (*p == ',') p++;
+    }
+    assert_true(found >= 0);
+    const char *p = strchr(csv, '\n');
+    for (int r = 0; p && r < row; r++)
+        p = strchr(p + 1, '\n');
+    assert_non_null(p);
+    p++;
+    for (int c = 0; c < found; c++)
+        p = strchr(p, ',') + 1;
+    return strtod(p, NULL);
+}
+
+char *tu_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 14, n = 0, got;
+    char *b = malloc(cap + 1);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0)
+        if ((n += got) == cap) {
+            char *q = realloc(b, 2 * cap + 1);
+            if (!q) free(b);
+            b = q, cap *= 2;
+        }
+    fclose(f);
+    if (b) b[n] = '\0';
+    return b;
+}
+
 double tu_json_value(const char *json, const char *key)
 {
     char pat[128];

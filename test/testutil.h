@@ -66,6 +66,13 @@ void tu_assert_slip_sign(const stsl_mem_result *r, double v_round);
 /* The index of the n-th event (0-based) of `kind`, -1 when there is none. */
 long tu_nth_event(const stsl_mem_result *r, int kind, int n);
 
+/* Field `name` of data row `row` (0: the first) of a CSV table whose
+ * header spells it `name`, `name [unit]` (a `converge -o` table); fails
+ * the test when there is no such column or row. */
+double tu_csv_field(const char *csv, const char *name, int row);
+/* A whole text file (malloc'd; the caller frees), NULL when unreadable. */
+char *tu_slurp(const char *path);
+
 /* The number after "key": in a JSON text (a report of compare); NAN for
  * null or absent. */
 double tu_json_value(const char *json, const char *key);

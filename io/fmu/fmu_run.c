@@ -1518,8 +1518,8 @@ int stsl_fmu_run_samples(stsl_fmu *f, double t_end, double h, stsl_fmu_samples *
     memset(s, 0, sizeof *s);
     if (f->sys)
         return stsl_error_set(err, STSL_EINPUT,
-                              "%s: an FMU of a system of bodies is compared by converge --fmu "
-                              "only",
+                              "%s: an FMU of a system of bodies runs into a sink "
+                              "(stsl_fmu_run), not as one element's samples",
                               f->m.path);
     collected c = {0};
     int rc = run_checked(f, t_end, h, &c, err);
