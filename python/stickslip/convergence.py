@@ -126,6 +126,19 @@ def _assignments(value, name, sep="="):
     return [_args.text(v, name) for v in value]
 
 
+def _timeout(value):
+    """fmu_timeout: None (the command's default, 600 s), a number of
+    seconds > 0, or "none" (no limit), as --fmu-timeout takes them."""
+    if value is None:
+        return 0.0
+    if isinstance(value, str) and value == "none":
+        return float("inf")
+    x = _args.number(value, "fmu_timeout")
+    if not x > 0.0:
+        raise _args.InputError(f"fmu_timeout: must be > 0 s or \"none\" (got {value!r})")
+    return x
+
+
 def _steps(steps):
     if steps is None or isinstance(steps, (str, bytes)):
         raise TypeError(f"steps: expected a list of numbers, got {_args.type_name(steps)}")
@@ -133,7 +146,7 @@ def _steps(steps):
 
 
 def converge(cfg, steps, scheme=None, fmu=None, fmu_scheme=None, fmu_set=None, fmu_input=None,
-             fmu_output=None, output=None, h5=None):
+             fmu_output=None, fmu_timeout=None, output=None, h5=None):
     """The convergence study of `stickslip converge`: the candidate run at
     each of `steps` (s) against the exact event-driven reference of `cfg`
     (a Config, a YAML path or a dict), errors at every step point, events
@@ -143,7 +156,9 @@ def converge(cfg, steps, scheme=None, fmu=None, fmu_scheme=None, fmu_set=None, f
     or with fmu_scheme="euler" or "rk4" a model-exchange FMU integrated by
     that scheme; fmu_set={"m": 100, ...} sets its parameters,
     fmu_input={"F_drive": "active_force"} feeds an input a signal,
-    fmu_output={"x": "pos"} says which output is x, v or friction.
+    fmu_output={"x": "pos"} says which output is x, v or friction;
+    fmu_timeout (s, default 600; "none": no limit) ends the study with a
+    SolverError when one call into the FMU has not returned by then.
     output= writes the table as CSV and h5= the HDF5 group /convergence,
     the command's files.  Returns a Convergence (path None)."""
     from ._core import _config, _new_err, _raise
@@ -171,6 +186,7 @@ def converge(cfg, steps, scheme=None, fmu=None, fmu_scheme=None, fmu_set=None, f
     o.fmu_inputs, o.n_fmu_inputs = clist(_assignments(fmu_input, "fmu_input"))
     o.fmu_outputs, o.n_fmu_outputs = clist(_assignments(fmu_output, "fmu_output"))
     o.fmu_sets, o.n_fmu_sets = clist(_assignments(fmu_set, "fmu_set"))
+    o.fmu_timeout = _timeout(fmu_timeout)
     steps_c = ffi.new("double[]", hs or [0.0])
     o.steps, o.n_steps = steps_c, len(hs)
     o.csv = cstr(_args.cpath(_args.path(output, "output")) if output is not None else None)

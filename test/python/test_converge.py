@@ -111,6 +111,21 @@ def test_fmu_errors():
                     steps=[1e-3, 5e-4])
     with pytest.raises(TypeError, match="steps"):
         ss.converge(JANECEK, scheme="karnopp", steps="1e-3,5e-4")
+    for bad in (0, -1.0, "1s"):
+        with pytest.raises((ss.InputError, TypeError), match="fmu_timeout"):
+            ss.converge(JANECEK, fmu=os.path.join(FMUS, "karnopp.fmu"), fmu_set=JANECEK_SET,
+                        steps=[1e-3, 5e-4], fmu_timeout=bad)
+
+
+@needs_fmus
+def test_fmu_timeout():
+    """The suite's hanging FMU never returns from fmi2DoStep once t >= 0.5 s,
+    so a 1 s limit must end the study (no race with the machine's speed:
+    the call never returns at all)."""
+    with pytest.raises(ss.SolverError,
+                       match=r"did not return from fmi2DoStep at t = 0.5 s within 1 s"):
+        ss.converge(JANECEK, fmu=os.path.join(FMUS, "hang.fmu"), fmu_set=JANECEK_SET,
+                    steps=[1e-3, 5e-4], fmu_timeout=1)
 
 
 def test_missing_module(monkeypatch, tmp_path):
