@@ -598,11 +598,35 @@ static stsl_convergence *make_result(const char *scheme, const trace *tr, const 
 
 /* ---- the files ------------------------------------------------------------------- */
 
+/* The columns the files add after the table's: a system's per body and
+ * contact; the element's friction and dissipated-energy errors (appended,
+ * so that readers of the table's columns by position keep working).  The
+ * element's stuck_iou stays out of the files: an FMU's stuck samples are
+ * judged by a relative rule on v, the scheme's by its mode, so the files
+ * of the two would differ where their runs do not. */
+static int file_cols(const stsl_convergence *c, int *cols)
+{
+    static const int element[3] = {0, 1, 3}; /* of contact_col */
+    int n = 0;
+    if (c->system)
+        for (int k = N_TABLE; k < c->n_cols; k++)
+            cols[n++] = k;
+    else
+        for (int j = 0; j < 3; j++)
+            cols[n++] = N_TABLE + element[j];
+    return n;
+}
+
 static int write_csv(const char *path, stsl_convergence *c, stsl_error *err)
 {
+    int *cols = malloc(sizeof *cols * (size_t)c->n_cols), n_file = cols ? file_cols(c, cols) : 0;
+    if (!cols) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     stsl_out_text t;
     int rc = stsl_out_text_open(path, &t, err);
-    if (rc) return rc;
+    if (rc) {
+        free(cols);
+        return rc;
+    }
     FILE *f = t.f;
     const char *xu = c->xu, *vu = c->vu;
     fprintf(f,
@@ -610,9 +634,10 @@ static int write_csv(const char *path, stsl_convergence *c, stsl_error *err)
             "final_error_x [%s],wall_seconds [s],rhs_evals,events,events_missed,"
             "events_spurious,order",
             xu, xu, vu, xu);
-    int first = c->system ? N_TABLE : c->n_cols; /* the element's CSV is the table alone */
-    for (int k = first; k < c->n_cols; k++)
+    for (int j = 0; j < n_file; j++) {
+        int k = cols[j];
         fprintf(f, c->col_units[k][0] ? ",%s [%s]" : ",%s", c->col_name[k], c->col_units[k]);
+    }
     fputc('\n', f);
     for (int i = 0; i < c->n; i++) {
         fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%ld,%ld,%ld,%ld,%.6g", col_at(c, C_STEP)[i],
@@ -620,10 +645,11 @@ static int write_csv(const char *path, stsl_convergence *c, stsl_error *err)
                 col_at(c, C_FINAL_X)[i], col_at(c, C_WALL)[i], (long)col_at(c, C_RHS)[i],
                 (long)col_at(c, C_EVENTS)[i], (long)col_at(c, C_MISSED)[i],
                 (long)col_at(c, C_SPURIOUS)[i], c->order);
-        for (int k = first; k < c->n_cols; k++)
-            fprintf(f, ",%.17g", col_at(c, k)[i]);
+        for (int j = 0; j < n_file; j++)
+            fprintf(f, ",%.17g", col_at(c, cols[j])[i]);
         fputc('\n', f);
     }
+    free(cols);
     return stsl_out_text_commit(&t, err);
 }
 
@@ -632,17 +658,17 @@ static int write_h5(const char *path, const stsl_config *cfg, stsl_convergence *
     long rh[MAX_STEPS], ev[MAX_STEPS];
     const char **xn = NULL, **xu = NULL;
     const double **xd = NULL;
-    int n_extra = c->system ? c->n_cols - N_TABLE : 0;
+    int *cols = malloc(sizeof *cols * (size_t)c->n_cols), n_extra = cols ? file_cols(c, cols) : 0;
     for (int i = 0; i < c->n; i++)
         rh[i] = (long)col_at(c, C_RHS)[i], ev[i] = (long)col_at(c, C_EVENTS)[i];
     xn = calloc((size_t)n_extra + 1, sizeof *xn);
     xu = calloc((size_t)n_extra + 1, sizeof *xu);
     xd = calloc((size_t)n_extra + 1, sizeof *xd);
     char *yaml = stsl_config_to_yaml(cfg);
-    int rc = xn && xu && xd && yaml ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int rc = cols && xn && xu && xd && yaml ? STSL_OK
+                                            : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     for (int k = 0; !rc && k < n_extra; k++)
-        xn[k] = c->col_name[N_TABLE + k], xu[k] = c->col_units[N_TABLE + k],
-        xd[k] = col_at(c, N_TABLE + k);
+        xn[k] = c->col_name[cols[k]], xu[k] = c->col_units[cols[k]], xd[k] = col_at(c, cols[k]);
     stsl_convergence_table t = {c->scheme,
                                 yaml,
                                 c->xu,
@@ -666,7 +692,7 @@ static int write_h5(const char *path, const stsl_config *cfg, stsl_convergence *
                                 xu,
                                 xd};
     if (!rc) rc = stsl_convergence_h5_write(path, &t, err);
-    free(yaml), free(xn), free(xu), free(xd);
+    free(yaml), free(xn), free(xu), free(xd), free(cols);
     return rc;
 }
 

@@ -83,11 +83,22 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
     return fmi2OK;
 }
 
-/* The scheme's stick decision at the current point (karnopp_classify). */
-static void decide(model *m)
+static double net_force(const model *m)
 {
     double load = 0.0;
-    m->fn = m->fa + load - m->k * (m->x - m->xfree) - m->c * m->v - m->m * m->ab;
+    return m->fa + load - m->k * (m->x - m->xfree) - m->c * m->v - m->m * m->ab;
+}
+
+/* The scheme's stick decision at the current point (karnopp_classify).
+ * Stuck, the friction output balances the net force at the state the FMU
+ * reports, v = 0: FMI 2.0 outputs at a communication point belong to that
+ * point's state and inputs, and the scheme's sample is the element's
+ * friction there too.  The force the decision took (at the v before the
+ * projection, which differs by c v) is not that friction; it moves nothing
+ * either, as a stuck step holds the element. */
+static void decide(model *m)
+{
+    m->fn = net_force(m);
     double ratio = m->fs / m->fd, fs = ratio * m->fd; /* as the configuration stores F_S */
     if (fabs(m->v) < m->dv) {
         m->mode = m->fn > fs ? SLIP_POS : m->fn < -fs ? SLIP_NEG : STUCK;
@@ -95,7 +106,7 @@ static void decide(model *m)
     } else {
         m->mode = m->v > 0.0 ? SLIP_POS : SLIP_NEG;
     }
-    m->friction = m->mode == STUCK ? m->fn : m->mode == SLIP_POS ? m->fd : -m->fd;
+    m->friction = m->mode == STUCK ? net_force(m) : m->mode == SLIP_POS ? m->fd : -m->fd;
     m->pending = 0;
 }
 
