@@ -2632,8 +2632,8 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
 }
 
 static const stsl_hmodel_ops multibody_ops = {
-    mb_rhs, mb_guards,    mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
-    NULL,   mb_power_abs, NULL,          mb_describe, mb_mode_name,       mb_guard};
+    mb_rhs, mb_guards,   mb_transition, mb_max_step, mb_next_time_event, mb_outputs, mb_power_abs,
+    NULL,   mb_describe, mb_mode_name,  mb_guard};
 
 static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {

@@ -269,8 +269,8 @@ static void ob_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
 }
 
 static const stsl_hmodel_ops one_body_ops = {
-    ob_rhs, ob_guards, ob_transition, ob_max_step, ob_next_time_event, ob_outputs,
-    NULL,   ob_power,  ob_work_form,  ob_describe, ob_mode_name,       NULL};
+    ob_rhs,       ob_guards,   ob_transition, ob_max_step, ob_next_time_event, ob_outputs, ob_power,
+    ob_work_form, ob_describe, ob_mode_name,  NULL};
 
 /* ---- the forces, for the tools that step the element themselves ------------------------ */
 
