@@ -611,14 +611,14 @@ static double bristle_z(const stsl_multibody *m, int c, const double *y)
 /* LuGre contact c's force on its ends[0] at relative velocity w. */
 static double lugre_force(const stsl_multibody *m, int c, double w, const double *y)
 {
-    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y), NULL, NULL);
+    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y));
 }
 
 /* The rate of LuGre contact c's bristle force: sigma0 z'. */
 static double bristle_rate(const stsl_multibody *m, int c, double w, const double *y)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y), NULL, NULL);
+    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y));
 }
 
 /* Friction of contact c in state st on its ends[0] at relative velocity w
