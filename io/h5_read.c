@@ -77,14 +77,7 @@ static long ds_length(hid_t d)
 static double ds_at(hid_t d, hsize_t i)
 {
     double v = NAN;
-    hsize_t one = 1;
-    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
-    if (fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &i, NULL, &one, NULL) >= 0 &&
-        H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &v) < 0)
-        v = NAN;
-    if (ms >= 0) H5Sclose(ms);
-    if (fs >= 0) H5Sclose(fs);
-    return v;
+    return stsl_h5_rows(d, H5T_NATIVE_DOUBLE, i, 1, &v, NULL) < 0 ? NAN : v;
 }
 
 /* "0 STUCK, 1 SLIP_POS, ..." into a malloc'd array of malloc'd names by

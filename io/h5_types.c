@@ -112,6 +112,20 @@ hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n)
     return x;
 }
 
+int stsl_h5_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, void *into, const void *from)
+{
+    int rc = -1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
+    if (fs >= 0 && ms >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &first, NULL, &n, NULL) >= 0 &&
+        (from ? H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, from)
+              : H5Dread(d, mtype, ms, fs, H5P_DEFAULT, into)) >= 0)
+        rc = 0;
+    if (ms >= 0) H5Sclose(ms);
+    if (fs >= 0) H5Sclose(fs);
+    return rc;
+}
+
 /* Attribute `name` of file type `ftype` from `mtype` memory, created or
  * overwritten: a scalar (n < 0) or n values. */
 static int put_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, int n, const void *val)

@@ -90,6 +90,9 @@ hid_t stsl_h5_vlen_str_type(void);
  * of 2 MiB cost more than the whole write.  The converted bytes are the
  * same. */
 hid_t stsl_h5_xfer(hid_t d, hid_t mtype, hsize_t n);
+/* Rows [first, first + n) of a 1-D dataset d, in memory of `mtype`:
+ * written from `from`, or (from NULL) read into `into`.  0 or -1. */
+int stsl_h5_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, void *into, const void *from);
 /* Create or overwrite a scalar attribute.  Returns 0 or -1 with HDF5's
  * error stack set. */
 int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vlen UTF-8 */

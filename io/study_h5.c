@@ -157,33 +157,6 @@ static hid_t ordered_group(hid_t loc, const char *name)
     return g;
 }
 
-/* Write rows [first, first + n) of a 1-D dataset from memory of `mtype`. */
-static int write_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, const void *data)
-{
-    int rc = -1;
-    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
-    if (fs >= 0 && ms >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &first, NULL, &n, NULL) >= 0 &&
-        H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data) >= 0)
-        rc = 0;
-    if (ms >= 0) H5Sclose(ms);
-    if (fs >= 0) H5Sclose(fs);
-    return rc;
-}
-
-static int read_rows(hid_t d, hid_t mtype, hsize_t first, hsize_t n, void *data)
-{
-    int rc = -1;
-    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
-    if (fs >= 0 && ms >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &first, NULL, &n, NULL) >= 0 &&
-        H5Dread(d, mtype, ms, fs, H5P_DEFAULT, data) >= 0)
-        rc = 0;
-    if (ms >= 0) H5Sclose(ms);
-    if (fs >= 0) H5Sclose(fs);
-    return rc;
-}
-
 /* ---- columns ----------------------------------------------------------------- */
 
 static hid_t file_type(const stsl_study_h5 *w, ctype t)
@@ -276,8 +249,8 @@ static int write_column(stsl_study_h5 *w, int j)
         else
             ((const char **)w->scratch)[i] = p;
     }
-    return write_rows(w->ds[j], mem_type(w, c->type), (hsize_t)w->n_written, (hsize_t)w->n_block,
-                      w->scratch);
+    return stsl_h5_rows(w->ds[j], mem_type(w, c->type), (hsize_t)w->n_written, (hsize_t)w->n_block,
+                        NULL, w->scratch);
 }
 
 static int write_block(stsl_study_h5 *w, stsl_error *err)
@@ -376,7 +349,8 @@ static int append_events(stsl_study_h5 *w, long variant, const stsl_study_row *r
     }
     hsize_t total = (hsize_t)(w->n_ev_rows + row->n_ev);
     int rc = H5Dset_extent(w->ev_ds, &total) < 0 ||
-             write_rows(w->ev_ds, w->ev_mtype, (hsize_t)w->n_ev_rows, (hsize_t)row->n_ev, buf) < 0;
+             stsl_h5_rows(w->ev_ds, w->ev_mtype, (hsize_t)w->n_ev_rows, (hsize_t)row->n_ev, NULL,
+                          buf) < 0;
     free(buf);
     if (!rc) w->n_ev_rows += row->n_ev;
     return rc ? -1 : 0;
@@ -563,8 +537,8 @@ static int write_parameters(stsl_study_h5 *w, const stsl_study *s)
                 buf[(size_t)j * CHUNK + (size_t)i] = vals[j];
         }
         for (int j = 0; j < k; j++)
-            if (write_rows(ds[j], H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n,
-                           buf + (size_t)j * CHUNK) < 0)
+            if (stsl_h5_rows(ds[j], H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, NULL,
+                             buf + (size_t)j * CHUNK) < 0)
                 goto out;
     }
     rc = 0;
@@ -948,7 +922,7 @@ static int read_doubles(const reader *r, const char *name, long first, long n, d
     }
     H5E_END_TRY;
     if (d < 0) return -1;
-    int rc = read_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, out);
+    int rc = stsl_h5_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, out, NULL);
     H5Dclose(d);
     return rc;
 }
@@ -982,7 +956,7 @@ static int read_message_impl(const char *path, long i, char **msg, stsl_error *e
     int rc = reader_open(path, &r, err);
     if (rc) return rc;
     hid_t t = stsl_h5_vlen_str_type(), d = H5Dopen2(r.summary, "message", H5P_DEFAULT);
-    if (t < 0 || d < 0 || read_rows(d, t, (hsize_t)i, 1, &s) < 0)
+    if (t < 0 || d < 0 || stsl_h5_rows(d, t, (hsize_t)i, 1, &s, NULL) < 0)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read /study/summary/message[%ld]", path,
                             i);
     else
@@ -1035,7 +1009,8 @@ static int scan_block(walk *wk, long first, long n)
 {
     stsl_study_summary *sum = wk->sum;
     hid_t d = H5Dopen2(wk->r->summary, "status", H5P_DEFAULT);
-    int rc = d < 0 || read_rows(d, H5T_NATIVE_INT8, (hsize_t)first, (hsize_t)n, wk->status) < 0;
+    int rc =
+        d < 0 || stsl_h5_rows(d, H5T_NATIVE_INT8, (hsize_t)first, (hsize_t)n, wk->status, NULL) < 0;
     if (d >= 0) H5Dclose(d);
     for (long i = 0; !rc && i < n && sum->n_first_failures < 5; i++)
         if (wk->status[i] > STSL_ROW_OK) sum->failure_index[sum->n_first_failures++] = first + i;
@@ -1061,7 +1036,8 @@ static void key_ranges(const reader *r, stsl_study_summary *sum, double *vals)
         memset(ok, STSL_ROW_OK, sizeof ok);
         for (long first = 0; d >= 0 && first < sum->n_runs; first += READ_BLOCK) {
             long n = sum->n_runs - first < READ_BLOCK ? sum->n_runs - first : READ_BLOCK;
-            if (read_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, vals) < 0) break;
+            if (stsl_h5_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, vals, NULL) < 0)
+                break;
             fold(&c, ok, vals, n);
         }
         if (d >= 0) H5Dclose(d);
@@ -1189,10 +1165,10 @@ static int csv_block(FILE *f, const csv_cols *p, const csv_cols *c, long first, 
     for (int s = 0; s < 2; s++)
         for (int j = 0; j < sets[s]->n; j++) {
             double *v = vals + (size_t)(s * MAX_COLS + j) * CSV_BLOCK;
-            int rc =
-                sets[s]->kind[j] == 2
-                    ? read_rows(sets[s]->ds[j], str_t, (hsize_t)first, (hsize_t)n, strs)
-                    : read_rows(sets[s]->ds[j], H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, v);
+            int rc = sets[s]->kind[j] == 2 ? stsl_h5_rows(sets[s]->ds[j], str_t, (hsize_t)first,
+                                                          (hsize_t)n, strs, NULL)
+                                           : stsl_h5_rows(sets[s]->ds[j], H5T_NATIVE_DOUBLE,
+                                                          (hsize_t)first, (hsize_t)n, v, NULL);
             if (rc < 0) return -1;
         }
     for (long i = 0; i < n; i++) {

@@ -51,20 +51,16 @@ typedef struct stsl_element_params {
     double x0, v0;
     /* The solver's tolerances (simulation.rtol/atol): a rebound off a stop
      * lower than what they resolve ends the bouncing (rtol 0: 1e-10; atol
-     * 0: derived, rtol times the position scale, stsl_element_state_scales). */
+     * 0: derived, rtol times the natural scales, stsl_element_atol). */
     double rtol, atol;
 } stsl_element_params;
 
-/* The natural size of each state component, in its units (x, v and
- * LuGre's bristle force sigma0 z: up to 3 values), from the parameters
- * alone: with an atol derived from rtol (simulation.atol: auto) the solver's
- * absolute tolerance of component i is rtol * scale[i].  The rule and why
- * are at the definition and in docs/numerics.md. */
-void stsl_element_state_scales(const stsl_element_params *p, double scale[3]);
-/* The absolute tolerance of each state component that a run of `p` with
- * (rtol, atol) uses (atol 0: derived, stsl_hsolver_atol), and the units of
- * each ("m", "m/s", "N"; "rad", ... when rotational); returns the number of
- * components (3 for LuGre, else 2). */
+/* The absolute tolerance of each state component (x, v and LuGre's
+ * bristle force sigma0 z) that a run of `p` with (rtol, atol) uses (atol 0:
+ * derived from rtol and the state's natural scales, stsl_hsolver_atol; the
+ * rule and why in docs/numerics.md), and the units of each ("m", "m/s",
+ * "N"; "rad", ... when rotational); returns the number of components (3
+ * for LuGre, else 2), 0 when out of memory (out: NaN). */
 int stsl_element_atol(const stsl_element_params *p, double rtol, double atol, double out[3],
                       const char *units[3]);
 

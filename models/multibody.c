@@ -611,14 +611,14 @@ static double bristle_z(const stsl_multibody *m, int c, const double *y)
 /* LuGre contact c's force on its ends[0] at relative velocity w. */
 static double lugre_force(const stsl_multibody *m, int c, double w, const double *y)
 {
-    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y), NULL, NULL);
+    return -stsl_lugre_force(&m->s->contacts[c].friction, w, bristle_z(m, c, y));
 }
 
 /* The rate of LuGre contact c's bristle force: sigma0 z'. */
 static double bristle_rate(const stsl_multibody *m, int c, double w, const double *y)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;
-    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y), NULL, NULL);
+    return fp->sigma0 * stsl_lugre_zdot(fp, w, bristle_z(m, c, y));
 }
 
 /* Friction of contact c in state st on its ends[0] at relative velocity w
@@ -2473,9 +2473,10 @@ static void stop_entry_lengths(const stsl_multibody *m, double *l)
     }
 }
 
-/* Body i's time scale as the element's (stsl_element_state_scales): over
- * the stiffness of its couplings, else of its compliant stops, else from
- * F and L, with its couplings' damping for a damper alone. */
+/* Body i's time scale T: sqrt(m/k) over the stiffness of its couplings,
+ * else of its compliant stops (the contact's time scale); without, the
+ * time sqrt(m L / F) in which the force level moves the mass across L;
+ * m/c with its couplings' damping alone; else 1. */
 static double body_time_scale(const stsl_multibody *m, int i, double f, double l)
 {
     const stsl_system *s = m->s;
@@ -2491,12 +2492,28 @@ static double body_time_scale(const stsl_multibody *m, int i, double f, double l
     return stsl_contact_time_scale(m->mass[i], k > 0.0 ? k : k_stop, f, l, c);
 }
 
-/* The element's rule (stsl_element_state_scales) for a system: force F
- * the smallest static level and force input size; length L the smallest
- * of F/k (couplings, compliant stops), the stops' ranges and an
- * oscillating base or anchor motion's amplitude, a compliant stop's
- * penetration at the initial speed (1 when none); per body the time
- * body_time_scale; x scale L, v scale L/T. */
+/* The natural scale of each state component, which an atol derived from
+ * rtol follows (stsl_hsolver_atol: rtol 0.001 scale).  Why: CVODE weighs
+ * component i with 1 / (rtol |y_i| + atol_i).  A fixed atol (the old
+ * 1e-12) is a length in metres whatever the system: for the Janecek chirp
+ * (x ~ 3e-3 m) it capped the accuracy at 4.5e-10 s whatever rtol asked
+ * for, and for a machine of kilometres it would be wasted work.  Scaled so,
+ * a component near zero (v at every stick, x at every crossing) is held to
+ * rtol relative to the size it has in this motion, so event times, which
+ * follow from v or a force reaching zero (dt = dv / |a|), keep following
+ * rtol down to round-off.
+ *   Force F: the smallest of the static friction levels and the force
+ * inputs' sizes, because a friction level far above the driving force (a
+ * LuGre contact of 1e8 N pushed with 1 N) says nothing about how far or
+ * fast the bodies move: the driving force does.
+ *   Length L: the smallest length, so that no feature goes unresolved: the
+ * stick band F/k of every coupling and compliant stop, the stops' ranges, a
+ * compliant stop's penetration at the initial speed, an oscillating base
+ * or anchor motion's amplitude, LuGre's presliding deflection F/sigma0; 1
+ * when there is none.
+ *   Per body the time T (body_time_scale): x scale L, v scale L/T (with a
+ * spring and L = F/k this is F / sqrt(k m), the speed a released stick band
+ * reaches).  LuGre's bristle force sigma0 z: scale F (else 1). */
 static void state_scales(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
@@ -2632,8 +2649,8 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
 }
 
 static const stsl_hmodel_ops multibody_ops = {
-    mb_rhs, mb_guards,    mb_transition, mb_max_step, mb_next_time_event, mb_outputs,
-    NULL,   mb_power_abs, NULL,          mb_describe, mb_mode_name,       mb_guard};
+    mb_rhs, mb_guards,   mb_transition, mb_max_step, mb_next_time_event, mb_outputs, mb_power_abs,
+    NULL,   mb_describe, mb_mode_name,  mb_guard};
 
 static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
 {

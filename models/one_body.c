@@ -66,9 +66,9 @@ static int mode_moves(int mode)
 static double moving_friction(const stsl_element_params *p, int mode, const double *y, double load)
 {
     const stsl_friction_params *fp = &p->friction;
-    if (fp->law == STSL_LAW_LUGRE) return stsl_lugre_force(fp, y[1], y[2] / fp->sigma0, NULL, NULL);
+    if (fp->law == STSL_LAW_LUGRE) return stsl_lugre_force(fp, y[1], y[2] / fp->sigma0);
     int fr = stsl_mode_friction(mode), s = fr == STSL_MODE_SLIP_POS ? +1 : -1;
-    if (fr == STSL_MODE_SMOOTH) return stsl_smooth_force(fp, y[1], NULL);
+    if (fr == STSL_MODE_SMOOTH) return stsl_smooth_force(fp, y[1]);
     double fd, fs;
     stsl_friction_levels(fp, s, load, &fd, &fs);
     return s * stsl_friction_slip(fp, fd, fs, fabs(y[1]));
@@ -269,8 +269,8 @@ static void ob_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
 }
 
 static const stsl_hmodel_ops one_body_ops = {
-    ob_rhs, ob_guards, ob_transition, ob_max_step, ob_next_time_event, ob_outputs,
-    NULL,   ob_power,  ob_work_form,  ob_describe, ob_mode_name,       NULL};
+    ob_rhs,       ob_guards,   ob_transition, ob_max_step, ob_next_time_event, ob_outputs, ob_power,
+    ob_work_form, ob_describe, ob_mode_name,  NULL};
 
 /* ---- the forces, for the tools that step the element themselves ------------------------ */
 
@@ -307,7 +307,7 @@ void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y,
     double fn = net_force(o, t, y, &load, b);
     ydot[0] = y[1];
     ydot[1] = (fn - moving_friction(&o->p, STSL_MODE_SMOOTH, y, load) + no_stop) / o->p.mass;
-    if (o->lugre) ydot[2] = fp->sigma0 * stsl_lugre_zdot(fp, y[1], y[2] / fp->sigma0, NULL, NULL);
+    if (o->lugre) ydot[2] = fp->sigma0 * stsl_lugre_zdot(fp, y[1], y[2] / fp->sigma0);
 }
 
 /* ---- create / free --------------------------------------------------------------------- */

@@ -1,7 +1,6 @@
 /* smooth_friction.h - the smooth and dynamic friction laws of the seeds
- * (SPEC §2).  The derivatives they can also return feed no Jacobian: no
- * model gives CVODE one, its BDF forms the Jacobian by difference
- * quotients of the right-hand side (docs/numerics.md).
+ * (SPEC §2).  Values only: no model gives CVODE a Jacobian, its BDF forms
+ * one by difference quotients of the right-hand side (docs/numerics.md).
  *
  * w is the relative velocity; every force returned opposes it (it enters the
  * equation of motion as -T).
@@ -17,17 +16,13 @@
 
 #include "models/friction.h"
 
-/* T(w) of a memoryless smooth law (not lugre); *dT_dw if not NULL. */
-double stsl_smooth_force(const stsl_friction_params *p, double w, double *dT_dw);
+/* T(w) of a memoryless smooth law (not lugre). */
+double stsl_smooth_force(const stsl_friction_params *p, double w);
 
-/* LuGre's g(w) and dg/dw (NULL allowed). */
-double stsl_lugre_g(const stsl_friction_params *p, double w, double *dg_dw);
-/* LuGre's z' and its partial derivatives (NULL allowed). */
-double stsl_lugre_zdot(const stsl_friction_params *p, double w, double z, double *dzd_dw,
-                       double *dzd_dz);
-/* LuGre's T(w, z) and its partial derivatives (NULL allowed). */
-double stsl_lugre_force(const stsl_friction_params *p, double w, double z, double *dT_dw,
-                        double *dT_dz);
+/* LuGre's g(w), z'(w, z) and T(w, z). */
+double stsl_lugre_g(const stsl_friction_params *p, double w);
+double stsl_lugre_zdot(const stsl_friction_params *p, double w, double z);
+double stsl_lugre_force(const stsl_friction_params *p, double w, double z);
 
 /* Steady-state force at constant w: the law itself for memoryless laws,
  * g(w) sign(w) + d w for LuGre (z' = 0).  Smooth laws only. */

@@ -203,7 +203,6 @@ struct stsl_hsolver {
      * allocated per step): states (n), guard values and flags (n_roots). */
     double *ycur, *ytmp;
     int *fired, *rootsfound, *dirs;
-    double *jac_rows; /* n * n (ops->jac only) */
     /* Guard scratch: one evaluation (dense_q, guard_at), hidden_crossing's
      * midpoint, scan_window's crossing times, check_step's step end and
      * frozen_advance's four samples. */
@@ -378,23 +377,6 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud)
     return roots_eval(t, NV_DATA_S(y), g, ud);
 }
 
-static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1,
-                  N_Vector t2, N_Vector t3)
-{
-    (void)fy;
-    (void)t1;
-    (void)t2;
-    (void)t3;
-    stsl_hsolver *s = ud;
-    double *rows = s->jac_rows;
-    s->stats.jac_evals++;
-    int rc = s->model->ops->jac(s->model->self, s->mode, t, NV_DATA_S(y), rows);
-    for (int i = 0; i < s->n; i++)
-        for (int j = 0; j < s->n; j++)
-            SM_ELEMENT_D(J, i, j) = rows[i * s->n + j];
-    return rc;
-}
-
 static void cv_errhandler(int code, const char *module, const char *function, char *msg, void *ud)
 {
     stsl_hsolver *s = ud;
@@ -503,7 +485,6 @@ static int setup_cvode(stsl_hsolver *s, stsl_error *err)
         s->J = SUNDenseMatrix(s->n, s->n, s->ctx);
         s->ls = s->J ? SUNLinSol_Dense(s->y, s->J, s->ctx) : NULL;
         if (!s->ls || CVodeSetLinearSolver(s->cv, s->ls, s->J)) goto fail;
-        if (s->model->ops->jac && CVodeSetJacFn(s->cv, cv_jac)) goto fail;
     } else {
         s->nls = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
         if (!s->nls || CVodeSetNonlinearSolver(s->cv, s->nls)) goto fail;
@@ -572,20 +553,19 @@ static int alloc_arrays(stsl_hsolver *s)
         if (!(*rd[i] = calloc(r, sizeof(double)))) return -1;
     for (size_t i = 0; i < sizeof ri / sizeof ri[0]; i++)
         if (!(*ri[i] = calloc(r, sizeof(int)))) return -1;
-    if (s->model->ops->jac && !(s->jac_rows = calloc(n * n, sizeof(double)))) return -1;
     return 0;
 }
 
 static void free_arrays(stsl_hsolver *s)
 {
-    void *all[] = {s->ycur,    s->ytmp,       s->g_scratch_state,
-                   s->g_one,   s->g_mid,      s->g_when,
-                   s->g_step,  s->g_prev,     s->g_a,
-                   s->g_b,     s->g_0,        s->g_last,
-                   s->g_max,   s->g_cache,    s->rate_t,
-                   s->fired,   s->rootsfound, s->dirs,
-                   s->rate,    s->jac_rows,   s->g_late,
-                   s->g_early, s->g_peak};
+    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
+                   s->g_one,  s->g_mid,      s->g_when,
+                   s->g_step, s->g_prev,     s->g_a,
+                   s->g_b,    s->g_0,        s->g_last,
+                   s->g_max,  s->g_cache,    s->rate_t,
+                   s->fired,  s->rootsfound, s->dirs,
+                   s->rate,   s->g_late,     s->g_early,
+                   s->g_peak};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
 }

@@ -102,9 +102,6 @@ typedef struct stsl_hmodel_ops {
     double (*next_time_event)(void *self, double t);
     /* Output columns (layout.n_cols) at (t, y) in `mode`. */
     void (*outputs)(void *self, stsl_mode_code mode, double t, const double *y, double *cols);
-    /* Optional (NULL: CVODE's difference quotients): the Jacobian df/dy in
-     * `mode`, row-major n x n, used with BDF. */
-    int (*jac)(void *self, stsl_mode_code mode, double t, const double *y, double *J);
     /* Optional (NULL: none): a power whose integral over the run the solver
      * accumulates in stsl_stats.work (the element: friction power F_f v)
      * when opts.integrate_power is set.  Integrated in ordinary modes only: it must

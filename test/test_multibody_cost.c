@@ -113,11 +113,11 @@ static void c_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len)
 }
 
 static const stsl_hmodel_ops with_one = {
-    c_rhs, c_guards, c_transition, c_max_step, c_next_time_event, c_outputs,
-    NULL,  NULL,     NULL,         c_describe, c_mode_name,       c_guard};
+    c_rhs, c_guards,   c_transition, c_max_step, c_next_time_event, c_outputs, NULL,
+    NULL,  c_describe, c_mode_name,  c_guard};
 static const stsl_hmodel_ops without_one = {
-    c_rhs, c_guards, c_transition, c_max_step, c_next_time_event, c_outputs,
-    NULL,  NULL,     NULL,         c_describe, c_mode_name,       NULL};
+    c_rhs, c_guards,   c_transition, c_max_step, c_next_time_event, c_outputs, NULL,
+    NULL,  c_describe, c_mode_name,  NULL};
 
 /* Run cfg's system through the checking model (`one`: with the one-guard
  * op) into sink; the checker's counts into *c. */

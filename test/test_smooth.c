@@ -83,36 +83,35 @@ static void forces_equal_seed_formulas(void **state)
     int n = velocities(p.breakaway_velocity, w);
     assert_true(n >= 20);
     for (int i = 0; i < n; i++)
-        assert_rel(stsl_smooth_force(&p, w[i], NULL),
+        assert_rel(stsl_smooth_force(&p, w[i]),
                    seed_simscape(p.breakaway, p.coulomb, p.breakaway_velocity, p.viscous, w[i]),
                    1e-14);
     p = law(STSL_LAW_20SIM_C);
     n = velocities(1.0 / p.slope, w);
     for (int i = 0; i < n; i++)
-        assert_rel(stsl_smooth_force(&p, w[i], NULL), p.tc * tanh(p.slope * w[i]), 1e-14);
+        assert_rel(stsl_smooth_force(&p, w[i]), p.tc * tanh(p.slope * w[i]), 1e-14);
     p = law(STSL_LAW_20SIM_V);
     for (int i = 0; i < n; i++)
-        assert_rel(stsl_smooth_force(&p, w[i], NULL), p.d * w[i], 1e-14);
+        assert_rel(stsl_smooth_force(&p, w[i]), p.d * w[i], 1e-14);
     p = law(STSL_LAW_20SIM_CV);
     for (int i = 0; i < n; i++)
-        assert_rel(stsl_smooth_force(&p, w[i], NULL), p.tc * tanh(p.slope * w[i]) + p.d * w[i],
-                   1e-14);
+        assert_rel(stsl_smooth_force(&p, w[i]), p.tc * tanh(p.slope * w[i]) + p.d * w[i], 1e-14);
     p = law(STSL_LAW_20SIM_SCVS);
     n = velocities(p.v_st, w);
     for (int i = 0; i < n; i++)
-        assert_rel(stsl_smooth_force(&p, w[i], NULL),
-                   seed_scvs(p.tc, p.tst, p.slope, p.v_st, p.d, w[i]), 1e-14);
+        assert_rel(stsl_smooth_force(&p, w[i]), seed_scvs(p.tc, p.tst, p.slope, p.v_st, p.d, w[i]),
+                   1e-14);
     /* LuGre: g, z', T at a few bristle states. */
     p = law(STSL_LAW_LUGRE);
     n = velocities(p.v_st, w);
     for (int i = 0; i < n; i++) {
         double g = p.tc + (p.tst - p.tc) * exp(-pow(w[i] / p.v_st, 2.0));
-        assert_rel(stsl_lugre_g(&p, w[i], NULL), g, 1e-14);
+        assert_rel(stsl_lugre_g(&p, w[i]), g, 1e-14);
         for (double z = -2e-4; z <= 2e-4; z += 1e-4) {
             double zd = w[i] - p.sigma0 * fabs(w[i]) * z / g;
-            assert_rel(stsl_lugre_zdot(&p, w[i], z, NULL, NULL), zd, 1e-14);
-            assert_rel(stsl_lugre_force(&p, w[i], z, NULL, NULL),
-                       p.sigma0 * z + p.sigma1 * zd + p.d * w[i], 1e-13);
+            assert_rel(stsl_lugre_zdot(&p, w[i], z), zd, 1e-14);
+            assert_rel(stsl_lugre_force(&p, w[i], z), p.sigma0 * z + p.sigma1 * zd + p.d * w[i],
+                       1e-13);
         }
         /* Steady state z' = 0: z = g sign(w) / sigma0, T = g sign(w) + d w. */
         assert_rel(stsl_smooth_steady(&p, w[i]), g * sgn(w[i]) + p.d * w[i], 1e-14);
@@ -131,19 +130,19 @@ static void simscape_peak_and_tail(void **state)
     const double r = (sqrt(5.0) - 1.0) / 2.0;
     for (int i = 0; i < 200; i++) {
         double c = b - r * (b - a), d = a + r * (b - a);
-        if (stsl_smooth_force(&p, c, NULL) > stsl_smooth_force(&p, d, NULL))
+        if (stsl_smooth_force(&p, c) > stsl_smooth_force(&p, d))
             b = d;
         else
             a = c;
     }
     double wpk = 0.5 * (a + b);
     assert_rel(wpk, p.breakaway_velocity, 1e-6);
-    assert_rel(stsl_smooth_force(&p, wpk, NULL), p.breakaway, 1e-6);
+    assert_rel(stsl_smooth_force(&p, wpk), p.breakaway, 1e-6);
     p.viscous = 0.02;
     for (double k = 30.0; k < 1e4; k *= 3.0) {
         double w = k * p.breakaway_velocity;
-        assert_rel(stsl_smooth_force(&p, w, NULL), p.coulomb + p.viscous * w, 1e-12);
-        assert_rel(stsl_smooth_force(&p, -w, NULL), -(p.coulomb + p.viscous * w), 1e-12);
+        assert_rel(stsl_smooth_force(&p, w), p.coulomb + p.viscous * w, 1e-12);
+        assert_rel(stsl_smooth_force(&p, -w), -(p.coulomb + p.viscous * w), 1e-12);
     }
 }
 

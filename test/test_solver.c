@@ -139,9 +139,9 @@ static void toy_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len
     snprintf(buf, len, "%s", mode >= M_WAIT && mode <= M_FLY ? mnames[mode] : "?");
 }
 
-static const stsl_hmodel_ops toy_ops = {toy_rhs,        toy_guards,   toy_transition, toy_max_step,
-                                        toy_next_event, toy_outputs,  NULL,           NULL,
-                                        NULL,           toy_describe, toy_mode_name,  NULL};
+static const stsl_hmodel_ops toy_ops = {
+    toy_rhs, toy_guards,   toy_transition, toy_max_step, toy_next_event, toy_outputs, NULL,
+    NULL,    toy_describe, toy_mode_name,  NULL};
 
 static stsl_hmodel toy_model(toy *m)
 {
@@ -465,18 +465,9 @@ static void wide_mode_name(void *self, stsl_mode_code mode, char *buf, size_t le
     snprintf(buf, len, "%s", mode == CLIMB ? "CLIMB" : mode == REST ? "REST" : "?");
 }
 
-static const stsl_hmodel_ops wide_ops = {wide_rhs,
-                                         wide_guards,
-                                         wide_transition,
-                                         wide_max_step,
-                                         wide_next_event,
-                                         wide_outputs,
-                                         NULL,
-                                         NULL,
-                                         NULL,
-                                         wide_describe,
-                                         wide_mode_name,
-                                         NULL};
+static const stsl_hmodel_ops wide_ops = {
+    wide_rhs, wide_guards,   wide_transition, wide_max_step, wide_next_event, wide_outputs, NULL,
+    NULL,     wide_describe, wide_mode_name,  NULL};
 
 /* Two modes, one guard, one transition, with codes no table could hold:
  * the event at x = 1 (t = 1), the modes recorded as 0 -> 1, and the time per
