@@ -29,9 +29,9 @@ static const char *const usage =
     "(median of up to 5 runs without output), the RHS (force) evaluations, the events\n"
     "missed and invented against the reference (as compare matches them: same class,\n"
     "closest first, within 5 steps), and the\n"
-    "fitted order of convergence; then the reference's own cost.  A system's table\n"
-    "goes on per body and contact.  -o and --h5 also carry the max and RMS error of\n"
-    "friction and the error of the energy it dissipates (in the CSV after 'order').\n"
+    "fitted order of convergence; then the reference's own cost; then the max and RMS\n"
+    "error of friction and the error of the energy it dissipates (a system's: per\n"
+    "contact, after each body's errors).  -o appends these after the column 'order'.\n"
     "\n"
     "  --scheme S          karnopp | fixed_step_hybrid | smooth_rk4\n"
     "  --fmu MODEL.fmu     the candidate is an FMI 2.0 co-simulation FMU stepped at each H\n"
@@ -227,14 +227,62 @@ static const double *member_col(const stsl_convergence *c, const char *what, con
     return col(c, key);
 }
 
+static const char *const contact_cols[4] = {"max_abs_error_friction", "rms_error_friction",
+                                            "stuck_iou", "dissipated_energy_error"};
+
+/* One contact's rows of the friction errors (NULL name: the element's
+ * columns, which have no contact suffix); NaN is printed as n/a, not
+ * measured (an FMU without a friction output). */
+static void print_contact(const stsl_convergence *c, const char *label, const char *name,
+                          const int *which, int n_which)
+{
+    const double *h = col(c, "step"), *p[4];
+    for (int j = 0; j < n_which; j++)
+        p[j] = name ? member_col(c, contact_cols[which[j]], name) : col(c, contact_cols[which[j]]);
+    for (int i = 0; i < stsl_convergence_n_steps(c); i++) {
+        printf("%-16s  %10.4g", i ? "" : label, h[i]);
+        for (int j = 0; j < n_which; j++)
+            if (isnan(p[j][i]))
+                printf("  %13s", "n/a");
+            else
+                printf("  %13.6g", p[j][i]);
+        putchar('\n');
+    }
+}
+
+/* The friction block's header: the columns `which` of contact_cols. */
+static void print_contact_header(const char *first, const char *funits, const int *which,
+                                 int n_which)
+{
+    static const char *const title[4] = {"max|F err|", "rms F err", "stuck IoU", "energy err"};
+    char hf[32];
+    snprintf(hf, sizeof hf, "[%s]", funits);
+    const char *units[4] = {hf, hf, "", "[J]"};
+    printf("\n%-16s  %10s", first, "step [s]");
+    for (int j = 0; j < n_which; j++)
+        printf("  %13s", title[which[j]]);
+    printf("\n%-16s  %10s", "", "");
+    for (int j = 0; j < n_which; j++)
+        printf("  %13s", units[which[j]]);
+    putchar('\n');
+}
+
+/* The element's friction and dissipated-energy errors, after the table
+ * (the columns its files carry). */
+static void print_element_friction(const stsl_convergence *c)
+{
+    static const int which[3] = {0, 1, 3};
+    print_contact_header("", stsl_convergence_column_units(c, "max_abs_error_friction"), which, 3);
+    print_contact(c, "friction", NULL, which, 3);
+}
+
 /* A system's errors per body and per contact, after the table. */
 static void print_parts(const stsl_convergence *c)
 {
     static const char *const body[4] = {"max_abs_error_x", "rms_error_x", "max_abs_error_v",
                                         "final_error_x"};
-    static const char *const contact[4] = {"max_abs_error_friction", "rms_error_friction",
-                                           "stuck_iou", "dissipated_energy_error"};
-    char hx[32], hv[32], hf[32];
+    static const int all[4] = {0, 1, 2, 3};
+    char hx[32], hv[32], fu[32] = "";
     int n = stsl_convergence_n_steps(c);
     const double *h = col(c, "step");
     const char *c0 = stsl_convergence_contact(c, 0);
@@ -243,9 +291,7 @@ static void print_parts(const stsl_convergence *c)
     if (c0) {
         char key[256];
         snprintf(key, sizeof key, "max_abs_error_friction.%s", c0);
-        snprintf(hf, sizeof hf, "[%s]", stsl_convergence_column_units(c, key));
-    } else {
-        snprintf(hf, sizeof hf, "[]");
+        snprintf(fu, sizeof fu, "%s", stsl_convergence_column_units(c, key));
     }
     printf("\n%-16s  %10s  %13s  %13s  %13s  %13s\n", "body", "step [s]", "max|x err|", "rms x err",
            "max|v err|", "final x err");
@@ -260,23 +306,10 @@ static void print_parts(const stsl_convergence *c)
                    p[1][i], p[2][i], p[3][i]);
         printf("%-16s  fitted order of max|x err|: %.3f\n", "", member_col(c, "order", name)[0]);
     }
-    printf("\n%-16s  %10s  %13s  %13s  %13s  %13s\n", "contact", "step [s]", "max|F err|",
-           "rms F err", "stuck IoU", "energy err");
-    printf("%-16s  %10s  %13s  %13s  %13s  %13s\n", "", "", hf, hf, "", "[J]");
+    print_contact_header("contact", fu, all, 4);
     for (int k = 0; k < stsl_convergence_n_contacts(c); k++) {
         const char *name = stsl_convergence_contact(c, k);
-        const double *p[4];
-        for (int j = 0; j < 4; j++)
-            p[j] = member_col(c, contact[j], name);
-        for (int i = 0; i < n; i++) {
-            printf("%-16s  %10.4g", i ? "" : name, h[i]);
-            for (int j = 0; j < 4; j++) /* NaN: not measured (no friction output) */
-                if (isnan(p[j][i]))
-                    printf("  %13s", "n/a");
-                else
-                    printf("  %13.6g", p[j][i]);
-            putchar('\n');
-        }
+        print_contact(c, name, name, all, 4);
     }
 }
 
@@ -347,7 +380,10 @@ int stsl_cli_converge(int argc, char **argv)
     /* A result whose files failed is still printed, then the failure. */
     if (c) {
         print_table(&a, cfg, c);
-        if (stsl_convergence_n_bodies(c)) print_parts(c);
+        if (stsl_convergence_n_bodies(c))
+            print_parts(c);
+        else
+            print_element_friction(c);
     }
     stsl_convergence_free(c);
     stsl_cfg_free(cfg);

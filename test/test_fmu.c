@@ -136,6 +136,8 @@ static void t_den_hartog_matches_karnopp(void **state)
     assert_non_null(t);
     for (int i = 0; i < 3; i++)
         assert_close(tu_csv_field(t, "max_abs_error_friction", i), 2.0, 0.0);
+    /* the table prints them too */
+    assert_non_null(strstr(out, "max|F err|      rms F err     energy err"));
 }
 
 /* One broken FMU: exit code and the message stickslip prints. */
