@@ -68,7 +68,8 @@ def is_convergence_file(path):
 
 
 def read_convergence(path):
-    """The Convergence of a file of `stickslip converge --h5`; InputError
+    """The Convergence of a file of `stickslip converge --h5` (every column
+    it holds); InputError
     naming the file and the dataset when it is not as written."""
     import h5py
 
@@ -77,7 +78,11 @@ def read_convergence(path):
             g = f["convergence"]
             size = os.path.getsize(path)
             columns, units = {}, {}
-            for name in COLUMNS:
+            # The columns every file has, then the ones it adds (the
+            # element's friction and energy errors, a system's per body
+            # and contact), in name order.
+            extra = [n for n in g if n not in COLUMNS and isinstance(g[n], h5py.Dataset)]
+            for name in COLUMNS + tuple(extra):
                 d = g[name]
                 room = size * (FILTER_RATIO if d.id.get_create_plist().get_nfilters() else 1)
                 if d.ndim != 1 or d.size * d.dtype.itemsize > room:

@@ -280,6 +280,13 @@ def test_read_of_a_convergence_file_gives_its_table(tmp_path):
     assert f"{c.order:.3f}" == order.split(":")[-1].strip()
     assert c.units["max_abs_error_x"] == "m" and c.units["step"] == "s"
     assert c.reference["events"] == 13  # the Janecek case's events
+    # The columns the file adds come back too, as ss.converge computed them
+    # (the same doubles: the file stores them unchanged).
+    c2 = ss.converge(JANECEK, scheme="karnopp", steps=[2e-3, 1e-3])
+    for name, unit in (("max_abs_error_friction", "N"), ("rms_error_friction", "N"),
+                       ("dissipated_energy_error", "J")):
+        assert np.array_equal(c.columns[name], c2.columns[name]), name
+        assert c.units[name] == unit
     # The C reader (stsl_result_read) says what the file is.
     from stickslip._lib import ffi, lib
 
