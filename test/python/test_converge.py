@@ -5,6 +5,7 @@ karnopp scheme, and the model-exchange FMU of a smooth law integrated by
 explicit Euler and RK4."""
 import csv
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -120,12 +121,15 @@ def test_fmu_errors():
 @needs_fmus
 def test_fmu_timeout():
     """The suite's hanging FMU never returns from fmi2DoStep once t >= 0.5 s,
-    so a 1 s limit must end the study (no race with the machine's speed:
-    the call never returns at all)."""
-    with pytest.raises(ss.SolverError,
-                       match=r"did not return from fmi2DoStep at t = 0.5 s within 1 s"):
+    so a 1 s limit must end the study there.  The limit is wall time: on a
+    machine so loaded that the FMU made no call for a second before 0.5 s
+    an earlier call would be stopped, so only what holds under any load is
+    asserted (a SolverError naming a call, a time <= 0.5 s and the limit)."""
+    with pytest.raises(ss.SolverError) as e:
         ss.converge(JANECEK, fmu=os.path.join(FMUS, "hang.fmu"), fmu_set=JANECEK_SET,
                     steps=[1e-3, 5e-4], fmu_timeout=1)
+    m = re.search(r"did not return from fmi2\w+ at t = (\S+) s within 1 s", str(e.value))
+    assert m and float(m.group(1)) <= 0.5, str(e.value)
 
 
 def test_missing_module(monkeypatch, tmp_path):
