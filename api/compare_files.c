@@ -461,23 +461,6 @@ static int one_system(const stsl_compare_files *o, stsl_error *err)
                           sys, other);
 }
 
-/* The FMU's options of `o` as the importer takes them. */
-static int fmu_opts_of(const stsl_compare_files *o, stsl_fmu_opts *fo, stsl_error *err)
-{
-    if (o->n_fmu_inputs > STSL_FMU_MAX_MAP || o->n_fmu_outputs > STSL_FMU_MAX_MAP ||
-        o->n_fmu_sets > STSL_FMU_MAX_MAP)
-        return stsl_error_set(err, STSL_EINPUT, "--fmu: more than %d mappings of a kind",
-                              STSL_FMU_MAX_MAP);
-    *fo = (stsl_fmu_opts){.path = o->fmu, .scheme = o->fmu_scheme, .timeout = o->fmu_timeout};
-    for (int i = 0; i < o->n_fmu_inputs; i++)
-        fo->inputs[fo->n_inputs++] = o->fmu_inputs[i];
-    for (int i = 0; i < o->n_fmu_outputs; i++)
-        fo->outputs[fo->n_outputs++] = o->fmu_outputs[i];
-    for (int i = 0; i < o->n_fmu_sets; i++)
-        fo->sets[fo->n_sets++] = o->fmu_sets[i];
-    return STSL_OK;
-}
-
 /* The FMU of `o` standing for the system of `cfg`, run at its step, as a
  * system's result *c (stsl_cmp_fmu_system); on failure *c holds nothing
  * to free. */
@@ -486,7 +469,7 @@ static int fmu_system_candidate(const stsl_compare_files *o, const stsl_config *
 {
     memset(c, 0, sizeof *c);
     stsl_fmu_opts fo;
-    if (fmu_opts_of(o, &fo, err)) return err->code;
+    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
     const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
     return m ? stsl_cmp_fmu_system(m, &fo, cfg, o->fmu_step, c, err) : err->code;
 }
@@ -536,7 +519,7 @@ static int fmu_candidate(const stsl_compare_files *o, const stsl_config *cfg, st
                               "--fmu: the reference's /config is a system of bodies, but its "
                               "file is not a system's result");
     stsl_fmu_opts fo;
-    if (fmu_opts_of(o, &fo, err)) return err->code;
+    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
     const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
     if (!m) return err->code;
     stsl_fmu *f = NULL;

@@ -863,23 +863,9 @@ static int open_candidate(const stsl_config *cfg, const stsl_converge_opts *o, c
     snprintf(label, size, "fmu %s", o->fmu);
     cd->scheme = label;
     /* A system's FMU maps onto its bodies and contacts (io/fmu/fmu_run.h). */
-    stsl_fmu_opts f = {.path = o->fmu,
-                       .scheme = o->fmu_scheme,
-                       .timeout = o->fmu_timeout,
-                       .system = cfg->is_system ? &cfg->system : NULL};
-    const char *const *lists[3] = {o->fmu_inputs, o->fmu_outputs, o->fmu_sets};
-    const int counts[3] = {o->n_fmu_inputs, o->n_fmu_outputs, o->n_fmu_sets};
-    const char **into[3] = {f.inputs, f.outputs, f.sets};
-    int *n_into[3] = {&f.n_inputs, &f.n_outputs, &f.n_sets};
-    static const char *const what[3] = {"fmu_inputs", "fmu_outputs", "fmu_sets"};
-    for (int k = 0; k < 3; k++) {
-        if (counts[k] < 0 || counts[k] > STSL_FMU_MAX_MAP || (counts[k] && !lists[k]))
-            return stsl_error_set(err, STSL_EINPUT, "%s: need 0 to %d entries, got %d", what[k],
-                                  STSL_FMU_MAX_MAP, counts[k]);
-        for (int i = 0; i < counts[k]; i++)
-            into[k][i] = lists[k][i];
-        *n_into[k] = counts[k];
-    }
+    stsl_fmu_opts f;
+    if (STSL_FMU_OPTS_OF(&f, o, err)) return err->code;
+    f.system = cfg->is_system ? &cfg->system : NULL;
     cd->module = stsl_fmu_module_load(o->fmu_module, err);
     if (!cd->module) return err->code;
     return cd->module->open(&f, &cfg->element, &cd->fmu, err);

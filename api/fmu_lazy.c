@@ -70,3 +70,21 @@ const stsl_fmu_module_api *stsl_fmu_module_load(const char *path, stsl_error *er
     }
     return checked(path, entry(), err);
 }
+
+int stsl_fmu_opts_from(stsl_fmu_opts *f, const char *path, const char *scheme, double timeout,
+                       const char *const *lists[3], const int counts[3], stsl_error *err)
+{
+    *f = (stsl_fmu_opts){.path = path, .scheme = scheme, .timeout = timeout};
+    const char **into[3] = {f->inputs, f->outputs, f->sets};
+    int *n_into[3] = {&f->n_inputs, &f->n_outputs, &f->n_sets};
+    static const char *const what[3] = {"fmu_inputs", "fmu_outputs", "fmu_sets"};
+    for (int k = 0; k < 3; k++) {
+        if (counts[k] < 0 || counts[k] > STSL_FMU_MAX_MAP || (counts[k] && !lists[k]))
+            return stsl_error_set(err, STSL_EINPUT, "%s: need 0 to %d entries, got %d", what[k],
+                                  STSL_FMU_MAX_MAP, counts[k]);
+        for (int i = 0; i < counts[k]; i++)
+            into[k][i] = lists[k][i];
+        *n_into[k] = counts[k];
+    }
+    return STSL_OK;
+}

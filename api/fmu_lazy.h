@@ -22,4 +22,17 @@ const stsl_fmu_module_api *stsl_fmu_module_load(const char *path, stsl_error *er
  * when it is made). */
 const char *stsl_fmu_module_path(char *buf, size_t size);
 
+/* The importer's options (io/fmu/fmu_run.h) from the public ones, which
+ * stsl_converge_opts and stsl_compare_files name alike (STSL_FMU_OPTS_OF
+ * passes them): the lists copied, each of 0 to STSL_FMU_MAX_MAP entries,
+ * else STSL_EINPUT naming the list and its count.  f->system is left
+ * NULL. */
+int stsl_fmu_opts_from(stsl_fmu_opts *f, const char *path, const char *scheme, double timeout,
+                       const char *const *lists[3], const int counts[3], stsl_error *err);
+#define STSL_FMU_OPTS_OF(f, o, err)                                                                \
+    stsl_fmu_opts_from((f), (o)->fmu, (o)->fmu_scheme, (o)->fmu_timeout,                           \
+                       (const char *const *[3]){(o)->fmu_inputs, (o)->fmu_outputs, (o)->fmu_sets}, \
+                       (const int[3]){(o)->n_fmu_inputs, (o)->n_fmu_outputs, (o)->n_fmu_sets},     \
+                       (err))
+
 #endif

@@ -182,17 +182,8 @@ int stsl_cli_compare(int argc, char **argv)
         .columns = a.columns_given,
         .stuck_velocity = a.stuck_velocity,
         .event_window = a.event_window,
-        .fmu = a.fmu.path,
-        .fmu_scheme = a.fmu.scheme,
-        .fmu_inputs = a.fmu.inputs,
-        .fmu_outputs = a.fmu.outputs,
-        .fmu_sets = a.fmu.sets,
-        .n_fmu_inputs = a.fmu.n_inputs,
-        .n_fmu_outputs = a.fmu.n_outputs,
-        .n_fmu_sets = a.fmu.n_sets,
-        .fmu_module = a.fmu.path ? stsl_cli_fmu_module_path(module, sizeof module) : NULL,
+        STSL_CLI_FMU_FIELDS(a.fmu, module),
         .fmu_step = a.step,
-        .fmu_timeout = a.fmu.timeout,
         .json = a.output,
     };
     char *text = NULL, *warnings = NULL;

@@ -360,16 +360,7 @@ int stsl_cli_converge(int argc, char **argv)
     char module[4200];
     stsl_converge_opts o = {
         .scheme = a.fmu.path ? NULL : a.scheme,
-        .fmu = a.fmu.path,
-        .fmu_scheme = a.fmu.scheme,
-        .fmu_inputs = a.fmu.inputs,
-        .fmu_outputs = a.fmu.outputs,
-        .fmu_sets = a.fmu.sets,
-        .n_fmu_inputs = a.fmu.n_inputs,
-        .n_fmu_outputs = a.fmu.n_outputs,
-        .n_fmu_sets = a.fmu.n_sets,
-        .fmu_timeout = a.fmu.timeout,
-        .fmu_module = a.fmu.path ? stsl_cli_fmu_module_path(module, sizeof module) : NULL,
+        STSL_CLI_FMU_FIELDS(a.fmu, module),
         .steps = a.steps,
         .n_steps = a.n_steps,
         .csv = a.output,

@@ -43,6 +43,16 @@ typedef struct stsl_cli_fmu {
     case STSL_CLI_OPT_FMU_TIMEOUT:                                                                 \
     case STSL_CLI_OPT_FMU_SCHEME
 
+/* The FMU's fields of stsl_converge_opts and stsl_compare_files (they have
+ * the same names), as designated initializers from the options `f` as
+ * given; `module` is a char array that receives the FMU module's path
+ * (cli/fmu_lazy.h). */
+#define STSL_CLI_FMU_FIELDS(f, module)                                                             \
+    .fmu = (f).path, .fmu_scheme = (f).scheme, .fmu_inputs = (f).inputs,                           \
+    .fmu_outputs = (f).outputs, .fmu_sets = (f).sets, .n_fmu_inputs = (f).n_inputs,                \
+    .n_fmu_outputs = (f).n_outputs, .n_fmu_sets = (f).n_sets, .fmu_timeout = (f).timeout,          \
+    .fmu_module = (f).path ? stsl_cli_fmu_module_path(module, sizeof module) : NULL
+
 /* Store one option `code` with its argument in *o; 0, or the exit code 2
  * with the message printed (too many, or --fmu given twice). */
 int stsl_cli_fmu_option(const stsl_cli_cmd *cmd, stsl_cli_fmu *o, int code, const char *arg);

@@ -16,27 +16,12 @@
 
 #include "api/fmu_lazy.h"
 #include "io/h5_sink.h"
+#include "fmu/two_body_system.h"
 #include "testutil.h"
 
 #define FMU     STSL_TEST_FMU_DIR "/two_body.fmu"
 #define MAP_F   "--fmu-input F=bodies.b.force"
 #define MAP_F_1 "F=bodies.b.force"
-
-/* The system test/fmu/two_body_cs.c models (its parameters' defaults):
- * body a on a Coulomb contact "guide" to the ground, body b joined to it
- * by a spring and driven by a sine force. */
-#define TWO_BODY_YAML                                                                              \
-    "bodies:\n"                                                                                    \
-    "  a: {mass: 1.0}\n"                                                                           \
-    "  b: {mass: 0.5}\n"                                                                           \
-    "couplings:\n"                                                                                 \
-    "  - {between: [a, b], stiffness: 100.0}\n"                                                    \
-    "contacts:\n"                                                                                  \
-    "  - {body: a, name: guide, law: coulomb, dynamic: 1.0, static_ratio: 1.5}\n"                  \
-    "inputs:\n"                                                                                    \
-    "  forces:\n"                                                                                  \
-    "    b: {type: sine, amplitude: 3.0, frequency: 1.0}\n"                                        \
-    "simulation: {t_end: 2.0, output_step: 0.001}\n"
 
 static char tmp[256];
 static char out[1 << 16];
@@ -44,17 +29,14 @@ static char out[1 << 16];
 static int setup(void **state)
 {
     (void)state;
-    tu_mkdtemp(tmp, sizeof tmp);
     /* The FMU is unpacked under TMPDIR. */
-    return tmp[0] && !setenv("TMPDIR", tmp, 1) ? 0 : -1;
+    return tu_mkdtemp_env(tmp, sizeof tmp);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_rm_tree(tmp);
 }
 
 /* `name` in tmp, the configuration written there and its reference run

@@ -201,6 +201,19 @@ void tu_mkdtemp(char *buf, size_t bufsz)
     if (!mkdtemp(buf)) buf[0] = '\0';
 }
 
+int tu_mkdtemp_env(char *buf, size_t bufsz)
+{
+    tu_mkdtemp(buf, bufsz);
+    return buf[0] && !setenv("TMPDIR", buf, 1) ? 0 : -1;
+}
+
+int tu_rm_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 int tu_write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");

@@ -79,6 +79,11 @@ double tu_json_value(const char *json, const char *key);
 
 /* A fresh temporary directory (static buffer per call site is the caller's). */
 void tu_mkdtemp(char *buf, size_t bufsz);
+/* A new directory as tu_mkdtemp makes, also set as TMPDIR (where FMUs are
+ * unpacked); 0, or -1 when either fails. */
+int tu_mkdtemp_env(char *buf, size_t bufsz);
+/* Remove the directory `dir` and all it holds; 0 on success. */
+int tu_rm_tree(const char *dir);
 /* Write text to a file; returns 0 on success. */
 int tu_write_file(const char *path, const char *text);
 /* 1 when the file exists. */
