@@ -262,8 +262,8 @@ static void print_contact_header(const char *first, const char *funits, const in
     for (int j = 0; j < n_which; j++)
         printf("  %13s", title[which[j]]);
     printf("\n%-16s  %10s", "", "");
-    for (int j = 0; j < n_which; j++)
-        printf("  %13s", units[which[j]]);
+    for (int j = 0; j < n_which; j++) /* N·m: fewer columns than bytes */
+        printf("  %*s", stsl_field_width(units[which[j]], 13), units[which[j]]);
     putchar('\n');
 }
 

@@ -423,6 +423,12 @@ typedef struct stsl_name {
 /* The number of entries; *table (may be NULL) their static array. */
 STSL_API int stsl_names(const stsl_name **table);
 
+/* The field width to give printf ("%*s", "%-*s") so that `text` fills
+ * `columns` columns of a terminal: printf pads by bytes, and units such as
+ * "N·m" or "kg·m²" have more bytes (UTF-8) than characters.  Every
+ * character the program writes is single-width. */
+STSL_API int stsl_field_width(const char *text, int columns);
+
 /* ---- studies (`stickslip sweep`) -------------------------------------- */
 
 /* Called after rows of a study are written (at most ~10 times a second,

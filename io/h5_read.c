@@ -17,6 +17,7 @@
 #include "io/h5_types.h"
 #include "io/mem_sink.h"
 #include "models/validation.h"
+#include "solver/text_width.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -731,8 +732,12 @@ void stsl_h5_print_info(const stsl_h5_result *res, FILE *out, long max_events)
     snprintf(h[3], sizeof h[3], "v_after [%s]", res->v_units);
     snprintf(h[4], sizeof h[4], "net_force [%s]", res->net_force_units);
     snprintf(h[5], sizeof h[5], "friction [%s]", res->friction_units);
-    fprintf(out, "\n%14s  %-16s %-*s %14s %16s %16s %16s %16s\n", h[0], "kind", w_pair, "mode",
-            h[1], h[2], h[3], h[4], h[5]);
+    /* Padded by displayed columns: N·m has more bytes than characters. */
+    static const int w[6] = {14, 14, 16, 16, 16, 16};
+    fprintf(out, "\n%*s  %-16s %-*s", stsl_text_field(h[0], w[0]), h[0], "kind", w_pair, "mode");
+    for (int c = 1; c < 6; c++)
+        fprintf(out, " %*s", stsl_text_field(h[c], w[c]), h[c]);
+    fputc('\n', out);
     long shown = max_events < 0 || max_events > res->n_events ? res->n_events : max_events;
     for (long i = 0; i < shown; i++) {
         const stsl_h5_event *e = &res->events[i];
@@ -1027,8 +1032,8 @@ static void print_contacts(const stsl_h5_system *s, FILE *out)
     char h[2][48];
     snprintf(h[0], sizeof h[0], "time stuck [%s]", s->time_units);
     snprintf(h[1], sizeof h[1], "max |friction| [%s]", fr ? fr->units : "");
-    fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %20s\n", cm->width, "contact", h[0],
-            "stuck %", "sticks", "breakaways", h[1]);
+    fprintf(out, "Contacts:    %d\n  %-16s %18s %8s %8s %10s %*s\n", cm->width, "contact", h[0],
+            "stuck %", "sticks", "breakaways", stsl_text_field(h[1], 20), h[1]);
     for (int m = 0; m < cm->width; m++) {
         double stuck = stsl_h5_time_in(s, cm, m, "STUCK"), fmax_abs = 0.0;
         for (long i = 0; fr && m < fr->width && i < s->n_samples; i++)

@@ -715,6 +715,12 @@ static void close_segment(stsl_hsolver *s)
         else
             CVodeGetNumSteps(s->cv, &nst);
         s->stats.steps += nst;
+        /* CVLS counts Jacobian evaluations from the first step after a
+         * (re)init (its counters reset there), so each segment that stepped
+         * adds its own; one that never stepped still holds the last one's. */
+        long nje = 0;
+        if (s->ls && nst > 0 && CVodeGetNumJacEvals(s->cv, &nje) == CVLS_SUCCESS)
+            s->stats.jac_evals += nje;
         /* The segment's share of the work, read at its end (a root or stop
          * time inside the last step: CVODES interpolates it there). */
         if (s->seg_exact)

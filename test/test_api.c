@@ -535,6 +535,58 @@ static void outputs_agree(void **state)
     stsl_cfg_free(c);
 }
 
+/* jac_evals counts CVODE's Jacobian evaluations (CVodeGetNumJacEvals),
+ * summed over the segments: every mode switch restarts CVODE (CVodeReInit),
+ * which restarts the count.  Den Hartog's element (x0 = 0.105 m, k = 100
+ * N/m, F = 1 N) slides in 5 half-cycles (|x| falls by 2F/k = 0.02 m each,
+ * from 0.105 to 0.005 <= F/k) and then sticks for good; the stuck segment
+ * is not integrated.  What the CVODE user guide (6.4.1, "Mathematical
+ * considerations", and CVodeGetNumRhsEvals / CVodeGetNumLinRhsEvals)
+ * guarantees for BDF with the dense difference-quotient Jacobian:
+ * - J is evaluated when "starting the problem", and each of the 5 slip
+ *   segments is a restarted problem that takes steps: at least 5;
+ * - each difference-quotient Jacobian costs n = 2 (x, v) calls of the
+ *   right-hand side, and every step's corrector calls it at least once;
+ *   rhs_evals counts every call: 2 jac_evals + steps <= rhs_evals.
+ * Adams (fixed-point iteration) and erk8 form no Jacobian: 0.  The count
+ * reaches the file (HDF5 and MAT) and the summary alike. */
+static void jac_evals_counted(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    tu_mkdtemp(dir, sizeof dir);
+    const char *methods[] = {"bdf", "adams", "erk8"};
+    const char *exts[] = {"h5", "mat"};
+    for (int m = 0; m < 3; m++)
+        for (int e = 0; e < 2; e++) {
+            stsl_err err;
+            stsl_cfg *c = stsl_cfg_load(EX("den_hartog.yaml"), &err);
+            assert_non_null(c);
+            assert_int_equal(stsl_cfg_set(c, "simulation.method", methods[m], &err), 0);
+            snprintf(path, sizeof path, "%s/%s.%s", dir, methods[m], exts[e]);
+            stsl_summary s;
+            assert_int_equal(stsl_run(c, STSL_OUTPUT_AUTO, path, &s, &err), 0);
+            stsl_result *r = NULL;
+            assert_int_equal(stsl_result_read(path, &r, NULL, &err), 0);
+            double jac, steps, rhs;
+            assert_int_equal(stsl_result_stat(r, "jac_evals", &jac, &err), 0);
+            assert_int_equal(stsl_result_stat(r, "steps", &steps, &err), 0);
+            assert_int_equal(stsl_result_stat(r, "rhs_evals", &rhs, &err), 0);
+            assert_true(jac == (double)s.jac_evals);
+            print_message("%s: %.0f Jacobian evaluations, %.0f steps, %.0f rhs\n", methods[m], jac,
+                          steps, rhs);
+            if (m == 0) {
+                assert_true(jac >= 5.0);
+                assert_true(2.0 * jac + steps <= rhs);
+            } else {
+                assert_true(jac == 0.0);
+            }
+            stsl_result_free(r);
+            stsl_cfg_free(c);
+        }
+    assert_int_equal(tu_rm_tree(dir), 0);
+}
+
 /* Coulomb friction with efficiencies 1 is F_D against the motion, so the
  * energy it dissipates is F_D times the distance slid: the sum of |dx|
  * over the slip segments between events (the velocity keeps its sign
@@ -703,6 +755,7 @@ int main(void)
         cmocka_unit_test(get_values),
         cmocka_unit_test(clone_is_deep),
         cmocka_unit_test(outputs_agree),
+        cmocka_unit_test(jac_evals_counted),
         cmocka_unit_test(dissipated_energy_closed_form),
         cmocka_unit_test(dissipated_energy_stribeck_balance),
         cmocka_unit_test(dissipated_energy_constant_load),

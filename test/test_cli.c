@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "include/stickslip.h"
 #include "io/h5_read.h"
 #include "test/testutil.h"
 
@@ -134,6 +135,108 @@ static void rotational_units(void **state)
     assert_non_null(strstr(out, "x [rad]"));
     assert_non_null(strstr(out, "x: angle [rad]"));
     assert_non_null(strstr(out, "friction: friction torque [N·m]"));
+}
+
+/* ---- tables whose headers carry multibyte units -------------------------- */
+
+/* The displayed column of byte `off` of `line`: a UTF-8 continuation byte
+ * ("·" is C2 B7) takes none. */
+static int display_col(const char *line, size_t off)
+{
+    int col = 0;
+    for (size_t i = 0; i < off; i++)
+        col += ((unsigned char)line[i] & 0xC0) != 0x80;
+    return col;
+}
+
+/* The line of `text` that begins with `start` (NULL-terminated copy in buf). */
+static const char *line_at(const char *text, const char *start, char *buf, size_t n)
+{
+    const char *p = strstr(text, start);
+    if (!p) fail_msg("no line '%s' in:\n%s", start, text);
+    snprintf(buf, n, "%.*s", (int)strcspn(p, "\n"), p);
+    return buf;
+}
+
+/* Right-aligned columns line up: the last n fields of `row` (runs without
+ * spaces) end at the displayed columns where `cells` end in `header`. */
+static void assert_edges(const char *header, const char *const *cells, int n, const char *row)
+{
+    size_t end = strlen(row);
+    for (int i = n - 1; i >= 0; i--) {
+        while (end > 0 && row[end - 1] == ' ')
+            end--;
+        const char *c = strstr(header, cells[i]);
+        assert_non_null(c);
+        int want = display_col(header, (size_t)(c - header) + strlen(cells[i]));
+        if (display_col(row, end) != want)
+            fail_msg("'%s' ends at column %d, its header '%s' at %d:\n%s\n%s", row + end - 1,
+                     display_col(row, end), cells[i], want, header, row);
+        while (end > 0 && row[end - 1] != ' ')
+            end--;
+    }
+}
+
+/* Tables whose headers carry N·m (two bytes for "·") are padded by
+ * displayed columns, not bytes: info's event table of a rotational element
+ * and a system's contact table, converge's friction block.  Each header is
+ * the exact expected text (every cell right-aligned to its width: 14, 16,
+ * 13, 20 columns) and every row's fields end where their header cells do. */
+static void unit_headers_line_up(void **state)
+{
+    (void)state;
+    assert_int_equal(stsl_field_width("[N·m]", 13), 14);
+    assert_int_equal(stsl_field_width("kg·m²", 8), 10);
+    assert_int_equal(stsl_field_width("[N]", 13), 13);
+    char h5[512], hdr[512], row[512];
+    snprintf(h5, sizeof h5, "%s/rot_table.h5", dir);
+    assert_int_equal(cli("run %sden_hartog.yaml -o %s --set domain=rotational -q", EX, h5), 0);
+    assert_int_equal(cli("info %s", h5), 0);
+    const char *want_hdr =
+        "         t [s]  kind             mode                            x [rad] "
+        "v_before [rad/s]  v_after [rad/s]  net_force [N·m]   friction [N·m]";
+    assert_string_equal(line_at(out, "         t [s]", hdr, sizeof hdr), want_hdr);
+    const char *ev_cells[5] = {"x [rad]", "v_before [rad/s]", "v_after [rad/s]", "net_force [N·m]",
+                               "friction [N·m]"};
+    /* Den Hartog's five events: four reversals and the stick at 5 pi / 10. */
+    const char *starts[5] = {"   0.314159265  reversal", "   0.628318531  reversal",
+                             "   0.942477796  reversal", "    1.25663706  reversal",
+                             "    1.57079633  stick"};
+    for (int i = 0; i < 5; i++) {
+        line_at(out, starts[i], row, sizeof row);
+        assert_edges(hdr, ev_cells, 5, row);
+        size_t t_end = strspn(row, " ") + strcspn(row + strspn(row, " "), " ");
+        assert_int_equal(display_col(row, t_end), display_col(hdr, strlen("         t [s]")));
+    }
+
+    assert_int_equal(cli("converge %sden_hartog.yaml --set domain=rotational --scheme karnopp "
+                         "--steps 1e-3,5e-4",
+                         EX),
+                     0);
+    const char *titles =
+        "                    step [s]     max|F err|      rms F err     energy err";
+    assert_string_equal(
+        line_at(out, "                    step [s]     max|F err|", hdr, sizeof hdr), titles);
+    const char *f_cells[4] = {"step [s]", "max|F err|", "rms F err", "energy err"};
+    const char *units = "                                      [N·m]          [N·m]            [J]";
+    assert_non_null(strstr(out, units));
+    assert_edges(hdr, f_cells + 1, 3, units);
+    assert_edges(hdr, f_cells, 4, line_at(out, "friction               0.001", row, sizeof row));
+
+    snprintf(h5, sizeof h5, "%s/servo_table.h5", dir);
+    assert_int_equal(cli("run %sservo_two_mass.yaml -o %s -q", EX, h5), 0);
+    assert_int_equal(cli("info %s", h5), 0);
+    assert_string_equal(line_at(out, "  contact  ", hdr, sizeof hdr),
+                        "  contact              time stuck [s]  stuck %   sticks breakaways "
+                        "max |friction| [N·m]");
+    const char *c_cells[2] = {"time stuck [s]", "max |friction| [N·m]"};
+    for (int k = 0; k < 2; k++) {
+        char start[32];
+        snprintf(start, sizeof start, "  contacts.%d  ", k);
+        line_at(out, start, row, sizeof row);
+        assert_edges(hdr, c_cells + 1, 1, row);
+        assert_int_equal(display_col(row, strlen(row)), display_col(hdr, strlen(hdr)));
+    }
 }
 
 /* The effective /config of a result, run again, gives the same events. */
@@ -346,6 +449,7 @@ int main(void)
         cmocka_unit_test(run_info_check),
         cmocka_unit_test(default_output_paths),
         cmocka_unit_test(rotational_units),
+        cmocka_unit_test(unit_headers_line_up),
         cmocka_unit_test(rerun_config_reproduces_events),
         cmocka_unit_test(bad_input_exit_2),
         cmocka_unit_test(solver_failure_exit_3),
