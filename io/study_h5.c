@@ -290,7 +290,7 @@ static hid_t event_type(int packed)
         1,
         KIND_LEN,
         H5T_STR_NULLPAD};
-    hid_t c = stsl_h5_event_type(packed ? NULL : &mem);
+    hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
     size_t size = c < 0 ? 0 : H5Tget_size(c);
     if (c < 0 || (packed && H5Tset_size(c, size + 8) < 0) ||
         H5Tinsert(c, "variant", packed ? size : offsetof(ev_rec, variant),
@@ -486,31 +486,26 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
     if (info->n_kinds > STSL_STUDY_MAX_KINDS) {
         stsl_error_set(err, STSL_EINPUT, "%s: %d event kinds (at most %d)", path, info->n_kinds,
                        STSL_STUDY_MAX_KINDS);
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
     if (info->n_members > STSL_STUDY_MAX_MEMBERS) {
         stsl_error_set(err, STSL_EINPUT, "%s: %d per-member columns (at most %d)", path,
                        info->n_members, STSL_STUDY_MAX_MEMBERS);
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
     layout_cols(w, info);
     for (int k = 0; k < info->n_kinds; k++)
         snprintf(w->kinds[k], sizeof w->kinds[k], "%s", info->kind_names[k]);
     if (stsl_study_store(s) == STSL_STORE_EVENTS && (w->ev_mtype = event_type(0)) < 0) {
         stsl_h5_fail(err, path, "make the event type");
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
-    if ((w->str_t = stsl_h5_vlen_str_type()) < 0) {
-        stsl_h5_fail(err, path, "make a string type");
-        stsl_study_h5_close(w, NULL);
-        return NULL;
-    }
-    return w;
+    if ((w->str_t = stsl_h5_vlen_str_type()) >= 0) return w;
+    stsl_h5_fail(err, path, "make a string type");
+    goto fail;
 nomem:
     stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+fail:
     stsl_study_h5_close(w, NULL);
     return NULL;
 }
