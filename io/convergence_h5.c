@@ -63,13 +63,8 @@ static int write_table(const char *path, const char *file, int exists,
                        const stsl_convergence_table *t, stsl_error *err)
 {
     int rc = STSL_OK;
-    hid_t f = -1, g = -1;
-    H5E_BEGIN_TRY
-    {
-        f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
-                   : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    }
-    H5E_END_TRY
+    hid_t g = -1, f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
+                             : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) return stsl_h5_fail(err, path, exists ? "open the file" : "create the file");
     htri_t ex = H5Lexists(f, "convergence", H5P_DEFAULT);
     if (ex > 0 && H5Ldelete(f, "convergence", H5P_DEFAULT) < 0)
