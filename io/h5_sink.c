@@ -757,6 +757,21 @@ static h5_sink *sink_new(void)
     return h;
 }
 
+/* A created sink (rc: how its creation went so far) with its header, handed
+ * out; destroyed on failure. */
+static int sink_start(h5_sink *h, int rc, const char *config_yaml, const char *program_version,
+                      stsl_sink *out, stsl_error *err)
+{
+    if (!rc) rc = write_header(h, config_yaml, program_version, err);
+    if (rc) {
+        h5_destroy(h);
+        return rc;
+    }
+    out->ops = &h5_ops;
+    out->self = h;
+    return STSL_OK;
+}
+
 static int sink_create(const char *path, const char *config_yaml, const char *program_version,
                        stsl_sink *out, stsl_error *err)
 {
@@ -769,11 +784,11 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if (!(h = sink_new())) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     if (!(h->path = strdup(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-        goto fail;
+        goto done;
     }
-    if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto fail;
-    if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto fail;
-    if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
+    if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto done;
+    if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto done;
+    if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto done;
 
     /* HDF5 creates the file anew, exclusively, in the name the empty file
      * reserved: H5F_ACC_TRUNC would truncate that file, which marks it on
@@ -783,54 +798,33 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if (remove(h->tmp) != 0) {
         rc = stsl_error_set(err, STSL_EIO, "%s: cannot remove %s: %s", path, h->tmp,
                             strerror(errno));
-        goto fail;
+        goto done;
     }
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
-        (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0) {
+        (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0)
         rc = stsl_h5_fail(err, h->path, "create the file");
-        if (fapl >= 0) H5Pclose(fapl);
-        goto fail;
-    }
-    H5Pclose(fapl);
+    if (fapl >= 0) H5Pclose(fapl);
     h->root = h->file;
-    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) goto fail;
-    out->ops = &h5_ops;
-    out->self = h;
-    return STSL_OK;
-fail:
-    h5_destroy(h);
-    return rc;
+done:
+    return sink_start(h, rc, config_yaml, program_version, out, err);
 }
 
 static int sink_create_in(hid_t parent, const char *name, const char *label,
                           const char *config_yaml, const char *program_version, stsl_sink *out,
                           stsl_error *err)
 {
-    int rc;
+    int rc = STSL_OK;
     h5_sink *h = sink_new();
     if (!h) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->parent = parent;
-    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path))) {
-        h5_destroy(h);
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    }
-    if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    else if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
         rc = stsl_h5_fail(err, h->path, "create the group");
-        h5_destroy(h);
-        return rc;
-    }
     /* The group is ours from here: an unfinished one is deleted. */
-    if (!(h->group = strdup(name))) {
-        h5_destroy(h);
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    }
-    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) {
-        h5_destroy(h);
-        return rc;
-    }
-    out->ops = &h5_ops;
-    out->self = h;
-    return STSL_OK;
+    else if (!(h->group = strdup(name)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    return sink_start(h, rc, config_yaml, program_version, out, err);
 }
 
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
