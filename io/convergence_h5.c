@@ -3,7 +3,6 @@
 
 #include <hdf5.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +29,6 @@ static int put_column(hid_t g, const char *name, hid_t ftype, hid_t mtype, int n
     return rc;
 }
 
-static int put_longs(hid_t g, const char *name, int n, const long *v)
-{
-    int64_t *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
-    if (!buf) return -1;
-    for (int i = 0; i < n; i++)
-        buf[i] = v[i];
-    int rc = put_column(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, n, buf, "1");
-    free(buf);
-    return rc;
-}
-
 static int write_group(hid_t g, const stsl_convergence_table *t)
 {
     hid_t F = H5T_IEEE_F64LE, M = H5T_NATIVE_DOUBLE;
@@ -51,8 +39,10 @@ static int write_group(hid_t g, const stsl_convergence_table *t)
     if (put_column(g, "max_abs_error_v", F, M, n, t->max_abs_error_v, t->v_units) < 0) return -1;
     if (put_column(g, "final_error_x", F, M, n, t->final_error_x, t->x_units) < 0) return -1;
     if (put_column(g, "wall_seconds", F, M, n, t->wall_seconds, "s") < 0) return -1;
-    if (put_longs(g, "rhs_evals", n, t->rhs_evals) < 0) return -1;
-    if (put_longs(g, "events", n, t->events) < 0) return -1;
+    /* HDF5 converts the counts from long to the file's int64. */
+    hid_t I = H5T_STD_I64LE, L = H5T_NATIVE_LONG;
+    if (put_column(g, "rhs_evals", I, L, n, t->rhs_evals, "1") < 0) return -1;
+    if (put_column(g, "events", I, L, n, t->events, "1") < 0) return -1;
     for (int k = 0; k < t->n_extra; k++)
         if (put_column(g, t->extra_name[k], F, M, n, t->extra_data[k], t->extra_units[k]) < 0)
             return -1;
@@ -73,13 +63,8 @@ static int write_table(const char *path, const char *file, int exists,
                        const stsl_convergence_table *t, stsl_error *err)
 {
     int rc = STSL_OK;
-    hid_t f = -1, g = -1;
-    H5E_BEGIN_TRY
-    {
-        f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
-                   : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    }
-    H5E_END_TRY
+    hid_t g = -1, f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
+                             : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) return stsl_h5_fail(err, path, exists ? "open the file" : "create the file");
     htri_t ex = H5Lexists(f, "convergence", H5P_DEFAULT);
     if (ex > 0 && H5Ldelete(f, "convergence", H5P_DEFAULT) < 0)

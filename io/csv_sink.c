@@ -14,11 +14,9 @@ typedef struct csv_sink {
     char *traj_path, *ev_path;
     FILE *traj, *ev; /* the files of out[0], out[1] */
     stsl_out_text out[2];
-    int n_cols, n_kinds;
-    char **kind_names; /* copied: the layout need not outlive begin() */
-    int n_subjects;
-    char **subject_names; /* copied; a system's events name their contact or stop */
-    int has_mode;         /* a scalar mode column (the element; a system has none) */
+    int n_cols;
+    stsl_layout layout; /* a copy: events name its kinds and (a system's) subjects */
+    int has_mode;       /* a scalar mode column (the element; a system has none) */
     stsl_event_value val[STSL_EVENT_VALUES];
     int began, ended;
 } csv_sink;
@@ -36,23 +34,6 @@ static const char *units_of(const stsl_layout *l, int i)
     int g = stsl_layout_group_of(l, i);
     const char *u = g >= 0 ? l->groups[g].units : l->cols[i].units;
     return u ? u : "";
-}
-
-static char **copy_names(const char *const *names, int n, int *copied)
-{
-    char **d = calloc((size_t)n + 1, sizeof *d);
-    for (int i = 0; d && i < n; i++) {
-        if (!(d[i] = strdup(names[i]))) break;
-        *copied = i + 1;
-    }
-    return d;
-}
-
-static void free_names(char **s, int n)
-{
-    for (int i = 0; s && i < n; i++)
-        free(s[i]);
-    free(s);
 }
 
 /* The trajectory header: "t [s],x [m],...,mode"; a grouped column as
@@ -84,7 +65,7 @@ static int events_header(csv_sink *c, const stsl_layout *l)
             bad = fprintf(c->ev, ",%s[%s] [%s]", v->name, g->member_names[k], u) < 0;
         }
     }
-    return bad || fputs(c->n_subjects > 0 ? ",subject\n" : "\n", c->ev) < 0;
+    return bad || fputs(l->n_subjects > 0 ? ",subject\n" : "\n", c->ev) < 0;
 }
 
 static int csv_begin(void *self, const stsl_layout *l, stsl_error *err)
@@ -100,10 +81,7 @@ static int csv_begin(void *self, const stsl_layout *l, stsl_error *err)
     c->n_cols = l->n_cols;
     c->has_mode = l->n_modes > 0; /* a system has none: its modes are groups */
     stsl_layout_event_values(l, c->val);
-    c->kind_names = copy_names(l->kind_names, l->n_kinds, &c->n_kinds);
-    c->subject_names = copy_names(l->subject_names, l->n_subjects, &c->n_subjects);
-    if (!c->kind_names || !c->subject_names || c->n_kinds < l->n_kinds ||
-        c->n_subjects < l->n_subjects)
+    if (stsl_layout_copy(l, &c->layout, NULL))
         return stsl_error_set(err, STSL_ENOMEM, "CSV sink: out of memory");
 
     errno = 0;
@@ -142,19 +120,20 @@ static int csv_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     csv_sink *c = self;
     if (!c->began || c->ended)
         return stsl_error_set(err, STSL_EINPUT, "%s: event outside begin()/end()", c->ev_path);
-    if (ev->kind < 0 || ev->kind >= c->n_kinds)
+    const stsl_layout *l = &c->layout;
+    if (ev->kind < 0 || ev->kind >= l->n_kinds)
         return stsl_error_set(err, STSL_EINPUT, "%s: event kind %d out of range (0..%d)",
-                              c->ev_path, ev->kind, c->n_kinds - 1);
-    if (ev->subject < 0 || ev->subject > c->n_subjects)
+                              c->ev_path, ev->kind, l->n_kinds - 1);
+    if (ev->subject < 0 || ev->subject > l->n_subjects)
         return stsl_error_set(err, STSL_EINPUT, "%s: event subject %d out of range (0..%d)",
-                              c->ev_path, ev->subject, c->n_subjects);
+                              c->ev_path, ev->subject, l->n_subjects);
     errno = 0;
-    int bad = fprintf(c->ev, "%.17g,%s,%d,%d", ev->t, c->kind_names[ev->kind], ev->mode_before,
+    int bad = fprintf(c->ev, "%.17g,%s,%d,%d", ev->t, l->kind_names[ev->kind], ev->mode_before,
                       ev->mode_after) < 0;
     for (int i = 0; i < STSL_EVENT_VALUES && !bad; i++)
         bad = put_values(c->ev, &c->val[i], ev);
-    if (!bad && c->n_subjects > 0)
-        bad = fprintf(c->ev, ",%s", ev->subject > 0 ? c->subject_names[ev->subject - 1] : "") < 0;
+    if (!bad && l->n_subjects > 0)
+        bad = fprintf(c->ev, ",%s", ev->subject > 0 ? l->subject_names[ev->subject - 1] : "") < 0;
     if (bad || fputs("\n", c->ev) < 0) return io_fail(err, c->ev_path, "write an event");
     return STSL_OK;
 }
@@ -192,8 +171,7 @@ static void csv_destroy(void *self)
     if (!c) return;
     stsl_out_text_discard(&c->out[0]); /* no end(): an unfinished export */
     stsl_out_text_discard(&c->out[1]);
-    free_names(c->kind_names, c->n_kinds);
-    free_names(c->subject_names, c->n_subjects);
+    stsl_layout_free(&c->layout);
     free(c->traj_path);
     free(c->ev_path);
     free(c);

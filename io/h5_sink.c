@@ -67,15 +67,11 @@ typedef struct h5_sink {
     stsl_h5_event_ext ev_ext;
     stsl_event_value ev_val[STSL_EVENT_VALUES]; /* the value members' sources */
     hsize_t nev_buf, nev_rows;
-    int ix, iv; /* columns of x and v (the estimated errors' units) */
-    int n_modes, n_kinds;
-    char mode_names[STSL_MAX_MODES][NAME_MAX_LEN];
-    char **kind_names; /* n_kinds, copied: the layout need not outlive begin() */
-    int n_subjects;
-    char **subject_names; /* n_subjects, copied */
-    int no_layout;        /* end() before begin(): the element's empty layout */
-    char err_units[192];  /* the estimated errors' units attribute (write_verify) */
-    char *flat_names;     /* a grouped layout: n_cols names of FLAT_NAME_LEN ("x[motor]") */
+    int ix, iv;          /* columns of x and v (the estimated errors' units) */
+    stsl_layout layout;  /* a copy: events and /stats name its kinds, subjects, modes */
+    int no_layout;       /* end() before begin(): the element's empty layout */
+    char err_units[192]; /* the estimated errors' units attribute (write_verify) */
+    char *flat_names;    /* a grouped layout: n_cols names of FLAT_NAME_LEN ("x[motor]") */
 } h5_sink;
 
 /* Room for a grouped column's flat name: a group, a member name of at most
@@ -361,26 +357,6 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     return rc;
 }
 
-/* Copies of what events and /stats name later: the layout need not
- * outlive begin(). */
-static int copy_names(h5_sink *h, const stsl_layout *l)
-{
-    for (int i = 0; i < l->n_modes; i++)
-        snprintf(h->mode_names[i], NAME_MAX_LEN, "%s", l->mode_names[i]);
-    h->kind_names = calloc((size_t)l->n_kinds + 1, sizeof *h->kind_names);
-    h->subject_names = calloc((size_t)l->n_subjects + 1, sizeof *h->subject_names);
-    if (!h->kind_names || !h->subject_names) return -1;
-    for (int i = 0; i < l->n_kinds; i++) {
-        if (!(h->kind_names[i] = strdup(l->kind_names[i]))) return -1;
-        h->n_kinds = i + 1;
-    }
-    for (int i = 0; i < l->n_subjects; i++) {
-        if (!(h->subject_names[i] = strdup(l->subject_names[i]))) return -1;
-        h->n_subjects = i + 1;
-    }
-    return 0;
-}
-
 static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     h5_sink *h = self;
@@ -393,7 +369,6 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     if ((rc = check_layout(h, l, err)) != STSL_OK) return rc;
 
     h->n_cols = l->n_cols;
-    h->n_modes = l->n_modes;
     /* The element's x and v, or a system's first body's (the same units). */
     int gx = stsl_layout_find_group(l, "x"), gv = stsl_layout_find_group(l, "v");
     h->ix = gx >= 0 ? l->groups[gx].first : stsl_layout_find(l, "x");
@@ -411,7 +386,8 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     /* The fixed-size blocks: memory does not grow with the run length. */
     h->buf = malloc(sizeof *h->buf * (size_t)(l->n_cols + 1) * TRAJ_BLOCK);
     h->mbuf = malloc(TRAJ_BLOCK);
-    if (!h->buf || !h->mbuf || plan_outputs(h, l) < 0 || copy_names(h, l) < 0) goto nomem;
+    if (!h->buf || !h->mbuf || plan_outputs(h, l) < 0 || stsl_layout_copy(l, &h->layout, NULL))
+        goto nomem;
 
     /* Track creation order so that h5py lists t, the columns, then mode. */
     if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
@@ -490,17 +466,17 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     h5_sink *h = self;
     if (!h->began || h->ended)
         return stsl_error_set(err, STSL_EINPUT, "%s: event outside begin()/end()", h->path);
-    if (ev->kind < 0 || ev->kind >= h->n_kinds)
+    if (ev->kind < 0 || ev->kind >= h->layout.n_kinds)
         return stsl_error_set(err, STSL_EINPUT, "%s: event kind %d out of range (0..%d)", h->path,
-                              ev->kind, h->n_kinds - 1);
-    if (ev->subject < 0 || ev->subject > h->n_subjects)
+                              ev->kind, h->layout.n_kinds - 1);
+    if (ev->subject < 0 || ev->subject > h->layout.n_subjects)
         return stsl_error_set(err, STSL_EINPUT, "%s: event subject %d out of range (0..%d)",
-                              h->path, ev->subject, h->n_subjects);
+                              h->path, ev->subject, h->layout.n_subjects);
     unsigned char *row = h->evbuf + h->ev_size * (size_t)h->nev_buf;
     memset(row, 0, h->ev_size);
     memcpy(row + h->ev_off[0], &ev->t, sizeof ev->t);
     /* Null-padded, not terminated: a 16-character name fills the member. */
-    const char *k = h->kind_names[ev->kind];
+    const char *k = h->layout.kind_names[ev->kind];
     size_t kl = strlen(k);
     memcpy(row + h->ev_off[1], k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
     int8_t mb = (int8_t)ev->mode_before, ma = (int8_t)ev->mode_after;
@@ -511,7 +487,7 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     if (h->ev_ext.subject) {
         /* index = subject - 1: -1 for an event about no contact or stop. */
         int32_t index = ev->subject - 1;
-        const char *name = ev->subject > 0 ? h->subject_names[ev->subject - 1] : "";
+        const char *name = ev->subject > 0 ? h->layout.subject_names[ev->subject - 1] : "";
         memcpy(row + h->ev_ext.off_index, &index, sizeof index);
         memcpy(row + h->ev_ext.off_name, &name, sizeof name);
     }
@@ -563,9 +539,9 @@ static int write_stats(h5_sink *h, const stsl_stats *st, stsl_error *err)
         stsl_h5_put_attr_i64(g, "jac_evals", st->jac_evals) < 0 ||
         stsl_h5_put_attr_f64(g, "wall_seconds", st->wall_seconds) < 0)
         goto h5err;
-    for (int i = 0; i < h->n_modes; i++) {
+    for (int i = 0; i < h->layout.n_modes; i++) {
         char name[NAME_MAX_LEN + 8];
-        snprintf(name, sizeof name, "time_%s", h->mode_names[i]);
+        snprintf(name, sizeof name, "time_%.*s", NAME_MAX_LEN - 1, h->layout.mode_names[i]);
         double v = i < st->n_modes ? st->mode_time[i] : 0.0;
         if (stsl_h5_put_attr_f64(g, name, v) < 0) goto h5err;
     }
@@ -654,14 +630,7 @@ static void h5_destroy(void *self)
      * unfinished result (best effort: its owner replaces it on resume). */
     if (!h->ended && in_group && h->group) H5Ldelete(h->parent, h->group, H5P_DEFAULT);
     if (!h->ended && h->tmp && !in_group) remove(h->tmp);
-    if (h->kind_names)
-        for (int i = 0; i < h->n_kinds; i++)
-            free(h->kind_names[i]);
-    free(h->kind_names);
-    if (h->subject_names)
-        for (int i = 0; i < h->n_subjects; i++)
-            free(h->subject_names[i]);
-    free(h->subject_names);
+    stsl_layout_free(&h->layout);
     free(h->flat_names);
     free(h->buf);
     free(h->mbuf);
@@ -788,6 +757,21 @@ static h5_sink *sink_new(void)
     return h;
 }
 
+/* A created sink (rc: how its creation went so far) with its header, handed
+ * out; destroyed on failure. */
+static int sink_start(h5_sink *h, int rc, const char *config_yaml, const char *program_version,
+                      stsl_sink *out, stsl_error *err)
+{
+    if (!rc) rc = write_header(h, config_yaml, program_version, err);
+    if (rc) {
+        h5_destroy(h);
+        return rc;
+    }
+    out->ops = &h5_ops;
+    out->self = h;
+    return STSL_OK;
+}
+
 static int sink_create(const char *path, const char *config_yaml, const char *program_version,
                        stsl_sink *out, stsl_error *err)
 {
@@ -800,11 +784,11 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if (!(h = sink_new())) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     if (!(h->path = strdup(path))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-        goto fail;
+        goto done;
     }
-    if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto fail;
-    if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto fail;
-    if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto fail;
+    if ((rc = stsl_output_check_regular(path, "an HDF5 result", err)) != STSL_OK) goto done;
+    if ((rc = stsl_out_make_parent_dirs(path, err)) != STSL_OK) goto done;
+    if ((rc = stsl_output_temp(path, &h->tmp, &h->mark, err)) != STSL_OK) goto done;
 
     /* HDF5 creates the file anew, exclusively, in the name the empty file
      * reserved: H5F_ACC_TRUNC would truncate that file, which marks it on
@@ -814,54 +798,33 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
     if (remove(h->tmp) != 0) {
         rc = stsl_error_set(err, STSL_EIO, "%s: cannot remove %s: %s", path, h->tmp,
                             strerror(errno));
-        goto fail;
+        goto done;
     }
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
-        (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0) {
+        (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0)
         rc = stsl_h5_fail(err, h->path, "create the file");
-        if (fapl >= 0) H5Pclose(fapl);
-        goto fail;
-    }
-    H5Pclose(fapl);
+    if (fapl >= 0) H5Pclose(fapl);
     h->root = h->file;
-    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) goto fail;
-    out->ops = &h5_ops;
-    out->self = h;
-    return STSL_OK;
-fail:
-    h5_destroy(h);
-    return rc;
+done:
+    return sink_start(h, rc, config_yaml, program_version, out, err);
 }
 
 static int sink_create_in(hid_t parent, const char *name, const char *label,
                           const char *config_yaml, const char *program_version, stsl_sink *out,
                           stsl_error *err)
 {
-    int rc;
+    int rc = STSL_OK;
     h5_sink *h = sink_new();
     if (!h) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     h->parent = parent;
-    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path))) {
-        h5_destroy(h);
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    }
-    if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    if (!(h->path = strdup(label ? label : name)) || !(h->tmp = strdup(h->path)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    else if ((h->root = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
         rc = stsl_h5_fail(err, h->path, "create the group");
-        h5_destroy(h);
-        return rc;
-    }
     /* The group is ours from here: an unfinished one is deleted. */
-    if (!(h->group = strdup(name))) {
-        h5_destroy(h);
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    }
-    if ((rc = write_header(h, config_yaml, program_version, err)) != STSL_OK) {
-        h5_destroy(h);
-        return rc;
-    }
-    out->ops = &h5_ops;
-    out->self = h;
-    return STSL_OK;
+    else if (!(h->group = strdup(name)))
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    return sink_start(h, rc, config_yaml, program_version, out, err);
 }
 
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,

@@ -9,11 +9,6 @@
 
 /* ---- /events ---------------------------------------------------------------- */
 
-hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout)
-{
-    return stsl_h5_event_type_ext(layout, NULL);
-}
-
 enum { EV_MEMBERS = 11 }; /* the element's nine, index, name */
 
 /* The member types of /events (types[i] < 0: left out); the ones this

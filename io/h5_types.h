@@ -46,11 +46,6 @@ typedef struct stsl_h5_event_layout {
     H5T_str_t kind_pad;
 } stsl_h5_event_layout;
 
-/* The /events compound type: the file type (layout NULL: little-endian,
- * packed, the same on every machine) or the native memory type of
- * `layout`.  Close it with H5Tclose; -1 on failure. */
-hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout);
-
 /* Number of the members that carry column values (x, v_before, v_after,
  * net_force, friction: layout.off[4..8]). */
 #define STSL_H5_EVENT_VALUES STSL_EVENT_VALUES
@@ -73,9 +68,11 @@ typedef struct stsl_h5_event_ext {
     size_t off_index, off_name;
 } stsl_h5_event_ext;
 
-/* stsl_h5_event_type with `ext` (NULL: none).  The file type (layout NULL)
- * stays packed in member order: t, kind, mode_before, mode_after, the five
- * values, index, name. */
+/* The /events compound type with `ext` (NULL: none, the element's): the
+ * file type (layout NULL: little-endian, packed in member order t, kind,
+ * mode_before, mode_after, the five values, index, name; the same on every
+ * machine) or the native memory type of `layout`.  Close it with H5Tclose;
+ * -1 on failure. */
 hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext);
 
 /* Variable-length UTF-8 string type (h5py reads it as str); -1 on failure. */

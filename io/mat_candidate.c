@@ -39,7 +39,7 @@ static void install_quiet_log(void)
     Mat_LogInitFunc("stickslip", quiet_log);
 }
 
-static void matio_quiet(void)
+void stsl_mat_quiet(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, install_quiet_log);
@@ -63,27 +63,29 @@ int stsl_mat_is_mat_file(const char *path)
 
 /* ---- numbers out of a matio variable ------------------------------------------ */
 
+/* MATLAB's name of a numeric class (what `class(x)` says); NULL for the
+ * other classes. */
+static const char *class_name(enum matio_classes c)
+{
+    static const struct {
+        enum matio_classes c;
+        const char *name;
+    } NAMES[] = {{MAT_C_DOUBLE, "double"}, {MAT_C_SINGLE, "single"}, {MAT_C_INT8, "int8"},
+                 {MAT_C_UINT8, "uint8"},   {MAT_C_INT16, "int16"},   {MAT_C_UINT16, "uint16"},
+                 {MAT_C_INT32, "int32"},   {MAT_C_UINT32, "uint32"}, {MAT_C_INT64, "int64"},
+                 {MAT_C_UINT64, "uint64"}};
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (NAMES[i].c == c) return NAMES[i].name;
+    return NULL;
+}
+
 static int is_numeric(const matvar_t *v)
 {
-    switch (v->class_type) {
-    case MAT_C_DOUBLE:
-    case MAT_C_SINGLE:
-    case MAT_C_INT8:
-    case MAT_C_UINT8:
-    case MAT_C_INT16:
-    case MAT_C_UINT16:
-    case MAT_C_INT32:
-    case MAT_C_UINT32:
-    case MAT_C_INT64:
-    case MAT_C_UINT64:
-        return 1;
-    default:
-        return 0;
-    }
+    return class_name(v->class_type) != NULL;
 }
 
 /* Element i of numeric or char data as a double (matio keeps the stored type). */
-static double element(const matvar_t *v, size_t i)
+double stsl_mat_element(const matvar_t *v, size_t i)
 {
     const void *d = v->data;
     switch (v->data_type) {
@@ -115,7 +117,7 @@ static double element(const matvar_t *v, size_t i)
     }
 }
 
-static size_t numel(const matvar_t *v)
+size_t stsl_mat_numel(const matvar_t *v)
 {
     size_t n = 1;
     for (int k = 0; k < v->rank; k++)
@@ -129,27 +131,11 @@ static int is_object(const matvar_t *v)
            v->class_type == MAT_C_OPAQUE;
 }
 
-/* MATLAB's name of a numeric class (what `class(x)` says). */
-static const char *numeric_name(const matvar_t *v)
-{
-    static const struct {
-        enum matio_classes c;
-        const char *name;
-    } NAMES[] = {{MAT_C_DOUBLE, "double"}, {MAT_C_SINGLE, "single"}, {MAT_C_INT8, "int8"},
-                 {MAT_C_UINT8, "uint8"},   {MAT_C_INT16, "int16"},   {MAT_C_UINT16, "uint16"},
-                 {MAT_C_INT32, "int32"},   {MAT_C_UINT32, "uint32"}, {MAT_C_INT64, "int64"},
-                 {MAT_C_UINT64, "uint64"}};
-    if (v->isLogical) return "logical";
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (NAMES[i].c == v->class_type) return NAMES[i].name;
-    return NULL;
-}
-
 /* What a variable is, for a message: "a 1001 x 2 double array", "a 1 x 1
  * struct", "a MATLAB object". */
 static const char *class_word(const matvar_t *v, char *buf, size_t sz)
 {
-    const char *kind = numeric_name(v);
+    const char *kind = v->isLogical ? "logical" : class_name(v->class_type);
     switch (v->class_type) {
     case MAT_C_CHAR:
         kind = "char";
@@ -315,7 +301,7 @@ static int read_path(mat_t *mat, const char *file, const char *path, double **ou
     while (field && !rc) {
         char *next = strchr(field, '.');
         if (next) *next++ = '\0';
-        if (v->class_type != MAT_C_STRUCT || numel(v) != 1)
+        if (v->class_type != MAT_C_STRUCT || stsl_mat_numel(v) != 1)
             rc = stsl_error_set(err, STSL_EINPUT,
                                 "%s: '%s': no field '%s': %s, expected a 1 x 1 struct", file, path,
                                 field, class_word(v, what, sizeof what));
@@ -337,11 +323,11 @@ static int read_path(mat_t *mat, const char *file, const char *path, double **ou
                             "signals matrix",
                             file, path, v->rank);
     if (!rc) {
-        size_t n = numel(v);
+        size_t n = stsl_mat_numel(v);
         double *d = malloc(sizeof *d * (n ? n : 1));
         if (!d) rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %zu values", file, n);
         for (size_t i = 0; d && i < n; i++)
-            d[i] = element(v, i);
+            d[i] = stsl_mat_element(v, i);
         *out = d;
         *rows = v->dims[0];
         *cols = v->rank == 2 ? v->dims[1] : 1;
@@ -376,7 +362,7 @@ static int aclass_is_trans(mat_t *mat, const char *file)
     if (a && a->class_type == MAT_C_CHAR && a->rank == 2 && a->dims[0] >= 4) {
         char row[16] = {0};
         for (size_t j = 0; j < a->dims[1] && j + 1 < sizeof row; j++)
-            row[j] = (char)element(a, 3 + j * a->dims[0]);
+            row[j] = (char)stsl_mat_element(a, 3 + j * a->dims[0]);
         trans = !strncmp(row, "binTrans", 8);
     }
     Mat_VarFree(a);
@@ -426,7 +412,7 @@ static void modelica_name(const modelica *m, size_t i, char *buf, size_t sz)
     size_t k = 0;
     for (size_t j = 0; j < m->name_len && k + 1 < sz; j++) {
         size_t at = m->trans ? j + i * m->name_len : i + j * m->n_vars;
-        buf[k++] = (char)element(m->name, at);
+        buf[k++] = (char)stsl_mat_element(m->name, at);
     }
     while (k > 0 && (buf[k - 1] == ' ' || buf[k - 1] == '\0'))
         k--;
@@ -437,7 +423,7 @@ static void modelica_name(const modelica *m, size_t i, char *buf, size_t sz)
 static long modelica_info(const modelica *m, size_t i, int c)
 {
     size_t rows = m->info->dims[0];
-    return (long)element(m->info, m->trans ? (size_t)c + i * rows : i + (size_t)c * rows);
+    return (long)stsl_mat_element(m->info, m->trans ? (size_t)c + i * rows : i + (size_t)c * rows);
 }
 
 /* Samples and signals of data_k. */
@@ -449,7 +435,7 @@ static void data_shape(const modelica *m, const matvar_t *d, size_t *samples, si
 
 static double data_at(const modelica *m, const matvar_t *d, size_t s, size_t k)
 {
-    return element(d, m->trans ? k + s * d->dims[0] : s + k * d->dims[0]);
+    return stsl_mat_element(d, m->trans ? k + s * d->dims[0] : s + k * d->dims[0]);
 }
 
 static int modelica_column(const modelica *m, const char *file, const char *spec, double **out,
@@ -556,7 +542,7 @@ int stsl_mat_read_columns(const char *path, const char *const names_in[STSL_N_RO
                           int friction_required, stsl_mat_columns *out, stsl_error *err)
 {
     memset(out, 0, sizeof *out);
-    matio_quiet();
+    stsl_mat_quiet();
     /* Without the text header matio tries v4, and its probe allocates the
      * first name's claimed length: the headers are checked first. */
     int rc = has_text_header(path) ? STSL_OK : stsl_mat_check_v4(path, err);
@@ -596,21 +582,6 @@ void stsl_mat_columns_free(stsl_mat_columns *c)
 }
 
 /* ---- for the other MAT readers (mat_candidate.h) ------------------------------ */
-
-void stsl_mat_quiet(void)
-{
-    matio_quiet();
-}
-
-double stsl_mat_element(const matvar_t *v, size_t i)
-{
-    return element(v, i);
-}
-
-size_t stsl_mat_numel(const matvar_t *v)
-{
-    return numel(v);
-}
 
 int stsl_mat_is_numeric(const matvar_t *v)
 {

@@ -25,9 +25,6 @@ typedef struct mat_sink {
     stsl_sink mem;
     int began, ended;
     long max_bytes, max_samples;
-    int n_cols, n_modes, n_kinds;
-    char **names, **units; /* n_cols + 1: "t" and the time unit first */
-    char **mode_names, **kind_names;
     int no_layout; /* end() before begin(): the element's empty layout, with mode */
 } mat_sink;
 
@@ -39,29 +36,16 @@ int stsl_mat_path(const char *path)
 
 /* ---- small utilities ---------------------------------------------------------- */
 
-/* A copy; NULL (a layout without units) becomes "". */
+/* NULL (a layout without units) is written as "". */
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* A copy of s or ""; NULL when out of memory. */
 static char *dup_str(const char *s)
 {
-    return strdup(s ? s : "");
-}
-
-static void free_strs(char **s, int n)
-{
-    for (int i = 0; s && i < n; i++)
-        free(s[i]);
-    free(s);
-}
-
-/* A copy of n strings (NULL entries become ""); NULL when out of memory. */
-static char **dup_strs(const char *const *s, int n)
-{
-    char **d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
-    for (int i = 0; d && i < n; i++)
-        if (!(d[i] = dup_str(s[i]))) {
-            free_strs(d, n);
-            return NULL;
-        }
-    return d;
+    return strdup(or_empty(s));
 }
 
 /* ---- matio variables (NULL name: a struct field or a cell) ---------------------- */
@@ -108,7 +92,7 @@ static uint16_t *utf16_of(const char *s, size_t *n)
 static matvar_t *mat_text(const char *name, const char *s)
 {
     size_t n = 0;
-    uint16_t *w = utf16_of(s, &n);
+    uint16_t *w = utf16_of(or_empty(s), &n);
     if (!w) return NULL;
     size_t dims[2] = {1, n};
     matvar_t *v = Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UTF16, 2, dims, w, 0);
@@ -180,9 +164,9 @@ static int put(mat_t *mat, matvar_t *v)
 
 /* A scalar mode field: the element's (a system's modes are groups); a run
  * that failed before begin() keeps the element's empty one. */
-static int has_mode(const mat_sink *m)
+static int has_mode(const mat_sink *m, const stsl_layout *l)
 {
-    return m->n_modes > 0 || m->no_layout;
+    return l->n_modes > 0 || m->no_layout;
 }
 
 /* The group starting at column c, or NULL (a column of its own, or one
@@ -224,7 +208,7 @@ static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int int
 static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
 {
     const stsl_layout *l = &r->layout;
-    int nf = m->n_cols + 2;
+    int nf = l->n_cols + 2;
     const char **fields = calloc((size_t)nf, sizeof *fields);
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
     int8_t *mode = malloc((size_t)(r->n_samples + 1));
@@ -232,15 +216,15 @@ static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result
     if (!fields || !vals || !mode) goto out;
     fields[0] = "t";
     vals[0] = mat_column(r->t, r->n_samples);
-    for (int c = 0; c < m->n_cols; c++) {
+    for (int c = 0; c < l->n_cols; c++) {
         if (!starts_field(l, c)) continue;
         const stsl_col_group *g = group_at(l, c);
-        fields[f] = g ? g->name : m->names[c + 1];
+        fields[f] = g ? g->name : l->cols[c].name;
         vals[f++] = g ? mat_columns(r, c, g->width, g->integer) : mat_columns(r, c, 1, 0);
     }
     for (long i = 0; i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
-    if (has_mode(m)) {
+    if (has_mode(m, l)) {
         fields[f] = "mode";
         vals[f++] = mat_int8_column(mode, r->n_samples);
     }
@@ -315,7 +299,7 @@ static void event_subjects(const stsl_mem_result *r, int32_t *idx, const char **
     }
 }
 
-static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
+static int write_events(mat_t *mat, const stsl_mem_result *r)
 {
     enum { N_FIELDS = 11 };
     static const char *const fields[N_FIELDS] = {
@@ -332,7 +316,7 @@ static int write_events(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
     for (long i = 0; i < n; i++) {
         const stsl_mem_event *e = &r->events[i];
         t[i] = e->t;
-        kinds[i] = e->kind >= 0 && e->kind < m->n_kinds ? m->kind_names[e->kind] : "";
+        kinds[i] = e->kind >= 0 && e->kind < r->layout.n_kinds ? r->layout.kind_names[e->kind] : "";
         mb[i] = (int8_t)e->mode_before;
         ma[i] = (int8_t)e->mode_after;
     }
@@ -366,20 +350,20 @@ out:
 /* One field per trajectory field, mode ("", dimensionless) too. */
 static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
 {
-    int nf = m->n_cols + 2, f = 1;
+    int nf = l->n_cols + 2, f = 1;
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
     const char **fields = calloc((size_t)nf, sizeof *fields);
     int rc = -1;
     if (vals && fields) {
-        fields[0] = m->names[0];
-        vals[0] = mat_text(NULL, m->units[0]);
-        for (int c = 0; c < m->n_cols; c++) {
+        fields[0] = "t";
+        vals[0] = mat_text(NULL, l->time_units);
+        for (int c = 0; c < l->n_cols; c++) {
             if (!starts_field(l, c)) continue;
             const stsl_col_group *g = group_at(l, c);
-            fields[f] = g ? g->name : m->names[c + 1];
-            vals[f++] = mat_text(NULL, g ? (g->units ? g->units : "") : m->units[c + 1]);
+            fields[f] = g ? g->name : l->cols[c].name;
+            vals[f++] = mat_text(NULL, g ? g->units : l->cols[c].units);
         }
-        if (has_mode(m)) {
+        if (has_mode(m, l)) {
             fields[f] = "mode";
             vals[f++] = mat_text(NULL, "");
         }
@@ -390,7 +374,7 @@ static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
     return rc;
 }
 
-static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
+static int write_stats(mat_t *mat, const stsl_layout *l, const stsl_stats *st)
 {
     enum { N_FIXED = 7, N_VERIFY = 5 };
     /* A verified run's estimate (as /stats of the HDF5 result; verify:
@@ -400,14 +384,14 @@ static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
     double vvals[N_VERIFY] = {(double)st->verify, st->verify_rtol, st->err_event_time, st->err_x,
                               st->err_v};
     int nv = st->verify != STSL_VERIFY_NONE ? N_VERIFY : 0;
-    int nf = N_FIXED + m->n_modes + nv;
+    int nf = N_FIXED + l->n_modes + nv;
     const char *fixed[N_FIXED] = {"steps",    "rhs_evals", "guard_evals", "events",
                                   "segments", "jac_evals", "wall_seconds"};
     double vfixed[N_FIXED] = {(double)st->steps,  (double)st->rhs_evals, (double)st->guard_evals,
                               (double)st->events, (double)st->segments,  (double)st->jac_evals,
                               st->wall_seconds};
     const char **fields = calloc((size_t)nf, sizeof *fields);
-    char **mode_fields = calloc((size_t)(m->n_modes + 1), sizeof *mode_fields);
+    char **mode_fields = calloc((size_t)(l->n_modes + 1), sizeof *mode_fields);
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
     int rc = -1;
     if (!fields || !mode_fields || !vals) goto out;
@@ -415,23 +399,25 @@ static int write_stats(mat_t *mat, const mat_sink *m, const stsl_stats *st)
         fields[k] = fixed[k];
         vals[k] = mat_scalar(NULL, vfixed[k]);
     }
-    for (int k = 0; k < m->n_modes; k++) {
-        size_t len = strlen(m->mode_names[k]) + 6;
+    for (int k = 0; k < l->n_modes; k++) {
+        size_t len = strlen(or_empty(l->mode_names[k])) + 6;
         if (!(mode_fields[k] = malloc(len))) goto out;
-        snprintf(mode_fields[k], len, "time_%s", m->mode_names[k]);
+        snprintf(mode_fields[k], len, "time_%s", or_empty(l->mode_names[k]));
         fields[N_FIXED + k] = mode_fields[k];
         vals[N_FIXED + k] = mat_scalar(NULL, k < STSL_MAX_MODES ? st->mode_time[k] : NAN);
     }
     for (int k = 0; k < nv; k++) {
-        fields[N_FIXED + m->n_modes + k] = vnames[k];
-        vals[N_FIXED + m->n_modes + k] = mat_scalar(NULL, vvals[k]);
+        fields[N_FIXED + l->n_modes + k] = vnames[k];
+        vals[N_FIXED + l->n_modes + k] = mat_scalar(NULL, vvals[k]);
     }
     rc = put(mat, mat_struct("stats", fields, vals, nf));
     memset(vals, 0, sizeof *vals * (size_t)nf);
 out:
     for (int k = 0; vals && k < nf; k++)
         Mat_VarFree(vals[k]);
-    free_strs(mode_fields, m->n_modes);
+    for (int k = 0; mode_fields && k < l->n_modes; k++)
+        free(mode_fields[k]);
+    free(mode_fields);
     free(fields);
     free(vals);
     return rc;
@@ -464,16 +450,15 @@ static int write_file(mat_sink *m, stsl_error *err)
     if (!mat) return stsl_error_set(err, STSL_EIO, "%s: cannot create the MAT file", m->tmp);
     const char *what = "trajectory";
     int bad = write_trajectory(mat, m, r);
-    if (!bad) bad = write_events(mat, m, r), what = "events";
-    if (!bad) bad = write_units(mat, m, &r->layout), what = "units";
-    if (!bad) bad = write_group_names(mat, &r->layout), what = "names";
+    if (!bad) bad = write_events(mat, r), what = "events";
+    const stsl_layout *l = &r->layout;
+    if (!bad) bad = write_units(mat, m, l), what = "units";
+    if (!bad) bad = write_group_names(mat, l), what = "names";
     if (!bad)
-        bad = put(mat, mat_cellstr("mode_names", (const char *const *)m->mode_names, m->n_modes)),
-        what = "mode_names";
+        bad = put(mat, mat_cellstr("mode_names", l->mode_names, l->n_modes)), what = "mode_names";
     if (!bad)
-        bad = put(mat, mat_cellstr("kind_names", (const char *const *)m->kind_names, m->n_kinds)),
-        what = "kind_names";
-    if (!bad) bad = write_stats(mat, m, &r->stats), what = "stats";
+        bad = put(mat, mat_cellstr("kind_names", l->kind_names, l->n_kinds)), what = "kind_names";
+    if (!bad) bad = write_stats(mat, l, &r->stats), what = "stats";
     if (!bad) bad = put(mat, mat_text("config", m->yaml)), what = "config";
     if (!bad) bad = put(mat, mat_scalar("complete", r->complete ? 1.0 : 0.0)), what = "complete";
     if (!bad) bad = put(mat, mat_text("message", r->complete ? "" : r->message)), what = "message";
@@ -496,19 +481,6 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     mat_sink *m = self;
     if (m->began) return stsl_error_set(err, STSL_EINPUT, "%s: sink begun twice", m->path);
-    m->n_cols = l->n_cols;
-    m->n_modes = l->n_modes;
-    m->n_kinds = l->n_kinds;
-    m->names = calloc((size_t)l->n_cols + 1, sizeof *m->names);
-    m->units = calloc((size_t)l->n_cols + 1, sizeof *m->units);
-    m->mode_names = dup_strs(l->mode_names, l->n_modes);
-    m->kind_names = dup_strs(l->kind_names, l->n_kinds);
-    int ok = m->names && m->units && m->mode_names && m->kind_names &&
-             (m->names[0] = dup_str("t")) && (m->units[0] = dup_str(l->time_units));
-    for (int c = 0; ok && c < l->n_cols; c++)
-        ok = (m->names[c + 1] = dup_str(l->cols[c].name)) &&
-             (m->units[c + 1] = dup_str(l->cols[c].units));
-    if (!ok) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", m->path);
     m->max_samples = m->max_bytes / (8L * (l->n_cols + 1));
     int rc = stsl_layout_check_groups(l, m->path, err);
     if (rc) return rc;
@@ -560,10 +532,6 @@ static void ms_destroy(void *self)
     /* Without a successful end() the .tmp file is an unfinished result. */
     if (!m->ended && m->tmp) remove(m->tmp);
     stsl_sink_free(&m->mem);
-    free_strs(m->names, m->n_cols + 1);
-    free_strs(m->units, m->n_cols + 1);
-    free_strs(m->mode_names, m->n_modes);
-    free_strs(m->kind_names, m->n_kinds);
     free(m->path);
     free(m->tmp);
     free(m->yaml);

@@ -13,41 +13,49 @@ enum { R_BEGIN = 'B', R_SAMPLE = 'S', R_EVENT = 'E', R_END = 'Z' };
 typedef struct rec_sink {
     unsigned char *buf;
     size_t n, cap;
+    size_t n_op;   /* n when the current op began */
+    size_t no_cap; /* the capacity that could not be had (0: none) */
     int n_cols, ended;
 } rec_sink;
 
 /* ---- writing ----------------------------------------------------------------- */
 
-static int reserve(rec_sink *r, size_t more, stsl_error *err)
-{
-    if (r->n + more <= r->cap) return STSL_OK;
-    size_t cap = r->cap ? r->cap : FIRST_CAP;
-    while (cap < r->n + more)
-        cap *= 2;
-    unsigned char *p = realloc(r->buf, cap);
-    if (!p)
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping the run (%zu bytes)", cap);
-    r->buf = p;
-    r->cap = cap;
-    return STSL_OK;
-}
-
-/* Callers reserve first: put never fails. */
+/* Append; when the block cannot grow, the op's record is dropped whole
+ * (op_end reports it). */
 static void put(rec_sink *r, const void *v, size_t size)
 {
+    size_t cap = r->cap ? r->cap : FIRST_CAP;
+    while (cap < r->n + size)
+        cap *= 2;
+    unsigned char *p = r->no_cap || cap == r->cap ? r->buf : realloc(r->buf, cap);
+    if (!p && !r->no_cap) r->no_cap = cap;
+    if (r->no_cap) return;
+    r->buf = p;
+    r->cap = cap;
     if (size) memcpy(r->buf + r->n, v, size);
     r->n += size;
+}
+
+/* The op's tag, beginning its record. */
+static void op_begin(rec_sink *r, unsigned char tag)
+{
+    r->n_op = r->n;
+    put(r, &tag, 1);
+}
+
+static int op_end(rec_sink *r, stsl_error *err)
+{
+    size_t cap = r->no_cap;
+    if (!cap) return STSL_OK;
+    r->n = r->n_op;
+    r->no_cap = 0;
+    return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping the run (%zu bytes)", cap);
 }
 
 static void put_i32(rec_sink *r, int v)
 {
     int32_t x = v;
     put(r, &x, sizeof x);
-}
-
-static size_t str_size(const char *s)
-{
-    return sizeof(int32_t) + (s ? strlen(s) + 1 : 0);
 }
 
 /* Length with its NUL (-1: NULL), then the bytes and the NUL: the replay
@@ -58,14 +66,6 @@ static void put_str(rec_sink *r, const char *s)
     if (s) put(r, s, strlen(s) + 1);
 }
 
-static size_t names_size(const char *const *names, int n)
-{
-    size_t size = sizeof(int32_t);
-    for (int i = 0; i < n; i++)
-        size += str_size(names[i]);
-    return size;
-}
-
 static void put_names(rec_sink *r, const char *const *names, int n)
 {
     put_i32(r, n);
@@ -74,18 +74,6 @@ static void put_names(rec_sink *r, const char *const *names, int n)
 }
 
 /* A system's column groups and event subjects (none for the element). */
-static size_t systems_size(const stsl_layout *l)
-{
-    size_t size = sizeof(int32_t) + names_size(l->subject_names, l->n_subjects);
-    for (int g = 0; g < l->n_groups; g++) {
-        const stsl_col_group *cg = &l->groups[g];
-        size += str_size(cg->name) + str_size(cg->units) + str_size(cg->long_name) +
-                3 * sizeof(int32_t) + names_size(cg->member_names, cg->width) +
-                names_size(cg->value_names, cg->n_value_names);
-    }
-    return size;
-}
-
 static void put_systems(rec_sink *r, const stsl_layout *l)
 {
     put_i32(r, l->n_groups);
@@ -109,15 +97,7 @@ static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
         return stsl_error_set(err, STSL_EINPUT, "run record: invalid layout");
     int rc = stsl_layout_check_groups(l, "run record", err);
     if (rc) return rc;
-    size_t size = 1 + sizeof(int32_t) + str_size(l->time_units) +
-                  names_size(l->mode_names, l->n_modes) + names_size(l->kind_names, l->n_kinds) +
-                  systems_size(l);
-    for (int i = 0; i < l->n_cols; i++)
-        size +=
-            str_size(l->cols[i].name) + str_size(l->cols[i].units) + str_size(l->cols[i].long_name);
-    rc = reserve(r, size, err);
-    if (rc) return rc;
-    put(r, &(unsigned char){R_BEGIN}, 1);
+    op_begin(r, R_BEGIN);
     put_i32(r, l->n_cols);
     for (int i = 0; i < l->n_cols; i++) {
         put_str(r, l->cols[i].name);
@@ -129,29 +109,24 @@ static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
     put_names(r, l->kind_names, l->n_kinds);
     put_systems(r, l);
     r->n_cols = l->n_cols;
-    return STSL_OK;
+    return op_end(r, err);
 }
 
 static int rec_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
     rec_sink *r = self;
-    size_t row = sizeof(double) * (size_t)r->n_cols;
-    int rc = reserve(r, 1 + sizeof t + sizeof(int32_t) + row, err);
-    if (rc) return rc;
-    put(r, &(unsigned char){R_SAMPLE}, 1);
+    op_begin(r, R_SAMPLE);
     put(r, &t, sizeof t);
     put_i32(r, mode);
-    put(r, cols, row);
-    return STSL_OK;
+    put(r, cols, sizeof(double) * (size_t)r->n_cols);
+    return op_end(r, err);
 }
 
 static int rec_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     rec_sink *r = self;
     size_t row = sizeof(double) * (size_t)r->n_cols;
-    int rc = reserve(r, 1 + sizeof ev->t + 4 * sizeof(int32_t) + 2 + 2 * row, err);
-    if (rc) return rc;
-    put(r, &(unsigned char){R_EVENT}, 1);
+    op_begin(r, R_EVENT);
     put(r, &ev->t, sizeof ev->t);
     put_i32(r, ev->kind);
     put_i32(r, ev->mode_before);
@@ -162,7 +137,7 @@ static int rec_event(void *self, const stsl_event_rec *ev, stsl_error *err)
         put(r, &(unsigned char){sides[s] != NULL}, 1);
         if (sides[s]) put(r, sides[s], row);
     }
-    return STSL_OK;
+    return op_end(r, err);
 }
 
 static int rec_end(void *self, const stsl_stats *st, int complete, const char *message,
@@ -170,9 +145,7 @@ static int rec_end(void *self, const stsl_stats *st, int complete, const char *m
 {
     rec_sink *r = self;
     stsl_stats zero = {0};
-    int rc = reserve(r, 1 + 1 + sizeof zero + sizeof(int32_t) + str_size(message), err);
-    if (rc) return rc;
-    put(r, &(unsigned char){R_END}, 1);
+    op_begin(r, R_END);
     /* A pointer means nothing in a record: a verified run's estimate per
      * column (valid during end() only) is not kept, its largest values are. */
     stsl_stats copy = st ? *st : zero;
@@ -181,8 +154,9 @@ static int rec_end(void *self, const stsl_stats *st, int complete, const char *m
     put(r, &copy, sizeof copy);
     put_i32(r, complete);
     put_str(r, message);
-    r->ended = 1;
-    return STSL_OK;
+    int rc = op_end(r, err);
+    r->ended = !rc;
+    return rc;
 }
 
 static void rec_destroy(void *self)

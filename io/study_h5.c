@@ -290,7 +290,7 @@ static hid_t event_type(int packed)
         1,
         KIND_LEN,
         H5T_STR_NULLPAD};
-    hid_t c = stsl_h5_event_type(packed ? NULL : &mem);
+    hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
     size_t size = c < 0 ? 0 : H5Tget_size(c);
     if (c < 0 || (packed && H5Tset_size(c, size + 8) < 0) ||
         H5Tinsert(c, "variant", packed ? size : offsetof(ev_rec, variant),
@@ -486,31 +486,26 @@ static stsl_study_h5 *writer_new(const char *path, const stsl_study *s, const st
     if (info->n_kinds > STSL_STUDY_MAX_KINDS) {
         stsl_error_set(err, STSL_EINPUT, "%s: %d event kinds (at most %d)", path, info->n_kinds,
                        STSL_STUDY_MAX_KINDS);
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
     if (info->n_members > STSL_STUDY_MAX_MEMBERS) {
         stsl_error_set(err, STSL_EINPUT, "%s: %d per-member columns (at most %d)", path,
                        info->n_members, STSL_STUDY_MAX_MEMBERS);
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
     layout_cols(w, info);
     for (int k = 0; k < info->n_kinds; k++)
         snprintf(w->kinds[k], sizeof w->kinds[k], "%s", info->kind_names[k]);
     if (stsl_study_store(s) == STSL_STORE_EVENTS && (w->ev_mtype = event_type(0)) < 0) {
         stsl_h5_fail(err, path, "make the event type");
-        stsl_study_h5_close(w, NULL);
-        return NULL;
+        goto fail;
     }
-    if ((w->str_t = stsl_h5_vlen_str_type()) < 0) {
-        stsl_h5_fail(err, path, "make a string type");
-        stsl_study_h5_close(w, NULL);
-        return NULL;
-    }
-    return w;
+    if ((w->str_t = stsl_h5_vlen_str_type()) >= 0) return w;
+    stsl_h5_fail(err, path, "make a string type");
+    goto fail;
 nomem:
     stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+fail:
     stsl_study_h5_close(w, NULL);
     return NULL;
 }
@@ -704,26 +699,12 @@ static int resume_impl(const char *path, const stsl_study *s, const stsl_study_i
     if (!w) return err ? err->code : STSL_ENOMEM;
     int rc = STSL_OK;
     hid_t fapl = fapl_no_evictions();
-    if (fapl >= 0) {
-        H5E_BEGIN_TRY
-        {
-            w->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
-        }
-        H5E_END_TRY;
-    }
+    if (fapl >= 0) w->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     if (fapl < 0 || w->file < 0)
         rc = stsl_error_set(err, STSL_EINPUT,
                             "%s: cannot open it to resume (missing, not HDF5, or damaged)", path);
-    if (!rc) {
-        H5E_BEGIN_TRY
-        {
-            w->study = H5Gopen2(w->file, "study", H5P_DEFAULT);
-        }
-        H5E_END_TRY;
-        if (w->study < 0)
-            rc = stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (no /study)",
-                                path);
-    }
+    if (!rc && (w->study = H5Gopen2(w->file, "study", H5P_DEFAULT)) < 0)
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (no /study)", path);
     if (!rc) rc = check_same_study(w, s, info, err);
     if (!rc) rc = open_columns(w, err);
     if (!rc && w->ev_mtype >= 0 && reopen_events(w) < 0)
@@ -863,18 +844,13 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
 
 /* ---- reading ----------------------------------------------------------------- */
 
+/* These run inside the entry points' STSL_H5_QUIET (below). */
+
 static int is_study_impl(const char *path)
 {
-    int yes = 0;
-    H5E_BEGIN_TRY
-    {
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (f >= 0) {
-            yes = H5Lexists(f, "study", H5P_DEFAULT) > 0;
-            H5Fclose(f);
-        }
-    }
-    H5E_END_TRY;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    int yes = f >= 0 && H5Lexists(f, "study", H5P_DEFAULT) > 0;
+    if (f >= 0) H5Fclose(f);
     return yes;
 }
 
@@ -884,14 +860,10 @@ typedef struct reader {
 
 static int reader_open(const char *path, reader *r, stsl_error *err)
 {
-    r->file = r->study = r->summary = -1;
-    H5E_BEGIN_TRY
-    {
-        r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (r->file >= 0) r->study = H5Gopen2(r->file, "study", H5P_DEFAULT);
-        if (r->study >= 0) r->summary = H5Gopen2(r->study, "summary", H5P_DEFAULT);
-    }
-    H5E_END_TRY;
+    r->study = r->summary = -1;
+    r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (r->file >= 0) r->study = H5Gopen2(r->file, "study", H5P_DEFAULT);
+    if (r->study >= 0) r->summary = H5Gopen2(r->study, "summary", H5P_DEFAULT);
     if (r->summary >= 0) return STSL_OK;
     if (r->study >= 0) H5Gclose(r->study);
     if (r->file >= 0) H5Fclose(r->file);
@@ -915,12 +887,7 @@ static long done_rows(const reader *r)
 
 static int read_doubles(const reader *r, const char *name, long first, long n, double *out)
 {
-    hid_t d = -1;
-    H5E_BEGIN_TRY
-    {
-        d = H5Dopen2(r->summary, name, H5P_DEFAULT);
-    }
-    H5E_END_TRY;
+    hid_t d = H5Dopen2(r->summary, name, H5P_DEFAULT);
     if (d < 0) return -1;
     int rc = stsl_h5_rows(d, H5T_NATIVE_DOUBLE, (hsize_t)first, (hsize_t)n, out, NULL);
     H5Dclose(d);
@@ -1077,17 +1044,13 @@ static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error 
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    H5E_BEGIN_TRY
-    {
-        rc = read_header(&r, sum) ? -1 : 0;
-        if (!rc) list_cols(&r, sum);
-        for (long first = 0; !rc && first < sum->n_done; first += READ_BLOCK)
-            rc = scan_block(&wk, first,
-                            sum->n_done - first < READ_BLOCK ? sum->n_done - first : READ_BLOCK);
-        if (!rc) key_ranges(&r, sum, wk.vals);
-        if (!rc) sum->n_full_runs = count_runs(r.file);
-    }
-    H5E_END_TRY;
+    rc = read_header(&r, sum) ? -1 : 0;
+    if (!rc) list_cols(&r, sum);
+    for (long first = 0; !rc && first < sum->n_done; first += READ_BLOCK)
+        rc = scan_block(&wk, first,
+                        sum->n_done - first < READ_BLOCK ? sum->n_done - first : READ_BLOCK);
+    if (!rc) key_ranges(&r, sum, wk.vals);
+    if (!rc) sum->n_full_runs = count_runs(r.file);
     if (rc) {
         rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
         goto out;
@@ -1201,13 +1164,9 @@ static int write_csv_impl(const char *path, const char *csv_path, stsl_error *er
     FILE *f = NULL;
     stsl_out_text t = {0};
     long rows = done_rows(&r);
-    H5E_BEGIN_TRY
-    {
-        g = H5Gopen2(r.study, "parameters", H5P_DEFAULT);
-        p.n = g < 0 ? -1 : open_all(g, p.ds, p.names, p.kind);
-        c.n = open_all(r.summary, c.ds, c.names, c.kind);
-    }
-    H5E_END_TRY;
+    g = H5Gopen2(r.study, "parameters", H5P_DEFAULT);
+    p.n = g < 0 ? -1 : open_all(g, p.ds, p.names, p.kind);
+    c.n = open_all(r.summary, c.ds, c.names, c.kind);
     if (p.n < 0 || c.n < 0 || rows < 0 || !vals || !strs || str_t < 0) {
         rc = stsl_error_set(err, STSL_EINPUT, "%s: damaged or not a stickslip study file", path);
         goto out;
