@@ -304,6 +304,81 @@ static void sync_tolerances(stsl_config *cfg)
 
 /* ---------------------------------------------------------------- a system of bodies */
 
+/* A name a key path can hold as a segment (a body's, a contact's or a
+ * stop's): a letter or _ followed by letters, digits, _ or -. */
+static int plain_char(char ch, int first)
+{
+    return ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+           (!first && (ch == '-' || (ch >= '0' && ch <= '9')));
+}
+
+static int plain_name(const char *name)
+{
+    int ok = plain_char(*name, 1);
+    for (const char *p = name + 1; ok && *p; p++)
+        ok = plain_char(*p, 0);
+    return ok;
+}
+
+/* Messages name a contact or stop by its `name:` when key paths can (a
+ * plain name that `uses` says no other contact or stop has: --set and get
+ * find it by it), else by its index. */
+static int named_in_keys(const char *name, int uses)
+{
+    return name && uses == 1 && strlen(name) <= STSL_BODY_NAME_MAX && plain_name(name);
+}
+
+/* The scalar `name:` of the sequence item `id` (a mapping); NULL when none. */
+static const char *node_name(stsl_cr_ctx *c, int id)
+{
+    stsl_cr_map m = {.c = c, .id = id};
+    int name = stsl_cr_node_at(c, id)->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, "name") : 0;
+    return name ? stsl_cr_key_text(c, name) : NULL;
+}
+
+/* How many contacts and stops of the document are called `name`. */
+static int doc_uses(const stsl_cr_map *top, const char *name)
+{
+    int uses = 0;
+    for (int k = 0; k < 2; k++) {
+        yaml_node_t *s = stsl_cr_node_at(top->c, stsl_cr_map_find(top, k ? "stops" : "contacts"));
+        yaml_node_item_t *it =
+            s && s->type == YAML_SEQUENCE_NODE ? s->data.sequence.items.start : 0;
+        for (; it && it < s->data.sequence.items.top; it++) {
+            const char *other = node_name(top->c, *it);
+            uses += other && !strcmp(other, name);
+        }
+    }
+    return uses;
+}
+
+/* The same in the system `s`. */
+static int sys_uses(const stsl_system *s, const char *name)
+{
+    int uses = 0;
+    for (int i = 0; i < s->n_contacts; i++)
+        uses += !strcmp(s->contacts[i].name, name);
+    for (int i = 0; i < s->n_stops; i++)
+        uses += !strcmp(s->stops[i].name, name);
+    return uses;
+}
+
+/* `key` into `buf`, with a contact or stop given by index (contacts.1.dynamic)
+ * named as the loader's messages name it (contacts.clutch.dynamic). */
+static void named_key(const stsl_system *s, const char *key, char buf[KEYPATH_MAX])
+{
+    int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
+    char *end = NULL;
+    long i = (contacts || !strncmp(key, "stops.", 6)) && isdigit((unsigned char)key[pre])
+                 ? strtol(key + pre, &end, 10)
+                 : -1;
+    int n = contacts ? s->n_contacts : s->n_stops;
+    const char *name = i < 0 || i >= n ? NULL : contacts ? s->contacts[i].name : s->stops[i].name;
+    if (!named_in_keys(name, name ? sys_uses(s, name) : 0) ||
+        snprintf(buf, KEYPATH_MAX, "%.*s%s%s", pre, key, name, end) >= KEYPATH_MAX)
+        snprintf(buf, KEYPATH_MAX, "%s", key);
+}
+
 /* The sequence at `key` of `top` (absent: none); its items' ids. */
 static int seq_open(const stsl_cr_map *top, const char *key, int *n, yaml_node_item_t **items)
 {
@@ -391,16 +466,12 @@ static int read_item_name(const stsl_cr_map *m, char *dst)
  * other than as this very name. */
 static int check_body_name(stsl_cr_ctx *c, int id, const char *name)
 {
-    int ok = *name && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
-                       (name[0] >= 'a' && name[0] <= 'z'));
-    for (const char *p = name; ok && *p; p++)
-        ok = *p == '_' || *p == '-' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
-             (*p >= 'a' && *p <= 'z');
-    return ok ? STSL_OK
-              : stsl_cr_fail(c, id, "bodies",
-                             "a body name is a letter or _ followed by letters, digits, _ or - "
-                             "(got '%.48s')",
-                             name);
+    return plain_name(name)
+               ? STSL_OK
+               : stsl_cr_fail(c, id, "bodies",
+                              "a body name is a letter or _ followed by letters, digits, _ or - "
+                              "(got '%.48s')",
+                              name);
 }
 
 static int load_body(stsl_cr_ctx *c, yaml_node_pair_t *p, stsl_body *b)
@@ -454,7 +525,11 @@ static void *load_items(const stsl_cr_map *top, const char *key, size_t size, in
     if (!*rc) items = alloc_items(top->c, n, size, rc);
     for (int i = 0; !*rc && i < n; i++, ++*count) {
         stsl_cr_map m;
-        snprintf(path, sizeof path, "%s.%d", key, i);
+        const char *name = strcmp(key, "couplings") ? node_name(top->c, it[i]) : NULL;
+        if (named_in_keys(name, name ? doc_uses(top, name) : 0))
+            snprintf(path, sizeof path, "%s.%s", key, name);
+        else
+            snprintf(path, sizeof path, "%s.%d", key, i);
         *rc = stsl_key_open(top->c, it[i], path, &m);
         if (!*rc) *rc = fn(&m, items + (size_t)i * size);
     }
@@ -610,8 +685,11 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
         load_items(top, "contacts", sizeof *s->contacts, &s->n_contacts, load_contact, &rc);
     s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
     if (!rc) rc = load_inputs(top, cfg);
-    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
-        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
+    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is))) {
+        char path[KEYPATH_MAX];
+        named_key(s, is.path, path);
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), path, "%s", is.msg);
+    }
     return rc;
 }
 
@@ -1267,11 +1345,14 @@ static const char *by_index(const stsl_config *cfg, const char *key, char buf[KE
  * `when`, a smooth law's parameter, a signal's parameter; a contact or
  * stop by index or name); NULL when it must go through the full load.
  * *k is its table entry (NULL for the signal parameters); *key becomes
- * the path the full load names in its messages (by index, in `buf`). */
+ * the path the full load names in its messages (named_key, in `buf`). */
 static double *fast_slot(stsl_config *cfg, const char **at, char buf[KEYPATH_MAX],
                          const stsl_key **k, const stsl_cr_range **r)
 {
-    const char *rest, *key = *at = by_index(cfg, *at, buf);
+    char idx[KEYPATH_MAX];
+    const char *rest, *key = by_index(cfg, *at, idx);
+    named_key(&cfg->system, key, buf);
+    *at = buf;
     double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
     *k = NULL;

@@ -203,26 +203,30 @@ static int all_digits(const char *s, size_t n)
     return n > 0;
 }
 
-/* A concrete path as its generic one: items of a sequence become N, body
- * names NAME; *index and *name (NULL when none) say which. */
+/* A concrete path as its generic one: items of a sequence become N (a
+ * contact or stop named by its `name:` too, the loader's messages name
+ * it so), body names NAME; *index (-1 for a name) and *name (NULL when
+ * none) say which. */
 static void generic(const char *path, char out[KEYPATH_MAX], long *index, const char **name)
 {
     size_t used = 0;
-    int body = 0;
+    int body = 0, item = 0;
     *index = -1;
     *name = NULL;
     for (const char *seg = path; seg && used < KEYPATH_MAX - 8;) {
         const char *dot = strchr(seg, '.');
         size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
         const char *put = seg;
-        if (all_digits(seg, n) && *index < 0) {
-            *index = strtol(seg, NULL, 10);
+        if ((all_digits(seg, n) && *index < 0) || item) {
+            *index = item && !all_digits(seg, n) ? -1 : strtol(seg, NULL, 10);
             put = "N", n = 1;
         } else if (body) {
             *name = seg;
             put = "NAME", n = 4;
         }
         body = used == 0 && !strncmp(seg, "bodies", n) && n == 6;
+        item = used == 0 &&
+               ((n == 8 && !strncmp(seg, "contacts", 8)) || (n == 5 && !strncmp(seg, "stops", 5)));
         if (used + n + 2 >= KEYPATH_MAX) break;
         if (used) out[used++] = '.';
         memcpy(out + used, put, n);
@@ -446,8 +450,10 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
     generic(key, gen, &i, &name);
     const stsl_key *k = stsl_key_find(gen);
     if (!k || k->home == STSL_HOME_NONE || strlen(key) >= KEYPATH_MAX) return NULL;
-    /* A path under the entry's `also` (or an indexed one) is a system's. */
+    /* A path under the entry's `also` (or an indexed one) is a system's;
+     * its item by index (by_index turns names into indices). */
     int system = strcmp(gen, k->path) || i >= 0 || name;
+    if (system && i < 0 && !name) return NULL;
     void *home = home_of(cfg, k, system, i, name);
     if (!home || !applies(cfg, k, home) || !takes(cfg, k, home)) return NULL;
     *out = k;
