@@ -127,17 +127,25 @@ static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
                         e->x0);
 }
 
+/* The element's four signals (index = INPUT_KEYS), the tables it owns. */
+static void element_signals(stsl_element_params *e, stsl_signal_spec *out[4])
+{
+    out[0] = &e->active_force;
+    out[1] = &e->load;
+    out[2] = &e->base_motion;
+    out[3] = &e->anchor_motion;
+}
+
 /* The signals of `inputs` (index = INPUT_KEYS): a system has no
  * active_force or load (NULL), and its motions are its own. */
 static void input_specs(stsl_config *cfg, stsl_signal_spec *out[4])
 {
-    stsl_element_params *e = &cfg->element;
     stsl_system *s = &cfg->system;
-    int sys = cfg->is_system;
-    out[0] = sys ? NULL : &e->active_force;
-    out[1] = sys ? NULL : &e->load;
-    out[2] = sys ? &s->base_motion : &e->base_motion;
-    out[3] = sys ? &s->anchor_motion : &e->anchor_motion;
+    element_signals(&cfg->element, out);
+    if (!cfg->is_system) return;
+    out[0] = out[1] = NULL;
+    out[2] = &s->base_motion;
+    out[3] = &s->anchor_motion;
 }
 
 /* simulation.scheme and its keys.  `step` is refused with event_driven
@@ -363,20 +371,35 @@ static int sys_uses(const stsl_system *s, const char *name)
     return uses;
 }
 
-/* `key` into `buf`, with a contact or stop given by index (contacts.1.dynamic)
- * named as the loader's messages name it (contacts.clutch.dynamic). */
-static void named_key(const stsl_system *s, const char *key, char buf[KEYPATH_MAX])
+static const char *item_name(const stsl_system *s, int contacts, long i)
+{
+    return contacts ? s->contacts[i].name : s->stops[i].name;
+}
+
+/* `key` with the contact or stop it starts with written by index
+ * (contacts.clutch.dynamic as contacts.0.dynamic: seq_item's rule, the
+ * first item of that name) or, `by_name`, as the loader's messages name it
+ * (contacts.1.dynamic as contacts.clutch.dynamic), in `buf`; else `key`. */
+static const char *item_key(const stsl_system *s, const char *key, int by_name,
+                            char buf[KEYPATH_MAX])
 {
     int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
-    char *end = NULL;
-    long i = (contacts || !strncmp(key, "stops.", 6)) && isdigit((unsigned char)key[pre])
-                 ? strtol(key + pre, &end, 10)
-                 : -1;
-    int n = contacts ? s->n_contacts : s->n_stops;
-    const char *name = i < 0 || i >= n ? NULL : contacts ? s->contacts[i].name : s->stops[i].name;
-    if (!named_in_keys(name, name ? sys_uses(s, name) : 0) ||
-        snprintf(buf, KEYPATH_MAX, "%.*s%s%s", pre, key, name, end) >= KEYPATH_MAX)
-        snprintf(buf, KEYPATH_MAX, "%s", key);
+    if (!contacts && strncmp(key, "stops.", 6)) return key;
+    const char *seg = key + pre, *dot = strchr(seg, '.');
+    size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
+    char *end = (char *)seg;
+    long n = contacts ? s->n_contacts : s->n_stops, i = by_name ? strtol(seg, &end, 10) : 0;
+    if (!len || by_name != !!isdigit((unsigned char)*seg) || (by_name && end != seg + len))
+        return key;
+    for (; !by_name && i < n; i++)
+        if (strlen(item_name(s, contacts, i)) == len &&
+            !strncmp(item_name(s, contacts, i), seg, len))
+            break;
+    const char *name = i < n ? item_name(s, contacts, i) : NULL;
+    if (!name || (by_name && !named_in_keys(name, sys_uses(s, name)))) return key;
+    int w = by_name ? snprintf(buf, KEYPATH_MAX, "%.*s%s%s", pre, key, name, seg + len)
+                    : snprintf(buf, KEYPATH_MAX, "%.*s%ld%s", pre, key, i, seg + len);
+    return w < KEYPATH_MAX ? buf : key;
 }
 
 /* The sequence at `key` of `top` (absent: none); its items' ids. */
@@ -637,10 +660,7 @@ static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
         return i < len ? n->data.sequence.items.start + i : NULL;
     for (yaml_node_item_t *it = n->data.sequence.items.start;
          *seg && it < n->data.sequence.items.top; it++) {
-        if (stsl_cr_node_at(c, *it)->type != YAML_MAPPING_NODE) continue;
-        stsl_cr_map m = {.c = c, .id = *it};
-        int name = stsl_cr_map_find(&m, "name");
-        const char *text = name ? stsl_cr_key_text(c, name) : NULL;
+        const char *text = node_name(c, *it);
         if (text && !strcmp(text, seg)) return it;
     }
     return NULL;
@@ -686,9 +706,9 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
     s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
     if (!rc) rc = load_inputs(top, cfg);
     if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is))) {
-        char path[KEYPATH_MAX];
-        named_key(s, is.path, path);
-        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), path, "%s", is.msg);
+        char buf[KEYPATH_MAX];
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), item_key(s, is.path, 1, buf),
+                          "%s", is.msg);
     }
     return rc;
 }
@@ -1030,8 +1050,8 @@ int stsl_config_load_string(const char *text, const char *origin, const char *ba
 void stsl_config_free(stsl_config *cfg)
 {
     if (!cfg) return;
-    stsl_signal_spec *s[4] = {&cfg->element.active_force, &cfg->element.load,
-                              &cfg->element.base_motion, &cfg->element.anchor_motion};
+    stsl_signal_spec *s[4];
+    element_signals(&cfg->element, s);
     for (int i = 0; i < 4; i++) {
         free(s[i]->tt);
         free(s[i]->vv);
@@ -1275,10 +1295,9 @@ static int copy_table(stsl_signal_spec *d, const stsl_signal_spec *s, stsl_error
 int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
 {
     *dst = *src;
-    stsl_signal_spec *d[4] = {&dst->element.active_force, &dst->element.load,
-                              &dst->element.base_motion, &dst->element.anchor_motion};
-    const stsl_signal_spec *s[4] = {&src->element.active_force, &src->element.load,
-                                    &src->element.base_motion, &src->element.anchor_motion};
+    stsl_signal_spec *d[4], *s[4];
+    element_signals(&dst->element, d);
+    element_signals((stsl_element_params *)&src->element, s); /* read only */
     for (int i = 0; i < 4; i++)
         d[i]->tt = d[i]->vv = NULL; /* nothing shared, even on failure */
     memset(&dst->system, 0, sizeof dst->system);
@@ -1320,39 +1339,16 @@ static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char
     return NULL;
 }
 
-/* `key` with the contact or stop it names by its `name:` (contacts.clutch.
- * dynamic) written as the index the full load finds (contacts.0.dynamic:
- * seq_item's rule, the first item of that name) into `buf`; `key` itself
- * when it names none that way. */
-static const char *by_index(const stsl_config *cfg, const char *key, char buf[KEYPATH_MAX])
-{
-    const stsl_system *s = &cfg->system;
-    int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
-    if (!cfg->is_system || (!contacts && strncmp(key, "stops.", 6))) return key;
-    const char *seg = key + pre, *dot = strchr(seg, '.');
-    size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
-    int count = contacts ? s->n_contacts : s->n_stops;
-    for (int i = 0; n && !isdigit((unsigned char)*seg) && i < count; i++) {
-        const char *name = contacts ? s->contacts[i].name : s->stops[i].name;
-        if (strlen(name) != n || strncmp(name, seg, n)) continue;
-        int len = snprintf(buf, KEYPATH_MAX, "%.*s%d%s", pre, key, i, seg + n);
-        return len < KEYPATH_MAX ? buf : key;
-    }
-    return key;
-}
-
 /* The double behind *key when it can be set on its own (the key table's
  * `when`, a smooth law's parameter, a signal's parameter; a contact or
  * stop by index or name); NULL when it must go through the full load.
  * *k is its table entry (NULL for the signal parameters); *key becomes
- * the path the full load names in its messages (named_key, in `buf`). */
-static double *fast_slot(stsl_config *cfg, const char **at, char buf[KEYPATH_MAX],
+ * the path the full load names in its messages (item_key, in `buf`). */
+static double *fast_slot(stsl_config *cfg, const char **at, char buf[2][KEYPATH_MAX],
                          const stsl_key **k, const stsl_cr_range **r)
 {
-    char idx[KEYPATH_MAX];
-    const char *rest, *key = by_index(cfg, *at, idx);
-    named_key(&cfg->system, key, buf);
-    *at = buf;
+    const char *rest, *key = item_key(&cfg->system, *at, 0, buf[0]);
+    *at = item_key(&cfg->system, key, 1, buf[1]);
     double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
     *k = NULL;
@@ -1388,7 +1384,7 @@ int stsl_config_set_alone(stsl_config *cfg, const char *key, const char *value, 
 {
     const stsl_cr_range *r = NULL;
     const stsl_key *k = NULL;
-    char buf[KEYPATH_MAX];
+    char buf[2][KEYPATH_MAX];
     double *slot = key && value ? fast_slot(cfg, &key, buf, &k, &r) : NULL;
     if (!slot || !plain_number_text(value)) return STSL_SET_RELOAD;
     /* The friction parameters the key belongs to (their static level is
@@ -1555,7 +1551,7 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
 {
     const stsl_cr_range *r;
     const stsl_key *k = NULL;
-    char path[KEYPATH_MAX];
+    char path[2][KEYPATH_MAX];
     const char *at = key;
     /* fast_slot only locates the double; nothing is written through it. */
     const double *slot = key ? fast_slot((stsl_config *)cfg, &at, path, &k, &r) : NULL;

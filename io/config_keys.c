@@ -9,7 +9,7 @@
 /* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
  * would locate events too coarsely to be worth running (erk8 goes to
  * 1e-15: io/config.c). */
-const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
+static const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
 
 #define NUM(path, also, r, req, def, dtext, units, doc, home, type, field, when)                   \
     {                                                                                              \
@@ -292,17 +292,21 @@ int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
     return stsl_cr_map_open(c, id, path, names, m);
 }
 
+/* The law parameter `k` under the law in `f` (NULL: not the law's). */
+static const stsl_cr_param *law_param(const stsl_key *k, const stsl_friction_params *f)
+{
+    for (const stsl_cr_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
+        if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return lp;
+    return NULL;
+}
+
 /* Whether the key `k` exists for the struct `home` holds it in (those of
  * the rules `when` that say so, not the rules between keys; the smooth
  * law's own table); `cfg` (NULL: translational) gives the domain. */
 static int takes(const stsl_config *cfg, const stsl_key *k, const void *home)
 {
     const stsl_friction_params *f = home;
-    if (k->type == STSL_KEY_LAW_PARAM) {
-        for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
-            if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return 1;
-        return 0;
-    }
+    if (k->type == STSL_KEY_LAW_PARAM) return law_param(k, f) != NULL;
     switch (k->when) {
     case STSL_WHEN_HYBRID:
     case STSL_WHEN_NOT_RATIO:
@@ -433,14 +437,6 @@ static void *home_of(stsl_config *cfg, const stsl_key *k, int system, long i, co
     }
 }
 
-/* A law parameter's range under the law in `f` (NULL: not the law's). */
-static const stsl_cr_range *law_range(const stsl_key *k, const stsl_friction_params *f)
-{
-    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
-        if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return lp->r;
-    return NULL;
-}
-
 double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
                       const stsl_cr_range **r)
 {
@@ -457,7 +453,7 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
     void *home = home_of(cfg, k, system, i, name);
     if (!home || !applies(cfg, k, home) || !takes(cfg, k, home)) return NULL;
     *out = k;
-    *r = k->type == STSL_KEY_LAW_PARAM ? law_range(k, home) : k->r;
+    *r = k->type == STSL_KEY_LAW_PARAM ? law_param(k, home)->r : k->r;
     return (double *)((char *)home + k->off);
 }
 

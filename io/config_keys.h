@@ -86,8 +86,6 @@ const stsl_key *stsl_key_find(const char *path);
  * entry's requiredness, default and range (`r` overrides the range when
  * not NULL: rtol under erk8). */
 int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl_cr_range *r);
-/* rtol's range (and accuracy's) without erk8. */
-extern const stsl_cr_range stsl_key_rtol;
 
 /* Open the mapping at node `id` of the concrete key path `path`, allowing
  * the keys the table has under it (stsl_cr_map_sub with allowed NULL). */

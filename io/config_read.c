@@ -262,7 +262,7 @@ int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out,
     return 0;
 }
 
-int stsl_cr_node_num(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_range *r, double *out)
+static int node_num(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_range *r, double *out)
 {
     char what[512];
     return stsl_cr_check_num(stsl_cr_node_at(c, id), r, out, what, sizeof what)
@@ -276,7 +276,7 @@ int stsl_cr_map_num(const stsl_cr_map *m, const char *key, int required, double 
     char path[KEYPATH_MAX], rt[64];
     int id = stsl_cr_map_find(m, key);
     stsl_cr_join(path, m->path, key);
-    if (id) return stsl_cr_node_num(m->c, id, path, r, out);
+    if (id) return node_num(m->c, id, path, r, out);
     if (!required) {
         *out = def;
         return STSL_OK;
@@ -475,6 +475,13 @@ static int resolve_path(stsl_cr_ctx *c, int id, const char *path, const char *fi
 
 /* ---------------------------------------------------------------- signals */
 
+typedef struct stsl_cr_sig_kind {
+    const char *name;
+    stsl_signal_type type;
+    int n;
+    stsl_cr_param p[4];
+} stsl_cr_sig_kind;
+
 #define P(k, field, req, def, r)                                                                   \
     {                                                                                              \
         k, offsetof(stsl_signal_spec, field), req, def, r                                          \
@@ -598,46 +605,37 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
     {                                                                                              \
 #k, offsetof(stsl_friction_params, k), req, def, r                                         \
     }
-static const stsl_cr_law_param P_SIMSCAPE[] = {LP(breakaway, 1, 0, &stsl_cr_nonneg),
-                                               LP(coulomb, 1, 0, &stsl_cr_nonneg),
-                                               LP(breakaway_velocity, 1, 0, &stsl_cr_pos),
-                                               LP(viscous, 0, 0, &stsl_cr_nonneg),
-                                               {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_C[] = {
+static const stsl_cr_param P_SIMSCAPE[] = {LP(breakaway, 1, 0, &stsl_cr_nonneg),
+                                           LP(coulomb, 1, 0, &stsl_cr_nonneg),
+                                           LP(breakaway_velocity, 1, 0, &stsl_cr_pos),
+                                           LP(viscous, 0, 0, &stsl_cr_nonneg),
+                                           {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_C[] = {
     LP(tc, 1, 0, &stsl_cr_nonneg), LP(slope, 1, 0, &stsl_cr_pos), {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_V[] = {LP(d, 1, 0, &stsl_cr_nonneg), {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_CV[] = {LP(tc, 1, 0, &stsl_cr_nonneg),
-                                               LP(slope, 1, 0, &stsl_cr_pos),
-                                               LP(d, 1, 0, &stsl_cr_nonneg),
-                                               {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_SCVS[] = {
+static const stsl_cr_param P_20SIM_V[] = {LP(d, 1, 0, &stsl_cr_nonneg), {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_CV[] = {LP(tc, 1, 0, &stsl_cr_nonneg),
+                                           LP(slope, 1, 0, &stsl_cr_pos),
+                                           LP(d, 1, 0, &stsl_cr_nonneg),
+                                           {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_SCVS[] = {
     LP(tc, 1, 0, &stsl_cr_nonneg), LP(tst, 1, 0, &stsl_cr_nonneg), LP(slope, 1, 0, &stsl_cr_pos),
     LP(v_st, 1, 0, &stsl_cr_pos),  LP(d, 0, 0, &stsl_cr_nonneg),   {NULL, 0, 0, 0, NULL}};
 /* LuGre divides by g(w) >= Tc: Tc must be > 0. */
-static const stsl_cr_law_param P_LUGRE[] = {
+static const stsl_cr_param P_LUGRE[] = {
     LP(tc, 1, 0, &stsl_cr_pos),   LP(tst, 1, 0, &stsl_cr_nonneg), LP(v_st, 1, 0, &stsl_cr_pos),
     LP(d, 0, 0, &stsl_cr_nonneg), LP(sigma0, 1, 0, &stsl_cr_pos), LP(sigma1, 0, 0, &stsl_cr_nonneg),
     {NULL, 0, 0, 0, NULL}};
 #undef LP
 
-const stsl_cr_law_param *stsl_cr_law_params(stsl_law law)
+/* Index = stsl_law; the hybrid laws have none. */
+static const stsl_cr_param *const LAW_PARAMS[] = {
+    [STSL_LAW_SIMSCAPE] = P_SIMSCAPE,     [STSL_LAW_20SIM_C] = P_20SIM_C,
+    [STSL_LAW_20SIM_V] = P_20SIM_V,       [STSL_LAW_20SIM_CV] = P_20SIM_CV,
+    [STSL_LAW_20SIM_SCVS] = P_20SIM_SCVS, [STSL_LAW_LUGRE] = P_LUGRE};
+
+const stsl_cr_param *stsl_cr_law_params(stsl_law law)
 {
-    switch (law) {
-    case STSL_LAW_SIMSCAPE:
-        return P_SIMSCAPE;
-    case STSL_LAW_20SIM_C:
-        return P_20SIM_C;
-    case STSL_LAW_20SIM_V:
-        return P_20SIM_V;
-    case STSL_LAW_20SIM_CV:
-        return P_20SIM_CV;
-    case STSL_LAW_20SIM_SCVS:
-        return P_20SIM_SCVS;
-    case STSL_LAW_LUGRE:
-        return P_LUGRE;
-    default:
-        return NULL;
-    }
+    return (unsigned)law < sizeof LAW_PARAMS / sizeof *LAW_PARAMS ? LAW_PARAMS[law] : NULL;
 }
 
 /* `static` (a force) is the friendlier spelling of static_ratio; it only
@@ -657,7 +655,7 @@ static int load_static(const stsl_cr_map *m, stsl_friction_params *f)
         return stsl_cr_fail(m->c, st, path,
                             "needs %s.dynamic > 0 (use static_ratio when dynamic is 0)", m->path);
     stsl_cr_range r = {f->dynamic, HUGE_VAL, 0, 1, NULL, 0.0};
-    int rc = stsl_cr_node_num(m->c, st, path, &r, &f->static_force);
+    int rc = node_num(m->c, st, path, &r, &f->static_force);
     if (!rc) f->static_ratio = f->static_force / f->dynamic;
     return rc;
 }
@@ -703,7 +701,7 @@ int stsl_cr_law_levels_ok(const stsl_friction_params *f)
 /* The smooth laws take their seed's parameters, nothing else. */
 static int load_smooth(const stsl_cr_map *m, stsl_friction_params *f)
 {
-    const stsl_cr_law_param *lp = stsl_cr_law_params(f->law);
+    const stsl_cr_param *lp = stsl_cr_law_params(f->law);
     const char *key[2];
     double v[2];
     int rc = STSL_OK;
@@ -755,7 +753,7 @@ void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *p
 {
     fprintf(f, "%slaw: %s%s", pre, LAW_NAMES[fr->law], post);
     if (stsl_law_is_smooth(fr->law)) {
-        for (const stsl_cr_law_param *lp = stsl_cr_law_params(fr->law); lp->key; lp++)
+        for (const stsl_cr_param *lp = stsl_cr_law_params(fr->law); lp->key; lp++)
             fprintf(f, "%s%s: %.17g%s", pre, lp->key, *(const double *)((const char *)fr + lp->off),
                     post);
         return;
