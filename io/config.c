@@ -103,13 +103,12 @@ static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
     int rc = stsl_cr_map_sub(top, "end_stops", 0, NULL, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
     rc = stsl_cr_stop(&m, &st);
-    stsl_stop_params p = st.p;
     e->stop_model = st.model;
-    e->x_min = p.x_min;
-    e->x_max = p.x_max;
-    e->restitution = p.restitution;
-    e->stop_stiffness = p.stiffness;
-    e->stop_damping = p.damping;
+    e->x_min = st.p.x_min;
+    e->x_max = st.p.x_max;
+    e->restitution = st.p.restitution;
+    e->stop_stiffness = st.p.stiffness;
+    e->stop_damping = st.p.damping;
     return rc;
 }
 
@@ -360,17 +359,6 @@ static int doc_uses(const stsl_cr_map *top, const char *name)
     return uses;
 }
 
-/* The same in the system `s`. */
-static int sys_uses(const stsl_system *s, const char *name)
-{
-    int uses = 0;
-    for (int i = 0; i < s->n_contacts; i++)
-        uses += !strcmp(s->contacts[i].name, name);
-    for (int i = 0; i < s->n_stops; i++)
-        uses += !strcmp(s->stops[i].name, name);
-    return uses;
-}
-
 static const char *item_name(const stsl_system *s, int contacts, long i)
 {
     return contacts ? s->contacts[i].name : s->stops[i].name;
@@ -379,9 +367,10 @@ static const char *item_name(const stsl_system *s, int contacts, long i)
 /* `key` with the contact or stop it starts with written by index
  * (contacts.clutch.dynamic as contacts.0.dynamic: seq_item's rule, the
  * first item of that name) or, `by_name`, as the loader's messages name it
- * (contacts.1.dynamic as contacts.clutch.dynamic), in `buf`; else `key`. */
-static const char *item_key(const stsl_system *s, const char *key, int by_name,
-                            char buf[KEYPATH_MAX])
+ * (contacts.1.dynamic as contacts.clutch.dynamic), in `buf`; else `key`.
+ * `top` counts the uses of a name (NULL: a loaded system's are unique). */
+static const char *item_key(const stsl_system *s, const stsl_cr_map *top, const char *key,
+                            int by_name, char buf[KEYPATH_MAX])
 {
     int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
     if (!contacts && strncmp(key, "stops.", 6)) return key;
@@ -396,7 +385,7 @@ static const char *item_key(const stsl_system *s, const char *key, int by_name,
             !strncmp(item_name(s, contacts, i), seg, len))
             break;
     const char *name = i < n ? item_name(s, contacts, i) : NULL;
-    if (!name || (by_name && !named_in_keys(name, sys_uses(s, name)))) return key;
+    if (!name || (by_name && !named_in_keys(name, top ? doc_uses(top, name) : 1))) return key;
     int w = by_name ? snprintf(buf, KEYPATH_MAX, "%.*s%s%s", pre, key, name, seg + len)
                     : snprintf(buf, KEYPATH_MAX, "%.*s%ld%s", pre, key, i, seg + len);
     return w < KEYPATH_MAX ? buf : key;
@@ -707,8 +696,8 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
     if (!rc) rc = load_inputs(top, cfg);
     if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is))) {
         char buf[KEYPATH_MAX];
-        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), item_key(s, is.path, 1, buf),
-                          "%s", is.msg);
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1),
+                          item_key(s, top, is.path, 1, buf), "%s", is.msg);
     }
     return rc;
 }
@@ -974,17 +963,26 @@ static void set_name(stsl_config *cfg, const char *origin)
     cfg->name[n] = '\0';
 }
 
-/* Parse, apply the overrides, validate; the parser is set up by the caller. */
-static int load_parsed(stsl_cr_ctx *c, yaml_parser_t *p, const char *const *sets, int n_sets,
-                       stsl_config *cfg)
+/* Parse `len` bytes of `text`, apply the overrides, validate into `cfg`
+ * (loaded from `source`, named after `origin`); `who` prefixes the
+ * message when the parser cannot start. */
+static int load_text(stsl_cr_ctx *c, const char *text, size_t len, const char *who,
+                     const char *source, const char *origin, const char *const *sets, int n_sets,
+                     stsl_config *cfg)
 {
-    int rc = parse_doc(c, p);
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s%sout of memory", who, *who ? ": " : "");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    snprintf(cfg->source, sizeof cfg->source, "%s", source);
+    set_name(cfg, origin);
+    int rc = parse_doc(c, &p);
     for (int i = 0; !rc && i < n_sets; i++)
         rc = apply_set(c, sets[i]);
     if (!rc) rc = load_top(c, cfg);
     if (c->have_doc) yaml_document_delete(&c->doc);
     free(c->grafts);
-    yaml_parser_delete(p);
+    yaml_parser_delete(&p);
     if (rc) {
         stsl_config_free(cfg);
         memset(cfg, 0, sizeof *cfg);
@@ -993,40 +991,25 @@ static int load_parsed(stsl_cr_ctx *c, yaml_parser_t *p, const char *const *sets
     return rc;
 }
 
-static void init_config(stsl_config *cfg, const char *source, const char *origin)
-{
-    memset(cfg, 0, sizeof *cfg);
-    snprintf(cfg->source, sizeof cfg->source, "%s", source);
-    set_name(cfg, origin);
-}
-
 int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg,
                      stsl_error *err)
 {
-    char dir[STSL_PATH_MAX];
-    yaml_parser_t p;
+    char dir[STSL_PATH_MAX], *text = NULL;
+    size_t len = 0;
     memset(cfg, 0, sizeof *cfg);
     if (strlen(path) >= STSL_PATH_MAX)
         return stsl_error_set(err, STSL_EINPUT, "%s: path too long", path);
-    char *text = NULL;
-    size_t len = 0;
     int rc = stsl_text_read(path, &stsl_config_limits, &text, &len, err);
     if (rc) {
         stsl_cr_one_line(err);
         return rc;
     }
-    if (!yaml_parser_initialize(&p)) {
-        free(text);
-        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
     memcpy(dir, path, dl);
     dir[dl] = '\0';
     stsl_cr_ctx c = {.origin = path, .base_dir = dl ? dir : NULL, .err = err};
-    init_config(cfg, path, path);
-    rc = load_parsed(&c, &p, sets, n_sets, cfg);
+    rc = load_text(&c, text, len, path, path, path, sets, n_sets, cfg);
     free(text);
     return rc;
 }
@@ -1034,17 +1017,14 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
 int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
                             const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err)
 {
-    yaml_parser_t p;
     memset(cfg, 0, sizeof *cfg);
     const char *where = origin && *origin ? origin : "<string>";
     size_t start = 0;
     int rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, err);
     if (rc) return rc;
-    if (!yaml_parser_initialize(&p)) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
     stsl_cr_ctx c = {.origin = where, .base_dir = base_dir, .err = err};
-    init_config(cfg, "<string>", origin);
-    return load_parsed(&c, &p, sets, n_sets, cfg);
+    return load_text(&c, text + start, strlen(text + start), "", "<string>", origin, sets, n_sets,
+                     cfg);
 }
 
 void stsl_config_free(stsl_config *cfg)
@@ -1085,7 +1065,6 @@ static void put_element(FILE *f, const stsl_config *cfg)
 {
     const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
-    fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
     fputs("element:\n  ", f);
     stsl_key_put(f, cfg, "element", cfg, "", 1);
     put_flow_keys(f, cfg, "\n  spring: {", "element.spring", cfg);
@@ -1129,7 +1108,7 @@ static void put_stop(FILE *f, const stsl_system_stop *st)
 static void put_system(FILE *f, const stsl_config *cfg)
 {
     const stsl_system *s = &cfg->system;
-    fprintf(f, "domain: %s\nbodies:\n", DOMAIN_NAME(s->domain));
+    fputs("bodies:\n", f);
     for (int i = 0; i < s->n_bodies; i++) {
         fprintf(f, "  %s: {", s->bodies[i].name);
         put_flow_keys(f, cfg, "", "bodies.NAME", &s->bodies[i]);
@@ -1251,14 +1230,14 @@ static char *text_of(void (*put)(FILE *, const stsl_config *), const stsl_config
 
 static void put_yaml(FILE *f, const stsl_config *cfg)
 {
-    fputs("# stickslip: effective configuration, every default filled in\n", f);
+    fprintf(f, "# stickslip: effective configuration, every default filled in\ndomain: %s\n",
+            DOMAIN_NAME(cfg->is_system ? cfg->system.domain : cfg->element.domain));
     if (cfg->is_system)
         put_system(f, cfg);
     else
         put_element(f, cfg);
-    fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
-            cfg->sim.output_step);
-    fprintf(f, "  rtol: %.17g\n", cfg->sim.rtol);
+    fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n  rtol: %.17g\n", cfg->sim.t_end,
+            cfg->sim.output_step, cfg->sim.rtol);
     put_atol(f, cfg);
     fprintf(f, "  max_events: %ld\n  method: %s\n", cfg->sim.max_events,
             METHOD_NAMES[cfg->sim.method]);
@@ -1347,8 +1326,8 @@ static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char
 static double *fast_slot(stsl_config *cfg, const char **at, char buf[2][KEYPATH_MAX],
                          const stsl_key **k, const stsl_cr_range **r)
 {
-    const char *rest, *key = item_key(&cfg->system, *at, 0, buf[0]);
-    *at = item_key(&cfg->system, key, 1, buf[1]);
+    const char *rest, *key = item_key(&cfg->system, NULL, *at, 0, buf[0]);
+    *at = item_key(&cfg->system, NULL, key, 1, buf[1]);
     double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
     *k = NULL;

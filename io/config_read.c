@@ -1,6 +1,4 @@
-/* config_read.c - see config_read.h (moved out of config.c unchanged but
- * for the key paths of the friction and stop readers, which now name the
- * mapping they read: friction, end_stops, contacts.N, stops.N). */
+/* config_read.c - see config_read.h. */
 #include "io/config_read.h"
 
 #include <limits.h>
@@ -234,26 +232,22 @@ static int is_yaml_nonfinite(const char *s)
 }
 
 /* A number is a plain scalar that strtod consumes entirely; a quoted "1"
- * is a string in YAML and is refused as one. */
-/* The one check of a number, for a node of the file and for a value given
- * to stsl_config_set: 0 and *out, or 1 with the problem in `what`. */
+ * is a string in YAML and is refused as one.  The one check of a number,
+ * for a node of the file and for a value given to stsl_config_set: 0 and
+ * *out, or 1 with the problem in `what`. */
 int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out, char *what,
                       size_t size)
 {
-    char got[64], rt[64];
-    stsl_cr_range_text(r, rt, sizeof rt);
-    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return snprintf(what, size, "expected a number%s (got %s)", rt,
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
-    const char *s = (const char *)n->data.scalar.value;
-    char *end;
+    char got[64], rt[64], *end = NULL;
+    int plain = n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    const char *s = plain ? (const char *)n->data.scalar.value : "";
     double v = strtod(s, &end);
-    if (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v)))
-        return snprintf(what, size, "must be a finite number (got %s)",
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
-    if (end == s || *end)
-        return snprintf(what, size, "expected a number%s (got %s)", rt,
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
+    stsl_cr_range_text(r, rt, sizeof rt);
+    const char *desc = stsl_cr_describe(n, got, sizeof got);
+    if (plain && (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v))))
+        return snprintf(what, size, "must be a finite number (got %s)", desc) >= 0;
+    if (!plain || end == s || *end)
+        return snprintf(what, size, "expected a number%s (got %s)", rt, desc) >= 0;
     if (r && !in_range(r, v)) return snprintf(what, size, "must be%s (got %s)", rt, s) >= 0;
     if (r && r->why && v < r->phys_lo)
         return snprintf(what, size, "must be in [%g, %g] (got %s): %s", r->phys_lo, r->hi, s,

@@ -1,6 +1,5 @@
-/* config_read.h - reading the YAML configuration against its schema: the
- * parts io/config.c (the one element, --set) and io/config_system.c (a
- * system of bodies) share.
+/* config_read.h - reading the YAML configuration (io/config.c) against
+ * its schema.
  *
  * A mapping is opened with its list of allowed keys (which rejects unknown
  * and duplicate keys), then each key is read with its type, default and
