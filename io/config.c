@@ -1048,7 +1048,7 @@ static void put_flow_keys(FILE *f, const stsl_config *cfg, const char *open, con
                           const void *home)
 {
     fputs(open, f);
-    stsl_key_put(f, cfg, prefix, home, ", ", 1);
+    stsl_key_put(f, cfg, prefix, home, ", ", "", 1);
     fputs("}\n", f);
 }
 
@@ -1066,7 +1066,7 @@ static void put_element(FILE *f, const stsl_config *cfg)
     const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
     fputs("element:\n  ", f);
-    stsl_key_put(f, cfg, "element", cfg, "", 1);
+    stsl_key_put(f, cfg, "element", cfg, "", "", 1);
     put_flow_keys(f, cfg, "\n  spring: {", "element.spring", cfg);
     put_flow_keys(f, cfg, "  damper: {", "element.damper", cfg);
     fputs("friction:\n", f);

@@ -460,15 +460,29 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
 /* ------------------------------------------------------------ writing */
 
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
-                  const char *sep, int first)
+                  const char *pre, const char *post, int first)
 {
+    const stsl_friction_params *fr = home;
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, prefix);
-        if (k->type != STSL_KEY_NUMBER || !key || strchr(key, '.') || !takes(cfg, k, home))
+        int level = k->when == STSL_WHEN_NOT_FORCE || k->when == STSL_WHEN_NOT_RATIO;
+        if ((k->type != STSL_KEY_NUMBER && k->type != STSL_KEY_LAW_PARAM) || !key ||
+            strchr(key, '.') || !takes(cfg, k, home))
             continue;
-        fprintf(f, "%s%s: %.17g", first ? "" : sep, key,
-                *(const double *)((const char *)home + k->off));
+        /* The static level in the words the file used, so that loading this
+         * again keeps what a later dynamic level keeps; the default is stated
+         * as a comment (block style only), since writing it would make it a
+         * given ratio and refuse a later static. */
+        if (level && fr->static_given == STSL_STATIC_DEFAULT && k->when == STSL_WHEN_NOT_FORCE &&
+            !strcmp(post, "\n"))
+            fprintf(f, "%s# static_ratio: 1 (the default: the static level is the dynamic one)\n",
+                    pre);
+        if (level && fr->static_given !=
+                         (k->when == STSL_WHEN_NOT_FORCE ? STSL_STATIC_RATIO : STSL_STATIC_FORCE))
+            continue;
+        fprintf(f, "%s%s: %.17g%s", first ? "" : pre, key,
+                *(const double *)((const char *)home + k->off), post);
         first = 0;
     }
 }

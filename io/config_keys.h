@@ -107,10 +107,11 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
 double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k,
                       const stsl_cr_range **r);
 
-/* The numbers of `prefix` (generic: couplings.N) that apply to `home`, as
- * `sep`KEY: VALUE pairs (the first without `sep` when `first`).  `cfg`
- * and `home` decide the entries' `when`. */
+/* The numbers of `prefix` (generic: couplings.N, friction) that apply to
+ * `home`, as `pre`KEY: VALUE`post` pairs (the first without `pre` when
+ * `first`), a friction's static level as the file gave it.  `cfg` (NULL:
+ * translational) and `home` decide the entries' `when`. */
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
-                  const char *sep, int first);
+                  const char *pre, const char *post, int first);
 
 #endif

@@ -746,28 +746,7 @@ void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *p
                           const char *post)
 {
     fprintf(f, "%slaw: %s%s", pre, LAW_NAMES[fr->law], post);
-    if (stsl_law_is_smooth(fr->law)) {
-        for (const stsl_cr_param *lp = stsl_cr_law_params(fr->law); lp->key; lp++)
-            fprintf(f, "%s%s: %.17g%s", pre, lp->key, *(const double *)((const char *)fr + lp->off),
-                    post);
-        return;
-    }
-    fprintf(f, "%sdynamic: %.17g%s", pre, fr->dynamic, post);
-    /* The static level in the words the file used, so that loading this
-     * again keeps what a later dynamic level keeps; the default is stated
-     * as a comment (block style only), since writing it would make it a
-     * given ratio and refuse a later static. */
-    if (fr->static_given == STSL_STATIC_FORCE)
-        fprintf(f, "%sstatic: %.17g%s", pre, fr->static_force, post);
-    else if (fr->static_given == STSL_STATIC_RATIO)
-        fprintf(f, "%sstatic_ratio: %.17g%s", pre, fr->static_ratio, post);
-    else if (!strcmp(post, "\n"))
-        fprintf(f, "%s# static_ratio: 1 (the default: the static level is the dynamic one)\n", pre);
-    fprintf(f, "%sefficiency_opposing: %.17g%s%sefficiency_aiding: %.17g%s", pre, fr->eff_opposing,
-            post, pre, fr->eff_aiding, post);
-    if (fr->law == STSL_LAW_STRIBECK)
-        fprintf(f, "%sstribeck_velocity: %.17g%s%sstribeck_exponent: %.17g%s", pre,
-                fr->stribeck_velocity, post, pre, fr->stribeck_exponent, post);
+    stsl_key_put(f, NULL, "friction", fr, pre, post, 0);
 }
 
 /* A YAML double-quoted string: any path survives the round trip. */
