@@ -469,67 +469,58 @@ static int resolve_path(stsl_cr_ctx *c, int id, const char *path, const char *fi
 
 /* ---------------------------------------------------------------- signals */
 
-typedef struct stsl_cr_sig_kind {
-    const char *name;
+/* The numbers of each signal type, in the order they are written; each
+ * key is the field's name, each default 0.  The types' names are the
+ * model's (stsl_signal_type_names). */
+typedef struct sig_param {
     stsl_signal_type type;
-    int n;
-    stsl_cr_param p[4];
-} stsl_cr_sig_kind;
-
-#define P(k, field, req, def, r)                                                                   \
+    const char *key;
+    size_t off;
+    int required;
+    const stsl_cr_range *r;
+} sig_param;
+#define P(t, k, req, r)                                                                            \
     {                                                                                              \
-        k, offsetof(stsl_signal_spec, field), req, def, r                                          \
+        STSL_SIG_##t, #k, offsetof(stsl_signal_spec, k), req, r                                    \
     }
-static const stsl_cr_sig_kind SIGNALS[] = {
-    {"constant", STSL_SIG_CONSTANT, 1, {P("value", value, 1, 0.0, NULL)}},
-    {"step",
-     STSL_SIG_STEP,
-     3,
-     {P("time", time, 1, 0.0, NULL), P("before", before, 0, 0.0, NULL),
-      P("after", after, 1, 0.0, NULL)}},
-    {"ramp",
-     STSL_SIG_RAMP,
-     3,
-     {P("start_time", start_time, 0, 0.0, NULL), P("slope", slope, 1, 0.0, NULL),
-      P("initial", initial, 0, 0.0, NULL)}},
-    {"sine",
-     STSL_SIG_SINE,
-     4,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("frequency", frequency, 1, 0.0, &stsl_cr_pos),
-      P("phase", phase, 0, 0.0, NULL), P("offset", offset, 0, 0.0, NULL)}},
-    {"janecek_chirp",
-     STSL_SIG_JANECEK_CHIRP,
-     3,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("f_max", f_max, 1, 0.0, &stsl_cr_pos),
-      P("t_max", t_max, 1, 0.0, &stsl_cr_pos)}},
-    {"linear_chirp",
-     STSL_SIG_LINEAR_CHIRP,
-     4,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("f0", f0, 1, 0.0, &stsl_cr_nonneg),
-      P("f1", f1, 1, 0.0, &stsl_cr_nonneg), P("t1", t1, 1, 0.0, &stsl_cr_pos)}},
-    {"table", STSL_SIG_TABLE, 0, {{NULL, 0, 0, 0.0, NULL}}},
-};
+static const sig_param SIG_PARAMS[] = {P(CONSTANT, value, 1, NULL),
+                                       P(STEP, time, 1, NULL),
+                                       P(STEP, before, 0, NULL),
+                                       P(STEP, after, 1, NULL),
+                                       P(RAMP, start_time, 0, NULL),
+                                       P(RAMP, slope, 1, NULL),
+                                       P(RAMP, initial, 0, NULL),
+                                       P(SINE, amplitude, 1, NULL),
+                                       P(SINE, frequency, 1, &stsl_cr_pos),
+                                       P(SINE, phase, 0, NULL),
+                                       P(SINE, offset, 0, NULL),
+                                       P(JANECEK_CHIRP, amplitude, 1, NULL),
+                                       P(JANECEK_CHIRP, f_max, 1, &stsl_cr_pos),
+                                       P(JANECEK_CHIRP, t_max, 1, &stsl_cr_pos),
+                                       P(LINEAR_CHIRP, amplitude, 1, NULL),
+                                       P(LINEAR_CHIRP, f0, 1, &stsl_cr_nonneg),
+                                       P(LINEAR_CHIRP, f1, 1, &stsl_cr_nonneg),
+                                       P(LINEAR_CHIRP, t1, 1, &stsl_cr_pos)};
 #undef P
-#define N_SIGNALS ((int)(sizeof SIGNALS / sizeof SIGNALS[0]))
+#define SIG_END (SIG_PARAMS + sizeof SIG_PARAMS / sizeof SIG_PARAMS[0])
 
 #define SIGNAL_NAMES (stsl_signal_type_names())
 static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
 
-static const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
+/* A type the signal tables know (an unknown one is read as a constant). */
+static stsl_signal_type known(stsl_signal_type t)
 {
-    for (int i = 0; i < N_SIGNALS; i++)
-        if (SIGNALS[i].type == t) return &SIGNALS[i];
-    return &SIGNALS[0];
+    return t >= STSL_SIG_CONSTANT && t <= STSL_SIG_TABLE ? t : STSL_SIG_CONSTANT;
 }
 
 /* Allowed keys of a signal: `type` and its type's parameters. */
-static void signal_keys(const stsl_cr_sig_kind *k, const char *keys[8])
+static void signal_keys(stsl_signal_type t, const char *keys[8])
 {
     int n = 0;
     keys[n++] = "type";
-    for (int i = 0; i < k->n; i++)
-        keys[n++] = k->p[i].key;
-    if (k->type == STSL_SIG_TABLE) {
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == t) keys[n++] = p->key;
+    if (t == STSL_SIG_TABLE) {
         keys[n++] = "file";
         keys[n++] = "interpolation";
     }
@@ -551,18 +542,16 @@ static int table_signal(const stsl_cr_map *m, stsl_interp def, stsl_signal_spec 
     return read_table(m->c, id, path, s);
 }
 
-static int signal_kind(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_sig_kind **out)
+static int signal_kind(stsl_cr_ctx *c, int id, const char *path, int *t)
 {
     char tpath[KEYPATH_MAX], list[256];
     stsl_cr_map raw = {.c = c, .id = id};
-    int rc, t, tid = stsl_cr_map_find(&raw, "type");
+    int tid = stsl_cr_map_find(&raw, "type");
     stsl_cr_join(tpath, path, "type");
     stsl_cr_list_names(SIGNAL_NAMES, list, sizeof list);
     if (!tid) return stsl_cr_fail(c, id, tpath, "missing required key (one of: %s)", list);
     snprintf(raw.path, sizeof raw.path, "%s", path);
-    rc = stsl_cr_map_enum(&raw, "type", SIGNAL_NAMES, 0, &t);
-    *out = &SIGNALS[t];
-    return rc;
+    return stsl_cr_map_enum(&raw, "type", SIGNAL_NAMES, 0, t);
 }
 
 int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp def,
@@ -570,22 +559,23 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
 {
     char got[64];
     const char *keys[8];
-    const stsl_cr_sig_kind *k = NULL;
+    int t = 0;
     stsl_cr_map m;
     yaml_node_t *n = stsl_cr_node_at(c, id);
     if (n->type != YAML_MAPPING_NODE)
         return stsl_cr_fail(c, id, path, "expected a signal mapping with a 'type' key (got %s)",
                             stsl_cr_describe(n, got, sizeof got));
-    int rc = signal_kind(c, id, path, &k);
+    int rc = signal_kind(c, id, path, &t);
     if (rc) return rc;
-    signal_keys(k, keys);
+    signal_keys((stsl_signal_type)t, keys);
     rc = stsl_cr_map_open(c, id, path, keys, &m);
     memset(s, 0, sizeof *s);
-    s->type = k->type;
-    for (int i = 0; !rc && i < k->n; i++)
-        rc = stsl_cr_map_num(&m, k->p[i].key, k->p[i].required, k->p[i].def, k->p[i].r,
-                             (double *)((char *)s + k->p[i].off));
-    if (!rc && k->type == STSL_SIG_TABLE) rc = table_signal(&m, def, s);
+    s->type = (stsl_signal_type)t;
+    for (const sig_param *p = SIG_PARAMS; !rc && p < SIG_END; p++)
+        if (p->type == s->type)
+            rc =
+                stsl_cr_map_num(&m, p->key, p->required, 0.0, p->r, (double *)((char *)s + p->off));
+    if (!rc && s->type == STSL_SIG_TABLE) rc = table_signal(&m, def, s);
     return rc;
 }
 
@@ -766,10 +756,10 @@ void stsl_cr_put_quoted(FILE *f, const char *s)
 
 void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl_signal_spec *s)
 {
-    const stsl_cr_sig_kind *k = stsl_cr_kind_of(s->type);
-    fprintf(f, "%s%s: {type: %s", indent, key, k->name);
-    for (int i = 0; i < k->n; i++)
-        fprintf(f, ", %s: %.17g", k->p[i].key, *(const double *)((const char *)s + k->p[i].off));
+    fprintf(f, "%s%s: {type: %s", indent, key, SIGNAL_NAMES[known(s->type)]);
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == known(s->type))
+            fprintf(f, ", %s: %.17g", p->key, *(const double *)((const char *)s + p->off));
     if (s->type == STSL_SIG_TABLE) {
         /* Absolute: the effective configuration (a result's /config) must
          * name the same table from any working directory. */
@@ -785,11 +775,10 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r)
 {
-    const stsl_cr_sig_kind *k = stsl_cr_kind_of(s->type);
-    for (int j = 0; j < k->n; j++)
-        if (!strcmp(k->p[j].key, name)) {
-            *r = k->p[j].r;
-            return (double *)((char *)s + k->p[j].off);
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == known(s->type) && !strcmp(p->key, name)) {
+            *r = p->r;
+            return (double *)((char *)s + p->off);
         }
     return NULL;
 }
