@@ -206,11 +206,15 @@ static int all_digits(const char *s, size_t n)
 /* A concrete path as its generic one: items of a sequence become N (a
  * contact or stop named by its `name:` too, the loader's messages name
  * it so), body names NAME; *index (-1 for a name) and *name (NULL when
- * none) say which. */
+ * none) say which, when asked. */
 static void generic(const char *path, char out[KEYPATH_MAX], long *index, const char **name)
 {
     size_t used = 0;
     int body = 0, item = 0;
+    long i_unused;
+    const char *name_unused;
+    index = index ? index : &i_unused;
+    name = name ? name : &name_unused;
     *index = -1;
     *name = NULL;
     for (const char *seg = path; seg && used < KEYPATH_MAX - 8;) {
@@ -239,10 +243,8 @@ static void generic(const char *path, char out[KEYPATH_MAX], long *index, const 
 int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl_cr_range *r)
 {
     char path[KEYPATH_MAX], gen[KEYPATH_MAX];
-    long index;
-    const char *name;
     stsl_cr_join(path, m->path, key);
-    generic(path, gen, &index, &name);
+    generic(path, gen, NULL, NULL);
     const stsl_key *k = stsl_key_find(gen);
     /* Every number the loader reads is in the table: a missing entry is a
      * programming error that test_config_keys catches. */
@@ -285,9 +287,7 @@ int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
 {
     char gen[KEYPATH_MAX], store[KEY_NAMES_MAX][KEY_NAME_LEN];
     const char *names[KEY_NAMES_MAX];
-    long index;
-    const char *name;
-    generic(path, gen, &index, &name);
+    generic(path, gen, NULL, NULL);
     names_under(gen, store, names);
     return stsl_cr_map_open(c, id, path, names, m);
 }
@@ -344,10 +344,8 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
 int stsl_key_read_all(const stsl_cr_map *m, void *home)
 {
     char gen[KEYPATH_MAX];
-    long index;
-    const char *name;
     int rc = STSL_OK;
-    generic(m->path, gen, &index, &name);
+    generic(m->path, gen, NULL, NULL);
     for (int i = 0; !rc && i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, gen);
