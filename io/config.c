@@ -777,11 +777,6 @@ static int node_count(const yaml_document_t *d)
     return (int)(d->nodes.top - d->nodes.start);
 }
 
-static int bad_set(stsl_cr_ctx *c, const char *arg)
-{
-    return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE", arg);
-}
-
 static int set_fail(stsl_cr_ctx *c, const char *arg, const char *path, const char *what)
 {
     return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", arg, path, what);
@@ -860,17 +855,6 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
     return rc;
 }
 
-/* The pair of `key` in mapping `id`, NULL when absent. */
-static yaml_node_pair_t *find_pair(stsl_cr_ctx *c, int id, const char *key)
-{
-    yaml_node_t *n = stsl_cr_node_at(c, id);
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        const char *k = stsl_cr_key_text(c, p->key);
-        if (k && strcmp(k, key) == 0) return p;
-    }
-    return NULL;
-}
-
 static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, int value)
 {
     int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)key, (int)strlen(key),
@@ -915,7 +899,7 @@ static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
             return set_fail(c, arg, seg == key ? "(top level)" : key,
                             "is not a mapping, so it cannot hold further keys");
         }
-        yaml_node_pair_t *p = find_pair(c, cur, seg);
+        yaml_node_pair_t *p = stsl_cr_pair(c, cur, seg);
         if (!dot) {
             if (p) p->value = value;
             return p ? STSL_OK : add_pair(c, arg, cur, seg, value);
@@ -933,7 +917,9 @@ static int apply_set(stsl_cr_ctx *c, const char *arg)
 {
     char key[KEYPATH_MAX];
     int value;
-    if (!arg || !split_set(arg, key)) return bad_set(c, arg ? arg : "(null)");
+    if (!arg || !split_set(arg, key))
+        return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE",
+                              arg ? arg : "(null)");
     /* An empty file plus overrides is a document made of overrides. */
     if (!yaml_document_get_root_node(&c->doc) &&
         !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE))

@@ -166,15 +166,20 @@ int stsl_cr_map_open(stsl_cr_ctx *c, int id, const char *path, const char *const
     return STSL_OK;
 }
 
-/* Value node of `key` in the mapping, 0 when absent. */
+yaml_node_pair_t *stsl_cr_pair(stsl_cr_ctx *c, int id, const char *key)
+{
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = stsl_cr_key_text(c, p->key);
+        if (k && strcmp(k, key) == 0) return p;
+    }
+    return NULL;
+}
+
 int stsl_cr_map_find(const stsl_cr_map *m, const char *key)
 {
-    yaml_node_t *n = stsl_cr_node_at(m->c, m->id);
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        const char *k = stsl_cr_key_text(m->c, p->key);
-        if (k && strcmp(k, key) == 0) return p->value;
-    }
-    return 0;
+    yaml_node_pair_t *p = stsl_cr_pair(m->c, m->id, key);
+    return p ? p->value : 0;
 }
 
 /* Open the sub-mapping `key`; *present says whether it was there.  With

@@ -81,13 +81,15 @@ const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size);
 void stsl_cr_join(char *buf, const char *prefix, const char *key);
 void stsl_cr_range_text(const stsl_cr_range *r, char *buf, size_t size);
 
-/* Mappings: node access, open with allowed keys, find a key's value node
- * (0 when absent), open a sub-mapping (*present says whether it was there;
- * allowed NULL: the keys io/config_keys.h's table has under it). */
+/* Mappings: node access, open with allowed keys, find a key's pair in the
+ * mapping `id` (NULL when absent) or its value node (0 when absent), open a
+ * sub-mapping (*present says whether it was there; allowed NULL: the keys
+ * io/config_keys.h's table has under it). */
 yaml_node_t *stsl_cr_node_at(stsl_cr_ctx *c, int id);
 const char *stsl_cr_key_text(stsl_cr_ctx *c, int id);
 int stsl_cr_map_open(stsl_cr_ctx *c, int id, const char *path, const char *const *allowed,
                      stsl_cr_map *m);
+yaml_node_pair_t *stsl_cr_pair(stsl_cr_ctx *c, int id, const char *key);
 int stsl_cr_map_find(const stsl_cr_map *m, const char *key);
 int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const char *const *allowed,
                     stsl_cr_map *out, int *present);
