@@ -119,11 +119,12 @@ const char *stsl_cr_key_text(stsl_cr_ctx *c, int id)
     return k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
 }
 
-static int is_listed(const char *name, const char *const *names)
+/* The index of `name` in `names` (NULL-terminated), -1 when not there. */
+static int name_index(const char *name, const char *const *names)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return 0;
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
 }
 
 /* Reject a key that is not a scalar, not allowed, or seen before in `n`. */
@@ -135,7 +136,7 @@ static int check_key(const stsl_cr_map *m, yaml_node_t *n, yaml_node_pair_t *p,
     if (!key)
         return stsl_cr_fail(m->c, p->key, m->path, "keys must be plain names, not collections");
     stsl_cr_join(path, m->path, key);
-    if (!is_listed(key, allowed)) {
+    if (name_index(key, allowed) < 0) {
         stsl_cr_list_names(allowed, list, sizeof list);
         return stsl_cr_fail(m->c, p->key, path, "unknown key (allowed: %s)", list);
     }
@@ -307,12 +308,8 @@ int stsl_cr_map_enum(const stsl_cr_map *m, const char *key, const char *const *n
     if (!id) return STSL_OK;
     stsl_cr_list_names(names, list, sizeof list);
     int rc = stsl_cr_node_str(m->c, id, path, &s);
-    if (rc) return rc;
-    for (int i = 0; names[i]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = i;
-            return STSL_OK;
-        }
+    if (rc || (*out = name_index(s, names)) >= 0) return rc;
+    *out = def;
     return stsl_cr_fail(m->c, id, path, "must be one of: %s (got %s)", list,
                         stsl_cr_describe(stsl_cr_node_at(m->c, id), got, sizeof got));
 }
@@ -329,18 +326,13 @@ int stsl_cr_copy_field(stsl_cr_ctx *c, int id, const char *path, char *dst, size
 
 /* ---------------------------------------------------------------- tables */
 
-typedef struct tabbuf {
-    double *t, *v;
-    int n, cap;
-} tabbuf;
-
 typedef struct tabread {
     stsl_cr_ctx *c;
-    const char *file;    /* resolved table path */
     const char *keypath; /* inputs.X.file */
     long line;
-    int rows_seen; /* content lines so far (a header may only be the first) */
-    tabbuf b;
+    int rows_seen;       /* content lines so far (a header may only be the first) */
+    int cap;             /* of s->tt and s->vv */
+    stsl_signal_spec *s; /* its file (resolved) and the rows so far */
 } tabread;
 
 static int table_fail(tabread *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -351,7 +343,7 @@ static int table_fail(tabread *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return stsl_error_set(r->c->err, STSL_EINPUT, "%s:%ld: %s: %s", r->file, r->line, r->keypath,
+    return stsl_error_set(r->c->err, STSL_EINPUT, "%s:%ld: %s: %s", r->s->file, r->line, r->keypath,
                           what);
 }
 
@@ -377,18 +369,18 @@ static int parse_field(char *s, double *out)
 
 static int table_push(tabread *r, double t, double v)
 {
-    tabbuf *b = &r->b;
-    if (b->n == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 64;
-        double *nt = realloc(b->t, (size_t)cap * sizeof *nt);
-        if (nt) b->t = nt;
-        double *nv = nt ? realloc(b->v, (size_t)cap * sizeof *nv) : NULL;
-        if (nv) b->v = nv;
-        if (!nt || !nv) return stsl_error_set(r->c->err, STSL_ENOMEM, "%s: out of memory", r->file);
-        b->cap = cap;
+    stsl_signal_spec *b = r->s;
+    if (b->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 64;
+        double *nt = realloc(b->tt, (size_t)cap * sizeof *nt);
+        if (nt) b->tt = nt;
+        double *nv = nt ? realloc(b->vv, (size_t)cap * sizeof *nv) : NULL;
+        if (nv) b->vv = nv;
+        if (!nt || !nv) return stsl_error_set(r->c->err, STSL_ENOMEM, "%s: out of memory", b->file);
+        r->cap = cap;
     }
-    b->t[b->n] = t;
-    b->v[b->n] = v;
+    b->tt[b->n] = t;
+    b->vv[b->n] = v;
     b->n++;
     return STSL_OK;
 }
@@ -409,9 +401,9 @@ static int table_line(tabread *r, char *line)
         return table_fail(r, "expected two numbers 'time,value'");
     }
     if (!isfinite(t) || !isfinite(v)) return table_fail(r, "time and value must be finite numbers");
-    if (r->b.n > 0 && !(t > r->b.t[r->b.n - 1]))
+    if (r->s->n > 0 && !(t > r->s->tt[r->s->n - 1]))
         return table_fail(r, "times must be strictly increasing (%.17g after %.17g)", t,
-                          r->b.t[r->b.n - 1]);
+                          r->s->tt[r->s->n - 1]);
     return table_push(r, t, v);
 }
 
@@ -426,9 +418,9 @@ static int table_lines(tabread *r, char *text)
         rc = table_line(r, line);
         line = nl ? nl + 1 : NULL;
     }
-    if (rc == STSL_OK && r->b.n < 2) {
+    if (rc == STSL_OK && r->s->n < 2) {
         if (r->line == 0) r->line = 1;
-        rc = table_fail(r, "needs at least 2 data rows (found %d)", r->b.n);
+        rc = table_fail(r, "needs at least 2 data rows (found %d)", r->s->n);
     }
     return rc;
 }
@@ -441,18 +433,16 @@ static int read_table(stsl_cr_ctx *c, int id, const char *keypath, stsl_signal_s
     stsl_error why;
     if (stsl_text_read(s->file, &stsl_table_limits, &text, &len, &why))
         return stsl_cr_fail(c, id, keypath, "%s", why.msg);
-    tabread r = {.c = c, .file = s->file, .keypath = keypath};
+    tabread r = {.c = c, .keypath = keypath, .s = s};
     int rc = table_lines(&r, text);
     free(text);
-    if (rc) {
-        free(r.b.t);
-        free(r.b.v);
-        return rc;
+    if (rc) { /* nothing of the table is kept */
+        free(s->tt);
+        free(s->vv);
+        s->tt = s->vv = NULL;
+        s->n = 0;
     }
-    s->n = r.b.n;
-    s->tt = r.b.t;
-    s->vv = r.b.v;
-    return STSL_OK;
+    return rc;
 }
 
 /* Relative table paths are relative to the configuration's directory. */
