@@ -305,22 +305,9 @@ static const stsl_cr_param *law_param(const stsl_key *k, const stsl_friction_par
  * law's own table); `cfg` (NULL: translational) gives the domain. */
 static int takes(const stsl_config *cfg, const stsl_key *k, const void *home)
 {
-    const stsl_friction_params *f = home;
-    if (k->type == STSL_KEY_LAW_PARAM) return law_param(k, f) != NULL;
-    switch (k->when) {
-    case STSL_WHEN_HYBRID:
-    case STSL_WHEN_NOT_RATIO:
-    case STSL_WHEN_NOT_FORCE:
-        return hybrid(f);
-    case STSL_WHEN_STRIBECK:
-    case STSL_WHEN_RIGID:
-    case STSL_WHEN_COMPLIANT:
-    case STSL_WHEN_TRANSL:
-    case STSL_WHEN_ROT:
-        return applies(cfg, k, home);
-    default:
-        return 1;
-    }
+    if (k->type == STSL_KEY_LAW_PARAM) return law_param(k, home) != NULL;
+    if (k->when >= STSL_WHEN_NOT_RATIO) return hybrid(home);
+    return k->when < STSL_WHEN_TRANSL || applies(cfg, k, home);
 }
 
 int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void *home,

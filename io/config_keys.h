@@ -47,18 +47,21 @@ typedef enum stsl_key_home {
 typedef enum stsl_key_when {
     STSL_WHEN_NEVER,
     STSL_WHEN_ALWAYS,
-    STSL_WHEN_TRANSL,       /* mass: the effective YAML names inertia when rotational */
-    STSL_WHEN_ROT,          /* inertia */
-    STSL_WHEN_HYBRID,       /* a hybrid law's keys */
-    STSL_WHEN_STRIBECK,     /* the stribeck law's */
-    STSL_WHEN_NOT_RATIO,    /* static: not next to a given static_ratio */
-    STSL_WHEN_NOT_FORCE,    /* static_ratio: not next to a given static */
     STSL_WHEN_NO_STOPS,     /* an initial position must lie within the stops */
     STSL_WHEN_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
     STSL_WHEN_KARNOPP,
     STSL_WHEN_RK4_HYBRID,
-    STSL_WHEN_RIGID, /* a stop's model */
-    STSL_WHEN_COMPLIANT
+    /* From here on the rule also says whether the key exists (its home's
+     * domain, law or model), in this order (config_keys.c's takes). */
+    STSL_WHEN_TRANSL,   /* mass: the effective YAML names inertia when rotational */
+    STSL_WHEN_ROT,      /* inertia */
+    STSL_WHEN_HYBRID,   /* a hybrid law's keys */
+    STSL_WHEN_STRIBECK, /* the stribeck law's */
+    STSL_WHEN_RIGID,    /* a stop's model */
+    STSL_WHEN_COMPLIANT,
+    /* Keys of a hybrid law, set alone only when not next to the other. */
+    STSL_WHEN_NOT_RATIO, /* static: not next to a given static_ratio */
+    STSL_WHEN_NOT_FORCE  /* static_ratio: not next to a given static */
 } stsl_key_when;
 
 typedef struct stsl_key {
