@@ -19,17 +19,21 @@ static stsl_cfg *new_cfg(stsl_err *err)
     return c;
 }
 
+/* `c` once io/config filled it (rc), else NULL with the error in `err`. */
+static stsl_cfg *filled(stsl_cfg *c, int rc, const stsl_error *e, stsl_err *err)
+{
+    if (!c || !rc) return c;
+    stsl_api_err(err, e);
+    free(c);
+    return NULL;
+}
+
 stsl_cfg *stsl_cfg_load(const char *path, stsl_err *err)
 {
     stsl_error e = {0};
     if (!path) return stsl_api_bad_arg(err, "stsl_cfg_load: path is NULL"), NULL;
     stsl_cfg *c = new_cfg(err);
-    if (c && stsl_config_load(path, NULL, 0, &c->c, &e)) {
-        stsl_api_err(err, &e);
-        free(c);
-        return NULL;
-    }
-    return c;
+    return filled(c, c ? stsl_config_load(path, NULL, 0, &c->c, &e) : 0, &e, err);
 }
 
 stsl_cfg *stsl_cfg_parse(const char *yaml, const char *base_dir, stsl_err *err)
@@ -37,12 +41,8 @@ stsl_cfg *stsl_cfg_parse(const char *yaml, const char *base_dir, stsl_err *err)
     stsl_error e = {0};
     if (!yaml) return stsl_api_bad_arg(err, "stsl_cfg_parse: yaml is NULL"), NULL;
     stsl_cfg *c = new_cfg(err);
-    if (c && stsl_config_load_string(yaml, NULL, base_dir, NULL, 0, &c->c, &e)) {
-        stsl_api_err(err, &e);
-        free(c);
-        return NULL;
-    }
-    return c;
+    return filled(c, c ? stsl_config_load_string(yaml, NULL, base_dir, NULL, 0, &c->c, &e) : 0, &e,
+                  err);
 }
 
 stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err)
@@ -50,11 +50,7 @@ stsl_cfg *stsl_cfg_clone(const stsl_cfg *cfg, stsl_err *err)
     stsl_error e = {0};
     if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_clone: cfg is NULL"), NULL;
     stsl_cfg *c = new_cfg(err);
-    if (c && stsl_config_copy(&c->c, &cfg->c, &e)) {
-        stsl_api_err(err, &e);
-        free(c);
-        return NULL;
-    }
+    c = filled(c, c ? stsl_config_copy(&c->c, &cfg->c, &e) : 0, &e, err);
     if (c) c->cancel = cfg->cancel;
     return c;
 }

@@ -103,13 +103,12 @@ static int load_stops(const stsl_cr_map *top, stsl_element_params *e)
     int rc = stsl_cr_map_sub(top, "end_stops", 0, NULL, &m, &e->has_stops);
     if (rc || !e->has_stops) return rc;
     rc = stsl_cr_stop(&m, &st);
-    stsl_stop_params p = st.p;
     e->stop_model = st.model;
-    e->x_min = p.x_min;
-    e->x_max = p.x_max;
-    e->restitution = p.restitution;
-    e->stop_stiffness = p.stiffness;
-    e->stop_damping = p.damping;
+    e->x_min = st.p.x_min;
+    e->x_max = st.p.x_max;
+    e->restitution = st.p.restitution;
+    e->stop_stiffness = st.p.stiffness;
+    e->stop_damping = st.p.damping;
     return rc;
 }
 
@@ -127,17 +126,25 @@ static int load_initial(const stsl_cr_map *top, stsl_config *cfg)
                         e->x0);
 }
 
+/* The element's four signals (index = INPUT_KEYS), the tables it owns. */
+static void element_signals(stsl_element_params *e, stsl_signal_spec *out[4])
+{
+    out[0] = &e->active_force;
+    out[1] = &e->load;
+    out[2] = &e->base_motion;
+    out[3] = &e->anchor_motion;
+}
+
 /* The signals of `inputs` (index = INPUT_KEYS): a system has no
  * active_force or load (NULL), and its motions are its own. */
 static void input_specs(stsl_config *cfg, stsl_signal_spec *out[4])
 {
-    stsl_element_params *e = &cfg->element;
     stsl_system *s = &cfg->system;
-    int sys = cfg->is_system;
-    out[0] = sys ? NULL : &e->active_force;
-    out[1] = sys ? NULL : &e->load;
-    out[2] = sys ? &s->base_motion : &e->base_motion;
-    out[3] = sys ? &s->anchor_motion : &e->anchor_motion;
+    element_signals(&cfg->element, out);
+    if (!cfg->is_system) return;
+    out[0] = out[1] = NULL;
+    out[2] = &s->base_motion;
+    out[3] = &s->anchor_motion;
 }
 
 /* simulation.scheme and its keys.  `step` is refused with event_driven
@@ -304,6 +311,86 @@ static void sync_tolerances(stsl_config *cfg)
 
 /* ---------------------------------------------------------------- a system of bodies */
 
+/* A name a key path can hold as a segment (a body's, a contact's or a
+ * stop's): a letter or _ followed by letters, digits, _ or -. */
+static int plain_char(char ch, int first)
+{
+    return ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+           (!first && (ch == '-' || (ch >= '0' && ch <= '9')));
+}
+
+static int plain_name(const char *name)
+{
+    int ok = plain_char(*name, 1);
+    for (const char *p = name + 1; ok && *p; p++)
+        ok = plain_char(*p, 0);
+    return ok;
+}
+
+/* Messages name a contact or stop by its `name:` when key paths can (a
+ * plain name that `uses` says no other contact or stop has: --set and get
+ * find it by it), else by its index. */
+static int named_in_keys(const char *name, int uses)
+{
+    return name && uses == 1 && strlen(name) <= STSL_BODY_NAME_MAX && plain_name(name);
+}
+
+/* The scalar `name:` of the sequence item `id` (a mapping); NULL when none. */
+static const char *node_name(stsl_cr_ctx *c, int id)
+{
+    stsl_cr_map m = {.c = c, .id = id};
+    int name = stsl_cr_node_at(c, id)->type == YAML_MAPPING_NODE ? stsl_cr_map_find(&m, "name") : 0;
+    return name ? stsl_cr_key_text(c, name) : NULL;
+}
+
+/* How many contacts and stops of the document are called `name`. */
+static int doc_uses(const stsl_cr_map *top, const char *name)
+{
+    int uses = 0;
+    for (int k = 0; k < 2; k++) {
+        yaml_node_t *s = stsl_cr_node_at(top->c, stsl_cr_map_find(top, k ? "stops" : "contacts"));
+        yaml_node_item_t *it =
+            s && s->type == YAML_SEQUENCE_NODE ? s->data.sequence.items.start : 0;
+        for (; it && it < s->data.sequence.items.top; it++) {
+            const char *other = node_name(top->c, *it);
+            uses += other && !strcmp(other, name);
+        }
+    }
+    return uses;
+}
+
+static const char *item_name(const stsl_system *s, int contacts, long i)
+{
+    return contacts ? s->contacts[i].name : s->stops[i].name;
+}
+
+/* `key` with the contact or stop it starts with written by index
+ * (contacts.clutch.dynamic as contacts.0.dynamic: seq_item's rule, the
+ * first item of that name) or, `by_name`, as the loader's messages name it
+ * (contacts.1.dynamic as contacts.clutch.dynamic), in `buf`; else `key`.
+ * `top` counts the uses of a name (NULL: a loaded system's are unique). */
+static const char *item_key(const stsl_system *s, const stsl_cr_map *top, const char *key,
+                            int by_name, char buf[KEYPATH_MAX])
+{
+    int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
+    if (!contacts && strncmp(key, "stops.", 6)) return key;
+    const char *seg = key + pre, *dot = strchr(seg, '.');
+    size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
+    char *end = (char *)seg;
+    long n = contacts ? s->n_contacts : s->n_stops, i = by_name ? strtol(seg, &end, 10) : 0;
+    if (!len || by_name != !!isdigit((unsigned char)*seg) || (by_name && end != seg + len))
+        return key;
+    for (; !by_name && i < n; i++)
+        if (strlen(item_name(s, contacts, i)) == len &&
+            !strncmp(item_name(s, contacts, i), seg, len))
+            break;
+    const char *name = i < n ? item_name(s, contacts, i) : NULL;
+    if (!name || (by_name && !named_in_keys(name, top ? doc_uses(top, name) : 1))) return key;
+    int w = by_name ? snprintf(buf, KEYPATH_MAX, "%.*s%s%s", pre, key, name, seg + len)
+                    : snprintf(buf, KEYPATH_MAX, "%.*s%ld%s", pre, key, i, seg + len);
+    return w < KEYPATH_MAX ? buf : key;
+}
+
 /* The sequence at `key` of `top` (absent: none); its items' ids. */
 static int seq_open(const stsl_cr_map *top, const char *key, int *n, yaml_node_item_t **items)
 {
@@ -391,16 +478,12 @@ static int read_item_name(const stsl_cr_map *m, char *dst)
  * other than as this very name. */
 static int check_body_name(stsl_cr_ctx *c, int id, const char *name)
 {
-    int ok = *name && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
-                       (name[0] >= 'a' && name[0] <= 'z'));
-    for (const char *p = name; ok && *p; p++)
-        ok = *p == '_' || *p == '-' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
-             (*p >= 'a' && *p <= 'z');
-    return ok ? STSL_OK
-              : stsl_cr_fail(c, id, "bodies",
-                             "a body name is a letter or _ followed by letters, digits, _ or - "
-                             "(got '%.48s')",
-                             name);
+    return plain_name(name)
+               ? STSL_OK
+               : stsl_cr_fail(c, id, "bodies",
+                              "a body name is a letter or _ followed by letters, digits, _ or - "
+                              "(got '%.48s')",
+                              name);
 }
 
 static int load_body(stsl_cr_ctx *c, yaml_node_pair_t *p, stsl_body *b)
@@ -454,7 +537,11 @@ static void *load_items(const stsl_cr_map *top, const char *key, size_t size, in
     if (!*rc) items = alloc_items(top->c, n, size, rc);
     for (int i = 0; !*rc && i < n; i++, ++*count) {
         stsl_cr_map m;
-        snprintf(path, sizeof path, "%s.%d", key, i);
+        const char *name = strcmp(key, "couplings") ? node_name(top->c, it[i]) : NULL;
+        if (named_in_keys(name, name ? doc_uses(top, name) : 0))
+            snprintf(path, sizeof path, "%s.%s", key, name);
+        else
+            snprintf(path, sizeof path, "%s.%d", key, i);
         *rc = stsl_key_open(top->c, it[i], path, &m);
         if (!*rc) *rc = fn(&m, items + (size_t)i * size);
     }
@@ -562,10 +649,7 @@ static yaml_node_item_t *seq_item(stsl_cr_ctx *c, int id, const char *seg)
         return i < len ? n->data.sequence.items.start + i : NULL;
     for (yaml_node_item_t *it = n->data.sequence.items.start;
          *seg && it < n->data.sequence.items.top; it++) {
-        if (stsl_cr_node_at(c, *it)->type != YAML_MAPPING_NODE) continue;
-        stsl_cr_map m = {.c = c, .id = *it};
-        int name = stsl_cr_map_find(&m, "name");
-        const char *text = name ? stsl_cr_key_text(c, name) : NULL;
+        const char *text = node_name(c, *it);
         if (text && !strcmp(text, seg)) return it;
     }
     return NULL;
@@ -610,8 +694,11 @@ static int load_system(const stsl_cr_map *top, stsl_config *cfg)
         load_items(top, "contacts", sizeof *s->contacts, &s->n_contacts, load_contact, &rc);
     s->stops = load_items(top, "stops", sizeof *s->stops, &s->n_stops, load_stop, &rc);
     if (!rc) rc = load_inputs(top, cfg);
-    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is)))
-        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1), is.path, "%s", is.msg);
+    if (!rc && (stsl_system_resolve(s, &is) || stsl_system_check(s, &is))) {
+        char buf[KEYPATH_MAX];
+        rc = stsl_cr_fail(top->c, node_of_path(top->c, is.path, 1),
+                          item_key(s, top, is.path, 1, buf), "%s", is.msg);
+    }
     return rc;
 }
 
@@ -688,11 +775,6 @@ static int parse_doc(stsl_cr_ctx *c, yaml_parser_t *p)
 static int node_count(const yaml_document_t *d)
 {
     return (int)(d->nodes.top - d->nodes.start);
-}
-
-static int bad_set(stsl_cr_ctx *c, const char *arg)
-{
-    return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE", arg);
 }
 
 static int set_fail(stsl_cr_ctx *c, const char *arg, const char *path, const char *what)
@@ -773,17 +855,6 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
     return rc;
 }
 
-/* The pair of `key` in mapping `id`, NULL when absent. */
-static yaml_node_pair_t *find_pair(stsl_cr_ctx *c, int id, const char *key)
-{
-    yaml_node_t *n = stsl_cr_node_at(c, id);
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        const char *k = stsl_cr_key_text(c, p->key);
-        if (k && strcmp(k, key) == 0) return p;
-    }
-    return NULL;
-}
-
 static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, int value)
 {
     int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)key, (int)strlen(key),
@@ -828,7 +899,7 @@ static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
             return set_fail(c, arg, seg == key ? "(top level)" : key,
                             "is not a mapping, so it cannot hold further keys");
         }
-        yaml_node_pair_t *p = find_pair(c, cur, seg);
+        yaml_node_pair_t *p = stsl_cr_pair(c, cur, seg);
         if (!dot) {
             if (p) p->value = value;
             return p ? STSL_OK : add_pair(c, arg, cur, seg, value);
@@ -846,7 +917,9 @@ static int apply_set(stsl_cr_ctx *c, const char *arg)
 {
     char key[KEYPATH_MAX];
     int value;
-    if (!arg || !split_set(arg, key)) return bad_set(c, arg ? arg : "(null)");
+    if (!arg || !split_set(arg, key))
+        return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE",
+                              arg ? arg : "(null)");
     /* An empty file plus overrides is a document made of overrides. */
     if (!yaml_document_get_root_node(&c->doc) &&
         !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE))
@@ -876,17 +949,26 @@ static void set_name(stsl_config *cfg, const char *origin)
     cfg->name[n] = '\0';
 }
 
-/* Parse, apply the overrides, validate; the parser is set up by the caller. */
-static int load_parsed(stsl_cr_ctx *c, yaml_parser_t *p, const char *const *sets, int n_sets,
-                       stsl_config *cfg)
+/* Parse `len` bytes of `text`, apply the overrides, validate into `cfg`
+ * (loaded from `source`, named after `origin`); `who` prefixes the
+ * message when the parser cannot start. */
+static int load_text(stsl_cr_ctx *c, const char *text, size_t len, const char *who,
+                     const char *source, const char *origin, const char *const *sets, int n_sets,
+                     stsl_config *cfg)
 {
-    int rc = parse_doc(c, p);
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s%sout of memory", who, *who ? ": " : "");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    snprintf(cfg->source, sizeof cfg->source, "%s", source);
+    set_name(cfg, origin);
+    int rc = parse_doc(c, &p);
     for (int i = 0; !rc && i < n_sets; i++)
         rc = apply_set(c, sets[i]);
     if (!rc) rc = load_top(c, cfg);
     if (c->have_doc) yaml_document_delete(&c->doc);
     free(c->grafts);
-    yaml_parser_delete(p);
+    yaml_parser_delete(&p);
     if (rc) {
         stsl_config_free(cfg);
         memset(cfg, 0, sizeof *cfg);
@@ -895,40 +977,25 @@ static int load_parsed(stsl_cr_ctx *c, yaml_parser_t *p, const char *const *sets
     return rc;
 }
 
-static void init_config(stsl_config *cfg, const char *source, const char *origin)
-{
-    memset(cfg, 0, sizeof *cfg);
-    snprintf(cfg->source, sizeof cfg->source, "%s", source);
-    set_name(cfg, origin);
-}
-
 int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl_config *cfg,
                      stsl_error *err)
 {
-    char dir[STSL_PATH_MAX];
-    yaml_parser_t p;
+    char dir[STSL_PATH_MAX], *text = NULL;
+    size_t len = 0;
     memset(cfg, 0, sizeof *cfg);
     if (strlen(path) >= STSL_PATH_MAX)
         return stsl_error_set(err, STSL_EINPUT, "%s: path too long", path);
-    char *text = NULL;
-    size_t len = 0;
     int rc = stsl_text_read(path, &stsl_config_limits, &text, &len, err);
     if (rc) {
         stsl_cr_one_line(err);
         return rc;
     }
-    if (!yaml_parser_initialize(&p)) {
-        free(text);
-        return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
     memcpy(dir, path, dl);
     dir[dl] = '\0';
     stsl_cr_ctx c = {.origin = path, .base_dir = dl ? dir : NULL, .err = err};
-    init_config(cfg, path, path);
-    rc = load_parsed(&c, &p, sets, n_sets, cfg);
+    rc = load_text(&c, text, len, path, path, path, sets, n_sets, cfg);
     free(text);
     return rc;
 }
@@ -936,24 +1003,21 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
 int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
                             const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err)
 {
-    yaml_parser_t p;
     memset(cfg, 0, sizeof *cfg);
     const char *where = origin && *origin ? origin : "<string>";
     size_t start = 0;
     int rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, err);
     if (rc) return rc;
-    if (!yaml_parser_initialize(&p)) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
     stsl_cr_ctx c = {.origin = where, .base_dir = base_dir, .err = err};
-    init_config(cfg, "<string>", origin);
-    return load_parsed(&c, &p, sets, n_sets, cfg);
+    return load_text(&c, text + start, strlen(text + start), "", "<string>", origin, sets, n_sets,
+                     cfg);
 }
 
 void stsl_config_free(stsl_config *cfg)
 {
     if (!cfg) return;
-    stsl_signal_spec *s[4] = {&cfg->element.active_force, &cfg->element.load,
-                              &cfg->element.base_motion, &cfg->element.anchor_motion};
+    stsl_signal_spec *s[4];
+    element_signals(&cfg->element, s);
     for (int i = 0; i < 4; i++) {
         free(s[i]->tt);
         free(s[i]->vv);
@@ -970,7 +1034,7 @@ static void put_flow_keys(FILE *f, const stsl_config *cfg, const char *open, con
                           const void *home)
 {
     fputs(open, f);
-    stsl_key_put(f, cfg, prefix, home, ", ", 1);
+    stsl_key_put(f, cfg, prefix, home, ", ", "", 1);
     fputs("}\n", f);
 }
 
@@ -987,9 +1051,8 @@ static void put_element(FILE *f, const stsl_config *cfg)
 {
     const stsl_element_params *e = &cfg->element;
     const stsl_friction_params *fr = &e->friction;
-    fprintf(f, "domain: %s\n", DOMAIN_NAMES[e->domain == STSL_DOMAIN_ROTATIONAL]);
     fputs("element:\n  ", f);
-    stsl_key_put(f, cfg, "element", cfg, "", 1);
+    stsl_key_put(f, cfg, "element", cfg, "", "", 1);
     put_flow_keys(f, cfg, "\n  spring: {", "element.spring", cfg);
     put_flow_keys(f, cfg, "  damper: {", "element.damper", cfg);
     fputs("friction:\n", f);
@@ -1031,7 +1094,7 @@ static void put_stop(FILE *f, const stsl_system_stop *st)
 static void put_system(FILE *f, const stsl_config *cfg)
 {
     const stsl_system *s = &cfg->system;
-    fprintf(f, "domain: %s\nbodies:\n", DOMAIN_NAME(s->domain));
+    fputs("bodies:\n", f);
     for (int i = 0; i < s->n_bodies; i++) {
         fprintf(f, "  %s: {", s->bodies[i].name);
         put_flow_keys(f, cfg, "", "bodies.NAME", &s->bodies[i]);
@@ -1153,14 +1216,14 @@ static char *text_of(void (*put)(FILE *, const stsl_config *), const stsl_config
 
 static void put_yaml(FILE *f, const stsl_config *cfg)
 {
-    fputs("# stickslip: effective configuration, every default filled in\n", f);
+    fprintf(f, "# stickslip: effective configuration, every default filled in\ndomain: %s\n",
+            DOMAIN_NAME(cfg->is_system ? cfg->system.domain : cfg->element.domain));
     if (cfg->is_system)
         put_system(f, cfg);
     else
         put_element(f, cfg);
-    fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n", cfg->sim.t_end,
-            cfg->sim.output_step);
-    fprintf(f, "  rtol: %.17g\n", cfg->sim.rtol);
+    fprintf(f, "simulation:\n  t_end: %.17g\n  output_step: %.17g\n  rtol: %.17g\n", cfg->sim.t_end,
+            cfg->sim.output_step, cfg->sim.rtol);
     put_atol(f, cfg);
     fprintf(f, "  max_events: %ld\n  method: %s\n", cfg->sim.max_events,
             METHOD_NAMES[cfg->sim.method]);
@@ -1197,10 +1260,9 @@ static int copy_table(stsl_signal_spec *d, const stsl_signal_spec *s, stsl_error
 int stsl_config_copy(stsl_config *dst, const stsl_config *src, stsl_error *err)
 {
     *dst = *src;
-    stsl_signal_spec *d[4] = {&dst->element.active_force, &dst->element.load,
-                              &dst->element.base_motion, &dst->element.anchor_motion};
-    const stsl_signal_spec *s[4] = {&src->element.active_force, &src->element.load,
-                                    &src->element.base_motion, &src->element.anchor_motion};
+    stsl_signal_spec *d[4], *s[4];
+    element_signals(&dst->element, d);
+    element_signals((stsl_element_params *)&src->element, s); /* read only */
     for (int i = 0; i < 4; i++)
         d[i]->tt = d[i]->vv = NULL; /* nothing shared, even on failure */
     memset(&dst->system, 0, sizeof dst->system);
@@ -1242,36 +1304,16 @@ static stsl_signal_spec *signal_at(stsl_config *cfg, const char *key, const char
     return NULL;
 }
 
-/* `key` with the contact or stop it names by its `name:` (contacts.clutch.
- * dynamic) written as the index the full load finds (contacts.0.dynamic:
- * seq_item's rule, the first item of that name) into `buf`; `key` itself
- * when it names none that way. */
-static const char *by_index(const stsl_config *cfg, const char *key, char buf[KEYPATH_MAX])
-{
-    const stsl_system *s = &cfg->system;
-    int contacts = !strncmp(key, "contacts.", 9), pre = contacts ? 9 : 6;
-    if (!cfg->is_system || (!contacts && strncmp(key, "stops.", 6))) return key;
-    const char *seg = key + pre, *dot = strchr(seg, '.');
-    size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
-    int count = contacts ? s->n_contacts : s->n_stops;
-    for (int i = 0; n && !isdigit((unsigned char)*seg) && i < count; i++) {
-        const char *name = contacts ? s->contacts[i].name : s->stops[i].name;
-        if (strlen(name) != n || strncmp(name, seg, n)) continue;
-        int len = snprintf(buf, KEYPATH_MAX, "%.*s%d%s", pre, key, i, seg + n);
-        return len < KEYPATH_MAX ? buf : key;
-    }
-    return key;
-}
-
 /* The double behind *key when it can be set on its own (the key table's
  * `when`, a smooth law's parameter, a signal's parameter; a contact or
  * stop by index or name); NULL when it must go through the full load.
  * *k is its table entry (NULL for the signal parameters); *key becomes
- * the path the full load names in its messages (by index, in `buf`). */
-static double *fast_slot(stsl_config *cfg, const char **at, char buf[KEYPATH_MAX],
+ * the path the full load names in its messages (item_key, in `buf`). */
+static double *fast_slot(stsl_config *cfg, const char **at, char buf[2][KEYPATH_MAX],
                          const stsl_key **k, const stsl_cr_range **r)
 {
-    const char *rest, *key = *at = by_index(cfg, *at, buf);
+    const char *rest, *key = item_key(&cfg->system, NULL, *at, 0, buf[0]);
+    *at = item_key(&cfg->system, NULL, key, 1, buf[1]);
     double *slot = stsl_key_slot(cfg, key, k, r);
     if (slot) return slot;
     *k = NULL;
@@ -1307,7 +1349,7 @@ int stsl_config_set_alone(stsl_config *cfg, const char *key, const char *value, 
 {
     const stsl_cr_range *r = NULL;
     const stsl_key *k = NULL;
-    char buf[KEYPATH_MAX];
+    char buf[2][KEYPATH_MAX];
     double *slot = key && value ? fast_slot(cfg, &key, buf, &k, &r) : NULL;
     if (!slot || !plain_number_text(value)) return STSL_SET_RELOAD;
     /* The friction parameters the key belongs to (their static level is
@@ -1474,7 +1516,7 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
 {
     const stsl_cr_range *r;
     const stsl_key *k = NULL;
-    char path[KEYPATH_MAX];
+    char path[2][KEYPATH_MAX];
     const char *at = key;
     /* fast_slot only locates the double; nothing is written through it. */
     const double *slot = key ? fast_slot((stsl_config *)cfg, &at, path, &k, &r) : NULL;

@@ -9,7 +9,7 @@
 /* Tighter than 1e-14 is below double rounding for CVODE; looser than 1e-2
  * would locate events too coarsely to be worth running (erk8 goes to
  * 1e-15: io/config.c). */
-const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
+static const stsl_cr_range stsl_key_rtol = {1e-14, 1e-2, 0, 0, NULL, 0.0};
 
 #define NUM(path, also, r, req, def, dtext, units, doc, home, type, field, when)                   \
     {                                                                                              \
@@ -203,26 +203,34 @@ static int all_digits(const char *s, size_t n)
     return n > 0;
 }
 
-/* A concrete path as its generic one: items of a sequence become N, body
- * names NAME; *index and *name (NULL when none) say which. */
+/* A concrete path as its generic one: items of a sequence become N (a
+ * contact or stop named by its `name:` too, the loader's messages name
+ * it so), body names NAME; *index (-1 for a name) and *name (NULL when
+ * none) say which, when asked. */
 static void generic(const char *path, char out[KEYPATH_MAX], long *index, const char **name)
 {
     size_t used = 0;
-    int body = 0;
+    int body = 0, item = 0;
+    long i_unused;
+    const char *name_unused;
+    index = index ? index : &i_unused;
+    name = name ? name : &name_unused;
     *index = -1;
     *name = NULL;
     for (const char *seg = path; seg && used < KEYPATH_MAX - 8;) {
         const char *dot = strchr(seg, '.');
         size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
         const char *put = seg;
-        if (all_digits(seg, n) && *index < 0) {
-            *index = strtol(seg, NULL, 10);
+        if ((all_digits(seg, n) && *index < 0) || item) {
+            *index = item && !all_digits(seg, n) ? -1 : strtol(seg, NULL, 10);
             put = "N", n = 1;
         } else if (body) {
             *name = seg;
             put = "NAME", n = 4;
         }
         body = used == 0 && !strncmp(seg, "bodies", n) && n == 6;
+        item = used == 0 &&
+               ((n == 8 && !strncmp(seg, "contacts", 8)) || (n == 5 && !strncmp(seg, "stops", 5)));
         if (used + n + 2 >= KEYPATH_MAX) break;
         if (used) out[used++] = '.';
         memcpy(out + used, put, n);
@@ -235,10 +243,8 @@ static void generic(const char *path, char out[KEYPATH_MAX], long *index, const 
 int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl_cr_range *r)
 {
     char path[KEYPATH_MAX], gen[KEYPATH_MAX];
-    long index;
-    const char *name;
     stsl_cr_join(path, m->path, key);
-    generic(path, gen, &index, &name);
+    generic(path, gen, NULL, NULL);
     const stsl_key *k = stsl_key_find(gen);
     /* Every number the loader reads is in the table: a missing entry is a
      * programming error that test_config_keys catches. */
@@ -281,11 +287,17 @@ int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
 {
     char gen[KEYPATH_MAX], store[KEY_NAMES_MAX][KEY_NAME_LEN];
     const char *names[KEY_NAMES_MAX];
-    long index;
-    const char *name;
-    generic(path, gen, &index, &name);
+    generic(path, gen, NULL, NULL);
     names_under(gen, store, names);
     return stsl_cr_map_open(c, id, path, names, m);
+}
+
+/* The law parameter `k` under the law in `f` (NULL: not the law's). */
+static const stsl_cr_param *law_param(const stsl_key *k, const stsl_friction_params *f)
+{
+    for (const stsl_cr_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
+        if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return lp;
+    return NULL;
 }
 
 /* Whether the key `k` exists for the struct `home` holds it in (those of
@@ -293,26 +305,9 @@ int stsl_key_open(stsl_cr_ctx *c, int id, const char *path, stsl_cr_map *m)
  * law's own table); `cfg` (NULL: translational) gives the domain. */
 static int takes(const stsl_config *cfg, const stsl_key *k, const void *home)
 {
-    const stsl_friction_params *f = home;
-    if (k->type == STSL_KEY_LAW_PARAM) {
-        for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
-            if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return 1;
-        return 0;
-    }
-    switch (k->when) {
-    case STSL_WHEN_HYBRID:
-    case STSL_WHEN_NOT_RATIO:
-    case STSL_WHEN_NOT_FORCE:
-        return hybrid(f);
-    case STSL_WHEN_STRIBECK:
-    case STSL_WHEN_RIGID:
-    case STSL_WHEN_COMPLIANT:
-    case STSL_WHEN_TRANSL:
-    case STSL_WHEN_ROT:
-        return applies(cfg, k, home);
-    default:
-        return 1;
-    }
+    if (k->type == STSL_KEY_LAW_PARAM) return law_param(k, home) != NULL;
+    if (k->when >= STSL_WHEN_NOT_RATIO) return hybrid(home);
+    return k->when < STSL_WHEN_TRANSL || applies(cfg, k, home);
 }
 
 int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void *home,
@@ -336,10 +331,8 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
 int stsl_key_read_all(const stsl_cr_map *m, void *home)
 {
     char gen[KEYPATH_MAX];
-    long index;
-    const char *name;
     int rc = STSL_OK;
-    generic(m->path, gen, &index, &name);
+    generic(m->path, gen, NULL, NULL);
     for (int i = 0; !rc && i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, gen);
@@ -429,14 +422,6 @@ static void *home_of(stsl_config *cfg, const stsl_key *k, int system, long i, co
     }
 }
 
-/* A law parameter's range under the law in `f` (NULL: not the law's). */
-static const stsl_cr_range *law_range(const stsl_key *k, const stsl_friction_params *f)
-{
-    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
-        if (!strcmp(lp->key, strrchr(k->path, '.') + 1)) return lp->r;
-    return NULL;
-}
-
 double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
                       const stsl_cr_range **r)
 {
@@ -446,27 +431,43 @@ double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **out,
     generic(key, gen, &i, &name);
     const stsl_key *k = stsl_key_find(gen);
     if (!k || k->home == STSL_HOME_NONE || strlen(key) >= KEYPATH_MAX) return NULL;
-    /* A path under the entry's `also` (or an indexed one) is a system's. */
+    /* A path under the entry's `also` (or an indexed one) is a system's;
+     * its item by index (by_index turns names into indices). */
     int system = strcmp(gen, k->path) || i >= 0 || name;
+    if (system && i < 0 && !name) return NULL;
     void *home = home_of(cfg, k, system, i, name);
     if (!home || !applies(cfg, k, home) || !takes(cfg, k, home)) return NULL;
     *out = k;
-    *r = k->type == STSL_KEY_LAW_PARAM ? law_range(k, home) : k->r;
+    *r = k->type == STSL_KEY_LAW_PARAM ? law_param(k, home)->r : k->r;
     return (double *)((char *)home + k->off);
 }
 
 /* ------------------------------------------------------------ writing */
 
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
-                  const char *sep, int first)
+                  const char *pre, const char *post, int first)
 {
+    const stsl_friction_params *fr = home;
     for (int i = 0; i < N_KEYS; i++) {
         const stsl_key *k = &KEYS[i];
         const char *key = child_of(k, prefix);
-        if (k->type != STSL_KEY_NUMBER || !key || strchr(key, '.') || !takes(cfg, k, home))
+        int level = k->when == STSL_WHEN_NOT_FORCE || k->when == STSL_WHEN_NOT_RATIO;
+        if ((k->type != STSL_KEY_NUMBER && k->type != STSL_KEY_LAW_PARAM) || !key ||
+            strchr(key, '.') || !takes(cfg, k, home))
             continue;
-        fprintf(f, "%s%s: %.17g", first ? "" : sep, key,
-                *(const double *)((const char *)home + k->off));
+        /* The static level in the words the file used, so that loading this
+         * again keeps what a later dynamic level keeps; the default is stated
+         * as a comment (block style only), since writing it would make it a
+         * given ratio and refuse a later static. */
+        if (level && fr->static_given == STSL_STATIC_DEFAULT && k->when == STSL_WHEN_NOT_FORCE &&
+            !strcmp(post, "\n"))
+            fprintf(f, "%s# static_ratio: 1 (the default: the static level is the dynamic one)\n",
+                    pre);
+        if (level && fr->static_given !=
+                         (k->when == STSL_WHEN_NOT_FORCE ? STSL_STATIC_RATIO : STSL_STATIC_FORCE))
+            continue;
+        fprintf(f, "%s%s: %.17g%s", first ? "" : pre, key,
+                *(const double *)((const char *)home + k->off), post);
         first = 0;
     }
 }

@@ -47,18 +47,21 @@ typedef enum stsl_key_home {
 typedef enum stsl_key_when {
     STSL_WHEN_NEVER,
     STSL_WHEN_ALWAYS,
-    STSL_WHEN_TRANSL,       /* mass: the effective YAML names inertia when rotational */
-    STSL_WHEN_ROT,          /* inertia */
-    STSL_WHEN_HYBRID,       /* a hybrid law's keys */
-    STSL_WHEN_STRIBECK,     /* the stribeck law's */
-    STSL_WHEN_NOT_RATIO,    /* static: not next to a given static_ratio */
-    STSL_WHEN_NOT_FORCE,    /* static_ratio: not next to a given static */
     STSL_WHEN_NO_STOPS,     /* an initial position must lie within the stops */
     STSL_WHEN_EVENT_DRIVEN, /* t_end bounds a fixed-step scheme's step */
     STSL_WHEN_KARNOPP,
     STSL_WHEN_RK4_HYBRID,
-    STSL_WHEN_RIGID, /* a stop's model */
-    STSL_WHEN_COMPLIANT
+    /* From here on the rule also says whether the key exists (its home's
+     * domain, law or model), in this order (config_keys.c's takes). */
+    STSL_WHEN_TRANSL,   /* mass: the effective YAML names inertia when rotational */
+    STSL_WHEN_ROT,      /* inertia */
+    STSL_WHEN_HYBRID,   /* a hybrid law's keys */
+    STSL_WHEN_STRIBECK, /* the stribeck law's */
+    STSL_WHEN_RIGID,    /* a stop's model */
+    STSL_WHEN_COMPLIANT,
+    /* Keys of a hybrid law, set alone only when not next to the other. */
+    STSL_WHEN_NOT_RATIO, /* static: not next to a given static_ratio */
+    STSL_WHEN_NOT_FORCE  /* static_ratio: not next to a given static */
 } stsl_key_when;
 
 typedef struct stsl_key {
@@ -86,8 +89,6 @@ const stsl_key *stsl_key_find(const char *path);
  * entry's requiredness, default and range (`r` overrides the range when
  * not NULL: rtol under erk8). */
 int stsl_key_read(const stsl_cr_map *m, const char *key, double *out, const stsl_cr_range *r);
-/* rtol's range (and accuracy's) without erk8. */
-extern const stsl_cr_range stsl_key_rtol;
 
 /* Open the mapping at node `id` of the concrete key path `path`, allowing
  * the keys the table has under it (stsl_cr_map_sub with allowed NULL). */
@@ -109,10 +110,11 @@ int stsl_key_refuse_others(const stsl_cr_map *m, const char *section, const void
 double *stsl_key_slot(stsl_config *cfg, const char *key, const stsl_key **k,
                       const stsl_cr_range **r);
 
-/* The numbers of `prefix` (generic: couplings.N) that apply to `home`, as
- * `sep`KEY: VALUE pairs (the first without `sep` when `first`).  `cfg`
- * and `home` decide the entries' `when`. */
+/* The numbers of `prefix` (generic: couplings.N, friction) that apply to
+ * `home`, as `pre`KEY: VALUE`post` pairs (the first without `pre` when
+ * `first`), a friction's static level as the file gave it.  `cfg` (NULL:
+ * translational) and `home` decide the entries' `when`. */
 void stsl_key_put(FILE *f, const stsl_config *cfg, const char *prefix, const void *home,
-                  const char *sep, int first);
+                  const char *pre, const char *post, int first);
 
 #endif

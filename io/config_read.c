@@ -1,6 +1,4 @@
-/* config_read.c - see config_read.h (moved out of config.c unchanged but
- * for the key paths of the friction and stop readers, which now name the
- * mapping they read: friction, end_stops, contacts.N, stops.N). */
+/* config_read.c - see config_read.h. */
 #include "io/config_read.h"
 
 #include <limits.h>
@@ -121,11 +119,12 @@ const char *stsl_cr_key_text(stsl_cr_ctx *c, int id)
     return k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
 }
 
-static int is_listed(const char *name, const char *const *names)
+/* The index of `name` in `names` (NULL-terminated), -1 when not there. */
+static int name_index(const char *name, const char *const *names)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return 0;
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
 }
 
 /* Reject a key that is not a scalar, not allowed, or seen before in `n`. */
@@ -137,7 +136,7 @@ static int check_key(const stsl_cr_map *m, yaml_node_t *n, yaml_node_pair_t *p,
     if (!key)
         return stsl_cr_fail(m->c, p->key, m->path, "keys must be plain names, not collections");
     stsl_cr_join(path, m->path, key);
-    if (!is_listed(key, allowed)) {
+    if (name_index(key, allowed) < 0) {
         stsl_cr_list_names(allowed, list, sizeof list);
         return stsl_cr_fail(m->c, p->key, path, "unknown key (allowed: %s)", list);
     }
@@ -168,15 +167,20 @@ int stsl_cr_map_open(stsl_cr_ctx *c, int id, const char *path, const char *const
     return STSL_OK;
 }
 
-/* Value node of `key` in the mapping, 0 when absent. */
+yaml_node_pair_t *stsl_cr_pair(stsl_cr_ctx *c, int id, const char *key)
+{
+    yaml_node_t *n = stsl_cr_node_at(c, id);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = stsl_cr_key_text(c, p->key);
+        if (k && strcmp(k, key) == 0) return p;
+    }
+    return NULL;
+}
+
 int stsl_cr_map_find(const stsl_cr_map *m, const char *key)
 {
-    yaml_node_t *n = stsl_cr_node_at(m->c, m->id);
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        const char *k = stsl_cr_key_text(m->c, p->key);
-        if (k && strcmp(k, key) == 0) return p->value;
-    }
-    return 0;
+    yaml_node_pair_t *p = stsl_cr_pair(m->c, m->id, key);
+    return p ? p->value : 0;
 }
 
 /* Open the sub-mapping `key`; *present says whether it was there.  With
@@ -234,26 +238,22 @@ static int is_yaml_nonfinite(const char *s)
 }
 
 /* A number is a plain scalar that strtod consumes entirely; a quoted "1"
- * is a string in YAML and is refused as one. */
-/* The one check of a number, for a node of the file and for a value given
- * to stsl_config_set: 0 and *out, or 1 with the problem in `what`. */
+ * is a string in YAML and is refused as one.  The one check of a number,
+ * for a node of the file and for a value given to stsl_config_set: 0 and
+ * *out, or 1 with the problem in `what`. */
 int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out, char *what,
                       size_t size)
 {
-    char got[64], rt[64];
-    stsl_cr_range_text(r, rt, sizeof rt);
-    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return snprintf(what, size, "expected a number%s (got %s)", rt,
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
-    const char *s = (const char *)n->data.scalar.value;
-    char *end;
+    char got[64], rt[64], *end = NULL;
+    int plain = n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    const char *s = plain ? (const char *)n->data.scalar.value : "";
     double v = strtod(s, &end);
-    if (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v)))
-        return snprintf(what, size, "must be a finite number (got %s)",
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
-    if (end == s || *end)
-        return snprintf(what, size, "expected a number%s (got %s)", rt,
-                        stsl_cr_describe(n, got, sizeof got)) >= 0;
+    stsl_cr_range_text(r, rt, sizeof rt);
+    const char *desc = stsl_cr_describe(n, got, sizeof got);
+    if (plain && (is_yaml_nonfinite(s) || (end != s && !*end && !isfinite(v))))
+        return snprintf(what, size, "must be a finite number (got %s)", desc) >= 0;
+    if (!plain || end == s || *end)
+        return snprintf(what, size, "expected a number%s (got %s)", rt, desc) >= 0;
     if (r && !in_range(r, v)) return snprintf(what, size, "must be%s (got %s)", rt, s) >= 0;
     if (r && r->why && v < r->phys_lo)
         return snprintf(what, size, "must be in [%g, %g] (got %s): %s", r->phys_lo, r->hi, s,
@@ -262,7 +262,7 @@ int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out,
     return 0;
 }
 
-int stsl_cr_node_num(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_range *r, double *out)
+static int node_num(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_range *r, double *out)
 {
     char what[512];
     return stsl_cr_check_num(stsl_cr_node_at(c, id), r, out, what, sizeof what)
@@ -276,7 +276,7 @@ int stsl_cr_map_num(const stsl_cr_map *m, const char *key, int required, double 
     char path[KEYPATH_MAX], rt[64];
     int id = stsl_cr_map_find(m, key);
     stsl_cr_join(path, m->path, key);
-    if (id) return stsl_cr_node_num(m->c, id, path, r, out);
+    if (id) return node_num(m->c, id, path, r, out);
     if (!required) {
         *out = def;
         return STSL_OK;
@@ -308,12 +308,8 @@ int stsl_cr_map_enum(const stsl_cr_map *m, const char *key, const char *const *n
     if (!id) return STSL_OK;
     stsl_cr_list_names(names, list, sizeof list);
     int rc = stsl_cr_node_str(m->c, id, path, &s);
-    if (rc) return rc;
-    for (int i = 0; names[i]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = i;
-            return STSL_OK;
-        }
+    if (rc || (*out = name_index(s, names)) >= 0) return rc;
+    *out = def;
     return stsl_cr_fail(m->c, id, path, "must be one of: %s (got %s)", list,
                         stsl_cr_describe(stsl_cr_node_at(m->c, id), got, sizeof got));
 }
@@ -330,18 +326,13 @@ int stsl_cr_copy_field(stsl_cr_ctx *c, int id, const char *path, char *dst, size
 
 /* ---------------------------------------------------------------- tables */
 
-typedef struct tabbuf {
-    double *t, *v;
-    int n, cap;
-} tabbuf;
-
 typedef struct tabread {
     stsl_cr_ctx *c;
-    const char *file;    /* resolved table path */
     const char *keypath; /* inputs.X.file */
     long line;
-    int rows_seen; /* content lines so far (a header may only be the first) */
-    tabbuf b;
+    int rows_seen;       /* content lines so far (a header may only be the first) */
+    int cap;             /* of s->tt and s->vv */
+    stsl_signal_spec *s; /* its file (resolved) and the rows so far */
 } tabread;
 
 static int table_fail(tabread *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -352,7 +343,7 @@ static int table_fail(tabread *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return stsl_error_set(r->c->err, STSL_EINPUT, "%s:%ld: %s: %s", r->file, r->line, r->keypath,
+    return stsl_error_set(r->c->err, STSL_EINPUT, "%s:%ld: %s: %s", r->s->file, r->line, r->keypath,
                           what);
 }
 
@@ -378,18 +369,18 @@ static int parse_field(char *s, double *out)
 
 static int table_push(tabread *r, double t, double v)
 {
-    tabbuf *b = &r->b;
-    if (b->n == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 64;
-        double *nt = realloc(b->t, (size_t)cap * sizeof *nt);
-        if (nt) b->t = nt;
-        double *nv = nt ? realloc(b->v, (size_t)cap * sizeof *nv) : NULL;
-        if (nv) b->v = nv;
-        if (!nt || !nv) return stsl_error_set(r->c->err, STSL_ENOMEM, "%s: out of memory", r->file);
-        b->cap = cap;
+    stsl_signal_spec *b = r->s;
+    if (b->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 64;
+        double *nt = realloc(b->tt, (size_t)cap * sizeof *nt);
+        if (nt) b->tt = nt;
+        double *nv = nt ? realloc(b->vv, (size_t)cap * sizeof *nv) : NULL;
+        if (nv) b->vv = nv;
+        if (!nt || !nv) return stsl_error_set(r->c->err, STSL_ENOMEM, "%s: out of memory", b->file);
+        r->cap = cap;
     }
-    b->t[b->n] = t;
-    b->v[b->n] = v;
+    b->tt[b->n] = t;
+    b->vv[b->n] = v;
     b->n++;
     return STSL_OK;
 }
@@ -410,9 +401,9 @@ static int table_line(tabread *r, char *line)
         return table_fail(r, "expected two numbers 'time,value'");
     }
     if (!isfinite(t) || !isfinite(v)) return table_fail(r, "time and value must be finite numbers");
-    if (r->b.n > 0 && !(t > r->b.t[r->b.n - 1]))
+    if (r->s->n > 0 && !(t > r->s->tt[r->s->n - 1]))
         return table_fail(r, "times must be strictly increasing (%.17g after %.17g)", t,
-                          r->b.t[r->b.n - 1]);
+                          r->s->tt[r->s->n - 1]);
     return table_push(r, t, v);
 }
 
@@ -427,9 +418,9 @@ static int table_lines(tabread *r, char *text)
         rc = table_line(r, line);
         line = nl ? nl + 1 : NULL;
     }
-    if (rc == STSL_OK && r->b.n < 2) {
+    if (rc == STSL_OK && r->s->n < 2) {
         if (r->line == 0) r->line = 1;
-        rc = table_fail(r, "needs at least 2 data rows (found %d)", r->b.n);
+        rc = table_fail(r, "needs at least 2 data rows (found %d)", r->s->n);
     }
     return rc;
 }
@@ -442,18 +433,16 @@ static int read_table(stsl_cr_ctx *c, int id, const char *keypath, stsl_signal_s
     stsl_error why;
     if (stsl_text_read(s->file, &stsl_table_limits, &text, &len, &why))
         return stsl_cr_fail(c, id, keypath, "%s", why.msg);
-    tabread r = {.c = c, .file = s->file, .keypath = keypath};
+    tabread r = {.c = c, .keypath = keypath, .s = s};
     int rc = table_lines(&r, text);
     free(text);
-    if (rc) {
-        free(r.b.t);
-        free(r.b.v);
-        return rc;
+    if (rc) { /* nothing of the table is kept */
+        free(s->tt);
+        free(s->vv);
+        s->tt = s->vv = NULL;
+        s->n = 0;
     }
-    s->n = r.b.n;
-    s->tt = r.b.t;
-    s->vv = r.b.v;
-    return STSL_OK;
+    return rc;
 }
 
 /* Relative table paths are relative to the configuration's directory. */
@@ -475,60 +464,58 @@ static int resolve_path(stsl_cr_ctx *c, int id, const char *path, const char *fi
 
 /* ---------------------------------------------------------------- signals */
 
-#define P(k, field, req, def, r)                                                                   \
+/* The numbers of each signal type, in the order they are written; each
+ * key is the field's name, each default 0.  The types' names are the
+ * model's (stsl_signal_type_names). */
+typedef struct sig_param {
+    stsl_signal_type type;
+    const char *key;
+    size_t off;
+    int required;
+    const stsl_cr_range *r;
+} sig_param;
+#define P(t, k, req, r)                                                                            \
     {                                                                                              \
-        k, offsetof(stsl_signal_spec, field), req, def, r                                          \
+        STSL_SIG_##t, #k, offsetof(stsl_signal_spec, k), req, r                                    \
     }
-static const stsl_cr_sig_kind SIGNALS[] = {
-    {"constant", STSL_SIG_CONSTANT, 1, {P("value", value, 1, 0.0, NULL)}},
-    {"step",
-     STSL_SIG_STEP,
-     3,
-     {P("time", time, 1, 0.0, NULL), P("before", before, 0, 0.0, NULL),
-      P("after", after, 1, 0.0, NULL)}},
-    {"ramp",
-     STSL_SIG_RAMP,
-     3,
-     {P("start_time", start_time, 0, 0.0, NULL), P("slope", slope, 1, 0.0, NULL),
-      P("initial", initial, 0, 0.0, NULL)}},
-    {"sine",
-     STSL_SIG_SINE,
-     4,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("frequency", frequency, 1, 0.0, &stsl_cr_pos),
-      P("phase", phase, 0, 0.0, NULL), P("offset", offset, 0, 0.0, NULL)}},
-    {"janecek_chirp",
-     STSL_SIG_JANECEK_CHIRP,
-     3,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("f_max", f_max, 1, 0.0, &stsl_cr_pos),
-      P("t_max", t_max, 1, 0.0, &stsl_cr_pos)}},
-    {"linear_chirp",
-     STSL_SIG_LINEAR_CHIRP,
-     4,
-     {P("amplitude", amplitude, 1, 0.0, NULL), P("f0", f0, 1, 0.0, &stsl_cr_nonneg),
-      P("f1", f1, 1, 0.0, &stsl_cr_nonneg), P("t1", t1, 1, 0.0, &stsl_cr_pos)}},
-    {"table", STSL_SIG_TABLE, 0, {{NULL, 0, 0, 0.0, NULL}}},
-};
+static const sig_param SIG_PARAMS[] = {P(CONSTANT, value, 1, NULL),
+                                       P(STEP, time, 1, NULL),
+                                       P(STEP, before, 0, NULL),
+                                       P(STEP, after, 1, NULL),
+                                       P(RAMP, start_time, 0, NULL),
+                                       P(RAMP, slope, 1, NULL),
+                                       P(RAMP, initial, 0, NULL),
+                                       P(SINE, amplitude, 1, NULL),
+                                       P(SINE, frequency, 1, &stsl_cr_pos),
+                                       P(SINE, phase, 0, NULL),
+                                       P(SINE, offset, 0, NULL),
+                                       P(JANECEK_CHIRP, amplitude, 1, NULL),
+                                       P(JANECEK_CHIRP, f_max, 1, &stsl_cr_pos),
+                                       P(JANECEK_CHIRP, t_max, 1, &stsl_cr_pos),
+                                       P(LINEAR_CHIRP, amplitude, 1, NULL),
+                                       P(LINEAR_CHIRP, f0, 1, &stsl_cr_nonneg),
+                                       P(LINEAR_CHIRP, f1, 1, &stsl_cr_nonneg),
+                                       P(LINEAR_CHIRP, t1, 1, &stsl_cr_pos)};
 #undef P
-#define N_SIGNALS ((int)(sizeof SIGNALS / sizeof SIGNALS[0]))
+#define SIG_END (SIG_PARAMS + sizeof SIG_PARAMS / sizeof SIG_PARAMS[0])
 
 #define SIGNAL_NAMES (stsl_signal_type_names())
 static const char *const INTERP_NAMES[] = {"linear", "cubic", NULL};
 
-static const stsl_cr_sig_kind *stsl_cr_kind_of(stsl_signal_type t)
+/* A type the signal tables know (an unknown one is read as a constant). */
+static stsl_signal_type known(stsl_signal_type t)
 {
-    for (int i = 0; i < N_SIGNALS; i++)
-        if (SIGNALS[i].type == t) return &SIGNALS[i];
-    return &SIGNALS[0];
+    return t >= STSL_SIG_CONSTANT && t <= STSL_SIG_TABLE ? t : STSL_SIG_CONSTANT;
 }
 
 /* Allowed keys of a signal: `type` and its type's parameters. */
-static void signal_keys(const stsl_cr_sig_kind *k, const char *keys[8])
+static void signal_keys(stsl_signal_type t, const char *keys[8])
 {
     int n = 0;
     keys[n++] = "type";
-    for (int i = 0; i < k->n; i++)
-        keys[n++] = k->p[i].key;
-    if (k->type == STSL_SIG_TABLE) {
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == t) keys[n++] = p->key;
+    if (t == STSL_SIG_TABLE) {
         keys[n++] = "file";
         keys[n++] = "interpolation";
     }
@@ -550,18 +537,16 @@ static int table_signal(const stsl_cr_map *m, stsl_interp def, stsl_signal_spec 
     return read_table(m->c, id, path, s);
 }
 
-static int signal_kind(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_sig_kind **out)
+static int signal_kind(stsl_cr_ctx *c, int id, const char *path, int *t)
 {
     char tpath[KEYPATH_MAX], list[256];
     stsl_cr_map raw = {.c = c, .id = id};
-    int rc, t, tid = stsl_cr_map_find(&raw, "type");
+    int tid = stsl_cr_map_find(&raw, "type");
     stsl_cr_join(tpath, path, "type");
     stsl_cr_list_names(SIGNAL_NAMES, list, sizeof list);
     if (!tid) return stsl_cr_fail(c, id, tpath, "missing required key (one of: %s)", list);
     snprintf(raw.path, sizeof raw.path, "%s", path);
-    rc = stsl_cr_map_enum(&raw, "type", SIGNAL_NAMES, 0, &t);
-    *out = &SIGNALS[t];
-    return rc;
+    return stsl_cr_map_enum(&raw, "type", SIGNAL_NAMES, 0, t);
 }
 
 int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp def,
@@ -569,22 +554,23 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
 {
     char got[64];
     const char *keys[8];
-    const stsl_cr_sig_kind *k = NULL;
+    int t = 0;
     stsl_cr_map m;
     yaml_node_t *n = stsl_cr_node_at(c, id);
     if (n->type != YAML_MAPPING_NODE)
         return stsl_cr_fail(c, id, path, "expected a signal mapping with a 'type' key (got %s)",
                             stsl_cr_describe(n, got, sizeof got));
-    int rc = signal_kind(c, id, path, &k);
+    int rc = signal_kind(c, id, path, &t);
     if (rc) return rc;
-    signal_keys(k, keys);
+    signal_keys((stsl_signal_type)t, keys);
     rc = stsl_cr_map_open(c, id, path, keys, &m);
     memset(s, 0, sizeof *s);
-    s->type = k->type;
-    for (int i = 0; !rc && i < k->n; i++)
-        rc = stsl_cr_map_num(&m, k->p[i].key, k->p[i].required, k->p[i].def, k->p[i].r,
-                             (double *)((char *)s + k->p[i].off));
-    if (!rc && k->type == STSL_SIG_TABLE) rc = table_signal(&m, def, s);
+    s->type = (stsl_signal_type)t;
+    for (const sig_param *p = SIG_PARAMS; !rc && p < SIG_END; p++)
+        if (p->type == s->type)
+            rc =
+                stsl_cr_map_num(&m, p->key, p->required, 0.0, p->r, (double *)((char *)s + p->off));
+    if (!rc && s->type == STSL_SIG_TABLE) rc = table_signal(&m, def, s);
     return rc;
 }
 
@@ -598,46 +584,37 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
     {                                                                                              \
 #k, offsetof(stsl_friction_params, k), req, def, r                                         \
     }
-static const stsl_cr_law_param P_SIMSCAPE[] = {LP(breakaway, 1, 0, &stsl_cr_nonneg),
-                                               LP(coulomb, 1, 0, &stsl_cr_nonneg),
-                                               LP(breakaway_velocity, 1, 0, &stsl_cr_pos),
-                                               LP(viscous, 0, 0, &stsl_cr_nonneg),
-                                               {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_C[] = {
+static const stsl_cr_param P_SIMSCAPE[] = {LP(breakaway, 1, 0, &stsl_cr_nonneg),
+                                           LP(coulomb, 1, 0, &stsl_cr_nonneg),
+                                           LP(breakaway_velocity, 1, 0, &stsl_cr_pos),
+                                           LP(viscous, 0, 0, &stsl_cr_nonneg),
+                                           {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_C[] = {
     LP(tc, 1, 0, &stsl_cr_nonneg), LP(slope, 1, 0, &stsl_cr_pos), {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_V[] = {LP(d, 1, 0, &stsl_cr_nonneg), {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_CV[] = {LP(tc, 1, 0, &stsl_cr_nonneg),
-                                               LP(slope, 1, 0, &stsl_cr_pos),
-                                               LP(d, 1, 0, &stsl_cr_nonneg),
-                                               {NULL, 0, 0, 0, NULL}};
-static const stsl_cr_law_param P_20SIM_SCVS[] = {
+static const stsl_cr_param P_20SIM_V[] = {LP(d, 1, 0, &stsl_cr_nonneg), {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_CV[] = {LP(tc, 1, 0, &stsl_cr_nonneg),
+                                           LP(slope, 1, 0, &stsl_cr_pos),
+                                           LP(d, 1, 0, &stsl_cr_nonneg),
+                                           {NULL, 0, 0, 0, NULL}};
+static const stsl_cr_param P_20SIM_SCVS[] = {
     LP(tc, 1, 0, &stsl_cr_nonneg), LP(tst, 1, 0, &stsl_cr_nonneg), LP(slope, 1, 0, &stsl_cr_pos),
     LP(v_st, 1, 0, &stsl_cr_pos),  LP(d, 0, 0, &stsl_cr_nonneg),   {NULL, 0, 0, 0, NULL}};
 /* LuGre divides by g(w) >= Tc: Tc must be > 0. */
-static const stsl_cr_law_param P_LUGRE[] = {
+static const stsl_cr_param P_LUGRE[] = {
     LP(tc, 1, 0, &stsl_cr_pos),   LP(tst, 1, 0, &stsl_cr_nonneg), LP(v_st, 1, 0, &stsl_cr_pos),
     LP(d, 0, 0, &stsl_cr_nonneg), LP(sigma0, 1, 0, &stsl_cr_pos), LP(sigma1, 0, 0, &stsl_cr_nonneg),
     {NULL, 0, 0, 0, NULL}};
 #undef LP
 
-const stsl_cr_law_param *stsl_cr_law_params(stsl_law law)
+/* Index = stsl_law; the hybrid laws have none. */
+static const stsl_cr_param *const LAW_PARAMS[] = {
+    [STSL_LAW_SIMSCAPE] = P_SIMSCAPE,     [STSL_LAW_20SIM_C] = P_20SIM_C,
+    [STSL_LAW_20SIM_V] = P_20SIM_V,       [STSL_LAW_20SIM_CV] = P_20SIM_CV,
+    [STSL_LAW_20SIM_SCVS] = P_20SIM_SCVS, [STSL_LAW_LUGRE] = P_LUGRE};
+
+const stsl_cr_param *stsl_cr_law_params(stsl_law law)
 {
-    switch (law) {
-    case STSL_LAW_SIMSCAPE:
-        return P_SIMSCAPE;
-    case STSL_LAW_20SIM_C:
-        return P_20SIM_C;
-    case STSL_LAW_20SIM_V:
-        return P_20SIM_V;
-    case STSL_LAW_20SIM_CV:
-        return P_20SIM_CV;
-    case STSL_LAW_20SIM_SCVS:
-        return P_20SIM_SCVS;
-    case STSL_LAW_LUGRE:
-        return P_LUGRE;
-    default:
-        return NULL;
-    }
+    return (unsigned)law < sizeof LAW_PARAMS / sizeof *LAW_PARAMS ? LAW_PARAMS[law] : NULL;
 }
 
 /* `static` (a force) is the friendlier spelling of static_ratio; it only
@@ -657,7 +634,7 @@ static int load_static(const stsl_cr_map *m, stsl_friction_params *f)
         return stsl_cr_fail(m->c, st, path,
                             "needs %s.dynamic > 0 (use static_ratio when dynamic is 0)", m->path);
     stsl_cr_range r = {f->dynamic, HUGE_VAL, 0, 1, NULL, 0.0};
-    int rc = stsl_cr_node_num(m->c, st, path, &r, &f->static_force);
+    int rc = node_num(m->c, st, path, &r, &f->static_force);
     if (!rc) f->static_ratio = f->static_force / f->dynamic;
     return rc;
 }
@@ -703,7 +680,7 @@ int stsl_cr_law_levels_ok(const stsl_friction_params *f)
 /* The smooth laws take their seed's parameters, nothing else. */
 static int load_smooth(const stsl_cr_map *m, stsl_friction_params *f)
 {
-    const stsl_cr_law_param *lp = stsl_cr_law_params(f->law);
+    const stsl_cr_param *lp = stsl_cr_law_params(f->law);
     const char *key[2];
     double v[2];
     int rc = STSL_OK;
@@ -754,28 +731,7 @@ void stsl_cr_put_friction(FILE *f, const stsl_friction_params *fr, const char *p
                           const char *post)
 {
     fprintf(f, "%slaw: %s%s", pre, LAW_NAMES[fr->law], post);
-    if (stsl_law_is_smooth(fr->law)) {
-        for (const stsl_cr_law_param *lp = stsl_cr_law_params(fr->law); lp->key; lp++)
-            fprintf(f, "%s%s: %.17g%s", pre, lp->key, *(const double *)((const char *)fr + lp->off),
-                    post);
-        return;
-    }
-    fprintf(f, "%sdynamic: %.17g%s", pre, fr->dynamic, post);
-    /* The static level in the words the file used, so that loading this
-     * again keeps what a later dynamic level keeps; the default is stated
-     * as a comment (block style only), since writing it would make it a
-     * given ratio and refuse a later static. */
-    if (fr->static_given == STSL_STATIC_FORCE)
-        fprintf(f, "%sstatic: %.17g%s", pre, fr->static_force, post);
-    else if (fr->static_given == STSL_STATIC_RATIO)
-        fprintf(f, "%sstatic_ratio: %.17g%s", pre, fr->static_ratio, post);
-    else if (!strcmp(post, "\n"))
-        fprintf(f, "%s# static_ratio: 1 (the default: the static level is the dynamic one)\n", pre);
-    fprintf(f, "%sefficiency_opposing: %.17g%s%sefficiency_aiding: %.17g%s", pre, fr->eff_opposing,
-            post, pre, fr->eff_aiding, post);
-    if (fr->law == STSL_LAW_STRIBECK)
-        fprintf(f, "%sstribeck_velocity: %.17g%s%sstribeck_exponent: %.17g%s", pre,
-                fr->stribeck_velocity, post, pre, fr->stribeck_exponent, post);
+    stsl_key_put(f, NULL, "friction", fr, pre, post, 0);
 }
 
 /* A YAML double-quoted string: any path survives the round trip. */
@@ -795,10 +751,10 @@ void stsl_cr_put_quoted(FILE *f, const char *s)
 
 void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl_signal_spec *s)
 {
-    const stsl_cr_sig_kind *k = stsl_cr_kind_of(s->type);
-    fprintf(f, "%s%s: {type: %s", indent, key, k->name);
-    for (int i = 0; i < k->n; i++)
-        fprintf(f, ", %s: %.17g", k->p[i].key, *(const double *)((const char *)s + k->p[i].off));
+    fprintf(f, "%s%s: {type: %s", indent, key, SIGNAL_NAMES[known(s->type)]);
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == known(s->type))
+            fprintf(f, ", %s: %.17g", p->key, *(const double *)((const char *)s + p->off));
     if (s->type == STSL_SIG_TABLE) {
         /* Absolute: the effective configuration (a result's /config) must
          * name the same table from any working directory. */
@@ -814,11 +770,10 @@ void stsl_cr_put_signal(FILE *f, const char *indent, const char *key, const stsl
 
 double *stsl_cr_signal_slot(stsl_signal_spec *s, const char *name, const stsl_cr_range **r)
 {
-    const stsl_cr_sig_kind *k = stsl_cr_kind_of(s->type);
-    for (int j = 0; j < k->n; j++)
-        if (!strcmp(k->p[j].key, name)) {
-            *r = k->p[j].r;
-            return (double *)((char *)s + k->p[j].off);
+    for (const sig_param *p = SIG_PARAMS; p < SIG_END; p++)
+        if (p->type == known(s->type) && !strcmp(p->key, name)) {
+            *r = p->r;
+            return (double *)((char *)s + p->off);
         }
     return NULL;
 }

@@ -1,6 +1,5 @@
-/* config_read.h - reading the YAML configuration against its schema: the
- * parts io/config.c (the one element, --set) and io/config_system.c (a
- * system of bodies) share.
+/* config_read.h - reading the YAML configuration (io/config.c) against
+ * its schema.
  *
  * A mapping is opened with its list of allowed keys (which rejects unknown
  * and duplicate keys), then each key is read with its type, default and
@@ -55,28 +54,15 @@ typedef struct stsl_cr_range {
     double phys_lo;
 } stsl_cr_range;
 
-typedef struct stsl_cr_sig_param {
-    const char *key;
-    size_t off; /* of the double in stsl_signal_spec */
-    int required;
-    double def;
-    const stsl_cr_range *r;
-} stsl_cr_sig_param;
-
-typedef struct stsl_cr_sig_kind {
-    const char *name;
-    stsl_signal_type type;
-    int n;
-    stsl_cr_sig_param p[4];
-} stsl_cr_sig_kind;
-
-typedef struct stsl_cr_law_param {
+/* A number of a signal or a smooth law: its key, where its double lives
+ * (offset in stsl_signal_spec, stsl_friction_params), its rules. */
+typedef struct stsl_cr_param {
     const char *key;
     size_t off;
     int required;
     double def;
     const stsl_cr_range *r;
-} stsl_cr_law_param;
+} stsl_cr_param;
 
 /* The admissible intervals the loader and the fast set share. */
 extern const stsl_cr_range stsl_cr_pos, stsl_cr_nonneg, stsl_cr_ge1, stsl_cr_unit;
@@ -95,13 +81,15 @@ const char *stsl_cr_describe(const yaml_node_t *n, char *buf, size_t size);
 void stsl_cr_join(char *buf, const char *prefix, const char *key);
 void stsl_cr_range_text(const stsl_cr_range *r, char *buf, size_t size);
 
-/* Mappings: node access, open with allowed keys, find a key's value node
- * (0 when absent), open a sub-mapping (*present says whether it was there;
- * allowed NULL: the keys io/config_keys.h's table has under it). */
+/* Mappings: node access, open with allowed keys, find a key's pair in the
+ * mapping `id` (NULL when absent) or its value node (0 when absent), open a
+ * sub-mapping (*present says whether it was there; allowed NULL: the keys
+ * io/config_keys.h's table has under it). */
 yaml_node_t *stsl_cr_node_at(stsl_cr_ctx *c, int id);
 const char *stsl_cr_key_text(stsl_cr_ctx *c, int id);
 int stsl_cr_map_open(stsl_cr_ctx *c, int id, const char *path, const char *const *allowed,
                      stsl_cr_map *m);
+yaml_node_pair_t *stsl_cr_pair(stsl_cr_ctx *c, int id, const char *key);
 int stsl_cr_map_find(const stsl_cr_map *m, const char *key);
 int stsl_cr_map_sub(const stsl_cr_map *m, const char *key, int required, const char *const *allowed,
                     stsl_cr_map *out, int *present);
@@ -114,7 +102,6 @@ int stsl_cr_refuse_keys(const stsl_cr_map *top, const char *const *keys, const c
  * *out, or 1 with the problem in `what`. */
 int stsl_cr_check_num(const yaml_node_t *n, const stsl_cr_range *r, double *out, char *what,
                       size_t size);
-int stsl_cr_node_num(stsl_cr_ctx *c, int id, const char *path, const stsl_cr_range *r, double *out);
 int stsl_cr_map_num(const stsl_cr_map *m, const char *key, int required, double def,
                     const stsl_cr_range *r, double *out);
 int stsl_cr_node_str(stsl_cr_ctx *c, int id, const char *path, const char **out);
@@ -133,7 +120,7 @@ int stsl_cr_load_signal(stsl_cr_ctx *c, int id, const char *path, stsl_interp de
  * messages name m's path. */
 int stsl_cr_friction(const stsl_cr_map *m, stsl_friction_params *f);
 /* The parameters of a smooth law, {NULL}-terminated (NULL for hybrid laws). */
-const stsl_cr_law_param *stsl_cr_law_params(stsl_law law);
+const stsl_cr_param *stsl_cr_law_params(stsl_law law);
 /* 0 when a smooth law's static level lies below its Coulomb level (the
  * loader's rule between breakaway and coulomb, tst and tc); 1 otherwise. */
 int stsl_cr_law_levels_ok(const stsl_friction_params *f);

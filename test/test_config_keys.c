@@ -105,7 +105,7 @@ static const stsl_cr_range *range_of(const stsl_key *k, const stsl_config *cfg, 
     const stsl_friction_params *f =
         cfg->is_system ? &cfg->system.contacts[0].friction : &cfg->element.friction;
     const char *name = strrchr(key, '.') + 1;
-    for (const stsl_cr_law_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
+    for (const stsl_cr_param *lp = stsl_cr_law_params(f->law); lp && lp->key; lp++)
         if (!strcmp(lp->key, name)) return lp->r;
     fail_msg("%s: not a parameter of the base's law", key);
     return NULL;

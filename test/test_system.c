@@ -93,6 +93,18 @@ static const bad BAD[] = {
      "s.yaml:3: contacts.0.body: missing required key (body: NAME, or between: [a, b])"},
     {TWO "contacts:\n  - {body: a, dynamic: -1}\n" SIM,
      "s.yaml:3: contacts.0.dynamic: must be >= 0 (got -1)"},
+    /* A contact or stop with a name is named by it (the key path --set
+     * takes), whichever check refuses it; one without keeps its index. */
+    {TWO
+     "contacts:\n  - {body: a, dynamic: 1}\n  - {name: clutch, between: [a, b], dynamic: -1}\n" SIM,
+     "s.yaml:4: contacts.clutch.dynamic: must be >= 0 (got -1)"},
+    {TWO "contacts:\n  - {name: clutch, body: c, dynamic: 1}\n" SIM,
+     "s.yaml:3: contacts.clutch.body: unknown body 'c' (bodies: a, b; fixed ends: ground, base, "
+     "anchor)"},
+    {TWO "stops:\n  - {name: gap, between: [a, b], min: 1, max: -1}\n" SIM,
+     "s.yaml:3: stops.gap.max: must be > stops.gap.min (got min 1, max -1)"},
+    {TWO "stops:\n  - {body: a, min: 1, max: -1}\n" SIM,
+     "s.yaml:3: stops.0.max: must be > stops.0.min (got min 1, max -1)"},
     {TWO
      "contacts:\n  - {body: a, dynamic: 1}\n  - {between: [a, b], dynamic: 1, static: 0.5}\n" SIM,
      "s.yaml:4: contacts.1.static: must be >= 1 (got 0.5)"},
@@ -443,6 +455,15 @@ static void test_set_by_name(void **state)
     assert_true(cfg.system.contacts[1].friction.dynamic == 0.6);
     assert_int_equal(stsl_config_set(&cfg, "contacts.gear.dynamic", "1", &err), STSL_EINPUT);
     assert_string_equal(err.msg, "contacts: no item 'gear' (expected an index in [0, 1])");
+    /* Refusals name the item by its name, set by index or name, alone or
+     * through the full load (a rule between keys). */
+    assert_int_equal(stsl_config_set(&cfg, "contacts.1.dynamic", "-1", &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "contacts.clutch.dynamic: must be >= 0 (got -1)");
+    assert_int_equal(stsl_config_set(&cfg, "contacts.clutch.dynamic", "x", &err), STSL_EINPUT);
+    assert_string_equal(err.msg, "contacts.clutch.dynamic: expected a number >= 0 (got 'x')");
+    assert_int_equal(stsl_config_set(&cfg, "stops.0.max", "-1", &err), STSL_EINPUT);
+    assert_string_equal(err.msg,
+                        "stops.backlash.max: must be > stops.backlash.min (got min -0.01, max -1)");
     v = stsl_config_get(&cfg, "contacts.gear.dynamic", &err);
     assert_null(v);
     assert_string_equal(err.msg, "contacts.gear.dynamic: not a key of the effective configuration");
