@@ -104,59 +104,320 @@ int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_
     return align(r, t, n, nu, err);
 }
 
-/* The element's reference aligned row by row with the candidate. */
-typedef struct aligned {
-    stsl_cmp_rerun rr; /* mode, mode_after: at the instant of a stick or a breakaway the
-                          element is at rest, whichever side the row's values come from */
-    double *x, *v, *f;
-    stsl_cmp_event *events; /* the re-run's events within the compared span */
-    long n_events;
-} aligned;
-
-static void aligned_free(aligned *r)
+int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
+                  double **t, long *i0, long *n, stsl_error *err)
 {
-    stsl_cmp_rerun_free(&r->rr);
-    free(r->x);
-    free(r->v);
-    free(r->f);
-    free(r->events);
-}
-
-/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
- * and take the element's x, v, friction and events out of it. */
-static int rerun(const stsl_config *cfg, const double *t, long n, aligned *r, stsl_error *err)
-{
-    int rc = stsl_cmp_rerun_at(cfg, t, n, &r->rr, err);
-    if (rc) return rc;
-    const stsl_layout *lay = &r->rr.mr->layout;
-    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
-        cf = stsl_layout_find(lay, "friction");
-    if (cx < 0 || cv < 0 || cf < 0)
-        return stsl_error_set(err, STSL_ESOLVER, "the re-run has no x, v or friction column");
-    r->x = malloc(sizeof *r->x * (size_t)n);
-    r->v = malloc(sizeof *r->v * (size_t)n);
-    r->f = malloc(sizeof *r->f * (size_t)n);
-    r->events = malloc(sizeof *r->events * (size_t)(r->rr.mr->n_events + 1));
-    if (!r->x || !r->v || !r->f || !r->events)
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-    for (long i = 0; i < n; i++) {
-        const double *row = r->rr.rows + (size_t)i * (size_t)r->rr.n_cols;
-        r->x[i] = row[cx];
-        r->v[i] = row[cv];
-        r->f[i] = row[cf];
-    }
-    /* Events within the compared span: the candidate cannot see others. */
-    for (long k = 0; k < r->rr.mr->n_events; k++) {
-        const stsl_mem_event *ev = &r->rr.mr->events[k];
-        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
-                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
-                                                                        : NULL);
-    }
+    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
+    long a = 0, b = cn;
+    while (a < cn && ct[a] < -slack)
+        a++;
+    while (b > a && ct[b - 1] > t_end + slack)
+        b--;
+    *n = b - a;
+    if (*n < 2 || !(ct[b - 1] > ct[a]))
+        return stsl_error_set(
+            err, STSL_EINPUT,
+            "%s: fewer than two distinct times within the reference's [0, %.9g] %s", name, t_end,
+            t_units);
+    if (!(*t = malloc(sizeof **t * (size_t)*n)))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", *n);
+    for (long i = 0; i < *n; i++)
+        (*t)[i] = fmin(fmax(ct[a + i], 0.0), t_end);
+    *i0 = a;
     return STSL_OK;
 }
 
-/* ---- metrics -------------------------------------------------------------------- */
+/* ==== a system's result, member by member ==================================== */
+
+/* ---- names ------------------------------------------------------------------ */
+
+/* map[k] = the reference's member with the candidate's member k's name.
+ * Missing groups have no members. */
+static int match_names(const stsl_h5_system *r, const stsl_h5_system *c, const char *group,
+                       const char *what, int *width, int **map, stsl_error *err)
+{
+    const stsl_h5_group *gr = stsl_h5_system_group(r, group), *gc = stsl_h5_system_group(c, group);
+    int nr = gr ? gr->width : 0, nc = gc ? gc->width : 0, differ = nr != nc;
+    *width = nc;
+    *map = malloc(sizeof **map * (size_t)(nc + 1));
+    if (!*map) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (int k = 0; k < nc; k++) {
+        (*map)[k] = -1;
+        for (int j = 0; j < nr; j++)
+            if (!strcmp(gr->members[j], gc->members[k])) (*map)[k] = j;
+        differ |= (*map)[k] < 0;
+    }
+    if (!differ) return STSL_OK;
+    char only_r[1024] = "", only_c[1024] = "";
+    size_t ur = 0, uc = 0;
+    for (int j = 0; j < nr; j++) {
+        int found = 0;
+        for (int k = 0; k < nc; k++)
+            found |= !strcmp(gr->members[j], gc->members[k]);
+        if (!found && ur < sizeof only_r)
+            ur += (size_t)snprintf(only_r + ur, sizeof only_r - ur, "%s%s", ur ? ", " : "",
+                                   gr->members[j]);
+    }
+    for (int k = 0; k < nc; k++)
+        if ((*map)[k] < 0 && uc < sizeof only_c)
+            uc += (size_t)snprintf(only_c + uc, sizeof only_c - uc, "%s%s", uc ? ", " : "",
+                                   gc->members[k]);
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s and %s have different %s: only in %s: %s; only in %s: %s", r->path,
+                          c->path, what, r->path, ur ? only_r : "-", c->path, uc ? only_c : "-");
+}
+
+/* ---- per member ---------------------------------------------------------------- */
+
+/* Work arrays of n values, shared by the members (sc: of every candidate row). */
+typedef struct work {
+    double *ar, *br, *ac, *bc;
+    unsigned char *sr, *sc;
+} work;
+
+/* The errors of the candidate's (ac, bc) against the reference's (ar, br)
+ * on the grid t into six figures of the report (NaN when not `have`). */
+static void errors_into(const double *t, const work *w, long n, int have, double *max_a,
+                        double *rms_a, double *final_a, double *max_b, double *rms_b,
+                        double *final_b)
+{
+    stsl_cmp_errors e = {NAN, NAN, NAN, NAN, NAN, NAN};
+    if (have) stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &e);
+    *max_a = e.max_abs_x, *rms_a = e.rms_x, *final_a = e.final_x;
+    *max_b = e.max_abs_v, *rms_b = e.rms_v, *final_b = e.final_v;
+}
+
+/* The reference r holds the compared rows (row i: the candidate's row i0 + i). */
+static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                   long n, const int *map, work *w, stsl_compare_system_report *out)
+{
+    const stsl_h5_group *xr = stsl_h5_system_group(r, "x"), *vr = stsl_h5_system_group(r, "v");
+    const stsl_h5_group *xc = stsl_h5_system_group(c, "x"), *vc = stsl_h5_system_group(c, "v");
+    for (int k = 0; k < out->n_bodies; k++) {
+        for (long i = 0; i < n; i++) {
+            w->ar[i] = stsl_h5_group_at(xr, i, map[k]);
+            w->br[i] = vr ? stsl_h5_group_at(vr, i, map[k]) : NAN;
+            w->ac[i] = stsl_h5_group_at(xc, i0 + i, k);
+            w->bc[i] = vc ? stsl_h5_group_at(vc, i0 + i, k) : NAN;
+        }
+        stsl_compare_body *b = &out->bodies[k];
+        snprintf(b->name, sizeof b->name, "%s", xc->members[k]);
+        errors_into(t, w, n, 1, &b->max_abs_error_x, &b->rms_error_x, &b->final_error_x,
+                    &b->max_abs_error_v, &b->rms_error_v, &b->final_error_v);
+    }
+}
+
+static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
+{
+    size_t sz = (size_t)n;
+    w->ar = malloc(sizeof(double) * sz);
+    w->br = malloc(sizeof(double) * sz);
+    w->ac = malloc(sizeof(double) * sz);
+    w->bc = malloc(sizeof(double) * sz);
+    w->sr = malloc(sz);
+    w->sc = malloc((size_t)n_cand + 1);
+    out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
+    out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
+    out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
+    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
+        out->stops)
+        return STSL_OK;
+    return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+}
+
+static void work_free(work *w)
+{
+    free(w->ar);
+    free(w->br);
+    free(w->ac);
+    free(w->bc);
+    free(w->sr);
+    free(w->sc);
+}
+
+/* The members of both, matched by name: bodies, contacts, stops. */
+static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
+                     stsl_compare_system_report *out, stsl_error *err)
+{
+    int rc = match_names(r, c, "x", "bodies", &out->n_bodies, &map[0], err);
+    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &out->n_contacts, &map[1], err);
+    /* An FMU's run has no stop_mode: its stops cannot be judged (compare.h). */
+    if (!rc && stsl_h5_system_group(c, "stop_mode"))
+        rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
+    return rc;
+}
+/* ---- what every comparison computes: span, re-run, bodies ---------------------- */
+
+/* The compared rows and what both views read from them: the reference re-run
+ * at the candidate's times t (row i: the candidate's row i0 + i) as a result
+ * `ref`, its modes around events (rr), and the members matched by name. */
+typedef struct core {
+    double *t;
+    long i0;
+    stsl_cmp_rerun rr;
+    stsl_h5_system ref;
+    int *map[3];
+    work w;
+} core;
+
+static void core_free(core *k)
+{
+    free(k->t);
+    stsl_cmp_rerun_free(&k->rr);
+    stsl_h5_system_free(&k->ref);
+    for (int m = 0; m < 3; m++)
+        free(k->map[m]);
+    work_free(&k->w);
+}
+
+/* The span of `cand`, the re-run of `cfg` there, the members matched by
+ * name and every body's errors into *out (its contacts and stops named and
+ * counted, left for the view to judge).  On failure *rerun_failed says
+ * whether the re-run failed; *k is freed by the caller in any case. */
+static int core_run(const stsl_config *cfg, const char *ref_name, const stsl_h5_system *cand,
+                    double event_window, core *k, stsl_compare_system_report *out,
+                    int *rerun_failed, stsl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(k, 0, sizeof *k);
+    *rerun_failed = 0;
+    long n = 0;
+    int rc = stsl_cmp_span(cfg->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
+                           &k->t, &k->i0, &n, err);
+    if (!rc && (rc = stsl_cmp_rerun_at(cfg, k->t, n, &k->rr, err))) {
+        stsl_error_wrap(err, "re-running the reference");
+        *rerun_failed = 1;
+    }
+    if (!rc) rc = stsl_h5_system_of_run(ref_name, k->rr.mr, k->t, k->rr.rows, n, &k->ref, err);
+    if (!rc) rc = match_all(&k->ref, cand, k->map, out, err);
+    if (!rc) rc = alloc_all(n, cand->n_samples, &k->w, out, err);
+    if (rc) return rc;
+    out->n_points = n;
+    out->points_dropped = cand->n_samples - n;
+    out->t_first = k->t[0];
+    out->t_last = k->t[n - 1];
+    out->event_window = event_window < 0 ? stsl_compare_default_event_window(k->t, n) : event_window;
+    bodies(&k->ref, cand, k->t, k->i0, n, k->map[0], &k->w, out);
+    return STSL_OK;
+}
+
+/* The events of `s` about the subject called `name` (NULL: every event)
+ * within [t0, t1]. */
+static long subject_events(const stsl_h5_system *s, const char *name, double t0, double t1,
+                           stsl_cmp_event *out)
+{
+    long k = 0;
+    for (long i = 0; i < s->n_events; i++) {
+        const stsl_h5_sys_event *e = &s->events[i];
+        if ((!name || (e->index >= 0 && !strcmp(e->name, name))) && e->t >= t0 && e->t <= t1)
+            stsl_compare_event_set(&out[k++], e->t, e->kind);
+    }
+    return k;
+}
+
+static int match_subject(const stsl_h5_system *r, const stsl_h5_system *c, const char *name,
+                         const stsl_compare_system_report *out, stsl_compare_events *ev,
+                         stsl_error *err)
+{
+    stsl_cmp_event *er = malloc(sizeof *er * (size_t)(r->n_events + 1)),
+                   *ec = malloc(sizeof *ec * (size_t)(c->n_events + 1));
+    int rc = er && ec ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory for events");
+    stsl_cmp_matching m;
+    if (!rc) {
+        long nr = subject_events(r, name, out->t_first, out->t_last, er);
+        long nc = subject_events(c, name, out->t_first, out->t_last, ec);
+        rc = stsl_compare_match_events(er, nr, ec, nc, out->event_window, &m, err);
+    }
+    if (!rc) {
+        *ev = (stsl_compare_events){m.n_matched, m.n_missed, m.n_spurious,
+                                    m.n_matched ? m.max_abs_dt : NAN};
+        stsl_compare_matching_free(&m);
+    }
+    free(er);
+    free(ec);
+    return rc;
+}
+
+/* Rows [i0, i0 + n) of member m of f and s. */
+static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, int m, long i0,
+                              long n, const double *t, double *fa, double *sa)
+{
+    if (!f || !s) return NAN;
+    for (long i = 0; i < n; i++) {
+        fa[i] = stsl_h5_group_at(f, i0 + i, m);
+        sa[i] = stsl_h5_group_at(s, i0 + i, m);
+    }
+    /* `friction` is the contact's force on its first end, which opposes the
+     * slip w: its power F w is what the contact takes out, with a minus. */
+    return -stsl_compare_energy_friction(t, fa, sa, n);
+}
+
+static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
+                    long n, const int *map, work *w, stsl_compare_system_report *out,
+                    stsl_error *err)
+{
+    const stsl_h5_group *mr = stsl_h5_system_group(r, "contact_mode"),
+                        *mc = stsl_h5_system_group(c, "contact_mode");
+    const stsl_h5_group *fr = stsl_h5_system_group(r, "friction"),
+                        *fc = stsl_h5_system_group(c, "friction");
+    const stsl_h5_group *wr = stsl_h5_system_group(r, "slip_velocity"),
+                        *wc = stsl_h5_system_group(c, "slip_velocity");
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < out->n_contacts; k++) {
+        stsl_compare_contact *o = &out->contacts[k];
+        snprintf(o->name, sizeof o->name, "%s", mc->members[k]);
+        /* Stuck by the rule of `info` (stsl_h5_time_in), on both. */
+        stsl_h5_group_flags(r, mr, map[k], "STUCK", w->sr);
+        stsl_h5_group_flags(c, mc, k, "STUCK", w->sc);
+        stsl_cmp_stuck stuck;
+        stsl_compare_stuck_held(t, w->sr, w->sc + i0, n, &stuck);
+        o->stuck_time_reference = stuck.ref_time;
+        o->stuck_time_candidate = stuck.cand_time;
+        o->stuck_iou = stuck.iou;
+        o->dissipated_energy_reference = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
+        o->dissipated_energy_candidate = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
+        /* friction_energy left both in w: the errors of the same rows. */
+        errors_into(t, w, n, fr && wr && fc && wc, &o->max_abs_error_friction,
+                    &o->rms_error_friction, &o->final_error_friction,
+                    &o->max_abs_error_slip_velocity, &o->rms_error_slip_velocity,
+                    &o->final_error_slip_velocity);
+        rc = match_subject(r, c, o->name, out, &o->events, err);
+    }
+    return rc;
+}
+
+static int stops(const stsl_h5_system *r, const stsl_h5_system *c, stsl_compare_system_report *out,
+                 stsl_error *err)
+{
+    const stsl_h5_group *sc = stsl_h5_system_group(c, "stop_mode");
+    int rc = STSL_OK;
+    for (int k = 0; !rc && k < out->n_stops; k++) {
+        snprintf(out->stops[k].name, sizeof out->stops[k].name, "%s", sc->members[k]);
+        rc = match_subject(r, c, sc->members[k], out, &out->stops[k].events, err);
+    }
+    return rc;
+}
+
+int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
+                     double event_window, stsl_compare_system_report *out, int *rerun_failed,
+                     stsl_error *err)
+{
+    core k;
+    int rc = core_run(ref, ref_name, cand, event_window, &k, out, rerun_failed, err);
+    if (!rc) rc = contacts(&k.ref, cand, k.t, k.i0, out->n_points, k.map[1], &k.w, out, err);
+    if (!rc) rc = stops(&k.ref, cand, out, err);
+    core_free(&k);
+    if (rc) stsl_compare_system_free(out);
+    return rc;
+}
+
+/* ==== the one-body view: an element's trajectory ============================ */
+/* An element's candidate is its one body's trajectory (x, v, maybe friction,
+ * modes and events) without contacts' columns: a CSV's rows hold no event
+ * instants and its events no subject.  So after the core (span, re-run,
+ * the body's errors) its rest is judged by modes or |v| on both ends of an
+ * interval (stsl_compare_stuck), its events all together, and its energy
+ * by its friction column or the balance with the model's F_n. */
 
 static int mode_is_stuck(int mode, double v, double thr)
 {
@@ -203,21 +464,26 @@ static long candidate_events(const stsl_cmp_candidate *c, const int *mode, const
     return k;
 }
 
-/* Stuck flags of both, the stuck-time overlap and the events matched. */
-static int judge_rest(const stsl_cmp_candidate *c, const aligned *r, const double *t,
-                      const double *v, const int *mode, long n, double event_window,
-                      stsl_cmp_report *rep, stsl_error *err)
+/* The reference's column `name` of the one body (a group of one member:
+ * its data are the column). */
+static const double *column(const core *k, const char *name)
 {
+    return stsl_h5_system_group(&k->ref, name)->data;
+}
+
+/* Stuck flags of both, the stuck-time overlap and the events matched. */
+static int judge_rest(const stsl_cmp_candidate *c, const core *k, long n, stsl_cmp_report *rep,
+                      stsl_error *err)
+{
+    const double *t = k->t, *rv = column(k, "v"), *v = c->v + k->i0;
+    const int *mode = c->mode ? c->mode + k->i0 : NULL;
     unsigned char *rs = malloc((size_t)n), *cs = malloc((size_t)n);
-    int rc = STSL_OK;
-    if (!rs || !cs) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-        goto done;
-    }
+    rep->rev = malloc(sizeof *rep->rev * (size_t)(k->ref.n_events + 1));
+    int rc = rs && cs && rep->rev ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     int smooth = 0;
-    for (long i = 0; i < n; i++) {
-        rs[i] = (unsigned char)(mode_is_stuck(r->rr.mode[i], r->v[i], rep->stuck_velocity) ||
-                                mode_is_stuck(r->rr.mode_after[i], r->v[i], rep->stuck_velocity));
+    for (long i = 0; !rc && i < n; i++) {
+        rs[i] = (unsigned char)(mode_is_stuck(k->rr.mode[i], rv[i], rep->stuck_velocity) ||
+                                mode_is_stuck(k->rr.mode_after[i], rv[i], rep->stuck_velocity));
         cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->stuck_velocity)
                                      : fabs(v[i]) <= rep->stuck_velocity);
         smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
@@ -225,20 +491,17 @@ static int judge_rest(const stsl_cmp_candidate *c, const aligned *r, const doubl
     rep->cand_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
                            : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
                                     : "candidate: its mode column";
-    stsl_compare_stuck(t, rs, cs, n, &rep->stuck);
+    if (!rc) stsl_compare_stuck(t, rs, cs, n, &rep->stuck);
+    /* Every event the candidate could see: a CSV's events name no subject. */
+    if (!rc) rep->n_rev = subject_events(&k->ref, NULL, t[0], t[n - 1], rep->rev);
     int from_list = 0;
-    rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev);
-    if (rep->n_cev < 0) {
+    if (!rc && (rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev)) < 0)
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
-        goto done;
-    }
     rep->cand_events_source =
         from_list ? "candidate events: its /events" : "candidate events: from its samples";
-    rep->window_default = event_window < 0;
-    rep->window = rep->window_default ? stsl_compare_default_event_window(t, n) : event_window;
-    rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev, rep->window, &rep->m,
-                                   err);
-done:
+    if (!rc)
+        rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev, rep->window,
+                                       &rep->m, err);
     free(rs);
     free(cs);
     return rc;
@@ -246,58 +509,23 @@ done:
 
 /* The same quadrature for both, so that the difference is the candidate's
  * and not the quadrature's. */
-static int judge_energy(const stsl_one_body *el, const aligned *r, const double *t, const double *x,
-                        const double *v, const double *f, long n, stsl_cmp_report *rep,
-                        stsl_error *err)
+static int judge_energy(const stsl_one_body *el, const stsl_cmp_candidate *c, const core *k,
+                        long n, stsl_cmp_report *rep, stsl_error *err)
 {
-    if (f) {
+    const double *t = k->t, *rx = column(k, "x"), *rv = column(k, "v");
+    const double *x = c->x + k->i0, *v = c->v + k->i0;
+    if (c->friction) {
         rep->energy_method = "friction column, trapezoidal rule";
-        rep->energy_ref = stsl_compare_energy_friction(t, r->f, r->v, n);
-        rep->energy_cand = stsl_compare_energy_friction(t, f, v, n);
+        rep->energy_ref = stsl_compare_energy_friction(t, column(k, "friction"), rv, n);
+        rep->energy_cand = stsl_compare_energy_friction(t, c->friction + k->i0, v, n);
         return STSL_OK;
     }
     double *fn_mid = malloc(sizeof *fn_mid * (size_t)n);
     if (!fn_mid) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     rep->energy_method = "energy balance with the reference model's F_n";
-    rep->energy_ref = energy_balance(el, t, r->x, r->v, n, fn_mid);
+    rep->energy_ref = energy_balance(el, t, rx, rv, n, fn_mid);
     rep->energy_cand = energy_balance(el, t, x, v, n, fn_mid);
     free(fn_mid);
-    return STSL_OK;
-}
-
-int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
-                  double **t, long *i0, long *n, stsl_error *err)
-{
-    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
-    long a = 0, b = cn;
-    while (a < cn && ct[a] < -slack)
-        a++;
-    while (b > a && ct[b - 1] > t_end + slack)
-        b--;
-    *n = b - a;
-    if (*n < 2 || !(ct[b - 1] > ct[a]))
-        return stsl_error_set(
-            err, STSL_EINPUT,
-            "%s: fewer than two distinct times within the reference's [0, %.9g] %s", name, t_end,
-            t_units);
-    if (!(*t = malloc(sizeof **t * (size_t)*n)))
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", *n);
-    for (long i = 0; i < *n; i++)
-        (*t)[i] = fmin(fmax(ct[a + i], 0.0), t_end);
-    *i0 = a;
-    return STSL_OK;
-}
-
-/* The compared span into rep. */
-static int span(const stsl_config *cfg, const stsl_cmp_candidate *c, const char *t_units,
-                double **t, long *i0, stsl_cmp_report *rep, stsl_error *err)
-{
-    int rc = stsl_cmp_span(cfg->sim.t_end, c->name, t_units, c->t, c->n, t, i0, &rep->n, err);
-    if (rc) return rc;
-    rep->dropped = c->n - rep->n;
-    rep->t_first = (*t)[0];
-    rep->t_last = (*t)[rep->n - 1];
-    rep->t_end = cfg->sim.t_end;
     return STSL_OK;
 }
 
@@ -310,38 +538,61 @@ static void describe_units(const stsl_one_body *el, stsl_cmp_report *rep)
     rep->v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
 }
 
+/* The element's candidate as the result of one body: the groups x and v
+ * of one member each, borrowing its arrays (the core reads nothing else). */
+static void one_body_result(const stsl_cmp_candidate *c, const char *t_units, stsl_h5_system *s)
+{
+    static char names[2][64] = {"x", "v"};
+    const double *cols[2] = {c->x, c->v};
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", c->name);
+    snprintf(s->time_units, sizeof s->time_units, "%s", t_units);
+    s->complete = 1;
+    s->n_samples = c->n;
+    s->t = (double *)c->t;
+    for (int g = 0; g < 2; g++) {
+        stsl_h5_group *o = &s->groups[s->n_groups++];
+        snprintf(o->name, sizeof o->name, "%.31s", names[g]);
+        o->width = 1;
+        o->members = &names[g];
+        o->data = (double *)cols[g];
+    }
+}
+
 int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
                      double event_window, stsl_cmp_report *rep, stsl_error *err)
 {
     memset(rep, 0, sizeof *rep);
-    aligned r = {0};
-    double *t = NULL;
-    long i0 = 0;
     stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
-    int rc = el ? STSL_OK : (err ? err->code : STSL_EINPUT);
-    if (!rc) describe_units(el, rep);
-    if (!rc) rc = span(cfg, c, rep->t_units, &t, &i0, rep, err);
-    long n = rep->n;
-    if (!rc && (rc = rerun(cfg, t, n, &r, err))) {
-        stsl_error_wrap(err, "re-running the reference");
-        rep->rerun_failed = 1;
-    }
-    const double *x = c->x + i0, *v = c->v + i0;
-    const int *mode = c->mode ? c->mode + i0 : NULL;
+    if (!el) return err->code;
+    describe_units(el, rep);
+    stsl_h5_system cand;
+    one_body_result(c, rep->t_units, &cand);
+    stsl_compare_system_report out;
+    core k;
+    int rc = core_run(cfg, "the reference", &cand, event_window, &k, &out, &rep->rerun_failed, err);
+    long n = out.n_points;
     if (!rc) {
-        stsl_compare_errors(t, r.x, r.v, x, v, n, &rep->e);
+        const stsl_compare_body *b = &out.bodies[0];
+        rep->n = n;
+        rep->dropped = out.points_dropped;
+        rep->t_first = out.t_first;
+        rep->t_last = out.t_last;
+        rep->t_end = cfg->sim.t_end;
+        rep->e = (stsl_cmp_errors){b->max_abs_error_x, b->max_abs_error_v, b->rms_error_x,
+                                   b->rms_error_v,     b->final_error_x,   b->final_error_v};
         rep->stuck_default = stuck_velocity < 0;
-        rep->stuck_velocity = rep->stuck_default
-                                  ? stsl_compare_default_stuck_velocity(r.v, n, velocity_atol(cfg))
-                                  : stuck_velocity;
-        rep->rev = r.events;
-        rep->n_rev = r.n_events;
-        r.events = NULL;
-        rc = judge_rest(c, &r, t, v, mode, n, event_window, rep, err);
+        rep->stuck_velocity =
+            rep->stuck_default
+                ? stsl_compare_default_stuck_velocity(column(&k, "v"), n, velocity_atol(cfg))
+                : stuck_velocity;
+        rep->window_default = event_window < 0;
+        rep->window = out.event_window;
+        rc = judge_rest(c, &k, n, rep, err);
     }
-    if (!rc) rc = judge_energy(el, &r, t, x, v, c->friction ? c->friction + i0 : NULL, n, rep, err);
-    aligned_free(&r);
-    free(t);
+    if (!rc) rc = judge_energy(el, c, &k, n, rep, err);
+    core_free(&k);
+    stsl_compare_system_free(&out);
     stsl_one_body_free(el);
     if (rc) {
         int failed = rep->rerun_failed;
@@ -350,6 +601,7 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
     }
     return rc;
 }
+
 
 void stsl_cmp_report_free(stsl_cmp_report *rep)
 {
@@ -439,275 +691,6 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     fill_metrics(&rep, out);
     stsl_cmp_report_free(&rep);
     return STSL_RC_OK;
-}
-
-/* ==== a system's result, member by member ==================================== */
-
-/* ---- names ------------------------------------------------------------------ */
-
-/* map[k] = the reference's member with the candidate's member k's name.
- * Missing groups have no members. */
-static int match_names(const stsl_h5_system *r, const stsl_h5_system *c, const char *group,
-                       const char *what, int *width, int **map, stsl_error *err)
-{
-    const stsl_h5_group *gr = stsl_h5_system_group(r, group), *gc = stsl_h5_system_group(c, group);
-    int nr = gr ? gr->width : 0, nc = gc ? gc->width : 0, differ = nr != nc;
-    *width = nc;
-    *map = malloc(sizeof **map * (size_t)(nc + 1));
-    if (!*map) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    for (int k = 0; k < nc; k++) {
-        (*map)[k] = -1;
-        for (int j = 0; j < nr; j++)
-            if (!strcmp(gr->members[j], gc->members[k])) (*map)[k] = j;
-        differ |= (*map)[k] < 0;
-    }
-    if (!differ) return STSL_OK;
-    char only_r[1024] = "", only_c[1024] = "";
-    size_t ur = 0, uc = 0;
-    for (int j = 0; j < nr; j++) {
-        int found = 0;
-        for (int k = 0; k < nc; k++)
-            found |= !strcmp(gr->members[j], gc->members[k]);
-        if (!found && ur < sizeof only_r)
-            ur += (size_t)snprintf(only_r + ur, sizeof only_r - ur, "%s%s", ur ? ", " : "",
-                                   gr->members[j]);
-    }
-    for (int k = 0; k < nc; k++)
-        if ((*map)[k] < 0 && uc < sizeof only_c)
-            uc += (size_t)snprintf(only_c + uc, sizeof only_c - uc, "%s%s", uc ? ", " : "",
-                                   gc->members[k]);
-    return stsl_error_set(err, STSL_EINPUT,
-                          "%s and %s have different %s: only in %s: %s; only in %s: %s", r->path,
-                          c->path, what, r->path, ur ? only_r : "-", c->path, uc ? only_c : "-");
-}
-
-/* ---- per member ---------------------------------------------------------------- */
-
-/* Work arrays of n values, shared by the members (sc: of every candidate row). */
-typedef struct work {
-    double *ar, *br, *ac, *bc;
-    unsigned char *sr, *sc;
-} work;
-
-/* The errors of the candidate's (ac, bc) against the reference's (ar, br)
- * on the grid t into six figures of the report (NaN when not `have`). */
-static void errors_into(const double *t, const work *w, long n, int have, double *max_a,
-                        double *rms_a, double *final_a, double *max_b, double *rms_b,
-                        double *final_b)
-{
-    stsl_cmp_errors e = {NAN, NAN, NAN, NAN, NAN, NAN};
-    if (have) stsl_compare_errors(t, w->ar, w->br, w->ac, w->bc, n, &e);
-    *max_a = e.max_abs_x, *rms_a = e.rms_x, *final_a = e.final_x;
-    *max_b = e.max_abs_v, *rms_b = e.rms_v, *final_b = e.final_v;
-}
-
-/* The reference r holds the compared rows (row i: the candidate's row i0 + i). */
-static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
-                   long n, const int *map, work *w, stsl_compare_system_report *out)
-{
-    const stsl_h5_group *xr = stsl_h5_system_group(r, "x"), *vr = stsl_h5_system_group(r, "v");
-    const stsl_h5_group *xc = stsl_h5_system_group(c, "x"), *vc = stsl_h5_system_group(c, "v");
-    for (int k = 0; k < out->n_bodies; k++) {
-        for (long i = 0; i < n; i++) {
-            w->ar[i] = stsl_h5_group_at(xr, i, map[k]);
-            w->br[i] = vr ? stsl_h5_group_at(vr, i, map[k]) : NAN;
-            w->ac[i] = stsl_h5_group_at(xc, i0 + i, k);
-            w->bc[i] = vc ? stsl_h5_group_at(vc, i0 + i, k) : NAN;
-        }
-        stsl_compare_body *b = &out->bodies[k];
-        snprintf(b->name, sizeof b->name, "%s", xc->members[k]);
-        errors_into(t, w, n, 1, &b->max_abs_error_x, &b->rms_error_x, &b->final_error_x,
-                    &b->max_abs_error_v, &b->rms_error_v, &b->final_error_v);
-    }
-}
-
-/* The events of `s` about the subject called `name` within [t0, t1]. */
-static long subject_events(const stsl_h5_system *s, const char *name, double t0, double t1,
-                           stsl_cmp_event *out)
-{
-    long k = 0;
-    for (long i = 0; i < s->n_events; i++) {
-        const stsl_h5_sys_event *e = &s->events[i];
-        if (e->index >= 0 && !strcmp(e->name, name) && e->t >= t0 && e->t <= t1)
-            stsl_compare_event_set(&out[k++], e->t, e->kind);
-    }
-    return k;
-}
-
-static int match_subject(const stsl_h5_system *r, const stsl_h5_system *c, const char *name,
-                         const stsl_compare_system_report *out, stsl_compare_events *ev,
-                         stsl_error *err)
-{
-    stsl_cmp_event *er = malloc(sizeof *er * (size_t)(r->n_events + 1)),
-                   *ec = malloc(sizeof *ec * (size_t)(c->n_events + 1));
-    int rc = er && ec ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory for events");
-    stsl_cmp_matching m;
-    if (!rc) {
-        long nr = subject_events(r, name, out->t_first, out->t_last, er);
-        long nc = subject_events(c, name, out->t_first, out->t_last, ec);
-        rc = stsl_compare_match_events(er, nr, ec, nc, out->event_window, &m, err);
-    }
-    if (!rc) {
-        *ev = (stsl_compare_events){m.n_matched, m.n_missed, m.n_spurious,
-                                    m.n_matched ? m.max_abs_dt : NAN};
-        stsl_compare_matching_free(&m);
-    }
-    free(er);
-    free(ec);
-    return rc;
-}
-
-/* Rows [i0, i0 + n) of member m of f and s. */
-static double friction_energy(const stsl_h5_group *f, const stsl_h5_group *s, int m, long i0,
-                              long n, const double *t, double *fa, double *sa)
-{
-    if (!f || !s) return NAN;
-    for (long i = 0; i < n; i++) {
-        fa[i] = stsl_h5_group_at(f, i0 + i, m);
-        sa[i] = stsl_h5_group_at(s, i0 + i, m);
-    }
-    /* `friction` is the contact's force on its first end, which opposes the
-     * slip w: its power F w is what the contact takes out, with a minus. */
-    return -stsl_compare_energy_friction(t, fa, sa, n);
-}
-
-static int contacts(const stsl_h5_system *r, const stsl_h5_system *c, const double *t, long i0,
-                    long n, const int *map, work *w, stsl_compare_system_report *out,
-                    stsl_error *err)
-{
-    const stsl_h5_group *mr = stsl_h5_system_group(r, "contact_mode"),
-                        *mc = stsl_h5_system_group(c, "contact_mode");
-    const stsl_h5_group *fr = stsl_h5_system_group(r, "friction"),
-                        *fc = stsl_h5_system_group(c, "friction");
-    const stsl_h5_group *wr = stsl_h5_system_group(r, "slip_velocity"),
-                        *wc = stsl_h5_system_group(c, "slip_velocity");
-    int rc = STSL_OK;
-    for (int k = 0; !rc && k < out->n_contacts; k++) {
-        stsl_compare_contact *o = &out->contacts[k];
-        snprintf(o->name, sizeof o->name, "%s", mc->members[k]);
-        /* Stuck by the rule of `info` (stsl_h5_time_in), on both. */
-        stsl_h5_group_flags(r, mr, map[k], "STUCK", w->sr);
-        stsl_h5_group_flags(c, mc, k, "STUCK", w->sc);
-        stsl_cmp_stuck stuck;
-        stsl_compare_stuck_held(t, w->sr, w->sc + i0, n, &stuck);
-        o->stuck_time_reference = stuck.ref_time;
-        o->stuck_time_candidate = stuck.cand_time;
-        o->stuck_iou = stuck.iou;
-        o->dissipated_energy_reference = friction_energy(fr, wr, map[k], 0, n, t, w->ar, w->br);
-        o->dissipated_energy_candidate = friction_energy(fc, wc, k, i0, n, t, w->ac, w->bc);
-        /* friction_energy left both in w: the errors of the same rows. */
-        errors_into(t, w, n, fr && wr && fc && wc, &o->max_abs_error_friction,
-                    &o->rms_error_friction, &o->final_error_friction,
-                    &o->max_abs_error_slip_velocity, &o->rms_error_slip_velocity,
-                    &o->final_error_slip_velocity);
-        rc = match_subject(r, c, o->name, out, &o->events, err);
-    }
-    return rc;
-}
-
-static int stops(const stsl_h5_system *r, const stsl_h5_system *c, stsl_compare_system_report *out,
-                 stsl_error *err)
-{
-    const stsl_h5_group *sc = stsl_h5_system_group(c, "stop_mode");
-    int rc = STSL_OK;
-    for (int k = 0; !rc && k < out->n_stops; k++) {
-        snprintf(out->stops[k].name, sizeof out->stops[k].name, "%s", sc->members[k]);
-        rc = match_subject(r, c, sc->members[k], out, &out->stops[k].events, err);
-    }
-    return rc;
-}
-
-/* ---- public ------------------------------------------------------------------- */
-
-static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
-{
-    size_t sz = (size_t)n;
-    w->ar = malloc(sizeof(double) * sz);
-    w->br = malloc(sizeof(double) * sz);
-    w->ac = malloc(sizeof(double) * sz);
-    w->bc = malloc(sizeof(double) * sz);
-    w->sr = malloc(sz);
-    w->sc = malloc((size_t)n_cand + 1);
-    out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
-    out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
-    out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
-    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
-        out->stops)
-        return STSL_OK;
-    return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-}
-
-static void work_free(work *w)
-{
-    free(w->ar);
-    free(w->br);
-    free(w->ac);
-    free(w->bc);
-    free(w->sr);
-    free(w->sc);
-}
-
-/* The reference run at the compared times t (n of them) as a result *r. */
-static int reference(const stsl_config *cfg, const char *name, const double *t, long n,
-                     stsl_h5_system *r, int *rerun_failed, stsl_error *err)
-{
-    stsl_cmp_rerun rr;
-    int rc = stsl_cmp_rerun_at(cfg, t, n, &rr, err);
-    if (rc) {
-        stsl_error_wrap(err, "re-running the reference");
-        *rerun_failed = 1;
-    } else {
-        rc = stsl_h5_system_of_run(name, rr.mr, t, rr.rows, n, r, err);
-    }
-    stsl_cmp_rerun_free(&rr);
-    return rc;
-}
-
-/* The members of both, matched by name: bodies, contacts, stops. */
-static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
-                     stsl_compare_system_report *out, stsl_error *err)
-{
-    int rc = match_names(r, c, "x", "bodies", &out->n_bodies, &map[0], err);
-    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &out->n_contacts, &map[1], err);
-    /* An FMU's run has no stop_mode: its stops cannot be judged (compare.h). */
-    if (!rc && stsl_h5_system_group(c, "stop_mode"))
-        rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
-    return rc;
-}
-
-int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
-                     double event_window, stsl_compare_system_report *out, int *rerun_failed,
-                     stsl_error *err)
-{
-    memset(out, 0, sizeof *out);
-    *rerun_failed = 0;
-    int *map[3] = {NULL, NULL, NULL};
-    double *t = NULL;
-    work w = {0};
-    long i0 = 0;
-    stsl_h5_system r = {0};
-    int rc = stsl_cmp_span(ref->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
-                           &t, &i0, &out->n_points, err);
-    if (!rc) rc = reference(ref, ref_name, t, out->n_points, &r, rerun_failed, err);
-    if (!rc) rc = match_all(&r, cand, map, out, err);
-    if (!rc) rc = alloc_all(out->n_points, cand->n_samples, &w, out, err);
-    if (!rc) {
-        out->points_dropped = cand->n_samples - out->n_points;
-        out->t_first = t[0];
-        out->t_last = t[out->n_points - 1];
-        out->event_window =
-            event_window < 0 ? stsl_compare_default_event_window(t, out->n_points) : event_window;
-        bodies(&r, cand, t, i0, out->n_points, map[0], &w, out);
-        rc = contacts(&r, cand, t, i0, out->n_points, map[1], &w, out, err);
-    }
-    if (!rc) rc = stops(&r, cand, out, err);
-    work_free(&w);
-    free(t);
-    for (int k = 0; k < 3; k++)
-        free(map[k]);
-    stsl_h5_system_free(&r);
-    if (rc) stsl_compare_system_free(out);
-    return rc;
 }
 
 /* ---- an FMU of the system as the candidate ------------------------------------------ */
