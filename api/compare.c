@@ -1,4 +1,5 @@
-/* compare.c - see compare.h; and stsl_compare of stickslip.h. */
+/* compare.c - see compare.h; and stsl_compare, stsl_compare_system of
+ * stickslip.h. */
 #include "api/compare.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 #include "api/error.h"
 #include "api/summary_sink.h"
 #include "events/modes.h"
+#include "io/mem_sink.h"
 #include "models/one_body.h"
 #include "models/run.h"
 #include "solver/hybrid.h"
@@ -26,7 +28,26 @@ static double velocity_atol(const stsl_config *cfg)
 
 /* ---- the reference at the candidate's times ------------------------------------ */
 
-void stsl_cmp_rerun_free(stsl_cmp_rerun *r)
+/* Relative tolerance on the ends of [0, t_end] for candidate times: far
+ * above the rounding of an accumulated time (1e-16 per step), far below any
+ * time step worth comparing. */
+#define TIME_SLACK 1e-9
+
+/* The reference's configuration re-run with the candidate's times t[0..n-1]
+ * as its only output times, its samples aligned row by row with t (the
+ * last row of a repeated time at which the reference has events holds the
+ * values and mode just after the last of them, compare.h). */
+typedef struct rerun {
+    stsl_sink sink;            /* the memory sink the re-run went into */
+    const stsl_mem_result *mr; /* its result: layout, events (with subjects) */
+    long n;
+    int n_cols;
+    double *rows;    /* n x n_cols, row-major: the reference at the candidate's rows */
+    int *mode;       /* n: the row's mode */
+    int *mode_after; /* n: the mode after the last event at exactly t[i] (= mode without) */
+} rerun;
+
+static void rerun_free(rerun *r)
 {
     stsl_sink_free(&r->sink);
     free(r->rows);
@@ -50,7 +71,7 @@ static long last_event_at(const stsl_mem_result *mr, double t)
 }
 
 /* The re-run's samples (one per distinct time, nu) row by row of t. */
-static int align(stsl_cmp_rerun *r, const double *t, long n, long nu, stsl_error *err)
+static int align(rerun *r, const double *t, long n, long nu, stsl_error *err)
 {
     const stsl_mem_result *mr = r->mr;
     size_t nc = (size_t)mr->n_cols;
@@ -72,8 +93,8 @@ static int align(stsl_cmp_rerun *r, const double *t, long n, long nu, stsl_error
     return STSL_OK;
 }
 
-int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_rerun *r,
-                      stsl_error *err)
+/* On failure *r holds what to free (rerun_free). */
+static int rerun_at(const stsl_config *cfg, const double *t, long n, rerun *r, stsl_error *err)
 {
     memset(r, 0, sizeof *r);
     double *u = malloc(sizeof *u * (size_t)n);
@@ -104,10 +125,14 @@ int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_
     return align(r, t, n, nu, err);
 }
 
-int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
-                  double **t, long *i0, long *n, stsl_error *err)
+/* The compared span: the candidate's times ct[0..cn-1] inside [0, t_end]
+ * (within TIME_SLACK), the ends snapped onto it, into *t
+ * (malloc'd, *n values): rows [*i0, *i0 + *n) of the candidate.
+ * STSL_EINPUT naming `name` when fewer than two distinct times remain. */
+static int compared_span(double t_end, const char *name, const char *t_units, const double *ct,
+                         long cn, double **t, long *i0, long *n, stsl_error *err)
 {
-    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
+    double slack = TIME_SLACK * fmax(1.0, t_end);
     long a = 0, b = cn;
     while (a < cn && ct[a] < -slack)
         a++;
@@ -254,7 +279,7 @@ static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[
 typedef struct core {
     double *t;
     long i0;
-    stsl_cmp_rerun rr;
+    rerun rr;
     stsl_h5_system ref;
     int *map[3];
     work w;
@@ -263,7 +288,7 @@ typedef struct core {
 static void core_free(core *k)
 {
     free(k->t);
-    stsl_cmp_rerun_free(&k->rr);
+    rerun_free(&k->rr);
     stsl_h5_system_free(&k->ref);
     for (int m = 0; m < 3; m++)
         free(k->map[m]);
@@ -282,9 +307,9 @@ static int core_run(const stsl_config *cfg, const char *ref_name, const stsl_h5_
     memset(k, 0, sizeof *k);
     *rerun_failed = 0;
     long n = 0;
-    int rc = stsl_cmp_span(cfg->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
+    int rc = compared_span(cfg->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
                            &k->t, &k->i0, &n, err);
-    if (!rc && (rc = stsl_cmp_rerun_at(cfg, k->t, n, &k->rr, err))) {
+    if (!rc && (rc = rerun_at(cfg, k->t, n, &k->rr, err))) {
         stsl_error_wrap(err, "re-running the reference");
         *rerun_failed = 1;
     }
@@ -296,7 +321,8 @@ static int core_run(const stsl_config *cfg, const char *ref_name, const stsl_h5_
     out->points_dropped = cand->n_samples - n;
     out->t_first = k->t[0];
     out->t_last = k->t[n - 1];
-    out->event_window = event_window < 0 ? stsl_compare_default_event_window(k->t, n) : event_window;
+    out->event_window =
+        event_window < 0 ? stsl_compare_default_event_window(k->t, n) : event_window;
     bodies(&k->ref, cand, k->t, k->i0, n, k->map[0], &k->w, out);
     return STSL_OK;
 }
@@ -509,8 +535,8 @@ static int judge_rest(const stsl_cmp_candidate *c, const core *k, long n, stsl_c
 
 /* The same quadrature for both, so that the difference is the candidate's
  * and not the quadrature's. */
-static int judge_energy(const stsl_one_body *el, const stsl_cmp_candidate *c, const core *k,
-                        long n, stsl_cmp_report *rep, stsl_error *err)
+static int judge_energy(const stsl_one_body *el, const stsl_cmp_candidate *c, const core *k, long n,
+                        stsl_cmp_report *rep, stsl_error *err)
 {
     const double *t = k->t, *rx = column(k, "x"), *rv = column(k, "v");
     const double *x = c->x + k->i0, *v = c->v + k->i0;
@@ -559,8 +585,8 @@ static void one_body_result(const stsl_cmp_candidate *c, const char *t_units, st
     }
 }
 
-int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
-                     double event_window, stsl_cmp_report *rep, stsl_error *err)
+int stsl_cmp_one_body(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
+                      double event_window, stsl_cmp_report *rep, stsl_error *err)
 {
     memset(rep, 0, sizeof *rep);
     stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
@@ -601,7 +627,6 @@ int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double
     }
     return rc;
 }
-
 
 void stsl_cmp_report_free(stsl_cmp_report *rep)
 {
@@ -685,8 +710,8 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
                                      "stsl_compare_system compares its results");
     if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
     stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
-    if (stsl_cmp_against(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
-                         isnan(event_window) ? -1 : event_window, &rep, &e))
+    if (stsl_cmp_one_body(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
+                          isnan(event_window) ? -1 : event_window, &rep, &e))
         return stsl_api_err(err, &e);
     fill_metrics(&rep, out);
     stsl_cmp_report_free(&rep);

@@ -422,26 +422,16 @@ static int load_reference(const char *path, stsl_h5_result *ref, stsl_config *cf
     return 0;
 }
 
-/* The candidate system `c` against the re-run of `cfg`: the table and,
- * with a JSON path, the report. */
-static int judge_systems(const sink *s, const stsl_config *cfg, const stsl_h5_system *c,
-                         stsl_error *err)
+/* The code of a comparison that failed with `rc`: memory is memory; a
+ * failure of the reference's re-run is the reference's (named; exit 3 even
+ * when the configuration it re-ran was refused), any other the input's. */
+static int judged(const stsl_compare_files *o, int rc, int rerun_failed, stsl_error *err)
 {
-    const stsl_compare_files *o = s->o;
-    stsl_compare_system_report p;
-    int rerun_failed;
-    if (!c->complete)
-        fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", c->path, c->message);
-    if (stsl_cmp_systems(cfg, o->reference, c, o->event_window, &p, &rerun_failed, err)) {
-        if (rerun_failed) stsl_error_wrap(err, "%s", o->reference);
-        /* the reference, not the input, failed */
-        return rerun_failed && stsl_exit_code(err->code) == 2 ? fail_as(err, STSL_ESOLVER)
-                                                              : err->code;
-    }
-    print_sys_table(s->out, o->reference, c, &p, !(o->event_window >= 0));
-    int rc = o->json ? write_sys_json(o->json, c, &p, err) : 0;
-    stsl_compare_system_free(&p);
-    return rc;
+    if (rerun_failed) stsl_error_wrap(err, "%s", o->reference);
+    return fail_as(err, rc == STSL_ENOMEM         ? STSL_ENOMEM
+                        : !rerun_failed           ? STSL_EINPUT
+                        : stsl_exit_code(rc) == 3 ? rc
+                                                  : STSL_ESOLVER);
 }
 
 /* One of the two inputs is a system's result and the other is not: say
@@ -461,6 +451,13 @@ static int one_system(const stsl_compare_files *o, stsl_error *err)
                           sys, other);
 }
 
+/* The FMU's options *fo and its support module, or NULL (err set). */
+static const stsl_fmu_module_api *fmu_module(const stsl_compare_files *o, stsl_fmu_opts *fo,
+                                             stsl_error *err)
+{
+    return STSL_FMU_OPTS_OF(fo, o, err) ? NULL : stsl_fmu_module_load(o->fmu_module, err);
+}
+
 /* The FMU of `o` standing for the system of `cfg`, run at its step, as a
  * system's result *c (stsl_cmp_fmu_system); on failure *c holds nothing
  * to free. */
@@ -469,16 +466,15 @@ static int fmu_system_candidate(const stsl_compare_files *o, const stsl_config *
 {
     memset(c, 0, sizeof *c);
     stsl_fmu_opts fo;
-    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
-    const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
+    const stsl_fmu_module_api *m = fmu_module(o, &fo, err);
     return m ? stsl_cmp_fmu_system(m, &fo, cfg, o->fmu_step, c, err) : err->code;
 }
 
 /* Two results of systems of bodies, or a system's result and an FMU of
- * that system: compared member by member (their columns are named by
+ * that system, are compared member by member: their columns are named by
  * their `names`, so --columns has nothing to say, and their contacts'
- * modes say when they are stuck). */
-static int compare_systems(const sink *s, int systems, stsl_error *err)
+ * modes say when they are stuck.  Fail when the options say otherwise. */
+static int system_options(const sink *s, int systems, stsl_error *err)
 {
     const stsl_compare_files *o = s->o;
     char msg[4200];
@@ -493,18 +489,33 @@ static int compare_systems(const sink *s, int systems, stsl_error *err)
         return bad_option(s, err,
                           "--stuck-velocity: not for systems' results (their contacts' modes "
                           "say when they are stuck)");
-    stsl_h5_result ref;
-    stsl_config cfg;
-    int code = load_reference(o->reference, &ref, &cfg, err);
-    if (code) return code;
+    return STSL_OK;
+}
+
+/* The candidate system (a result, or the FMU standing for the system of
+ * `cfg`) against the re-run of `cfg`: the table and, with a JSON path, the
+ * report. */
+static int judge_systems(const sink *s, const stsl_config *cfg, stsl_error *err)
+{
+    const stsl_compare_files *o = s->o;
     stsl_h5_system c;
-    int rc = o->fmu ? fmu_system_candidate(o, &cfg, &c, err)
-                    : stsl_h5_system_read(candidate_of(o), &c, err);
-    code = rc ? err->code : judge_systems(s, &cfg, &c, err);
-    stsl_h5_system_free(&c); /* nothing held after a failed read */
-    stsl_config_free(&cfg);
-    stsl_h5_result_free(&ref);
-    return code;
+    if (o->fmu ? fmu_system_candidate(o, cfg, &c, err)
+               : stsl_h5_system_read(candidate_of(o), &c, err))
+        return err->code;
+    if (!c.complete)
+        fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", c.path, c.message);
+    stsl_compare_system_report p;
+    int rerun_failed;
+    int rc = stsl_cmp_systems(cfg, o->reference, &c, o->event_window, &p, &rerun_failed, err);
+    if (rc) {
+        rc = judged(o, rc, rerun_failed, err);
+    } else {
+        print_sys_table(s->out, o->reference, &c, &p, !(o->event_window >= 0));
+        rc = o->json ? write_sys_json(o->json, &c, &p, err) : 0;
+        stsl_compare_system_free(&p);
+    }
+    stsl_h5_system_free(&c);
+    return rc;
 }
 
 /* Run the FMU of `o` on the element of `cfg` from 0 to its t_end at its
@@ -519,8 +530,7 @@ static int fmu_candidate(const stsl_compare_files *o, const stsl_config *cfg, st
                               "--fmu: the reference's /config is a system of bodies, but its "
                               "file is not a system's result");
     stsl_fmu_opts fo;
-    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
-    const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
+    const stsl_fmu_module_api *m = fmu_module(o, &fo, err);
     if (!m) return err->code;
     stsl_fmu *f = NULL;
     stsl_fmu_samples smp;
@@ -558,11 +568,8 @@ static int judge_element(const sink *s, const stsl_config *cfg, const stsl_colum
     report rep = {o->reference, candidate_of(o), o->fmu ? "fmu" : formats[cand.format], {0}};
     if (ncev < 0) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
-    } else if ((rc = stsl_cmp_against(cfg, &c, o->stuck_velocity, o->event_window, &rep.c, err))) {
-        if (rep.c.rerun_failed) stsl_error_wrap(err, "%s", o->reference);
-        rc = fail_as(err, rc == STSL_ENOMEM    ? STSL_ENOMEM
-                          : rep.c.rerun_failed ? (stsl_exit_code(rc) == 3 ? rc : STSL_ESOLVER)
-                                               : STSL_EINPUT);
+    } else if ((rc = stsl_cmp_one_body(cfg, &c, o->stuck_velocity, o->event_window, &rep.c, err))) {
+        rc = judged(o, rc, rep.c.rerun_failed, err);
     } else {
         print_table(s->out, &rep);
         if (o->json) rc = write_json(o->json, &rep, err);
@@ -587,12 +594,11 @@ static int compare_files(const sink *s, stsl_error *err)
     if (stsl_output_rule(inputs, 2, &json_out, 1, err)) return fail_as(err, STSL_EINPUT);
     /* With --fmu the candidate is the FMU: a system when the reference is. */
     int systems = stsl_h5_is_system(o->reference) + (o->fmu ? 0 : stsl_h5_is_system(candidate));
-    if (systems) return compare_systems(s, systems, err);
+    int rc = systems ? system_options(s, systems, err) : 0;
     stsl_h5_result ref;
     stsl_config cfg;
-    int rc = load_reference(o->reference, &ref, &cfg, err);
-    if (rc) return rc;
-    rc = judge_element(s, &cfg, &map, err);
+    if (rc || (rc = load_reference(o->reference, &ref, &cfg, err))) return rc;
+    rc = systems ? judge_systems(s, &cfg, err) : judge_element(s, &cfg, &map, err);
     stsl_config_free(&cfg);
     stsl_h5_result_free(&ref);
     return rc;
