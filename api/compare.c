@@ -508,26 +508,34 @@ static int judge_rest(const stsl_cmp_candidate *c, const core *k, long n, stsl_c
     int rc = rs && cs && rep->rev ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
     int smooth = 0;
     for (long i = 0; !rc && i < n; i++) {
-        rs[i] = (unsigned char)(mode_is_stuck(k->rr.mode[i], rv[i], rep->stuck_velocity) ||
-                                mode_is_stuck(k->rr.mode_after[i], rv[i], rep->stuck_velocity));
-        cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->stuck_velocity)
-                                     : fabs(v[i]) <= rep->stuck_velocity);
+        rs[i] = (unsigned char)(mode_is_stuck(k->rr.mode[i], rv[i], rep->p.stuck_velocity) ||
+                                mode_is_stuck(k->rr.mode_after[i], rv[i], rep->p.stuck_velocity));
+        cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->p.stuck_velocity)
+                                     : fabs(v[i]) <= rep->p.stuck_velocity);
         smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
     }
-    rep->cand_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
-                           : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
-                                    : "candidate: its mode column";
-    if (!rc) stsl_compare_stuck(t, rs, cs, n, &rep->stuck);
+    rep->p.candidate_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
+                                  : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
+                                           : "candidate: its mode column";
+    stsl_cmp_stuck st;
+    if (!rc) stsl_compare_stuck(t, rs, cs, n, &st);
+    rep->p.stuck_time_reference = st.ref_time, rep->p.stuck_time_candidate = st.cand_time;
+    rep->p.stuck_iou = st.iou;
     /* Every event the candidate could see: a CSV's events name no subject. */
     if (!rc) rep->n_rev = subject_events(&k->ref, NULL, t[0], t[n - 1], rep->rev);
     int from_list = 0;
     if (!rc && (rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev)) < 0)
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
-    rep->cand_events_source =
+    rep->p.candidate_events_source =
         from_list ? "candidate events: its /events" : "candidate events: from its samples";
-    if (!rc)
-        rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev, rep->window,
-                                       &rep->m, err);
+    if (!rc && !(rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev,
+                                                rep->p.event_window, &rep->m, err))) {
+        rep->p.events_matched = rep->m.n_matched, rep->p.events_missed = rep->m.n_missed;
+        rep->p.events_spurious = rep->m.n_spurious;
+        rep->p.events_ignored_reference = rep->m.n_ignored_ref;
+        rep->p.events_ignored_candidate = rep->m.n_ignored_cand;
+        rep->p.max_event_time_error = rep->m.n_matched ? rep->m.max_abs_dt : NAN;
+    }
     free(rs);
     free(cs);
     return rc;
@@ -541,16 +549,18 @@ static int judge_energy(const stsl_one_body *el, const stsl_cmp_candidate *c, co
     const double *t = k->t, *rx = column(k, "x"), *rv = column(k, "v");
     const double *x = c->x + k->i0, *v = c->v + k->i0;
     if (c->friction) {
-        rep->energy_method = "friction column, trapezoidal rule";
-        rep->energy_ref = stsl_compare_energy_friction(t, column(k, "friction"), rv, n);
-        rep->energy_cand = stsl_compare_energy_friction(t, c->friction + k->i0, v, n);
+        rep->p.energy_method = "friction column, trapezoidal rule";
+        rep->p.dissipated_energy_reference =
+            stsl_compare_energy_friction(t, column(k, "friction"), rv, n);
+        rep->p.dissipated_energy_candidate =
+            stsl_compare_energy_friction(t, c->friction + k->i0, v, n);
         return STSL_OK;
     }
     double *fn_mid = malloc(sizeof *fn_mid * (size_t)n);
     if (!fn_mid) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    rep->energy_method = "energy balance with the reference model's F_n";
-    rep->energy_ref = energy_balance(el, t, rx, rv, n, fn_mid);
-    rep->energy_cand = energy_balance(el, t, x, v, n, fn_mid);
+    rep->p.energy_method = "energy balance with the reference model's F_n";
+    rep->p.dissipated_energy_reference = energy_balance(el, t, rx, rv, n, fn_mid);
+    rep->p.dissipated_energy_candidate = energy_balance(el, t, x, v, n, fn_mid);
     free(fn_mid);
     return STSL_OK;
 }
@@ -559,9 +569,9 @@ static void describe_units(const stsl_one_body *el, stsl_cmp_report *rep)
 {
     const stsl_layout *l = stsl_one_body_model(el)->layout;
     int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
-    rep->t_units = l->time_units ? l->time_units : "s";
-    rep->x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
-    rep->v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
+    rep->p.t_units = l->time_units ? l->time_units : "s";
+    rep->p.x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
+    rep->p.v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
 }
 
 /* The element's candidate as the result of one body: the groups x and v
@@ -593,30 +603,33 @@ int stsl_cmp_one_body(const stsl_config *cfg, const stsl_cmp_candidate *c, doubl
     if (!el) return err->code;
     describe_units(el, rep);
     stsl_h5_system cand;
-    one_body_result(c, rep->t_units, &cand);
+    one_body_result(c, rep->p.t_units, &cand);
     stsl_compare_system_report out;
     core k;
     int rc = core_run(cfg, "the reference", &cand, event_window, &k, &out, &rep->rerun_failed, err);
     long n = out.n_points;
     if (!rc) {
         const stsl_compare_body *b = &out.bodies[0];
-        rep->n = n;
-        rep->dropped = out.points_dropped;
-        rep->t_first = out.t_first;
-        rep->t_last = out.t_last;
+        stsl_compare_metrics *p = &rep->p;
+        p->n_points = n, p->points_dropped = out.points_dropped;
+        p->t_first = out.t_first, p->t_last = out.t_last;
+        p->max_abs_error_x = b->max_abs_error_x, p->max_abs_error_v = b->max_abs_error_v;
+        p->rms_error_x = b->rms_error_x, p->rms_error_v = b->rms_error_v;
+        p->final_error_x = b->final_error_x, p->final_error_v = b->final_error_v;
         rep->t_end = cfg->sim.t_end;
-        rep->e = (stsl_cmp_errors){b->max_abs_error_x, b->max_abs_error_v, b->rms_error_x,
-                                   b->rms_error_v,     b->final_error_x,   b->final_error_v};
         rep->stuck_default = stuck_velocity < 0;
-        rep->stuck_velocity =
+        p->stuck_velocity =
             rep->stuck_default
                 ? stsl_compare_default_stuck_velocity(column(&k, "v"), n, velocity_atol(cfg))
                 : stuck_velocity;
         rep->window_default = event_window < 0;
-        rep->window = out.event_window;
+        p->event_window = out.event_window;
         rc = judge_rest(c, &k, n, rep, err);
     }
     if (!rc) rc = judge_energy(el, c, &k, n, rep, err);
+    rep->p.dissipated_energy_difference =
+        rep->p.dissipated_energy_candidate - rep->p.dissipated_energy_reference;
+    rep->p.energy_units = STSL_ENERGY_UNITS;
     core_free(&k);
     stsl_compare_system_free(&out);
     stsl_one_body_free(el);
@@ -661,43 +674,6 @@ static int check_arrays(const double *t, const double *x, const double *v, const
     return STSL_OK;
 }
 
-static void fill_metrics(const stsl_cmp_report *r, stsl_compare_metrics *m)
-{
-    *m = (stsl_compare_metrics){
-        .n_points = r->n,
-        .points_dropped = r->dropped,
-        .t_first = r->t_first,
-        .t_last = r->t_last,
-        .max_abs_error_x = r->e.max_abs_x,
-        .rms_error_x = r->e.rms_x,
-        .final_error_x = r->e.final_x,
-        .max_abs_error_v = r->e.max_abs_v,
-        .rms_error_v = r->e.rms_v,
-        .final_error_v = r->e.final_v,
-        .stuck_iou = r->stuck.iou,
-        .stuck_time_reference = r->stuck.ref_time,
-        .stuck_time_candidate = r->stuck.cand_time,
-        .stuck_velocity = r->stuck_velocity,
-        .events_matched = r->m.n_matched,
-        .events_missed = r->m.n_missed,
-        .events_spurious = r->m.n_spurious,
-        .events_ignored_reference = r->m.n_ignored_ref,
-        .events_ignored_candidate = r->m.n_ignored_cand,
-        .max_event_time_error = r->m.n_matched ? r->m.max_abs_dt : NAN,
-        .event_window = r->window,
-        .dissipated_energy_reference = r->energy_ref,
-        .dissipated_energy_candidate = r->energy_cand,
-        .dissipated_energy_difference = r->energy_cand - r->energy_ref,
-        .energy_method = r->energy_method,
-        .candidate_stuck_rule = r->cand_stuck_rule,
-        .candidate_events_source = r->cand_events_source,
-        .t_units = r->t_units,
-        .x_units = r->x_units,
-        .v_units = r->v_units,
-        .energy_units = STSL_ENERGY_UNITS,
-    };
-}
-
 stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, const double *v,
                      const double *friction, long n, double stuck_velocity, double event_window,
                      stsl_compare_metrics *out, stsl_err *err)
@@ -713,7 +689,7 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     if (stsl_cmp_one_body(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
                           isnan(event_window) ? -1 : event_window, &rep, &e))
         return stsl_api_err(err, &e);
-    fill_metrics(&rep, out);
+    *out = rep.p;
     stsl_cmp_report_free(&rep);
     return STSL_RC_OK;
 }

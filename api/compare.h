@@ -53,21 +53,15 @@ typedef struct stsl_cmp_candidate {
     long n_events;
 } stsl_cmp_candidate;
 
-/* Everything the one-body view computed. */
+/* Everything the one-body view computed: the public metrics and the lists
+ * the command's table and report show. */
 typedef struct stsl_cmp_report {
-    long n, dropped; /* candidate samples compared, and outside [0, t_end] */
-    double t_first, t_last, t_end;
-    const char *t_units, *x_units, *v_units; /* the model's (static) */
-    stsl_cmp_errors e;
-    double stuck_velocity;
+    stsl_compare_metrics p; /* its strings static */
+    double t_end;
     int stuck_default, window_default;
-    const char *cand_stuck_rule, *cand_events_source, *energy_method;
-    stsl_cmp_stuck stuck;
-    double window;
     stsl_cmp_event *rev, *cev; /* owned */
     long n_rev, n_cev;
     stsl_cmp_matching m;
-    double energy_ref, energy_cand;
     int rerun_failed; /* on failure: the reference's re-run failed (exit 3) */
 } stsl_cmp_report;
 
