@@ -40,10 +40,8 @@ static double velocity_atol(const stsl_config *cfg)
 typedef struct rerun {
     stsl_sink sink;            /* the memory sink the re-run went into */
     const stsl_mem_result *mr; /* its result: layout, events (with subjects) */
-    long n;
-    int n_cols;
-    double *rows;    /* n x n_cols, row-major: the reference at the candidate's rows */
-    int *mode;       /* n: the row's mode */
+    double *rows;              /* n x n_cols, row-major: the reference at the candidate's rows */
+    int *mode;                 /* n: the row's mode */
     int *mode_after; /* n: the mode after the last event at exactly t[i] (= mode without) */
 } rerun;
 
@@ -115,9 +113,7 @@ static int rerun_at(const stsl_config *cfg, const double *t, long n, rerun *r, s
     free(u);
     if (rc) return rc;
     r->mr = stsl_mem_sink_result(&r->sink);
-    r->n = n;
-    r->n_cols = r->mr->n_cols;
-    r->rows = malloc(sizeof *r->rows * ((size_t)n * (size_t)r->n_cols + 1));
+    r->rows = malloc(sizeof *r->rows * ((size_t)n * (size_t)r->mr->n_cols + 1));
     r->mode = malloc(sizeof *r->mode * (size_t)n);
     r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
     if (!r->rows || !r->mode || !r->mode_after)
@@ -152,9 +148,7 @@ static int compared_span(double t_end, const char *name, const char *t_units, co
     return STSL_OK;
 }
 
-/* ==== a system's result, member by member ==================================== */
-
-/* ---- names ------------------------------------------------------------------ */
+/* ---- members matched by name ------------------------------------------------- */
 
 /* map[k] = the reference's member with the candidate's member k's name.
  * Missing groups have no members. */
@@ -271,7 +265,8 @@ static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[
         rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
     return rc;
 }
-/* ---- what every comparison computes: span, re-run, bodies ---------------------- */
+
+/* ---- the core: span, re-run, bodies -------------------------------------------- */
 
 /* The compared rows and what both views read from them: the reference re-run
  * at the candidate's times t (row i: the candidate's row i0 + i) as a result
@@ -326,6 +321,8 @@ static int core_run(const stsl_config *cfg, const char *ref_name, const stsl_h5_
     bodies(&k->ref, cand, k->t, k->i0, n, k->map[0], &k->w, out);
     return STSL_OK;
 }
+
+/* ==== a system's view: per contact and stop =================================== */
 
 /* The events of `s` about the subject called `name` (NULL: every event)
  * within [t0, t1]. */
@@ -437,7 +434,7 @@ int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5
     return rc;
 }
 
-/* ==== the one-body view: an element's trajectory ============================ */
+/* ==== the one-body view: an element's trajectory =============================== */
 /* An element's candidate is its one body's trajectory (x, v, maybe friction,
  * modes and events) without contacts' columns: a CSV's rows hold no event
  * instants and its events no subject.  So after the core (span, re-run,
