@@ -24,7 +24,6 @@ import sys
 import tempfile
 
 import h5py
-import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -179,7 +178,12 @@ def main(argv):
     if os.path.exists(os.path.join(d_in, "servo_backlash.h5")) and \
             os.path.exists(os.path.join(d_in, "den_hartog.h5")):
         cmds += [["../in/den_hartog.h5", "../in/servo_backlash.h5"],
-                 ["../in/servo_backlash.h5", "../in/den_hartog.h5"]]
+                 ["../in/servo_backlash.h5", "../in/den_hartog.h5"],
+                 # A report that cannot be written (exit 1), one that would be an input.
+                 ["../in/den_hartog.h5", "../in/den_hartog.h5", "-o", "no/r.json"],
+                 ["../in/servo_backlash.h5", "../in/servo_backlash.h5", "-o", "no/r.json"],
+                 ["../in/den_hartog.h5", "../in/den_hartog_trajectory.csv", "-o",
+                  "../in/den_hartog_trajectory.csv"]]
     cmds += fmu_cases(old, d_in)
     bad = 0
     for args in cmds:
