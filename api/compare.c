@@ -1,4 +1,5 @@
-/* compare.c - see compare.h; and stsl_compare of stickslip.h. */
+/* compare.c - see compare.h; and stsl_compare, stsl_compare_system of
+ * stickslip.h. */
 #include "api/compare.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 #include "api/error.h"
 #include "api/summary_sink.h"
 #include "events/modes.h"
+#include "io/mem_sink.h"
 #include "models/one_body.h"
 #include "models/run.h"
 #include "solver/hybrid.h"
@@ -26,7 +28,24 @@ static double velocity_atol(const stsl_config *cfg)
 
 /* ---- the reference at the candidate's times ------------------------------------ */
 
-void stsl_cmp_rerun_free(stsl_cmp_rerun *r)
+/* Relative tolerance on the ends of [0, t_end] for candidate times: far
+ * above the rounding of an accumulated time (1e-16 per step), far below any
+ * time step worth comparing. */
+#define TIME_SLACK 1e-9
+
+/* The reference's configuration re-run with the candidate's times t[0..n-1]
+ * as its only output times, its samples aligned row by row with t (the
+ * last row of a repeated time at which the reference has events holds the
+ * values and mode just after the last of them, compare.h). */
+typedef struct rerun {
+    stsl_sink sink;            /* the memory sink the re-run went into */
+    const stsl_mem_result *mr; /* its result: layout, events (with subjects) */
+    double *rows;              /* n x n_cols, row-major: the reference at the candidate's rows */
+    int *mode;                 /* n: the row's mode */
+    int *mode_after; /* n: the mode after the last event at exactly t[i] (= mode without) */
+} rerun;
+
+static void rerun_free(rerun *r)
 {
     stsl_sink_free(&r->sink);
     free(r->rows);
@@ -50,7 +69,7 @@ static long last_event_at(const stsl_mem_result *mr, double t)
 }
 
 /* The re-run's samples (one per distinct time, nu) row by row of t. */
-static int align(stsl_cmp_rerun *r, const double *t, long n, long nu, stsl_error *err)
+static int align(rerun *r, const double *t, long n, long nu, stsl_error *err)
 {
     const stsl_mem_result *mr = r->mr;
     size_t nc = (size_t)mr->n_cols;
@@ -72,8 +91,8 @@ static int align(stsl_cmp_rerun *r, const double *t, long n, long nu, stsl_error
     return STSL_OK;
 }
 
-int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_rerun *r,
-                      stsl_error *err)
+/* On failure *r holds what to free (rerun_free). */
+static int rerun_at(const stsl_config *cfg, const double *t, long n, rerun *r, stsl_error *err)
 {
     memset(r, 0, sizeof *r);
     double *u = malloc(sizeof *u * (size_t)n);
@@ -94,9 +113,7 @@ int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_
     free(u);
     if (rc) return rc;
     r->mr = stsl_mem_sink_result(&r->sink);
-    r->n = n;
-    r->n_cols = r->mr->n_cols;
-    r->rows = malloc(sizeof *r->rows * ((size_t)n * (size_t)r->n_cols + 1));
+    r->rows = malloc(sizeof *r->rows * ((size_t)n * (size_t)r->mr->n_cols + 1));
     r->mode = malloc(sizeof *r->mode * (size_t)n);
     r->mode_after = malloc(sizeof *r->mode_after * (size_t)n);
     if (!r->rows || !r->mode || !r->mode_after)
@@ -104,171 +121,14 @@ int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_
     return align(r, t, n, nu, err);
 }
 
-/* The element's reference aligned row by row with the candidate. */
-typedef struct aligned {
-    stsl_cmp_rerun rr; /* mode, mode_after: at the instant of a stick or a breakaway the
-                          element is at rest, whichever side the row's values come from */
-    double *x, *v, *f;
-    stsl_cmp_event *events; /* the re-run's events within the compared span */
-    long n_events;
-} aligned;
-
-static void aligned_free(aligned *r)
+/* The compared span: the candidate's times ct[0..cn-1] inside [0, t_end]
+ * (within TIME_SLACK), the ends snapped onto it, into *t
+ * (malloc'd, *n values): rows [*i0, *i0 + *n) of the candidate.
+ * STSL_EINPUT naming `name` when fewer than two distinct times remain. */
+static int compared_span(double t_end, const char *name, const char *t_units, const double *ct,
+                         long cn, double **t, long *i0, long *n, stsl_error *err)
 {
-    stsl_cmp_rerun_free(&r->rr);
-    free(r->x);
-    free(r->v);
-    free(r->f);
-    free(r->events);
-}
-
-/* Re-run the configuration at the times t[0..n-1] (clipped, non-decreasing)
- * and take the element's x, v, friction and events out of it. */
-static int rerun(const stsl_config *cfg, const double *t, long n, aligned *r, stsl_error *err)
-{
-    int rc = stsl_cmp_rerun_at(cfg, t, n, &r->rr, err);
-    if (rc) return rc;
-    const stsl_layout *lay = &r->rr.mr->layout;
-    int cx = stsl_layout_find(lay, "x"), cv = stsl_layout_find(lay, "v"),
-        cf = stsl_layout_find(lay, "friction");
-    if (cx < 0 || cv < 0 || cf < 0)
-        return stsl_error_set(err, STSL_ESOLVER, "the re-run has no x, v or friction column");
-    r->x = malloc(sizeof *r->x * (size_t)n);
-    r->v = malloc(sizeof *r->v * (size_t)n);
-    r->f = malloc(sizeof *r->f * (size_t)n);
-    r->events = malloc(sizeof *r->events * (size_t)(r->rr.mr->n_events + 1));
-    if (!r->x || !r->v || !r->f || !r->events)
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-    for (long i = 0; i < n; i++) {
-        const double *row = r->rr.rows + (size_t)i * (size_t)r->rr.n_cols;
-        r->x[i] = row[cx];
-        r->v[i] = row[cv];
-        r->f[i] = row[cf];
-    }
-    /* Events within the compared span: the candidate cannot see others. */
-    for (long k = 0; k < r->rr.mr->n_events; k++) {
-        const stsl_mem_event *ev = &r->rr.mr->events[k];
-        if (ev->t < t[0] || ev->t > t[n - 1]) continue;
-        stsl_compare_event_set(&r->events[r->n_events++], ev->t,
-                               ev->kind >= 0 && ev->kind < lay->n_kinds ? lay->kind_names[ev->kind]
-                                                                        : NULL);
-    }
-    return STSL_OK;
-}
-
-/* ---- metrics -------------------------------------------------------------------- */
-
-static int mode_is_stuck(int mode, double v, double thr)
-{
-    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
-    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
-        return 1;
-    return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
-}
-
-/* Energy dissipated along (t, x, v) from the balance with the reference
- * model's non-friction force F_n at the middle of each interval. */
-static double energy_balance(const stsl_one_body *el, const double *t, const double *x,
-                             const double *v, long n, double *fn_mid)
-{
-    for (long i = 0; i + 1 < n; i++) {
-        double y[STSL_ELEMENT_MAX_STATE] = {0};
-        y[0] = 0.5 * (x[i] + x[i + 1]);
-        y[1] = 0.5 * (v[i] + v[i + 1]);
-        stsl_one_body_forces f;
-        stsl_one_body_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
-        fn_mid[i] = f.fn;
-    }
-    return stsl_compare_energy_balance(t, v, fn_mid, stsl_one_body_params(el)->mass, n);
-}
-
-/* The candidate's events within [t[0], t[n-1]]: a hybrid stickslip result's
- * own, else those seen in its samples (a smooth law's result has no stick
- * events to list). */
-static long candidate_events(const stsl_cmp_candidate *c, const int *mode, const double *t,
-                             const double *v, const unsigned char *stuck, long n, int *from_list,
-                             stsl_cmp_event **out)
-{
-    int smooth = 0;
-    for (long i = 0; mode && i < n; i++)
-        smooth |= mode[i] == STSL_MODE_SMOOTH;
-    *from_list = c->events && mode && !smooth;
-    if (!*from_list) return stsl_compare_derive_events(t, v, stuck, n, out);
-    stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(c->n_events + 1));
-    if (!ev) return -1;
-    long k = 0;
-    for (long i = 0; i < c->n_events; i++)
-        if (c->events[i].t >= t[0] && c->events[i].t <= t[n - 1]) ev[k++] = c->events[i];
-    *out = ev;
-    return k;
-}
-
-/* Stuck flags of both, the stuck-time overlap and the events matched. */
-static int judge_rest(const stsl_cmp_candidate *c, const aligned *r, const double *t,
-                      const double *v, const int *mode, long n, double event_window,
-                      stsl_cmp_report *rep, stsl_error *err)
-{
-    unsigned char *rs = malloc((size_t)n), *cs = malloc((size_t)n);
-    int rc = STSL_OK;
-    if (!rs || !cs) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
-        goto done;
-    }
-    int smooth = 0;
-    for (long i = 0; i < n; i++) {
-        rs[i] = (unsigned char)(mode_is_stuck(r->rr.mode[i], r->v[i], rep->stuck_velocity) ||
-                                mode_is_stuck(r->rr.mode_after[i], r->v[i], rep->stuck_velocity));
-        cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->stuck_velocity)
-                                     : fabs(v[i]) <= rep->stuck_velocity);
-        smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
-    }
-    rep->cand_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
-                           : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
-                                    : "candidate: its mode column";
-    stsl_compare_stuck(t, rs, cs, n, &rep->stuck);
-    int from_list = 0;
-    rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev);
-    if (rep->n_cev < 0) {
-        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
-        goto done;
-    }
-    rep->cand_events_source =
-        from_list ? "candidate events: its /events" : "candidate events: from its samples";
-    rep->window_default = event_window < 0;
-    rep->window = rep->window_default ? stsl_compare_default_event_window(t, n) : event_window;
-    rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev, rep->window, &rep->m,
-                                   err);
-done:
-    free(rs);
-    free(cs);
-    return rc;
-}
-
-/* The same quadrature for both, so that the difference is the candidate's
- * and not the quadrature's. */
-static int judge_energy(const stsl_one_body *el, const aligned *r, const double *t, const double *x,
-                        const double *v, const double *f, long n, stsl_cmp_report *rep,
-                        stsl_error *err)
-{
-    if (f) {
-        rep->energy_method = "friction column, trapezoidal rule";
-        rep->energy_ref = stsl_compare_energy_friction(t, r->f, r->v, n);
-        rep->energy_cand = stsl_compare_energy_friction(t, f, v, n);
-        return STSL_OK;
-    }
-    double *fn_mid = malloc(sizeof *fn_mid * (size_t)n);
-    if (!fn_mid) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    rep->energy_method = "energy balance with the reference model's F_n";
-    rep->energy_ref = energy_balance(el, t, r->x, r->v, n, fn_mid);
-    rep->energy_cand = energy_balance(el, t, x, v, n, fn_mid);
-    free(fn_mid);
-    return STSL_OK;
-}
-
-int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
-                  double **t, long *i0, long *n, stsl_error *err)
-{
-    double slack = STSL_CMP_TIME_SLACK * fmax(1.0, t_end);
+    double slack = TIME_SLACK * fmax(1.0, t_end);
     long a = 0, b = cn;
     while (a < cn && ct[a] < -slack)
         a++;
@@ -288,162 +148,7 @@ int stsl_cmp_span(double t_end, const char *name, const char *t_units, const dou
     return STSL_OK;
 }
 
-/* The compared span into rep. */
-static int span(const stsl_config *cfg, const stsl_cmp_candidate *c, const char *t_units,
-                double **t, long *i0, stsl_cmp_report *rep, stsl_error *err)
-{
-    int rc = stsl_cmp_span(cfg->sim.t_end, c->name, t_units, c->t, c->n, t, i0, &rep->n, err);
-    if (rc) return rc;
-    rep->dropped = c->n - rep->n;
-    rep->t_first = (*t)[0];
-    rep->t_last = (*t)[rep->n - 1];
-    rep->t_end = cfg->sim.t_end;
-    return STSL_OK;
-}
-
-static void describe_units(const stsl_one_body *el, stsl_cmp_report *rep)
-{
-    const stsl_layout *l = stsl_one_body_model(el)->layout;
-    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
-    rep->t_units = l->time_units ? l->time_units : "s";
-    rep->x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
-    rep->v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
-}
-
-int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
-                     double event_window, stsl_cmp_report *rep, stsl_error *err)
-{
-    memset(rep, 0, sizeof *rep);
-    aligned r = {0};
-    double *t = NULL;
-    long i0 = 0;
-    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
-    int rc = el ? STSL_OK : (err ? err->code : STSL_EINPUT);
-    if (!rc) describe_units(el, rep);
-    if (!rc) rc = span(cfg, c, rep->t_units, &t, &i0, rep, err);
-    long n = rep->n;
-    if (!rc && (rc = rerun(cfg, t, n, &r, err))) {
-        stsl_error_wrap(err, "re-running the reference");
-        rep->rerun_failed = 1;
-    }
-    const double *x = c->x + i0, *v = c->v + i0;
-    const int *mode = c->mode ? c->mode + i0 : NULL;
-    if (!rc) {
-        stsl_compare_errors(t, r.x, r.v, x, v, n, &rep->e);
-        rep->stuck_default = stuck_velocity < 0;
-        rep->stuck_velocity = rep->stuck_default
-                                  ? stsl_compare_default_stuck_velocity(r.v, n, velocity_atol(cfg))
-                                  : stuck_velocity;
-        rep->rev = r.events;
-        rep->n_rev = r.n_events;
-        r.events = NULL;
-        rc = judge_rest(c, &r, t, v, mode, n, event_window, rep, err);
-    }
-    if (!rc) rc = judge_energy(el, &r, t, x, v, c->friction ? c->friction + i0 : NULL, n, rep, err);
-    aligned_free(&r);
-    free(t);
-    stsl_one_body_free(el);
-    if (rc) {
-        int failed = rep->rerun_failed;
-        stsl_cmp_report_free(rep);
-        rep->rerun_failed = failed;
-    }
-    return rc;
-}
-
-void stsl_cmp_report_free(stsl_cmp_report *rep)
-{
-    if (!rep) return;
-    free(rep->rev);
-    free(rep->cev);
-    stsl_compare_matching_free(&rep->m);
-    memset(rep, 0, sizeof *rep);
-}
-
-/* ---- stsl_compare ------------------------------------------------------------------ */
-
-/* The arrays as stsl_compare promises to check them. */
-static int check_arrays(const double *t, const double *x, const double *v, const double *f, long n,
-                        stsl_error *err)
-{
-    if (!t || !x || !v)
-        return stsl_error_set(err, STSL_EINPUT, "stsl_compare: t, x and v must not be NULL");
-    const double *cols[4] = {t, x, v, f};
-    const char *names[4] = {"t", "x", "v", "friction"};
-    for (int c = 0; c < 4; c++)
-        for (long i = 0; cols[c] && i < n; i++)
-            if (!isfinite(cols[c][i]))
-                return stsl_error_set(err, STSL_EINPUT, "candidate: %s[%ld] is not finite (%g)",
-                                      names[c], i, cols[c][i]);
-    for (long i = 1; i < n; i++)
-        if (t[i] < t[i - 1])
-            return stsl_error_set(err, STSL_EINPUT,
-                                  "candidate: t[%ld] = %.17g goes back from %.17g (time must "
-                                  "increase)",
-                                  i, t[i], t[i - 1]);
-    return STSL_OK;
-}
-
-static void fill_metrics(const stsl_cmp_report *r, stsl_compare_metrics *m)
-{
-    *m = (stsl_compare_metrics){
-        .n_points = r->n,
-        .points_dropped = r->dropped,
-        .t_first = r->t_first,
-        .t_last = r->t_last,
-        .max_abs_error_x = r->e.max_abs_x,
-        .rms_error_x = r->e.rms_x,
-        .final_error_x = r->e.final_x,
-        .max_abs_error_v = r->e.max_abs_v,
-        .rms_error_v = r->e.rms_v,
-        .final_error_v = r->e.final_v,
-        .stuck_iou = r->stuck.iou,
-        .stuck_time_reference = r->stuck.ref_time,
-        .stuck_time_candidate = r->stuck.cand_time,
-        .stuck_velocity = r->stuck_velocity,
-        .events_matched = r->m.n_matched,
-        .events_missed = r->m.n_missed,
-        .events_spurious = r->m.n_spurious,
-        .events_ignored_reference = r->m.n_ignored_ref,
-        .events_ignored_candidate = r->m.n_ignored_cand,
-        .max_event_time_error = r->m.n_matched ? r->m.max_abs_dt : NAN,
-        .event_window = r->window,
-        .dissipated_energy_reference = r->energy_ref,
-        .dissipated_energy_candidate = r->energy_cand,
-        .dissipated_energy_difference = r->energy_cand - r->energy_ref,
-        .energy_method = r->energy_method,
-        .candidate_stuck_rule = r->cand_stuck_rule,
-        .candidate_events_source = r->cand_events_source,
-        .t_units = r->t_units,
-        .x_units = r->x_units,
-        .v_units = r->v_units,
-        .energy_units = STSL_ENERGY_UNITS,
-    };
-}
-
-stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, const double *v,
-                     const double *friction, long n, double stuck_velocity, double event_window,
-                     stsl_compare_metrics *out, stsl_err *err)
-{
-    stsl_error e = {0};
-    stsl_cmp_report rep;
-    if (!ref || !out) return stsl_api_bad_arg(err, "stsl_compare: ref and out must not be NULL");
-    if (ref->c.is_system)
-        return stsl_api_bad_arg(err, "stsl_compare: ref is a system of bodies: "
-                                     "stsl_compare_system compares its results");
-    if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
-    stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
-    if (stsl_cmp_against(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
-                         isnan(event_window) ? -1 : event_window, &rep, &e))
-        return stsl_api_err(err, &e);
-    fill_metrics(&rep, out);
-    stsl_cmp_report_free(&rep);
-    return STSL_RC_OK;
-}
-
-/* ==== a system's result, member by member ==================================== */
-
-/* ---- names ------------------------------------------------------------------ */
+/* ---- members matched by name ------------------------------------------------- */
 
 /* map[k] = the reference's member with the candidate's member k's name.
  * Missing groups have no members. */
@@ -521,14 +226,113 @@ static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const doubl
     }
 }
 
-/* The events of `s` about the subject called `name` within [t0, t1]. */
+static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
+{
+    size_t sz = (size_t)n;
+    w->ar = malloc(sizeof(double) * sz);
+    w->br = malloc(sizeof(double) * sz);
+    w->ac = malloc(sizeof(double) * sz);
+    w->bc = malloc(sizeof(double) * sz);
+    w->sr = malloc(sz);
+    w->sc = malloc((size_t)n_cand + 1);
+    out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
+    out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
+    out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
+    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
+        out->stops)
+        return STSL_OK;
+    return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
+}
+
+static void work_free(work *w)
+{
+    free(w->ar);
+    free(w->br);
+    free(w->ac);
+    free(w->bc);
+    free(w->sr);
+    free(w->sc);
+}
+
+/* The members of both, matched by name: bodies, contacts, stops. */
+static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
+                     stsl_compare_system_report *out, stsl_error *err)
+{
+    int rc = match_names(r, c, "x", "bodies", &out->n_bodies, &map[0], err);
+    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &out->n_contacts, &map[1], err);
+    /* An FMU's run has no stop_mode: its stops cannot be judged (compare.h). */
+    if (!rc && stsl_h5_system_group(c, "stop_mode"))
+        rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
+    return rc;
+}
+
+/* ---- the core: span, re-run, bodies -------------------------------------------- */
+
+/* The compared rows and what both views read from them: the reference re-run
+ * at the candidate's times t (row i: the candidate's row i0 + i) as a result
+ * `ref`, its modes around events (rr), and the members matched by name. */
+typedef struct core {
+    double *t;
+    long i0;
+    rerun rr;
+    stsl_h5_system ref;
+    int *map[3];
+    work w;
+} core;
+
+static void core_free(core *k)
+{
+    free(k->t);
+    rerun_free(&k->rr);
+    stsl_h5_system_free(&k->ref);
+    for (int m = 0; m < 3; m++)
+        free(k->map[m]);
+    work_free(&k->w);
+}
+
+/* The span of `cand`, the re-run of `cfg` there, the members matched by
+ * name and every body's errors into *out (its contacts and stops named and
+ * counted, left for the view to judge).  On failure *rerun_failed says
+ * whether the re-run failed; *k is freed by the caller in any case. */
+static int core_run(const stsl_config *cfg, const char *ref_name, const stsl_h5_system *cand,
+                    double event_window, core *k, stsl_compare_system_report *out,
+                    int *rerun_failed, stsl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(k, 0, sizeof *k);
+    *rerun_failed = 0;
+    long n = 0;
+    int rc = compared_span(cfg->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
+                           &k->t, &k->i0, &n, err);
+    if (!rc && (rc = rerun_at(cfg, k->t, n, &k->rr, err))) {
+        stsl_error_wrap(err, "re-running the reference");
+        *rerun_failed = 1;
+    }
+    if (!rc) rc = stsl_h5_system_of_run(ref_name, k->rr.mr, k->t, k->rr.rows, n, &k->ref, err);
+    if (!rc) rc = match_all(&k->ref, cand, k->map, out, err);
+    if (!rc) rc = alloc_all(n, cand->n_samples, &k->w, out, err);
+    if (rc) return rc;
+    out->n_points = n;
+    out->points_dropped = cand->n_samples - n;
+    out->t_first = k->t[0];
+    out->t_last = k->t[n - 1];
+    out->event_window =
+        event_window < 0 ? stsl_compare_default_event_window(k->t, n) : event_window;
+    bodies(&k->ref, cand, k->t, k->i0, n, k->map[0], &k->w, out);
+    return STSL_OK;
+}
+
+/* ==== a system's view: per contact and stop =================================== */
+
+/* The events of `s` about the subject called `name` (NULL: every event)
+ * within [t0, t1]. */
 static long subject_events(const stsl_h5_system *s, const char *name, double t0, double t1,
                            stsl_cmp_event *out)
 {
     long k = 0;
     for (long i = 0; i < s->n_events; i++) {
         const stsl_h5_sys_event *e = &s->events[i];
-        if (e->index >= 0 && !strcmp(e->name, name) && e->t >= t0 && e->t <= t1)
+        if ((!name || (e->index >= 0 && !strcmp(e->name, name))) && e->t >= t0 && e->t <= t1)
             stsl_compare_event_set(&out[k++], e->t, e->kind);
     }
     return k;
@@ -617,97 +421,274 @@ static int stops(const stsl_h5_system *r, const stsl_h5_system *c, stsl_compare_
     return rc;
 }
 
-/* ---- public ------------------------------------------------------------------- */
-
-static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
-{
-    size_t sz = (size_t)n;
-    w->ar = malloc(sizeof(double) * sz);
-    w->br = malloc(sizeof(double) * sz);
-    w->ac = malloc(sizeof(double) * sz);
-    w->bc = malloc(sizeof(double) * sz);
-    w->sr = malloc(sz);
-    w->sc = malloc((size_t)n_cand + 1);
-    out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
-    out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
-    out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
-    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
-        out->stops)
-        return STSL_OK;
-    return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-}
-
-static void work_free(work *w)
-{
-    free(w->ar);
-    free(w->br);
-    free(w->ac);
-    free(w->bc);
-    free(w->sr);
-    free(w->sc);
-}
-
-/* The reference run at the compared times t (n of them) as a result *r. */
-static int reference(const stsl_config *cfg, const char *name, const double *t, long n,
-                     stsl_h5_system *r, int *rerun_failed, stsl_error *err)
-{
-    stsl_cmp_rerun rr;
-    int rc = stsl_cmp_rerun_at(cfg, t, n, &rr, err);
-    if (rc) {
-        stsl_error_wrap(err, "re-running the reference");
-        *rerun_failed = 1;
-    } else {
-        rc = stsl_h5_system_of_run(name, rr.mr, t, rr.rows, n, r, err);
-    }
-    stsl_cmp_rerun_free(&rr);
-    return rc;
-}
-
-/* The members of both, matched by name: bodies, contacts, stops. */
-static int match_all(const stsl_h5_system *r, const stsl_h5_system *c, int *map[3],
-                     stsl_compare_system_report *out, stsl_error *err)
-{
-    int rc = match_names(r, c, "x", "bodies", &out->n_bodies, &map[0], err);
-    if (!rc) rc = match_names(r, c, "contact_mode", "contacts", &out->n_contacts, &map[1], err);
-    /* An FMU's run has no stop_mode: its stops cannot be judged (compare.h). */
-    if (!rc && stsl_h5_system_group(c, "stop_mode"))
-        rc = match_names(r, c, "stop_mode", "stops", &out->n_stops, &map[2], err);
-    return rc;
-}
-
 int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
                      double event_window, stsl_compare_system_report *out, int *rerun_failed,
                      stsl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    *rerun_failed = 0;
-    int *map[3] = {NULL, NULL, NULL};
-    double *t = NULL;
-    work w = {0};
-    long i0 = 0;
-    stsl_h5_system r = {0};
-    int rc = stsl_cmp_span(ref->sim.t_end, cand->path, cand->time_units, cand->t, cand->n_samples,
-                           &t, &i0, &out->n_points, err);
-    if (!rc) rc = reference(ref, ref_name, t, out->n_points, &r, rerun_failed, err);
-    if (!rc) rc = match_all(&r, cand, map, out, err);
-    if (!rc) rc = alloc_all(out->n_points, cand->n_samples, &w, out, err);
-    if (!rc) {
-        out->points_dropped = cand->n_samples - out->n_points;
-        out->t_first = t[0];
-        out->t_last = t[out->n_points - 1];
-        out->event_window =
-            event_window < 0 ? stsl_compare_default_event_window(t, out->n_points) : event_window;
-        bodies(&r, cand, t, i0, out->n_points, map[0], &w, out);
-        rc = contacts(&r, cand, t, i0, out->n_points, map[1], &w, out, err);
-    }
-    if (!rc) rc = stops(&r, cand, out, err);
-    work_free(&w);
-    free(t);
-    for (int k = 0; k < 3; k++)
-        free(map[k]);
-    stsl_h5_system_free(&r);
+    core k;
+    int rc = core_run(ref, ref_name, cand, event_window, &k, out, rerun_failed, err);
+    if (!rc) rc = contacts(&k.ref, cand, k.t, k.i0, out->n_points, k.map[1], &k.w, out, err);
+    if (!rc) rc = stops(&k.ref, cand, out, err);
+    core_free(&k);
     if (rc) stsl_compare_system_free(out);
     return rc;
+}
+
+/* ==== the one-body view: an element's trajectory =============================== */
+/* An element's candidate is its one body's trajectory (x, v, maybe friction,
+ * modes and events) without contacts' columns: a CSV's rows hold no event
+ * instants and its events no subject.  So after the core (span, re-run,
+ * the body's errors) its rest is judged by modes or |v| on both ends of an
+ * interval (stsl_compare_stuck), its events all together, and its energy
+ * by its friction column or the balance with the model's F_n. */
+
+static int mode_is_stuck(int mode, double v, double thr)
+{
+    int fr = stsl_mode_friction(mode); /* stuck inside a compliant stop too */
+    if (fr == STSL_MODE_STUCK || mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH)
+        return 1;
+    return mode == STSL_MODE_SMOOTH && fabs(v) <= thr;
+}
+
+/* Energy dissipated along (t, x, v) from the balance with the reference
+ * model's non-friction force F_n at the middle of each interval. */
+static double energy_balance(const stsl_one_body *el, const double *t, const double *x,
+                             const double *v, long n, double *fn_mid)
+{
+    for (long i = 0; i + 1 < n; i++) {
+        double y[STSL_ELEMENT_MAX_STATE] = {0};
+        y[0] = 0.5 * (x[i] + x[i + 1]);
+        y[1] = 0.5 * (v[i] + v[i + 1]);
+        stsl_one_body_forces f;
+        stsl_one_body_eval_forces(el, 0.5 * (t[i] + t[i + 1]), y, &f);
+        fn_mid[i] = f.fn;
+    }
+    return stsl_compare_energy_balance(t, v, fn_mid, stsl_one_body_params(el)->mass, n);
+}
+
+/* The candidate's events within [t[0], t[n-1]]: a hybrid stickslip result's
+ * own, else those seen in its samples (a smooth law's result has no stick
+ * events to list). */
+static long candidate_events(const stsl_cmp_candidate *c, const int *mode, const double *t,
+                             const double *v, const unsigned char *stuck, long n, int *from_list,
+                             stsl_cmp_event **out)
+{
+    int smooth = 0;
+    for (long i = 0; mode && i < n; i++)
+        smooth |= mode[i] == STSL_MODE_SMOOTH;
+    *from_list = c->events && mode && !smooth;
+    if (!*from_list) return stsl_compare_derive_events(t, v, stuck, n, out);
+    stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(c->n_events + 1));
+    if (!ev) return -1;
+    long k = 0;
+    for (long i = 0; i < c->n_events; i++)
+        if (c->events[i].t >= t[0] && c->events[i].t <= t[n - 1]) ev[k++] = c->events[i];
+    *out = ev;
+    return k;
+}
+
+/* The reference's column `name` of the one body (a group of one member:
+ * its data are the column). */
+static const double *column(const core *k, const char *name)
+{
+    return stsl_h5_system_group(&k->ref, name)->data;
+}
+
+/* Stuck flags of both, the stuck-time overlap and the events matched. */
+static int judge_rest(const stsl_cmp_candidate *c, const core *k, long n, stsl_cmp_report *rep,
+                      stsl_error *err)
+{
+    const double *t = k->t, *rv = column(k, "v"), *v = c->v + k->i0;
+    const int *mode = c->mode ? c->mode + k->i0 : NULL;
+    unsigned char *rs = malloc((size_t)n), *cs = malloc((size_t)n);
+    rep->rev = malloc(sizeof *rep->rev * (size_t)(k->ref.n_events + 1));
+    int rc = rs && cs && rep->rev ? STSL_OK : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    int smooth = 0;
+    for (long i = 0; !rc && i < n; i++) {
+        rs[i] = (unsigned char)(mode_is_stuck(k->rr.mode[i], rv[i], rep->p.stuck_velocity) ||
+                                mode_is_stuck(k->rr.mode_after[i], rv[i], rep->p.stuck_velocity));
+        cs[i] = (unsigned char)(mode ? mode_is_stuck(mode[i], v[i], rep->p.stuck_velocity)
+                                     : fabs(v[i]) <= rep->p.stuck_velocity);
+        smooth |= mode && mode[i] == STSL_MODE_SMOOTH;
+    }
+    rep->p.candidate_stuck_rule = !mode    ? "candidate: |v| <= stuck velocity"
+                                  : smooth ? "candidate: its modes; SMOOTH: |v| <= stuck velocity"
+                                           : "candidate: its mode column";
+    stsl_cmp_stuck st;
+    if (!rc) stsl_compare_stuck(t, rs, cs, n, &st);
+    rep->p.stuck_time_reference = st.ref_time, rep->p.stuck_time_candidate = st.cand_time;
+    rep->p.stuck_iou = st.iou;
+    /* Every event the candidate could see: a CSV's events name no subject. */
+    if (!rc) rep->n_rev = subject_events(&k->ref, NULL, t[0], t[n - 1], rep->rev);
+    int from_list = 0;
+    if (!rc && (rep->n_cev = candidate_events(c, mode, t, v, cs, n, &from_list, &rep->cev)) < 0)
+        rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
+    rep->p.candidate_events_source =
+        from_list ? "candidate events: its /events" : "candidate events: from its samples";
+    if (!rc && !(rc = stsl_compare_match_events(rep->rev, rep->n_rev, rep->cev, rep->n_cev,
+                                                rep->p.event_window, &rep->m, err))) {
+        rep->p.events_matched = rep->m.n_matched, rep->p.events_missed = rep->m.n_missed;
+        rep->p.events_spurious = rep->m.n_spurious;
+        rep->p.events_ignored_reference = rep->m.n_ignored_ref;
+        rep->p.events_ignored_candidate = rep->m.n_ignored_cand;
+        rep->p.max_event_time_error = rep->m.n_matched ? rep->m.max_abs_dt : NAN;
+    }
+    free(rs);
+    free(cs);
+    return rc;
+}
+
+/* The same quadrature for both, so that the difference is the candidate's
+ * and not the quadrature's. */
+static int judge_energy(const stsl_one_body *el, const stsl_cmp_candidate *c, const core *k, long n,
+                        stsl_cmp_report *rep, stsl_error *err)
+{
+    const double *t = k->t, *rx = column(k, "x"), *rv = column(k, "v");
+    const double *x = c->x + k->i0, *v = c->v + k->i0;
+    if (c->friction) {
+        rep->p.energy_method = "friction column, trapezoidal rule";
+        rep->p.dissipated_energy_reference =
+            stsl_compare_energy_friction(t, column(k, "friction"), rv, n);
+        rep->p.dissipated_energy_candidate =
+            stsl_compare_energy_friction(t, c->friction + k->i0, v, n);
+        return STSL_OK;
+    }
+    double *fn_mid = malloc(sizeof *fn_mid * (size_t)n);
+    if (!fn_mid) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    rep->p.energy_method = "energy balance with the reference model's F_n";
+    rep->p.dissipated_energy_reference = energy_balance(el, t, rx, rv, n, fn_mid);
+    rep->p.dissipated_energy_candidate = energy_balance(el, t, x, v, n, fn_mid);
+    free(fn_mid);
+    return STSL_OK;
+}
+
+static void describe_units(const stsl_one_body *el, stsl_cmp_report *rep)
+{
+    const stsl_layout *l = stsl_one_body_model(el)->layout;
+    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
+    rep->p.t_units = l->time_units ? l->time_units : "s";
+    rep->p.x_units = ix >= 0 && l->cols[ix].units ? l->cols[ix].units : "";
+    rep->p.v_units = iv >= 0 && l->cols[iv].units ? l->cols[iv].units : "";
+}
+
+/* The element's candidate as the result of one body: the groups x and v
+ * of one member each, borrowing its arrays (the core reads nothing else). */
+static void one_body_result(const stsl_cmp_candidate *c, const char *t_units, stsl_h5_system *s)
+{
+    static char names[2][64] = {"x", "v"};
+    const double *cols[2] = {c->x, c->v};
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", c->name);
+    snprintf(s->time_units, sizeof s->time_units, "%s", t_units);
+    s->complete = 1;
+    s->n_samples = c->n;
+    s->t = (double *)c->t;
+    for (int g = 0; g < 2; g++) {
+        stsl_h5_group *o = &s->groups[s->n_groups++];
+        snprintf(o->name, sizeof o->name, "%.31s", names[g]);
+        o->width = 1;
+        o->members = &names[g];
+        o->data = (double *)cols[g];
+    }
+}
+
+int stsl_cmp_one_body(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
+                      double event_window, stsl_cmp_report *rep, stsl_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    stsl_one_body *el = stsl_one_body_create(&cfg->element, err);
+    if (!el) return err->code;
+    describe_units(el, rep);
+    stsl_h5_system cand;
+    one_body_result(c, rep->p.t_units, &cand);
+    stsl_compare_system_report out;
+    core k;
+    int rc = core_run(cfg, "the reference", &cand, event_window, &k, &out, &rep->rerun_failed, err);
+    long n = out.n_points;
+    if (!rc) {
+        const stsl_compare_body *b = &out.bodies[0];
+        stsl_compare_metrics *p = &rep->p;
+        p->n_points = n, p->points_dropped = out.points_dropped;
+        p->t_first = out.t_first, p->t_last = out.t_last;
+        p->max_abs_error_x = b->max_abs_error_x, p->max_abs_error_v = b->max_abs_error_v;
+        p->rms_error_x = b->rms_error_x, p->rms_error_v = b->rms_error_v;
+        p->final_error_x = b->final_error_x, p->final_error_v = b->final_error_v;
+        rep->t_end = cfg->sim.t_end;
+        rep->stuck_default = stuck_velocity < 0;
+        p->stuck_velocity =
+            rep->stuck_default
+                ? stsl_compare_default_stuck_velocity(column(&k, "v"), n, velocity_atol(cfg))
+                : stuck_velocity;
+        rep->window_default = event_window < 0;
+        p->event_window = out.event_window;
+        rc = judge_rest(c, &k, n, rep, err);
+    }
+    if (!rc) rc = judge_energy(el, c, &k, n, rep, err);
+    rep->p.dissipated_energy_difference =
+        rep->p.dissipated_energy_candidate - rep->p.dissipated_energy_reference;
+    rep->p.energy_units = STSL_ENERGY_UNITS;
+    core_free(&k);
+    stsl_compare_system_free(&out);
+    stsl_one_body_free(el);
+    if (rc) {
+        int failed = rep->rerun_failed;
+        stsl_cmp_report_free(rep);
+        rep->rerun_failed = failed;
+    }
+    return rc;
+}
+
+void stsl_cmp_report_free(stsl_cmp_report *rep)
+{
+    if (!rep) return;
+    free(rep->rev);
+    free(rep->cev);
+    stsl_compare_matching_free(&rep->m);
+    memset(rep, 0, sizeof *rep);
+}
+
+/* ---- stsl_compare ------------------------------------------------------------------ */
+
+/* The arrays as stsl_compare promises to check them. */
+static int check_arrays(const double *t, const double *x, const double *v, const double *f, long n,
+                        stsl_error *err)
+{
+    if (!t || !x || !v)
+        return stsl_error_set(err, STSL_EINPUT, "stsl_compare: t, x and v must not be NULL");
+    const double *cols[4] = {t, x, v, f};
+    const char *names[4] = {"t", "x", "v", "friction"};
+    for (int c = 0; c < 4; c++)
+        for (long i = 0; cols[c] && i < n; i++)
+            if (!isfinite(cols[c][i]))
+                return stsl_error_set(err, STSL_EINPUT, "candidate: %s[%ld] is not finite (%g)",
+                                      names[c], i, cols[c][i]);
+    for (long i = 1; i < n; i++)
+        if (t[i] < t[i - 1])
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "candidate: t[%ld] = %.17g goes back from %.17g (time must "
+                                  "increase)",
+                                  i, t[i], t[i - 1]);
+    return STSL_OK;
+}
+
+stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, const double *v,
+                     const double *friction, long n, double stuck_velocity, double event_window,
+                     stsl_compare_metrics *out, stsl_err *err)
+{
+    stsl_error e = {0};
+    stsl_cmp_report rep;
+    if (!ref || !out) return stsl_api_bad_arg(err, "stsl_compare: ref and out must not be NULL");
+    if (ref->c.is_system)
+        return stsl_api_bad_arg(err, "stsl_compare: ref is a system of bodies: "
+                                     "stsl_compare_system compares its results");
+    if (check_arrays(t, x, v, friction, n, &e)) return stsl_api_err(err, &e);
+    stsl_cmp_candidate c = {"candidate", n, t, x, v, friction, NULL, NULL, 0};
+    if (stsl_cmp_one_body(&ref->c, &c, isnan(stuck_velocity) ? -1 : stuck_velocity,
+                          isnan(event_window) ? -1 : event_window, &rep, &e))
+        return stsl_api_err(err, &e);
+    *out = rep.p;
+    stsl_cmp_report_free(&rep);
+    return STSL_RC_OK;
 }
 
 /* ---- an FMU of the system as the candidate ------------------------------------------ */

@@ -1,25 +1,35 @@
-/* compare.h - a candidate trajectory judged against the exact run of a
- * configuration: the metrics of `stickslip compare` (cli/compare.c, which
- * reads the files and prints the report) and of stsl_compare()
- * (stickslip.h), computed here once.
+/* compare.h - a candidate judged against the exact run of a configuration:
+ * the metrics of `stickslip compare` (api/compare_files.c reads the files
+ * and prints the report), stsl_compare() and stsl_compare_system()
+ * (stickslip.h), computed by one core for elements and systems alike.
  *
- * The configuration is run again with the candidate's times as its only
- * output times (grid_only), so the reference is evaluated exactly there and
- * no interpolation error is charged to the candidate.  Candidate times
- * outside [0, t_end] are dropped (a longer export from another tool is
- * common and its overlap is still worth comparing; the count is reported);
- * times within STSL_CMP_TIME_SLACK of the ends count as the end itself,
- * since a time accumulated step by step misses t_end by a few ulps.  Where
- * the candidate repeats a time (a jump) and the reference has an event at
- * exactly that time, the last row of that time is compared with the
- * reference's value just after the event(s), the others with the value
- * just before.
- *
- * Metric definitions: models/validation.h.  Stuck means at rest relative to
- * the base: modes STUCK, STOP_LOW, STOP_HIGH and CONTACT_*_STUCK (a
- * velocity-only candidate cannot tell a stop from a stick), or, for samples
- * of a smooth law (mode SMOOTH) and for candidates without a mode column,
- * |v| <= the stuck velocity. */
+ * The core takes the candidate as a result of bodies (a system's file, or
+ * an element's trajectory as the result of its one body) and
+ *   - keeps its times within [0, t_end]: candidate times outside are
+ *     dropped (a longer export from another tool is common and its overlap
+ *     is still worth comparing; the count is reported), times within
+ *     TIME_SLACK (compare.c) of the ends count as the end itself,
+ *     since a time accumulated step by step misses t_end by a few ulps;
+ *   - runs the reference's configuration again, event-driven, with those
+ *     times as its only output times (grid_only), so the reference is
+ *     evaluated exactly there and no interpolation error is charged to the
+ *     candidate.  Where the candidate repeats a time (a jump) and the
+ *     reference has an event at exactly that time, the last row of that
+ *     time is compared with the reference's value just after the event(s),
+ *     the others with the value just before;
+ *   - matches bodies (and contacts, stops) by name and takes every body's
+ *     errors of x and v (models/validation.h).
+ * Two views then judge the rest.  A system's (stsl_cmp_systems) per
+ * contact and stop, from the columns a system's result has.  The element's
+ * (stsl_cmp_one_body), the one-body view: a CSV, MAT or FMU trajectory has
+ * no contact columns, no event rows and no subjects, so its stuck time is
+ * that of the body at rest relative to the base -- modes STUCK, STOP_LOW,
+ * STOP_HIGH and CONTACT_*_STUCK (a velocity-only candidate cannot tell a
+ * stop from a stick), or, for samples of a smooth law (mode SMOOTH) and for
+ * candidates without a mode column, |v| <= the stuck velocity -- counted
+ * on both ends of an interval (stsl_compare_stuck); its events are matched
+ * all together; its energy is from its friction column or the balance with
+ * the model's F_n. */
 #ifndef STSL_API_COMPARE_H
 #define STSL_API_COMPARE_H
 
@@ -27,41 +37,7 @@
 #include "io/config.h"
 #include "io/fmu/fmu_module.h"
 #include "io/h5_read.h"
-#include "io/mem_sink.h"
 #include "models/validation.h"
-
-/* Relative tolerance on the ends of [0, t_end] for candidate times: far
- * above the rounding of an accumulated time (1e-16 per step), far below any
- * time step worth comparing. */
-#define STSL_CMP_TIME_SLACK 1e-9
-
-/* The reference's configuration (an element or a system) run again,
- * event-driven, with the candidate's times t[0..n-1] (non-decreasing,
- * within [0, t_end]) as its only output times, and its samples aligned row
- * by row with t: where t repeats a time at which the reference has events,
- * the last row of that time holds the values just after the last of them
- * (and mode the mode after), the others the values just before. */
-typedef struct stsl_cmp_rerun {
-    stsl_sink sink;            /* the memory sink the re-run went into */
-    const stsl_mem_result *mr; /* its result: layout, events (with subjects) */
-    long n;
-    int n_cols;
-    double *rows;    /* n x n_cols, row-major: the reference at the candidate's rows */
-    int *mode;       /* n: the row's mode */
-    int *mode_after; /* n: the mode after the last event at exactly t[i] (= mode without) */
-} stsl_cmp_rerun;
-
-/* On failure *r holds what to free (stsl_cmp_rerun_free). */
-int stsl_cmp_rerun_at(const stsl_config *cfg, const double *t, long n, stsl_cmp_rerun *r,
-                      stsl_error *err);
-void stsl_cmp_rerun_free(stsl_cmp_rerun *r);
-
-/* The compared span: the candidate's times ct[0..cn-1] inside [0, t_end]
- * (within STSL_CMP_TIME_SLACK), the ends snapped onto it, into *t
- * (malloc'd, *n values): rows [*i0, *i0 + *n) of the candidate.
- * STSL_EINPUT naming `name` when fewer than two distinct times remain. */
-int stsl_cmp_span(double t_end, const char *name, const char *t_units, const double *ct, long cn,
-                  double **t, long *i0, long *n, stsl_error *err);
 
 /* The candidate: n samples, time non-decreasing, values finite (checked by
  * whoever read them).  Borrowed. */
@@ -77,38 +53,30 @@ typedef struct stsl_cmp_candidate {
     long n_events;
 } stsl_cmp_candidate;
 
-/* Everything the comparison computed. */
+/* Everything the one-body view computed: the public metrics and the lists
+ * the command's table and report show. */
 typedef struct stsl_cmp_report {
-    long n, dropped; /* candidate samples compared, and outside [0, t_end] */
-    double t_first, t_last, t_end;
-    const char *t_units, *x_units, *v_units; /* the model's (static) */
-    stsl_cmp_errors e;
-    double stuck_velocity;
+    stsl_compare_metrics p; /* its strings static */
+    double t_end;
     int stuck_default, window_default;
-    const char *cand_stuck_rule, *cand_events_source, *energy_method;
-    stsl_cmp_stuck stuck;
-    double window;
     stsl_cmp_event *rev, *cev; /* owned */
     long n_rev, n_cev;
     stsl_cmp_matching m;
-    double energy_ref, energy_cand;
     int rerun_failed; /* on failure: the reference's re-run failed (exit 3) */
 } stsl_cmp_report;
 
-/* Judge `c` against `cfg` (stuck_velocity, event_window < 0: the defaults
- * of models/validation.h).  On failure *rep holds nothing to free and
- * rep->rerun_failed says whether the re-run of the reference failed (its
- * message starts "re-running the reference: "). */
-int stsl_cmp_against(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
-                     double event_window, stsl_cmp_report *rep, stsl_error *err);
+/* The one-body view: the element's trajectory `c` judged against `cfg`
+ * (stuck_velocity, event_window < 0: the defaults of models/validation.h).
+ * On failure *rep holds nothing to free and rep->rerun_failed says whether
+ * the re-run of the reference failed (its message starts "re-running the
+ * reference: "). */
+int stsl_cmp_one_body(const stsl_config *cfg, const stsl_cmp_candidate *c, double stuck_velocity,
+                      double event_window, stsl_cmp_report *rep, stsl_error *err);
 void stsl_cmp_report_free(stsl_cmp_report *rep);
 
-/* ---- a system's result, member by member ---------------------------------
- * `stickslip compare REF.h5 CAND.h5` when both are systems' results, and
- * stsl_compare_system: the metrics above applied to each column, matched by
- * name (the reference re-run at the candidate's times as above, so a
- * result compared with itself has errors of exactly 0):
- *   per body     x[body], v[body]: max |error|, RMS error, final error;
+/* A system's view: `cand` (a system's result; `ref_name` names the
+ * reference in messages; event_window < 0: the default) against the run
+ * of `ref`, after the core per body, then
  *   per contact  the errors of friction[contact] and slip_velocity[contact]
  *                as of x and v, stuck time of both and their overlap (IoU) from
  *                contact_mode STUCK, by the rule of `stickslip info`
@@ -121,15 +89,11 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
  * Bodies, contacts and stops must have the same names in both (in any
  * order); otherwise STSL_EINPUT naming what only one of them has.  A
  * candidate without a stop_mode dataset (an FMU's run, below: its samples
- * show no stop's state) has its stops left out of the comparison.
- *
- * `cand` against the run of `ref` (a system's configuration; `ref_name`
- * names it in messages; event_window < 0: the default of
- * models/validation.h) into the public report *out (freed with
- * stsl_compare_system_free; members named as in the candidate).  On
- * failure *out holds nothing to free and *rerun_failed says whether the
- * reference's re-run failed (the message then starts "re-running the
- * reference: "). */
+ * show no stop's state) has its stops left out of the comparison.  Into
+ * the public report *out (freed with stsl_compare_system_free; members
+ * named as in the candidate).  On failure *out holds nothing to free and
+ * *rerun_failed says whether the reference's re-run failed (the message
+ * then starts "re-running the reference: "). */
 int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
                      double event_window, stsl_compare_system_report *out, int *rerun_failed,
                      stsl_error *err);

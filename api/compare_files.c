@@ -130,49 +130,57 @@ static int write_json(const char *path, const report *r, stsl_error *err)
     json_str(f, "reference", r->ref_path);
     json_str(f, "candidate", r->cand_path);
     json_str(f, "candidate_format", r->cand_format);
-    fprintf(f, "  \"n_points\": %ld,\n  \"points_dropped\": %ld,\n", r->c.n, r->c.dropped);
-    json_num(f, "t_first", r->c.t_first, 1);
-    json_num(f, "t_last", r->c.t_last, 1);
-    json_num(f, "max_abs_error_x", r->c.e.max_abs_x, 1);
-    json_num(f, "max_abs_error_v", r->c.e.max_abs_v, 1);
-    json_num(f, "rms_error_x", r->c.e.rms_x, 1);
-    json_num(f, "rms_error_v", r->c.e.rms_v, 1);
-    json_num(f, "final_error_x", r->c.e.final_x, 1);
-    json_num(f, "final_error_v", r->c.e.final_v, 1);
-    json_num(f, "stuck_iou", r->c.stuck.iou, 1);
-    json_num(f, "stuck_time_reference", r->c.stuck.ref_time, 1);
-    json_num(f, "stuck_time_candidate", r->c.stuck.cand_time, 1);
-    json_num(f, "stuck_velocity", r->c.stuck_velocity, 1);
-    json_str(f, "candidate_stuck_rule", r->c.cand_stuck_rule);
-    fprintf(f, "  \"events_matched\": %ld,\n  \"events_missed\": %ld,\n", r->c.m.n_matched,
-            r->c.m.n_missed);
-    fprintf(f, "  \"events_spurious\": %ld,\n", r->c.m.n_spurious);
-    fprintf(f, "  \"events_ignored_reference\": %ld,\n  \"events_ignored_candidate\": %ld,\n",
-            r->c.m.n_ignored_ref, r->c.m.n_ignored_cand);
-    /* No pair, no time error: null rather than a 0 that would read as perfect. */
-    json_num(f, "max_event_time_error", r->c.m.n_matched ? r->c.m.max_abs_dt : NAN, 1);
-    json_num(f, "event_window", r->c.window, 1);
-    json_str(f, "candidate_events_source", r->c.cand_events_source);
-    json_num(f, "dissipated_energy_reference", r->c.energy_ref, 1);
-    json_num(f, "dissipated_energy_candidate", r->c.energy_cand, 1);
-    json_num(f, "dissipated_energy_difference", r->c.energy_cand - r->c.energy_ref, 1);
-    json_str(f, "energy_method", r->c.energy_method);
+    /* Keys: the fields' names of stsl_compare_metrics (stickslip.h). */
+    const stsl_compare_metrics *p = &r->c.p;
+#define JSON_LONG(field) fprintf(f, "  \"%s\": %ld,\n", #field, p->field)
+#define JSON_NUM(field)  json_num(f, #field, p->field, 1)
+#define JSON_STR(field)  json_str(f, #field, p->field)
+    JSON_LONG(n_points);
+    JSON_LONG(points_dropped);
+    JSON_NUM(t_first);
+    JSON_NUM(t_last);
+    JSON_NUM(max_abs_error_x);
+    JSON_NUM(max_abs_error_v);
+    JSON_NUM(rms_error_x);
+    JSON_NUM(rms_error_v);
+    JSON_NUM(final_error_x);
+    JSON_NUM(final_error_v);
+    JSON_NUM(stuck_iou);
+    JSON_NUM(stuck_time_reference);
+    JSON_NUM(stuck_time_candidate);
+    JSON_NUM(stuck_velocity);
+    JSON_STR(candidate_stuck_rule);
+    JSON_LONG(events_matched);
+    JSON_LONG(events_missed);
+    JSON_LONG(events_spurious);
+    JSON_LONG(events_ignored_reference);
+    JSON_LONG(events_ignored_candidate);
+    JSON_NUM(max_event_time_error); /* NaN (null) without a pair: not a perfect 0 */
+    JSON_NUM(event_window);
+    JSON_STR(candidate_events_source);
+    JSON_NUM(dissipated_energy_reference);
+    JSON_NUM(dissipated_energy_candidate);
+    JSON_NUM(dissipated_energy_difference);
+    JSON_STR(energy_method);
+#undef JSON_LONG
+#undef JSON_NUM
+#undef JSON_STR
     fputs("  \"units\": {\"t\": ", f);
-    json_str_value(f, r->c.t_units);
+    json_str_value(f, p->t_units);
     fputs(", \"x\": ", f);
-    json_str_value(f, r->c.x_units);
+    json_str_value(f, p->x_units);
     fputs(", \"v\": ", f);
-    json_str_value(f, r->c.v_units);
+    json_str_value(f, p->v_units);
     fputs(", \"energy\": \"" STSL_ENERGY_UNITS "\"},\n", f);
     fputs("  \"matched_events\": [\n", f);
     for (long k = 0; k < r->c.m.n_matched; k++) {
-        const stsl_cmp_pair *p = &r->c.m.pairs[k];
+        const stsl_cmp_pair *q = &r->c.m.pairs[k];
         fputs("    {\"kind_reference\": ", f);
-        json_str_value(f, r->c.rev[p->ref].kind);
+        json_str_value(f, r->c.rev[q->ref].kind);
         fputs(", \"kind_candidate\": ", f);
-        json_str_value(f, r->c.cev[p->cand].kind);
+        json_str_value(f, r->c.cev[q->cand].kind);
         fprintf(f, ", \"t_reference\": %.17g, \"t_candidate\": %.17g, \"dt\": %.17g}%s\n",
-                r->c.rev[p->ref].t, r->c.cev[p->cand].t, p->dt,
+                r->c.rev[q->ref].t, r->c.cev[q->cand].t, q->dt,
                 k + 1 < r->c.m.n_matched ? "," : "");
     }
     fputs("  ],\n  \"missed_events\": [\n", f);
@@ -188,43 +196,47 @@ static int write_json(const char *path, const report *r, stsl_error *err)
 static void print_table(FILE *out, const report *r)
 {
     fprintf(out, "Reference:   %s (its /config re-run at the candidate's %ld time points)\n",
-            r->ref_path, r->c.n);
+            r->ref_path, r->c.p.n_points);
     fprintf(out, "Candidate:   %s (%s), t = %.9g .. %.9g %s", r->cand_path, r->cand_format,
-            r->c.t_first, r->c.t_last, r->c.t_units);
-    if (r->c.dropped)
-        fprintf(out, ", %ld points outside [0, %.9g] %s dropped", r->c.dropped, r->c.t_end,
-                r->c.t_units);
+            r->c.p.t_first, r->c.p.t_last, r->c.p.t_units);
+    if (r->c.p.points_dropped)
+        fprintf(out, ", %ld points outside [0, %.9g] %s dropped", r->c.p.points_dropped, r->c.t_end,
+                r->c.p.t_units);
     fprintf(out, "\n\n");
     fprintf(out, "  %-38s %15s  %s\n", "quantity", "value", "unit");
-    fprintf(out, "  %-38s %15.6e  %s\n", "max |x error|", r->c.e.max_abs_x, r->c.x_units);
-    fprintf(out, "  %-38s %15.6e  %s\n", "RMS x error (time-weighted)", r->c.e.rms_x, r->c.x_units);
-    fprintf(out, "  %-38s %15.6e  %s\n", "final x error (candidate - reference)", r->c.e.final_x,
-            r->c.x_units);
-    fprintf(out, "  %-38s %15.6e  %s\n", "max |v error|", r->c.e.max_abs_v, r->c.v_units);
-    fprintf(out, "  %-38s %15.6e  %s\n", "RMS v error (time-weighted)", r->c.e.rms_v, r->c.v_units);
-    fprintf(out, "  %-38s %15.6e  %s\n", "final v error (candidate - reference)", r->c.e.final_v,
-            r->c.v_units);
-    fprintf(out, "  %-38s %15.9g  %s\n", "stuck time, reference", r->c.stuck.ref_time,
-            r->c.t_units);
-    fprintf(out, "  %-38s %15.9g  %s\n", "stuck time, candidate", r->c.stuck.cand_time,
-            r->c.t_units);
-    fprintf(out, "  %-38s %15.9g  %s\n", "stuck-time overlap (IoU)", r->c.stuck.iou, "-");
-    fprintf(out, "  %-38s %15.3e  %s  (%s%s)\n", "stuck velocity", r->c.stuck_velocity,
-            r->c.v_units, r->c.cand_stuck_rule, r->c.stuck_default ? ", default" : "");
+    fprintf(out, "  %-38s %15.6e  %s\n", "max |x error|", r->c.p.max_abs_error_x, r->c.p.x_units);
+    fprintf(out, "  %-38s %15.6e  %s\n", "RMS x error (time-weighted)", r->c.p.rms_error_x,
+            r->c.p.x_units);
+    fprintf(out, "  %-38s %15.6e  %s\n", "final x error (candidate - reference)",
+            r->c.p.final_error_x, r->c.p.x_units);
+    fprintf(out, "  %-38s %15.6e  %s\n", "max |v error|", r->c.p.max_abs_error_v, r->c.p.v_units);
+    fprintf(out, "  %-38s %15.6e  %s\n", "RMS v error (time-weighted)", r->c.p.rms_error_v,
+            r->c.p.v_units);
+    fprintf(out, "  %-38s %15.6e  %s\n", "final v error (candidate - reference)",
+            r->c.p.final_error_v, r->c.p.v_units);
+    fprintf(out, "  %-38s %15.9g  %s\n", "stuck time, reference", r->c.p.stuck_time_reference,
+            r->c.p.t_units);
+    fprintf(out, "  %-38s %15.9g  %s\n", "stuck time, candidate", r->c.p.stuck_time_candidate,
+            r->c.p.t_units);
+    fprintf(out, "  %-38s %15.9g  %s\n", "stuck-time overlap (IoU)", r->c.p.stuck_iou, "-");
+    fprintf(out, "  %-38s %15.3e  %s  (%s%s)\n", "stuck velocity", r->c.p.stuck_velocity,
+            r->c.p.v_units, r->c.p.candidate_stuck_rule, r->c.stuck_default ? ", default" : "");
     fprintf(out, "  %-38s %15ld\n", "events matched", r->c.m.n_matched);
     fprintf(out, "  %-38s %15ld\n", "events missed (reference only)", r->c.m.n_missed);
     fprintf(out, "  %-38s %15ld\n", "events spurious (candidate only)", r->c.m.n_spurious);
     if (r->c.m.n_matched)
         fprintf(out, "  %-38s %15.6e  %s\n", "max |event time error|", r->c.m.max_abs_dt,
-                r->c.t_units);
+                r->c.p.t_units);
     else
-        fprintf(out, "  %-38s %15s  %s\n", "max |event time error|", "-", r->c.t_units);
-    fprintf(out, "  %-38s %15.6e  %s  (%s%s)\n", "event window", r->c.window, r->c.t_units,
-            r->c.cand_events_source, r->c.window_default ? ", default" : "");
-    fprintf(out, "  %-38s %15.9g  %s\n", "dissipated energy, reference", r->c.energy_ref, "J");
-    fprintf(out, "  %-38s %15.9g  %s\n", "dissipated energy, candidate", r->c.energy_cand, "J");
+        fprintf(out, "  %-38s %15s  %s\n", "max |event time error|", "-", r->c.p.t_units);
+    fprintf(out, "  %-38s %15.6e  %s  (%s%s)\n", "event window", r->c.p.event_window,
+            r->c.p.t_units, r->c.p.candidate_events_source, r->c.window_default ? ", default" : "");
+    fprintf(out, "  %-38s %15.9g  %s\n", "dissipated energy, reference",
+            r->c.p.dissipated_energy_reference, "J");
+    fprintf(out, "  %-38s %15.9g  %s\n", "dissipated energy, candidate",
+            r->c.p.dissipated_energy_candidate, "J");
     fprintf(out, "  %-38s %15.6e  %s  (%s)\n", "dissipated energy difference",
-            r->c.energy_cand - r->c.energy_ref, "J", r->c.energy_method);
+            r->c.p.dissipated_energy_difference, "J", r->c.p.energy_method);
     if (r->c.m.n_ignored_ref || r->c.m.n_ignored_cand)
         fprintf(out,
                 "  (not matched: %ld reference and %ld candidate load_reversal/input_step "
@@ -422,26 +434,16 @@ static int load_reference(const char *path, stsl_h5_result *ref, stsl_config *cf
     return 0;
 }
 
-/* The candidate system `c` against the re-run of `cfg`: the table and,
- * with a JSON path, the report. */
-static int judge_systems(const sink *s, const stsl_config *cfg, const stsl_h5_system *c,
-                         stsl_error *err)
+/* The code of a comparison that failed with `rc`: memory is memory; a
+ * failure of the reference's re-run is the reference's (named; exit 3 even
+ * when the configuration it re-ran was refused), any other the input's. */
+static int judged(const stsl_compare_files *o, int rc, int rerun_failed, stsl_error *err)
 {
-    const stsl_compare_files *o = s->o;
-    stsl_compare_system_report p;
-    int rerun_failed;
-    if (!c->complete)
-        fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", c->path, c->message);
-    if (stsl_cmp_systems(cfg, o->reference, c, o->event_window, &p, &rerun_failed, err)) {
-        if (rerun_failed) stsl_error_wrap(err, "%s", o->reference);
-        /* the reference, not the input, failed */
-        return rerun_failed && stsl_exit_code(err->code) == 2 ? fail_as(err, STSL_ESOLVER)
-                                                              : err->code;
-    }
-    print_sys_table(s->out, o->reference, c, &p, !(o->event_window >= 0));
-    int rc = o->json ? write_sys_json(o->json, c, &p, err) : 0;
-    stsl_compare_system_free(&p);
-    return rc;
+    if (rerun_failed) stsl_error_wrap(err, "%s", o->reference);
+    return fail_as(err, rc == STSL_ENOMEM         ? STSL_ENOMEM
+                        : !rerun_failed           ? STSL_EINPUT
+                        : stsl_exit_code(rc) == 3 ? rc
+                                                  : STSL_ESOLVER);
 }
 
 /* One of the two inputs is a system's result and the other is not: say
@@ -461,6 +463,13 @@ static int one_system(const stsl_compare_files *o, stsl_error *err)
                           sys, other);
 }
 
+/* The FMU's options *fo and its support module, or NULL (err set). */
+static const stsl_fmu_module_api *fmu_module(const stsl_compare_files *o, stsl_fmu_opts *fo,
+                                             stsl_error *err)
+{
+    return STSL_FMU_OPTS_OF(fo, o, err) ? NULL : stsl_fmu_module_load(o->fmu_module, err);
+}
+
 /* The FMU of `o` standing for the system of `cfg`, run at its step, as a
  * system's result *c (stsl_cmp_fmu_system); on failure *c holds nothing
  * to free. */
@@ -469,16 +478,15 @@ static int fmu_system_candidate(const stsl_compare_files *o, const stsl_config *
 {
     memset(c, 0, sizeof *c);
     stsl_fmu_opts fo;
-    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
-    const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
+    const stsl_fmu_module_api *m = fmu_module(o, &fo, err);
     return m ? stsl_cmp_fmu_system(m, &fo, cfg, o->fmu_step, c, err) : err->code;
 }
 
 /* Two results of systems of bodies, or a system's result and an FMU of
- * that system: compared member by member (their columns are named by
+ * that system, are compared member by member: their columns are named by
  * their `names`, so --columns has nothing to say, and their contacts'
- * modes say when they are stuck). */
-static int compare_systems(const sink *s, int systems, stsl_error *err)
+ * modes say when they are stuck.  Fail when the options say otherwise. */
+static int system_options(const sink *s, int systems, stsl_error *err)
 {
     const stsl_compare_files *o = s->o;
     char msg[4200];
@@ -493,18 +501,33 @@ static int compare_systems(const sink *s, int systems, stsl_error *err)
         return bad_option(s, err,
                           "--stuck-velocity: not for systems' results (their contacts' modes "
                           "say when they are stuck)");
-    stsl_h5_result ref;
-    stsl_config cfg;
-    int code = load_reference(o->reference, &ref, &cfg, err);
-    if (code) return code;
+    return STSL_OK;
+}
+
+/* The candidate system (a result, or the FMU standing for the system of
+ * `cfg`) against the re-run of `cfg`: the table and, with a JSON path, the
+ * report. */
+static int judge_systems(const sink *s, const stsl_config *cfg, stsl_error *err)
+{
+    const stsl_compare_files *o = s->o;
     stsl_h5_system c;
-    int rc = o->fmu ? fmu_system_candidate(o, &cfg, &c, err)
-                    : stsl_h5_system_read(candidate_of(o), &c, err);
-    code = rc ? err->code : judge_systems(s, &cfg, &c, err);
-    stsl_h5_system_free(&c); /* nothing held after a failed read */
-    stsl_config_free(&cfg);
-    stsl_h5_result_free(&ref);
-    return code;
+    if (o->fmu ? fmu_system_candidate(o, cfg, &c, err)
+               : stsl_h5_system_read(candidate_of(o), &c, err))
+        return err->code;
+    if (!c.complete)
+        fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", c.path, c.message);
+    stsl_compare_system_report p;
+    int rerun_failed;
+    int rc = stsl_cmp_systems(cfg, o->reference, &c, o->event_window, &p, &rerun_failed, err);
+    if (rc) {
+        rc = judged(o, rc, rerun_failed, err);
+    } else {
+        print_sys_table(s->out, o->reference, &c, &p, !(o->event_window >= 0));
+        rc = o->json ? write_sys_json(o->json, &c, &p, err) : 0;
+        stsl_compare_system_free(&p);
+    }
+    stsl_h5_system_free(&c);
+    return rc;
 }
 
 /* Run the FMU of `o` on the element of `cfg` from 0 to its t_end at its
@@ -519,8 +542,7 @@ static int fmu_candidate(const stsl_compare_files *o, const stsl_config *cfg, st
                               "--fmu: the reference's /config is a system of bodies, but its "
                               "file is not a system's result");
     stsl_fmu_opts fo;
-    if (STSL_FMU_OPTS_OF(&fo, o, err)) return err->code;
-    const stsl_fmu_module_api *m = stsl_fmu_module_load(o->fmu_module, err);
+    const stsl_fmu_module_api *m = fmu_module(o, &fo, err);
     if (!m) return err->code;
     stsl_fmu *f = NULL;
     stsl_fmu_samples smp;
@@ -555,14 +577,13 @@ static int judge_element(const sink *s, const stsl_config *cfg, const stsl_colum
                             cand.friction, cand.mode, cev,    ncev};
     static const char *const formats[] = {"csv", "hdf5", "stickslip result", "mat",
                                           "modelica result"};
-    report rep = {o->reference, candidate_of(o), o->fmu ? "fmu" : formats[cand.format], {0}};
+    report rep = {.ref_path = o->reference,
+                  .cand_path = candidate_of(o),
+                  .cand_format = o->fmu ? "fmu" : formats[cand.format]};
     if (ncev < 0) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory for the candidate's events");
-    } else if ((rc = stsl_cmp_against(cfg, &c, o->stuck_velocity, o->event_window, &rep.c, err))) {
-        if (rep.c.rerun_failed) stsl_error_wrap(err, "%s", o->reference);
-        rc = fail_as(err, rc == STSL_ENOMEM    ? STSL_ENOMEM
-                          : rep.c.rerun_failed ? (stsl_exit_code(rc) == 3 ? rc : STSL_ESOLVER)
-                                               : STSL_EINPUT);
+    } else if ((rc = stsl_cmp_one_body(cfg, &c, o->stuck_velocity, o->event_window, &rep.c, err))) {
+        rc = judged(o, rc, rep.c.rerun_failed, err);
     } else {
         print_table(s->out, &rep);
         if (o->json) rc = write_json(o->json, &rep, err);
@@ -587,12 +608,11 @@ static int compare_files(const sink *s, stsl_error *err)
     if (stsl_output_rule(inputs, 2, &json_out, 1, err)) return fail_as(err, STSL_EINPUT);
     /* With --fmu the candidate is the FMU: a system when the reference is. */
     int systems = stsl_h5_is_system(o->reference) + (o->fmu ? 0 : stsl_h5_is_system(candidate));
-    if (systems) return compare_systems(s, systems, err);
+    int rc = systems ? system_options(s, systems, err) : 0;
     stsl_h5_result ref;
     stsl_config cfg;
-    int rc = load_reference(o->reference, &ref, &cfg, err);
-    if (rc) return rc;
-    rc = judge_element(s, &cfg, &map, err);
+    if (rc || (rc = load_reference(o->reference, &ref, &cfg, err))) return rc;
+    rc = systems ? judge_systems(s, &cfg, err) : judge_element(s, &cfg, &map, err);
     stsl_config_free(&cfg);
     stsl_h5_result_free(&ref);
     return rc;
