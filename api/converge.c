@@ -19,8 +19,6 @@
  * error moves later events by a few steps more; a reference event left
  * without a partner is missed, a run's event left over is spurious.  So
  * `compare` of the same reference and result gives the same counts. */
-#include "api/converge.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -870,8 +868,9 @@ static int check_outputs(const stsl_config *cfg, const stsl_converge_opts *o, st
     return rc;
 }
 
-int stsl_converge_study(const stsl_config *from, const stsl_converge_opts *o,
-                        stsl_convergence **out, stsl_error *err)
+/* stsl_converge on `from` (not changed), with the internal error. */
+static int converge_study(const stsl_config *from, const stsl_converge_opts *o,
+                          stsl_convergence **out, stsl_error *err)
 {
     *out = NULL;
     stsl_config cfg;
@@ -899,7 +898,7 @@ stsl_rc stsl_converge(const stsl_cfg *cfg, const stsl_converge_opts *opts, stsl_
     if (out) *out = NULL;
     if (!cfg || !opts || !out) return stsl_api_bad_arg(err, "stsl_converge: NULL argument");
     stsl_error e = {0};
-    return stsl_converge_study(&cfg->c, opts, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+    return converge_study(&cfg->c, opts, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
 const char *stsl_convergence_scheme(const stsl_convergence *c)
@@ -987,13 +986,10 @@ stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name, 
         *value = (double)c->ref.steps;
     else if (!strcmp(name, "events"))
         *value = (double)c->ref.events;
-    else {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, rhs_evals, "
-                 "steps, events)",
-                 name);
-        return stsl_api_bad_arg(err, msg);
-    }
+    else
+        return stsl_api_fail(err, STSL_EINPUT,
+                             "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, "
+                             "rhs_evals, steps, events)",
+                             name);
     return STSL_RC_OK;
 }

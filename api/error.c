@@ -6,6 +6,7 @@
 #include "io/fmu/fmu_run.h"
 #include "models/validation.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,18 @@ stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what)
         snprintf(out->message, sizeof out->message, "%s", what);
     }
     return STSL_RC_INPUT;
+}
+
+stsl_rc stsl_api_fail(stsl_err *out, stsl_status code, const char *fmt, ...)
+{
+    if (out) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(out->message, sizeof out->message, fmt, ap);
+        va_end(ap);
+        out->code = (stsl_rc)code;
+    }
+    return (stsl_rc)code;
 }
 
 const char *stsl_rc_name(stsl_rc code)

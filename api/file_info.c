@@ -15,9 +15,7 @@
 
 static char *nomem(stsl_err *err)
 {
-    stsl_error e;
-    stsl_error_set(&e, STSL_ENOMEM, "out of memory");
-    stsl_api_err(err, &e);
+    stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     return NULL;
 }
 
@@ -175,14 +173,14 @@ stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err 
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     *text = NULL;
-    if (!f) return nomem(err), STSL_RC_NOMEM;
+    if (!f) return stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     stsl_error e = {0};
     stsl_hdf5_lock();
     int rc = file_info(path, max_events, f, &e);
     stsl_hdf5_unlock();
     if (fclose(f)) {
         free(buf);
-        return nomem(err), STSL_RC_NOMEM;
+        return stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     }
     if (len)
         *text = buf;

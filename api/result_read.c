@@ -375,18 +375,13 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
     if (!path) return stsl_api_bad_arg(err, "stsl_result_read: path is NULL");
     /* Only a regular file is read: opening a FIFO would wait for a writer. */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        stsl_error_set(&e, STSL_EINPUT, "%s: %s, not a result file", path,
-                       S_ISDIR(st.st_mode) ? "is a directory"
-                                           : "not a regular file (a FIFO, socket or device)");
-        return stsl_api_err(err, &e);
-    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return stsl_api_fail(err, STSL_EINPUT, "%s: %s, not a result file", path,
+                             S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : "not a regular file (a FIFO, socket or device)");
     stsl_h5_result *h = calloc(1, sizeof *h);
     file_data d = {0};
-    if (!h) {
-        stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
-        return stsl_api_err(err, &e);
-    }
+    if (!h) return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a result");
     int rc;
     if (stsl_mat_result_file(path)) {
         rc = read_mat(path, h, &d, &e);

@@ -87,9 +87,7 @@ stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o, stsl_st
 
 static stsl_rc nomem(stsl_err *err, const char *what)
 {
-    stsl_error e;
-    stsl_error_set(&e, STSL_ENOMEM, "sweep: out of memory for %s", what);
-    return stsl_api_err(err, &e);
+    return stsl_api_fail(err, STSL_ENOMEM, "sweep: out of memory for %s", what);
 }
 
 /* ---- the plan ---------------------------------------------------------------- */
@@ -278,9 +276,7 @@ stsl_rc stsl_study_rows_parse(stsl_study_rows *c, stsl_err *err)
     }
     if (at == c->size) return STSL_RC_OK;
     stsl_study_rows_clear(c);
-    stsl_error e;
-    stsl_error_set(&e, STSL_EIO, "sweep: a block of rows that does not match its rows");
-    return stsl_api_err(err, &e);
+    return stsl_api_fail(err, STSL_EIO, "sweep: a block of rows that does not match its rows");
 }
 
 void stsl_study_rows_free(stsl_study_rows *c)
