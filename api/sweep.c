@@ -50,7 +50,7 @@ typedef struct plan {
 } plan;
 
 /* A loaded study ready to run (see sweep.h). */
-struct stsl_sweep_plan {
+struct stsl_study_plan {
     plan pl;
     stsl_study *study;
     stsl_cfg *base;
@@ -615,12 +615,12 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
     return STSL_OK;
 }
 
-long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp)
+long stsl_study_plan_n_variants(const stsl_study_plan *sp)
 {
     return stsl_study_n_variants(sp->study);
 }
 
-int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp)
+int stsl_study_plan_store_full(const stsl_study_plan *sp)
 {
     return stsl_study_store(sp->study) == STSL_STORE_FULL;
 }
