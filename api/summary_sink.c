@@ -196,11 +196,9 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
     int rc = ms->next ? stsl_sink_begin(ms->next, l, err) : STSL_OK;
     for (int k = 0; k < ms->cols->n; k++) {
         const char *name = ms->cols->names[k], *dot = strchr(name, '.');
-        char what[32];
-        snprintf(what, sizeof what, "%.*s", (int)(dot - name), name);
-        const char *group = !strcmp(what, "x_final")   ? "x"
-                            : !strcmp(what, "v_final") ? "v"
-                                                       : "contact_mode";
+        const char *group = !strncmp(name, "x_final.", 8)   ? "x"
+                            : !strncmp(name, "v_final.", 8) ? "v"
+                                                            : "contact_mode";
         const stsl_col_group *g = NULL;
         ms->src[k] = find_member(l, group, dot + 1, &g);
         ms->fraction[k] = !strcmp(group, "contact_mode");
