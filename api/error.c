@@ -46,14 +46,12 @@ stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what)
 
 stsl_rc stsl_api_fail(stsl_err *out, stsl_status code, const char *fmt, ...)
 {
-    if (out) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(out->message, sizeof out->message, fmt, ap);
-        va_end(ap);
-        out->code = (stsl_rc)code;
-    }
-    return (stsl_rc)code;
+    stsl_error e = {code, ""};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    return stsl_api_err(out, &e);
 }
 
 const char *stsl_rc_name(stsl_rc code)
