@@ -19,8 +19,6 @@
  * error moves later events by a few steps more; a reference event left
  * without a partner is missed, a run's event left over is spurious.  So
  * `compare` of the same reference and result gives the same counts. */
-#include "api/converge.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +54,11 @@
  * system's columns are its groups (friction on the contact's first end,
  * stuck: contact_mode STUCK). */
 #define NAME_MAX_LEN 80
+typedef struct trace_event {
+    double t;
+    int kind, subject;
+} trace_event;
+
 typedef struct trace {
     int nb, nc, nv, element;
     int *col;                    /* nv column indices: x, v of each body, then friction,
@@ -65,8 +68,7 @@ typedef struct trace {
     long n, cap;
     double *t, *val; /* val: n rows of nv values */
     long n_ev, cap_ev;
-    double *ev_t;
-    int *ev_kind, *ev_subject;
+    trace_event *ev;
     const char *const *kind_names;
     const char *who; /* an FMU candidate's name for messages (NULL: the caller names it) */
 } trace;
@@ -80,6 +82,7 @@ static int grow(void **p, long *cap, long need, size_t size)
     void *q = realloc(*p, (size_t)c * size);
     if (!q) return -1;
     *p = q;
+    *cap = c;
     return 0;
 }
 
@@ -88,72 +91,58 @@ static void copy_units(char *dst, size_t size, const stsl_layout *l, int col)
     snprintf(dst, size, "%s", col >= 0 && l->cols[col].units ? l->cols[col].units : "");
 }
 
-/* The element's columns: x, v, friction (slip velocity: v), the mode. */
-static int begin_element(trace *tr, const stsl_layout *l)
-{
-    tr->element = 1;
-    tr->nb = tr->nc = 1;
-    tr->nv = 5;
-    tr->col = malloc(5 * sizeof *tr->col);
-    tr->names = malloc(2 * sizeof *tr->names);
-    if (!tr->col || !tr->names) return -1;
-    int ix = stsl_layout_find(l, "x"), iv = stsl_layout_find(l, "v");
-    int fr = stsl_layout_find(l, "friction");
-    tr->col[0] = ix, tr->col[1] = iv, tr->col[2] = fr, tr->col[3] = iv, tr->col[4] = -1;
-    snprintf(tr->names[0], NAME_MAX_LEN, "element");
-    snprintf(tr->names[1], NAME_MAX_LEN, "friction");
-    copy_units(tr->xu, sizeof tr->xu, l, ix);
-    copy_units(tr->vu, sizeof tr->vu, l, iv);
-    copy_units(tr->fu, sizeof tr->fu, l, fr);
-    return ix < 0 || iv < 0 || fr < 0 ? 1 : 0;
-}
+/* The five quantities of trace.col: a system's groups; the element's
+ * columns (its slip velocity is v; NULL: the sample's mode). */
+static const char *const system_group[5] = {"x", "v", "friction", "slip_velocity", "contact_mode"};
+static const char *const element_col[5] = {"x", "v", "friction", "v", NULL};
+static const char *const element_names[2] = {"element", "friction"};
 
-static const stsl_col_group *group(const stsl_layout *l, const char *name)
+/* The quantities' groups: a system's own, or the element's columns as
+ * groups of one member (first -1: no such column, or the sample's mode). */
+static void find_groups(const stsl_layout *l, int element, stsl_col_group *g)
 {
-    int g = stsl_layout_find_group(l, name);
-    return g >= 0 ? &l->groups[g] : NULL;
-}
-
-/* A system's columns: the groups x, v (per body), friction,
- * slip_velocity, contact_mode (per contact). */
-static int begin_system(trace *tr, const stsl_layout *l)
-{
-    const stsl_col_group *x = group(l, "x"), *v = group(l, "v"), *f = group(l, "friction"),
-                         *w = group(l, "slip_velocity"), *m = group(l, "contact_mode");
-    if (!x || !v) return 1;
-    tr->nb = x->width;
-    tr->nc = f && w && m ? f->width : 0;
-    tr->nv = 2 * tr->nb + 3 * tr->nc;
-    tr->col = malloc((size_t)tr->nv * sizeof *tr->col);
-    tr->names = malloc((size_t)(tr->nb + tr->nc) * sizeof *tr->names);
-    if (!tr->col || !tr->names) return -1;
-    for (int i = 0; i < tr->nb; i++) {
-        tr->col[i] = x->first + i, tr->col[tr->nb + i] = v->first + i;
-        snprintf(tr->names[i], NAME_MAX_LEN, "%s", x->member_names[i]);
+    for (int k = 0; k < 5; k++) {
+        int i = element ? -1 : stsl_layout_find_group(l, system_group[k]);
+        int col = element && element_col[k] ? stsl_layout_find(l, element_col[k]) : -1;
+        if (i >= 0)
+            g[k] = l->groups[i];
+        else
+            g[k] = (stsl_col_group){
+                .first = col, .width = element, .member_names = element_names + (k >= 2)};
     }
-    for (int c = 0; c < tr->nc; c++) {
-        int *at = tr->col + 2 * tr->nb;
-        at[c] = f->first + c, at[tr->nc + c] = w->first + c, at[2 * tr->nc + c] = m->first + c;
-        snprintf(tr->names[tr->nb + c], NAME_MAX_LEN, "%s", f->member_names[c]);
-    }
-    copy_units(tr->xu, sizeof tr->xu, l, x->first);
-    copy_units(tr->vu, sizeof tr->vu, l, v->first);
-    copy_units(tr->fu, sizeof tr->fu, l, f ? f->first : -1);
-    return 0;
 }
 
 static int tr_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     trace *tr = self;
+    stsl_col_group g[5];
     tr->kind_names = l->kind_names;
+    tr->element = !l->n_groups;
+    find_groups(l, tr->element, g);
+    /* Contacts are tracked when all their columns are there (the
+     * element's mode is the sample's). */
+    tr->nb = g[0].width;
+    tr->nc =
+        g[2].first >= 0 && g[3].first >= 0 && (tr->element || g[4].first >= 0) ? g[2].width : 0;
+    tr->nv = 2 * tr->nb + 3 * tr->nc;
     free(tr->col);
     free(tr->names);
     tr->col = NULL, tr->names = NULL;
-    int rc = l->n_groups ? begin_system(tr, l) : begin_element(tr, l);
-    if (rc < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
-    if (rc)
+    if (g[0].first < 0 || g[1].first < 0 || (tr->element && g[2].first < 0))
         return stsl_error_set(err, STSL_EINPUT, "%s%sresults have no x or v column",
                               tr->who ? tr->who : "", tr->who ? ": " : "");
+    tr->col = malloc((size_t)tr->nv * sizeof *tr->col);
+    tr->names = malloc((size_t)(tr->nb + tr->nc) * sizeof *tr->names);
+    if (!tr->col || !tr->names) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    for (int k = 0, at = 0; k < 5; k++)
+        for (int i = 0; i < (k < 2 ? tr->nb : tr->nc); i++)
+            tr->col[at++] = g[k].first < 0 ? -1 : g[k].first + i;
+    for (int i = 0; i < tr->nb + tr->nc; i++)
+        snprintf(tr->names[i], NAME_MAX_LEN, "%s",
+                 i < tr->nb ? g[0].member_names[i] : g[2].member_names[i - tr->nb]);
+    copy_units(tr->xu, sizeof tr->xu, l, g[0].first);
+    copy_units(tr->vu, sizeof tr->vu, l, g[1].first);
+    copy_units(tr->fu, sizeof tr->fu, l, g[2].first);
     return STSL_OK;
 }
 
@@ -169,12 +158,11 @@ static double stuck_of(const trace *tr, int mode, double value)
 static int tr_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
     trace *tr = self;
-    long need = tr->n + 1, c1 = tr->cap, c2 = tr->cap;
+    long need = tr->n + 1, cap = tr->cap;
     /* The arrays grow together: the same old capacity gives the same new one. */
-    if (grow((void **)&tr->t, &c1, need, sizeof(double)) ||
-        grow((void **)&tr->val, &c2, need, (size_t)tr->nv * sizeof(double)))
+    if (grow((void **)&tr->t, &cap, need, sizeof(double)) ||
+        grow((void **)&tr->val, &tr->cap, need, (size_t)tr->nv * sizeof(double)))
         return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld samples", need);
-    tr->cap = c1;
     tr->t[tr->n] = t;
     double *row = tr->val + tr->n * tr->nv;
     int mode_at = 2 * tr->nb + 2 * tr->nc;
@@ -188,16 +176,9 @@ static int tr_sample(void *self, double t, int mode, const double *cols, stsl_er
 static int tr_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     trace *tr = self;
-    long need = tr->n_ev + 1, c1 = tr->cap_ev, c2 = tr->cap_ev, c3 = tr->cap_ev;
-    if (grow((void **)&tr->ev_t, &c1, need, sizeof(double)) ||
-        grow((void **)&tr->ev_kind, &c2, need, sizeof(int)) ||
-        grow((void **)&tr->ev_subject, &c3, need, sizeof(int)))
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld events", need);
-    tr->cap_ev = c1;
-    tr->ev_t[tr->n_ev] = ev->t;
-    tr->ev_kind[tr->n_ev] = ev->kind;
-    tr->ev_subject[tr->n_ev] = ev->subject;
-    tr->n_ev++;
+    if (grow((void **)&tr->ev, &tr->cap_ev, tr->n_ev + 1, sizeof *tr->ev))
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping %ld events", tr->n_ev + 1);
+    tr->ev[tr->n_ev++] = (trace_event){ev->t, ev->kind, ev->subject};
     return STSL_OK;
 }
 
@@ -213,9 +194,7 @@ static void trace_free(trace *tr)
     free(tr->names);
     free(tr->t);
     free(tr->val);
-    free(tr->ev_t);
-    free(tr->ev_kind);
-    free(tr->ev_subject);
+    free(tr->ev);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -347,16 +326,15 @@ static int measured(const double *v, long n)
  * bodies into the table's columns. */
 static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
 {
-    long n = s->n, *idx = malloc(sizeof *idx * (size_t)(n + 1));
-    cmp_work w = {malloc(sizeof(double) * (size_t)(n + 1)),
-                  malloc(sizeof(double) * (size_t)(n + 1)),
-                  malloc(sizeof(double) * (size_t)(n + 1)),
-                  malloc(sizeof(double) * (size_t)(n + 1)),
-                  malloc((size_t)(n + 1)),
-                  malloc((size_t)(n + 1))};
-    int rc = idx && w.ra && w.rb && w.ca && w.cb && w.rs && w.cs
-                 ? ref_index(s, ref, r->h, idx, err)
-                 : stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    /* One block: four value arrays, the indices, two flag arrays. */
+    long n = s->n;
+    size_t m = (size_t)(n + 1);
+    double *block = malloc(m * (4 * sizeof(double) + sizeof(long) + 2));
+    if (!block) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    long *idx = (long *)(void *)(block + 4 * m);
+    unsigned char *flags = (unsigned char *)(idx + m);
+    cmp_work w = {block, block + m, block + 2 * m, block + 3 * m, flags, flags + m};
+    int rc = ref_index(s, ref, r->h, idx, err);
     r->max_x = r->rms_x = r->max_v = r->final_x = 0.0;
     for (int b = 0; !rc && b < s->nb; b++) {
         stsl_cmp_errors e;
@@ -388,7 +366,7 @@ static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
          * has no friction error: NaN, never the 0 that fmax makes of it. */
         if (!measured(w.ca, n)) p[0] = p[1] = p[3] = NAN;
     }
-    free(idx), free(w.ra), free(w.rb), free(w.ca), free(w.cb), free(w.rs), free(w.cs);
+    free(block);
     return rc;
 }
 
@@ -399,8 +377,8 @@ static stsl_cmp_event *trace_events(const trace *tr, int subject, long *count)
     stsl_cmp_event *ev = malloc(sizeof *ev * (size_t)(tr->n_ev + 1));
     long m = 0;
     for (long k = 0; ev && k < tr->n_ev; k++)
-        if (tr->ev_subject[k] == subject)
-            stsl_compare_event_set(&ev[m++], tr->ev_t[k], tr->kind_names[tr->ev_kind[k]]);
+        if (tr->ev[k].subject == subject)
+            stsl_compare_event_set(&ev[m++], tr->ev[k].t, tr->kind_names[tr->ev[k].kind]);
     *count = m;
     return ev;
 }
@@ -411,9 +389,9 @@ static int match_events(const trace *s, const trace *ref, row *r, stsl_error *er
 {
     int top = 0, rc = STSL_OK;
     for (long k = 0; k < s->n_ev; k++)
-        top = s->ev_subject[k] > top ? s->ev_subject[k] : top;
+        top = s->ev[k].subject > top ? s->ev[k].subject : top;
     for (long k = 0; k < ref->n_ev; k++)
-        top = ref->ev_subject[k] > top ? ref->ev_subject[k] : top;
+        top = ref->ev[k].subject > top ? ref->ev[k].subject : top;
     r->matched = r->missed = r->spurious = 0;
     r->max_dt = 0.0;
     double window = stsl_compare_default_event_window(s->t, s->n);
@@ -466,9 +444,9 @@ static const char *const contact_col[PER_CONTACT] = {"max_abs_error_friction", "
 #define COL_NAME_LEN (NAME_MAX_LEN + 40)
 struct stsl_convergence {
     char scheme[4200];
-    int n, nb, nc, system;       /* rows; a system's bodies and contacts (0 for the element) */
+    int n, nb, nc, system;       /* rows; bodies and contacts (the element: 1 and 1) */
     char xu[24], vu[24], fu[24]; /* units */
-    char (*names)[NAME_MAX_LEN]; /* a system's nb bodies, then nc contacts */
+    char (*names)[NAME_MAX_LEN]; /* nb bodies, then nc contacts */
     double order;                /* of max_abs_error_x */
     int order_points;
     stsl_stats ref;
@@ -530,22 +508,13 @@ static void fill_table(stsl_convergence *c, const row *rows)
     }
 }
 
-/* The element's contact columns (its one body's are the table's). */
-static void fill_element(stsl_convergence *c, const row *rows)
-{
-    for (int j = 0; j < PER_CONTACT; j++) {
-        set_col(c, N_TABLE + j, contact_col[j], NULL, unit_of(c, 1, j));
-        for (int i = 0; i < c->n; i++)
-            col_at(c, N_TABLE + j)[i] = rows[i].per[PER_BODY + j];
-    }
-}
-
-/* A system's columns per body (and the fitted order of its max |x err|,
- * the same in every row) and per contact. */
-static void fill_system(stsl_convergence *c, const row *rows)
+/* The columns per body (a system's, with the fitted order of its max |x
+ * err|, the same in every row; the element's one body's are the table's)
+ * and per contact (the element's unnamed). */
+static void fill_members(stsl_convergence *c, const row *rows)
 {
     int k = N_TABLE;
-    for (int b = 0; b < c->nb; b++) {
+    for (int b = 0; c->system && b < c->nb; b++) {
         double hs[MAX_STEPS], ex[MAX_STEPS];
         int used;
         for (int i = 0; i < c->n; i++)
@@ -560,7 +529,8 @@ static void fill_system(stsl_convergence *c, const row *rows)
     }
     for (int ct = 0; ct < c->nc; ct++)
         for (int j = 0; j < PER_CONTACT; j++, k++) {
-            set_col(c, k, contact_col[j], c->names[c->nb + ct], unit_of(c, 1, j));
+            set_col(c, k, contact_col[j], c->system ? c->names[c->nb + ct] : NULL,
+                    unit_of(c, 1, j));
             for (int i = 0; i < c->n; i++)
                 col_at(c, k)[i] = rows[i].per[PER_BODY * c->nb + PER_CONTACT * ct + j];
         }
@@ -574,10 +544,10 @@ static stsl_convergence *make_result(const char *scheme, const trace *tr, const 
     if (!c) return NULL;
     snprintf(c->scheme, sizeof c->scheme, "%s", scheme);
     c->n = n, c->system = system;
-    c->nb = system ? tr->nb : 0, c->nc = system ? tr->nc : 0;
+    c->nb = tr->nb, c->nc = tr->nc;
     memcpy(c->xu, tr->xu, sizeof c->xu), memcpy(c->vu, tr->vu, sizeof c->vu);
     memcpy(c->fu, tr->fu, sizeof c->fu);
-    c->n_cols = N_TABLE + (system ? (PER_BODY + 1) * c->nb + PER_CONTACT * c->nc : PER_CONTACT);
+    c->n_cols = N_TABLE + (system ? (PER_BODY + 1) * c->nb : 0) + PER_CONTACT * c->nc;
     c->names = calloc((size_t)(c->nb + c->nc) + 1, sizeof *c->names);
     c->col_name = calloc((size_t)c->n_cols, sizeof *c->col_name);
     c->col_units = calloc((size_t)c->n_cols, sizeof *c->col_units);
@@ -586,12 +556,9 @@ static stsl_convergence *make_result(const char *scheme, const trace *tr, const 
         stsl_convergence_free(c);
         return NULL;
     }
-    if (system) memcpy(c->names, tr->names, sizeof *c->names * (size_t)(c->nb + c->nc));
+    memcpy(c->names, tr->names, sizeof *c->names * (size_t)(c->nb + c->nc));
     fill_table(c, rows);
-    if (system)
-        fill_system(c, rows);
-    else
-        fill_element(c, rows);
+    fill_members(c, rows);
     c->order = stsl_compare_fit_order(col_at(c, C_STEP), col_at(c, C_MAX_X), n, &c->order_points);
     return c;
 }
@@ -901,8 +868,9 @@ static int check_outputs(const stsl_config *cfg, const stsl_converge_opts *o, st
     return rc;
 }
 
-int stsl_converge_study(const stsl_config *from, const stsl_converge_opts *o,
-                        stsl_convergence **out, stsl_error *err)
+/* stsl_converge on `from` (not changed), with the internal error. */
+static int converge_study(const stsl_config *from, const stsl_converge_opts *o,
+                          stsl_convergence **out, stsl_error *err)
 {
     *out = NULL;
     stsl_config cfg;
@@ -930,7 +898,7 @@ stsl_rc stsl_converge(const stsl_cfg *cfg, const stsl_converge_opts *opts, stsl_
     if (out) *out = NULL;
     if (!cfg || !opts || !out) return stsl_api_bad_arg(err, "stsl_converge: NULL argument");
     stsl_error e = {0};
-    return stsl_converge_study(&cfg->c, opts, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+    return converge_study(&cfg->c, opts, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
 const char *stsl_convergence_scheme(const stsl_convergence *c)
@@ -984,24 +952,25 @@ double stsl_convergence_order(const stsl_convergence *c, const char *name, int *
     return order;
 }
 
+/* A system's bodies and contacts (the element has none of its own). */
 int stsl_convergence_n_bodies(const stsl_convergence *c)
 {
-    return c ? c->nb : 0;
+    return c && c->system ? c->nb : 0;
 }
 
 int stsl_convergence_n_contacts(const stsl_convergence *c)
 {
-    return c ? c->nc : 0;
+    return c && c->system ? c->nc : 0;
 }
 
 const char *stsl_convergence_body(const stsl_convergence *c, int i)
 {
-    return c && i >= 0 && i < c->nb ? c->names[i] : NULL;
+    return i >= 0 && i < stsl_convergence_n_bodies(c) ? c->names[i] : NULL;
 }
 
 const char *stsl_convergence_contact(const stsl_convergence *c, int i)
 {
-    return c && i >= 0 && i < c->nc ? c->names[c->nb + i] : NULL;
+    return i >= 0 && i < stsl_convergence_n_contacts(c) ? c->names[c->nb + i] : NULL;
 }
 
 stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name, double *value,
@@ -1017,13 +986,10 @@ stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name, 
         *value = (double)c->ref.steps;
     else if (!strcmp(name, "events"))
         *value = (double)c->ref.events;
-    else {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, rhs_evals, "
-                 "steps, events)",
-                 name);
-        return stsl_api_bad_arg(err, msg);
-    }
+    else
+        return stsl_api_fail(err, STSL_EINPUT,
+                             "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, "
+                             "rhs_evals, steps, events)",
+                             name);
     return STSL_RC_OK;
 }

@@ -17,22 +17,12 @@
 #include "models/signal.h"
 #include "models/smooth_friction.h"
 
-static void set_nomem(stsl_err *err, const char *what)
-{
-    stsl_error e;
-    stsl_error_set(&e, STSL_ENOMEM, "out of memory for %s", what);
-    stsl_api_err(err, &e);
-}
-
 stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets, stsl_err *err)
 {
     if (!path || n_sets < 0 || (n_sets > 0 && !sets))
         return stsl_api_bad_arg(err, "stsl_cfg_load_set: bad arguments"), NULL;
     stsl_cfg *c = calloc(1, sizeof *c);
-    if (!c) {
-        set_nomem(err, "a configuration");
-        return NULL;
-    }
+    if (!c) return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a configuration"), NULL;
     stsl_error e = {0};
     if (stsl_config_load(path, sets, n_sets, &c->c, &e)) {
         stsl_api_err(err, &e);
@@ -66,7 +56,7 @@ stsl_curve *stsl_curve_new(const stsl_cfg *cfg, stsl_err *err)
     const stsl_config *c = &cfg->c;
     const stsl_system *s = &c->system;
     stsl_curve *l = calloc(1, sizeof *l);
-    if (!l) return set_nomem(err, "a curve"), NULL;
+    if (!l) return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a curve"), NULL;
     l->is_system = c->is_system;
     l->n = c->is_system ? s->n_contacts : 1;
     l->rotational = (c->is_system ? s->domain : c->element.domain) == STSL_DOMAIN_ROTATIONAL;
@@ -75,7 +65,7 @@ stsl_curve *stsl_curve_new(const stsl_cfg *cfg, stsl_err *err)
     l->name = calloc((size_t)l->n + 1, sizeof *l->name);
     if (!l->p || !l->load || !l->name) {
         stsl_curve_free(l);
-        return set_nomem(err, "a curve"), NULL;
+        return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a curve"), NULL;
     }
     if (!c->is_system) {
         l->p[0] = &c->element.friction;
@@ -158,7 +148,8 @@ stsl_text_file *stsl_text_open(const char *path, const char *what, const stsl_cf
     stsl_error e = {0};
     int n_in = 0;
     const char **in = inputs ? stsl_out_config_inputs(&inputs->c, &n_in) : NULL;
-    if (inputs && !in) return set_nomem(err, "the output rule"), NULL;
+    if (inputs && !in)
+        return stsl_api_fail(err, STSL_ENOMEM, "out of memory for the output rule"), NULL;
     stsl_output_file o = {path, what, STSL_FMT_CSV, 0, 1};
     int rc = stsl_output_rule(in, n_in, &o, 1, &e);
     free(in);

@@ -6,6 +6,7 @@
 #include "io/fmu/fmu_run.h"
 #include "models/validation.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,16 @@ stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what)
         snprintf(out->message, sizeof out->message, "%s", what);
     }
     return STSL_RC_INPUT;
+}
+
+stsl_rc stsl_api_fail(stsl_err *out, stsl_status code, const char *fmt, ...)
+{
+    stsl_error e = {code, ""};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    return stsl_api_err(out, &e);
 }
 
 const char *stsl_rc_name(stsl_rc code)

@@ -13,4 +13,9 @@ stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in);
 /* Fill `out` with STSL_RC_INPUT and a message (for argument checks). */
 stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what);
 
+/* Fill `out` (may be NULL) with `code` and the formatted message; returns
+ * the public code. */
+stsl_rc stsl_api_fail(stsl_err *out, stsl_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -15,9 +15,7 @@
 
 static char *nomem(stsl_err *err)
 {
-    stsl_error e;
-    stsl_error_set(&e, STSL_ENOMEM, "out of memory");
-    stsl_api_err(err, &e);
+    stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     return NULL;
 }
 
@@ -83,35 +81,27 @@ char *stsl_cfg_warnings(const stsl_cfg *cfg, stsl_err *err)
 
 /* ---- info -------------------------------------------------------------------- */
 
-/* The summary of a result read (a: a MAT file's samples, NULL for an HDF5
- * file, whose datasets a system's tables read), freed here: a system's per
- * body, contact and stop tables, or the element's (io/h5_read.h). */
-static int print_read(stsl_h5_result *res, stsl_mat_arrays *a, long max_events, FILE *out,
-                      stsl_error *err)
-{
-    int rc = STSL_OK;
-    if (stsl_h5_result_is_system(res)) {
-        stsl_h5_system sys;
-        rc = stsl_h5_system_from(res, a ? a->n : 0, a ? &a->t : NULL, a ? a->cols : NULL, &sys,
-                                 err); /* takes a's arrays */
-        if (!rc) stsl_h5_print_system_info(res, &sys, out, max_events);
-        stsl_h5_system_free(&sys);
-    } else {
-        stsl_h5_print_info(res, out, max_events);
-    }
-    stsl_h5_result_free(res);
-    return rc;
-}
-
+/* The summary of a result file: a system's per body, contact and stop
+ * tables (from a MAT file's samples, or the HDF5 file's datasets), or the
+ * element's (io/h5_read.h). */
 static int print_result(const char *path, long max_events, FILE *out, stsl_error *err)
 {
     stsl_h5_result res;
-    stsl_mat_arrays a;
+    stsl_mat_arrays a = {0};
     int mat = stsl_mat_result_file(path);
     int rc = mat ? stsl_mat_result_read(path, &res, &a, err) : stsl_h5_read(path, &res, err);
     if (rc) return rc;
-    rc = print_read(&res, mat ? &a : NULL, max_events, out, err);
-    if (mat) stsl_mat_arrays_free(&a);
+    if (stsl_h5_result_is_system(&res)) {
+        stsl_h5_system sys;
+        rc = stsl_h5_system_from(&res, a.n, mat ? &a.t : NULL, mat ? a.cols : NULL, &sys,
+                                 err); /* takes a's arrays */
+        if (!rc) stsl_h5_print_system_info(&res, &sys, out, max_events);
+        stsl_h5_system_free(&sys);
+    } else {
+        stsl_h5_print_info(&res, out, max_events);
+    }
+    stsl_h5_result_free(&res);
+    stsl_mat_arrays_free(&a);
     return rc;
 }
 
@@ -175,14 +165,14 @@ stsl_rc stsl_file_info(const char *path, long max_events, char **text, stsl_err 
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     *text = NULL;
-    if (!f) return nomem(err), STSL_RC_NOMEM;
+    if (!f) return stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     stsl_error e = {0};
     stsl_hdf5_lock();
     int rc = file_info(path, max_events, f, &e);
     stsl_hdf5_unlock();
     if (fclose(f)) {
         free(buf);
-        return nomem(err), STSL_RC_NOMEM;
+        return stsl_api_fail(err, STSL_ENOMEM, "out of memory");
     }
     if (len)
         *text = buf;

@@ -37,15 +37,12 @@ static uint64_t guid_hash(const char *s)
 
 static void xml_escape(FILE *f, const char *s)
 {
+    static const char special[] = "<>&\"";
+    static const char *const entity[4] = {"&lt;", "&gt;", "&amp;", "&quot;"};
     for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
+        const char *at = strchr(special, *s);
+        if (at)
+            fputs(entity[at - special], f);
         else
             fputc(*s, f);
     }

@@ -12,7 +12,11 @@
 #define STSL_FMU_MODULE_SO "stickslip_fmu.so"
 #endif
 
-const char *stsl_fmu_module_path(char *buf, size_t size)
+/* The library's default module: $STICKSLIP_FMU_MODULE when set, else
+ * stickslip/stickslip_fmu.so beside the library's own file when it exists
+ * (an installation: LIBDIR/stickslip/), else the build tree's (into buf
+ * when it is made). */
+static const char *module_path(char *buf, size_t size)
 {
     const char *v = getenv("STICKSLIP_FMU_MODULE");
     if (v && *v) return v;
@@ -51,7 +55,7 @@ static const stsl_fmu_module_api *checked(const char *path, const stsl_fmu_modul
 const stsl_fmu_module_api *stsl_fmu_module_load(const char *path, stsl_error *err)
 {
     char buf[4200];
-    if (!path) path = stsl_fmu_module_path(buf, sizeof buf);
+    if (!path) path = module_path(buf, sizeof buf);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         stsl_error_set(err, STSL_EIO,

@@ -191,12 +191,10 @@ static const char *name_in(const char *const *names, int n, int i)
 
 stsl_rc stsl_result_event(const stsl_result *r, long i, stsl_event *ev, stsl_err *err)
 {
-    if (!r || !ev || i < 0 || i >= r->n_events) {
-        char what[128];
-        snprintf(what, sizeof what, "stsl_result_event: no event %ld (the result has %ld)", i,
-                 r ? r->n_events : 0);
-        return stsl_api_bad_arg(err, what);
-    }
+    if (!r || !ev || i < 0 || i >= r->n_events)
+        return stsl_api_fail(err, STSL_EINPUT,
+                             "stsl_result_event: no event %ld (the result has %ld)", i,
+                             r ? r->n_events : 0);
     const stsl_mem_event *m = &r->events[i];
     ev->t = m->t;
     ev->kind = name_in(r->sum.kind_names, r->sum.n_kinds, m->kind);
@@ -315,7 +313,5 @@ stsl_rc stsl_result_stat(const stsl_result *r, const char *name, double *value, 
             : !strncmp(name, "err_", 4)            ? col_index(r, name + 4)
                                                    : -1;
     if (c >= 0) return *value = r->err_cols ? r->err_cols[c] : NAN, STSL_RC_OK;
-    char what[256];
-    snprintf(what, sizeof what, "stsl_result_stat: no statistic '%.64s'", name);
-    return stsl_api_bad_arg(err, what);
+    return stsl_api_fail(err, STSL_EINPUT, "stsl_result_stat: no statistic '%.64s'", name);
 }

@@ -23,19 +23,9 @@
 #include "io/study_h5.h"
 
 /* The file's arrays: t, mode (NULL in a system's file) and one per
- * /trajectory dataset (a group's row-major, samples x width). */
-typedef struct file_data {
-    long n;
-    double *t, *mode, *cols[STSL_H5_MAX_COLS];
-} file_data;
-
-static void file_data_free(file_data *d)
-{
-    free(d->t);
-    free(d->mode);
-    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
-        free(d->cols[c]);
-}
+ * /trajectory dataset (a group's row-major, samples x width), as a MAT
+ * result's are read (io/mat_result.h). */
+typedef stsl_mat_arrays file_data;
 
 /* Dataset `name` of the trajectory, of the same length as t and of the
  * width the reader found (0: 1-D). */
@@ -52,20 +42,6 @@ static int read_col(const char *path, const char *name, long n, int width, doubl
         rc = stsl_error_set(err, STSL_EINPUT, "%s: /trajectory/%s has %d columns, expected %d",
                             path, name, w, width);
     return rc;
-}
-
-/* A MAT result (io/mat_result.h): the same structures, the arrays taken. */
-static int read_mat(const char *path, stsl_h5_result *h, file_data *d, stsl_error *err)
-{
-    stsl_mat_arrays a;
-    int rc = stsl_mat_result_read(path, h, &a, err);
-    if (rc) return rc;
-    d->n = a.n;
-    d->t = a.t;
-    d->mode = a.mode;
-    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
-        d->cols[c] = a.cols[c];
-    return STSL_OK;
 }
 
 /* Everything HDF5 is asked, under the library's HDF5 lock. */
@@ -375,21 +351,16 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
     if (!path) return stsl_api_bad_arg(err, "stsl_result_read: path is NULL");
     /* Only a regular file is read: opening a FIFO would wait for a writer. */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        stsl_error_set(&e, STSL_EINPUT, "%s: %s, not a result file", path,
-                       S_ISDIR(st.st_mode) ? "is a directory"
-                                           : "not a regular file (a FIFO, socket or device)");
-        return stsl_api_err(err, &e);
-    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return stsl_api_fail(err, STSL_EINPUT, "%s: %s, not a result file", path,
+                             S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : "not a regular file (a FIFO, socket or device)");
     stsl_h5_result *h = calloc(1, sizeof *h);
     file_data d = {0};
-    if (!h) {
-        stsl_error_set(&e, STSL_ENOMEM, "out of memory for a result");
-        return stsl_api_err(err, &e);
-    }
+    if (!h) return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a result");
     int rc;
     if (stsl_mat_result_file(path)) {
-        rc = read_mat(path, h, &d, &e);
+        rc = stsl_mat_result_read(path, h, &d, &e);
     } else {
         stsl_hdf5_lock();
         rc = read_file(path, h, &d, &e);
@@ -406,6 +377,6 @@ stsl_rc stsl_result_read(const char *path, stsl_result **out, stsl_cfg **cfg, st
     }
     if (h) stsl_h5_result_free(h);
     free(h);
-    file_data_free(&d);
+    stsl_mat_arrays_free(&d);
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }

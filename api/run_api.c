@@ -44,6 +44,24 @@ void stsl_api_no_grid(const stsl_config *c, stsl_hsolver_opts *sim)
     sim->n_output_times = 0;
 }
 
+int stsl_api_run_sim(const stsl_cfg *cfg, stsl_hsolver_opts sim, stsl_sink *sink, char *warn,
+                     size_t size, stsl_error *err)
+{
+    const stsl_config *c = &cfg->c;
+    if (cfg->cancel) {
+        sim.cancel = flag_set;
+        sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
+    }
+    sim.progress = cfg->progress;
+    sim.progress_ctx = cfg->progress_ctx;
+    if (!c->is_system)
+        return stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, sink, NULL, warn, size,
+                                 err);
+    if (c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN)
+        return stsl_run_system_scheme(&c->system, &sim, &c->scheme, sink, NULL, err);
+    return stsl_run_system_verified(&c->system, &sim, c->verify, sink, NULL, warn, size, err);
+}
+
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err)
 {
     stsl_summary_sink ss;
@@ -55,30 +73,13 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     if (refused) return refused;
     /* The summary's max_abs of x and v: exact extrema (solver/hybrid.c). */
     sim.track_extrema = 1;
-    if (cfg->cancel) {
-        sim.cancel = flag_set;
-        sim.cancel_ctx = (void *)(uintptr_t)cfg->cancel; /* read only, through flag_set */
-    }
-    sim.progress = cfg->progress;
-    sim.progress_ctx = cfg->progress_ctx;
+    sim.integrate_power = !c->is_system; /* the element's summary's dissipated energy */
+    int rc = stsl_api_run_sim(cfg, sim, &s, sum->verify_message, sizeof sum->verify_message, err);
     /* A system's power is not the friction-only figure the summary's
-     * dissipated energy promises: NaN. */
-    if (c->is_system) {
-        int rc =
-            c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN
-                ? stsl_run_system_scheme(&c->system, &sim, &c->scheme, &s, NULL, err)
-                : stsl_run_system_verified(&c->system, &sim, c->verify, &s, NULL,
-                                           sum->verify_message, sizeof sum->verify_message, err);
-        sum->dissipated_energy = NAN;
-        return rc;
-    }
-    sim.integrate_power = 1; /* the summary's dissipated energy */
-    int rc = stsl_run_verified(&c->element, &sim, &c->scheme, c->verify, &s, NULL,
-                               sum->verify_message, sizeof sum->verify_message, err);
-    /* The work quadrature rides on CVODE's steps; the fixed-step schemes
-     * have none, and a trapezoid over their samples would not be the
-     * accurate figure the summary promises. */
-    if (c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) sum->dissipated_energy = NAN;
+     * dissipated energy promises: NaN.  The work quadrature rides on
+     * CVODE's steps; the fixed-step schemes have none, and a trapezoid
+     * over their samples would not be the accurate figure either. */
+    if (c->is_system || c->scheme.kind != STSL_SCHEME_EVENT_DRIVEN) sum->dissipated_energy = NAN;
     return rc;
 }
 

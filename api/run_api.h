@@ -6,6 +6,13 @@
 #include "api/config_api.h"
 #include "solver/sink.h"
 
+/* Run `cfg` with `sim` (its options; the cancel flag and progress of
+ * `cfg` are added) into `sink`: a system's fixed-step scheme unverified
+ * (it has no tolerance, as the element's), else verified as configured,
+ * the check run's message into warn[size]. */
+int stsl_api_run_sim(const stsl_cfg *cfg, stsl_hsolver_opts sim, stsl_sink *sink, char *warn,
+                     size_t size, stsl_error *err);
+
 /* Run `cfg` into `extra` (borrowed; NULL or ops == NULL: nowhere) and the
  * summary `sum` (never NULL), returning the run's status. */
 int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, stsl_error *err);

@@ -6,6 +6,7 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
+#include "api/run_api.h"
 #include "models/signal.h"
 #include "io/csv_sink.h"
 #include "io/h5_sink.h"
@@ -14,19 +15,12 @@
 #include "io/safe_output.h"
 #include "models/multibody.h"
 #include "models/one_body.h"
-#include "models/run.h"
-#include "models/verify.h"
 
 _Static_assert(sizeof((stsl_run_files *)0)->path_used == STSL_PATH_MAX + 16,
                "stsl_run_files.path_used holds a path and its default's extension");
 
 _Static_assert(sizeof((stsl_run_files *)0)->verify_warning == STSL_ERRMSG_MAX + 256,
                "stsl_run_files.verify_warning holds the check run's message");
-
-static int flag_set(void *ctx)
-{
-    return stsl_cancel_requested((const volatile int *)ctx);
-}
 
 static void default_output(const stsl_config *cfg, const char *ext, char *buf, size_t n)
 {
@@ -78,23 +72,7 @@ static int simulate(const stsl_cfg *c, stsl_run_files *f, stsl_error *err)
     int rc = !bad ? make_sink(f, yaml, &sink, &h5, err) : err->code;
     if (!rc) {
         f->started = 1;
-        stsl_hsolver_opts sim = cfg->sim;
-        sim.progress = c->progress;
-        sim.progress_ctx = c->progress_ctx;
-        if (c->cancel) {
-            sim.cancel = flag_set;
-            sim.cancel_ctx = (void *)c->cancel; /* read only, through flag_set */
-        }
-        if (cfg->is_system)
-            /* A fixed-step scheme has no tolerance and runs unverified, as
-             * the element's does. */
-            rc = cfg->scheme.kind != STSL_SCHEME_EVENT_DRIVEN
-                     ? stsl_run_system_scheme(&cfg->system, &sim, &cfg->scheme, &sink, NULL, err)
-                     : stsl_run_system_verified(&cfg->system, &sim, cfg->verify, &sink, NULL,
-                                                f->verify_warning, sizeof f->verify_warning, err);
-        else
-            rc = stsl_run_verified(&cfg->element, &sim, &cfg->scheme, cfg->verify, &sink, NULL,
-                                   f->verify_warning, sizeof f->verify_warning, err);
+        rc = stsl_api_run_sim(c, cfg->sim, &sink, f->verify_warning, sizeof f->verify_warning, err);
         if (rc) f->verify_warning[0] = '\0';
         f->replaced = stsl_h5_sink_replaced(&h5) || stsl_mat_sink_replaced(&h5);
     }

@@ -87,50 +87,24 @@ stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o, stsl_st
 
 static stsl_rc nomem(stsl_err *err, const char *what)
 {
-    stsl_error e;
-    stsl_error_set(&e, STSL_ENOMEM, "sweep: out of memory for %s", what);
-    return stsl_api_err(err, &e);
+    return stsl_api_fail(err, STSL_ENOMEM, "sweep: out of memory for %s", what);
 }
 
 /* ---- the plan ---------------------------------------------------------------- */
 
-struct stsl_study_plan {
-    stsl_sweep_plan *sp;
-};
-
 stsl_study_plan *stsl_study_plan_open(const char *study, const stsl_study_opts *o, stsl_err *err)
 {
-    stsl_study_plan *p = calloc(1, sizeof *p);
-    if (!p) {
-        nomem(err, "a study");
-        return NULL;
-    }
     relay r;
     stsl_sweep_opts io = internal_opts(o, &r);
     stsl_error e = {0};
-    if (stsl_sweep_plan_open(study, &io, &p->sp, &e)) {
-        stsl_api_err(err, &e);
-        free(p);
-        return NULL;
-    }
+    stsl_sweep_plan *p = NULL;
+    if (stsl_sweep_plan_open(study, &io, &p, &e)) stsl_api_err(err, &e);
     return p;
-}
-
-long stsl_study_plan_n_variants(const stsl_study_plan *p)
-{
-    return stsl_sweep_plan_n_variants(p->sp);
-}
-
-int stsl_study_plan_store_full(const stsl_study_plan *p)
-{
-    return stsl_sweep_plan_store_full(p->sp);
 }
 
 void stsl_study_plan_free(stsl_study_plan *p)
 {
-    if (!p) return;
-    stsl_sweep_plan_free(p->sp);
-    free(p);
+    stsl_sweep_plan_free(p);
 }
 
 typedef struct take_relay {
@@ -153,8 +127,8 @@ stsl_rc stsl_study_plan_run(const stsl_study_plan *p, long first, long end, int 
 {
     take_relay t = {take, ctx};
     stsl_error e = {0};
-    int rc = stsl_sweep_plan_run(p->sp, first, end, jobs,
-                                 (volatile sig_atomic_t *)(uintptr_t)cancel, relay_take, &t, &e);
+    int rc = stsl_sweep_plan_run(p, first, end, jobs, (volatile sig_atomic_t *)(uintptr_t)cancel,
+                                 relay_take, &t, &e);
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
@@ -278,9 +252,7 @@ stsl_rc stsl_study_rows_parse(stsl_study_rows *c, stsl_err *err)
     }
     if (at == c->size) return STSL_RC_OK;
     stsl_study_rows_clear(c);
-    stsl_error e;
-    stsl_error_set(&e, STSL_EIO, "sweep: a block of rows that does not match its rows");
-    return stsl_api_err(err, &e);
+    return stsl_api_fail(err, STSL_EIO, "sweep: a block of rows that does not match its rows");
 }
 
 void stsl_study_rows_free(stsl_study_rows *c)
@@ -302,21 +274,17 @@ stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study
                                       stsl_err *err)
 {
     stsl_study_file *f = calloc(1, sizeof *f);
-    if (!f) {
-        nomem(err, "the study file");
-        return NULL;
-    }
+    if (!f) return nomem(err, "the study file"), NULL;
     relay r;
     f->o = internal_opts(o, &r);
     f->o.progress = NULL; /* r ends here; the file does not report */
     stsl_error e = {0};
-    if (stsl_sweep_plan_output(p->sp, &f->o, &f->w, &e)) {
+    if (stsl_sweep_plan_output(p, &f->o, &f->w, &e)) {
         stsl_api_err(err, &e);
         free(f);
         return NULL;
     }
-    f->end =
-        stsl_sweep_hold_end(&f->o, stsl_study_h5_n_done(f->w), stsl_sweep_plan_n_variants(p->sp));
+    f->end = stsl_sweep_hold_end(&f->o, stsl_study_h5_n_done(f->w), stsl_study_plan_n_variants(p));
     return f;
 }
 

@@ -108,12 +108,8 @@ static int sum_end(void *self, const stsl_stats *st, int complete, const char *m
     return rc;
 }
 
-static void sum_destroy(void *self)
-{
-    (void)self; /* everything is borrowed */
-}
-
-static const stsl_sink_ops summary_ops = {sum_begin, sum_sample, sum_event, sum_end, sum_destroy};
+/* No destroy: everything is borrowed. */
+static const stsl_sink_ops summary_ops = {sum_begin, sum_sample, sum_event, sum_end, NULL};
 
 void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink *next,
                             stsl_sink *out)
@@ -200,11 +196,9 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
     int rc = ms->next ? stsl_sink_begin(ms->next, l, err) : STSL_OK;
     for (int k = 0; k < ms->cols->n; k++) {
         const char *name = ms->cols->names[k], *dot = strchr(name, '.');
-        char what[32];
-        snprintf(what, sizeof what, "%.*s", (int)(dot - name), name);
-        const char *group = !strcmp(what, "x_final")   ? "x"
-                            : !strcmp(what, "v_final") ? "v"
-                                                       : "contact_mode";
+        const char *group = !strncmp(name, "x_final.", 8)   ? "x"
+                            : !strncmp(name, "v_final.", 8) ? "v"
+                                                            : "contact_mode";
         const stsl_col_group *g = NULL;
         ms->src[k] = find_member(l, group, dot + 1, &g);
         ms->fraction[k] = !strcmp(group, "contact_mode");
@@ -257,12 +251,8 @@ static int ms_end(void *self, const stsl_stats *st, int complete, const char *ms
     return ms->next ? stsl_sink_end(ms->next, st, complete, msg, err) : STSL_OK;
 }
 
-static void ms_destroy(void *self)
-{
-    (void)self; /* owns nothing: next is borrowed */
-}
-
-static const stsl_sink_ops member_ops = {ms_begin, ms_sample, ms_event, ms_end, ms_destroy};
+/* No destroy: it owns nothing (next is borrowed). */
+static const stsl_sink_ops member_ops = {ms_begin, ms_sample, ms_event, ms_end, NULL};
 
 void stsl_member_sink_init(stsl_member_sink *ms, const stsl_member_cols *cols, double *values,
                            stsl_sink *next, stsl_sink *out)

@@ -10,7 +10,6 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
-#include "api/summary_sink.h"
 #include "api/run_api.h"
 #include "api/summary_sink.h"
 #include "api/sweep_output.h"
@@ -51,7 +50,7 @@ typedef struct plan {
 } plan;
 
 /* A loaded study ready to run (see sweep.h). */
-struct stsl_sweep_plan {
+struct stsl_study_plan {
     plan pl;
     stsl_study *study;
     stsl_cfg *base;
@@ -90,18 +89,22 @@ static int col_index(const stsl_summary *s, const char *name)
     return -1;
 }
 
+static int index_of(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return i;
+    return -1;
+}
+
 static int kind_index(const stsl_summary *s, const char *name)
 {
-    for (int i = 0; i < s->n_kinds; i++)
-        if (!strcmp(s->kind_names[i], name)) return i;
-    return -1;
+    return index_of(s->kind_names, s->n_kinds, name);
 }
 
 static double mode_time(const stsl_summary *s, const char *name)
 {
-    for (int i = 0; i < s->n_modes; i++)
-        if (!strcmp(s->mode_names[i], name)) return s->mode_time[i];
-    return 0.0;
+    int i = index_of(s->mode_names, s->n_modes, name);
+    return i >= 0 ? s->mode_time[i] : 0.0;
 }
 
 /* The row of a run that got as far as its summary. */
@@ -232,12 +235,8 @@ static int evs_end(void *self, const stsl_stats *st, int complete, const char *m
     return STSL_OK;
 }
 
-static void evs_destroy(void *self)
-{
-    (void)self; /* the events go on with the row; the sweep frees them */
-}
-
-static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, evs_destroy};
+/* No destroy: the events go on with the row; the sweep frees them. */
+static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, NULL};
 
 /* Run into the summary and `sink`, and for a system also into the sink of
  * its per-member figures (the row's member[]). */
@@ -616,12 +615,12 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
     return STSL_OK;
 }
 
-long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp)
+long stsl_study_plan_n_variants(const stsl_study_plan *sp)
 {
     return stsl_study_n_variants(sp->study);
 }
 
-int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp)
+int stsl_study_plan_store_full(const stsl_study_plan *sp)
 {
     return stsl_study_store(sp->study) == STSL_STORE_FULL;
 }

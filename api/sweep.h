@@ -56,13 +56,12 @@ int stsl_sweep_run(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_
 /* ---- the parts, for a runner that distributes variants (stickslip-mpi) ---- */
 
 /* A study loaded and checked as stsl_sweep_run does (o->sets, o->version
- * are used): the study, its base configuration, its model's kinds. */
-typedef struct stsl_sweep_plan stsl_sweep_plan;
+ * are used): the study, its base configuration, its model's kinds.  It is
+ * the public stsl_study_plan (stickslip.h: its number of variants, its
+ * store). */
+typedef struct stsl_study_plan stsl_sweep_plan;
 int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_plan **out,
                          stsl_error *err);
-long stsl_sweep_plan_n_variants(const stsl_sweep_plan *sp);
-/* 1 with store: full (rows carry whole runs: keep fewer of them waiting). */
-int stsl_sweep_plan_store_full(const stsl_sweep_plan *sp);
 /* Create, or with o->resume continue, the study file o->output, after the
  * output rule for it and o->csv (api/sweep_output.h). */
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
