@@ -23,7 +23,12 @@ _Static_assert(STSL_RC_CANCELLED == (int)STSL_ECANCELLED, "public and internal c
 _Static_assert(STSL_ERR_MAX == STSL_ERRMSG_MAX, "public and internal messages differ in size");
 /* Two more constants the public header states for its programs. */
 _Static_assert(STSL_FMU_MAP_MAX == STSL_FMU_MAX_MAP, "public and internal FMU maps differ");
-_Static_assert(STSL_COMPARE_WINDOW_STEPS == STSL_CMP_WINDOW_STEPS, "event windows differ");
+/* A comparison of two floating constants is no integer constant expression
+ * (C17 6.6p6: floating constants only as immediate operands of casts; gcc
+ * takes it as an extension, clang refuses it, so scripts/fuzz did not build).
+ * The window is a whole number of steps, so its cast is the whole value. */
+_Static_assert((int)STSL_COMPARE_WINDOW_STEPS == (int)STSL_CMP_WINDOW_STEPS,
+               "event windows differ");
 
 stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in)
 {

@@ -663,7 +663,7 @@ static int node_of_path(stsl_cr_ctx *c, const char *path, int deepest)
     char buf[KEYPATH_MAX];
     int id = 1;
     snprintf(buf, sizeof buf, "%s", path);
-    for (char *seg = buf, *dot = buf; dot; seg = dot + 1) {
+    for (char *seg = buf, *dot; seg; seg = dot ? dot + 1 : NULL) {
         dot = strchr(seg, '.');
         if (dot) *dot = '\0';
         yaml_node_t *n = stsl_cr_node_at(c, id);

@@ -696,7 +696,10 @@ static void free_run(srun *r)
     stsl_multibody_free(r->m);
 }
 
-#define ALLOC(p, n) (((p) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(p))) == NULL)
+/* An int, not a comparison: the ALLOCs below are joined by '|' so that every
+ * one is made (free_run frees them all), which clang would take for a
+ * mistyped '||' on boolean operands. */
+#define ALLOC(p, n) ((int)(((p) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(p))) == NULL))
 
 static int alloc_run(srun *r)
 {
