@@ -360,6 +360,9 @@ static inline void push_event(stsl_multibody *m, int kind, int subject)
     if (m->n_pend < m->max_pend) m->pend[m->n_pend++] = (pending){kind, subject};
 }
 
+/* What one file defines for the others, under the file's name (each
+ * definition carries its documentation). */
+
 /* ---- multibody_modes.c ---------------------------------------------------------- */
 
 stsl_mode_code stsl_mb_intern(stsl_multibody *m, const uint8_t *v);

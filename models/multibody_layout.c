@@ -16,6 +16,8 @@
 
 static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
 
+/* ---- outputs ------------------------------------------------------------------- */
+
 /* Column offsets of the groups (mb-interfaces.md §3). */
 typedef struct col_offsets {
     int x, v, a, friction, slip, cmode, reaction, smode, xb, vb, n;
