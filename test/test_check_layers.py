@@ -4,7 +4,8 @@ internals: a copy of the tree's sources passes as it is (exit 0), and fails
 (exit 1, one line FILE:LINE naming the header) once an include of the
 library's internals is planted in a cli/ file (a .c or a .h) or an mpi/
 file, or the Python package uses a lib.NAME that stickslip.h does not
-declare.  The expected lines are written here from
+declare, or a file other than models/multibody*.c includes the engine's
+private header models/multibody_impl.h.  The expected lines are written here from
 the planted text, not from the script."""
 
 import os
@@ -80,8 +81,15 @@ planted_case("mpi/sweep_mpi.h", 12, '#include "api/sweep.h"',
 # The Python package calling a symbol the header does not declare.
 planted_case("python/stickslip/_core.py", 2, "_x = lib.stsl_config_load",
              "python/stickslip/_core.py:2: uses lib.stsl_config_load")
+# The engine's private header included beside its own files: by another
+# file of its folder (the same layer, so only the private rule fails) and
+# by the public header of the engine itself.
+planted_case("models/run.c", 2, '#include "models/multibody_impl.h"',
+             "models/run.c:2: includes models/multibody_impl.h (private")
+planted_case("models/multibody.h", 2, '#include "models/multibody_impl.h"',
+             "models/multibody.h:2: includes models/multibody_impl.h (private")
 
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)
-print("check_layers: clean tree passes; 7 planted uses of internals fail with FILE:LINE")
+print("check_layers: clean tree passes; 9 planted uses of internals fail with FILE:LINE")
