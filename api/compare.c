@@ -10,10 +10,10 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/summary_sink.h"
-#include "events/modes.h"
-#include "io/mem_sink.h"
+#include "physics/modes.h"
+#include "io/result/mem_sink.h"
 #include "models/one_body.h"
-#include "models/run.h"
+#include "run/run.h"
 #include "solver/hybrid.h"
 
 /* The reference's absolute tolerance on v: atol as given, or the one the

@@ -18,7 +18,7 @@
  *     time is compared with the reference's value just after the event(s),
  *     the others with the value just before;
  *   - matches bodies (and contacts, stops) by name and takes every body's
- *     errors of x and v (models/validation.h).
+ *     errors of x and v (run/validation.h).
  * Two views then judge the rest.  A system's (stsl_cmp_systems) per
  * contact and stop, from the columns a system's result has.  The element's
  * (stsl_cmp_one_body), the one-body view: a CSV, MAT or FMU trajectory has
@@ -34,10 +34,10 @@
 #define STSL_API_COMPARE_H
 
 #include "include/stickslip.h"
-#include "io/config.h"
+#include "io/config/config.h"
 #include "io/fmu/fmu_module.h"
-#include "io/h5_read.h"
-#include "models/validation.h"
+#include "io/result/h5_read.h"
+#include "run/validation.h"
 
 /* The candidate: n samples, time non-decreasing, values finite (checked by
  * whoever read them).  Borrowed. */
@@ -66,7 +66,7 @@ typedef struct stsl_cmp_report {
 } stsl_cmp_report;
 
 /* The one-body view: the element's trajectory `c` judged against `cfg`
- * (stuck_velocity, event_window < 0: the defaults of models/validation.h).
+ * (stuck_velocity, event_window < 0: the defaults of run/validation.h).
  * On failure *rep holds nothing to free and rep->rerun_failed says whether
  * the re-run of the reference failed (its message starts "re-running the
  * reference: "). */

@@ -15,13 +15,13 @@
 #include "api/error.h"
 #include "api/fmu_lazy.h"
 #include "api/summary_sink.h"
-#include "io/candidate.h"
-#include "io/column_map.h"
-#include "io/config.h"
+#include "io/candidate/candidate.h"
+#include "io/candidate/column_map.h"
+#include "io/config/config.h"
 #include "io/fmu/fmu_run.h"
-#include "io/h5_read.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
+#include "io/result/h5_read.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
 /* Event rows listed in the table per list (all go to the JSON report). */
 #define MAX_EVENT_ROWS 100
 

@@ -1,4 +1,4 @@
-/* config_api.c - stsl_cfg_* of stickslip.h over io/config. */
+/* config_api.c - stsl_cfg_* of stickslip.h over io/config/config. */
 #include "api/config_api.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "api/error.h"
-#include "io/out_file.h"
+#include "io/result/out_file.h"
 
 static stsl_cfg *new_cfg(stsl_err *err)
 {
@@ -19,7 +19,7 @@ static stsl_cfg *new_cfg(stsl_err *err)
     return c;
 }
 
-/* `c` once io/config filled it (rc), else NULL with the error in `err`. */
+/* `c` once io/config/config filled it (rc), else NULL with the error in `err`. */
 static stsl_cfg *filled(stsl_cfg *c, int rc, const stsl_error *e, stsl_err *err)
 {
     if (!c || !rc) return c;
@@ -95,7 +95,7 @@ stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
     if (!path) return stsl_api_bad_arg(err, "stsl_cfg_write: path is NULL");
     char *y = stsl_cfg_to_yaml(cfg, err);
     if (!y) return err ? err->code : STSL_RC_NOMEM;
-    /* Whole or not at all (io/out_file.h), as every result. */
+    /* Whole or not at all (io/result/out_file.h), as every result. */
     stsl_error e = {0};
     stsl_out_text t;
     int rc = stsl_out_text_open(path, &t, &e);

@@ -12,7 +12,7 @@
  * order is the least-squares slope of log(max |x error|) against log(step).
  *
  * Errors, event matching and the order fit are the validation metrics of
- * models/validation.h, the same as `stickslip compare`'s: events of a run
+ * run/validation.h, the same as `stickslip compare`'s: events of a run
  * are matched to the reference's by class, closest pairs first, within
  * STSL_CMP_WINDOW_STEPS (5) median steps of the run (its step h): a
  * fixed-step scheme notices an event up to one step late and its phase
@@ -27,15 +27,15 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/fmu_lazy.h"
-#include "events/contact.h"
-#include "events/modes.h"
-#include "io/convergence_h5.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
+#include "io/study/convergence_h5.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
 #include "models/element_params.h"
-#include "models/fixed_step.h"
-#include "models/run.h"
-#include "models/validation.h"
+#include "run/fixed_step.h"
+#include "run/run.h"
+#include "run/validation.h"
 #include "solver/hybrid.h"
 
 #define MAX_STEPS 64

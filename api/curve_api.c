@@ -10,12 +10,12 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "include/stickslip.h"
-#include "io/config.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
-#include "models/friction.h"
-#include "models/signal.h"
-#include "models/smooth_friction.h"
+#include "io/config/config.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
+#include "physics/friction.h"
+#include "physics/signal.h"
+#include "physics/smooth_friction.h"
 
 stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets, stsl_err *err)
 {

@@ -4,7 +4,7 @@
  * spellings on the same numbers. */
 #include "api/error.h"
 #include "io/fmu/fmu_run.h"
-#include "models/validation.h"
+#include "run/validation.h"
 
 #include <stdarg.h>
 #include <stdio.h>

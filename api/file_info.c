@@ -7,11 +7,11 @@
 
 #include "api/config_api.h"
 #include "api/error.h"
-#include "io/convergence_h5.h"
-#include "io/h5_read.h"
-#include "io/mat_result.h"
-#include "io/study_h5.h"
-#include "models/friction.h"
+#include "io/study/convergence_h5.h"
+#include "io/result/h5_read.h"
+#include "io/result/mat_result.h"
+#include "io/study/study_h5.h"
+#include "physics/friction.h"
 
 static char *nomem(stsl_err *err)
 {
@@ -83,7 +83,7 @@ char *stsl_cfg_warnings(const stsl_cfg *cfg, stsl_err *err)
 
 /* The summary of a result file: a system's per body, contact and stop
  * tables (from a MAT file's samples, or the HDF5 file's datasets), or the
- * element's (io/h5_read.h). */
+ * element's (io/result/h5_read.h). */
 static int print_result(const char *path, long max_events, FILE *out, stsl_error *err)
 {
     stsl_h5_result res;

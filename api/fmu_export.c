@@ -18,7 +18,7 @@
 #include "api/fmu_lazy.h"
 #include "io/fmu/export/element_inputs.h"
 #include "io/fmu/fmu_model.h"
-#include "io/safe_output.h"
+#include "io/result/safe_output.h"
 #include "models/one_body.h"
 #include "solver/fnv1a.h"
 

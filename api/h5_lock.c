@@ -9,7 +9,7 @@
 #include <hdf5.h>
 
 #include "include/stickslip.h"
-#include "io/h5_sink.h"
+#include "io/result/h5_sink.h"
 
 static pthread_mutex_t h5_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;

@@ -11,7 +11,7 @@
 
 #include "solver/sink.h"
 
-/* The HDF5 sink of io/h5_sink, created under the lock and wrapped so that
+/* The HDF5 sink of io/result/h5_sink, created under the lock and wrapped so that
  * each of its operations holds the lock. */
 int stsl_locked_h5_sink_create(const char *path, const char *config_yaml, const char *version,
                                stsl_sink *out, stsl_error *err);

@@ -1,4 +1,4 @@
-/* result.c - see result.h.  The run goes into io/mem_sink (rows) and is
+/* result.c - see result.h.  The run goes into io/result/mem_sink (rows) and is
  * turned into columns once, when it ends: the accessors then only read, so
  * a result may be read by several threads at once. */
 #include "api/result.h"

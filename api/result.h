@@ -6,7 +6,7 @@
 #define STSL_API_RESULT_H
 
 #include "include/stickslip.h"
-#include "io/mem_sink.h"
+#include "io/result/mem_sink.h"
 
 struct stsl_result {
     stsl_summary sum;

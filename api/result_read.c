@@ -1,7 +1,7 @@
 /* result_read.c - stsl_result_read of stickslip.h.
  *
- * The file is read by io/h5_read (the one reader of the layout), or a MAT
- * result by io/mat_result into the same structures, and then
+ * The file is read by io/result/h5_read (the one reader of the layout), or a MAT
+ * result by io/result/mat_result into the same structures, and then
  * replayed into the sinks a run in memory feeds, the summary sink and the
  * memory sink: the result of a file and that of a run are made by the same
  * code from the same samples, so they agree to the last bit wherever the
@@ -17,14 +17,14 @@
 #include "api/error.h"
 #include "api/result.h"
 #include "api/summary_sink.h"
-#include "io/convergence_h5.h"
-#include "io/h5_read.h"
-#include "io/mat_result.h"
-#include "io/study_h5.h"
+#include "io/study/convergence_h5.h"
+#include "io/result/h5_read.h"
+#include "io/result/mat_result.h"
+#include "io/study/study_h5.h"
 
 /* The file's arrays: t, mode (NULL in a system's file) and one per
  * /trajectory dataset (a group's row-major, samples x width), as a MAT
- * result's are read (io/mat_result.h). */
+ * result's are read (io/result/mat_result.h). */
 typedef stsl_mat_arrays file_data;
 
 /* Dataset `name` of the trajectory, of the same length as t and of the

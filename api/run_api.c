@@ -10,13 +10,13 @@
 #include "api/error.h"
 #include "api/h5_lock.h"
 #include "api/summary_sink.h"
-#include "io/config.h"
-#include "io/csv_sink.h"
-#include "io/mat_sink.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
-#include "models/run.h"
-#include "models/verify.h"
+#include "io/config/config.h"
+#include "io/result/csv_sink.h"
+#include "io/result/mat_sink.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
+#include "run/run.h"
+#include "run/verify.h"
 
 /* The solver's cancel callback over stsl_cfg_set_cancel's flag.  Another
  * thread sets it while the run reads it: an atomic load (relaxed: the flag
@@ -83,7 +83,7 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     return rc;
 }
 
-/* The output rule (io/safe_output.h) for `path` as `output` writes it,
+/* The output rule (io/result/safe_output.h) for `path` as `output` writes it,
  * against the configuration's file and tables; *fmt gets the format. */
 static int check_output(const stsl_cfg *cfg, stsl_output output, const char *path, int *fmt,
                         stsl_error *err)

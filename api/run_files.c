@@ -7,12 +7,12 @@
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/run_api.h"
-#include "models/signal.h"
-#include "io/csv_sink.h"
-#include "io/h5_sink.h"
-#include "io/mat_sink.h"
-#include "io/out_file.h"
-#include "io/safe_output.h"
+#include "physics/signal.h"
+#include "io/result/csv_sink.h"
+#include "io/result/h5_sink.h"
+#include "io/result/mat_sink.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
 #include "models/multibody.h"
 #include "models/one_body.h"
 
@@ -81,7 +81,7 @@ static int simulate(const stsl_cfg *c, stsl_run_files *f, stsl_error *err)
     return rc;
 }
 
-/* The output rule (io/safe_output.h) for the result and the CSV files
+/* The output rule (io/result/safe_output.h) for the result and the CSV files
  * against the configuration and its table files; decides the format. */
 static int check_outputs(const stsl_config *cfg, stsl_run_files *f, stsl_error *err)
 {

@@ -1,6 +1,6 @@
 /* study_parts.c - the study in parts of stickslip.h (stsl_study_run_with,
  * stsl_study_plan, stsl_study_rows, stsl_study_file, the study file's
- * overview and CSV): the public face of api/sweep and io/study_h5 for
+ * overview and CSV): the public face of api/sweep and io/study/study_h5 for
  * the command line and stickslip-mpi, which include stickslip.h only. */
 #include <limits.h>
 #include <math.h>
@@ -13,8 +13,8 @@
 #include "api/error.h"
 #include "api/sweep.h"
 #include "include/stickslip.h"
-#include "io/safe_output.h"
-#include "io/study_h5.h"
+#include "io/result/safe_output.h"
+#include "io/study/study_h5.h"
 
 /* The cancel flag is the int of stsl_cancel_request; the sweep reads its
  * stop flag as a sig_atomic_t, which is that int on every platform the

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/validation.h"
+#include "run/validation.h"
 
 static int sum_begin(void *self, const stsl_layout *l, stsl_error *err)
 {

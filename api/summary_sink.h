@@ -5,7 +5,7 @@
 #define STSL_API_SUMMARY_SINK_H
 
 #include "include/stickslip.h"
-#include "io/study_h5.h"
+#include "io/study/study_h5.h"
 #include "models/system.h"
 #include "solver/sink.h"
 

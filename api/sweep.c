@@ -14,10 +14,10 @@
 #include "api/summary_sink.h"
 #include "api/sweep_output.h"
 #include "include/stickslip.h"
-#include "io/config.h"
-#include "io/run_record.h"
-#include "io/study.h"
-#include "io/study_h5.h"
+#include "io/config/config.h"
+#include "io/result/run_record.h"
+#include "io/study/study.h"
+#include "io/study/study_h5.h"
 #include "models/one_body.h"
 #include "models/multibody.h"
 
@@ -216,7 +216,7 @@ static int evs_event(void *self, const stsl_event_rec *e, stsl_error *err)
         k->ev = p;
         k->cap = cap;
     }
-    /* The single run's /events columns (io/h5_sink.c). */
+    /* The single run's /events columns (io/result/h5_sink.c). */
     k->ev[k->n++] = (stsl_study_event){e->t,
                                        e->kind,
                                        e->mode_before,

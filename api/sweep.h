@@ -15,7 +15,7 @@
 
 #include <signal.h>
 
-#include "io/study_h5.h"
+#include "io/study/study_h5.h"
 #include "solver/status.h"
 
 typedef struct stsl_sweep_progress {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "io/out_file.h"
-#include "io/safe_output.h"
+#include "io/result/out_file.h"
+#include "io/result/safe_output.h"
 
 /* The output rule for o->output and o->csv (STSL_EINPUT naming the path
  * and why); nothing is opened. */

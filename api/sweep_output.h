@@ -1,5 +1,5 @@
 /* sweep_output.h - where a study is written: the output rule
- * (io/safe_output.h) for the study file and its CSV export against the
+ * (io/result/safe_output.h) for the study file and its CSV export against the
  * study file, its base configuration and the base's table files, and the
  * choice between a new study file and one continued with --resume.  One
  * call for every runner (threads, MPI rank 0). */
@@ -7,9 +7,9 @@
 #define STSL_API_SWEEP_OUTPUT_H
 
 #include "api/sweep.h"
-#include "io/config.h"
-#include "io/study.h"
-#include "io/study_h5.h"
+#include "io/config/config.h"
+#include "io/study/study.h"
+#include "io/study/study_h5.h"
 
 /* The rule, then open o->output: with o->resume an existing file must be
  * an unfinished study of the same study file (else STSL_EINPUT with the

@@ -9,7 +9,7 @@
 #include "benchmarks/bench_util.h"
 #include "api/config_api.h"
 #include "include/stickslip.h"
-#include "models/run.h"
+#include "run/run.h"
 
 #define BATCHES 7
 #define RUNS    40

@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "benchmarks/bench_util.h"
-#include "io/config.h"
-#include "models/run.h"
-#include "models/validation.h"
+#include "io/config/config.h"
+#include "run/run.h"
+#include "run/validation.h"
 
 #define T_END 200.0
 #define RTOL  1e-8

@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "benchmarks/bench_util.h"
-#include "io/config.h"
-#include "models/run.h"
-#include "models/validation.h"
+#include "io/config/config.h"
+#include "run/run.h"
+#include "run/validation.h"
 
 #define N_SIZES 6
 

@@ -30,7 +30,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include "events/modes.h"
+#include "physics/modes.h"
 #include "test/reference/janecek_events.h"
 
 /* SPEC §3, examples/janecek_chirp.yaml. */

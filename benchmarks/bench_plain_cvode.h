@@ -7,7 +7,7 @@
 #define PLAIN_MAX_EVENTS 64
 
 typedef struct plain_event {
-    int kind; /* STSL_EV_* (events/modes.h) */
+    int kind; /* STSL_EV_* (physics/modes.h) */
     double t, x;
 } plain_event;
 

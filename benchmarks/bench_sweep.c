@@ -22,7 +22,7 @@
 #include "api/sweep.h"
 #include "benchmarks/bench_util.h"
 #include "include/stickslip.h"
-#include "io/study.h"
+#include "io/study/study.h"
 
 #define JANECEK STSL_SOURCE_DIR "/examples/janecek_chirp.yaml"
 

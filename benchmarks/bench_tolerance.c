@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "benchmarks/bench_util.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
-#include "models/verify.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
+#include "run/verify.h"
 #include "test/reference/janecek_events.h"
 
 #define MAX_RUNS 101

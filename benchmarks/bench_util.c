@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "io/config.h"
-#include "models/run.h"
+#include "io/config/config.h"
+#include "run/run.h"
 #include "solver/hybrid.h"
 
 #define MAX_SETS    16

@@ -4,7 +4,7 @@
 #ifndef STSL_BENCH_UTIL_H
 #define STSL_BENCH_UTIL_H
 
-#include "io/config.h"
+#include "io/config/config.h"
 #include "solver/sink.h"
 
 typedef struct bench_result {

@@ -37,7 +37,7 @@ function r = read_result(file)
 end
 
 function r = read_mat(file)
-  % A MAT result holds the same groups as structs (src io/mat_sink.h).
+  % A MAT result holds the same groups as structs (src io/result/mat_sink.h).
   S = load(file);
   r.complete = double(S.complete) == 1;
   r.message = S.message;

@@ -695,7 +695,7 @@ STSL_API stsl_rc stsl_file_info(const char *path, long max_events, char **text, 
 /* ---- comparing a trajectory with the exact one ------------------------- */
 
 /* The metrics of `stickslip compare` (names as in its JSON report; their
- * definitions in docs and models/validation.h).  Units are static strings. */
+ * definitions in docs and run/validation.h).  Units are static strings. */
 typedef struct stsl_compare_metrics {
     long n_points;       /* candidate samples compared */
     long points_dropped; /* candidate samples outside the reference's [0, t_end] */

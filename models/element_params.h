@@ -9,10 +9,10 @@
 #ifndef STSL_ELEMENT_PARAMS_H
 #define STSL_ELEMENT_PARAMS_H
 
-#include "events/end_stop.h"
-#include "events/modes.h"
-#include "models/friction.h"
-#include "models/signal.h"
+#include "physics/end_stop.h"
+#include "physics/modes.h"
+#include "physics/friction.h"
+#include "physics/signal.h"
 #include "solver/hybrid.h"
 
 /* Output columns (HDF5 /trajectory datasets, CSV columns), in this order. */
@@ -42,7 +42,7 @@ typedef struct stsl_element_params {
     stsl_friction_params friction;
     int has_stops; /* 0: no end stops */
     double x_min, x_max, restitution;
-    /* The stops' model (events/end_stop.h); a compliant stop's contact
+    /* The stops' model (physics/end_stop.h); a compliant stop's contact
      * stiffness (> 0) and damping (>= 0). */
     stsl_stop_model stop_model;
     double stop_stiffness, stop_damping;

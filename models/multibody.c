@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/contact.h"
-#include "events/modes.h"
-#include "models/friction.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
+#include "physics/friction.h"
 
 const char *const *stsl_multibody_kind_names(void)
 {

@@ -18,14 +18,14 @@
  * Guards: w_c of slipping contacts; the static band of stuck ones; gaps of
  * open stops; reactions of closed rigid stops; the compliant stop's
  * contact guard.  At an event the contacts at w_c = 0 that interact are
- * decided together by events/consistency.h (SPEC §4: consistency and its
+ * decided together by physics/consistency.h (SPEC §4: consistency and its
  * order of choice, which ends in a rule on names, never on the order of
  * the file), wherever the event reached one of them (a velocity jump
  * through dampers and clusters too); one event per contact or stop that
  * changed, all at the same instant.  Contacts and stops are named by their
  * name: in the columns and events, else contacts.N and stops.N.
  *
- * Friction levels are those of models/friction.h (SPEC §1.1) under each
+ * Friction levels are those of physics/friction.h (SPEC §1.1) under each
  * contact's load F_R (0 without one), which also pushes the contact's first
  * body along +x; a slipping contact whose load varies has a guard on F_R
  * (load reversal: the level changes branch, the integrator restarts). */
@@ -37,9 +37,9 @@
 
 /* The per-stop mode values, as stored in the results (stop_mode; their
  * names "OPEN", "LOW", "HIGH").  The per-contact ones
- * (contact_mode) are the contact's states, events/contact.h. */
+ * (contact_mode) are the contact's states, physics/contact.h. */
 enum { STSL_SM_OPEN = 0, STSL_SM_LOW = 1, STSL_SM_HIGH = 2 };
-/* The event kind a system adds to the element's (events/modes.h):
+/* The event kind a system adds to the element's (physics/modes.h):
  * several consistent combinations at one instant (SPEC §4). */
 #define STSL_EV_AMBIGUOUS STSL_N_EVENT_KINDS
 
@@ -73,13 +73,13 @@ void stsl_multibody_initial_state(const stsl_multibody *m, double *y0);
  * absolute.  stsl_multibody_initial_state converts the start to it. */
 int stsl_multibody_in_base_frame(const stsl_multibody *m);
 /* The state in `mode` of contact i (0 <= i < n_contacts: a contact
- * state, events/contact.h) or of stop i - n_contacts (STSL_SM_*); -1 when
+ * state, physics/contact.h) or of stop i - n_contacts (STSL_SM_*); -1 when
  * `mode` or i is not the model's. */
 int stsl_multibody_member_state(const stsl_multibody *m, stsl_mode_code mode, int i);
 /* The events a system records: the element's kinds plus "ambiguous". */
 const char *const *stsl_multibody_kind_names(void);
 
-/* ---- fixed-step use (models/fixed_step_system.c) ------------------------------- */
+/* ---- fixed-step use (run/fixed_step_system.c) ------------------------------- */
 
 /* What the forces of a mode vector are at (t, y), for schemes that step the
  * system themselves: arrays the caller owns, of the sizes given. */

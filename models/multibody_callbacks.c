@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "events/contact.h"
+#include "physics/contact.h"
 
 /* ---- hybrid model ops ------------------------------------------------------------ */
 

@@ -3,7 +3,7 @@
  * those the event reached, their groups and units, and the choice among
  * their combinations by consistency (SPEC §4: the margins of every
  * combination, judged within rounding by looking ahead; the order of
- * choice, events/consistency.h).  Separate from the rest of an event
+ * choice, physics/consistency.h).  Separate from the rest of an event
  * (multibody_transitions.c): the decision is one problem of its own. */
 #include "models/multibody_impl.h"
 
@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "events/consistency.h"
-#include "events/contact.h"
-#include "events/modes.h"
-#include "models/friction.h"
+#include "physics/consistency.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
+#include "physics/friction.h"
 
 /* The margins of the combination `states` of the contacts m->jlist for
  * the constraint forces in m->lambda, per contact into stat[]: 1 clear and

@@ -29,18 +29,18 @@
 
 #include <stdint.h>
 
-#include "events/end_stop.h"
+#include "physics/end_stop.h"
 #include "models/cluster.h"
 #include "models/loop_split.h"
 #include "models/multibody.h"
-#include "models/signal.h"
-#include "models/smooth_friction.h"
+#include "physics/signal.h"
+#include "physics/smooth_friction.h"
 
 /* The fixed ends as cluster nodes after the bodies: ground, base, anchor
  * (stsl_end_kind - 1). */
 #define N_FIXED 3
 /* The contact's rules and tolerances (rounding level of a force balance,
- * look-ahead, impact and bounces, natural scales): events/contact.h. */
+ * look-ahead, impact and bounces, natural scales): physics/contact.h. */
 /* A contact's relative velocity counts as zero at an event within this
  * many velocity tolerances (rtol * scale): what the root location and the
  * integration of two bodies held together leave of an exact zero. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/contact.h"
-#include "events/modes.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
 
 static const char *const stop_mode_names[] = {"OPEN", "LOW", "HIGH", NULL};
 

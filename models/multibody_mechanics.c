@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "events/contact.h"
-#include "models/friction.h"
+#include "physics/contact.h"
+#include "physics/friction.h"
 
 /* ---- forces ------------------------------------------------------------------ */
 
@@ -22,7 +22,7 @@ static void add_pair_force(const stsl_multibody *m, const int *pair, double f, d
 
 /* Friction of contact c in state st on its ends[0] at relative velocity w
  * (not stuck) under its load F_R = `load`: opposing the slip, at the level
- * of models/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
+ * of physics/friction.h (SPEC §1.1); a slip at w = 0 has its level at speed 0. */
 double stsl_mb_slip_force(const stsl_multibody *m, int c, int st, double w, double load)
 {
     const stsl_friction_params *fp = &m->s->contacts[c].friction;

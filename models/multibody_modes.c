@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/contact.h"
+#include "physics/contact.h"
 #include "solver/fnv1a.h"
 
 /* ---- mode table ------------------------------------------------------------ */

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/contact.h"
-#include "events/end_stop.h"
-#include "events/modes.h"
+#include "physics/contact.h"
+#include "physics/end_stop.h"
+#include "physics/modes.h"
 
 /* A rigid stop let go at its limit at zero relative speed has its ends
  * moved apart by this many ulps of their positions (at least one position

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "events/contact.h"
-#include "events/modes.h"
-#include "models/friction.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
+#include "physics/friction.h"
 #include "models/multibody.h"
-#include "models/smooth_friction.h"
+#include "physics/smooth_friction.h"
 #include "models/system.h"
 
 struct stsl_one_body {

@@ -3,7 +3,7 @@
  * seen as the element is seen: a hybrid model with the element's state
  * (x, v relative to the base; LuGre's sigma0 z), its result layout (x, v,
  * a, friction, net_force, stop_reaction, x_base, v_base, z), its mode
- * numbers (events/modes.h, from the contact's and the stop's states) and
+ * numbers (physics/modes.h, from the contact's and the stop's states) and
  * its event record (no subjects; a change of mode at an input
  * discontinuity is input_step), so every reader of the element's results
  * sees no change.  The engine integrates this body in the base's frame,
@@ -41,7 +41,7 @@ typedef struct stsl_one_body_forces {
 void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y,
                                stsl_one_body_forces *out);
 /* The element's columns (STSL_N_COLS values) in element mode `mode`
- * (events/modes.h) at (t, y), inputs as left limits. */
+ * (physics/modes.h) at (t, y), inputs as left limits. */
 void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
                                 double *cols);
 /* The right-hand side in the SMOOTH mode of a smooth law or LuGre, away

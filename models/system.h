@@ -16,10 +16,10 @@
 
 #include <stddef.h>
 
-#include "events/end_stop.h"
+#include "physics/end_stop.h"
 #include "models/element_params.h"
-#include "models/friction.h"
-#include "models/signal.h"
+#include "physics/friction.h"
+#include "physics/signal.h"
 
 /* Longest body name (bytes, without the terminating NUL). */
 #define STSL_BODY_NAME_MAX 63

@@ -100,7 +100,7 @@ def _attr_str(obj, name, default=""):
 
 # Deflate compresses at most 1032:1; a dataset stored through a filter that
 # claims more than this many times the file's size is not data the file
-# holds (the same rule as io/h5_bounds.c).
+# holds (the same rule as io/result/h5_bounds.c).
 FILTER_RATIO = 1100
 
 

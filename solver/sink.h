@@ -3,7 +3,7 @@
  * A sink is a small ops table plus its own content pointer, in the manner of
  * a SUNDIALS N_Vector.  The solver pushes the layout once, then samples and
  * events as they are computed, then the statistics; it never opens a file.
- * Implementations: io/h5_sink (HDF5), io/csv_sink (CSV), io/mem_sink (memory,
+ * Implementations: io/result/h5_sink (HDF5), io/result/csv_sink (CSV), io/result/mem_sink (memory,
  * for tests) and stsl_sink_tee below (two sinks at once).
  *
  * Every op returns STSL_OK or a negative stsl_status with `err` filled. */
@@ -86,7 +86,7 @@ typedef struct stsl_stats {
     int n_modes;
     double mode_time[STSL_MAX_MODES]; /* simulated time spent in each mode */
     double work; /* integral of the model's power (opts.integrate_power), else 0 */
-    /* The run's estimate of its own error (models/verify.h: the run repeated
+    /* The run's estimate of its own error (run/verify.h: the run repeated
      * at a 100x tighter tolerance, events paired by order); all 0 when not
      * asked for (verify == STSL_VERIFY_NONE). */
     int verify;            /* stsl_verify_status */

@@ -1,6 +1,6 @@
 """A small result file of a system of bodies, written with h5py in the layout
 of dev/multibody-plan.md / mb-interfaces section 3 (the writer of the
-engine's runs is io/h5_sink.c), for the tests of the tools that read
+engine's runs is io/result/h5_sink.c), for the tests of the tools that read
 systems (test_plot_system.py).  Every number in it is known here, so the
 tests can assert what `info`, `plot` and `compare` report.
 

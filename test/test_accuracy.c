@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "include/stickslip.h"
-#include "io/config.h"
-#include "io/h5_read.h"
-#include "io/mem_sink.h"
-#include "models/verify.h"
+#include "io/config/config.h"
+#include "io/result/h5_read.h"
+#include "io/result/mem_sink.h"
+#include "run/verify.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"
 

@@ -13,7 +13,7 @@
 
 #include "api/config_api.h"
 #include "include/stickslip.h"
-#include "io/config.h"
+#include "io/config/config.h"
 #include "test/testutil.h"
 
 #define EX(name) STSL_SOURCE_DIR "/examples/" name

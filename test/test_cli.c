@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "include/stickslip.h"
-#include "io/h5_read.h"
+#include "io/result/h5_read.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

@@ -1,4 +1,4 @@
-/* `stickslip compare`: the pure metrics of models/validation on hand-made data
+/* `stickslip compare`: the pure metrics of run/validation on hand-made data
  * with known answers, then the command on synthetic pairs built from a
  * reference run (identical, shifted in x, shifted in time, one stick
  * interval removed), CSV and HDF5 from outside, the JSON report, and every
@@ -16,9 +16,9 @@
 
 #include <hdf5.h>
 
-#include "io/candidate.h"
-#include "io/h5_read.h"
-#include "models/validation.h"
+#include "io/candidate/candidate.h"
+#include "io/result/h5_read.h"
+#include "run/validation.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/run.h"
+#include "run/run.h"
 #include "test/testutil.h"
 
 #define RT 1e-8

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/config.h"
+#include "io/config/config.h"
 #include "test/testutil.h"
 
 /* The reference configuration of the brief (Janecek's chirp). */

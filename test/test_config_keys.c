@@ -1,4 +1,4 @@
-/* test_config_keys.c - the one table of configuration keys (io/config_keys.h)
+/* test_config_keys.c - the one table of configuration keys (io/config/config_keys.h)
  * against what the program does with every number key of it, of the one
  * element and of a system alike:
  *   - set then get returns the value set (the full YAML path and the fast
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/config_keys.h"
+#include "io/config/config.h"
+#include "io/config/config_keys.h"
 #include "test/testutil.h"
 
 /* Bases in which every number key of the table exists (each key is tried

@@ -1,4 +1,4 @@
-/* test_consistency.c - consistent mode selection (events/consistency):
+/* test_consistency.c - consistent mode selection (physics/consistency):
  * SPEC §4's order of choice in each of its branches (fewest changes among
  * the contacts that reached nothing, then most stuck among those that
  * did, then the lexicographic order STUCK < SLIP_POS < SLIP_NEG), the
@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "events/consistency.h"
+#include "physics/consistency.h"
 #include "models/cluster.h"
 
 #define S STSL_CONTACT_STUCK

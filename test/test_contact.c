@@ -1,4 +1,4 @@
-/* One contact's rules (events/contact.h) against closed forms: SPEC §1.1's
+/* One contact's rules (physics/contact.h) against closed forms: SPEC §1.1's
  * static levels and worked checks, the decisions of §1.2 as pure
  * functions, impact and bounces, tolerances and natural scales; and the
  * stop ops beside them. */
@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "events/end_stop.h"
-#include "events/contact.h"
+#include "physics/end_stop.h"
+#include "physics/contact.h"
 #include "models/element_params.h"
-#include "models/friction.h"
+#include "physics/friction.h"
 #include "test/testutil.h"
 
 #include <float.h>

@@ -16,10 +16,10 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/friction.h"
+#include "physics/friction.h"
 #include "test/testutil.h"
 
 #define EX(name) STSL_SOURCE_DIR "/examples/" name

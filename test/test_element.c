@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/run.h"
+#include "run/run.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"
 
@@ -148,7 +148,7 @@ static void table_force_breakaway(void **state)
 #define LOAD 50.0
 
 /* Dynamic friction for slip + under the load `fr` (SPEC §1.1), written out
- * independently of models/friction.c. */
+ * independently of physics/friction.c. */
 static double fd_pos(double fr, double eta)
 {
     if (fr < 0) return FDJ + (1.0 / ETO - 1.0) * (-fr);

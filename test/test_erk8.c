@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "include/stickslip.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/run.h"
+#include "run/run.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"
 

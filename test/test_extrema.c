@@ -17,7 +17,7 @@
 #include "api/config_api.h"
 #include "api/run_api.h"
 #include "include/stickslip.h"
-#include "io/study_h5.h"
+#include "io/study/study_h5.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

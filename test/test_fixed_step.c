@@ -1,4 +1,4 @@
-/* The fixed-step schemes (models/fixed_step) and `stickslip converge`:
+/* The fixed-step schemes (run/fixed_step) and `stickslip converge`:
  * convergence orders against the exact reference, the layout and events of
  * scheme results, end stops, failures, and the command's input errors.
  *
@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/h5_read.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/h5_read.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/fixed_step.h"
-#include "models/run.h"
+#include "run/fixed_step.h"
+#include "run/run.h"
 #include "test/testutil.h"
 
 static char g_dir[256];
@@ -138,7 +138,7 @@ static long compare_count(const char *label)
 }
 
 /* converge and compare share one definition of a missed and a spurious
- * event (models/validation: same class, closest pairs first, within 5
+ * event (run/validation: same class, closest pairs first, within 5
  * median steps of the candidate): compare of the reference and a karnopp
  * result at one step gives converge's counts for that step.  The step is
  * coarse enough that both counts are nonzero (something to agree on). */

@@ -1,4 +1,4 @@
-/* The fixed-step schemes on systems of bodies (models/fixed_step_system):
+/* The fixed-step schemes on systems of bodies (run/fixed_step_system):
  * a one-body system against the element's own scheme, a two-body system
  * whose contacts never stick against the closed form of its linear ODE
  * (the scheme's order), and `converge` on the servo with backlash. */
@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/contact.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
-#include "models/fixed_step_system.h"
+#include "physics/contact.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
+#include "run/fixed_step_system.h"
 #include "models/multibody.h"
-#include "models/run.h"
-#include "models/validation.h"
+#include "run/run.h"
+#include "run/validation.h"
 #include "test/testutil.h"
 
 #define EX(name) STSL_SOURCE_DIR "/examples/" name

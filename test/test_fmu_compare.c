@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "api/fmu_lazy.h"
-#include "io/h5_sink.h"
+#include "io/result/h5_sink.h"
 #include "fmu/two_body_system.h"
 #include "testutil.h"
 

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "models/friction.h"
+#include "physics/friction.h"
 #include "test/testutil.h"
 
 static stsl_friction_params params(double fdj, double fsd, double eto, double eta)

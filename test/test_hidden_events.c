@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/mem_sink.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
 #include "test/testutil.h"
 

@@ -23,7 +23,7 @@
 #include <matio.h>
 #include <zlib.h>
 
-#include "io/study.h"
+#include "io/study/study.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

@@ -17,10 +17,10 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "io/csv_sink.h"
-#include "io/h5_read.h"
-#include "io/h5_sink.h"
-#include "io/mem_sink.h"
+#include "io/result/csv_sink.h"
+#include "io/result/h5_read.h"
+#include "io/result/h5_sink.h"
+#include "io/result/mem_sink.h"
 #include "test/testutil.h"
 
 static const stsl_column cols[] = {

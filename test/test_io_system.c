@@ -2,7 +2,7 @@
  * docs/hdf5-layout.md "Systems"): a synthetic layout of 3 bodies, 2
  * contacts and 1 stop, with column groups and events about a contact or a
  * stop, through every writer (HDF5, CSV, MAT, memory) and back through the
- * readers (the HDF5 C API from outside, io/h5_read, stsl_result_read,
+ * readers (the HDF5 C API from outside, io/result/h5_read, stsl_result_read,
  * matio): shapes, names and every value exact (the writers copy doubles,
  * so equality is bitwise), and no /trajectory/mode without a scalar mode. */
 #include <setjmp.h>
@@ -19,12 +19,12 @@
 #include <matio.h>
 
 #include "include/stickslip.h"
-#include "io/csv_sink.h"
-#include "io/h5_read.h"
-#include "io/h5_sink.h"
-#include "io/mat_sink.h"
-#include "io/mem_sink.h"
-#include "io/run_record.h"
+#include "io/result/csv_sink.h"
+#include "io/result/h5_read.h"
+#include "io/result/h5_sink.h"
+#include "io/result/mat_sink.h"
+#include "io/result/mem_sink.h"
+#include "io/result/run_record.h"
 #include "test/testutil.h"
 
 /* ---- the synthetic system ---------------------------------------------------- */
@@ -367,7 +367,7 @@ static void check_h5_file(const char *path, const run_rows *rr)
     H5Fclose(f);
 }
 
-/* io/h5_read: the groups, their names and the subjects. */
+/* io/result/h5_read: the groups, their names and the subjects. */
 static void check_h5_read(const char *path)
 {
     stsl_error err = {0};

@@ -22,10 +22,10 @@
 #include <hdf5.h>
 #include <matio.h>
 
-#include "io/config.h"
-#include "io/h5_read.h"
-#include "io/mat_sink.h"
-#include "models/run.h"
+#include "io/config/config.h"
+#include "io/result/h5_read.h"
+#include "io/result/mat_sink.h"
+#include "run/run.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

@@ -19,10 +19,10 @@
 #include "api/config_api.h"
 #include "api/summary_sink.h"
 #include "include/stickslip.h"
-#include "io/config.h"
-#include "io/study.h"
-#include "io/study_h5.h"
-#include "models/run.h"
+#include "io/config/config.h"
+#include "io/study/study.h"
+#include "io/study/study_h5.h"
+#include "run/run.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events/modes.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "physics/modes.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/multibody.h"
-#include "models/run.h"
-#include "models/signal.h"
+#include "run/run.h"
+#include "physics/signal.h"
 #include "test/testutil.h"
 
 static void load(const char *yaml, stsl_config *cfg)

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/multibody.h"
 #include "solver/hybrid.h"
 #include "test/testutil.h"

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/modes.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
-#include "models/run.h"
+#include "physics/modes.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
+#include "run/run.h"
 #include "models/system.h"
 #include "test/testutil.h"
 

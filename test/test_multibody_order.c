@@ -52,10 +52,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/multibody.h"
-#include "models/run.h"
+#include "run/run.h"
 #include "solver/sink.h"
 #include "test/testutil.h"
 

@@ -39,11 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/consistency.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
-#include "models/run.h"
-#include "models/validation.h"
+#include "physics/consistency.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
+#include "run/run.h"
+#include "run/validation.h"
 #include "solver/sink.h"
 #include "test/testutil.h"
 

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
 #include "models/one_body.h"
-#include "models/verify.h"
+#include "run/verify.h"
 #include "test/testutil.h"
 
 /* Run `model` from y0 with `sim` into a fresh memory sink (complete run

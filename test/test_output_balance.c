@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "events/modes.h"
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "physics/modes.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
 #include "models/one_body.h"
-#include "models/signal.h"
+#include "physics/signal.h"
 #include "test/testutil.h"
 
 #define EX STSL_SOURCE_DIR "/examples/"

@@ -33,7 +33,7 @@
 #include <hdf5.h>
 
 #include "include/stickslip.h"
-#include "io/safe_output.h"
+#include "io/result/safe_output.h"
 #include "test/testutil.h"
 
 #define BELT STSL_SOURCE_DIR "/examples/belt_stick_slip.yaml"
@@ -99,7 +99,7 @@ static int limited(int blocks, const char *fmt, ...)
     char lim[32] = "unlimited";
     if (blocks >= 0) snprintf(lim, sizeof lim, "%d", blocks);
     /* Under a file-size limit HDF5 cannot close a file whose last writes
-     * failed (io/h5_sink.c, discard_storage): its chunk buffers are lost
+     * failed (io/result/h5_sink.c, discard_storage): its chunk buffers are lost
      * inside the library, and the process exits right after.  In a
      * sanitizer build LeakSanitizer would add that to the one-line output
      * this test checks, so it is off for these runs only (every other

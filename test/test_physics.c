@@ -19,9 +19,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "io/mem_sink.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/friction.h"
+#include "physics/friction.h"
 #include "test/testutil.h"
 
 #define RT 1e-8

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
 #include "test/reference/janecek_events.h"
 #include "test/testutil.h"

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "io/mem_sink.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
 #include "test/testutil.h"
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/h5_read.h"
+#include "io/result/h5_read.h"
 #include "models/element_params.h"
 #include "test/testutil.h"
 

@@ -33,9 +33,9 @@
 
 #include <hdf5.h>
 
-#include "io/config.h"
-#include "io/h5_read.h"
-#include "io/h5_sink.h"
+#include "io/config/config.h"
+#include "io/result/h5_read.h"
+#include "io/result/h5_sink.h"
 #include "test/testutil.h"
 
 #define EX   STSL_SOURCE_DIR "/examples/"

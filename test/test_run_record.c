@@ -1,4 +1,4 @@
-/* test_run_record.c - a run recorded (io/run_record) and replayed into a
+/* test_run_record.c - a run recorded (io/result/run_record) and replayed into a
  * memory sink equals the same run fed to a memory sink directly, bit for
  * bit: every sample, every event with both sides, the statistics, the
  * end state and message (a complete run and one stopped by max_events).
@@ -15,8 +15,8 @@
 
 #include "api/config_api.h"
 #include "api/run_api.h"
-#include "io/mem_sink.h"
-#include "io/run_record.h"
+#include "io/result/mem_sink.h"
+#include "io/result/run_record.h"
 #include "test/testutil.h"
 
 #define JANECEK STSL_SOURCE_DIR "/examples/janecek_chirp.yaml"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/signal.h"
+#include "physics/signal.h"
 #include "test/testutil.h"
 
 static stsl_signal *make(stsl_signal_spec *sp)

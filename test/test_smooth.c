@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 #include "models/element_params.h"
-#include "models/run.h"
-#include "models/smooth_friction.h"
+#include "run/run.h"
+#include "physics/smooth_friction.h"
 #include "test/testutil.h"
 
 /* ---- the seeds' formulas, written out again here -------------------------- */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/mem_sink.h"
+#include "io/result/mem_sink.h"
 #include "solver/hybrid.h"
 #include "test/testutil.h"
 

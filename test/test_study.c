@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
-#include "io/study.h"
+#include "io/config/config.h"
+#include "io/study/study.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

@@ -18,7 +18,7 @@
 
 #include <hdf5.h>
 
-#include "io/study_h5.h"
+#include "io/study/study_h5.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

@@ -23,9 +23,9 @@
 
 #include <hdf5.h>
 
-#include "io/h5_read.h"
-#include "io/study.h"
-#include "io/study_h5.h"
+#include "io/result/h5_read.h"
+#include "io/study/study.h"
+#include "io/study/study_h5.h"
 #include "test/testutil.h"
 
 static char g_dir[256];

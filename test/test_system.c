@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "include/stickslip.h"
-#include "io/config.h"
+#include "io/config/config.h"
 #include "models/system.h"
 #include "test/testutil.h"
 

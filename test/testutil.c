@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "events/modes.h"
+#include "physics/modes.h"
 #include "models/element_params.h"
-#include "models/friction.h"
-#include "models/run.h"
-#include "models/signal.h"
+#include "physics/friction.h"
+#include "run/run.h"
+#include "physics/signal.h"
 
 double tu_wrms(const double *a, const double *ref, int n, double rtol, double atol)
 {

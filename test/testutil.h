@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "io/config.h"
-#include "io/mem_sink.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
 
 /* Weighted RMS norm of (a - ref) with weights 1/(rtol |ref| + atol): < 1
  * means "equal within the tolerance" (STYLE.md, rule 7). */

@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "events/contact.h"
-#include "events/modes.h"
+#include "physics/contact.h"
+#include "physics/modes.h"
 #include "io/fmu/fmi2.h"
 #include "models/one_body.h"
-#include "models/validation.h"
+#include "run/validation.h"
 
 /* ---- signals ----------------------------------------------------------------- */
 
@@ -933,7 +933,7 @@ static void make_signals(child *ch)
     }
 }
 
-/* Steps as the fixed-step schemes count them (models/fixed_step.c). */
+/* Steps as the fixed-step schemes count them (run/fixed_step.c). */
 #define STEP_COUNT_SLACK 1e-9
 
 /* ---- model exchange: stickslip integrates the FMU ------------------------------------ */

@@ -3,7 +3,7 @@ for a system's result file.
 
 The metrics (re-running the reference at the candidate's times, stuck-time
 IoU, event matching, dissipated energy) are defined once, in the library
-(api/compare.c over models/validation); this calls
+(api/compare.c over run/validation); this calls
 stsl_compare() or stsl_compare_system() in the process, with the GIL
 released while the reference runs again.
 """

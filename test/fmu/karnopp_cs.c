@@ -3,7 +3,7 @@
  * CMakeLists.txt) to drive through `stickslip converge --fmu`.
  *
  * It computes what `simulation.scheme: karnopp` computes
- * (models/fixed_step.c), operation for operation, for an element without
+ * (run/fixed_step.c), operation for operation, for an element without
  * end stops under a Coulomb law: semi-implicit Euler in slip,
  *   v += h (F_n - s F_D) / m,  x += h v,
  * with F_n = F_a + load - k (x - x_free) - c v - m a_b at the state the

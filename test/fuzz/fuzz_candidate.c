@@ -2,7 +2,7 @@
  * when the bytes are an HDF5 file). */
 #include <stdint.h>
 
-#include "io/candidate.h"
+#include "io/candidate/candidate.h"
 #include "test/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,7 +3,7 @@
  * with the default names and with matrix columns and struct fields. */
 #include <stdint.h>
 
-#include "io/mat_candidate.h"
+#include "io/candidate/mat_candidate.h"
 #include "test/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

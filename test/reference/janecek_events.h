@@ -5,7 +5,7 @@
 #ifndef STSL_TEST_JANECEK_EVENTS_H
 #define STSL_TEST_JANECEK_EVENTS_H
 
-#include "events/modes.h"
+#include "physics/modes.h"
 
 /* The reference's digits: it agrees with itself to all 22 printed digits when
  * rerun at 60 digits, 90 terms and steps of 0.02 s, so these 17-digit copies

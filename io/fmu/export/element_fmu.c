@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
+#include "io/config/config.h"
 #include "io/fmu/fmi2.h"
 #include "io/fmu/export/element_inputs.h"
 #include "io/fmu/fmi2_real_only.h"

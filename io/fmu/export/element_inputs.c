@@ -2,7 +2,7 @@
 #include "io/fmu/export/element_inputs.h"
 
 #include "models/one_body.h"
-#include "models/signal.h"
+#include "physics/signal.h"
 
 /* Value and first two derivatives of `spec` at t = 0 (left limit). */
 static int at_zero(const stsl_signal_spec *spec, double out[3], stsl_error *err)

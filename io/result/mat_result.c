@@ -1,0 +1,549 @@
+/* mat_result.c - a MAT result read back (mat_result.h).  The variables are
+ * those io/result/mat_sink.c writes; matio reads them, mat_candidate.c's helpers
+ * turn its elements into numbers. */
+#include "io/result/mat_result.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <matio.h>
+
+#include "io/result/h5_types.h"
+#include "io/candidate/mat_candidate.h"
+
+/* The file being read, for messages and the size bound. */
+typedef struct rd {
+    mat_t *mat;
+    const char *path;
+    double room; /* bytes a variable may claim: file size x STSL_MAT_MAX_RATIO */
+    stsl_error *err;
+} rd;
+
+static int bad(const rd *r, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return stsl_error_set(r->err, STSL_EINPUT, "%s: %s", r->path, msg);
+}
+
+static int no_memory(const rd *r)
+{
+    return stsl_error_set(r->err, STSL_ENOMEM, "%s: out of memory", r->path);
+}
+
+int stsl_mat_result_file(const char *path)
+{
+    static const unsigned char hdf5[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8] = {0};
+    size_t n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    if (n >= 6 && !memcmp(head, "MATLAB", 6)) return 1;
+    size_t len = strlen(path);
+    int mat_name = len > 4 && !strcasecmp(path + len - 4, ".mat");
+    return mat_name && !(n == sizeof head && !memcmp(head, hdf5, sizeof hdf5));
+}
+
+/* ---- variables and their parts ----------------------------------------------- */
+
+/* Bytes the variable (with its fields or cells) declares, counted as 8 per
+ * element: a bound, computed before matio allocates anything. */
+static double claimed(const matvar_t *v, int depth)
+{
+    double n = 1.0;
+    for (int k = 0; k < v->rank; k++)
+        n *= (double)v->dims[k];
+    double bytes = 8.0 * n;
+    if (depth > 4 || n > 1e6) return bytes; /* our files nest two deep; counting stops */
+    if (v->class_type == MAT_C_STRUCT) {
+        unsigned nf = Mat_VarGetNumberOfFields((matvar_t *)v);
+        for (size_t i = 0; i < (size_t)n; i++)
+            for (unsigned f = 0; f < nf; f++) {
+                const matvar_t *c = Mat_VarGetStructFieldByIndex((matvar_t *)v, f, i);
+                if (c) bytes += claimed(c, depth + 1);
+            }
+    } else if (v->class_type == MAT_C_CELL) {
+        for (size_t i = 0; i < (size_t)n; i++) {
+            const matvar_t *c = Mat_VarGetCell((matvar_t *)v, (int)i);
+            if (c) bytes += claimed(c, depth + 1);
+        }
+    }
+    return bytes;
+}
+
+/* The top-level variable `name`; NULL with *rc = 0 when it is absent and
+ * optional. */
+static matvar_t *read_var(const rd *r, const char *name, int required, int *rc)
+{
+    *rc = STSL_OK;
+    matvar_t *info = Mat_VarReadInfo(r->mat, name);
+    if (!info) {
+        if (required)
+            *rc = bad(r,
+                      "not a stickslip result: no variable '%s' (a MAT result of `stickslip "
+                      "run -o OUT.mat` has trajectory, events, units, stats, config, ...)",
+                      name);
+        return NULL;
+    }
+    double claim = claimed(info, 0);
+    Mat_VarFree(info);
+    if (claim > r->room) {
+        *rc = bad(r,
+                  "variable '%s' claims %.3g bytes, more than the file can hold: a damaged "
+                  "or crafted file",
+                  name, claim);
+        return NULL;
+    }
+    matvar_t *v = Mat_VarRead(r->mat, name);
+    if (!v) *rc = bad(r, "cannot read variable '%s' (damaged file?)", name);
+    return v;
+}
+
+static const matvar_t *field(const matvar_t *s, const char *name)
+{
+    if (!s || s->class_type != MAT_C_STRUCT) return NULL;
+    return Mat_VarGetStructFieldByName((matvar_t *)s, name, 0);
+}
+
+static int is_struct1(const matvar_t *v)
+{
+    return v && v->class_type == MAT_C_STRUCT && stsl_mat_numel(v) == 1;
+}
+
+/* Append code point cp as UTF-8. */
+static size_t put_utf8(char *s, unsigned long cp)
+{
+    if (cp < 0x80) {
+        s[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        s[0] = (char)(0xC0 | (cp >> 6));
+        s[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | (cp >> 12));
+        s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        s[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    s[0] = (char)(0xF0 | (cp >> 18));
+    s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    s[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* The text of a char variable as UTF-8 (malloc'd); NULL when v is not
+ * char or out of memory.  The writer stores UTF-16 code units (miUTF16);
+ * 8-bit data is taken as UTF-8 bytes. */
+static char *text_of(const matvar_t *v)
+{
+    if (!v || v->class_type != MAT_C_CHAR) return NULL;
+    size_t n = stsl_mat_numel(v);
+    char *s = malloc(3 * n + 1); /* a unit gives at most 3 bytes, a pair 4 */
+    if (!s) return NULL;
+    int bytes =
+        v->data_type == MAT_T_UTF8 || v->data_type == MAT_T_UINT8 || v->data_type == MAT_T_INT8;
+    size_t at = 0;
+    for (size_t i = 0; i < n && v->data; i++) {
+        unsigned long u = (unsigned long)stsl_mat_element(v, i);
+        if (bytes) {
+            s[at++] = (char)u;
+            continue;
+        }
+        if (u >= 0xD800 && u < 0xDC00 && i + 1 < n) {
+            unsigned long lo = (unsigned long)stsl_mat_element(v, i + 1);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                at += put_utf8(s + at, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+                i++;
+                continue;
+            }
+        }
+        at += put_utf8(s + at, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    }
+    s[at] = '\0';
+    return s;
+}
+
+/* Text into a fixed buffer; "" for an absent field. */
+static int text_into(const rd *r, const matvar_t *v, const char *what, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!v) return STSL_OK;
+    char *s = text_of(v);
+    if (!s) return v->class_type == MAT_C_CHAR ? no_memory(r) : bad(r, "%s is not text", what);
+    snprintf(buf, size, "%s", s);
+    free(s);
+    return STSL_OK;
+}
+
+/* A cell of n texts as malloc'd strings. */
+static int cell_texts(const rd *r, const matvar_t *v, const char *what, char ***out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!v || v->class_type != MAT_C_CELL) return bad(r, "%s is not a cell array of text", what);
+    size_t count = stsl_mat_numel(v);
+    if (count > 100000) return bad(r, "%s: %zu names", what, count);
+    char **s = calloc(count ? count : 1, sizeof *s);
+    if (!s) return no_memory(r);
+    for (size_t i = 0; i < count; i++) {
+        const matvar_t *c = Mat_VarGetCell((matvar_t *)v, (int)i);
+        if (!(s[i] = text_of(c))) {
+            stsl_h5_free_strs(s, (int)i);
+            return c && c->class_type == MAT_C_CHAR ? no_memory(r)
+                                                    : bad(r, "%s{%zu} is not text", what, i + 1);
+        }
+    }
+    *out = s;
+    *n = (int)count;
+    return STSL_OK;
+}
+
+/* A real numeric rows x cols matrix (rows given: -1 takes the variable's). */
+static int matrix(const rd *r, const matvar_t *v, const char *what, long *rows, size_t *cols)
+{
+    if (!v) return bad(r, "no %s", what);
+    if (!stsl_mat_is_numeric(v) && stsl_mat_numel(v) > 0)
+        return bad(r, "%s is not real numbers", what);
+    if (v->rank != 2) return bad(r, "%s has %d dimensions, expected 2", what, v->rank);
+    if (*rows >= 0 && v->dims[0] != (size_t)*rows)
+        return bad(r, "%s has %zu rows, expected %ld", what, v->dims[0], *rows);
+    *rows = (long)v->dims[0];
+    *cols = v->dims[1];
+    return STSL_OK;
+}
+
+static double scalar(const matvar_t *v, double fallback)
+{
+    return v && stsl_mat_is_numeric(v) && stsl_mat_numel(v) == 1 ? stsl_mat_element(v, 0)
+                                                                 : fallback;
+}
+
+/* ---- the result's parts --------------------------------------------------------- */
+
+static int read_root(const rd *r, stsl_h5_result *res)
+{
+    int rc;
+    char program[64];
+    matvar_t *v = read_var(r, "program", 1, &rc);
+    if (!rc) rc = text_into(r, v, "variable 'program'", program, sizeof program);
+    Mat_VarFree(v);
+    if (!rc && strcmp(program, "stickslip"))
+        rc = bad(r, "not a stickslip result (variable program is '%s')", program);
+    snprintf(res->program, sizeof res->program, "%s", program);
+    static const struct {
+        const char *name;
+        size_t off, size;
+    } texts[] = {{"version", offsetof(stsl_h5_result, version), sizeof res->version},
+                 {"created_utc", offsetof(stsl_h5_result, created_utc), sizeof res->created_utc},
+                 {"message", offsetof(stsl_h5_result, message), sizeof res->message}};
+    for (size_t i = 0; !rc && i < sizeof texts / sizeof texts[0]; i++) {
+        v = read_var(r, texts[i].name, 1, &rc);
+        if (!rc) rc = text_into(r, v, texts[i].name, (char *)res + texts[i].off, texts[i].size);
+        Mat_VarFree(v);
+    }
+    if (!rc && (v = read_var(r, "complete", 1, &rc))) {
+        double c = scalar(v, NAN);
+        if (c != 0.0 && c != 1.0) rc = bad(r, "variable 'complete' is not 0 or 1");
+        res->complete = c == 1.0;
+        Mat_VarFree(v);
+    }
+    if (!rc && (v = read_var(r, "config", 1, &rc))) {
+        if (!(res->config_yaml = text_of(v)))
+            rc = v->class_type == MAT_C_CHAR ? no_memory(r)
+                                             : bad(r, "variable 'config' is not text");
+        Mat_VarFree(v);
+    }
+    return rc;
+}
+
+/* Names of modes or kinds into fixed rows. */
+static int names_into(const rd *r, const char *var, char (*rows)[24], int max, int *n)
+{
+    int rc, count = 0;
+    char **s = NULL;
+    matvar_t *v = read_var(r, var, 1, &rc);
+    if (!rc) rc = cell_texts(r, v, var, &s, &count);
+    if (!rc && count > max) rc = bad(r, "%s: %d names, at most %d", var, count, max);
+    for (int i = 0; !rc && i < count; i++)
+        snprintf(rows[i], sizeof rows[0], "%s", s[i]);
+    if (!rc) *n = count;
+    stsl_h5_free_strs(s, count);
+    Mat_VarFree(v);
+    return rc;
+}
+
+/* Column c of the trajectory, field f: its values, width and names. */
+static int read_column(const rd *r, const matvar_t *f, const char *name, const matvar_t *units,
+                       const matvar_t *names, const matvar_t *vnames, stsl_h5_result *res,
+                       stsl_mat_arrays *a)
+{
+    char what[96];
+    snprintf(what, sizeof what, "trajectory.%s", name);
+    if (res->n_cols == STSL_H5_MAX_COLS)
+        return bad(r, "trajectory has more than %d columns", STSL_H5_MAX_COLS);
+    long n = a->n;
+    size_t w = 0;
+    int rc = matrix(r, f, what, &n, &w);
+    const matvar_t *members = field(names, name);
+    if (!rc && !members && w != 1) rc = bad(r, "%s is %ld x %zu, expected %ld x 1", what, n, w, n);
+    if (!rc && w > 64) rc = bad(r, "%s: %zu members", what, w);
+    if (rc) return rc;
+    int c = res->n_cols, width = members ? (int)w : 0, nm = 0;
+    snprintf(res->col_names[c], sizeof res->col_names[c], "%s", name);
+    if ((rc = text_into(r, field(units, name), what, res->col_units[c], sizeof res->col_units[c])))
+        return rc;
+    if (members && (rc = cell_texts(r, members, what, &res->col_members[c], &nm))) return rc;
+    res->n_cols++; /* from here its names are freed with res */
+    res->col_width[c] = width;
+    if (members && nm != width)
+        return bad(r, "names.%s has %d names for the %d columns of %s", name, nm, width, what);
+    const matvar_t *values = field(vnames, name);
+    res->col_integer[c] = f->class_type == MAT_C_INT8;
+    if (values && (rc = cell_texts(r, values, what, &res->col_values[c], &res->col_n_values[c])))
+        return rc;
+    size_t wd = w ? w : 1;
+    double *d = malloc(sizeof *d * ((size_t)n * wd + 1));
+    if (!d) return no_memory(r);
+    for (size_t i = 0; i < (size_t)n; i++)
+        for (size_t k = 0; k < wd; k++)
+            d[i * wd + k] = stsl_mat_element(f, i + k * (size_t)n); /* MATLAB's column-major */
+    a->cols[c] = d;
+    return STSL_OK;
+}
+
+/* A 1-D n x 1 field as a malloc'd array. */
+static int column_of(const rd *r, const matvar_t *f, const char *what, long *n, double **out)
+{
+    size_t w = 0;
+    int rc = matrix(r, f, what, n, &w);
+    if (!rc && w != 1) rc = bad(r, "%s is %ld x %zu, expected %ld x 1", what, *n, w, *n);
+    if (rc) return rc;
+    if (!(*out = malloc(sizeof **out * ((size_t)*n + 1)))) return no_memory(r);
+    for (long i = 0; i < *n; i++)
+        (*out)[i] = stsl_mat_element(f, (size_t)i);
+    return STSL_OK;
+}
+
+static int read_trajectory(const rd *r, const matvar_t *traj, const matvar_t *units,
+                           const matvar_t *names, const matvar_t *vnames, stsl_h5_result *res,
+                           stsl_mat_arrays *a)
+{
+    if (!is_struct1(traj)) return bad(r, "variable 'trajectory' is not a 1 x 1 struct");
+    if (!is_struct1(units)) return bad(r, "variable 'units' is not a 1 x 1 struct");
+    a->n = -1;
+    int rc = column_of(r, field(traj, "t"), "trajectory.t", &a->n, &a->t);
+    /* A system's file has names and no scalar mode (its modes are groups). */
+    if (!rc && !names) rc = column_of(r, field(traj, "mode"), "trajectory.mode", &a->n, &a->mode);
+    unsigned nf = Mat_VarGetNumberOfFields((matvar_t *)traj);
+    char *const *fn = Mat_VarGetStructFieldnames(traj);
+    for (unsigned k = 0; !rc && k < nf; k++) {
+        if (!strcmp(fn[k], "t") || (!names && !strcmp(fn[k], "mode"))) continue;
+        rc = read_column(r, Mat_VarGetStructFieldByIndex((matvar_t *)traj, k, 0), fn[k], units,
+                         names, vnames, res, a);
+    }
+    if (rc) return rc;
+    res->n_samples = a->n;
+    res->t_first = a->n > 0 ? a->t[0] : NAN;
+    res->t_last = a->n > 0 ? a->t[a->n - 1] : NAN;
+    static const struct {
+        const char *name;
+        size_t off;
+    } u[] = {{"t", offsetof(stsl_h5_result, time_units)},
+             {"x", offsetof(stsl_h5_result, x_units)},
+             {"v", offsetof(stsl_h5_result, v_units)},
+             {"net_force", offsetof(stsl_h5_result, net_force_units)},
+             {"friction", offsetof(stsl_h5_result, friction_units)}};
+    for (size_t i = 0; !rc && i < sizeof u / sizeof u[0]; i++)
+        rc = text_into(r, field(units, u[i].name), "units", (char *)res + u[i].off,
+                       sizeof res->time_units);
+    return rc;
+}
+
+/* Event values: of the element's scalar columns; NaN in a system's file
+ * (arrays there, as the HDF5 reader leaves them). */
+static int event_value(const rd *r, const matvar_t *ev, const char *name, long m, int system,
+                       stsl_h5_event *events, size_t off)
+{
+    char what[64];
+    snprintf(what, sizeof what, "events.%s", name);
+    const matvar_t *f = field(ev, name);
+    size_t w = 0;
+    long rows = m;
+    int rc = matrix(r, f, what, &rows, &w);
+    if (!rc && !system && w != 1) rc = bad(r, "%s is %ld x %zu, expected %ld x 1", what, m, w, m);
+    for (long i = 0; !rc && i < m; i++)
+        *(double *)((char *)&events[i] + off) = system ? NAN : stsl_mat_element(f, (size_t)i);
+    return rc;
+}
+
+static int read_events(const rd *r, const matvar_t *ev, int system, stsl_h5_result *res)
+{
+    if (!is_struct1(ev)) return bad(r, "variable 'events' is not a 1 x 1 struct");
+    long m = -1;
+    size_t w = 0;
+    int rc = matrix(r, field(ev, "t"), "events.t", &m, &w);
+    if (rc) return rc;
+    if (!(res->events = calloc((size_t)m + 1, sizeof *res->events))) return no_memory(r);
+    res->n_events = m;
+    char **kinds = NULL;
+    int nk = 0;
+    rc = cell_texts(r, field(ev, "kind"), "events.kind", &kinds, &nk);
+    if (!rc && nk != m) rc = bad(r, "events.kind has %d rows, events.t %ld", nk, m);
+    const char *modes[2] = {"mode_before", "mode_after"};
+    const matvar_t *mf[2] = {field(ev, modes[0]), field(ev, modes[1])};
+    for (int k = 0; !rc && k < 2; k++) {
+        long rows = m;
+        char what[32];
+        snprintf(what, sizeof what, "events.%s", modes[k]);
+        rc = matrix(r, mf[k], what, &rows, &w);
+    }
+    const matvar_t *idx = field(ev, "index");
+    if (!rc && system) {
+        long rows = m;
+        rc = matrix(r, idx, "events.index", &rows, &w);
+    }
+    for (long i = 0; !rc && i < m; i++) {
+        stsl_h5_event *e = &res->events[i];
+        e->t = stsl_mat_element(field(ev, "t"), (size_t)i);
+        snprintf(e->kind, sizeof e->kind, "%s", kinds[i]);
+        e->mode_before = (int)stsl_mat_element(mf[0], (size_t)i);
+        e->mode_after = (int)stsl_mat_element(mf[1], (size_t)i);
+        e->subject = system ? (int)stsl_mat_element(idx, (size_t)i) + 1 : 0;
+        if (e->subject < 0 || e->subject > res->n_subjects)
+            rc = bad(r, "events.index %d out of range (-1..%d: subject_names)", e->subject - 1,
+                     res->n_subjects - 1);
+    }
+    stsl_h5_free_strs(kinds, nk);
+    static const struct {
+        const char *name;
+        size_t off;
+    } vals[] = {{"x", offsetof(stsl_h5_event, x)},
+                {"v_before", offsetof(stsl_h5_event, v_before)},
+                {"v_after", offsetof(stsl_h5_event, v_after)},
+                {"net_force", offsetof(stsl_h5_event, net_force)},
+                {"friction", offsetof(stsl_h5_event, friction)}};
+    for (size_t k = 0; !rc && k < sizeof vals / sizeof vals[0]; k++)
+        rc = event_value(r, ev, vals[k].name, m, system, res->events, vals[k].off);
+    return rc;
+}
+
+static int read_stats(const rd *r, const matvar_t *st, stsl_h5_result *res)
+{
+    if (!is_struct1(st)) return bad(r, "variable 'stats' is not a 1 x 1 struct");
+    stsl_stats *s = &res->stats;
+    struct {
+        const char *name;
+        long *val;
+    } counts[] = {{"steps", &s->steps},
+                  {"rhs_evals", &s->rhs_evals},
+                  {"guard_evals", &s->guard_evals},
+                  {"events", &s->events},
+                  {"segments", &s->segments}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        double v = scalar(field(st, counts[i].name), NAN);
+        if (!(v >= 0 && v < 9e18)) return bad(r, "stats.%s is not a count", counts[i].name);
+        *counts[i].val = (long)v;
+    }
+    s->jac_evals = (long)scalar(field(st, "jac_evals"), 0.0);
+    s->wall_seconds = scalar(field(st, "wall_seconds"), NAN);
+    for (int k = 0; k < s->n_modes; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "time_%s", res->mode_names[k]);
+        if (isnan(s->mode_time[k] = scalar(field(st, name), NAN)))
+            return bad(r, "no stats.%s", name);
+    }
+    s->verify = (int)scalar(field(st, "verify"), 0.0);
+    if (s->verify < STSL_VERIFY_NONE || s->verify > STSL_VERIFY_FAILED)
+        return bad(r, "stats.verify is %d, expected 0 to 3", s->verify);
+    s->verify_rtol = scalar(field(st, "verify_rtol"), 0.0);
+    s->err_event_time = scalar(field(st, "estimated_error_event_time"), NAN);
+    s->err_x = scalar(field(st, "estimated_error_x"), NAN);
+    s->err_v = scalar(field(st, "estimated_error_v"), NAN);
+    s->diff_event = -1;                /* not in a MAT file */
+    if (s->verify != STSL_VERIFY_NONE) /* the HDF5 writer's attribute, from the units */
+        snprintf(res->err_units, sizeof res->err_units,
+                 "estimated_error_event_time [%s], estimated_error_x [%s], estimated_error_v [%s]",
+                 res->time_units, res->x_units, res->v_units);
+    return STSL_OK;
+}
+
+/* ---- entry -------------------------------------------------------------------- */
+
+enum { V_TRAJ, V_EVENTS, V_UNITS, V_STATS, V_NAMES, V_VNAMES, V_SUBJECTS, N_VARS };
+
+static int read_all(const rd *r, stsl_h5_result *res, stsl_mat_arrays *a)
+{
+    static const char *const names[N_VARS] = {"trajectory", "events",      "units",        "stats",
+                                              "names",      "value_names", "subject_names"};
+    matvar_t *v[N_VARS] = {0};
+    int rc = read_root(r, res);
+    for (int k = 0; !rc && k < N_VARS; k++)
+        v[k] = read_var(r, names[k], k < V_NAMES, &rc);
+    if (!rc && v[V_NAMES] && !is_struct1(v[V_NAMES]))
+        rc = bad(r, "variable 'names' is not a 1 x 1 struct");
+    if (!rc) rc = names_into(r, "mode_names", res->mode_names, STSL_MAX_MODES, &res->stats.n_modes);
+    if (!rc) rc = names_into(r, "kind_names", res->kind_names, STSL_H5_MAX_KINDS, &res->n_kinds);
+    if (!rc && v[V_SUBJECTS])
+        rc = cell_texts(r, v[V_SUBJECTS], "subject_names", &res->subject_names, &res->n_subjects);
+    if (!rc) rc = read_trajectory(r, v[V_TRAJ], v[V_UNITS], v[V_NAMES], v[V_VNAMES], res, a);
+    if (!rc) rc = read_events(r, v[V_EVENTS], v[V_NAMES] != NULL, res);
+    if (!rc) rc = read_stats(r, v[V_STATS], res);
+    for (int k = 0; k < N_VARS; k++)
+        Mat_VarFree(v[k]);
+    return rc;
+}
+
+int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays *a, stsl_error *err)
+{
+    memset(res, 0, sizeof *res);
+    memset(a, 0, sizeof *a);
+    res->t_first = res->t_last = NAN;
+    snprintf(res->path, sizeof res->path, "%s", path);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return stsl_error_set(err, STSL_EINPUT, "%s: is a directory, not a result file", path);
+    stsl_mat_quiet();
+    mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
+    if (!mat)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: not a MAT file matio can read (MAT v4, v5, "
+                              "v7 or v7.3)",
+                              path);
+    rd r = {mat, path, (double)st.st_size * STSL_MAT_MAX_RATIO, err};
+    int rc = read_all(&r, res, a);
+    Mat_Close(mat);
+    if (rc) {
+        stsl_h5_result_free(res);
+        stsl_mat_arrays_free(a);
+    }
+    return rc;
+}
+
+void stsl_mat_arrays_free(stsl_mat_arrays *a)
+{
+    if (!a) return;
+    free(a->t);
+    free(a->mode);
+    for (int c = 0; c < STSL_H5_MAX_COLS; c++)
+        free(a->cols[c]);
+    memset(a, 0, sizeof *a);
+}

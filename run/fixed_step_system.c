@@ -1,0 +1,838 @@
+/* fixed_step_system.c - the fixed-step schemes on a system of bodies (see
+ * fixed_step_system.h).
+ *
+ * The loop is the element's (run/fixed_step.c): the state (t_n, y_n)
+ * carries the states of every contact and stop the scheme decided for it
+ * and the forces there; a step advances it with those forces, puts the ends
+ * of a passed stop on its limit, and lets the scheme decide the contacts
+ * and stops at the new state.  The Euler schemes are semi-implicit Euler,
+ * first order for the same reasons as the element's; on one body the
+ * decisions are the element's, so a one-body system reproduces the
+ * element's scheme (to the rounding of the two force sums). */
+#include "run/fixed_step_system.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "physics/contact.h"
+#include "physics/friction.h"
+#include "models/multibody.h"
+
+#define N_FIXED 3
+
+typedef struct pending {
+    int kind, subject;
+} pending;
+
+typedef struct srun {
+    const stsl_system *s;
+    stsl_multibody *m;
+    const stsl_hmodel *model;
+    const stsl_scheme_opts *sch;
+    stsl_sink *sink;
+    int out, nb, nc, ns, n, L, n_cols;
+    int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
+    int (*cnode)[2], (*snode)[2];
+    double t, *y, *y0, *yraw, *ytmp, *k[4];
+    double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
+    double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
+    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
+    uint8_t *vec, *prev, *vtry;
+    stsl_multibody_forces f; /* at (t, y, vec) */
+    double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
+    double *dforce; /* regularised friction less the engine's, per body */
+    int *label, *closed_before, *impacted;
+    long gen;  /* counts the changes of vec (set_state) */
+    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
+    int cskip, cstuck;
+    int joined, shared; /* label: a body held by another node; a cluster of bodies */
+    double *cm, *cp;    /* per cluster: mass, momentum */
+    int n_ev;
+    pending *ev;
+    double *cols_a, *cols_b;
+    stsl_stats st;
+} srun;
+
+/* dst = src, a state: element by element, which for the few values of
+ * a small system costs less than a call of memcpy (every step copies). */
+static void copy_state(const srun *r, double *dst, const double *src)
+{
+    for (int i = 0; i < r->n; i++)
+        dst[i] = src[i];
+}
+
+/* vec[i] = state, counted when it changes (clusters() keeps its labels
+ * while vec does not). */
+static void set_state(srun *r, int i, int state)
+{
+    r->gen += r->vec[i] != state;
+    r->vec[i] = (uint8_t)state;
+}
+
+static int node_of(const stsl_system *s, stsl_end e)
+{
+    return e.kind == STSL_END_BODY ? e.body : s->n_bodies + (int)e.kind - 1;
+}
+
+static double node_v(const srun *r, const double *y, int node)
+{
+    return node < r->nb ? y[r->nb + node] : r->fv[node - r->nb];
+}
+
+static double node_x(const srun *r, const double *y, int node)
+{
+    return node < r->nb ? y[node] : r->fx[node - r->nb];
+}
+
+/* The fixed ends' motion at t (what relative velocities and the
+ * projections use): evaluated once per time, and never when no contact or
+ * stop has a moving fixed end (then it was evaluated once at the start). */
+static void motion(srun *r, double t)
+{
+    if (!r->moving || r->mt == t) return;
+    stsl_multibody_fixed_motion(r->m, t, r->fx, r->fv, r->fa);
+    r->mt = t;
+}
+
+static double pair_w(const srun *r, const double *y, const int *pair)
+{
+    return node_v(r, y, pair[0]) - node_v(r, y, pair[1]);
+}
+
+static int is_hybrid(const srun *r, int c)
+{
+    return !stsl_law_is_smooth(r->s->contacts[c].friction.law);
+}
+
+static int same_pair(const int *a, const int *b)
+{
+    return (a[0] == b[0] && a[1] == b[1]) || (a[0] == b[1] && a[1] == b[0]);
+}
+
+/* Contact c held by a closed rigid stop on the same two ends (the
+ * element's STOP_* modes: the stop's decisions are its). */
+static int held(const srun *r, const uint8_t *v, int c)
+{
+    for (int k = 0; k < r->ns; k++)
+        if (v[r->nc + k] != STSL_SM_OPEN && same_pair(r->snode[k], r->cnode[c])) return 1;
+    return 0;
+}
+
+/* The engine's forces of mode vector v at (t, y) into r->f. */
+static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error *err)
+{
+    r->st.rhs_evals++;
+    int rc = stsl_multibody_eval_forces(r->m, v, t, y, &r->f);
+    if (rc > 0)
+        return stsl_error_set(err, STSL_ESOLVER,
+                              "scheme %s: at t = %.17g s the constraints conflict (two moving "
+                              "ends held together)",
+                              stsl_scheme_name(r->sch->kind), t);
+    if (rc)
+        return stsl_error_set(err, STSL_ENOMEM, "scheme %s: out of memory at t = %.17g s",
+                              stsl_scheme_name(r->sch->kind), t);
+    return STSL_OK;
+}
+
+/* ---- clusters: what moves as one ------------------------------------------------ */
+
+static int find(int *label, int i)
+{
+    while (label[i] != i)
+        i = label[i] = label[label[i]];
+    return i;
+}
+
+static void join(int *label, int a, int b)
+{
+    a = find(label, a), b = find(label, b);
+    if (a == b) return;
+    if (a < b) /* a fixed end (the largest nodes) is the root of its cluster */
+        label[a] = b;
+    else
+        label[b] = a;
+}
+
+/* Label the clusters of v's closed rigid stops (but `skip`), and of its
+ * stuck contacts when `stuck`: label[i] is the root node of body i's
+ * cluster (a fixed end when one holds it). */
+static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
+{
+    int nn = r->nb + N_FIXED;
+    if (v == r->vec && r->cgen == r->gen && r->cskip == skip && r->cstuck == stuck)
+        return; /* the labels of the same vector (most steps change no state) */
+    r->cgen = v == r->vec ? r->gen : -1;
+    r->cskip = skip, r->cstuck = stuck;
+    for (int i = 0; i < nn; i++)
+        r->label[i] = i;
+    for (int k = 0; k < r->ns; k++)
+        if (k != skip && v[r->nc + k] != STSL_SM_OPEN)
+            join(r->label, r->snode[k][0], r->snode[k][1]);
+    for (int c = 0; stuck && c < r->nc; c++)
+        if (v[c] == STSL_CONTACT_STUCK) join(r->label, r->cnode[c][0], r->cnode[c][1]);
+    for (int i = 0; i < nn; i++)
+        r->label[i] = find(r->label, i);
+    r->joined = r->shared = 0;
+    for (int i = 0; i < r->nb; i++) {
+        r->joined |= r->label[i] != i;
+        r->shared |= r->label[i] != i && r->label[i] < r->nb;
+    }
+}
+
+/* Bodies held together by v move as one: the velocity of the fixed end
+ * that holds their cluster, else their momentum-conserving mean. */
+static void project(srun *r, const uint8_t *v, double *y)
+{
+    int nn = r->nb + N_FIXED;
+    clusters(r, v, -1, 1);
+    if (!r->joined) return; /* every body on its own */
+    for (int i = 0; r->shared && i < nn; i++)
+        r->cm[i] = r->cp[i] = 0.0;
+    for (int i = 0; r->shared && i < r->nb; i++) {
+        r->cm[r->label[i]] += r->s->bodies[i].mass;
+        r->cp[r->label[i]] += r->s->bodies[i].mass * y[r->nb + i];
+    }
+    for (int i = 0; i < r->nb; i++) {
+        int l = r->label[i];
+        if (l >= r->nb)
+            y[r->nb + i] = r->fv[l - r->nb];
+        else if (r->shared && r->cm[l] > r->s->bodies[i].mass)
+            y[r->nb + i] = r->cp[l] / r->cm[l];
+    }
+}
+
+/* Mass of the cluster rooted at l (INFINITY when a fixed end holds it). */
+static double cluster_mass(const srun *r, int l)
+{
+    if (l >= r->nb) return INFINITY;
+    double sum = 0.0;
+    for (int i = 0; i < r->nb; i++)
+        if (r->label[i] == l) sum += r->s->bodies[i].mass;
+    return sum;
+}
+
+static void shift(srun *r, int l, double dx, double dv, double *y)
+{
+    for (int i = 0; i < r->nb; i++)
+        if (r->label[i] == l) y[i] += dx, y[r->nb + i] += dv;
+}
+
+/* Change pair's relative position and velocity by dx, dw, momentum
+ * conserved between the clusters of its ends (the engine's pair_jump). */
+static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
+{
+    int li = r->label[pair[0]], lj = r->label[pair[1]];
+    double mi = cluster_mass(r, li), mj = cluster_mass(r, lj);
+    if (li == lj || (isinf(mi) && isinf(mj))) return;
+    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    shift(r, li, fi * dx, fi * dw, y);
+    shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
+}
+
+/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+
+/* smooth_rk4 on a hybrid law: F(sign w, |w|) tanh(w / v_reg) on ends[0],
+ * continuous through w = 0 (the element's regular_friction). */
+static double regular_friction(const srun *r, int c, double w)
+{
+    if (w == 0.0) return 0.0;
+    const stsl_friction_params *fp = &r->s->contacts[c].friction;
+    int s = w > 0.0 ? +1 : -1;
+    double fd = s > 0 ? r->f.fd_pos[c] : r->f.fd_neg[c],
+           fs = s > 0 ? r->f.fs_pos[c] : r->f.fs_neg[c];
+    return -stsl_friction_slip(fp, fd, fs, fabs(w)) * tanh(w / r->sch->regularisation_velocity);
+}
+
+/* The accelerations of r->f with every hybrid contact's friction replaced
+ * by the regularised one: the difference, a force on each contact's ends,
+ * accelerates the cluster it acts on (the constraint solve is linear in
+ * the applied forces and gives every body of a cluster one acceleration);
+ * a cluster held by a fixed end takes none of it. */
+static void regularise(srun *r, const uint8_t *v)
+{
+    int nn = r->nb + N_FIXED;
+    for (int i = 0; i < nn; i++)
+        r->dforce[i] = 0.0;
+    for (int c = 0; c < r->nc; c++) {
+        if (!is_hybrid(r, c)) continue;
+        double d = regular_friction(r, c, r->f.w[c]) - r->f.friction[c];
+        r->f.friction[c] += d;
+        r->dforce[r->cnode[c][0]] += d;
+        r->dforce[r->cnode[c][1]] -= d;
+    }
+    clusters(r, v, -1, 0);
+    for (int i = 0; i < nn; i++)
+        r->cm[i] = r->cp[i] = 0.0;
+    for (int i = 0; i < r->nb; i++) {
+        r->cm[r->label[i]] += r->s->bodies[i].mass;
+        r->cp[r->label[i]] += r->dforce[i];
+    }
+    for (int i = 0; i < r->nb; i++)
+        if (r->label[i] < r->nb) r->f.acc[i] += r->cp[r->label[i]] / r->cm[r->label[i]];
+}
+
+static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
+{
+    int rc = eval(r, t, y, r->vec, err);
+    if (rc) return rc;
+    if (r->sch->regularisation_velocity > 0.0) regularise(r, r->vec);
+    for (int i = 0; i < r->nb; i++)
+        yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
+    for (int i = 2 * r->nb; i < r->n; i++)
+        yd[i] = r->f.zrate[i];
+    return STSL_OK;
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void push(srun *r, int kind, int subject)
+{
+    if (kind != STSL_NO_EVENT && r->n_ev < r->nc + 2 * r->ns + 1)
+        r->ev[r->n_ev++] = (pending){kind, subject};
+}
+
+/* The events of the change r->prev -> r->vec: one per contact (STICK,
+ * BREAKAWAY, REVERSAL; a contact held by a stop has the stop's events,
+ * one parallel to a stop hit in this step the impact's) and per stop
+ * whose state changed (impacts pushed their own). */
+static void changes(srun *r)
+{
+    int same = 1;
+    for (int i = 0; same && i < r->L; i++)
+        same = r->prev[i] == r->vec[i];
+    if (same) return; /* impacts() pushed their own events */
+    for (int c = 0; c < r->nc; c++) {
+        int kind = stsl_contact_event(r->prev[c], r->vec[c]);
+        int hold = held(r, r->prev, c) || held(r, r->vec, c);
+        for (int k = 0; k < r->ns && !hold; k++)
+            hold = r->impacted[k] && same_pair(r->snode[k], r->cnode[c]);
+        if ((kind == STSL_EV_STICK || kind == STSL_EV_BREAKAWAY || kind == STSL_EV_REVERSAL) &&
+            hold)
+            continue;
+        push(r, kind, 1 + c);
+    }
+    for (int k = 0; k < r->ns; k++) {
+        int from = r->prev[r->nc + k], to = r->vec[r->nc + k];
+        if (r->impacted[k] || from == to) continue;
+        push(r, to == STSL_SM_OPEN ? STSL_EV_STOP_RELEASE : STSL_EV_STOP_CONTACT, 1 + r->nc + k);
+    }
+}
+
+/* ---- stops ------------------------------------------------------------------------- */
+
+/* The relative acceleration of stop k's ends at (t, y) with it open and
+ * the contacts parallel to it slipping away from its limit `side` (the
+ * element's a_in: what brings a slow rebound back). */
+static int rel_acc_open(srun *r, int k, int side, double t, const double *y, double *a,
+                        stsl_error *err)
+{
+    memcpy(r->vtry, r->vec, (size_t)r->L);
+    r->vtry[r->nc + k] = STSL_SM_OPEN;
+    for (int c = 0; c < r->nc; c++)
+        if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+            same_pair(r->snode[k], r->cnode[c]))
+            r->vtry[c] =
+                (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
+    int rc = eval(r, t, y, r->vtry, err);
+    if (rc) return rc;
+    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0)
+        regularise(r, r->vtry);
+    const int *p = r->snode[k];
+    double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
+    double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
+    *a = a0 - a1;
+    return STSL_OK;
+}
+
+/* Stops passed during the step (open, the relative position beyond a
+ * limit): the ends are put on it and rebound with -e w (Newton), or rest
+ * on it (closed) when e = 0, when the acceleration back would undo the
+ * rebound within one step, or (karnopp) when it lies inside the band.
+ * Contacts parallel to a stop that closes are held by it (stuck); to one
+ * that rebounds, they slip away from it.  The fixed ends' motion is t1's. */
+static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
+{
+    for (int k = 0; k < r->ns; k++) {
+        r->impacted[k] = 0;
+        if (r->vec[r->nc + k] != STSL_SM_OPEN) continue;
+        const stsl_stop_params *sp = &r->s->stops[k].p;
+        const int *p = r->snode[k];
+        double xr = node_x(r, y, p[0]) - node_x(r, y, p[1]), w = pair_w(r, y, p);
+        int side = xr > sp->x_max ? +1 : xr < sp->x_min ? -1 : 0, rc;
+        if (!side) continue;
+        double limit = side > 0 ? sp->x_max : sp->x_min;
+        clusters(r, r->vec, k, 0);
+        pair_jump(r, p, limit - xr, side * w > 0.0 ? -w : 0.0, y);
+        double v_minus = side * w > 0.0 ? w : 0.0, v_plus = -sp->restitution * v_minus, a_in = 0.0;
+        if (v_plus != 0.0 && (rc = rel_acc_open(r, k, side, t1, y, &a_in, err))) return rc;
+        a_in *= side;
+        double band = r->sch->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
+        int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
+        r->impacted[k] = 1;
+        if (rests) {
+            set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
+            for (int c = 0; c < r->nc; c++)
+                if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+                    same_pair(p, r->cnode[c]))
+                    set_state(r, c, STSL_CONTACT_STUCK);
+            push(r, STSL_EV_STOP_CONTACT, 1 + r->nc + k);
+            continue;
+        }
+        clusters(r, r->vec, k, 0);
+        pair_jump(r, p, 0.0, v_plus, y);
+        for (int c = 0; c < r->nc; c++)
+            if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+                same_pair(p, r->cnode[c]))
+                set_state(r, c, stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side));
+        push(r, STSL_EV_IMPACT, 1 + r->nc + k);
+    }
+    return STSL_OK;
+}
+
+/* ---- decisions ------------------------------------------------------------------- */
+
+/* Stuck contacts and closed stops at a step point, with the forces of
+ * r->vec at (t, y) in r->f: the stuck contacts (not held by a stop) whose
+ * constraint force lies beyond a static level, and the stops closed before
+ * this step that pull harder than they and their stuck contacts hold, let
+ * go, the furthest beyond first; the rest are judged again without it.  A
+ * contact breaks away towards the force it held (the element's
+ * decide_rest), a stop's contacts slip away from its limit.  Ends with
+ * r->f at the final state; yraw is the state before the projection. */
+static int release(srun *r, double t, double *y, const double *yraw, stsl_error *err)
+{
+    motion(r, t);
+    for (;;) {
+        copy_state(r, y, yraw);
+        project(r, r->vec, y);
+        int rc = eval(r, t, y, r->vec, err);
+        if (rc) return rc;
+        double worst = 0.0;
+        int which = -1, dir = 0;
+        for (int c = 0; c < r->nc; c++) {
+            if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
+            double fn = -r->f.friction[c];
+            double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
+            double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
+            if (up > worst) worst = up, which = c, dir = +1;
+            if (dn > worst) worst = dn, which = c, dir = -1;
+        }
+        for (int k = 0; k < r->ns; k++)
+            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN &&
+                r->f.stop_pull[k] > worst)
+                worst = r->f.stop_pull[k], which = r->nc + k;
+        if (which < 0) return STSL_OK;
+        if (which < r->nc) {
+            set_state(r, which, stsl_contact_slip_state(dir));
+            continue;
+        }
+        int k = which - r->nc, away = r->vec[which] == STSL_SM_HIGH ? -1 : +1;
+        set_state(r, which, STSL_SM_OPEN);
+        for (int c = 0; c < r->nc; c++)
+            if (r->vec[c] == STSL_CONTACT_STUCK && same_pair(r->snode[k], r->cnode[c]))
+                set_state(r, c,
+                          stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? away : -away));
+    }
+}
+
+/* Karnopp's classification at the new state: a contact inside the band
+ * |w| < dv is a candidate to stick (release() lets it go if its force is
+ * beyond the static band), outside it slips along w. */
+static void karnopp_classify(srun *r, const double *y)
+{
+    for (int c = 0; c < r->nc; c++) {
+        if (held(r, r->vec, c)) continue;
+        double w = pair_w(r, y, r->cnode[c]);
+        set_state(r, c,
+                  fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
+    }
+}
+
+/* ---- the schemes' steps -------------------------------------------------------------- */
+
+/* Semi-implicit Euler from (t0, y0) to (t1 = t0 + h, y) with the forces
+ * in r->f (y0 may be y); a body held by a fixed end (through stuck
+ * contacts and closed stops) keeps its position relative to that end
+ * exactly and takes its velocity, as the element's stuck state keeps
+ * x - x_base. */
+static void euler(srun *r, double t0, double h, const double *y0, double *y)
+{
+    double x0[N_FIXED];
+    motion(r, t0);
+    memcpy(x0, r->fx, sizeof x0);
+    motion(r, t0 + h);
+    clusters(r, r->vec, -1, 1);
+    for (int i = 0; i < r->nb; i++) {
+        int l = r->label[i];
+        if (l >= r->nb) {
+            y[i] = y0[i] + (r->fx[l - r->nb] - x0[l - r->nb]);
+            y[r->nb + i] = r->fv[l - r->nb];
+            continue;
+        }
+        y[r->nb + i] = y0[r->nb + i] + h * r->f.acc[i];
+        y[i] = y0[i] + h * y[r->nb + i];
+    }
+    for (int i = 2 * r->nb; i < r->n; i++)
+        y[i] = y0[i];
+}
+
+/* The state the decisions see after impacts() at a new step point: y
+ * itself in a copy when an impact moved it, else yraw (equal to it). */
+static const double *after_impacts(srun *r)
+{
+    if (!r->n_ev) return r->yraw;
+    copy_state(r, r->ytmp, r->y);
+    return r->ytmp;
+}
+
+static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err)
+{
+    euler(r, t0, h, r->y, r->y);
+    copy_state(r, r->yraw, r->y);
+    int rc = impacts(r, t1, h, r->y, err);
+    if (rc) return rc;
+    const double *y1 = after_impacts(r);
+    karnopp_classify(r, y1);
+    return release(r, t1, r->y, y1, err);
+}
+
+/* Dalla Vedova's conditions per contact: a slipping contact whose relative
+ * velocity would change sign over the step stops: it is stuck from the
+ * step's start and the step is taken again (for one body: it stays where
+ * it was, at rest, as the element's scheme puts it), until no slipping
+ * contact turns.  Then the stuck ones are judged at the new step point. */
+static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
+{
+    double *start = r->y; /* the step's start: y0, the new state into y */
+    r->y = r->y0, r->y0 = start;
+    for (int turned = 1, rc; turned;) {
+        euler(r, t0, h, r->y0, r->y);
+        turned = 0;
+        for (int c = 0; c < r->nc; c++) {
+            int st = r->vec[c];
+            if ((st != STSL_CONTACT_SLIP_POS && st != STSL_CONTACT_SLIP_NEG) || held(r, r->vec, c))
+                continue;
+            double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
+            if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
+            set_state(r, c, STSL_CONTACT_STUCK);
+            turned = 1;
+        }
+        if (!turned) break;
+        motion(r, t0);
+        project(r, r->vec, r->y0);
+        if ((rc = eval(r, t0, r->y0, r->vec, err))) return rc;
+        motion(r, t1);
+    }
+    copy_state(r, r->yraw, r->y);
+    int rc = impacts(r, t1, h, r->y, err);
+    if (rc) return rc;
+    /* a stuck contact moved by an impact slips along its new velocity */
+    for (int c = 0; r->n_ev && c < r->nc; c++)
+        if (r->vec[c] == STSL_CONTACT_STUCK && !held(r, r->vec, c)) {
+            double w = pair_w(r, r->y, r->cnode[c]);
+            if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
+        }
+    return release(r, t1, r->y, after_impacts(r), err);
+}
+
+static int rk4_step(srun *r, double t0, double h, stsl_error *err)
+{
+    int n = r->n, rc;
+    double *y = r->y, *tmp = r->ytmp, **k = r->k;
+    if ((rc = rk4_deriv(r, t0, y, k[0], err))) return rc;
+    for (int i = 0; i < n; i++)
+        tmp[i] = y[i] + 0.5 * h * k[0][i];
+    if ((rc = rk4_deriv(r, t0 + 0.5 * h, tmp, k[1], err))) return rc;
+    for (int i = 0; i < n; i++)
+        tmp[i] = y[i] + 0.5 * h * k[1][i];
+    if ((rc = rk4_deriv(r, t0 + 0.5 * h, tmp, k[2], err))) return rc;
+    for (int i = 0; i < n; i++)
+        tmp[i] = y[i] + h * k[2][i];
+    if ((rc = rk4_deriv(r, t0 + h, tmp, k[3], err))) return rc;
+    for (int i = 0; i < n; i++)
+        y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
+    copy_state(r, r->yraw, y);
+    motion(r, t0 + h);
+    if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
+    return release(r, t0 + h, y, after_impacts(r), err);
+}
+
+/* The states of the initial state by the scheme's own decisions: stops at
+ * their limit at rest closed (and released if pulled off), contacts as the
+ * scheme classifies a new step point (fixed_step_hybrid: moving ones slip,
+ * the others are candidates to stick), smooth_rk4 all SMOOTH. */
+static int initial_states(srun *r, stsl_error *err)
+{
+    for (int c = 0; c < r->nc; c++)
+        set_state(r, c,
+                  r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH
+                                                         : STSL_CONTACT_STUCK);
+    for (int k = 0; k < r->ns; k++)
+        set_state(r, r->nc + k, STSL_SM_OPEN);
+    motion(r, 0.0);
+    for (int k = 0; k < r->ns; k++) {
+        const stsl_stop_params *sp = &r->s->stops[k].p;
+        const int *p = r->snode[k];
+        double xr = node_x(r, r->y, p[0]) - node_x(r, r->y, p[1]);
+        int side = xr >= sp->x_max ? +1 : xr <= sp->x_min ? -1 : 0;
+        r->closed_before[k] = side && pair_w(r, r->y, p) == 0.0;
+        if (r->closed_before[k]) set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
+    }
+    if (r->sch->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
+    for (int c = 0; r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
+        double w = pair_w(r, r->y, r->cnode[c]);
+        if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
+    }
+    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
+    return release(r, 0.0, r->y, r->ytmp, err);
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+/* Output columns of mode vector v at (t, y): the engine's, with the
+ * regularised friction and its accelerations for smooth_rk4 on hybrid laws. */
+static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double *cols,
+                    stsl_error *err)
+{
+    stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
+    if (code < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory at t = %.17g s", t);
+    r->model->ops->outputs(r->model->self, code, t, y, cols);
+    if (!(r->sch->regularisation_velocity > 0.0)) return STSL_OK;
+    int rc = eval(r, t, y, v, err);
+    if (rc) return rc;
+    regularise(r, v);
+    for (int i = 0; r->col_a >= 0 && i < r->nb; i++)
+        cols[r->col_a + i] = r->f.acc[i];
+    for (int c = 0; r->col_friction >= 0 && c < r->nc; c++)
+        cols[r->col_friction + c] = r->f.friction[c];
+    return STSL_OK;
+}
+
+static int emit(srun *r, stsl_error *err)
+{
+    if (!r->out) return STSL_OK;
+    int rc = out_cols(r, r->vec, r->t, r->y, r->cols_a, err);
+    return rc ? rc : stsl_sink_sample(r->sink, r->t, -1, r->cols_a, err);
+}
+
+static int record(srun *r, long max_events, stsl_error *err)
+{
+    if (!r->n_ev) return STSL_OK;
+    r->st.events += r->n_ev;
+    if (r->st.events > max_events)
+        return stsl_error_set(err, STSL_EMAXEVENTS,
+                              "scheme %s: more than %ld events (simulation.max_events) by t = "
+                              "%.17g s; the last one: %s",
+                              stsl_scheme_name(r->sch->kind), max_events, r->t,
+                              r->model->layout->kind_names[r->ev[r->n_ev - 1].kind]);
+    if (!r->out) return STSL_OK;
+    int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
+    if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
+    for (int i = 0; !rc && i < r->n_ev; i++) {
+        stsl_event_rec ev = {r->t, r->ev[i].kind, -1, -1, r->cols_a, r->cols_b, r->ev[i].subject};
+        rc = stsl_sink_event(r->sink, &ev, err);
+    }
+    return rc;
+}
+
+static int check_finite(srun *r, stsl_error *err)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!isfinite(r->y[i]))
+            return stsl_error_set(err, STSL_ESOLVER,
+                                  "scheme %s: the state became non-finite at t = %.17g s (step "
+                                  "%ld, h = %g s): %s = %g",
+                                  stsl_scheme_name(r->sch->kind), r->t, r->st.steps, r->sch->step,
+                                  r->model->state_names ? r->model->state_names[i] : "y", r->y[i]);
+    return STSL_OK;
+}
+
+/* ---- set-up ---------------------------------------------------------------------- */
+
+int stsl_fixed_step_system_check(const stsl_system *s, const stsl_hsolver_opts *sim,
+                                 const stsl_scheme_opts *sch, stsl_error *err)
+{
+    const char *name = stsl_scheme_name(sch->kind);
+    int rc = stsl_fixed_step_check(sim, sch, err);
+    if (rc) return rc;
+    int any_hybrid = 0;
+    for (int c = 0; c < s->n_contacts; c++) {
+        int smooth = stsl_law_is_smooth(s->contacts[c].friction.law);
+        any_hybrid |= !smooth;
+        if (smooth && sch->kind != STSL_SCHEME_SMOOTH_RK4)
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "simulation.scheme: %s needs hybrid friction laws (coulomb, "
+                                  "stribeck); contacts.%d has %s: use smooth_rk4",
+                                  name, c, stsl_law_name(s->contacts[c].friction.law));
+    }
+    for (int k = 0; k < s->n_stops; k++)
+        if (s->stops[k].model != STSL_STOP_RIGID)
+            return stsl_error_set(err, STSL_EINPUT,
+                                  "simulation.scheme: %s models rigid stops only; stops.%d is "
+                                  "compliant: it needs scheme event_driven",
+                                  name, k);
+    if (sch->kind == STSL_SCHEME_KARNOPP && !(sch->karnopp_band > 0.0))
+        return stsl_error_set(err, STSL_EINPUT, "simulation.karnopp_band: must be > 0 (got %g)",
+                              sch->karnopp_band);
+    if (sch->kind == STSL_SCHEME_SMOOTH_RK4 && any_hybrid && !(sch->regularisation_velocity > 0.0))
+        return stsl_error_set(err, STSL_EINPUT,
+                              "simulation.regularisation_velocity: must be > 0 (got %g)",
+                              sch->regularisation_velocity);
+    return STSL_OK;
+}
+
+static void free_run(srun *r)
+{
+    void *all[] = {
+        r->y,        r->y0,     r->yraw,   r->ytmp,          r->k[0],     r->k[1], r->k[2],
+        r->k[3],     r->vec,    r->prev,   r->vtry,          r->facc,     r->fzr,  r->fw,
+        r->ffr,      r->fdp,    r->fsp,    r->fdn,           r->fsn,      r->fsx,  r->fsw,
+        r->fsp_pull, r->dforce, r->label,  r->closed_before, r->impacted, r->cm,   r->cp,
+        r->ev,       r->cols_a, r->cols_b, r->cnode,         r->snode};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    stsl_multibody_free(r->m);
+}
+
+/* An int, not a comparison: the ALLOCs below are joined by '|' so that every
+ * one is made (free_run frees them all), which clang would take for a
+ * mistyped '||' on boolean operands. */
+#define ALLOC(p, n) ((int)(((p) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(p))) == NULL))
+
+static int alloc_run(srun *r)
+{
+    int n = r->n, nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
+    int bad = ALLOC(r->y, n) | ALLOC(r->y0, n) | ALLOC(r->yraw, n) | ALLOC(r->ytmp, n) |
+              ALLOC(r->k[0], n) | ALLOC(r->k[1], n) | ALLOC(r->k[2], n) | ALLOC(r->k[3], n) |
+              ALLOC(r->vec, r->L) | ALLOC(r->prev, r->L) | ALLOC(r->vtry, r->L) |
+              ALLOC(r->facc, nb) | ALLOC(r->fzr, n) | ALLOC(r->fw, nc) | ALLOC(r->ffr, nc) |
+              ALLOC(r->fdp, nc) | ALLOC(r->fsp, nc) | ALLOC(r->fdn, nc) | ALLOC(r->fsn, nc) |
+              ALLOC(r->fsx, ns) | ALLOC(r->fsw, ns) | ALLOC(r->fsp_pull, ns) |
+              ALLOC(r->dforce, nn) | ALLOC(r->label, nn) | ALLOC(r->closed_before, ns) |
+              ALLOC(r->impacted, ns) | ALLOC(r->cm, nn) | ALLOC(r->cp, nn) |
+              ALLOC(r->ev, nc + 2 * ns + 1) | ALLOC(r->cols_a, nl) | ALLOC(r->cols_b, nl) |
+              ALLOC(r->cnode, nc) | ALLOC(r->snode, ns);
+    if (bad) return -1;
+    r->f = (stsl_multibody_forces){r->facc, r->fzr, r->ffr, r->fw,  r->fdp,     r->fsp,
+                                   r->fdn,  r->fsn, r->fsx, r->fsw, r->fsp_pull};
+    for (int c = 0; c < nc; c++)
+        for (int j = 0; j < 2; j++)
+            r->cnode[c][j] = node_of(r->s, r->s->contacts[c].ends[j]);
+    for (int k = 0; k < ns; k++)
+        for (int j = 0; j < 2; j++)
+            r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
+    return 0;
+}
+
+static int group_first(const stsl_layout *l, const char *name)
+{
+    for (int g = 0; g < l->n_groups; g++)
+        if (!strcmp(l->groups[g].name, name)) return l->groups[g].first;
+    return -1;
+}
+
+/* Whether fixed end `node` (the ground, base or anchor) stands still in
+ * the engine's frame: its input is a constant (the ground's is) and so is
+ * the base's when the engine moves with the base; the base in its own
+ * frame. */
+static int still(const srun *r, int node)
+{
+    const stsl_system *s = r->s;
+    int frame = stsl_multibody_in_base_frame(r->m), f = node - r->nb;
+    int base_const = s->base_motion.type == STSL_SIG_CONSTANT;
+    int own = f == 0 || (f == 1 ? base_const : s->anchor_motion.type == STSL_SIG_CONSTANT);
+    return (frame && f == 1) || (own && (!frame || base_const));
+}
+
+/* Whether a contact or a stop has a fixed end that moves; when none does,
+ * the fixed ends' motion is evaluated once. */
+static int moving_ends(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        for (int j = 0; j < 2; j++)
+            if (r->cnode[c][j] >= r->nb && !still(r, r->cnode[c][j])) return 1;
+    for (int k = 0; k < r->ns; k++)
+        for (int j = 0; j < 2; j++)
+            if (r->snode[k][j] >= r->nb && !still(r, r->snode[k][j])) return 1;
+    return 0;
+}
+
+static int step_once(srun *r, double t1, double dt, stsl_error *err)
+{
+    for (int i = 0; i < r->L; i++)
+        r->prev[i] = r->vec[i];
+    for (int k = 0; k < r->ns; k++)
+        r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
+    r->n_ev = 0;
+    int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
+             : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
+                                                             : rk4_step(r, r->t, dt, err);
+    if (!rc) changes(r);
+    return rc;
+}
+
+static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
+{
+    double h = r->sch->step;
+    long n_steps, stride;
+    stsl_fixed_step_grid(sim, h, &n_steps, &stride);
+    int rc = initial_states(r, err);
+    if (!rc) rc = emit(r, err);
+    for (long k = 1; !rc && k <= n_steps; k++) {
+        double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
+        if (sim->cancel && sim->cancel(sim->cancel_ctx))
+            return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
+        rc = step_once(r, t1, dt, err);
+        r->st.steps++;
+        r->t = t1;
+        if (!rc) rc = check_finite(r, err);
+        if (!rc) rc = record(r, sim->max_events, err);
+        if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
+    }
+    return rc;
+}
+
+int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *sim,
+                               const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
+                               stsl_error *err)
+{
+    int rc = stsl_fixed_step_system_check(s, sim, sch, err);
+    if (rc) return rc;
+    srun r;
+    memset(&r, 0, sizeof r);
+    double wall0 = stsl_fixed_step_clock();
+    r.s = s;
+    r.sch = sch;
+    r.sink = sink;
+    r.out = sink && sink->ops;
+    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
+     * the element's scheme does), not the event-driven engine's base frame. */
+    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, 1, err);
+    if (!r.m) return err ? err->code : STSL_EINPUT;
+    r.model = stsl_multibody_model(r.m);
+    r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;
+    r.L = r.nc + r.ns;
+    r.n_cols = r.model->layout->n_cols;
+    r.col_a = group_first(r.model->layout, "a");
+    r.col_friction = group_first(r.model->layout, "friction");
+    r.st.segments = 1;
+    if (alloc_run(&r)) {
+        free_run(&r);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",
+                              stsl_scheme_name(sch->kind));
+    }
+    stsl_multibody_initial_state(r.m, r.y);
+    r.mt = NAN, r.cgen = -1;
+    r.moving = moving_ends(&r); /* cnode, snode: set by alloc_run */
+    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
+    int begun = 0;
+    if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
+    if (!rc) rc = run_loop(&r, sim, err);
+    r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
+    if (stats) *stats = r.st;
+    if (begun) rc = stsl_sink_end_run(sink, &r.st, rc, 1, err);
+    free_run(&r);
+    return rc;
+}
