@@ -11,7 +11,7 @@ int stsl_sink_begin(stsl_sink *s, const stsl_layout *layout, stsl_error *err)
 
 int stsl_sink_sample(stsl_sink *s, double t, int mode, const double *cols, stsl_error *err)
 {
-    return (s && s->ops) ? s->ops->sample(s->self, t, mode, cols, err) : STSL_OK;
+    return (s && s->ops && s->ops->sample) ? s->ops->sample(s->self, t, mode, cols, err) : STSL_OK;
 }
 
 int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err)
@@ -22,7 +22,8 @@ int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err)
 int stsl_sink_end(stsl_sink *s, const stsl_stats *stats, int complete, const char *message,
                   stsl_error *err)
 {
-    return (s && s->ops) ? s->ops->end(s->self, stats, complete, message, err) : STSL_OK;
+    return (s && s->ops && s->ops->end) ? s->ops->end(s->self, stats, complete, message, err)
+                                        : STSL_OK;
 }
 
 int stsl_sink_end_run(stsl_sink *s, const stsl_stats *stats, int status, int reached_end,

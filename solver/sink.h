@@ -122,6 +122,8 @@ typedef enum stsl_verify_status {
     STSL_VERIFY_FAILED = 3    /* the check run itself failed */
 } stsl_verify_status;
 
+/* begin and event are required; sample, end and destroy may be NULL (a
+ * sink that keeps no samples, or has nothing to finish or free). */
 typedef struct stsl_sink_ops {
     int (*begin)(void *self, const stsl_layout *layout, stsl_error *err);
     int (*sample)(void *self, double t, int mode, const double *cols, stsl_error *err);
