@@ -1,5 +1,6 @@
 #include "solver/sink.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,14 @@ void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t l
     snprintf(buf, len, "%s[%s]", cg->name, cg->member_names[c - cg->first]);
 }
 
+const char *stsl_layout_units(const stsl_layout *layout, int c)
+{
+    if (c < 0) return "";
+    int g = stsl_layout_group_of(layout, c);
+    const char *u = g >= 0 ? layout->groups[g].units : layout->cols[c].units;
+    return u ? u : "";
+}
+
 void stsl_layout_event_values(const stsl_layout *l, stsl_event_value out[STSL_EVENT_VALUES])
 {
     static const char *const names[STSL_EVENT_VALUES] = {"x", "v_before", "v_after", "net_force",
@@ -200,6 +209,13 @@ void stsl_layout_event_values(const stsl_layout *l, stsl_event_value out[STSL_EV
         if (g < 0 && c >= 0 && stsl_layout_group_of(l, c) >= 0) c = -1;
         out[i] = (stsl_event_value){names[i], i >= 2, c, g >= 0 ? l->groups[g].width : 0};
     }
+}
+
+double stsl_event_value_at(const stsl_event_value *v, const double *before, const double *after,
+                           int k)
+{
+    const double *src = v->after ? after : before;
+    return v->first >= 0 && src ? src[v->first + k] : NAN;
 }
 
 /* ---- copies ---- */
