@@ -182,12 +182,6 @@ static int tr_event(void *self, const stsl_event_rec *ev, stsl_error *err)
     return STSL_OK;
 }
 
-static int tr_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
-{
-    (void)self, (void)st, (void)complete, (void)msg, (void)err;
-    return STSL_OK;
-}
-
 static void trace_free(trace *tr)
 {
     free(tr->col);
@@ -198,7 +192,7 @@ static void trace_free(trace *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, tr_end, NULL};
+static const stsl_sink_ops trace_ops = {tr_begin, tr_sample, tr_event, NULL, NULL};
 
 /* ---- runs ------------------------------------------------------------------------ */
 

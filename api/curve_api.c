@@ -75,10 +75,7 @@ stsl_curve *stsl_curve_new(const stsl_cfg *cfg, stsl_err *err)
     for (int k = 0; k < l->n; k++) {
         l->p[k] = &s->contacts[k].friction;
         l->load[k] = s->contacts[k].has_load ? load_at_start(&s->contacts[k].load) : 0.0;
-        if (s->contacts[k].name[0])
-            snprintf(l->name[k], sizeof l->name[k], "%s", s->contacts[k].name);
-        else
-            snprintf(l->name[k], sizeof l->name[k], "contacts.%d", k);
+        stsl_system_member_name(s, k, l->name[k], sizeof l->name[k]);
     }
     return l;
 }

@@ -51,10 +51,9 @@ static int take_attrs(const stsl_layout *l, int c, char **a)
     for (int k = 0, at = 0; k < n && (size_t)at < sizeof values; k++)
         at += snprintf(values + at, sizeof values - (size_t)at, "%s%s", k ? "," : "",
                        l->groups[g].value_names[k]);
-    const char *units = g >= 0 ? l->groups[g].units : l->cols[c].units,
-               *long_name = g >= 0 ? l->groups[g].long_name : l->cols[c].long_name;
-    return (a[0] = strdup(units ? units : "")) && (a[1] = strdup(long_name ? long_name : "")) &&
-           (a[2] = strdup(values));
+    const char *long_name = g >= 0 ? l->groups[g].long_name : l->cols[c].long_name;
+    return (a[0] = strdup(stsl_layout_units(l, c))) &&
+           (a[1] = strdup(long_name ? long_name : "")) && (a[2] = strdup(values));
 }
 
 /* The names and attributes of the columns (flat: "x[motor]" for a grouped

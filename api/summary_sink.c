@@ -159,12 +159,8 @@ void stsl_member_cols_of(const stsl_system *s, stsl_member_cols *out)
     for (int b = 0; b < s->n_bodies; b++)
         add_col(out, "x_final", s->bodies[b].name, rot ? "rad" : "m");
     for (int c = 0; c < s->n_contacts; c++) {
-        char name[sizeof s->contacts[c].name + 16]; /* its name:, else its key path */
-        if (s->contacts[c].name[0])
-            snprintf(name, sizeof name, "%s", s->contacts[c].name);
-        else
-            snprintf(name, sizeof name, "contacts.%d", c);
-        add_col(out, "stuck_fraction", name, "");
+        char name[sizeof s->contacts[c].name + 16];
+        add_col(out, "stuck_fraction", stsl_system_member_name(s, c, name, sizeof name), "");
     }
     for (int b = 0; b < s->n_bodies; b++)
         add_col(out, "v_final", s->bodies[b].name, rot ? "rad/s" : "m/s");

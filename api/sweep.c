@@ -195,12 +195,6 @@ static int evs_begin(void *self, const stsl_layout *l, stsl_error *err)
     return STSL_OK;
 }
 
-static int evs_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
-{
-    (void)self, (void)t, (void)mode, (void)cols, (void)err;
-    return STSL_OK;
-}
-
 static double col_or_nan(const double *v, int i)
 {
     return i >= 0 && v ? v[i] : NAN;
@@ -229,14 +223,9 @@ static int evs_event(void *self, const stsl_event_rec *e, stsl_error *err)
     return STSL_OK;
 }
 
-static int evs_end(void *self, const stsl_stats *st, int complete, const char *msg, stsl_error *err)
-{
-    (void)self, (void)st, (void)complete, (void)msg, (void)err;
-    return STSL_OK;
-}
-
-/* No destroy: the events go on with the row; the sweep frees them. */
-static const stsl_sink_ops ev_ops = {evs_begin, evs_sample, evs_event, evs_end, NULL};
+/* Events only (no sample, no end); no destroy: the events go on with the
+ * row, the sweep frees them. */
+static const stsl_sink_ops ev_ops = {evs_begin, NULL, evs_event, NULL, NULL};
 
 /* Run into the summary and `sink`, and for a system also into the sink of
  * its per-member figures (the row's member[]). */

@@ -270,10 +270,7 @@ int stsl_mb_init_layout(stsl_multibody *m)
         m->col_state[o.v + i] = m->nb + i;
     }
     for (int c = 0; c < m->nc; c++) {
-        if (s->contacts[c].name[0]) /* its name:, else its key path */
-            snprintf(member, sizeof member, "%s", s->contacts[c].name);
-        else
-            snprintf(member, sizeof member, "contacts.%d", c);
+        stsl_system_member_name(s, c, member, sizeof member);
         COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
         COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
         COL(o.cmode + c, "contact_mode", member, "", "contact mode");
@@ -285,10 +282,7 @@ int stsl_mb_init_layout(stsl_multibody *m)
         }
     }
     for (int k = 0; k < m->ns; k++) {
-        if (s->stops[k].name[0])
-            snprintf(member, sizeof member, "%s", s->stops[k].name);
-        else
-            snprintf(member, sizeof member, "stops.%d", k);
+        stsl_system_member_name(s, m->nc + k, member, sizeof member);
         COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
         COL(o.smode + k, "stop_mode", member, "", "stop mode");
         m->members[m->nb + m->nc + k] = strcpy(member_at, member);

@@ -271,6 +271,18 @@ static const char *item_name(const stsl_system *s, int i)
     return i < s->n_contacts ? s->contacts[i].name : s->stops[i - s->n_contacts].name;
 }
 
+char *stsl_system_member_name(const stsl_system *s, int i, char *buf, size_t size)
+{
+    const char *name = item_name(s, i);
+    if (name[0])
+        snprintf(buf, size, "%s", name);
+    else if (i < s->n_contacts)
+        snprintf(buf, size, "contacts.%d", i);
+    else
+        snprintf(buf, size, "stops.%d", i - s->n_contacts);
+    return buf;
+}
+
 static void item_path(const stsl_system *s, int i, char *path, size_t len)
 {
     if (i < s->n_contacts)

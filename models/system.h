@@ -120,6 +120,11 @@ int stsl_system_check(const stsl_system *s, stsl_system_issue *issue);
 int stsl_system_body(const stsl_system *s, const char *name);
 /* The name of an end (a body's name, or "ground", "base", "anchor"). */
 const char *stsl_system_end_name(const stsl_system *s, stsl_end e);
+/* The name of contact i (i < n_contacts) or stop i - n_contacts as columns
+ * and events call it: its `name:`, else its key path "contacts.N" or
+ * "stops.N" (no plain name contains '.', so the two never meet).  Written
+ * to buf (size bytes, truncated as snprintf does); returns buf. */
+char *stsl_system_member_name(const stsl_system *s, int i, char *buf, size_t size);
 /* 1 when the system is more than the one element can express: more than
  * one body, or a coupling, contact or stop between two bodies. */
 int stsl_system_is_multibody(const stsl_system *s);

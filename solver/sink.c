@@ -1,5 +1,6 @@
 #include "solver/sink.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ int stsl_sink_begin(stsl_sink *s, const stsl_layout *layout, stsl_error *err)
 
 int stsl_sink_sample(stsl_sink *s, double t, int mode, const double *cols, stsl_error *err)
 {
-    return (s && s->ops) ? s->ops->sample(s->self, t, mode, cols, err) : STSL_OK;
+    return (s && s->ops && s->ops->sample) ? s->ops->sample(s->self, t, mode, cols, err) : STSL_OK;
 }
 
 int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err)
@@ -22,7 +23,8 @@ int stsl_sink_event(stsl_sink *s, const stsl_event_rec *ev, stsl_error *err)
 int stsl_sink_end(stsl_sink *s, const stsl_stats *stats, int complete, const char *message,
                   stsl_error *err)
 {
-    return (s && s->ops) ? s->ops->end(s->self, stats, complete, message, err) : STSL_OK;
+    return (s && s->ops && s->ops->end) ? s->ops->end(s->self, stats, complete, message, err)
+                                        : STSL_OK;
 }
 
 int stsl_sink_end_run(stsl_sink *s, const stsl_stats *stats, int status, int reached_end,
@@ -187,6 +189,14 @@ void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t l
     snprintf(buf, len, "%s[%s]", cg->name, cg->member_names[c - cg->first]);
 }
 
+const char *stsl_layout_units(const stsl_layout *layout, int c)
+{
+    if (c < 0) return "";
+    int g = stsl_layout_group_of(layout, c);
+    const char *u = g >= 0 ? layout->groups[g].units : layout->cols[c].units;
+    return u ? u : "";
+}
+
 void stsl_layout_event_values(const stsl_layout *l, stsl_event_value out[STSL_EVENT_VALUES])
 {
     static const char *const names[STSL_EVENT_VALUES] = {"x", "v_before", "v_after", "net_force",
@@ -199,6 +209,13 @@ void stsl_layout_event_values(const stsl_layout *l, stsl_event_value out[STSL_EV
         if (g < 0 && c >= 0 && stsl_layout_group_of(l, c) >= 0) c = -1;
         out[i] = (stsl_event_value){names[i], i >= 2, c, g >= 0 ? l->groups[g].width : 0};
     }
+}
+
+double stsl_event_value_at(const stsl_event_value *v, const double *before, const double *after,
+                           int k)
+{
+    const double *src = v->after ? after : before;
+    return v->first >= 0 && src ? src[v->first + k] : NAN;
 }
 
 /* ---- copies ---- */

@@ -122,6 +122,8 @@ typedef enum stsl_verify_status {
     STSL_VERIFY_FAILED = 3    /* the check run itself failed */
 } stsl_verify_status;
 
+/* begin and event are required; sample, end and destroy may be NULL (a
+ * sink that keeps no samples, or has nothing to finish or free). */
 typedef struct stsl_sink_ops {
     int (*begin)(void *self, const stsl_layout *layout, stsl_error *err);
     int (*sample)(void *self, double t, int mode, const double *cols, stsl_error *err);
@@ -176,6 +178,9 @@ int stsl_layout_check_groups(const stsl_layout *layout, const char *who, stsl_er
  * stsl_result_column): "name[member]", e.g. "x[motor]", into buf (len
  * bytes, always terminated).  A column of its own: its name. */
 void stsl_layout_flat_name(const stsl_layout *layout, int c, char *buf, size_t len);
+/* The units of column c: its group's for a grouped column; "" when the
+ * layout gives none or c < 0 (no such column). */
+const char *stsl_layout_units(const stsl_layout *layout, int c);
 /* The values each event keeps in the files (HDF5 /events, the events CSV,
  * the MAT events struct), in this order: x just before, v just before and
  * after, net_force and friction just after, each taken from the column of
@@ -189,6 +194,11 @@ typedef struct stsl_event_value {
     int width;        /* 0: one column of its own; w > 0: a group of w columns */
 } stsl_event_value;
 void stsl_layout_event_values(const stsl_layout *layout, stsl_event_value out[STSL_EVENT_VALUES]);
+/* Value k (0 <= k < max(width, 1)) of `v` for an event whose columns just
+ * before and after are `before` and `after`: NaN when the layout has no
+ * source column or the event no values. */
+double stsl_event_value_at(const stsl_event_value *v, const double *before, const double *after,
+                           int k);
 
 /* A deep copy of `src` into *dst (strings and arrays owned by dst, freed by
  * stsl_layout_free), so that a sink may keep the layout after begin(). */

@@ -722,6 +722,42 @@ static void test_tee(void **state)
     rm_rf(dir);
 }
 
+/* A sink that counts events only: no sample, end or destroy (NULL ops). */
+static int ev_begin(void *self, const stsl_layout *layout, stsl_error *err)
+{
+    (void)layout, (void)err;
+    *(int *)self = 0;
+    return STSL_OK;
+}
+
+static int ev_count(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    (void)ev, (void)err;
+    ++*(int *)self;
+    return STSL_OK;
+}
+
+/* NULL sample and end are no-ops: the run goes on to the other sink of a
+ * tee, which gets every sample and its end. */
+static void test_events_only_sink(void **state)
+{
+    (void)state;
+    static const stsl_sink_ops ev_only = {ev_begin, NULL, ev_count, NULL, NULL};
+    int n_events = -1;
+    stsl_error err;
+    stsl_sink mem, tee;
+    assert_int_equal(stsl_mem_sink_create(&mem, &err), STSL_OK);
+    assert_int_equal(stsl_sink_tee((stsl_sink){&ev_only, &n_events}, mem, &tee, &err), STSL_OK);
+    write_run(&tee, 1500, 2);
+    stsl_stats st = known_stats();
+    assert_int_equal(stsl_sink_end(&tee, &st, 1, "", &err), STSL_OK);
+    assert_int_equal(n_events, 2);
+    const stsl_mem_result *m = stsl_mem_sink_result(&mem);
+    check_mem(m, 1500, 2);
+    assert_int_equal(m->ended, 1);
+    stsl_sink_free(&tee);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_tee),
+        cmocka_unit_test(test_events_only_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -417,11 +417,8 @@ static int open_system(stsl_fmu *f, const stsl_system *s)
     if (!f->sys_out || !f->member) return -1;
     for (int b = 0; b < f->nb; b++)
         snprintf(f->member[b], sizeof f->member[b], "%s", s->bodies[b].name);
-    for (int c = 0; c < f->nc; c++) /* its name:, else its key path (models/multibody.c) */
-        if (s->contacts[c].name[0])
-            snprintf(f->member[f->nb + c], sizeof f->member[0], "%s", s->contacts[c].name);
-        else
-            snprintf(f->member[f->nb + c], sizeof f->member[0], "contacts.%d", c);
+    for (int c = 0; c < f->nc; c++) /* as the engine names its columns */
+        stsl_system_member_name(s, c, f->member[f->nb + c], sizeof f->member[0]);
     int rot = s->domain == STSL_DOMAIN_ROTATIONAL;
     snprintf(f->units[STSL_COL_X], sizeof f->units[0], "%s", rot ? "rad" : "m");
     snprintf(f->units[STSL_COL_V], sizeof f->units[0], "%s", rot ? "rad/s" : "m/s");

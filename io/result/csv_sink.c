@@ -3,7 +3,6 @@
 #include "io/result/csv_sink.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +26,6 @@ static int io_fail(stsl_error *err, const char *file, const char *what)
                           errno ? strerror(errno) : "unknown error");
 }
 
-/* Units of column i: its group's for a grouped column ("" for none). */
-static const char *units_of(const stsl_layout *l, int i)
-{
-    if (i < 0) return "";
-    int g = stsl_layout_group_of(l, i);
-    const char *u = g >= 0 ? l->groups[g].units : l->cols[i].units;
-    return u ? u : "";
-}
-
 /* The trajectory header: "t [s],x [m],...,mode"; a grouped column as
  * "x[motor] [m]"; no mode for a system. */
 static int traj_header(csv_sink *c, const stsl_layout *l)
@@ -44,7 +34,7 @@ static int traj_header(csv_sink *c, const stsl_layout *l)
     for (int i = 0; i < l->n_cols && !bad; i++) {
         char name[256];
         stsl_layout_flat_name(l, i, name, sizeof name);
-        bad = fprintf(c->traj, ",%s [%s]", name, units_of(l, i)) < 0;
+        bad = fprintf(c->traj, ",%s [%s]", name, stsl_layout_units(l, i)) < 0;
     }
     return bad || fputs(c->has_mode ? ",mode\n" : "\n", c->traj) < 0;
 }
@@ -58,7 +48,7 @@ static int events_header(csv_sink *c, const stsl_layout *l)
                       l->time_units ? l->time_units : "") < 0;
     for (int i = 0; i < STSL_EVENT_VALUES && !bad; i++) {
         const stsl_event_value *v = &c->val[i];
-        const char *u = units_of(l, v->first);
+        const char *u = stsl_layout_units(l, v->first);
         if (v->width == 0) bad = fprintf(c->ev, ",%s [%s]", v->name, u) < 0;
         for (int k = 0; k < v->width && !bad; k++) {
             const stsl_col_group *g = &l->groups[stsl_layout_group_of(l, v->first)];
@@ -108,10 +98,9 @@ static int csv_sample(void *self, double t, int mode, const double *cols, stsl_e
  * after, NaN when the layout has none. */
 static int put_values(FILE *f, const stsl_event_value *v, const stsl_event_rec *ev)
 {
-    const double *src = v->after ? ev->after : ev->before;
     int bad = 0;
     for (int k = 0; k < (v->width > 0 ? v->width : 1) && !bad; k++)
-        bad = fprintf(f, ",%.17g", v->first >= 0 && src ? src[v->first + k] : NAN) < 0;
+        bad = fprintf(f, ",%.17g", stsl_event_value_at(v, ev->before, ev->after, k)) < 0;
     return bad;
 }
 

@@ -262,16 +262,6 @@ static void event_sources(h5_sink *h, const stsl_layout *l)
     event_row_layout(h);
 }
 
-/* Units of the source of value member i ("" for none). */
-static const char *event_units(const h5_sink *h, const stsl_layout *l, int i)
-{
-    int c = h->ev_val[i].first;
-    if (c < 0) return "";
-    int g = stsl_layout_group_of(l, c);
-    const char *u = g >= 0 ? l->groups[g].units : l->cols[c].units;
-    return u ? u : "";
-}
-
 static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
 {
     int rc = STSL_OK;
@@ -291,7 +281,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
 
     const char *u[STSL_H5_EVENT_VALUES];
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
-        u[i] = event_units(h, l, i);
+        u[i] = stsl_layout_units(l, h->ev_val[i].first);
     char units[1024];
     snprintf(units, sizeof units,
              "t [%s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
@@ -341,7 +331,7 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     int g = o->width > 0 ? stsl_layout_group_of(l, o->first) : -1;
     const stsl_col_group *cg = g >= 0 ? &l->groups[g] : NULL;
     const char *name = cg ? cg->name : l->cols[o->first].name;
-    const char *units = cg ? cg->units : l->cols[o->first].units;
+    const char *units = stsl_layout_units(l, o->first);
     const char *lname = cg ? cg->long_name : l->cols[o->first].long_name;
     hid_t ftype = o->integer ? H5T_STD_I8LE : H5T_IEEE_F64LE;
     if ((o->ds = make_ext_dataset(traj, name, ftype, TRAJ_BLOCK, o->width)) < 0 ||
@@ -453,10 +443,9 @@ static int h5_sample(void *self, double t, int mode, const double *cols, stsl_er
  * after, NaN when the layout has none. */
 static void put_values(const h5_sink *h, unsigned char *row, const stsl_event_rec *ev, int i)
 {
-    const double *src = h->ev_val[i].after ? ev->after : ev->before;
-    int w = h->ev_val[i].width > 0 ? h->ev_val[i].width : 1, c = h->ev_val[i].first;
+    int w = h->ev_val[i].width > 0 ? h->ev_val[i].width : 1;
     for (int k = 0; k < w; k++) {
-        double v = c >= 0 && src ? src[c + k] : NAN;
+        double v = stsl_event_value_at(&h->ev_val[i], ev->before, ev->after, k);
         memcpy(row + h->ev_off[4 + i] + sizeof v * (size_t)k, &v, sizeof v);
     }
 }

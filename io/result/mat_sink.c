@@ -278,10 +278,8 @@ static matvar_t *event_values(const stsl_mem_result *r, const stsl_event_value *
     double *d = malloc(sizeof *d * (n * w + 1));
     if (!d) return NULL;
     for (size_t k = 0; k < w; k++)
-        for (size_t i = 0; i < n; i++) {
-            const double *src = v->after ? r->events[i].after : r->events[i].before;
-            d[i + k * n] = v->first >= 0 ? src[(size_t)v->first + k] : NAN;
-        }
+        for (size_t i = 0; i < n; i++)
+            d[i + k * n] = stsl_event_value_at(v, r->events[i].before, r->events[i].after, (int)k);
     size_t dims[2] = {n, w};
     matvar_t *m = Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, d, 0);
     free(d);
@@ -361,7 +359,7 @@ static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
             if (!starts_field(l, c)) continue;
             const stsl_col_group *g = group_at(l, c);
             fields[f] = g ? g->name : l->cols[c].name;
-            vals[f++] = mat_text(NULL, g ? g->units : l->cols[c].units);
+            vals[f++] = mat_text(NULL, stsl_layout_units(l, c));
         }
         if (has_mode(m, l)) {
             fields[f] = "mode";
