@@ -588,17 +588,6 @@ stsl_mode_code stsl_multibody_mode_code(stsl_multibody *m, const uint8_t *vec)
     return stsl_mb_intern(m, vec);
 }
 
-/* The friction of contact c in mode p (mb_outputs' column). */
-static double contact_friction(const stsl_multibody *m, const prepared *p, int c,
-                               const fixed_motion *fm, const double *y)
-{
-    double w = rel_v(m, fm, y, m->cnode[c]);
-    if (m->zidx[c] >= 0) return lugre_force(m, c, w, y);
-    if (p->vec[c] != STSL_CONTACT_STUCK)
-        return stsl_mb_slip_force(m, c, p->vec[c], w, contact_load(m, c, fm));
-    return p->contact_edge[c] >= 0 ? contact_lambda(m, p, c) : stsl_mb_held_friction(m, p, c, fm);
-}
-
 int stsl_multibody_eval_forces(stsl_multibody *m, const uint8_t *vec, double t, const double *y,
                                stsl_multibody_forces *out)
 {
@@ -616,7 +605,7 @@ int stsl_multibody_eval_forces(stsl_multibody *m, const uint8_t *vec, double t, 
         const stsl_friction_params *fp = &m->s->contacts[c].friction;
         double load = contact_load(m, c, &fm);
         out->w[c] = rel_v(m, &fm, y, m->cnode[c]);
-        out->friction[c] = contact_friction(m, p, c, &fm, y);
+        out->friction[c] = stsl_mb_contact_friction(m, p, c, &fm, y, out->w[c]);
         stsl_friction_levels(fp, +1, load, &out->fd_pos[c], &out->fs_pos[c]);
         stsl_friction_levels(fp, -1, load, &out->fd_neg[c], &out->fs_neg[c]);
         if (m->zidx[c] >= 0) out->zrate[m->zidx[c]] = bristle_rate(m, c, out->w[c], y);

@@ -395,6 +395,10 @@ double stsl_mb_lookahead(stsl_multibody *m, double t);
 
 /* ---- multibody_layout.c --------------------------------------------------------- */
 
+/* The friction of contact c in mode p at relative velocity w: the friction
+ * column of the outputs and the fixed-step schemes' force, one definition. */
+double stsl_mb_contact_friction(const stsl_multibody *m, const prepared *p, int c,
+                                const fixed_motion *fm, const double *y, double w);
 void stsl_mb_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c);
 double stsl_mb_power_abs(void *self, stsl_mode_code mode, double t, const double *y);
 void stsl_mb_mode_name(void *self, stsl_mode_code mode, char *buf, size_t len);

@@ -63,6 +63,15 @@ static void absolute_columns(const stsl_multibody *m, double t, col_offsets o, d
     c[o.vb] = b[1];
 }
 
+double stsl_mb_contact_friction(const stsl_multibody *m, const prepared *p, int c,
+                                const fixed_motion *fm, const double *y, double w)
+{
+    if (m->zidx[c] >= 0) return lugre_force(m, c, w, y);
+    if (p->vec[c] != STSL_CONTACT_STUCK)
+        return stsl_mb_slip_force(m, c, p->vec[c], w, contact_load(m, c, fm));
+    return p->contact_edge[c] >= 0 ? contact_lambda(m, p, c) : stsl_mb_held_friction(m, p, c, fm);
+}
+
 void stsl_mb_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
 {
     stsl_multibody *m = self;
@@ -79,12 +88,7 @@ void stsl_mb_outputs(void *self, stsl_mode_code mode, double t, const double *y,
     for (int k = 0; k < m->nc; k++) {
         int st = p ? p->vec[k] : 0;
         double w = rel_v(m, &fm, y, m->cnode[k]);
-        c[o.friction + k] = bad               ? NAN
-                            : m->zidx[k] >= 0 ? lugre_force(m, k, w, y)
-                            : st != STSL_CONTACT_STUCK
-                                ? stsl_mb_slip_force(m, k, st, w, contact_load(m, k, &fm))
-                            : p->contact_edge[k] >= 0 ? contact_lambda(m, p, k)
-                                                      : stsl_mb_held_friction(m, p, k, &fm);
+        c[o.friction + k] = bad ? NAN : stsl_mb_contact_friction(m, p, k, &fm, y, w);
         c[o.slip + k] = w;
         c[o.cmode + k] = st;
     }

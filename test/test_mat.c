@@ -24,6 +24,7 @@
 
 #include "io/config/config.h"
 #include "io/result/h5_read.h"
+#include "io/result/mat_result.h"
 #include "io/result/mat_sink.h"
 #include "run/run.h"
 #include "test/testutil.h"
@@ -614,6 +615,38 @@ static void mat_text_encoding(void **state)
     Mat_Close(mat);
 }
 
+/* The reader decodes UTF-16 char data to UTF-8 the way the Unicode
+ * standard says: a pair is one 4-byte character (U+1F600 = F0 9F 98 80),
+ * each unpaired surrogate (a high one before a non-surrogate, a lone low
+ * one, a high one ending the text) is U+FFFD (EF BF BD), and the unit after
+ * a lone high surrogate is kept. */
+static void mat_text_decoding(void **state)
+{
+    (void)state;
+    char p[600];
+    path_in_dir(p, sizeof p, "decode.mat");
+    stsl_sink sink = {0};
+    stsl_error err = {0};
+    assert_int_equal(stsl_mat_sink_create(p, "yaml: 1", "test", 0, &sink, &err), 0);
+    assert_int_equal(stsl_sink_end(&sink, &(stsl_stats){0}, 1, "", &err), 0);
+    stsl_sink_free(&sink);
+    mat_t *mat = Mat_Open(p, MAT_ACC_RDWR);
+    assert_non_null(mat);
+    assert_int_equal(Mat_VarDelete(mat, "message"), 0);
+    uint16_t units[] = {'a', 0xD83D, 0xDE00, 0xD800, 'b', 0xDC00, 'c', 0xD83D};
+    size_t dims[2] = {1, sizeof units / sizeof units[0]};
+    put(mat, Mat_VarCreate("message", MAT_C_CHAR, MAT_T_UTF16, 2, dims, units, 0));
+    Mat_Close(mat);
+    stsl_h5_result res;
+    stsl_mat_arrays a;
+    assert_int_equal(stsl_mat_result_read(p, &res, &a, &err), 0);
+    assert_string_equal(res.message, "a\xf0\x9f\x98\x80\xef\xbf\xbd"
+                                     "b\xef\xbf\xbd"
+                                     "c\xef\xbf\xbd");
+    stsl_h5_result_free(&res);
+    stsl_mat_arrays_free(&a);
+}
+
 /* Above its limit the MAT sink stops the run with a message naming the
  * limit and the way out, and still writes what it has, marked incomplete. */
 static void mat_sink_limit(void **state)
@@ -655,7 +688,7 @@ int main(void)
         cmocka_unit_test(modelica_results),    cmocka_unit_test(hdf5_matrices),
         cmocka_unit_test(bad_mappings),        cmocka_unit_test(result_as_mat),
         cmocka_unit_test(mat_sink_limit),      cmocka_unit_test(rotational_as_mat),
-        cmocka_unit_test(mat_text_encoding),
+        cmocka_unit_test(mat_text_encoding),   cmocka_unit_test(mat_text_decoding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
 #include "io/result/mat_result.h"
 
 #include <errno.h>
+#include <iconv.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -123,60 +124,50 @@ static int is_struct1(const matvar_t *v)
     return v && v->class_type == MAT_C_STRUCT && stsl_mat_numel(v) == 1;
 }
 
-/* Append code point cp as UTF-8. */
-static size_t put_utf8(char *s, unsigned long cp)
-{
-    if (cp < 0x80) {
-        s[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        s[0] = (char)(0xC0 | (cp >> 6));
-        s[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        s[0] = (char)(0xE0 | (cp >> 12));
-        s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        s[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    s[0] = (char)(0xF0 | (cp >> 18));
-    s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    s[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* The text of a char variable as UTF-8 (malloc'd); NULL when v is not
- * char or out of memory.  The writer stores UTF-16 code units (miUTF16);
- * 8-bit data is taken as UTF-8 bytes. */
+ * char, out of memory or without the converter.  The writer stores UTF-16
+ * code units (miUTF16); 8-bit data is taken as UTF-8 bytes.  An unpaired
+ * surrogate becomes U+FFFD: glibc's iconv stops there (EILSEQ, or EINVAL
+ * for a high surrogate ending the text) with `in` at that unit, so writing
+ * U+FFFD and stepping one unit is exactly the replacement, and a high
+ * surrogate followed by a non-surrogate keeps the unit after it. */
 static char *text_of(const matvar_t *v)
 {
     if (!v || v->class_type != MAT_C_CHAR) return NULL;
-    size_t n = stsl_mat_numel(v);
-    char *s = malloc(3 * n + 1); /* a unit gives at most 3 bytes, a pair 4 */
-    if (!s) return NULL;
+    size_t n = v->data ? stsl_mat_numel(v) : 0, out_left = 3 * n + 1; /* a unit gives <= 3 bytes */
     int bytes =
         v->data_type == MAT_T_UTF8 || v->data_type == MAT_T_UINT8 || v->data_type == MAT_T_INT8;
-    size_t at = 0;
-    for (size_t i = 0; i < n && v->data; i++) {
-        unsigned long u = (unsigned long)stsl_mat_element(v, i);
-        if (bytes) {
-            s[at++] = (char)u;
-            continue;
-        }
-        if (u >= 0xD800 && u < 0xDC00 && i + 1 < n) {
-            unsigned long lo = (unsigned long)stsl_mat_element(v, i + 1);
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                at += put_utf8(s + at, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
-                i++;
-                continue;
-            }
-        }
-        at += put_utf8(s + at, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    char *s = malloc(out_left), *outp = s;
+    uint16_t *w = bytes ? NULL : malloc(sizeof *w * (n ? n : 1));
+    static const uint16_t one = 1;
+    iconv_t cd = bytes
+                     ? (iconv_t)-1
+                     : iconv_open("UTF-8", *(const unsigned char *)&one ? "UTF-16LE" : "UTF-16BE");
+    if (!s || (!bytes && (!w || cd == (iconv_t)-1))) {
+        free(s);
+        free(w);
+        if (cd != (iconv_t)-1) iconv_close(cd);
+        return NULL;
     }
-    s[at] = '\0';
+    for (size_t i = 0; i < n; i++) { /* matio's element, whatever its storage */
+        if (bytes)
+            *outp++ = (char)(unsigned long)stsl_mat_element(v, i);
+        else
+            w[i] = (uint16_t)(unsigned long)stsl_mat_element(v, i);
+    }
+    char *in = (char *)w;
+    size_t in_left = bytes ? 0 : sizeof *w * n;
+    out_left -= (size_t)(outp - s) + 1;
+    while (in_left && iconv(cd, &in, &in_left, &outp, &out_left) == (size_t)-1) {
+        memcpy(outp, "\xef\xbf\xbd", 3); /* U+FFFD: 3 bytes, as the unit's bound */
+        outp += 3;
+        out_left -= 3;
+        in += sizeof *w;
+        in_left -= sizeof *w;
+    }
+    *outp = '\0';
+    if (cd != (iconv_t)-1) iconv_close(cd);
+    free(w);
     return s;
 }
 
