@@ -42,6 +42,16 @@ static int no_memory(const rd *r)
     return stsl_error_set(r->err, STSL_ENOMEM, "%s: out of memory", r->path);
 }
 
+/* Why text_of gave no text for v, named `what`: not char data, or (errno,
+ * as text_of left it) memory or the converter. */
+static int not_text(const rd *r, const matvar_t *v, const char *what)
+{
+    if (!v || v->class_type != MAT_C_CHAR) return bad(r, "%s is not text", what);
+    if (errno == ENOMEM) return no_memory(r);
+    return stsl_error_set(r->err, STSL_EIO, "%s: %s: no UTF-16 to UTF-8 converter (iconv: %s)",
+                          r->path, what, strerror(errno));
+}
+
 int stsl_mat_result_file(const char *path)
 {
     static const unsigned char hdf5[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -125,7 +135,8 @@ static int is_struct1(const matvar_t *v)
 }
 
 /* The text of a char variable as UTF-8 (malloc'd); NULL when v is not
- * char, out of memory or without the converter.  The writer stores UTF-16
+ * char, out of memory or without the converter (errno says which, for
+ * not_text).  The writer stores UTF-16
  * code units (miUTF16); 8-bit data is taken as UTF-8 bytes.  An unpaired
  * surrogate becomes U+FFFD: glibc's iconv stops there (EILSEQ, or EINVAL
  * for a high surrogate ending the text) with `in` at that unit, so writing
@@ -144,16 +155,19 @@ static char *text_of(const matvar_t *v)
                      ? (iconv_t)-1
                      : iconv_open("UTF-8", *(const unsigned char *)&one ? "UTF-16LE" : "UTF-16BE");
     if (!s || (!bytes && (!w || cd == (iconv_t)-1))) {
+        int cause = errno;
         free(s);
         free(w);
         if (cd != (iconv_t)-1) iconv_close(cd);
+        errno = cause;
         return NULL;
     }
     for (size_t i = 0; i < n; i++) { /* matio's element, whatever its storage */
+        unsigned long u = (unsigned long)stsl_mat_element(v, i);
         if (bytes)
-            *outp++ = (char)(unsigned long)stsl_mat_element(v, i);
-        else
-            w[i] = (uint16_t)(unsigned long)stsl_mat_element(v, i);
+            *outp++ = (char)u;
+        else /* a value beyond 16 bits is no UTF-16 unit: U+FFFD, not its low half */
+            w[i] = u > 0xFFFF ? 0xFFFD : (uint16_t)u;
     }
     char *in = (char *)w;
     size_t in_left = bytes ? 0 : sizeof *w * n;
@@ -177,7 +191,7 @@ static int text_into(const rd *r, const matvar_t *v, const char *what, char *buf
     buf[0] = '\0';
     if (!v) return STSL_OK;
     char *s = text_of(v);
-    if (!s) return v->class_type == MAT_C_CHAR ? no_memory(r) : bad(r, "%s is not text", what);
+    if (!s) return not_text(r, v, what);
     snprintf(buf, size, "%s", s);
     free(s);
     return STSL_OK;
@@ -196,9 +210,11 @@ static int cell_texts(const rd *r, const matvar_t *v, const char *what, char ***
     for (size_t i = 0; i < count; i++) {
         const matvar_t *c = Mat_VarGetCell((matvar_t *)v, (int)i);
         if (!(s[i] = text_of(c))) {
+            char item[160];
+            snprintf(item, sizeof item, "%s{%zu}", what, i + 1);
+            int rc = not_text(r, c, item); /* before free: it reads errno */
             stsl_h5_free_strs(s, (int)i);
-            return c && c->class_type == MAT_C_CHAR ? no_memory(r)
-                                                    : bad(r, "%s{%zu} is not text", what, i + 1);
+            return rc;
         }
     }
     *out = s;
@@ -256,9 +272,7 @@ static int read_root(const rd *r, stsl_h5_result *res)
         Mat_VarFree(v);
     }
     if (!rc && (v = read_var(r, "config", 1, &rc))) {
-        if (!(res->config_yaml = text_of(v)))
-            rc = v->class_type == MAT_C_CHAR ? no_memory(r)
-                                             : bad(r, "variable 'config' is not text");
+        if (!(res->config_yaml = text_of(v))) rc = not_text(r, v, "variable 'config'");
         Mat_VarFree(v);
     }
     return rc;
