@@ -557,6 +557,23 @@ static void restart_at_zero(const char *yaml, const double *v_in, double *v, int
     stsl_config_free(&cfg);
 }
 
+/* restart_at_zero in the two orders `yaml` from the velocities 0.1 +
+ * 1e-12, 0.1, 0.1 + 2e-12 of a, b, c: all three end at the momentum's
+ * mean, (1 va + 2 vb + 3 vc) / 6, the same bits in both orders. */
+static void at_common_velocity(const char *const *yaml, int stuck)
+{
+    const double v_in[3] = {0.1 + 1e-12, 0.1, 0.1 + 2e-12};
+    const double want = (v_in[0] + 2.0 * v_in[1] + 3.0 * v_in[2]) / 6.0;
+    double v[2][3];
+    for (int k = 0; k < 2; k++) {
+        restart_at_zero(yaml[k], v_in, v[k], stuck);
+        assert_true(v[k][0] == v[k][1] && v[k][1] == v[k][2]);
+        assert_close(v[k][0], want, 2e-17); /* a few roundings of 0.1 */
+    }
+    for (int i = 0; i < 3; i++)
+        assert_true(v[0][i] == v[1][i]);
+}
+
 /* Bodies a, b, c (1, 2, 3 kg) in a chain: a on b, b on c (Coulomb, 1 N),
  * 10 N forward on a, 10 N back on c: both contacts slip forward (a pulls
  * ahead of b, c falls behind; sticking either would need 7 N).  Their
@@ -580,16 +597,7 @@ static void zero_slips_at_once(void **state)
         "  - {between: [b, a], law: coulomb, dynamic: 1}\n"
         "inputs: {forces: {c: {type: constant, value: -10}, a: {type: constant, value: 10}}}\n"
         "simulation: {t_end: 1}\n"};
-    const double v_in[3] = {0.1 + 1e-12, 0.1, 0.1 + 2e-12};
-    const double want = (v_in[0] + 2.0 * v_in[1] + 3.0 * v_in[2]) / 6.0;
-    double v[2][3];
-    for (int k = 0; k < 2; k++) {
-        restart_at_zero(yaml[k], v_in, v[k], 0);
-        assert_true(v[k][0] == v[k][1] && v[k][1] == v[k][2]);
-        assert_close(v[k][0], want, 2e-17); /* a few roundings of 0.1 */
-    }
-    for (int i = 0; i < 3; i++)
-        assert_true(v[0][i] == v[1][i]);
+    at_common_velocity(yaml, 0);
 }
 
 /* The same chain with no force: both contacts stick at the event, and
@@ -611,16 +619,7 @@ static void stick_common_velocity(void **state)
                            "contacts:\n  - {between: [c, b], law: coulomb, dynamic: 1}\n"
                            "  - {between: [b, a], law: coulomb, dynamic: 1}\n"
                            "simulation: {t_end: 1}\n"};
-    const double v_in[3] = {0.1 + 1e-12, 0.1, 0.1 + 2e-12};
-    const double want = (v_in[0] + 2.0 * v_in[1] + 3.0 * v_in[2]) / 6.0;
-    double v[2][3];
-    for (int k = 0; k < 2; k++) {
-        restart_at_zero(yaml[k], v_in, v[k], 1);
-        assert_true(v[k][0] == v[k][1] && v[k][1] == v[k][2]);
-        assert_close(v[k][0], want, 2e-17); /* a few roundings of 0.1 */
-    }
-    for (int i = 0; i < 3; i++)
-        assert_true(v[0][i] == v[1][i]);
+    at_common_velocity(yaml, 1);
 }
 
 int main(void)
