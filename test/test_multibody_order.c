@@ -511,6 +511,18 @@ static void loops_order_independent(void **state)
 
 /* ---- contacts that start slipping at w = 0 together -------------------------- */
 
+/* The model of the system `yaml` at `rtol` (its configuration into cfg:
+ * free both). */
+static stsl_multibody *model_of(const char *yaml, double rtol, stsl_config *cfg)
+{
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<model>", NULL, NULL, 0, cfg, &err))
+        fail_msg("config: %s\n%s", err.msg, yaml);
+    stsl_multibody *mb = stsl_multibody_create(&cfg->system, rtol, 0.0, &err);
+    assert_non_null(mb);
+    return mb;
+}
+
 /* The velocities after a guard event at which the slipping contacts of
  * `yaml` (three free bodies a, b, c in a chain by two contacts, listed in
  * `order`) reach w = 0 by rounding-size margins: the model's transition
@@ -521,10 +533,7 @@ static void restart_at_zero(const char *yaml, const double *v_in, double *v, int
 {
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load_string(yaml, "<zero>", NULL, NULL, 0, &cfg, &err))
-        fail_msg("config: %s", err.msg);
-    stsl_multibody *mb = stsl_multibody_create(&cfg.system, 1e-10, 0.0, &err);
-    assert_non_null(mb);
+    stsl_multibody *mb = model_of(yaml, 1e-10, &cfg);
     const stsl_hmodel *md = stsl_multibody_model(mb);
     double y[6];
     int idx[3]; /* body a, b, c's index in the file */
@@ -644,10 +653,7 @@ static void touch_while_parting(void **state)
                        "simulation: {t_end: 1}\n";
     stsl_config cfg;
     stsl_error err = {0};
-    if (stsl_config_load_string(yaml, "<part>", NULL, NULL, 0, &cfg, &err))
-        fail_msg("config: %s", err.msg);
-    stsl_multibody *mb = stsl_multibody_create(&cfg.system, 1e-12, 0.0, &err);
-    assert_non_null(mb);
+    stsl_multibody *mb = model_of(yaml, 1e-12, &cfg);
     const stsl_hmodel *md = stsl_multibody_model(mb);
     double y[4] = {0.0, 0.0, 0.0, 0.0};
     stsl_transition tr;
