@@ -1756,20 +1756,92 @@ static void d17_bounces_cut_short(void **state)
     mb_free(&m);
 }
 
+/* ============================================================ D18: groups joined by a damper */
+
+/* Omega (1 kg) slides at -0.6 m/s over b2 and zeta (1.5 kg each, at
+ * rest; Coulomb 1 N and 3 N), which rest on the ground (b2: 1 N, static =
+ * dynamic; zeta: 1 N, static 1.5 N) and are joined by a damper of 0.5
+ * N s/m.  At t = 0 b2 is held by exactly its static level (omega drags it
+ * with 1 N), and zeta, dragged with 3 N, starts to slide at once: the
+ * damper then pulls b2 on, so b2's force leaves its band - b2 slips from
+ * the start (SPEC §4: a force at the edge that leaves is outside).  Its
+ * contact and zeta's meet only at the ground, two groups; b2's decision
+ * depends on zeta's through the damper.  Deciding b2's group first with
+ * zeta's state before the event (at rest) held b2 stuck, and a breakaway
+ * at t = 0 followed - in that order of the file only.  Both orders now:
+ * no event at all, and the motion of the two slipping bodies, u = v_z -
+ * v_b2 with 1.5 u' = -2 - u: u = -2 (1 - exp(-t / 1.5)), v_b2 = u / 3
+ * integrated, -(2/3)(t - 1.5 (1 - exp(-t / 1.5))), until 0.1 s (omega,
+ * at -0.6 + 4 t, is still faster).  Bound RT, AT as everywhere here. */
+static void d18_case(const char *yaml, int b2, int zeta)
+{
+    mb_run m;
+    mb_run_ok(yaml, &m);
+    assert_int_equal(m.r->n_events, 0);
+    for (long i = 0; i < m.r->n_samples; i++) {
+        double t = m.r->t[i], u = -2.0 * (1.0 - exp(-t / 1.5));
+        double vb = -(2.0 / 3.0) * (t - 1.5 * (1.0 - exp(-t / 1.5)));
+        assert_wrms1(V(&m, i, b2), vb, RT, AT);
+        assert_wrms1(V(&m, i, zeta), vb + u, RT, AT);
+    }
+    mb_free(&m);
+}
+
+static void d18_groups_joined_by_a_damper(void **state)
+{
+    (void)state;
+    d18_case("bodies:\n"
+             "  omega: {mass: 1, velocity: -0.6}\n"
+             "  b2: {mass: 1.5}\n"
+             "  zeta: {mass: 1.5}\n"
+             "couplings: [{between: [b2, zeta], stiffness: 0, damping: 0.5}]\n"
+             "contacts:\n"
+             "  - {between: [b2, ground], law: coulomb, dynamic: 1}\n"
+             "  - {between: [zeta, ground], law: coulomb, dynamic: 1, static_ratio: 1.5}\n"
+             "  - {between: [b2, omega], law: coulomb, dynamic: 1}\n"
+             "  - {between: [omega, zeta], law: coulomb, dynamic: 3}\n"
+             "simulation: {t_end: 0.1, output_step: 0.01, rtol: 1e-12}\n",
+             1, 2);
+    d18_case("bodies:\n"
+             "  zeta: {mass: 1.5}\n"
+             "  b2: {mass: 1.5}\n"
+             "  omega: {mass: 1, velocity: -0.6}\n"
+             "couplings: [{between: [zeta, b2], stiffness: 0, damping: 0.5}]\n"
+             "contacts:\n"
+             "  - {between: [zeta, omega], law: coulomb, dynamic: 3}\n"
+             "  - {between: [zeta, ground], law: coulomb, dynamic: 1, static_ratio: 1.5}\n"
+             "  - {between: [b2, ground], law: coulomb, dynamic: 1}\n"
+             "  - {between: [omega, b2], law: coulomb, dynamic: 1}\n"
+             "simulation: {t_end: 0.1, output_step: 0.01, rtol: 1e-12}\n",
+             1, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(d3_stiff_coupling),        cmocka_unit_test(d4_chain_energy),
-        cmocka_unit_test(d4_servo_energy),          cmocka_unit_test(d5_symmetric_rest),
-        cmocka_unit_test(d5_asymmetric_rest),       cmocka_unit_test(d6_both_stick),
-        cmocka_unit_test(d6_stick_and_reverse),     cmocka_unit_test(d6_ambiguous_tie_rule),
-        cmocka_unit_test(d6_eleven_at_once),        cmocka_unit_test(d7_backlash_ground),
-        cmocka_unit_test(d7_backlash_bodies),       cmocka_unit_test(d8_static_penetration),
-        cmocka_unit_test(d8_bounce_bodies),         cmocka_unit_test(d9_impulse_through_damper),
-        cmocka_unit_test(d10_parallel_share),       cmocka_unit_test(d11_fifty_boxes),
-        cmocka_unit_test(d12_tethered_rider),       cmocka_unit_test(d13_loop_triangle),
-        cmocka_unit_test(d14_twenty_clutches),      cmocka_unit_test(d15_touch_at_a_restart),
-        cmocka_unit_test(d16_ambiguous_stick_held), cmocka_unit_test(d17_bounces_cut_short),
+        cmocka_unit_test(d3_stiff_coupling),
+        cmocka_unit_test(d4_chain_energy),
+        cmocka_unit_test(d4_servo_energy),
+        cmocka_unit_test(d5_symmetric_rest),
+        cmocka_unit_test(d5_asymmetric_rest),
+        cmocka_unit_test(d6_both_stick),
+        cmocka_unit_test(d6_stick_and_reverse),
+        cmocka_unit_test(d6_ambiguous_tie_rule),
+        cmocka_unit_test(d6_eleven_at_once),
+        cmocka_unit_test(d7_backlash_ground),
+        cmocka_unit_test(d7_backlash_bodies),
+        cmocka_unit_test(d8_static_penetration),
+        cmocka_unit_test(d8_bounce_bodies),
+        cmocka_unit_test(d9_impulse_through_damper),
+        cmocka_unit_test(d10_parallel_share),
+        cmocka_unit_test(d11_fifty_boxes),
+        cmocka_unit_test(d12_tethered_rider),
+        cmocka_unit_test(d13_loop_triangle),
+        cmocka_unit_test(d14_twenty_clutches),
+        cmocka_unit_test(d15_touch_at_a_restart),
+        cmocka_unit_test(d16_ambiguous_stick_held),
+        cmocka_unit_test(d17_bounces_cut_short),
+        cmocka_unit_test(d18_groups_joined_by_a_damper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
