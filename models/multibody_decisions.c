@@ -366,10 +366,13 @@ static int make_units(stsl_multibody *m, stsl_reason why)
     return nu;
 }
 
-/* Decide every group of J that some reached contact belongs to (SPEC §4;
- * in the others nothing happened: their stuck contacts stay). */
-int stsl_mb_select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
+/* One pass over the groups of J that some reached contact belongs to, in
+ * the order of their first contacts (SPEC §4; in the others nothing
+ * happened: their stuck contacts stay); *chosen: how many were decided by
+ * the order of choice. */
+static int select_pass(stsl_multibody *m, stsl_reason why, int *chosen, stsl_error *err)
 {
+    *chosen = 0;
     for (int c = 0; c < m->nc; c++) {
         if (!m->jflag[c] || m->group[c] < 0) continue;
         int g = m->group[c], active = 0;
@@ -386,6 +389,7 @@ int stsl_mb_select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
             continue;
         }
         int nu = make_units(m, why);
+        ++*chosen;
         stsl_consistency_result res;
         int rc = stsl_consistency_select(nu, m->ubefore, m->ureached, consistent, m, m->uchosen,
                                          &res, err);
@@ -404,6 +408,33 @@ int stsl_mb_select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
          * first listed). */
         if (res.ambiguous && nu > 1 && (changed || why == STSL_REASON_INIT))
             push_event(m, STSL_EV_AMBIGUOUS, 1 + m->urep[0]);
+    }
+    return STSL_OK;
+}
+
+/* Decide every group of J (select_pass), again while a pass changes a
+ * decision.  Groups are independent in their constraint forces (they meet
+ * only at fixed ends), not in their look-ahead: a force at its band's edge
+ * leaves the band or not by its first non-zero derivative, which a damper
+ * takes from another group's accelerations.  A group decided before
+ * another saw that one's state before the event (b2 at its static level
+ * on the ground, dragged on by a damper from zeta, which starts to slide
+ * at the same instant: stuck when b2's group came first in the file, and
+ * a breakaway at once; slipping when zeta's came first).  The next pass
+ * decides each group with every other's choice, until none changes (a few
+ * passes at most; the last stands). */
+#define SELECT_PASSES 4
+
+int stsl_mb_select_contacts(stsl_multibody *m, stsl_reason why, stsl_error *err)
+{
+    int n0 = m->n_pend; /* the events before the choice; a pass's own are redone */
+    for (int pass = 0; pass < SELECT_PASSES; pass++) {
+        m->n_pend = n0;
+        if (pass) stsl_mb_group_j(m);
+        memcpy(m->cur_keep, m->next, (size_t)m->nc); /* scratch here: the states before */
+        int chosen, rc = select_pass(m, why, &chosen, err);
+        if (rc) return rc;
+        if (chosen < 2 || !memcmp(m->cur_keep, m->next, (size_t)m->nc)) break;
     }
     return STSL_OK;
 }
