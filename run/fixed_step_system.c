@@ -7,8 +7,11 @@
  * of a passed stop on its limit, and lets the scheme decide the contacts
  * and stops at the new state.  The Euler schemes are semi-implicit Euler,
  * first order for the same reasons as the element's; on one body the
- * decisions are the element's, so a one-body system reproduces the
- * element's scheme (to the rounding of the two force sums). */
+ * decisions are the element's.  The element's configuration runs here as
+ * its one-body system through the one-body view (stsl_fixed_step_view),
+ * which supplies the element's net force where the decisions and the free
+ * body's acceleration need it, so that it steps bit for bit as the
+ * element's own loop did. */
 #include "run/fixed_step_system.h"
 
 #include <math.h>
@@ -17,8 +20,10 @@
 #include <string.h>
 
 #include "physics/contact.h"
+#include "physics/modes.h"
 #include "physics/friction.h"
 #include "models/multibody.h"
+#include "physics/smooth_friction.h"
 
 #define N_FIXED 3
 
@@ -31,23 +36,27 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
+    const stsl_fixed_step_view *view; /* NULL: the system's own */
     stsl_sink *sink;
+    int regular; /* smooth_rk4 with hybrid laws regularised */
     int out, nb, nc, ns, n, L, n_cols;
     int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
     int (*cnode)[2], (*snode)[2];
     double t, *y, *y0, *yraw, *ytmp, *k[4];
     double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
     double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
-    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
+    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are 0) */
+    double fn;  /* through a view: its body's net force at the last evaluation */
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
     long gen;  /* counts the changes of vec (set_state) */
-    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
+    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: not) */
     int cskip, cstuck;
     int joined, shared; /* label: a body held by another node; a cluster of bodies */
+    int vmode;          /* through a view: the recorded mode of vec */
     double *cm, *cp;    /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
@@ -88,7 +97,7 @@ static double node_x(const srun *r, const double *y, int node)
 
 /* The fixed ends' motion at t (what relative velocities and the
  * projections use): evaluated once per time, and never when no contact or
- * stop has a moving fixed end (then it was evaluated once at the start). */
+ * stop has a moving fixed end (the element's base in its own frame). */
 static void motion(srun *r, double t)
 {
     if (!r->moving || r->mt == t) return;
@@ -120,9 +129,17 @@ static int held(const srun *r, const uint8_t *v, int c)
     return 0;
 }
 
-/* The engine's forces of mode vector v at (t, y) into r->f. */
+static void clusters(srun *r, const uint8_t *v, int skip, int stuck);
+static void eval_view(srun *r, double t, const double *y, const uint8_t *v);
+
+/* The engine's forces of mode vector v at (t, y) into r->f; through a
+ * view, its body's (eval_view). */
 static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error *err)
 {
+    if (r->view) {
+        eval_view(r, t, y, v);
+        return STSL_OK;
+    }
     r->st.rhs_evals++;
     int rc = stsl_multibody_eval_forces(r->m, v, t, y, &r->f);
     if (rc > 0)
@@ -172,9 +189,9 @@ static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
             join(r->label, r->snode[k][0], r->snode[k][1]);
     for (int c = 0; stuck && c < r->nc; c++)
         if (v[c] == STSL_CONTACT_STUCK) join(r->label, r->cnode[c][0], r->cnode[c][1]);
+    r->joined = r->shared = 0;
     for (int i = 0; i < nn; i++)
         r->label[i] = find(r->label, i);
-    r->joined = r->shared = 0;
     for (int i = 0; i < r->nb; i++) {
         r->joined |= r->label[i] != i;
         r->shared |= r->label[i] != i && r->label[i] < r->nb;
@@ -187,7 +204,7 @@ static void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
     clusters(r, v, -1, 1);
-    if (!r->joined) return; /* every body on its own */
+    if (!r->joined) return;
     for (int i = 0; r->shared && i < nn; i++)
         r->cm[i] = r->cp[i] = 0.0;
     for (int i = 0; r->shared && i < r->nb; i++) {
@@ -231,7 +248,7 @@ static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
     shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
-/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+/* ---- a view's one body --------------------------------------------------------------- */
 
 /* smooth_rk4 on a hybrid law: F(sign w, |w|) tanh(w / v_reg) on ends[0],
  * continuous through w = 0 (the element's regular_friction). */
@@ -245,19 +262,64 @@ static double regular_friction(const srun *r, int c, double w)
     return -stsl_friction_slip(fp, fd, fs, fabs(w)) * tanh(w / r->sch->regularisation_velocity);
 }
 
+/* The forces of mode vector v at (t, y) on a view's one body, the engine's
+ * rules without its constraint solve (one body has none to solve): a body
+ * held by a fixed end (its stuck contact or closed stop) accelerates with
+ * it and friction holds the rest; a free one by (F_n + friction) / m with
+ * the view's F_n and the engine's friction of the contact's state (LuGre's
+ * bristles, a smooth law's steady curve, a hybrid one's regularised curve
+ * (regularise() in one), or the slip level opposing w). */
+static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
+{
+    const stsl_friction_params *fp = &r->s->contacts[0].friction;
+    stsl_one_body_forces b;
+    r->view->forces(r->view->ctx, t, y, &b);
+    r->fn = b.fn;
+    double w = pair_w(r, y, r->cnode[0]), m = r->s->bodies[0].mass, ff;
+    clusters(r, v, -1, 1);
+    int root = r->label[0];
+    r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
+    r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
+    for (int i = 2; i < r->n; i++)
+        r->f.zrate[i] = 0.0;
+    if (v[0] == STSL_CONTACT_SMOOTH && r->regular && is_hybrid(r, 0)) {
+        ff = regular_friction(r, 0, w);
+    } else if (fp->law == STSL_LAW_LUGRE) {
+        double z = y[2] / fp->sigma0;
+        ff = -stsl_lugre_force(fp, w, z);
+        r->f.zrate[2] = fp->sigma0 * stsl_lugre_zdot(fp, w, z);
+    } else if (v[0] == STSL_CONTACT_SMOOTH) {
+        ff = -stsl_friction_steady(fp, b.load, w);
+    } else if (v[0] != STSL_CONTACT_STUCK) {
+        int s = v[0] == STSL_CONTACT_SLIP_POS ? +1 : -1;
+        ff = -s * stsl_friction_slip(fp, s > 0 ? b.fd_pos : b.fd_neg, s > 0 ? b.fs_pos : b.fs_neg,
+                                     fabs(w));
+    } else {
+        ff = (root >= r->nb ? m * r->fa[root - r->nb] : 0.0) - b.fn;
+    }
+    r->f.acc[0] = root >= r->nb ? r->fa[root - r->nb] : (b.fn + ff) / m;
+    r->f.friction[0] = ff;
+    r->f.w[0] = w;
+}
+
+/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+
 /* The accelerations of r->f with every hybrid contact's friction replaced
  * by the regularised one: the difference, a force on each contact's ends,
  * accelerates the cluster it acts on (the constraint solve is linear in
  * the applied forces and gives every body of a cluster one acceleration);
- * a cluster held by a fixed end takes none of it. */
+ * a cluster held by a fixed end takes none of it.  Through a view (one
+ * body, one contact) the body's acceleration is (F_n - f_reg) / m from the
+ * view's net force, the element's arithmetic. */
 static void regularise(srun *r, const uint8_t *v)
 {
     int nn = r->nb + N_FIXED;
+    if (r->view) return; /* eval_view regularised it */
     for (int i = 0; i < nn; i++)
         r->dforce[i] = 0.0;
     for (int c = 0; c < r->nc; c++) {
         if (!is_hybrid(r, c)) continue;
-        double d = regular_friction(r, c, r->f.w[c]) - r->f.friction[c];
+        double reg = regular_friction(r, c, r->f.w[c]), d = reg - r->f.friction[c];
         r->f.friction[c] += d;
         r->dforce[r->cnode[c][0]] += d;
         r->dforce[r->cnode[c][1]] -= d;
@@ -277,7 +339,7 @@ static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error 
 {
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
-    if (r->sch->regularisation_velocity > 0.0) regularise(r, r->vec);
+    if (r->regular) regularise(r, r->vec);
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -337,8 +399,7 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0)
-        regularise(r, r->vtry);
+    if (r->regular) regularise(r, r->vtry);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
     double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
@@ -393,6 +454,30 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 
 /* ---- decisions ------------------------------------------------------------------- */
 
+/* Through a view, how hard the element's net force (at the last
+ * evaluation) pulls its body off the stop it rests on beyond the static
+ * level holding it there (the element's decision, its rounding;
+ * smooth_rk4 holds nothing). */
+static double view_stop_pull(srun *r, int k)
+{
+    double fn = r->fn;
+    int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
+    if (r->vec[r->nc + k] == STSL_SM_HIGH)
+        return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
+    return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
+}
+
+/* Anything release() judges: a stuck contact or a stop closed before the
+ * step and still closed. */
+static int holds(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        if (r->vec[c] == STSL_CONTACT_STUCK) return 1;
+    for (int k = 0; k < r->ns; k++)
+        if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN) return 1;
+    return 0;
+}
+
 /* Stuck contacts and closed stops at a step point, with the forces of
  * r->vec at (t, y) in r->f: the stuck contacts (not held by a stop) whose
  * constraint force lies beyond a static level, and the stops closed before
@@ -400,29 +485,36 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
  * go, the furthest beyond first; the rest are judged again without it.  A
  * contact breaks away towards the force it held (the element's
  * decide_rest), a stop's contacts slip away from its limit.  Ends with
- * r->f at the final state; yraw is the state before the projection. */
+ * r->f at the final state; yraw is the state before the projection.
+ * Through a view the forces are the element's where its scheme decided:
+ * at the step point before the stuck velocity is set (a held body's
+ * acceleration is its holder's either way); and smooth_rk4, which reads
+ * no forces at a step point, evaluates none when nothing is held, as the
+ * element's did not. */
 static int release(srun *r, double t, double *y, const double *yraw, stsl_error *err)
 {
     motion(r, t);
     for (;;) {
         copy_state(r, y, yraw);
         project(r, r->vec, y);
-        int rc = eval(r, t, y, r->vec, err);
+        if (r->view && r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
+        int rc = eval(r, t, r->view ? yraw : y, r->vec, err);
         if (rc) return rc;
         double worst = 0.0;
         int which = -1, dir = 0;
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
-            double fn = -r->f.friction[c];
+            double fn = r->view ? r->fn : -r->f.friction[c];
             double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
             double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
             if (up > worst) worst = up, which = c, dir = +1;
             if (dn > worst) worst = dn, which = c, dir = -1;
         }
-        for (int k = 0; k < r->ns; k++)
-            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN &&
-                r->f.stop_pull[k] > worst)
-                worst = r->f.stop_pull[k], which = r->nc + k;
+        for (int k = 0; k < r->ns; k++) {
+            double pull = r->view ? view_stop_pull(r, k) : r->f.stop_pull[k];
+            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN && pull > worst)
+                worst = pull, which = r->nc + k;
+        }
         if (which < 0) return STSL_OK;
         if (which < r->nc) {
             set_state(r, which, stsl_contact_slip_state(dir));
@@ -585,7 +677,7 @@ static int initial_states(srun *r, stsl_error *err)
         double w = pair_w(r, r->y, r->cnode[c]);
         if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
-    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
+    copy_state(r, r->ytmp, r->y);
     return release(r, 0.0, r->y, r->ytmp, err);
 }
 
@@ -596,10 +688,20 @@ static int initial_states(srun *r, stsl_error *err)
 static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double *cols,
                     stsl_error *err)
 {
+    if (r->view) { /* the view's columns; the regularised friction while moving */
+        int mode = r->view->mode(r->view->ctx, v), rc = STSL_OK;
+        double f_reg = NAN;
+        if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err))) {
+            regularise(r, v);
+            f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
+        }
+        if (!rc) r->view->cols(r->view->ctx, mode, t, y, f_reg, cols);
+        return rc;
+    }
     stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
     if (code < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory at t = %.17g s", t);
     r->model->ops->outputs(r->model->self, code, t, y, cols);
-    if (!(r->sch->regularisation_velocity > 0.0)) return STSL_OK;
+    if (!r->regular) return STSL_OK;
     int rc = eval(r, t, y, v, err);
     if (rc) return rc;
     regularise(r, v);
@@ -614,33 +716,92 @@ static int emit(srun *r, stsl_error *err)
 {
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->vec, r->t, r->y, r->cols_a, err);
-    return rc ? rc : stsl_sink_sample(r->sink, r->t, -1, r->cols_a, err);
+    int mode = r->view ? r->vmode : -1;
+    return rc ? rc : stsl_sink_sample(r->sink, r->t, mode, r->cols_a, err);
+}
+
+static int is_stop_mode(int mode)
+{
+    return mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH;
+}
+
+static int is_slip_mode(int mode)
+{
+    return mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG;
+}
+
+/* The event a change of recorded mode means (the element's). */
+static int kind_of_change(int from, int to)
+{
+    if (from == to) return STSL_NO_EVENT;
+    if (to == STSL_MODE_STUCK) return STSL_EV_STICK;
+    if (from == STSL_MODE_STUCK) return STSL_EV_BREAKAWAY;
+    if (is_stop_mode(to)) return STSL_EV_STOP_CONTACT;
+    if (is_stop_mode(from)) return STSL_EV_STOP_RELEASE;
+    if (is_slip_mode(from) && is_slip_mode(to)) return STSL_EV_REVERSAL;
+    return STSL_NO_EVENT;
+}
+
+/* Through a view: one event a step, the stop's (impact, stop_contact) when
+ * a stop was passed, else the change of the recorded mode; no subject. */
+static void view_event(srun *r)
+{
+    int same = r->n_ev == 0;
+    for (int i = 0; same && i < r->L; i++)
+        same = r->prev[i] == r->vec[i];
+    if (same) return; /* no state changed: no event, the same mode (most steps) */
+    int from = r->vmode, to = r->view->mode(r->view->ctx, r->vec);
+    r->vmode = to;
+    int kind = kind_of_change(from, to);
+    for (int i = 0; i < r->n_ev; i++)
+        if (r->ev[i].subject > r->nc &&
+            (r->ev[i].kind == STSL_EV_IMPACT || r->ev[i].kind == STSL_EV_STOP_CONTACT) &&
+            r->impacted[r->ev[i].subject - 1 - r->nc]) {
+            kind = r->ev[i].kind;
+            break;
+        }
+    r->n_ev = kind != STSL_NO_EVENT;
+    r->ev[0] = (pending){kind, 0};
 }
 
 static int record(srun *r, long max_events, stsl_error *err)
 {
+    if (r->view) view_event(r);
     if (!r->n_ev) return STSL_OK;
     r->st.events += r->n_ev;
     if (r->st.events > max_events)
-        return stsl_error_set(err, STSL_EMAXEVENTS,
-                              "scheme %s: more than %ld events (simulation.max_events) by t = "
-                              "%.17g s; the last one: %s",
-                              stsl_scheme_name(r->sch->kind), max_events, r->t,
-                              r->model->layout->kind_names[r->ev[r->n_ev - 1].kind]);
+        return stsl_error_set(
+            err, STSL_EMAXEVENTS,
+            "scheme %s: more than %ld events (simulation.max_events) by t = "
+            "%.17g s; the last one: %s",
+            stsl_scheme_name(r->sch->kind), max_events, r->t,
+            (r->view ? r->view->layout : r->model->layout)->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
-        stsl_event_rec ev = {r->t, r->ev[i].kind, -1, -1, r->cols_a, r->cols_b, r->ev[i].subject};
+        int from = r->view ? r->view->mode(r->view->ctx, r->prev) : -1;
+        int to = r->view ? r->vmode : -1;
+        stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
     }
     return rc;
 }
 
-static int check_finite(srun *r, stsl_error *err)
+/* A non-finite state: named by the state's names, or through a view by
+ * the element's message (its mode, x and v before and after the step). */
+static int check_finite(srun *r, const double *before, stsl_error *err)
 {
     for (int i = 0; i < r->n; i++)
-        if (!isfinite(r->y[i]))
+        if (!isfinite(r->y[i]) && r->view)
+            return stsl_error_set(
+                err, STSL_ESOLVER,
+                "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
+                "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
+                stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
+                r->view->layout->mode_names[r->view->mode(r->view->ctx, r->vec)], r->sch->step,
+                before[0], before[1], r->y[0], r->y[1]);
+        else if (!isfinite(r->y[i]))
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
@@ -735,8 +896,7 @@ static int group_first(const stsl_layout *l, const char *name)
 
 /* Whether fixed end `node` (the ground, base or anchor) stands still in
  * the engine's frame: its input is a constant (the ground's is) and so is
- * the base's when the engine moves with the base; the base in its own
- * frame. */
+ * the base's when the engine moves with it; the base in its own frame. */
 static int still(const srun *r, int node)
 {
     const stsl_system *s = r->s;
@@ -746,16 +906,21 @@ static int still(const srun *r, int node)
     return (frame && f == 1) || (own && (!frame || base_const));
 }
 
-/* Whether a contact or a stop has a fixed end that moves; when none does,
- * the fixed ends' motion is evaluated once. */
+/* Whether a contact or a stop has a fixed end that moves (the element's
+ * base does not in its own frame, nor without base motion); when none
+ * does, the fixed ends' motion is evaluated once. */
 static int moving_ends(const srun *r)
 {
     for (int c = 0; c < r->nc; c++)
-        for (int j = 0; j < 2; j++)
-            if (r->cnode[c][j] >= r->nb && !still(r, r->cnode[c][j])) return 1;
+        for (int j = 0; j < 2; j++) {
+            int node = node_of(r->s, r->s->contacts[c].ends[j]);
+            if (node >= r->nb && !still(r, node)) return 1;
+        }
     for (int k = 0; k < r->ns; k++)
-        for (int j = 0; j < 2; j++)
-            if (r->snode[k][j] >= r->nb && !still(r, r->snode[k][j])) return 1;
+        for (int j = 0; j < 2; j++) {
+            int node = node_of(r->s, r->s->stops[k].ends[j]);
+            if (node >= r->nb && !still(r, node)) return 1;
+        }
     return 0;
 }
 
@@ -773,21 +938,40 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
     return rc;
 }
 
+/* The element scheme's force evaluations of the step just taken: four for
+ * an RK4 step off a stop, one at the new step point (none for RK4 unless
+ * it was held on a stop), and a stop passed instead one, or two when the
+ * element rebounds (the forces at the limit at rest, then moving). */
+static long element_evals(const srun *r, int from)
+{
+    int rk4 = r->sch->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
+    for (int k = 0; k < r->ns; k++)
+        if (r->impacted[k]) hit = 1, rebound |= r->vec[r->nc + k] == STSL_SM_OPEN;
+    long n = rk4 && !is_stop_mode(from) ? 4 : 0;
+    if (hit) return n + (rebound ? 2 : 1);
+    return n + (!rk4 || is_stop_mode(from));
+}
+
 static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
 {
     double h = r->sch->step;
     long n_steps, stride;
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
+    if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
+    if (r->view) r->vmode = r->view->mode(r->view->ctx, r->vec);
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
+        int from = r->view ? r->vmode : 0;
+        double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
+        if (r->view) r->st.mode_time[from] += dt, r->st.rhs_evals += element_evals(r, from);
         r->t = t1;
-        if (!rc) rc = check_finite(r, err);
+        if (!rc) rc = check_finite(r, before, err);
         if (!rc) rc = record(r, sim->max_events, err);
         if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
     }
@@ -798,6 +982,14 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err)
 {
+    /* Absolute positions: a system's scheme results as they have been. */
+    return stsl_fixed_step_run_view(s, 1, NULL, sim, sch, sink, stats, err);
+}
+
+int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixed_step_view *view,
+                             const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
+                             stsl_sink *sink, stsl_stats *stats, stsl_error *err)
+{
     int rc = stsl_fixed_step_system_check(s, sim, sch, err);
     if (rc) return rc;
     srun r;
@@ -805,30 +997,35 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
+    r.view = view;
     r.sink = sink;
     r.out = sink && sink->ops;
-    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
-     * the element's scheme does), not the event-driven engine's base frame. */
-    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, 1, err);
+    r.regular = sch->kind == STSL_SCHEME_SMOOTH_RK4 && sch->regularisation_velocity > 0.0;
+    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, absolute, err);
     if (!r.m) return err ? err->code : STSL_EINPUT;
     r.model = stsl_multibody_model(r.m);
     r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;
     r.L = r.nc + r.ns;
     r.n_cols = r.model->layout->n_cols;
+    if (view && view->layout->n_cols > r.n_cols) r.n_cols = view->layout->n_cols;
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
+    r.mt = NAN;
+    r.cgen = -1;
+    r.moving = moving_ends(&r);
+    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     if (alloc_run(&r)) {
         free_run(&r);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",
                               stsl_scheme_name(sch->kind));
     }
     stsl_multibody_initial_state(r.m, r.y);
-    r.mt = NAN, r.cgen = -1;
-    r.moving = moving_ends(&r); /* cnode, snode: set by alloc_run */
-    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
+    if (view) memcpy(r.y, view->y0, (size_t)r.n * sizeof *r.y);
+    if (view) r.st.n_modes = view->layout->n_modes;
     int begun = 0;
-    if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
+    if (r.out && !(rc = stsl_sink_begin(sink, view ? view->layout : r.model->layout, err)))
+        begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
     r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
