@@ -57,6 +57,10 @@ typedef struct srun {
     int cskip, cstuck;
     int joined, shared; /* label: a body held by another node; a cluster of bodies */
     int vmode;          /* through a view: the recorded mode of vec */
+    int changed;        /* vec differs from prev (after a step) */
+    int one;     /* a view's body, no stop closed or passed (see root()) */
+    int hold;    /* through a view: the fixed node of its contact */
+    int hybrid0; /* contact 0's law is hybrid */
     double *cm, *cp;    /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
@@ -129,7 +133,7 @@ static int held(const srun *r, const uint8_t *v, int c)
     return 0;
 }
 
-static void clusters(srun *r, const uint8_t *v, int skip, int stuck);
+static void label_clusters(srun *r, const uint8_t *v, int skip, int stuck);
 static void eval_view(srun *r, double t, const double *y, const uint8_t *v);
 
 /* The engine's forces of mode vector v at (t, y) into r->f; through a
@@ -175,11 +179,16 @@ static void join(int *label, int a, int b)
 /* Label the clusters of v's closed rigid stops (but `skip`), and of its
  * stuck contacts when `stuck`: label[i] is the root node of body i's
  * cluster (a fixed end when one holds it). */
-static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
+static inline void clusters(srun *r, const uint8_t *v, int skip, int stuck)
 {
-    int nn = r->nb + N_FIXED;
     if (v == r->vec && r->cgen == r->gen && r->cskip == skip && r->cstuck == stuck)
         return; /* the labels of the same vector (most steps change no state) */
+    label_clusters(r, v, skip, stuck);
+}
+
+static void label_clusters(srun *r, const uint8_t *v, int skip, int stuck)
+{
+    int nn = r->nb + N_FIXED;
     r->cgen = v == r->vec ? r->gen : -1;
     r->cskip = skip, r->cstuck = stuck;
     for (int i = 0; i < nn; i++)
@@ -198,11 +207,26 @@ static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
     }
 }
 
+/* The root of body i's cluster under v (closed stops and stuck contacts):
+ * through a view with no stop closed (r->one) the contact's fixed end
+ * while it is stuck, else the body itself, without labelling. */
+static inline int root(srun *r, const uint8_t *v, int i)
+{
+    if (r->one) return v[0] == STSL_CONTACT_STUCK ? r->hold : i;
+    clusters(r, v, -1, 1);
+    return r->label[i];
+}
+
 /* Bodies held together by v move as one: the velocity of the fixed end
  * that holds their cluster, else their momentum-conserving mean. */
 static void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
+    if (r->one) { /* one body: held by the contact's fixed end, or free */
+        int l = root(r, v, 0);
+        if (l >= r->nb) y[r->nb] = r->fv[l - r->nb];
+        return;
+    }
     clusters(r, v, -1, 1);
     if (!r->joined) return;
     for (int i = 0; r->shared && i < nn; i++)
@@ -276,13 +300,12 @@ static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
     r->view->forces(r->view->ctx, t, y, &b);
     r->fn = b.fn;
     double w = pair_w(r, y, r->cnode[0]), m = r->s->bodies[0].mass, ff;
-    clusters(r, v, -1, 1);
-    int root = r->label[0];
+    int l = root(r, v, 0);
     r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
     r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
     for (int i = 2; i < r->n; i++)
         r->f.zrate[i] = 0.0;
-    if (v[0] == STSL_CONTACT_SMOOTH && r->regular && is_hybrid(r, 0)) {
+    if (v[0] == STSL_CONTACT_SMOOTH && r->regular && r->hybrid0) {
         ff = regular_friction(r, 0, w);
     } else if (fp->law == STSL_LAW_LUGRE) {
         double z = y[2] / fp->sigma0;
@@ -295,9 +318,9 @@ static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
         ff = -s * stsl_friction_slip(fp, s > 0 ? b.fd_pos : b.fd_neg, s > 0 ? b.fs_pos : b.fs_neg,
                                      fabs(w));
     } else {
-        ff = (root >= r->nb ? m * r->fa[root - r->nb] : 0.0) - b.fn;
+        ff = (l >= r->nb ? m * r->fa[l - r->nb] : 0.0) - b.fn;
     }
-    r->f.acc[0] = root >= r->nb ? r->fa[root - r->nb] : (b.fn + ff) / m;
+    r->f.acc[0] = l >= r->nb ? r->fa[l - r->nb] : (b.fn + ff) / m;
     r->f.friction[0] = ff;
     r->f.w[0] = w;
 }
@@ -314,7 +337,6 @@ static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
 static void regularise(srun *r, const uint8_t *v)
 {
     int nn = r->nb + N_FIXED;
-    if (r->view) return; /* eval_view regularised it */
     for (int i = 0; i < nn; i++)
         r->dforce[i] = 0.0;
     for (int c = 0; c < r->nc; c++) {
@@ -339,7 +361,7 @@ static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error 
 {
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
-    if (r->regular) regularise(r, r->vec);
+    if (r->regular && !r->view) regularise(r, r->vec); /* a view's eval regularised it */
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -361,10 +383,7 @@ static void push(srun *r, int kind, int subject)
  * whose state changed (impacts pushed their own). */
 static void changes(srun *r)
 {
-    int same = 1;
-    for (int i = 0; same && i < r->L; i++)
-        same = r->prev[i] == r->vec[i];
-    if (same) return; /* impacts() pushed their own events */
+    if (!r->changed) return; /* impacts() pushed their own events */
     for (int c = 0; c < r->nc; c++) {
         int kind = stsl_contact_event(r->prev[c], r->vec[c]);
         int hold = held(r, r->prev, c) || held(r, r->vec, c);
@@ -399,7 +418,7 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->regular) regularise(r, r->vtry);
+    if (r->regular && !r->view) regularise(r, r->vtry);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
     double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
@@ -432,6 +451,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         double band = r->sch->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
+        r->one = 0; /* a stop may close: the general decisions */
         if (rests) {
             set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
@@ -465,6 +485,17 @@ static double view_stop_pull(srun *r, int k)
     if (r->vec[r->nc + k] == STSL_SM_HIGH)
         return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
     return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
+}
+
+/* How far stuck contact c's force fn lies beyond its static band (> 0:
+ * it breaks away), and the way it would go: *dir = +1 above F_S+, -1 below
+ * -F_S- (the larger excess; the upper one on a tie). */
+static double band_release(const srun *r, int c, double fn, int *dir)
+{
+    double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
+    double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
+    *dir = up >= dn || isnan(dn) ? +1 : -1;
+    return *dir > 0 ? up : dn;
 }
 
 /* Anything release() judges: a stuck contact or a stop closed before the
@@ -504,11 +535,9 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
         int which = -1, dir = 0;
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
-            double fn = r->view ? r->fn : -r->f.friction[c];
-            double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
-            double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
-            if (up > worst) worst = up, which = c, dir = +1;
-            if (dn > worst) worst = dn, which = c, dir = -1;
+            int d;
+            double ex = band_release(r, c, r->view ? r->fn : -r->f.friction[c], &d);
+            if (ex > worst) worst = ex, which = c, dir = d;
         }
         for (int k = 0; k < r->ns; k++) {
             double pull = r->view ? view_stop_pull(r, k) : r->f.stop_pull[k];
@@ -529,13 +558,37 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
     }
 }
 
+/* release() of a view's body while no stop is closed (r->one): its
+ * contact alone decides, so no cluster labels, no loops over contacts and
+ * stops and no "furthest first" are needed; y equals yraw on entry. */
+static int release_one(srun *r, double t, double *y, const double *yraw)
+{
+    motion(r, t);
+    for (int dir;;) {
+        if (r->vec[0] == STSL_CONTACT_STUCK) project(r, r->vec, y);
+        if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
+        eval_view(r, t, yraw, r->vec);
+        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->fn, &dir) > 0.0)) return 0;
+        set_state(r, 0, stsl_contact_slip_state(dir));
+        copy_state(r, y, yraw);
+    }
+}
+
+/* The decisions at a new step point (t, r->y), yraw before the
+ * projection: release(), or release_one() when it can. */
+static int decide(srun *r, double t, const double *yraw, stsl_error *err)
+{
+    if (r->one) return release_one(r, t, r->y, yraw);
+    return release(r, t, r->y, yraw, err);
+}
+
 /* Karnopp's classification at the new state: a contact inside the band
  * |w| < dv is a candidate to stick (release() lets it go if its force is
  * beyond the static band), outside it slips along w. */
 static void karnopp_classify(srun *r, const double *y)
 {
     for (int c = 0; c < r->nc; c++) {
-        if (held(r, r->vec, c)) continue;
+        if (!r->one && held(r, r->vec, c)) continue; /* r->one: no stop holds */
         double w = pair_w(r, y, r->cnode[c]);
         set_state(r, c,
                   fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
@@ -555,9 +608,8 @@ static void euler(srun *r, double t0, double h, const double *y0, double *y)
     motion(r, t0);
     memcpy(x0, r->fx, sizeof x0);
     motion(r, t0 + h);
-    clusters(r, r->vec, -1, 1);
     for (int i = 0; i < r->nb; i++) {
-        int l = r->label[i];
+        int l = root(r, r->vec, i);
         if (l >= r->nb) {
             y[i] = y0[i] + (r->fx[l - r->nb] - x0[l - r->nb]);
             y[r->nb + i] = r->fv[l - r->nb];
@@ -587,7 +639,7 @@ static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err
     if (rc) return rc;
     const double *y1 = after_impacts(r);
     karnopp_classify(r, y1);
-    return release(r, t1, r->y, y1, err);
+    return decide(r, t1, y1, err);
 }
 
 /* Dalla Vedova's conditions per contact: a slipping contact whose relative
@@ -626,7 +678,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
             double w = pair_w(r, r->y, r->cnode[c]);
             if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
         }
-    return release(r, t1, r->y, after_impacts(r), err);
+    return decide(r, t1, after_impacts(r), err);
 }
 
 static int rk4_step(srun *r, double t0, double h, stsl_error *err)
@@ -648,7 +700,7 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
     copy_state(r, r->yraw, y);
     motion(r, t0 + h);
     if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
-    return release(r, t0 + h, y, after_impacts(r), err);
+    return decide(r, t0 + h, after_impacts(r), err);
 }
 
 /* The states of the initial state by the scheme's own decisions: stops at
@@ -691,10 +743,8 @@ static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double
     if (r->view) { /* the view's columns; the regularised friction while moving */
         int mode = r->view->mode(r->view->ctx, v), rc = STSL_OK;
         double f_reg = NAN;
-        if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err))) {
-            regularise(r, v);
+        if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err)))
             f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
-        }
         if (!rc) r->view->cols(r->view->ctx, mode, t, y, f_reg, cols);
         return rc;
     }
@@ -746,10 +796,7 @@ static int kind_of_change(int from, int to)
  * a stop was passed, else the change of the recorded mode; no subject. */
 static void view_event(srun *r)
 {
-    int same = r->n_ev == 0;
-    for (int i = 0; same && i < r->L; i++)
-        same = r->prev[i] == r->vec[i];
-    if (same) return; /* no state changed: no event, the same mode (most steps) */
+    if (!r->n_ev && !r->changed) return; /* no event, the same mode (most steps) */
     int from = r->vmode, to = r->view->mode(r->view->ctx, r->vec);
     r->vmode = to;
     int kind = kind_of_change(from, to);
@@ -793,7 +840,9 @@ static int record(srun *r, long max_events, stsl_error *err)
 static int check_finite(srun *r, const double *before, stsl_error *err)
 {
     for (int i = 0; i < r->n; i++)
-        if (!isfinite(r->y[i]) && r->view)
+        if (isfinite(r->y[i]))
+            continue;
+        else if (r->view)
             return stsl_error_set(
                 err, STSL_ESOLVER,
                 "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
@@ -801,7 +850,7 @@ static int check_finite(srun *r, const double *before, stsl_error *err)
                 stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
                 r->view->layout->mode_names[r->view->mode(r->view->ctx, r->vec)], r->sch->step,
                 before[0], before[1], r->y[0], r->y[1]);
-        else if (!isfinite(r->y[i]))
+        else
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
@@ -884,6 +933,7 @@ static int alloc_run(srun *r)
     for (int k = 0; k < ns; k++)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
+    if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
     return 0;
 }
 
@@ -928,13 +978,20 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
     for (int i = 0; i < r->L; i++)
         r->prev[i] = r->vec[i];
-    for (int k = 0; k < r->ns; k++)
+    r->one = r->view && r->nb == 1 && r->nc == 1 && r->hold >= r->nb;
+    for (int k = 0; k < r->ns; k++) {
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
+        r->one &= !r->closed_before[k];
+    }
     r->n_ev = 0;
+    long gen = r->gen;
     int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
              : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
                                                              : rk4_step(r, r->t, dt, err);
-    if (!rc) changes(r);
+    r->changed = 0; /* set_state counted no change: none (most steps) */
+    for (int i = 0; r->gen != gen && !r->changed && i < r->L; i++)
+        r->changed = r->prev[i] != r->vec[i];
+    if (!rc && !r->view) changes(r); /* a view records its own (view_event) */
     return rc;
 }
 
@@ -1014,6 +1071,7 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixe
     r.mt = NAN;
     r.cgen = -1;
     r.moving = moving_ends(&r);
+    r.hybrid0 = r.nc > 0 && is_hybrid(&r, 0);
     if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     if (alloc_run(&r)) {
         free_run(&r);
