@@ -25,13 +25,10 @@
 #include "run/fixed_step.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <time.h>
 
-#include "physics/modes.h"
 #include "run/fixed_step_system.h"
 #include "physics/friction.h"
-#include "models/multibody.h"
 #include "models/one_body.h"
 
 /* Steps are counted as t_end / h rounded up, less this relative slack, so
@@ -110,37 +107,6 @@ static int check_args(const stsl_element_params *p, const stsl_hsolver_opts *sim
     return STSL_OK;
 }
 
-/* ---- the one-body view ------------------------------------------------------------- */
-
-static int view_mode(void *ctx, const uint8_t *states)
-{
-    stsl_one_body *o = ctx;
-    int stop = stsl_one_body_params(o)->has_stops ? states[1] : STSL_SM_OPEN;
-    return stsl_one_body_mode_of(o, states[0], stop);
-}
-
-/* The element's columns in `mode`; the regularised law, which the element
- * does not know, moves as a slip with friction f_reg and acceleration
- * (F_n - f_reg) / m. */
-static void view_cols(void *ctx, int mode, double t, const double *y, double f_reg, double *cols)
-{
-    stsl_one_body *o = ctx;
-    if (isnan(f_reg)) {
-        stsl_one_body_mode_outputs(o, mode, t, y, cols);
-        return;
-    }
-    stsl_one_body_mode_outputs(o, STSL_MODE_SLIP_POS, t, y, cols);
-    stsl_one_body_forces f;
-    stsl_one_body_eval_forces(o, t, y, &f);
-    cols[STSL_COL_FRICTION] = f_reg;
-    cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(o)->mass;
-}
-
-static void view_forces(void *ctx, double t, const double *y, stsl_one_body_forces *out)
-{
-    stsl_one_body_eval_forces(ctx, t, y, out);
-}
-
 int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *sim,
                         const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                         stsl_error *err)
@@ -149,11 +115,7 @@ int stsl_fixed_step_run(const stsl_element_params *p, const stsl_hsolver_opts *s
     if (rc) return rc;
     stsl_one_body *o = stsl_one_body_create(p, err);
     if (!o) return err ? err->code : STSL_EINPUT;
-    double y0[STSL_ELEMENT_MAX_STATE];
-    stsl_one_body_initial_state(o, y0);
-    stsl_fixed_step_view view = {
-        stsl_one_body_model(o)->layout, y0, o, view_mode, view_cols, view_forces};
-    rc = stsl_fixed_step_run_view(stsl_one_body_system(o), 0, &view, sim, sch, sink, stats, err);
+    rc = stsl_fixed_step_run_view(stsl_one_body_system(o), 0, o, sim, sch, sink, stats, err);
     stsl_one_body_free(o);
     return rc;
 }

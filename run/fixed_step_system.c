@@ -36,7 +36,8 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
-    const stsl_fixed_step_view *view; /* NULL: the system's own */
+    const stsl_one_body *view; /* NULL: the system's own */
+    const stsl_layout *layout; /* what is recorded: the view's or the engine's */
     stsl_sink *sink;
     int regular; /* smooth_rk4 with hybrid laws regularised */
     int out, nb, nc, ns, n, L, n_cols;
@@ -58,9 +59,10 @@ typedef struct srun {
     int joined, shared; /* label: a body held by another node; a cluster of bodies */
     int vmode;          /* through a view: the recorded mode of vec */
     int changed;        /* vec differs from prev (after a step) */
-    int one;     /* a view's body, no stop closed or passed (see root()) */
-    int hold;    /* through a view: the fixed node of its contact */
-    int hybrid0; /* contact 0's law is hybrid */
+    int one;            /* a view's body, no stop closed or passed (see root()) */
+    int hold;           /* through a view: the fixed node of its contact */
+    int can_one;        /* a view whose contact joins its body to a fixed end */
+    int hybrid0;        /* contact 0's law is hybrid */
     double *cm, *cp;    /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
@@ -219,7 +221,7 @@ static inline int root(srun *r, const uint8_t *v, int i)
 
 /* Bodies held together by v move as one: the velocity of the fixed end
  * that holds their cluster, else their momentum-conserving mean. */
-static void project(srun *r, const uint8_t *v, double *y)
+static inline void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
     if (r->one) { /* one body: held by the contact's fixed end, or free */
@@ -293,11 +295,11 @@ static double regular_friction(const srun *r, int c, double w)
  * the view's F_n and the engine's friction of the contact's state (LuGre's
  * bristles, a smooth law's steady curve, a hybrid one's regularised curve
  * (regularise() in one), or the slip level opposing w). */
-static void eval_view(srun *r, double t, const double *y, const uint8_t *v)
+static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
 {
     const stsl_friction_params *fp = &r->s->contacts[0].friction;
     stsl_one_body_forces b;
-    r->view->forces(r->view->ctx, t, y, &b);
+    stsl_one_body_eval_forces(r->view, t, y, &b);
     r->fn = b.fn;
     double w = pair_w(r, y, r->cnode[0]), m = r->s->bodies[0].mass, ff;
     int l = root(r, v, 0);
@@ -359,9 +361,12 @@ static void regularise(srun *r, const uint8_t *v)
 
 static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
 {
-    int rc = eval(r, t, y, r->vec, err);
+    int rc = STSL_OK;
+    if (r->view) /* its eval, inline here, regularised it */
+        eval_view(r, t, y, r->vec);
+    else if (!(rc = eval(r, t, y, r->vec, err)) && r->regular)
+        regularise(r, r->vec);
     if (rc) return rc;
-    if (r->regular && !r->view) regularise(r, r->vec); /* a view's eval regularised it */
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -561,7 +566,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
 /* release() of a view's body while no stop is closed (r->one): its
  * contact alone decides, so no cluster labels, no loops over contacts and
  * stops and no "furthest first" are needed; y equals yraw on entry. */
-static int release_one(srun *r, double t, double *y, const double *yraw)
+static inline int release_one(srun *r, double t, double *y, const double *yraw)
 {
     motion(r, t);
     for (int dir;;) {
@@ -576,7 +581,7 @@ static int release_one(srun *r, double t, double *y, const double *yraw)
 
 /* The decisions at a new step point (t, r->y), yraw before the
  * projection: release(), or release_one() when it can. */
-static int decide(srun *r, double t, const double *yraw, stsl_error *err)
+static inline int decide(srun *r, double t, const double *yraw, stsl_error *err)
 {
     if (r->one) return release_one(r, t, r->y, yraw);
     return release(r, t, r->y, yraw, err);
@@ -585,7 +590,7 @@ static int decide(srun *r, double t, const double *yraw, stsl_error *err)
 /* Karnopp's classification at the new state: a contact inside the band
  * |w| < dv is a candidate to stick (release() lets it go if its force is
  * beyond the static band), outside it slips along w. */
-static void karnopp_classify(srun *r, const double *y)
+static inline void karnopp_classify(srun *r, const double *y)
 {
     for (int c = 0; c < r->nc; c++) {
         if (!r->one && held(r, r->vec, c)) continue; /* r->one: no stop holds */
@@ -602,7 +607,7 @@ static void karnopp_classify(srun *r, const double *y)
  * contacts and closed stops) keeps its position relative to that end
  * exactly and takes its velocity, as the element's stuck state keeps
  * x - x_base. */
-static void euler(srun *r, double t0, double h, const double *y0, double *y)
+static inline void euler(srun *r, double t0, double h, const double *y0, double *y)
 {
     double x0[N_FIXED];
     motion(r, t0);
@@ -735,17 +740,40 @@ static int initial_states(srun *r, stsl_error *err)
 
 /* ---- output ---------------------------------------------------------------------- */
 
+/* Through a view: the element's mode number of state vector v. */
+static int view_mode(const srun *r, const uint8_t *v)
+{
+    return stsl_one_body_mode_of(r->view, v[0], r->ns ? v[1] : STSL_SM_OPEN);
+}
+
+/* Through a view: the element's columns in its mode `mode`; the
+ * regularised law (f_reg not NAN), which the element does not know, moves
+ * as a slip with friction f_reg and acceleration (F_n - f_reg) / m. */
+static void view_cols(const srun *r, int mode, double t, const double *y, double f_reg,
+                      double *cols)
+{
+    if (isnan(f_reg)) {
+        stsl_one_body_mode_outputs(r->view, mode, t, y, cols);
+        return;
+    }
+    stsl_one_body_mode_outputs(r->view, STSL_MODE_SLIP_POS, t, y, cols);
+    stsl_one_body_forces f;
+    stsl_one_body_eval_forces(r->view, t, y, &f);
+    cols[STSL_COL_FRICTION] = f_reg;
+    cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(r->view)->mass;
+}
+
 /* Output columns of mode vector v at (t, y): the engine's, with the
  * regularised friction and its accelerations for smooth_rk4 on hybrid laws. */
 static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double *cols,
                     stsl_error *err)
 {
     if (r->view) { /* the view's columns; the regularised friction while moving */
-        int mode = r->view->mode(r->view->ctx, v), rc = STSL_OK;
+        int mode = view_mode(r, v), rc = STSL_OK;
         double f_reg = NAN;
         if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err)))
             f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
-        if (!rc) r->view->cols(r->view->ctx, mode, t, y, f_reg, cols);
+        if (!rc) view_cols(r, mode, t, y, f_reg, cols);
         return rc;
     }
     stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
@@ -797,7 +825,7 @@ static int kind_of_change(int from, int to)
 static void view_event(srun *r)
 {
     if (!r->n_ev && !r->changed) return; /* no event, the same mode (most steps) */
-    int from = r->vmode, to = r->view->mode(r->view->ctx, r->vec);
+    int from = r->vmode, to = view_mode(r, r->vec);
     r->vmode = to;
     int kind = kind_of_change(from, to);
     for (int i = 0; i < r->n_ev; i++)
@@ -817,17 +845,16 @@ static int record(srun *r, long max_events, stsl_error *err)
     if (!r->n_ev) return STSL_OK;
     r->st.events += r->n_ev;
     if (r->st.events > max_events)
-        return stsl_error_set(
-            err, STSL_EMAXEVENTS,
-            "scheme %s: more than %ld events (simulation.max_events) by t = "
-            "%.17g s; the last one: %s",
-            stsl_scheme_name(r->sch->kind), max_events, r->t,
-            (r->view ? r->view->layout : r->model->layout)->kind_names[r->ev[r->n_ev - 1].kind]);
+        return stsl_error_set(err, STSL_EMAXEVENTS,
+                              "scheme %s: more than %ld events (simulation.max_events) by t = "
+                              "%.17g s; the last one: %s",
+                              stsl_scheme_name(r->sch->kind), max_events, r->t,
+                              r->layout->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
-        int from = r->view ? r->view->mode(r->view->ctx, r->prev) : -1;
+        int from = r->view ? view_mode(r, r->prev) : -1;
         int to = r->view ? r->vmode : -1;
         stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
@@ -848,8 +875,8 @@ static int check_finite(srun *r, const double *before, stsl_error *err)
                 "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
                 "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
                 stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
-                r->view->layout->mode_names[r->view->mode(r->view->ctx, r->vec)], r->sch->step,
-                before[0], before[1], r->y[0], r->y[1]);
+                r->layout->mode_names[view_mode(r, r->vec)], r->sch->step, before[0], before[1],
+                r->y[0], r->y[1]);
         else
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
@@ -934,6 +961,7 @@ static int alloc_run(srun *r)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
     if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
+    r->can_one = r->view && nb == 1 && nc == 1 && r->hold >= nb;
     return 0;
 }
 
@@ -978,7 +1006,7 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
     for (int i = 0; i < r->L; i++)
         r->prev[i] = r->vec[i];
-    r->one = r->view && r->nb == 1 && r->nc == 1 && r->hold >= r->nb;
+    r->one = r->can_one;
     for (int k = 0; k < r->ns; k++) {
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
         r->one &= !r->closed_before[k];
@@ -1016,7 +1044,7 @@ static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
     if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
-    if (r->view) r->vmode = r->view->mode(r->view->ctx, r->vec);
+    if (r->view) r->vmode = view_mode(r, r->vec);
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
@@ -1043,7 +1071,7 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     return stsl_fixed_step_run_view(s, 1, NULL, sim, sch, sink, stats, err);
 }
 
-int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixed_step_view *view,
+int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_body *view,
                              const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
                              stsl_sink *sink, stsl_stats *stats, stsl_error *err)
 {
@@ -1064,7 +1092,8 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixe
     r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;
     r.L = r.nc + r.ns;
     r.n_cols = r.model->layout->n_cols;
-    if (view && view->layout->n_cols > r.n_cols) r.n_cols = view->layout->n_cols;
+    r.layout = view ? stsl_one_body_model(view)->layout : r.model->layout;
+    if (r.layout->n_cols > r.n_cols) r.n_cols = r.layout->n_cols;
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
@@ -1079,11 +1108,10 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixe
                               stsl_scheme_name(sch->kind));
     }
     stsl_multibody_initial_state(r.m, r.y);
-    if (view) memcpy(r.y, view->y0, (size_t)r.n * sizeof *r.y);
-    if (view) r.st.n_modes = view->layout->n_modes;
+    if (view) stsl_one_body_initial_state(view, r.y);
+    if (view) r.st.n_modes = r.layout->n_modes;
     int begun = 0;
-    if (r.out && !(rc = stsl_sink_begin(sink, view ? view->layout : r.model->layout, err)))
-        begun = 1;
+    if (r.out && !(rc = stsl_sink_begin(sink, r.layout, err))) begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
     r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;

@@ -26,32 +26,9 @@
 #ifndef STSL_FIXED_STEP_SYSTEM_H
 #define STSL_FIXED_STEP_SYSTEM_H
 
-#include <stdint.h>
-
 #include "run/fixed_step.h"
 #include "models/one_body.h"
 #include "models/system.h"
-
-/* How a run is recorded when it is not the system's own view (the
- * element's configuration as one body: run/fixed_step.c over
- * models/one_body.h): its layout and initial state, the recorded mode of
- * a vector of contact and stop states, the columns in a recorded mode
- * (f_reg: the tanh-regularised friction of smooth_rk4 on a hybrid law
- * while moving, else NAN), and the forces on its body (F_n, the load, the
- * friction levels: stsl_one_body_eval_forces'), from which its
- * acceleration while free is (F_n + friction) / m: the one body needs no
- * constraint solve, and the view's sum rounds as the element's does.
- * Such a run records one event per step, without subject, between the
- * recorded modes, and counts force evaluations as the element's scheme
- * did (one per step point, four per RK4 step, one more for a rebound). */
-typedef struct stsl_fixed_step_view {
-    const stsl_layout *layout;
-    const double *y0;
-    void *ctx;
-    int (*mode)(void *ctx, const uint8_t *states);
-    void (*cols)(void *ctx, int mode, double t, const double *y, double f_reg, double *cols);
-    void (*forces)(void *ctx, double t, const double *y, stsl_one_body_forces *out);
-} stsl_fixed_step_view;
 
 /* Integrate the system (resolved and checked) with scheme `sch` from t = 0
  * to sim->t_end: the contract of stsl_fixed_step_run (the sampling, the
@@ -61,10 +38,17 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err);
 
-/* The same, seen through `view` (NULL: the system's own), the bodies'
- * positions absolute or (absolute 0) in the base's frame where the engine
- * integrates in it (stsl_multibody_in_base_frame). */
-int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_fixed_step_view *view,
+/* The same, seen through the one-body view `view` (NULL: the system's
+ * own), the bodies' positions absolute or (absolute 0) in the base's frame
+ * where the engine integrates in it (stsl_multibody_in_base_frame).  The
+ * element's configuration runs so (run/fixed_step.c): `s` is the view's
+ * one-body system, recorded with the element's layout, modes and events
+ * (one event a step, without subject, between its modes), its net force
+ * and friction levels the view's (stsl_one_body_eval_forces, so that its
+ * sums round as the element's; one body needs no constraint solve), and
+ * force evaluations counted as the element's scheme did (one per step
+ * point, four per RK4 step, one more for a rebound). */
+int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_body *view,
                              const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
                              stsl_sink *sink, stsl_stats *stats, stsl_error *err);
 
