@@ -661,7 +661,8 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         turned = 0;
         for (int c = 0; c < r->nc; c++) {
             int st = r->vec[c];
-            if ((st != STSL_CONTACT_SLIP_POS && st != STSL_CONTACT_SLIP_NEG) || held(r, r->vec, c))
+            if ((st != STSL_CONTACT_SLIP_POS && st != STSL_CONTACT_SLIP_NEG) ||
+                (!r->one && held(r, r->vec, c)))
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
             if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
