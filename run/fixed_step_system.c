@@ -437,6 +437,14 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
  * rebound within one step, or (karnopp) when it lies inside the band.
  * Contacts parallel to a stop that closes are held by it (stuck); to one
  * that rebounds, they slip away from it.  The fixed ends' motion is t1's. */
+static int impacts(srun *r, double t1, double h, double *y, stsl_error *err);
+
+/* impacts() where there are stops. */
+static inline int stops_passed(srun *r, double t1, double h, double *y, stsl_error *err)
+{
+    return r->ns ? impacts(r, t1, h, y, err) : STSL_OK;
+}
+
 static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 {
     for (int k = 0; k < r->ns; k++) {
@@ -587,16 +595,26 @@ static inline int decide(srun *r, double t, const double *yraw, stsl_error *err)
     return release(r, t, r->y, yraw, err);
 }
 
+/* Karnopp's state of a contact at relative velocity w: a candidate to
+ * stick inside the band |w| < dv, else slipping along w. */
+static inline int karnopp_state(const srun *r, double w)
+{
+    return fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
+}
+
 /* Karnopp's classification at the new state: a contact inside the band
  * |w| < dv is a candidate to stick (release() lets it go if its force is
  * beyond the static band), outside it slips along w. */
 static inline void karnopp_classify(srun *r, const double *y)
 {
+    if (r->one) { /* its one contact, which no stop holds */
+        double w = pair_w(r, y, r->cnode[0]);
+        set_state(r, 0, karnopp_state(r, w));
+        return;
+    }
     for (int c = 0; c < r->nc; c++) {
         if (!r->one && held(r, r->vec, c)) continue; /* r->one: no stop holds */
-        double w = pair_w(r, y, r->cnode[c]);
-        set_state(r, c,
-                  fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
+        set_state(r, c, karnopp_state(r, pair_w(r, y, r->cnode[c])));
     }
 }
 
@@ -610,6 +628,19 @@ static inline void karnopp_classify(srun *r, const double *y)
 static inline void euler(srun *r, double t0, double h, const double *y0, double *y)
 {
     double x0[N_FIXED];
+    if (r->one) { /* one body: held by its contact's fixed end f while stuck */
+        int f = r->hold - 1;
+        motion(r, t0);
+        x0[f] = r->fx[f];
+        motion(r, t0 + h);
+        if (r->vec[0] == STSL_CONTACT_STUCK)
+            y[0] = y0[0] + (r->fx[f] - x0[f]), y[1] = r->fv[f];
+        else
+            y[1] = y0[1] + h * r->f.acc[0], y[0] = y0[0] + h * y[1];
+        for (int i = 2; i < r->n; i++)
+            y[i] = y0[i];
+        return;
+    }
     motion(r, t0);
     memcpy(x0, r->fx, sizeof x0);
     motion(r, t0 + h);
@@ -640,7 +671,7 @@ static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err
 {
     euler(r, t0, h, r->y, r->y);
     copy_state(r, r->yraw, r->y);
-    int rc = impacts(r, t1, h, r->y, err);
+    int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
     const double *y1 = after_impacts(r);
     karnopp_classify(r, y1);
@@ -676,7 +707,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         motion(r, t1);
     }
     copy_state(r, r->yraw, r->y);
-    int rc = impacts(r, t1, h, r->y, err);
+    int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
     /* a stuck contact moved by an impact slips along its new velocity */
     for (int c = 0; r->n_ev && c < r->nc; c++)
@@ -705,7 +736,7 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
         y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
     copy_state(r, r->yraw, y);
     motion(r, t0 + h);
-    if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
+    if ((rc = stops_passed(r, t0 + h, h, y, err))) return rc;
     return decide(r, t0 + h, after_impacts(r), err);
 }
 
