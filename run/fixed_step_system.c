@@ -56,14 +56,15 @@ typedef struct srun {
     long gen;  /* counts the changes of vec (set_state) */
     long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: not) */
     int cskip, cstuck;
-    int joined, shared; /* label: a body held by another node; a cluster of bodies */
-    int vmode;          /* through a view: the recorded mode of vec */
-    int changed;        /* vec differs from prev (after a step) */
-    int one;            /* a view's body, no stop closed or passed (see root()) */
-    int hold;           /* through a view: the fixed node of its contact */
-    int can_one;        /* a view whose contact joins its body to a fixed end */
-    int hybrid0;        /* contact 0's law is hybrid */
-    double *cm, *cp;    /* per cluster: mass, momentum */
+    int joined, shared;              /* label: a body held by another node; a cluster of bodies */
+    int vmode;                       /* through a view: the recorded mode of vec */
+    int changed;                     /* vec differs from prev (after a step) */
+    int one;                         /* a view's body, no stop closed or passed (see root()) */
+    int hold;                        /* through a view: the fixed node of its contact */
+    int regular0;                    /* smooth_rk4 regularises contact 0 (a hybrid law) */
+    const stsl_friction_params *fp0; /* through a view: its contact's law */
+    double m0;                       /* and its body's mass */
+    double *cm, *cp;                 /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
     double *cols_a, *cols_b;
@@ -295,19 +296,27 @@ static double regular_friction(const srun *r, int c, double w)
  * the view's F_n and the engine's friction of the contact's state (LuGre's
  * bristles, a smooth law's steady curve, a hybrid one's regularised curve
  * (regularise() in one), or the slip level opposing w). */
+/* A view's contact's relative velocity: pair_w's without looking its ends
+ * up (its body is node 0, the other end the fixed node r->hold). */
+static inline double view_w(const srun *r, const double *y)
+{
+    double fv = r->fv[r->hold - 1];
+    return r->cnode[0][0] == 0 ? y[1] - fv : fv - y[1];
+}
+
 static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
 {
-    const stsl_friction_params *fp = &r->s->contacts[0].friction;
+    const stsl_friction_params *fp = r->fp0;
     stsl_one_body_forces b;
     stsl_one_body_eval_forces(r->view, t, y, &b);
     r->fn = b.fn;
-    double w = pair_w(r, y, r->cnode[0]), m = r->s->bodies[0].mass, ff;
+    double w = view_w(r, y), m = r->m0, ff;
     int l = root(r, v, 0);
     r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
     r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
     for (int i = 2; i < r->n; i++)
         r->f.zrate[i] = 0.0;
-    if (v[0] == STSL_CONTACT_SMOOTH && r->regular && r->hybrid0) {
+    if (v[0] == STSL_CONTACT_SMOOTH && r->regular0) {
         ff = regular_friction(r, 0, w);
     } else if (fp->law == STSL_LAW_LUGRE) {
         double z = y[2] / fp->sigma0;
@@ -361,12 +370,16 @@ static void regularise(srun *r, const uint8_t *v)
 
 static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
 {
-    int rc = STSL_OK;
-    if (r->view) /* its eval, inline here, regularised it */
+    if (r->view) { /* one body: its eval, inline here, regularised it */
         eval_view(r, t, y, r->vec);
-    else if (!(rc = eval(r, t, y, r->vec, err)) && r->regular)
-        regularise(r, r->vec);
+        yd[0] = y[1], yd[1] = r->f.acc[0];
+        for (int i = 2; i < r->n; i++)
+            yd[i] = r->f.zrate[i];
+        return STSL_OK;
+    }
+    int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
+    if (r->regular) regularise(r, r->vec);
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -608,8 +621,7 @@ static inline int karnopp_state(const srun *r, double w)
 static inline void karnopp_classify(srun *r, const double *y)
 {
     if (r->one) { /* its one contact, which no stop holds */
-        double w = pair_w(r, y, r->cnode[0]);
-        set_state(r, 0, karnopp_state(r, w));
+        set_state(r, 0, karnopp_state(r, view_w(r, y)));
         return;
     }
     for (int c = 0; c < r->nc; c++) {
@@ -993,7 +1005,6 @@ static int alloc_run(srun *r)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
     if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
-    r->can_one = r->view && nb == 1 && nc == 1 && r->hold >= nb;
     return 0;
 }
 
@@ -1038,7 +1049,7 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
     for (int i = 0; i < r->L; i++)
         r->prev[i] = r->vec[i];
-    r->one = r->can_one;
+    r->one = r->view != NULL;
     for (int k = 0; k < r->ns; k++) {
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
         r->one &= !r->closed_before[k];
@@ -1132,11 +1143,20 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_
     r.mt = NAN;
     r.cgen = -1;
     r.moving = moving_ends(&r);
-    r.hybrid0 = r.nc > 0 && is_hybrid(&r, 0);
+    r.regular0 = r.regular && r.nc > 0 && is_hybrid(&r, 0);
+    r.fp0 = r.nc > 0 ? &s->contacts[0].friction : NULL;
+    r.m0 = r.nb > 0 ? s->bodies[0].mass : 0.0;
     if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     if (alloc_run(&r)) {
         free_run(&r);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",
+                              stsl_scheme_name(sch->kind));
+    }
+    if (view && (r.nb != 1 || r.nc != 1 || r.hold < r.nb)) { /* one_body.c makes none */
+        free_run(&r);
+        return stsl_error_set(err, STSL_EINPUT,
+                              "scheme %s: a one-body view needs one body "
+                              "and one contact to a fixed end",
                               stsl_scheme_name(sch->kind));
     }
     stsl_multibody_initial_state(r.m, r.y);
