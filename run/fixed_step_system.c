@@ -1,17 +1,23 @@
 /* fixed_step_system.c - the fixed-step schemes on a system of bodies (see
  * fixed_step_system.h).
  *
- * The loop is the element's (run/fixed_step.c): the state (t_n, y_n)
- * carries the states of every contact and stop the scheme decided for it
- * and the forces there; a step advances it with those forces, puts the ends
- * of a passed stop on its limit, and lets the scheme decide the contacts
- * and stops at the new state.  The Euler schemes are semi-implicit Euler,
- * first order for the same reasons as the element's; on one body the
- * decisions are the element's.  The element's configuration runs here as
- * its one-body system through the one-body view (stsl_fixed_step_view),
- * which supplies the element's net force where the decisions and the free
- * body's acceleration need it, so that it steps bit for bit as the
- * element's own loop did. */
+ * One loop for systems and the element: the state (t_n, y_n) carries the
+ * states of every contact and stop the scheme decided for it and the
+ * forces there; a step advances it with those forces, puts the ends of a
+ * passed stop on its limit, and lets the scheme decide the contacts and
+ * stops at the new state.  The Euler schemes are semi-implicit Euler,
+ * first order (see run/fixed_step.c); on one body the decisions are the
+ * element's.  The element's configuration runs here as its one-body system
+ * through the one-body view (models/one_body.h), which supplies the
+ * element's net force where the decisions and the free body's acceleration
+ * need it, so that it steps bit for bit as the element's own loop did.
+ *
+ * The view's body while no stop is closed (r->one) is the common case and
+ * the cost of `converge`: there the body is held by its contact's fixed
+ * end exactly while the contact is stuck, so root(), euler(),
+ * karnopp_classify() and release_one() take it alone, without cluster
+ * labels, loops over members or the furthest-first order, through the same
+ * decisions (karnopp_state, band_release, the contact module's). */
 #include "run/fixed_step_system.h"
 
 #include <math.h>
@@ -46,7 +52,7 @@ typedef struct srun {
     double t, *y, *y0, *yraw, *ytmp, *k[4];
     double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
     double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
-    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are 0) */
+    int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
     double fn;  /* through a view: its body's net force at the last evaluation */
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
@@ -54,7 +60,7 @@ typedef struct srun {
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
     long gen;  /* counts the changes of vec (set_state) */
-    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: not) */
+    long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
     int cskip, cstuck;
     int joined, shared;              /* label: a body held by another node; a cluster of bodies */
     int vmode;                       /* through a view: the recorded mode of vec */
@@ -104,7 +110,7 @@ static double node_x(const srun *r, const double *y, int node)
 
 /* The fixed ends' motion at t (what relative velocities and the
  * projections use): evaluated once per time, and never when no contact or
- * stop has a moving fixed end (the element's base in its own frame). */
+ * stop has a moving fixed end (then it was evaluated once at the start). */
 static void motion(srun *r, double t)
 {
     if (!r->moving || r->mt == t) return;
@@ -201,9 +207,9 @@ static void label_clusters(srun *r, const uint8_t *v, int skip, int stuck)
             join(r->label, r->snode[k][0], r->snode[k][1]);
     for (int c = 0; stuck && c < r->nc; c++)
         if (v[c] == STSL_CONTACT_STUCK) join(r->label, r->cnode[c][0], r->cnode[c][1]);
-    r->joined = r->shared = 0;
     for (int i = 0; i < nn; i++)
         r->label[i] = find(r->label, i);
+    r->joined = r->shared = 0;
     for (int i = 0; i < r->nb; i++) {
         r->joined |= r->label[i] != i;
         r->shared |= r->label[i] != i && r->label[i] < r->nb;
@@ -231,7 +237,7 @@ static inline void project(srun *r, const uint8_t *v, double *y)
         return;
     }
     clusters(r, v, -1, 1);
-    if (!r->joined) return;
+    if (!r->joined) return; /* every body on its own */
     for (int i = 0; r->shared && i < nn; i++)
         r->cm[i] = r->cp[i] = 0.0;
     for (int i = 0; r->shared && i < r->nb; i++) {
@@ -352,7 +358,7 @@ static void regularise(srun *r, const uint8_t *v)
         r->dforce[i] = 0.0;
     for (int c = 0; c < r->nc; c++) {
         if (!is_hybrid(r, c)) continue;
-        double reg = regular_friction(r, c, r->f.w[c]), d = reg - r->f.friction[c];
+        double d = regular_friction(r, c, r->f.w[c]) - r->f.friction[c];
         r->f.friction[c] += d;
         r->dforce[r->cnode[c][0]] += d;
         r->dforce[r->cnode[c][1]] -= d;
@@ -379,7 +385,7 @@ static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error 
     }
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
-    if (r->regular) regularise(r, r->vec);
+    if (r->sch->regularisation_velocity > 0.0) regularise(r, r->vec);
     for (int i = 0; i < r->nb; i++)
         yd[i] = y[r->nb + i], yd[r->nb + i] = r->f.acc[i];
     for (int i = 2 * r->nb; i < r->n; i++)
@@ -436,7 +442,9 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->regular && !r->view) regularise(r, r->vtry);
+    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
+        !r->view) /* a view's eval regularised it */
+        regularise(r, r->vtry);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
     double a1 = p[1] < r->nb ? r->f.acc[p[1]] : r->fa[p[1] - r->nb];
@@ -778,7 +786,7 @@ static int initial_states(srun *r, stsl_error *err)
         double w = pair_w(r, r->y, r->cnode[c]);
         if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
-    copy_state(r, r->ytmp, r->y);
+    memcpy(r->ytmp, r->y, (size_t)r->n * sizeof *r->y);
     return release(r, 0.0, r->y, r->ytmp, err);
 }
 
@@ -823,7 +831,7 @@ static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double
     stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
     if (code < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory at t = %.17g s", t);
     r->model->ops->outputs(r->model->self, code, t, y, cols);
-    if (!r->regular) return STSL_OK;
+    if (!(r->sch->regularisation_velocity > 0.0)) return STSL_OK;
     int rc = eval(r, t, y, v, err);
     if (rc) return rc;
     regularise(r, v);
@@ -1017,7 +1025,8 @@ static int group_first(const stsl_layout *l, const char *name)
 
 /* Whether fixed end `node` (the ground, base or anchor) stands still in
  * the engine's frame: its input is a constant (the ground's is) and so is
- * the base's when the engine moves with it; the base in its own frame. */
+ * the base's when the engine moves with the base; the base in its own
+ * frame. */
 static int still(const srun *r, int node)
 {
     const stsl_system *s = r->s;
@@ -1027,21 +1036,16 @@ static int still(const srun *r, int node)
     return (frame && f == 1) || (own && (!frame || base_const));
 }
 
-/* Whether a contact or a stop has a fixed end that moves (the element's
- * base does not in its own frame, nor without base motion); when none
- * does, the fixed ends' motion is evaluated once. */
+/* Whether a contact or a stop has a fixed end that moves; when none does,
+ * the fixed ends' motion is evaluated once. */
 static int moving_ends(const srun *r)
 {
     for (int c = 0; c < r->nc; c++)
-        for (int j = 0; j < 2; j++) {
-            int node = node_of(r->s, r->s->contacts[c].ends[j]);
-            if (node >= r->nb && !still(r, node)) return 1;
-        }
+        for (int j = 0; j < 2; j++)
+            if (r->cnode[c][j] >= r->nb && !still(r, r->cnode[c][j])) return 1;
     for (int k = 0; k < r->ns; k++)
-        for (int j = 0; j < 2; j++) {
-            int node = node_of(r->s, r->s->stops[k].ends[j]);
-            if (node >= r->nb && !still(r, node)) return 1;
-        }
+        for (int j = 0; j < 2; j++)
+            if (r->snode[k][j] >= r->nb && !still(r, r->snode[k][j])) return 1;
     return 0;
 }
 
@@ -1110,7 +1114,8 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err)
 {
-    /* Absolute positions: a system's scheme results as they have been. */
+    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
+     * the element's scheme does), not the event-driven engine's base frame. */
     return stsl_fixed_step_run_view(s, 1, NULL, sim, sch, sink, stats, err);
 }
 
@@ -1140,13 +1145,9 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
-    r.mt = NAN;
-    r.cgen = -1;
-    r.moving = moving_ends(&r);
     r.regular0 = r.regular && r.nc > 0 && is_hybrid(&r, 0);
     r.fp0 = r.nc > 0 ? &s->contacts[0].friction : NULL;
     r.m0 = r.nb > 0 ? s->bodies[0].mass : 0.0;
-    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     if (alloc_run(&r)) {
         free_run(&r);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",
@@ -1162,6 +1163,9 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_
     stsl_multibody_initial_state(r.m, r.y);
     if (view) stsl_one_body_initial_state(view, r.y);
     if (view) r.st.n_modes = r.layout->n_modes;
+    r.mt = NAN, r.cgen = -1;
+    r.moving = moving_ends(&r); /* cnode, snode: set by alloc_run */
+    if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     int begun = 0;
     if (r.out && !(rc = stsl_sink_begin(sink, r.layout, err))) begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
