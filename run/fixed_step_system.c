@@ -60,6 +60,7 @@ typedef struct srun {
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
     long gen;  /* counts the changes of vec (set_state) */
+    long gen0; /* gen at the start of the step */
     long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
     int cskip, cstuck;
     int joined, shared;              /* label: a body held by another node; a cluster of bodies */
@@ -86,11 +87,20 @@ static void copy_state(const srun *r, double *dst, const double *src)
 }
 
 /* vec[i] = state, counted when it changes (clusters() keeps its labels
- * while vec does not). */
+ * while vec does not); the first change in a step keeps vec as it was at
+ * the step's start in prev (most steps change nothing: no copy). */
 static void set_state(srun *r, int i, int state)
 {
-    r->gen += r->vec[i] != state;
+    if (r->vec[i] == state) return;
+    if (r->gen == r->gen0) memcpy(r->prev, r->vec, (size_t)r->L);
+    r->gen++;
     r->vec[i] = (uint8_t)state;
+}
+
+/* The states at the step's start (after a step). */
+static const uint8_t *prev_states(const srun *r)
+{
+    return r->gen != r->gen0 ? r->prev : r->vec;
 }
 
 static int node_of(const stsl_system *s, stsl_end e)
@@ -903,10 +913,11 @@ static int record(srun *r, long max_events, stsl_error *err)
                               stsl_scheme_name(r->sch->kind), max_events, r->t,
                               r->layout->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
-    int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
+    const uint8_t *prev = prev_states(r);
+    int rc = out_cols(r, prev, r->t, r->yraw, r->cols_a, err);
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
-        int from = r->view ? view_mode(r, r->prev) : -1;
+        int from = r->view ? view_mode(r, prev) : -1;
         int to = r->view ? r->vmode : -1;
         stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
@@ -1051,20 +1062,18 @@ static int moving_ends(const srun *r)
 
 static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
-    for (int i = 0; i < r->L; i++)
-        r->prev[i] = r->vec[i];
+    r->gen0 = r->gen; /* prev: set by the step's first change */
     r->one = r->view != NULL;
     for (int k = 0; k < r->ns; k++) {
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
         r->one &= !r->closed_before[k];
     }
     r->n_ev = 0;
-    long gen = r->gen;
     int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
              : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
                                                              : rk4_step(r, r->t, dt, err);
     r->changed = 0; /* set_state counted no change: none (most steps) */
-    for (int i = 0; r->gen != gen && !r->changed && i < r->L; i++)
+    for (int i = 0; r->gen != r->gen0 && !r->changed && i < r->L; i++)
         r->changed = r->prev[i] != r->vec[i];
     if (!rc && !r->view) changes(r); /* a view records its own (view_event) */
     return rc;
