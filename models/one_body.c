@@ -120,16 +120,21 @@ void stsl_one_body_outputs(const stsl_element_params *p, const stsl_one_body_poi
 /* The element's mode number of the engine's mode: a closed rigid stop is
  * STOP_LOW / STOP_HIGH, a compliant one in contact the contact mode of the
  * contact's state, else the contact's state (SMOOTH for smooth laws). */
-static int element_mode(const stsl_one_body *o, stsl_mode_code mode)
+int stsl_one_body_mode_of(const stsl_one_body *o, int cs, int ss)
 {
-    int cs = stsl_multibody_member_state(o->mb, mode, 0);
-    int ss = o->p.has_stops ? stsl_multibody_member_state(o->mb, mode, 1) : STSL_SM_OPEN;
     if (cs < 0 || ss < 0) return -1;
     int fr = cs == STSL_CONTACT_SMOOTH ? STSL_MODE_SMOOTH : cs;
     if (ss == STSL_SM_OPEN) return fr;
     int side = ss == STSL_SM_HIGH ? +1 : -1;
     if (o->compliant) return stsl_mode_in_contact(fr, side);
     return side > 0 ? STSL_MODE_STOP_HIGH : STSL_MODE_STOP_LOW;
+}
+
+static int element_mode(const stsl_one_body *o, stsl_mode_code mode)
+{
+    int cs = stsl_multibody_member_state(o->mb, mode, 0);
+    int ss = o->p.has_stops ? stsl_multibody_member_state(o->mb, mode, 1) : STSL_SM_OPEN;
+    return stsl_one_body_mode_of(o, cs, ss);
 }
 
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
@@ -274,6 +279,11 @@ static const stsl_hmodel_ops one_body_ops = {
 
 /* ---- the forces, for the tools that step the element themselves ------------------------ */
 
+const stsl_system *stsl_one_body_system(const stsl_one_body *o)
+{
+    return &o->sys;
+}
+
 const stsl_element_params *stsl_one_body_params(const stsl_one_body *o)
 {
     return &o->p;
@@ -285,6 +295,7 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
 {
     double load, b[3] = {0.0, 0.0, 0.0};
     out->fn = net_force(o, t, y, &load, b);
+    out->load = load;
     out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
     if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);
@@ -298,16 +309,6 @@ void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, cons
     double fn = net_force(o, t, y, &load, b);
     stsl_one_body_point pt = {mode, y, fn, load, b[0], b[1]};
     stsl_one_body_outputs(&o->p, &pt, cols);
-}
-
-void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot)
-{
-    const stsl_friction_params *fp = &o->p.friction;
-    double load, b[3] = {0.0, 0.0, 0.0}, no_stop = 0.0;
-    double fn = net_force(o, t, y, &load, b);
-    ydot[0] = y[1];
-    ydot[1] = (fn - moving_friction(&o->p, STSL_MODE_SMOOTH, y, load) + no_stop) / o->p.mass;
-    if (o->lugre) ydot[2] = fp->sigma0 * stsl_lugre_zdot(fp, y[1], y[2] / fp->sigma0);
 }
 
 /* ---- create / free --------------------------------------------------------------------- */

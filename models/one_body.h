@@ -26,6 +26,12 @@ const stsl_hmodel *stsl_one_body_model(const stsl_one_body *o);
  * to the base as the element's. */
 void stsl_one_body_initial_state(const stsl_one_body *o, double *y0);
 
+/* The one-body system `o` runs (valid while `o` lives). */
+const struct stsl_system *stsl_one_body_system(const stsl_one_body *o);
+/* The element's mode number (physics/modes.h) of the contact's state and
+ * the stop's (STSL_SM_*; STSL_SM_OPEN without stops). */
+int stsl_one_body_mode_of(const stsl_one_body *o, int contact_state, int stop_state);
+
 /* The parameters `o` was made from. */
 const stsl_element_params *stsl_one_body_params(const stsl_one_body *o);
 
@@ -35,7 +41,7 @@ const stsl_element_params *stsl_one_body_params(const stsl_one_body *o);
  * both directions (0 for smooth laws), in the element's arithmetic.
  * Inputs are taken as left limits at their discontinuities. */
 typedef struct stsl_one_body_forces {
-    double fn;
+    double fn, load; /* load: the friction's load F_R */
     double fd_pos, fs_pos, fd_neg, fs_neg;
 } stsl_one_body_forces;
 void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y,
@@ -44,9 +50,6 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
  * (physics/modes.h) at (t, y), inputs as left limits. */
 void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
                                 double *cols);
-/* The right-hand side in the SMOOTH mode of a smooth law or LuGre, away
- * from the stops (model->n_state values): what classical RK4 steps. */
-void stsl_one_body_smooth_rhs(const stsl_one_body *o, double t, const double *y, double *ydot);
 
 /* The element's result columns of a domain (STSL_N_COLS; names, units). */
 const stsl_column *stsl_one_body_columns(stsl_domain domain);

@@ -1,14 +1,23 @@
 /* fixed_step_system.c - the fixed-step schemes on a system of bodies (see
  * fixed_step_system.h).
  *
- * The loop is the element's (run/fixed_step.c): the state (t_n, y_n)
- * carries the states of every contact and stop the scheme decided for it
- * and the forces there; a step advances it with those forces, puts the ends
- * of a passed stop on its limit, and lets the scheme decide the contacts
- * and stops at the new state.  The Euler schemes are semi-implicit Euler,
- * first order for the same reasons as the element's; on one body the
- * decisions are the element's, so a one-body system reproduces the
- * element's scheme (to the rounding of the two force sums). */
+ * One loop for systems and the element: the state (t_n, y_n) carries the
+ * states of every contact and stop the scheme decided for it and the
+ * forces there; a step advances it with those forces, puts the ends of a
+ * passed stop on its limit, and lets the scheme decide the contacts and
+ * stops at the new state.  The Euler schemes are semi-implicit Euler,
+ * first order (see run/fixed_step.c); on one body the decisions are the
+ * element's.  The element's configuration runs here as its one-body system
+ * through the one-body view (models/one_body.h), which supplies the
+ * element's net force where the decisions and the free body's acceleration
+ * need it, so that it steps bit for bit as the element's own loop did.
+ *
+ * The view's body while no stop is closed (r->one) is the common case and
+ * the cost of `converge`: there the body is held by its contact's fixed
+ * end exactly while the contact is stuck, so root(), euler(),
+ * karnopp_classify() and release_one() take it alone, without cluster
+ * labels, loops over members or the furthest-first order, through the same
+ * decisions (karnopp_state, band_release, the contact module's). */
 #include "run/fixed_step_system.h"
 
 #include <math.h>
@@ -17,8 +26,10 @@
 #include <string.h>
 
 #include "physics/contact.h"
+#include "physics/modes.h"
 #include "physics/friction.h"
 #include "models/multibody.h"
+#include "physics/smooth_friction.h"
 
 #define N_FIXED 3
 
@@ -31,7 +42,10 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
+    const stsl_one_body *view; /* NULL: the system's own */
+    const stsl_layout *layout; /* what is recorded: the view's or the engine's */
     stsl_sink *sink;
+    int regular; /* smooth_rk4 with hybrid laws regularised */
     int out, nb, nc, ns, n, L, n_cols;
     int col_a, col_friction; /* first column of the groups a and friction (-1: none) */
     int (*cnode)[2], (*snode)[2];
@@ -39,16 +53,25 @@ typedef struct srun {
     double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
     double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
     int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
+    double fn;  /* through a view: its body's net force at the last evaluation */
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
     double *dforce; /* regularised friction less the engine's, per body */
     int *label, *closed_before, *impacted;
     long gen;  /* counts the changes of vec (set_state) */
+    long gen0; /* gen at the start of the step */
     long cgen; /* label is of vec at change cgen, with cskip, cstuck (-1: none) */
     int cskip, cstuck;
-    int joined, shared; /* label: a body held by another node; a cluster of bodies */
-    double *cm, *cp;    /* per cluster: mass, momentum */
+    int joined, shared;              /* label: a body held by another node; a cluster of bodies */
+    int vmode;                       /* through a view: the recorded mode of vec */
+    int changed;                     /* vec differs from prev (after a step) */
+    int one;                         /* a view's body, no stop closed or passed (see root()) */
+    int hold;                        /* through a view: the fixed node of its contact */
+    int regular0;                    /* smooth_rk4 regularises contact 0 (a hybrid law) */
+    const stsl_friction_params *fp0; /* through a view: its contact's law */
+    double m0;                       /* and its body's mass */
+    double *cm, *cp;                 /* per cluster: mass, momentum */
     int n_ev;
     pending *ev;
     double *cols_a, *cols_b;
@@ -64,11 +87,20 @@ static void copy_state(const srun *r, double *dst, const double *src)
 }
 
 /* vec[i] = state, counted when it changes (clusters() keeps its labels
- * while vec does not). */
+ * while vec does not); the first change in a step keeps vec as it was at
+ * the step's start in prev (most steps change nothing: no copy). */
 static void set_state(srun *r, int i, int state)
 {
-    r->gen += r->vec[i] != state;
+    if (r->vec[i] == state) return;
+    if (r->gen == r->gen0) memcpy(r->prev, r->vec, (size_t)r->L);
+    r->gen++;
     r->vec[i] = (uint8_t)state;
+}
+
+/* The states at the step's start (after a step). */
+static const uint8_t *prev_states(const srun *r)
+{
+    return r->gen != r->gen0 ? r->prev : r->vec;
 }
 
 static int node_of(const stsl_system *s, stsl_end e)
@@ -120,9 +152,17 @@ static int held(const srun *r, const uint8_t *v, int c)
     return 0;
 }
 
-/* The engine's forces of mode vector v at (t, y) into r->f. */
+static void label_clusters(srun *r, const uint8_t *v, int skip, int stuck);
+static void eval_view(srun *r, double t, const double *y, const uint8_t *v);
+
+/* The engine's forces of mode vector v at (t, y) into r->f; through a
+ * view, its body's (eval_view). */
 static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error *err)
 {
+    if (r->view) {
+        eval_view(r, t, y, v);
+        return STSL_OK;
+    }
     r->st.rhs_evals++;
     int rc = stsl_multibody_eval_forces(r->m, v, t, y, &r->f);
     if (rc > 0)
@@ -158,11 +198,16 @@ static void join(int *label, int a, int b)
 /* Label the clusters of v's closed rigid stops (but `skip`), and of its
  * stuck contacts when `stuck`: label[i] is the root node of body i's
  * cluster (a fixed end when one holds it). */
-static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
+static inline void clusters(srun *r, const uint8_t *v, int skip, int stuck)
 {
-    int nn = r->nb + N_FIXED;
     if (v == r->vec && r->cgen == r->gen && r->cskip == skip && r->cstuck == stuck)
         return; /* the labels of the same vector (most steps change no state) */
+    label_clusters(r, v, skip, stuck);
+}
+
+static void label_clusters(srun *r, const uint8_t *v, int skip, int stuck)
+{
+    int nn = r->nb + N_FIXED;
     r->cgen = v == r->vec ? r->gen : -1;
     r->cskip = skip, r->cstuck = stuck;
     for (int i = 0; i < nn; i++)
@@ -181,11 +226,26 @@ static void clusters(srun *r, const uint8_t *v, int skip, int stuck)
     }
 }
 
+/* The root of body i's cluster under v (closed stops and stuck contacts):
+ * through a view with no stop closed (r->one) the contact's fixed end
+ * while it is stuck, else the body itself, without labelling. */
+static inline int root(srun *r, const uint8_t *v, int i)
+{
+    if (r->one) return v[0] == STSL_CONTACT_STUCK ? r->hold : i;
+    clusters(r, v, -1, 1);
+    return r->label[i];
+}
+
 /* Bodies held together by v move as one: the velocity of the fixed end
  * that holds their cluster, else their momentum-conserving mean. */
-static void project(srun *r, const uint8_t *v, double *y)
+static inline void project(srun *r, const uint8_t *v, double *y)
 {
     int nn = r->nb + N_FIXED;
+    if (r->one) { /* one body: held by the contact's fixed end, or free */
+        int l = root(r, v, 0);
+        if (l >= r->nb) y[r->nb] = r->fv[l - r->nb];
+        return;
+    }
     clusters(r, v, -1, 1);
     if (!r->joined) return; /* every body on its own */
     for (int i = 0; r->shared && i < nn; i++)
@@ -231,7 +291,7 @@ static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
     shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
-/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+/* ---- a view's one body --------------------------------------------------------------- */
 
 /* smooth_rk4 on a hybrid law: F(sign w, |w|) tanh(w / v_reg) on ends[0],
  * continuous through w = 0 (the element's regular_friction). */
@@ -245,11 +305,62 @@ static double regular_friction(const srun *r, int c, double w)
     return -stsl_friction_slip(fp, fd, fs, fabs(w)) * tanh(w / r->sch->regularisation_velocity);
 }
 
+/* The forces of mode vector v at (t, y) on a view's one body, the engine's
+ * rules without its constraint solve (one body has none to solve): a body
+ * held by a fixed end (its stuck contact or closed stop) accelerates with
+ * it and friction holds the rest; a free one by (F_n + friction) / m with
+ * the view's F_n and the engine's friction of the contact's state (LuGre's
+ * bristles, a smooth law's steady curve, a hybrid one's regularised curve
+ * (regularise() in one), or the slip level opposing w). */
+/* A view's contact's relative velocity: pair_w's without looking its ends
+ * up (its body is node 0, the other end the fixed node r->hold). */
+static inline double view_w(const srun *r, const double *y)
+{
+    double fv = r->fv[r->hold - 1];
+    return r->cnode[0][0] == 0 ? y[1] - fv : fv - y[1];
+}
+
+static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
+{
+    const stsl_friction_params *fp = r->fp0;
+    stsl_one_body_forces b;
+    stsl_one_body_eval_forces(r->view, t, y, &b);
+    r->fn = b.fn;
+    double w = view_w(r, y), m = r->m0, ff;
+    int l = root(r, v, 0);
+    r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
+    r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
+    for (int i = 2; i < r->n; i++)
+        r->f.zrate[i] = 0.0;
+    if (v[0] == STSL_CONTACT_SMOOTH && r->regular0) {
+        ff = regular_friction(r, 0, w);
+    } else if (fp->law == STSL_LAW_LUGRE) {
+        double z = y[2] / fp->sigma0;
+        ff = -stsl_lugre_force(fp, w, z);
+        r->f.zrate[2] = fp->sigma0 * stsl_lugre_zdot(fp, w, z);
+    } else if (v[0] == STSL_CONTACT_SMOOTH) {
+        ff = -stsl_friction_steady(fp, b.load, w);
+    } else if (v[0] != STSL_CONTACT_STUCK) {
+        int s = v[0] == STSL_CONTACT_SLIP_POS ? +1 : -1;
+        ff = -s * stsl_friction_slip(fp, s > 0 ? b.fd_pos : b.fd_neg, s > 0 ? b.fs_pos : b.fs_neg,
+                                     fabs(w));
+    } else {
+        ff = (l >= r->nb ? m * r->fa[l - r->nb] : 0.0) - b.fn;
+    }
+    r->f.acc[0] = l >= r->nb ? r->fa[l - r->nb] : (b.fn + ff) / m;
+    r->f.friction[0] = ff;
+    r->f.w[0] = w;
+}
+
+/* ---- the smooth scheme's right-hand side ------------------------------------------- */
+
 /* The accelerations of r->f with every hybrid contact's friction replaced
  * by the regularised one: the difference, a force on each contact's ends,
  * accelerates the cluster it acts on (the constraint solve is linear in
  * the applied forces and gives every body of a cluster one acceleration);
- * a cluster held by a fixed end takes none of it. */
+ * a cluster held by a fixed end takes none of it.  Through a view (one
+ * body, one contact) the body's acceleration is (F_n - f_reg) / m from the
+ * view's net force, the element's arithmetic. */
 static void regularise(srun *r, const uint8_t *v)
 {
     int nn = r->nb + N_FIXED;
@@ -275,6 +386,13 @@ static void regularise(srun *r, const uint8_t *v)
 
 static int rk4_deriv(srun *r, double t, const double *y, double *yd, stsl_error *err)
 {
+    if (r->view) { /* one body: its eval, inline here, regularised it */
+        eval_view(r, t, y, r->vec);
+        yd[0] = y[1], yd[1] = r->f.acc[0];
+        for (int i = 2; i < r->n; i++)
+            yd[i] = r->f.zrate[i];
+        return STSL_OK;
+    }
     int rc = eval(r, t, y, r->vec, err);
     if (rc) return rc;
     if (r->sch->regularisation_velocity > 0.0) regularise(r, r->vec);
@@ -299,10 +417,7 @@ static void push(srun *r, int kind, int subject)
  * whose state changed (impacts pushed their own). */
 static void changes(srun *r)
 {
-    int same = 1;
-    for (int i = 0; same && i < r->L; i++)
-        same = r->prev[i] == r->vec[i];
-    if (same) return; /* impacts() pushed their own events */
+    if (!r->changed) return; /* impacts() pushed their own events */
     for (int c = 0; c < r->nc; c++) {
         int kind = stsl_contact_event(r->prev[c], r->vec[c]);
         int hold = held(r, r->prev, c) || held(r, r->vec, c);
@@ -337,7 +452,8 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0)
+    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
+        !r->view) /* a view's eval regularised it */
         regularise(r, r->vtry);
     const int *p = r->snode[k];
     double a0 = p[0] < r->nb ? r->f.acc[p[0]] : r->fa[p[0] - r->nb];
@@ -352,6 +468,14 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
  * rebound within one step, or (karnopp) when it lies inside the band.
  * Contacts parallel to a stop that closes are held by it (stuck); to one
  * that rebounds, they slip away from it.  The fixed ends' motion is t1's. */
+static int impacts(srun *r, double t1, double h, double *y, stsl_error *err);
+
+/* impacts() where there are stops. */
+static inline int stops_passed(srun *r, double t1, double h, double *y, stsl_error *err)
+{
+    return r->ns ? impacts(r, t1, h, y, err) : STSL_OK;
+}
+
 static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 {
     for (int k = 0; k < r->ns; k++) {
@@ -371,6 +495,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         double band = r->sch->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
+        r->one = 0; /* a stop may close: the general decisions */
         if (rests) {
             set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
@@ -393,6 +518,41 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 
 /* ---- decisions ------------------------------------------------------------------- */
 
+/* Through a view, how hard the element's net force (at the last
+ * evaluation) pulls its body off the stop it rests on beyond the static
+ * level holding it there (the element's decision, its rounding;
+ * smooth_rk4 holds nothing). */
+static double view_stop_pull(srun *r, int k)
+{
+    double fn = r->fn;
+    int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
+    if (r->vec[r->nc + k] == STSL_SM_HIGH)
+        return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
+    return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
+}
+
+/* How far stuck contact c's force fn lies beyond its static band (> 0:
+ * it breaks away), and the way it would go: *dir = +1 above F_S+, -1 below
+ * -F_S- (the larger excess; the upper one on a tie). */
+static double band_release(const srun *r, int c, double fn, int *dir)
+{
+    double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
+    double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
+    *dir = up >= dn || isnan(dn) ? +1 : -1;
+    return *dir > 0 ? up : dn;
+}
+
+/* Anything release() judges: a stuck contact or a stop closed before the
+ * step and still closed. */
+static int holds(const srun *r)
+{
+    for (int c = 0; c < r->nc; c++)
+        if (r->vec[c] == STSL_CONTACT_STUCK) return 1;
+    for (int k = 0; k < r->ns; k++)
+        if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN) return 1;
+    return 0;
+}
+
 /* Stuck contacts and closed stops at a step point, with the forces of
  * r->vec at (t, y) in r->f: the stuck contacts (not held by a stop) whose
  * constraint force lies beyond a static level, and the stops closed before
@@ -400,29 +560,34 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
  * go, the furthest beyond first; the rest are judged again without it.  A
  * contact breaks away towards the force it held (the element's
  * decide_rest), a stop's contacts slip away from its limit.  Ends with
- * r->f at the final state; yraw is the state before the projection. */
+ * r->f at the final state; yraw is the state before the projection.
+ * Through a view the forces are the element's where its scheme decided:
+ * at the step point before the stuck velocity is set (a held body's
+ * acceleration is its holder's either way); and smooth_rk4, which reads
+ * no forces at a step point, evaluates none when nothing is held, as the
+ * element's did not. */
 static int release(srun *r, double t, double *y, const double *yraw, stsl_error *err)
 {
     motion(r, t);
     for (;;) {
         copy_state(r, y, yraw);
         project(r, r->vec, y);
-        int rc = eval(r, t, y, r->vec, err);
+        if (r->view && r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
+        int rc = eval(r, t, r->view ? yraw : y, r->vec, err);
         if (rc) return rc;
         double worst = 0.0;
         int which = -1, dir = 0;
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
-            double fn = -r->f.friction[c];
-            double up = stsl_contact_band_excess(fn, +1, r->f.fs_pos[c]);
-            double dn = stsl_contact_band_excess(fn, -1, r->f.fs_neg[c]);
-            if (up > worst) worst = up, which = c, dir = +1;
-            if (dn > worst) worst = dn, which = c, dir = -1;
+            int d;
+            double ex = band_release(r, c, r->view ? r->fn : -r->f.friction[c], &d);
+            if (ex > worst) worst = ex, which = c, dir = d;
         }
-        for (int k = 0; k < r->ns; k++)
-            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN &&
-                r->f.stop_pull[k] > worst)
-                worst = r->f.stop_pull[k], which = r->nc + k;
+        for (int k = 0; k < r->ns; k++) {
+            double pull = r->view ? view_stop_pull(r, k) : r->f.stop_pull[k];
+            if (r->closed_before[k] && r->vec[r->nc + k] != STSL_SM_OPEN && pull > worst)
+                worst = pull, which = r->nc + k;
+        }
         if (which < 0) return STSL_OK;
         if (which < r->nc) {
             set_state(r, which, stsl_contact_slip_state(dir));
@@ -437,16 +602,49 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
     }
 }
 
+/* release() of a view's body while no stop is closed (r->one): its
+ * contact alone decides, so no cluster labels, no loops over contacts and
+ * stops and no "furthest first" are needed; y equals yraw on entry. */
+static inline int release_one(srun *r, double t, double *y, const double *yraw)
+{
+    motion(r, t);
+    for (int dir;;) {
+        if (r->vec[0] == STSL_CONTACT_STUCK) project(r, r->vec, y);
+        if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
+        eval_view(r, t, yraw, r->vec);
+        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->fn, &dir) > 0.0)) return 0;
+        set_state(r, 0, stsl_contact_slip_state(dir));
+        copy_state(r, y, yraw);
+    }
+}
+
+/* The decisions at a new step point (t, r->y), yraw before the
+ * projection: release(), or release_one() when it can. */
+static inline int decide(srun *r, double t, const double *yraw, stsl_error *err)
+{
+    if (r->one) return release_one(r, t, r->y, yraw);
+    return release(r, t, r->y, yraw, err);
+}
+
+/* Karnopp's state of a contact at relative velocity w: a candidate to
+ * stick inside the band |w| < dv, else slipping along w. */
+static inline int karnopp_state(const srun *r, double w)
+{
+    return fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
+}
+
 /* Karnopp's classification at the new state: a contact inside the band
  * |w| < dv is a candidate to stick (release() lets it go if its force is
  * beyond the static band), outside it slips along w. */
-static void karnopp_classify(srun *r, const double *y)
+static inline void karnopp_classify(srun *r, const double *y)
 {
+    if (r->one) { /* its one contact, which no stop holds */
+        set_state(r, 0, karnopp_state(r, view_w(r, y)));
+        return;
+    }
     for (int c = 0; c < r->nc; c++) {
-        if (held(r, r->vec, c)) continue;
-        double w = pair_w(r, y, r->cnode[c]);
-        set_state(r, c,
-                  fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w));
+        if (!r->one && held(r, r->vec, c)) continue; /* r->one: no stop holds */
+        set_state(r, c, karnopp_state(r, pair_w(r, y, r->cnode[c])));
     }
 }
 
@@ -457,15 +655,27 @@ static void karnopp_classify(srun *r, const double *y)
  * contacts and closed stops) keeps its position relative to that end
  * exactly and takes its velocity, as the element's stuck state keeps
  * x - x_base. */
-static void euler(srun *r, double t0, double h, const double *y0, double *y)
+static inline void euler(srun *r, double t0, double h, const double *y0, double *y)
 {
     double x0[N_FIXED];
+    if (r->one) { /* one body: held by its contact's fixed end f while stuck */
+        int f = r->hold - 1;
+        motion(r, t0);
+        x0[f] = r->fx[f];
+        motion(r, t0 + h);
+        if (r->vec[0] == STSL_CONTACT_STUCK)
+            y[0] = y0[0] + (r->fx[f] - x0[f]), y[1] = r->fv[f];
+        else
+            y[1] = y0[1] + h * r->f.acc[0], y[0] = y0[0] + h * y[1];
+        for (int i = 2; i < r->n; i++)
+            y[i] = y0[i];
+        return;
+    }
     motion(r, t0);
     memcpy(x0, r->fx, sizeof x0);
     motion(r, t0 + h);
-    clusters(r, r->vec, -1, 1);
     for (int i = 0; i < r->nb; i++) {
-        int l = r->label[i];
+        int l = root(r, r->vec, i);
         if (l >= r->nb) {
             y[i] = y0[i] + (r->fx[l - r->nb] - x0[l - r->nb]);
             y[r->nb + i] = r->fv[l - r->nb];
@@ -491,11 +701,11 @@ static int karnopp_step(srun *r, double t0, double t1, double h, stsl_error *err
 {
     euler(r, t0, h, r->y, r->y);
     copy_state(r, r->yraw, r->y);
-    int rc = impacts(r, t1, h, r->y, err);
+    int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
     const double *y1 = after_impacts(r);
     karnopp_classify(r, y1);
-    return release(r, t1, r->y, y1, err);
+    return decide(r, t1, y1, err);
 }
 
 /* Dalla Vedova's conditions per contact: a slipping contact whose relative
@@ -512,7 +722,8 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         turned = 0;
         for (int c = 0; c < r->nc; c++) {
             int st = r->vec[c];
-            if ((st != STSL_CONTACT_SLIP_POS && st != STSL_CONTACT_SLIP_NEG) || held(r, r->vec, c))
+            if ((st != STSL_CONTACT_SLIP_POS && st != STSL_CONTACT_SLIP_NEG) ||
+                (!r->one && held(r, r->vec, c)))
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
             if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
@@ -526,7 +737,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
         motion(r, t1);
     }
     copy_state(r, r->yraw, r->y);
-    int rc = impacts(r, t1, h, r->y, err);
+    int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
     /* a stuck contact moved by an impact slips along its new velocity */
     for (int c = 0; r->n_ev && c < r->nc; c++)
@@ -534,7 +745,7 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
             double w = pair_w(r, r->y, r->cnode[c]);
             if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
         }
-    return release(r, t1, r->y, after_impacts(r), err);
+    return decide(r, t1, after_impacts(r), err);
 }
 
 static int rk4_step(srun *r, double t0, double h, stsl_error *err)
@@ -555,8 +766,8 @@ static int rk4_step(srun *r, double t0, double h, stsl_error *err)
         y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
     copy_state(r, r->yraw, y);
     motion(r, t0 + h);
-    if ((rc = impacts(r, t0 + h, h, y, err))) return rc;
-    return release(r, t0 + h, y, after_impacts(r), err);
+    if ((rc = stops_passed(r, t0 + h, h, y, err))) return rc;
+    return decide(r, t0 + h, after_impacts(r), err);
 }
 
 /* The states of the initial state by the scheme's own decisions: stops at
@@ -591,11 +802,42 @@ static int initial_states(srun *r, stsl_error *err)
 
 /* ---- output ---------------------------------------------------------------------- */
 
+/* Through a view: the element's mode number of state vector v. */
+static int view_mode(const srun *r, const uint8_t *v)
+{
+    return stsl_one_body_mode_of(r->view, v[0], r->ns ? v[1] : STSL_SM_OPEN);
+}
+
+/* Through a view: the element's columns in its mode `mode`; the
+ * regularised law (f_reg not NAN), which the element does not know, moves
+ * as a slip with friction f_reg and acceleration (F_n - f_reg) / m. */
+static void view_cols(const srun *r, int mode, double t, const double *y, double f_reg,
+                      double *cols)
+{
+    if (isnan(f_reg)) {
+        stsl_one_body_mode_outputs(r->view, mode, t, y, cols);
+        return;
+    }
+    stsl_one_body_mode_outputs(r->view, STSL_MODE_SLIP_POS, t, y, cols);
+    stsl_one_body_forces f;
+    stsl_one_body_eval_forces(r->view, t, y, &f);
+    cols[STSL_COL_FRICTION] = f_reg;
+    cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(r->view)->mass;
+}
+
 /* Output columns of mode vector v at (t, y): the engine's, with the
  * regularised friction and its accelerations for smooth_rk4 on hybrid laws. */
 static int out_cols(srun *r, const uint8_t *v, double t, const double *y, double *cols,
                     stsl_error *err)
 {
+    if (r->view) { /* the view's columns; the regularised friction while moving */
+        int mode = view_mode(r, v), rc = STSL_OK;
+        double f_reg = NAN;
+        if (r->regular && mode == STSL_MODE_SMOOTH && !(rc = eval(r, t, y, v, err)))
+            f_reg = 0.0 - r->f.friction[0]; /* +0 at rest, as the element's */
+        if (!rc) view_cols(r, mode, t, y, f_reg, cols);
+        return rc;
+    }
     stsl_mode_code code = stsl_multibody_mode_code(r->m, v);
     if (code < 0) return stsl_error_set(err, STSL_ENOMEM, "out of memory at t = %.17g s", t);
     r->model->ops->outputs(r->model->self, code, t, y, cols);
@@ -614,11 +856,54 @@ static int emit(srun *r, stsl_error *err)
 {
     if (!r->out) return STSL_OK;
     int rc = out_cols(r, r->vec, r->t, r->y, r->cols_a, err);
-    return rc ? rc : stsl_sink_sample(r->sink, r->t, -1, r->cols_a, err);
+    int mode = r->view ? r->vmode : -1;
+    return rc ? rc : stsl_sink_sample(r->sink, r->t, mode, r->cols_a, err);
+}
+
+static int is_stop_mode(int mode)
+{
+    return mode == STSL_MODE_STOP_LOW || mode == STSL_MODE_STOP_HIGH;
+}
+
+static int is_slip_mode(int mode)
+{
+    return mode == STSL_MODE_SLIP_POS || mode == STSL_MODE_SLIP_NEG;
+}
+
+/* The event a change of recorded mode means (the element's). */
+static int kind_of_change(int from, int to)
+{
+    if (from == to) return STSL_NO_EVENT;
+    if (to == STSL_MODE_STUCK) return STSL_EV_STICK;
+    if (from == STSL_MODE_STUCK) return STSL_EV_BREAKAWAY;
+    if (is_stop_mode(to)) return STSL_EV_STOP_CONTACT;
+    if (is_stop_mode(from)) return STSL_EV_STOP_RELEASE;
+    if (is_slip_mode(from) && is_slip_mode(to)) return STSL_EV_REVERSAL;
+    return STSL_NO_EVENT;
+}
+
+/* Through a view: one event a step, the stop's (impact, stop_contact) when
+ * a stop was passed, else the change of the recorded mode; no subject. */
+static void view_event(srun *r)
+{
+    if (!r->n_ev && !r->changed) return; /* no event, the same mode (most steps) */
+    int from = r->vmode, to = view_mode(r, r->vec);
+    r->vmode = to;
+    int kind = kind_of_change(from, to);
+    for (int i = 0; i < r->n_ev; i++)
+        if (r->ev[i].subject > r->nc &&
+            (r->ev[i].kind == STSL_EV_IMPACT || r->ev[i].kind == STSL_EV_STOP_CONTACT) &&
+            r->impacted[r->ev[i].subject - 1 - r->nc]) {
+            kind = r->ev[i].kind;
+            break;
+        }
+    r->n_ev = kind != STSL_NO_EVENT;
+    r->ev[0] = (pending){kind, 0};
 }
 
 static int record(srun *r, long max_events, stsl_error *err)
 {
+    if (r->view) view_event(r);
     if (!r->n_ev) return STSL_OK;
     r->st.events += r->n_ev;
     if (r->st.events > max_events)
@@ -626,21 +911,36 @@ static int record(srun *r, long max_events, stsl_error *err)
                               "scheme %s: more than %ld events (simulation.max_events) by t = "
                               "%.17g s; the last one: %s",
                               stsl_scheme_name(r->sch->kind), max_events, r->t,
-                              r->model->layout->kind_names[r->ev[r->n_ev - 1].kind]);
+                              r->layout->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
-    int rc = out_cols(r, r->prev, r->t, r->yraw, r->cols_a, err);
+    const uint8_t *prev = prev_states(r);
+    int rc = out_cols(r, prev, r->t, r->yraw, r->cols_a, err);
     if (!rc) rc = out_cols(r, r->vec, r->t, r->y, r->cols_b, err);
     for (int i = 0; !rc && i < r->n_ev; i++) {
-        stsl_event_rec ev = {r->t, r->ev[i].kind, -1, -1, r->cols_a, r->cols_b, r->ev[i].subject};
+        int from = r->view ? view_mode(r, prev) : -1;
+        int to = r->view ? r->vmode : -1;
+        stsl_event_rec ev = {r->t, r->ev[i].kind, from, to, r->cols_a, r->cols_b, r->ev[i].subject};
         rc = stsl_sink_event(r->sink, &ev, err);
     }
     return rc;
 }
 
-static int check_finite(srun *r, stsl_error *err)
+/* A non-finite state: named by the state's names, or through a view by
+ * the element's message (its mode, x and v before and after the step). */
+static int check_finite(srun *r, const double *before, stsl_error *err)
 {
     for (int i = 0; i < r->n; i++)
-        if (!isfinite(r->y[i]))
+        if (isfinite(r->y[i]))
+            continue;
+        else if (r->view)
+            return stsl_error_set(
+                err, STSL_ESOLVER,
+                "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
+                "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
+                stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
+                r->layout->mode_names[view_mode(r, r->vec)], r->sch->step, before[0], before[1],
+                r->y[0], r->y[1]);
+        else
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
@@ -723,6 +1023,7 @@ static int alloc_run(srun *r)
     for (int k = 0; k < ns; k++)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
+    if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
     return 0;
 }
 
@@ -761,16 +1062,35 @@ static int moving_ends(const srun *r)
 
 static int step_once(srun *r, double t1, double dt, stsl_error *err)
 {
-    for (int i = 0; i < r->L; i++)
-        r->prev[i] = r->vec[i];
-    for (int k = 0; k < r->ns; k++)
+    r->gen0 = r->gen; /* prev: set by the step's first change */
+    r->one = r->view != NULL;
+    for (int k = 0; k < r->ns; k++) {
         r->closed_before[k] = r->vec[r->nc + k] != STSL_SM_OPEN;
+        r->one &= !r->closed_before[k];
+    }
     r->n_ev = 0;
     int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
              : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
                                                              : rk4_step(r, r->t, dt, err);
-    if (!rc) changes(r);
+    r->changed = 0; /* set_state counted no change: none (most steps) */
+    for (int i = 0; r->gen != r->gen0 && !r->changed && i < r->L; i++)
+        r->changed = r->prev[i] != r->vec[i];
+    if (!rc && !r->view) changes(r); /* a view records its own (view_event) */
     return rc;
+}
+
+/* The element scheme's force evaluations of the step just taken: four for
+ * an RK4 step off a stop, one at the new step point (none for RK4 unless
+ * it was held on a stop), and a stop passed instead one, or two when the
+ * element rebounds (the forces at the limit at rest, then moving). */
+static long element_evals(const srun *r, int from)
+{
+    int rk4 = r->sch->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
+    for (int k = 0; k < r->ns; k++)
+        if (r->impacted[k]) hit = 1, rebound |= r->vec[r->nc + k] == STSL_SM_OPEN;
+    long n = rk4 && !is_stop_mode(from) ? 4 : 0;
+    if (hit) return n + (rebound ? 2 : 1);
+    return n + (!rk4 || is_stop_mode(from));
 }
 
 static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
@@ -779,15 +1099,20 @@ static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
     long n_steps, stride;
     stsl_fixed_step_grid(sim, h, &n_steps, &stride);
     int rc = initial_states(r, err);
+    if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
+    if (r->view) r->vmode = view_mode(r, r->vec);
     if (!rc) rc = emit(r, err);
     for (long k = 1; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
+        int from = r->view ? r->vmode : 0;
+        double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
+        if (r->view) r->st.mode_time[from] += dt, r->st.rhs_evals += element_evals(r, from);
         r->t = t1;
-        if (!rc) rc = check_finite(r, err);
+        if (!rc) rc = check_finite(r, before, err);
         if (!rc) rc = record(r, sim->max_events, err);
         if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
     }
@@ -798,6 +1123,15 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
                                const stsl_scheme_opts *sch, stsl_sink *sink, stsl_stats *stats,
                                stsl_error *err)
 {
+    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
+     * the element's scheme does), not the event-driven engine's base frame. */
+    return stsl_fixed_step_run_view(s, 1, NULL, sim, sch, sink, stats, err);
+}
+
+int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_body *view,
+                             const stsl_hsolver_opts *sim, const stsl_scheme_opts *sch,
+                             stsl_sink *sink, stsl_stats *stats, stsl_error *err)
+{
     int rc = stsl_fixed_step_system_check(s, sim, sch, err);
     if (rc) return rc;
     srun r;
@@ -805,30 +1139,44 @@ int stsl_fixed_step_run_system(const stsl_system *s, const stsl_hsolver_opts *si
     double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
+    r.view = view;
     r.sink = sink;
     r.out = sink && sink->ops;
-    /* Absolute positions (the scheme's arithmetic: a one-body system steps as
-     * the element's scheme does), not the event-driven engine's base frame. */
-    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, 1, err);
+    r.regular = sch->kind == STSL_SCHEME_SMOOTH_RK4 && sch->regularisation_velocity > 0.0;
+    r.m = stsl_multibody_create_in(s, sim->rtol, sim->atol, absolute, err);
     if (!r.m) return err ? err->code : STSL_EINPUT;
     r.model = stsl_multibody_model(r.m);
     r.nb = s->n_bodies, r.nc = s->n_contacts, r.ns = s->n_stops, r.n = r.model->n_state;
     r.L = r.nc + r.ns;
     r.n_cols = r.model->layout->n_cols;
+    r.layout = view ? stsl_one_body_model(view)->layout : r.model->layout;
+    if (r.layout->n_cols > r.n_cols) r.n_cols = r.layout->n_cols;
     r.col_a = group_first(r.model->layout, "a");
     r.col_friction = group_first(r.model->layout, "friction");
     r.st.segments = 1;
+    r.regular0 = r.regular && r.nc > 0 && is_hybrid(&r, 0);
+    r.fp0 = r.nc > 0 ? &s->contacts[0].friction : NULL;
+    r.m0 = r.nb > 0 ? s->bodies[0].mass : 0.0;
     if (alloc_run(&r)) {
         free_run(&r);
         return stsl_error_set(err, STSL_ENOMEM, "out of memory starting scheme %s",
                               stsl_scheme_name(sch->kind));
     }
+    if (view && (r.nb != 1 || r.nc != 1 || r.hold < r.nb)) { /* one_body.c makes none */
+        free_run(&r);
+        return stsl_error_set(err, STSL_EINPUT,
+                              "scheme %s: a one-body view needs one body "
+                              "and one contact to a fixed end",
+                              stsl_scheme_name(sch->kind));
+    }
     stsl_multibody_initial_state(r.m, r.y);
+    if (view) stsl_one_body_initial_state(view, r.y);
+    if (view) r.st.n_modes = r.layout->n_modes;
     r.mt = NAN, r.cgen = -1;
     r.moving = moving_ends(&r); /* cnode, snode: set by alloc_run */
     if (!r.moving) stsl_multibody_fixed_motion(r.m, 0.0, r.fx, r.fv, r.fa);
     int begun = 0;
-    if (r.out && !(rc = stsl_sink_begin(sink, r.model->layout, err))) begun = 1;
+    if (r.out && !(rc = stsl_sink_begin(sink, r.layout, err))) begun = 1;
     if (!rc) rc = run_loop(&r, sim, err);
     r.st.wall_seconds = stsl_fixed_step_clock() - wall0;
     if (stats) *stats = r.st;
