@@ -1102,19 +1102,23 @@ static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
     if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
     if (r->view) r->vmode = view_mode(r, r->vec);
     if (!rc) rc = emit(r, err);
-    for (long k = 1; !rc && k <= n_steps; k++) {
+    /* next: the next multiple of stride (a count, not k % stride: no
+     * division every step) */
+    for (long k = 1, next = stride; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
         int from = r->view ? r->vmode : 0;
-        double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
+        double before[2] = {0.0, 0.0}; /* what a view's message names */
+        if (r->view) before[0] = r->y[0], before[1] = r->y[1];
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
         if (r->view) r->st.mode_time[from] += dt, r->st.rhs_evals += element_evals(r, from);
         r->t = t1;
         if (!rc) rc = check_finite(r, before, err);
         if (!rc) rc = record(r, sim->max_events, err);
-        if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
+        if (!rc && (k == next || k == n_steps)) rc = emit(r, err);
+        if (k == next) next += stride;
     }
     return rc;
 }
