@@ -161,16 +161,21 @@ static inline void input(const stsl_one_body *o, int i, double t, int left, doub
     out[0] = o->in_value[i][0], out[1] = o->in_value[i][1], out[2] = o->in_value[i][2];
 }
 
+/* Input i's value at t (a force: no derivatives needed). */
+static inline double input_value(const stsl_one_body *o, int i, double t, int left)
+{
+    return o->in_fixed[i] ? o->in_value[i][0] : stsl_signal_value(o->in[i], t, left);
+}
+
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
  * writes it; *load: F_R, xb: the base's motion. */
 static double net_force(const stsl_one_body *o, double t, const double *y, double *load, double *xb)
 {
     const stsl_element_params *p = &o->p;
     int left = t > o->t_seg;
-    double a[3] = {0.0, 0.0, 0.0}, fa[3], fr[3];
-    input(o, IN_FA, t, left, fa);
-    input(o, IN_LOAD, t, left, fr);
-    *load = fr[0];
+    double a[3] = {0.0, 0.0, 0.0};
+    double fa = input_value(o, IN_FA, t, left);
+    *load = input_value(o, IN_LOAD, t, left);
     input(o, IN_BASE, t, left, xb);
     if (p->has_anchor) input(o, IN_ANCHOR, t, left, a);
     double stretch = y[0] - p->free_position, rate = y[1];
@@ -178,7 +183,7 @@ static double net_force(const stsl_one_body *o, double t, const double *y, doubl
         stretch = y[0] + xb[0] - a[0] - p->free_position;
         rate = y[1] + xb[1] - a[1];
     }
-    return fa[0] + *load - p->stiffness * stretch - p->damping * rate - p->mass * xb[2];
+    return fa + *load - p->stiffness * stretch - p->damping * rate - p->mass * xb[2];
 }
 
 static void ob_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
@@ -321,13 +326,13 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
     double load, b[3] = {0.0, 0.0, 0.0};
     out->fn = net_force(o, t, y, &load, b);
     out->load = load;
-    out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
-    if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     if (o->levels_fixed) {
         out->fd_pos = o->levels[0], out->fs_pos = o->levels[1];
         out->fd_neg = o->levels[2], out->fs_neg = o->levels[3];
         return;
     }
+    out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
+    if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);
     stsl_friction_levels(&o->p.friction, -1, load, &out->fd_neg, &out->fs_neg);
 }

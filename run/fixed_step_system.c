@@ -32,6 +32,7 @@
 #include "physics/smooth_friction.h"
 
 #define N_FIXED 3
+#define N_VIEW  3 /* the most state values of a view (x, v, LuGre's z) */
 
 typedef struct pending {
     int kind, subject;
@@ -68,6 +69,7 @@ typedef struct srun {
     int changed;                     /* vec differs from prev (after a step) */
     int one;                         /* a view's body, no stop closed or passed (see root()) */
     int hold;                        /* through a view: the fixed node of its contact */
+    int body_first;                  /* and its body is its contact's first end */
     int regular0;                    /* smooth_rk4 regularises contact 0 (a hybrid law) */
     const stsl_friction_params *fp0; /* through a view: its contact's law */
     double m0;                       /* and its body's mass */
@@ -82,6 +84,10 @@ typedef struct srun {
  * a small system costs less than a call of memcpy (every step copies). */
 static void copy_state(const srun *r, double *dst, const double *src)
 {
+    if (r->view) { /* x, v (and z): arrays of N_VIEW (alloc_run), a fixed count */
+        dst[0] = src[0], dst[1] = src[1], dst[2] = src[2];
+        return;
+    }
     for (int i = 0; i < r->n; i++)
         dst[i] = src[i];
 }
@@ -89,7 +95,7 @@ static void copy_state(const srun *r, double *dst, const double *src)
 /* vec[i] = state, counted when it changes (clusters() keeps its labels
  * while vec does not); the first change in a step keeps vec as it was at
  * the step's start in prev (most steps change nothing: no copy). */
-static void set_state(srun *r, int i, int state)
+static inline void set_state(srun *r, int i, int state)
 {
     if (r->vec[i] == state) return;
     if (r->gen == r->gen0) memcpy(r->prev, r->vec, (size_t)r->L);
@@ -317,7 +323,7 @@ static double regular_friction(const srun *r, int c, double w)
 static inline double view_w(const srun *r, const double *y)
 {
     double fv = r->fv[r->hold - 1];
-    return r->cnode[0][0] == 0 ? y[1] - fv : fv - y[1];
+    return r->body_first ? y[1] - fv : fv - y[1];
 }
 
 static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
@@ -726,7 +732,8 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
                 (!r->one && held(r, r->vec, c)))
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
-            if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
+            double w = r->one ? view_w(r, r->y) : pair_w(r, r->y, r->cnode[c]); /* the same */
+            if (s * w > 0.0) continue;
             set_state(r, c, STSL_CONTACT_STUCK);
             turned = 1;
         }
@@ -929,6 +936,8 @@ static int record(srun *r, long max_events, stsl_error *err)
  * the element's message (its mode, x and v before and after the step). */
 static int check_finite(srun *r, const double *before, stsl_error *err)
 {
+    const double *y = r->y; /* a view's x and v first, without the loop (every step) */
+    if (r->view && isfinite(y[0]) && isfinite(y[1]) && (r->n < 3 || isfinite(y[2]))) return STSL_OK;
     for (int i = 0; i < r->n; i++)
         if (isfinite(r->y[i]))
             continue;
@@ -1003,7 +1012,8 @@ static void free_run(srun *r)
 
 static int alloc_run(srun *r)
 {
-    int n = r->n, nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
+    int nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
+    int n = r->n > N_VIEW ? r->n : N_VIEW; /* copy_state copies N_VIEW through a view */
     int bad = ALLOC(r->y, n) | ALLOC(r->y0, n) | ALLOC(r->yraw, n) | ALLOC(r->ytmp, n) |
               ALLOC(r->k[0], n) | ALLOC(r->k[1], n) | ALLOC(r->k[2], n) | ALLOC(r->k[3], n) |
               ALLOC(r->vec, r->L) | ALLOC(r->prev, r->L) | ALLOC(r->vtry, r->L) |
@@ -1024,6 +1034,7 @@ static int alloc_run(srun *r)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
     if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
+    r->body_first = nc > 0 && r->cnode[0][0] == 0;
     return 0;
 }
 
