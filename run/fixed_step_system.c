@@ -54,7 +54,9 @@ typedef struct srun {
     double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
     double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
     int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
-    double fn;  /* through a view: its body's net force at the last evaluation */
+    /* through a view: its body's forces at the last evaluation; r->f's
+     * friction levels point into it (alloc_run), so they need no copy */
+    stsl_one_body_forces b;
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
@@ -329,13 +331,11 @@ static inline double view_w(const srun *r, const double *y)
 static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
 {
     const stsl_friction_params *fp = r->fp0;
-    stsl_one_body_forces b;
-    stsl_one_body_eval_forces(r->view, t, y, &b);
-    r->fn = b.fn;
+    stsl_one_body_forces *bp = &r->b; /* r->f.fd_pos[0] is b.fd_pos, and so on */
+    stsl_one_body_eval_forces(r->view, t, y, bp);
+    const stsl_one_body_forces b = *bp;
     double w = view_w(r, y), m = r->m0, ff;
     int l = root(r, v, 0);
-    r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
-    r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
     for (int i = 2; i < r->n; i++)
         r->f.zrate[i] = 0.0;
     if (v[0] == STSL_CONTACT_SMOOTH && r->regular0) {
@@ -530,7 +530,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
  * smooth_rk4 holds nothing). */
 static double view_stop_pull(srun *r, int k)
 {
-    double fn = r->fn;
+    double fn = r->b.fn;
     int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
     if (r->vec[r->nc + k] == STSL_SM_HIGH)
         return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
@@ -586,7 +586,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
             int d;
-            double ex = band_release(r, c, r->view ? r->fn : -r->f.friction[c], &d);
+            double ex = band_release(r, c, r->view ? r->b.fn : -r->f.friction[c], &d);
             if (ex > worst) worst = ex, which = c, dir = d;
         }
         for (int k = 0; k < r->ns; k++) {
@@ -618,7 +618,7 @@ static inline int release_one(srun *r, double t, double *y, const double *yraw)
         if (r->vec[0] == STSL_CONTACT_STUCK) project(r, r->vec, y);
         if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
         eval_view(r, t, yraw, r->vec);
-        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->fn, &dir) > 0.0)) return 0;
+        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->b.fn, &dir) > 0.0)) return 0;
         set_state(r, 0, stsl_contact_slip_state(dir));
         copy_state(r, y, yraw);
     }
@@ -1027,6 +1027,9 @@ static int alloc_run(srun *r)
     if (bad) return -1;
     r->f = (stsl_multibody_forces){r->facc, r->fzr, r->ffr, r->fw,  r->fdp,     r->fsp,
                                    r->fdn,  r->fsn, r->fsx, r->fsw, r->fsp_pull};
+    if (r->view) /* one contact: its levels are the view's (eval_view writes them) */
+        r->f.fd_pos = &r->b.fd_pos, r->f.fs_pos = &r->b.fs_pos, r->f.fd_neg = &r->b.fd_neg,
+        r->f.fs_neg = &r->b.fs_neg;
     for (int c = 0; c < nc; c++)
         for (int j = 0; j < 2; j++)
             r->cnode[c][j] = node_of(r->s, r->s->contacts[c].ends[j]);
