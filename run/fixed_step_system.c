@@ -43,6 +43,8 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
+    int kind;                  /* sch->kind, and */
+    double band;               /* sch->karnopp_band: read every step (sch is const) */
     const stsl_one_body *view; /* NULL: the system's own */
     const stsl_layout *layout; /* what is recorded: the view's or the engine's */
     stsl_sink *sink;
@@ -177,10 +179,10 @@ static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error
         return stsl_error_set(err, STSL_ESOLVER,
                               "scheme %s: at t = %.17g s the constraints conflict (two moving "
                               "ends held together)",
-                              stsl_scheme_name(r->sch->kind), t);
+                              stsl_scheme_name(r->kind), t);
     if (rc)
         return stsl_error_set(err, STSL_ENOMEM, "scheme %s: out of memory at t = %.17g s",
-                              stsl_scheme_name(r->sch->kind), t);
+                              stsl_scheme_name(r->kind), t);
     return STSL_OK;
 }
 
@@ -452,13 +454,13 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
     memcpy(r->vtry, r->vec, (size_t)r->L);
     r->vtry[r->nc + k] = STSL_SM_OPEN;
     for (int c = 0; c < r->nc; c++)
-        if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+        if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 &&
             same_pair(r->snode[k], r->cnode[c]))
             r->vtry[c] =
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
+    if (r->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
         !r->view) /* a view's eval regularised it */
         regularise(r, r->vtry);
     const int *p = r->snode[k];
@@ -498,14 +500,14 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         double v_minus = side * w > 0.0 ? w : 0.0, v_plus = -sp->restitution * v_minus, a_in = 0.0;
         if (v_plus != 0.0 && (rc = rel_acc_open(r, k, side, t1, y, &a_in, err))) return rc;
         a_in *= side;
-        double band = r->sch->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
+        double band = r->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
         r->one = 0; /* a stop may close: the general decisions */
         if (rests) {
             set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
-                if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+                if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 &&
                     same_pair(p, r->cnode[c]))
                     set_state(r, c, STSL_CONTACT_STUCK);
             push(r, STSL_EV_STOP_CONTACT, 1 + r->nc + k);
@@ -514,8 +516,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         clusters(r, r->vec, k, 0);
         pair_jump(r, p, 0.0, v_plus, y);
         for (int c = 0; c < r->nc; c++)
-            if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
-                same_pair(p, r->cnode[c]))
+            if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 && same_pair(p, r->cnode[c]))
                 set_state(r, c, stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side));
         push(r, STSL_EV_IMPACT, 1 + r->nc + k);
     }
@@ -531,7 +532,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
 static double view_stop_pull(srun *r, int k)
 {
     double fn = r->b.fn;
-    int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
+    int smooth = r->kind == STSL_SCHEME_SMOOTH_RK4;
     if (r->vec[r->nc + k] == STSL_SM_HIGH)
         return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
     return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
@@ -578,7 +579,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
     for (;;) {
         copy_state(r, y, yraw);
         project(r, r->vec, y);
-        if (r->view && r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
+        if (r->view && r->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
         int rc = eval(r, t, r->view ? yraw : y, r->vec, err);
         if (rc) return rc;
         double worst = 0.0;
@@ -616,7 +617,7 @@ static inline int release_one(srun *r, double t, double *y, const double *yraw)
     motion(r, t);
     for (int dir;;) {
         if (r->vec[0] == STSL_CONTACT_STUCK) project(r, r->vec, y);
-        if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
+        if (r->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
         eval_view(r, t, yraw, r->vec);
         if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->b.fn, &dir) > 0.0)) return 0;
         set_state(r, 0, stsl_contact_slip_state(dir));
@@ -636,7 +637,7 @@ static inline int decide(srun *r, double t, const double *yraw, stsl_error *err)
  * stick inside the band |w| < dv, else slipping along w. */
 static inline int karnopp_state(const srun *r, double w)
 {
-    return fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
+    return fabs(w) < r->band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
 }
 
 /* Karnopp's classification at the new state: a contact inside the band
@@ -785,8 +786,7 @@ static int initial_states(srun *r, stsl_error *err)
 {
     for (int c = 0; c < r->nc; c++)
         set_state(r, c,
-                  r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH
-                                                         : STSL_CONTACT_STUCK);
+                  r->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH : STSL_CONTACT_STUCK);
     for (int k = 0; k < r->ns; k++)
         set_state(r, r->nc + k, STSL_SM_OPEN);
     motion(r, 0.0);
@@ -798,8 +798,8 @@ static int initial_states(srun *r, stsl_error *err)
         r->closed_before[k] = side && pair_w(r, r->y, p) == 0.0;
         if (r->closed_before[k]) set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
     }
-    if (r->sch->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
-    for (int c = 0; r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
+    if (r->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
+    for (int c = 0; r->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
         double w = pair_w(r, r->y, r->cnode[c]);
         if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
@@ -917,7 +917,7 @@ static int record(srun *r, long max_events, stsl_error *err)
         return stsl_error_set(err, STSL_EMAXEVENTS,
                               "scheme %s: more than %ld events (simulation.max_events) by t = "
                               "%.17g s; the last one: %s",
-                              stsl_scheme_name(r->sch->kind), max_events, r->t,
+                              stsl_scheme_name(r->kind), max_events, r->t,
                               r->layout->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
     const uint8_t *prev = prev_states(r);
@@ -946,14 +946,14 @@ static int check_finite(srun *r, const double *before, stsl_error *err)
                 err, STSL_ESOLVER,
                 "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
                 "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
-                stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
+                stsl_scheme_name(r->kind), r->t, r->st.steps,
                 r->layout->mode_names[view_mode(r, r->vec)], r->sch->step, before[0], before[1],
                 r->y[0], r->y[1]);
         else
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
-                                  stsl_scheme_name(r->sch->kind), r->t, r->st.steps, r->sch->step,
+                                  stsl_scheme_name(r->kind), r->t, r->st.steps, r->sch->step,
                                   r->model->state_names ? r->model->state_names[i] : "y", r->y[i]);
     return STSL_OK;
 }
@@ -1083,9 +1083,9 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
         r->one &= !r->closed_before[k];
     }
     r->n_ev = 0;
-    int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
-             : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
-                                                             : rk4_step(r, r->t, dt, err);
+    int rc = r->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
+             : r->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
+                                                        : rk4_step(r, r->t, dt, err);
     r->changed = 0; /* set_state counted no change: none (most steps) */
     for (int i = 0; r->gen != r->gen0 && !r->changed && i < r->L; i++)
         r->changed = r->prev[i] != r->vec[i];
@@ -1099,8 +1099,8 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
  * element rebounds (the forces at the limit at rest, then moving). */
 static long element_evals(const srun *r, int from)
 {
-    int rk4 = r->sch->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
-    for (int k = 0; k < r->ns; k++)
+    int rk4 = r->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
+    for (int k = 0; r->n_ev && k < r->ns; k++) /* an impact pushed an event */
         if (r->impacted[k]) hit = 1, rebound |= r->vec[r->nc + k] == STSL_SM_OPEN;
     long n = rk4 && !is_stop_mode(from) ? 4 : 0;
     if (hit) return n + (rebound ? 2 : 1);
@@ -1157,6 +1157,7 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_
     double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
+    r.kind = sch->kind, r.band = sch->karnopp_band;
     r.view = view;
     r.sink = sink;
     r.out = sink && sink->ops;
