@@ -816,7 +816,8 @@ static int view_mode(const srun *r, const uint8_t *v)
 }
 
 /* Through a view: the element's columns in its mode `mode`; the
- * regularised law (f_reg not NAN), which the element does not know, moves
+ * regularised law (f_reg not NAN, from the forces at (t, y) in r->b, which
+ * out_cols has just evaluated), which the element does not know, moves
  * as a slip with friction f_reg and acceleration (F_n - f_reg) / m. */
 static void view_cols(const srun *r, int mode, double t, const double *y, double f_reg,
                       double *cols)
@@ -826,10 +827,8 @@ static void view_cols(const srun *r, int mode, double t, const double *y, double
         return;
     }
     stsl_one_body_mode_outputs(r->view, STSL_MODE_SLIP_POS, t, y, cols);
-    stsl_one_body_forces f;
-    stsl_one_body_eval_forces(r->view, t, y, &f);
     cols[STSL_COL_FRICTION] = f_reg;
-    cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(r->view)->mass;
+    cols[STSL_COL_A] = (r->b.fn - f_reg) / stsl_one_body_params(r->view)->mass;
 }
 
 /* Output columns of mode vector v at (t, y): the engine's, with the
