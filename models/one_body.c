@@ -13,12 +13,26 @@
 #include "physics/smooth_friction.h"
 #include "models/system.h"
 
+/* The net force's inputs. */
+enum { IN_FA, IN_LOAD, IN_BASE, IN_ANCHOR, N_IN };
+
 struct stsl_one_body {
     stsl_element_params p;
     stsl_system sys;
     stsl_multibody *mb;
     const stsl_hmodel *inner;
-    stsl_signal *fa, *load, *base, *anchor; /* the net force's inputs */
+    stsl_signal *in[N_IN]; /* the net force's inputs */
+    /* A constant input (type constant) has one value at every t: in_value
+     * holds what stsl_signal_eval gives for it (at create; inputs never
+     * change), so that the force evaluation every fixed step makes calls
+     * no signal for it (in_fixed[i]: in_value[i] is valid). */
+    int in_fixed[N_IN];
+    double in_value[N_IN][3];
+    /* The friction levels fd+, fs+, fd-, fs- at a constant load (levels_fixed),
+     * computed once at create: they depend on the friction law and the load
+     * alone, and neither changes during a run. */
+    int levels_fixed;
+    double levels[4];
     int load_varies, compliant, lugre, smooth;
     double t_seg; /* start of the current segment: selects one-sided input limits */
     int col_state[STSL_N_COLS];
@@ -137,6 +151,22 @@ static int element_mode(const stsl_one_body *o, stsl_mode_code mode)
     return stsl_one_body_mode_of(o, cs, ss);
 }
 
+/* Input i's value and derivatives at t (left limits when `left`). */
+static inline void input(const stsl_one_body *o, int i, double t, int left, double out[3])
+{
+    if (!o->in_fixed[i]) {
+        stsl_signal_eval(o->in[i], t, left, out);
+        return;
+    }
+    out[0] = o->in_value[i][0], out[1] = o->in_value[i][1], out[2] = o->in_value[i][2];
+}
+
+/* Input i's value at t (a force: no derivatives needed). */
+static inline double input_value(const stsl_one_body *o, int i, double t, int left)
+{
+    return o->in_fixed[i] ? o->in_value[i][0] : stsl_signal_value(o->in[i], t, left);
+}
+
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
  * writes it; *load: F_R, xb: the base's motion. */
 static double net_force(const stsl_one_body *o, double t, const double *y, double *load, double *xb)
@@ -144,10 +174,10 @@ static double net_force(const stsl_one_body *o, double t, const double *y, doubl
     const stsl_element_params *p = &o->p;
     int left = t > o->t_seg;
     double a[3] = {0.0, 0.0, 0.0};
-    double fa = stsl_signal_value(o->fa, t, left);
-    *load = stsl_signal_value(o->load, t, left);
-    stsl_signal_eval(o->base, t, left, xb);
-    if (p->has_anchor) stsl_signal_eval(o->anchor, t, left, a);
+    double fa = input_value(o, IN_FA, t, left);
+    *load = input_value(o, IN_LOAD, t, left);
+    input(o, IN_BASE, t, left, xb);
+    if (p->has_anchor) input(o, IN_ANCHOR, t, left, a);
     double stretch = y[0] - p->free_position, rate = y[1];
     if (p->has_anchor) {
         stretch = y[0] + xb[0] - a[0] - p->free_position;
@@ -296,6 +326,11 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
     double load, b[3] = {0.0, 0.0, 0.0};
     out->fn = net_force(o, t, y, &load, b);
     out->load = load;
+    if (o->levels_fixed) {
+        out->fd_pos = o->levels[0], out->fs_pos = o->levels[1];
+        out->fd_neg = o->levels[2], out->fs_neg = o->levels[3];
+        return;
+    }
     out->fd_pos = out->fs_pos = out->fd_neg = out->fs_neg = 0.0;
     if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);
@@ -337,12 +372,18 @@ static void init_layout(stsl_one_body *o)
 static int make_signals(stsl_one_body *o, stsl_error *err)
 {
     const stsl_element_params *p = &o->p;
-    o->fa = stsl_signal_create(&p->active_force, err);
-    o->load = o->fa ? stsl_signal_create(&p->load, err) : NULL;
-    o->base = o->load ? stsl_signal_create(&p->base_motion, err) : NULL;
-    o->anchor = o->base ? stsl_signal_create(&p->anchor_motion, err) : NULL;
-    if (!o->anchor) return -1;
-    o->load_varies = !stsl_signal_is_constant(o->load);
+    const stsl_signal_spec *spec[N_IN] = {&p->active_force, &p->load, &p->base_motion,
+                                          &p->anchor_motion};
+    for (int i = 0; i < N_IN; i++) {
+        if (!(o->in[i] = stsl_signal_create(spec[i], err))) return -1;
+        o->in_fixed[i] = spec[i]->type == STSL_SIG_CONSTANT;
+        if (o->in_fixed[i]) stsl_signal_eval(o->in[i], 0.0, 1, o->in_value[i]);
+    }
+    o->load_varies = !stsl_signal_is_constant(o->in[IN_LOAD]);
+    o->levels_fixed = o->in_fixed[IN_LOAD] && !o->smooth;
+    double *l = o->levels, load = o->in_value[IN_LOAD][0];
+    if (o->levels_fixed) stsl_friction_levels(&p->friction, +1, load, &l[0], &l[1]);
+    if (o->levels_fixed) stsl_friction_levels(&p->friction, -1, load, &l[2], &l[3]);
     return 0;
 }
 
@@ -383,10 +424,8 @@ void stsl_one_body_free(stsl_one_body *o)
     if (!o) return;
     stsl_multibody_free(o->mb);
     stsl_system_free(&o->sys);
-    stsl_signal_free(o->fa);
-    stsl_signal_free(o->load);
-    stsl_signal_free(o->base);
-    stsl_signal_free(o->anchor);
+    for (int i = 0; i < N_IN; i++)
+        stsl_signal_free(o->in[i]);
     free(o);
 }
 

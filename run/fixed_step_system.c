@@ -32,6 +32,7 @@
 #include "physics/smooth_friction.h"
 
 #define N_FIXED 3
+#define N_VIEW  3 /* the most state values of a view (x, v, LuGre's z) */
 
 typedef struct pending {
     int kind, subject;
@@ -42,6 +43,8 @@ typedef struct srun {
     stsl_multibody *m;
     const stsl_hmodel *model;
     const stsl_scheme_opts *sch;
+    int kind;                  /* sch->kind, and */
+    double band;               /* sch->karnopp_band: read every step (sch is const) */
     const stsl_one_body *view; /* NULL: the system's own */
     const stsl_layout *layout; /* what is recorded: the view's or the engine's */
     stsl_sink *sink;
@@ -53,7 +56,9 @@ typedef struct srun {
     double fx[N_FIXED], fv[N_FIXED], fa[N_FIXED]; /* the fixed ends at time mt */
     double mt;                                    /* the time of fx, fv, fa (NAN: none yet) */
     int moving; /* a contact or stop has a fixed end that moves (else fx, fv, fa are fixed) */
-    double fn;  /* through a view: its body's net force at the last evaluation */
+    /* through a view: its body's forces at the last evaluation; r->f's
+     * friction levels point into it (alloc_run), so they need no copy */
+    stsl_one_body_forces b;
     uint8_t *vec, *prev, *vtry;
     stsl_multibody_forces f; /* at (t, y, vec) */
     double *facc, *fzr, *fw, *ffr, *fdp, *fsp, *fdn, *fsn, *fsx, *fsw, *fsp_pull;
@@ -68,6 +73,7 @@ typedef struct srun {
     int changed;                     /* vec differs from prev (after a step) */
     int one;                         /* a view's body, no stop closed or passed (see root()) */
     int hold;                        /* through a view: the fixed node of its contact */
+    int body_first;                  /* and its body is its contact's first end */
     int regular0;                    /* smooth_rk4 regularises contact 0 (a hybrid law) */
     const stsl_friction_params *fp0; /* through a view: its contact's law */
     double m0;                       /* and its body's mass */
@@ -82,6 +88,10 @@ typedef struct srun {
  * a small system costs less than a call of memcpy (every step copies). */
 static void copy_state(const srun *r, double *dst, const double *src)
 {
+    if (r->view) { /* x, v (and z): arrays of N_VIEW (alloc_run), a fixed count */
+        dst[0] = src[0], dst[1] = src[1], dst[2] = src[2];
+        return;
+    }
     for (int i = 0; i < r->n; i++)
         dst[i] = src[i];
 }
@@ -89,7 +99,7 @@ static void copy_state(const srun *r, double *dst, const double *src)
 /* vec[i] = state, counted when it changes (clusters() keeps its labels
  * while vec does not); the first change in a step keeps vec as it was at
  * the step's start in prev (most steps change nothing: no copy). */
-static void set_state(srun *r, int i, int state)
+static inline void set_state(srun *r, int i, int state)
 {
     if (r->vec[i] == state) return;
     if (r->gen == r->gen0) memcpy(r->prev, r->vec, (size_t)r->L);
@@ -169,10 +179,10 @@ static int eval(srun *r, double t, const double *y, const uint8_t *v, stsl_error
         return stsl_error_set(err, STSL_ESOLVER,
                               "scheme %s: at t = %.17g s the constraints conflict (two moving "
                               "ends held together)",
-                              stsl_scheme_name(r->sch->kind), t);
+                              stsl_scheme_name(r->kind), t);
     if (rc)
         return stsl_error_set(err, STSL_ENOMEM, "scheme %s: out of memory at t = %.17g s",
-                              stsl_scheme_name(r->sch->kind), t);
+                              stsl_scheme_name(r->kind), t);
     return STSL_OK;
 }
 
@@ -317,19 +327,17 @@ static double regular_friction(const srun *r, int c, double w)
 static inline double view_w(const srun *r, const double *y)
 {
     double fv = r->fv[r->hold - 1];
-    return r->cnode[0][0] == 0 ? y[1] - fv : fv - y[1];
+    return r->body_first ? y[1] - fv : fv - y[1];
 }
 
 static inline void eval_view(srun *r, double t, const double *y, const uint8_t *v)
 {
     const stsl_friction_params *fp = r->fp0;
-    stsl_one_body_forces b;
-    stsl_one_body_eval_forces(r->view, t, y, &b);
-    r->fn = b.fn;
+    stsl_one_body_forces *bp = &r->b; /* r->f.fd_pos[0] is b.fd_pos, and so on */
+    stsl_one_body_eval_forces(r->view, t, y, bp);
+    const stsl_one_body_forces b = *bp;
     double w = view_w(r, y), m = r->m0, ff;
     int l = root(r, v, 0);
-    r->f.fd_pos[0] = b.fd_pos, r->f.fs_pos[0] = b.fs_pos;
-    r->f.fd_neg[0] = b.fd_neg, r->f.fs_neg[0] = b.fs_neg;
     for (int i = 2; i < r->n; i++)
         r->f.zrate[i] = 0.0;
     if (v[0] == STSL_CONTACT_SMOOTH && r->regular0) {
@@ -446,13 +454,13 @@ static int rel_acc_open(srun *r, int k, int side, double t, const double *y, dou
     memcpy(r->vtry, r->vec, (size_t)r->L);
     r->vtry[r->nc + k] = STSL_SM_OPEN;
     for (int c = 0; c < r->nc; c++)
-        if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+        if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 &&
             same_pair(r->snode[k], r->cnode[c]))
             r->vtry[c] =
                 (uint8_t)stsl_contact_slip_state(r->snode[k][0] == r->cnode[c][0] ? -side : side);
     int rc = eval(r, t, y, r->vtry, err);
     if (rc) return rc;
-    if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
+    if (r->kind == STSL_SCHEME_SMOOTH_RK4 && r->sch->regularisation_velocity > 0.0 &&
         !r->view) /* a view's eval regularised it */
         regularise(r, r->vtry);
     const int *p = r->snode[k];
@@ -492,14 +500,14 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         double v_minus = side * w > 0.0 ? w : 0.0, v_plus = -sp->restitution * v_minus, a_in = 0.0;
         if (v_plus != 0.0 && (rc = rel_acc_open(r, k, side, t1, y, &a_in, err))) return rc;
         a_in *= side;
-        double band = r->sch->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
+        double band = r->kind == STSL_SCHEME_KARNOPP ? r->sch->karnopp_band : 0.0;
         int rests = v_plus == 0.0 || fabs(v_plus) <= fmax(a_in, 0.0) * h || fabs(v_plus) < band;
         r->impacted[k] = 1;
         r->one = 0; /* a stop may close: the general decisions */
         if (rests) {
             set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
             for (int c = 0; c < r->nc; c++)
-                if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
+                if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 &&
                     same_pair(p, r->cnode[c]))
                     set_state(r, c, STSL_CONTACT_STUCK);
             push(r, STSL_EV_STOP_CONTACT, 1 + r->nc + k);
@@ -508,8 +516,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         clusters(r, r->vec, k, 0);
         pair_jump(r, p, 0.0, v_plus, y);
         for (int c = 0; c < r->nc; c++)
-            if (is_hybrid(r, c) && r->sch->kind != STSL_SCHEME_SMOOTH_RK4 &&
-                same_pair(p, r->cnode[c]))
+            if (is_hybrid(r, c) && r->kind != STSL_SCHEME_SMOOTH_RK4 && same_pair(p, r->cnode[c]))
                 set_state(r, c, stsl_contact_slip_state(p[0] == r->cnode[c][0] ? -side : side));
         push(r, STSL_EV_IMPACT, 1 + r->nc + k);
     }
@@ -524,8 +531,8 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
  * smooth_rk4 holds nothing). */
 static double view_stop_pull(srun *r, int k)
 {
-    double fn = r->fn;
-    int smooth = r->sch->kind == STSL_SCHEME_SMOOTH_RK4;
+    double fn = r->b.fn;
+    int smooth = r->kind == STSL_SCHEME_SMOOTH_RK4;
     if (r->vec[r->nc + k] == STSL_SM_HIGH)
         return stsl_contact_band_excess(fn, -1, smooth ? 0.0 : r->f.fs_neg[0]);
     return stsl_contact_band_excess(fn, +1, smooth ? 0.0 : r->f.fs_pos[0]);
@@ -572,7 +579,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
     for (;;) {
         copy_state(r, y, yraw);
         project(r, r->vec, y);
-        if (r->view && r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
+        if (r->view && r->kind == STSL_SCHEME_SMOOTH_RK4 && !holds(r)) return STSL_OK;
         int rc = eval(r, t, r->view ? yraw : y, r->vec, err);
         if (rc) return rc;
         double worst = 0.0;
@@ -580,7 +587,7 @@ static int release(srun *r, double t, double *y, const double *yraw, stsl_error 
         for (int c = 0; c < r->nc; c++) {
             if (r->vec[c] != STSL_CONTACT_STUCK || held(r, r->vec, c)) continue;
             int d;
-            double ex = band_release(r, c, r->view ? r->fn : -r->f.friction[c], &d);
+            double ex = band_release(r, c, r->view ? r->b.fn : -r->f.friction[c], &d);
             if (ex > worst) worst = ex, which = c, dir = d;
         }
         for (int k = 0; k < r->ns; k++) {
@@ -610,9 +617,9 @@ static inline int release_one(srun *r, double t, double *y, const double *yraw)
     motion(r, t);
     for (int dir;;) {
         if (r->vec[0] == STSL_CONTACT_STUCK) project(r, r->vec, y);
-        if (r->sch->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
+        if (r->kind == STSL_SCHEME_SMOOTH_RK4 && r->vec[0] != STSL_CONTACT_STUCK) return 0;
         eval_view(r, t, yraw, r->vec);
-        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->fn, &dir) > 0.0)) return 0;
+        if (r->vec[0] != STSL_CONTACT_STUCK || !(band_release(r, 0, r->b.fn, &dir) > 0.0)) return 0;
         set_state(r, 0, stsl_contact_slip_state(dir));
         copy_state(r, y, yraw);
     }
@@ -630,7 +637,7 @@ static inline int decide(srun *r, double t, const double *yraw, stsl_error *err)
  * stick inside the band |w| < dv, else slipping along w. */
 static inline int karnopp_state(const srun *r, double w)
 {
-    return fabs(w) < r->sch->karnopp_band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
+    return fabs(w) < r->band ? STSL_CONTACT_STUCK : stsl_contact_slip_state(w);
 }
 
 /* Karnopp's classification at the new state: a contact inside the band
@@ -726,7 +733,8 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
                 (!r->one && held(r, r->vec, c)))
                 continue;
             double s = st == STSL_CONTACT_SLIP_POS ? 1.0 : -1.0;
-            if (s * (pair_w(r, r->y, r->cnode[c])) > 0.0) continue;
+            double w = r->one ? view_w(r, r->y) : pair_w(r, r->y, r->cnode[c]); /* the same */
+            if (s * w > 0.0) continue;
             set_state(r, c, STSL_CONTACT_STUCK);
             turned = 1;
         }
@@ -778,8 +786,7 @@ static int initial_states(srun *r, stsl_error *err)
 {
     for (int c = 0; c < r->nc; c++)
         set_state(r, c,
-                  r->sch->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH
-                                                         : STSL_CONTACT_STUCK);
+                  r->kind == STSL_SCHEME_SMOOTH_RK4 ? STSL_CONTACT_SMOOTH : STSL_CONTACT_STUCK);
     for (int k = 0; k < r->ns; k++)
         set_state(r, r->nc + k, STSL_SM_OPEN);
     motion(r, 0.0);
@@ -791,8 +798,8 @@ static int initial_states(srun *r, stsl_error *err)
         r->closed_before[k] = side && pair_w(r, r->y, p) == 0.0;
         if (r->closed_before[k]) set_state(r, r->nc + k, side > 0 ? STSL_SM_HIGH : STSL_SM_LOW);
     }
-    if (r->sch->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
-    for (int c = 0; r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
+    if (r->kind == STSL_SCHEME_KARNOPP) karnopp_classify(r, r->y);
+    for (int c = 0; r->kind == STSL_SCHEME_FIXED_STEP_HYBRID && c < r->nc; c++) {
         double w = pair_w(r, r->y, r->cnode[c]);
         if (!held(r, r->vec, c) && w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
     }
@@ -809,7 +816,8 @@ static int view_mode(const srun *r, const uint8_t *v)
 }
 
 /* Through a view: the element's columns in its mode `mode`; the
- * regularised law (f_reg not NAN), which the element does not know, moves
+ * regularised law (f_reg not NAN, from the forces at (t, y) in r->b, which
+ * out_cols has just evaluated), which the element does not know, moves
  * as a slip with friction f_reg and acceleration (F_n - f_reg) / m. */
 static void view_cols(const srun *r, int mode, double t, const double *y, double f_reg,
                       double *cols)
@@ -819,10 +827,8 @@ static void view_cols(const srun *r, int mode, double t, const double *y, double
         return;
     }
     stsl_one_body_mode_outputs(r->view, STSL_MODE_SLIP_POS, t, y, cols);
-    stsl_one_body_forces f;
-    stsl_one_body_eval_forces(r->view, t, y, &f);
     cols[STSL_COL_FRICTION] = f_reg;
-    cols[STSL_COL_A] = (f.fn - f_reg) / stsl_one_body_params(r->view)->mass;
+    cols[STSL_COL_A] = (r->b.fn - f_reg) / stsl_one_body_params(r->view)->mass;
 }
 
 /* Output columns of mode vector v at (t, y): the engine's, with the
@@ -910,7 +916,7 @@ static int record(srun *r, long max_events, stsl_error *err)
         return stsl_error_set(err, STSL_EMAXEVENTS,
                               "scheme %s: more than %ld events (simulation.max_events) by t = "
                               "%.17g s; the last one: %s",
-                              stsl_scheme_name(r->sch->kind), max_events, r->t,
+                              stsl_scheme_name(r->kind), max_events, r->t,
                               r->layout->kind_names[r->ev[r->n_ev - 1].kind]);
     if (!r->out) return STSL_OK;
     const uint8_t *prev = prev_states(r);
@@ -929,6 +935,8 @@ static int record(srun *r, long max_events, stsl_error *err)
  * the element's message (its mode, x and v before and after the step). */
 static int check_finite(srun *r, const double *before, stsl_error *err)
 {
+    const double *y = r->y; /* a view's x and v first, without the loop (every step) */
+    if (r->view && isfinite(y[0]) && isfinite(y[1]) && (r->n < 3 || isfinite(y[2]))) return STSL_OK;
     for (int i = 0; i < r->n; i++)
         if (isfinite(r->y[i]))
             continue;
@@ -937,14 +945,14 @@ static int check_finite(srun *r, const double *before, stsl_error *err)
                 err, STSL_ESOLVER,
                 "scheme %s: the state became non-finite at t = %.17g s (step %ld, mode %s, "
                 "h = %g s): from x = %.17g, v = %.17g to x = %g, v = %g",
-                stsl_scheme_name(r->sch->kind), r->t, r->st.steps,
+                stsl_scheme_name(r->kind), r->t, r->st.steps,
                 r->layout->mode_names[view_mode(r, r->vec)], r->sch->step, before[0], before[1],
                 r->y[0], r->y[1]);
         else
             return stsl_error_set(err, STSL_ESOLVER,
                                   "scheme %s: the state became non-finite at t = %.17g s (step "
                                   "%ld, h = %g s): %s = %g",
-                                  stsl_scheme_name(r->sch->kind), r->t, r->st.steps, r->sch->step,
+                                  stsl_scheme_name(r->kind), r->t, r->st.steps, r->sch->step,
                                   r->model->state_names ? r->model->state_names[i] : "y", r->y[i]);
     return STSL_OK;
 }
@@ -1003,7 +1011,8 @@ static void free_run(srun *r)
 
 static int alloc_run(srun *r)
 {
-    int n = r->n, nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
+    int nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
+    int n = r->n > N_VIEW ? r->n : N_VIEW; /* copy_state copies N_VIEW through a view */
     int bad = ALLOC(r->y, n) | ALLOC(r->y0, n) | ALLOC(r->yraw, n) | ALLOC(r->ytmp, n) |
               ALLOC(r->k[0], n) | ALLOC(r->k[1], n) | ALLOC(r->k[2], n) | ALLOC(r->k[3], n) |
               ALLOC(r->vec, r->L) | ALLOC(r->prev, r->L) | ALLOC(r->vtry, r->L) |
@@ -1017,6 +1026,9 @@ static int alloc_run(srun *r)
     if (bad) return -1;
     r->f = (stsl_multibody_forces){r->facc, r->fzr, r->ffr, r->fw,  r->fdp,     r->fsp,
                                    r->fdn,  r->fsn, r->fsx, r->fsw, r->fsp_pull};
+    if (r->view) /* one contact: its levels are the view's (eval_view writes them) */
+        r->f.fd_pos = &r->b.fd_pos, r->f.fs_pos = &r->b.fs_pos, r->f.fd_neg = &r->b.fd_neg,
+        r->f.fs_neg = &r->b.fs_neg;
     for (int c = 0; c < nc; c++)
         for (int j = 0; j < 2; j++)
             r->cnode[c][j] = node_of(r->s, r->s->contacts[c].ends[j]);
@@ -1024,6 +1036,7 @@ static int alloc_run(srun *r)
         for (int j = 0; j < 2; j++)
             r->snode[k][j] = node_of(r->s, r->s->stops[k].ends[j]);
     if (nc > 0) r->hold = r->cnode[0][0] == 0 ? r->cnode[0][1] : r->cnode[0][0];
+    r->body_first = nc > 0 && r->cnode[0][0] == 0;
     return 0;
 }
 
@@ -1069,9 +1082,9 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
         r->one &= !r->closed_before[k];
     }
     r->n_ev = 0;
-    int rc = r->sch->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
-             : r->sch->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
-                                                             : rk4_step(r, r->t, dt, err);
+    int rc = r->kind == STSL_SCHEME_KARNOPP             ? karnopp_step(r, r->t, t1, dt, err)
+             : r->kind == STSL_SCHEME_FIXED_STEP_HYBRID ? hybrid_step(r, r->t, t1, dt, err)
+                                                        : rk4_step(r, r->t, dt, err);
     r->changed = 0; /* set_state counted no change: none (most steps) */
     for (int i = 0; r->gen != r->gen0 && !r->changed && i < r->L; i++)
         r->changed = r->prev[i] != r->vec[i];
@@ -1085,8 +1098,8 @@ static int step_once(srun *r, double t1, double dt, stsl_error *err)
  * element rebounds (the forces at the limit at rest, then moving). */
 static long element_evals(const srun *r, int from)
 {
-    int rk4 = r->sch->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
-    for (int k = 0; k < r->ns; k++)
+    int rk4 = r->kind == STSL_SCHEME_SMOOTH_RK4, hit = 0, rebound = 0;
+    for (int k = 0; r->n_ev && k < r->ns; k++) /* an impact pushed an event */
         if (r->impacted[k]) hit = 1, rebound |= r->vec[r->nc + k] == STSL_SM_OPEN;
     long n = rk4 && !is_stop_mode(from) ? 4 : 0;
     if (hit) return n + (rebound ? 2 : 1);
@@ -1102,19 +1115,23 @@ static int run_loop(srun *r, const stsl_hsolver_opts *sim, stsl_error *err)
     if (r->view) r->st.rhs_evals++; /* the element's forces at the start */
     if (r->view) r->vmode = view_mode(r, r->vec);
     if (!rc) rc = emit(r, err);
-    for (long k = 1; !rc && k <= n_steps; k++) {
+    /* next: the next multiple of stride (a count, not k % stride: no
+     * division every step) */
+    for (long k = 1, next = stride; !rc && k <= n_steps; k++) {
         double t1 = k == n_steps ? sim->t_end : (double)k * h, dt = t1 - r->t;
         if (sim->cancel && sim->cancel(sim->cancel_ctx))
             return stsl_error_set(err, STSL_ECANCELLED, "run cancelled at t = %.17g s", r->t);
         int from = r->view ? r->vmode : 0;
-        double before[2] = {r->y[0], r->nb ? r->y[r->nb] : 0.0};
+        double before[2] = {0.0, 0.0}; /* what a view's message names */
+        if (r->view) before[0] = r->y[0], before[1] = r->y[1];
         rc = step_once(r, t1, dt, err);
         r->st.steps++;
         if (r->view) r->st.mode_time[from] += dt, r->st.rhs_evals += element_evals(r, from);
         r->t = t1;
         if (!rc) rc = check_finite(r, before, err);
         if (!rc) rc = record(r, sim->max_events, err);
-        if (!rc && (k % stride == 0 || k == n_steps)) rc = emit(r, err);
+        if (!rc && (k == next || k == n_steps)) rc = emit(r, err);
+        if (k == next) next += stride;
     }
     return rc;
 }
@@ -1139,6 +1156,7 @@ int stsl_fixed_step_run_view(const stsl_system *s, int absolute, const stsl_one_
     double wall0 = stsl_fixed_step_clock();
     r.s = s;
     r.sch = sch;
+    r.kind = sch->kind, r.band = sch->karnopp_band;
     r.view = view;
     r.sink = sink;
     r.out = sink && sink->ops;
