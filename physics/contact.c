@@ -14,11 +14,6 @@ const char *const *stsl_contact_state_names(void)
     return state_names;
 }
 
-int stsl_contact_slip_state(double s)
-{
-    return s > 0.0 ? STSL_CONTACT_SLIP_POS : STSL_CONTACT_SLIP_NEG;
-}
-
 /* ---- static level ------------------------------------------------------------ */
 
 void stsl_contact_levels(const stsl_contact_friction *f, int s, double load, double *fd, double *fs)
@@ -34,11 +29,6 @@ void stsl_contact_levels(const stsl_contact_friction *f, int s, double load, dou
 }
 
 /* ---- decisions ------------------------------------------------------------------ */
-
-double stsl_contact_band_excess(double fn, int s, double fs)
-{
-    return s > 0 ? fn - fs : -fn - fs;
-}
 
 int stsl_contact_decide_rest(double fn, double fs_pos, double fs_neg)
 {

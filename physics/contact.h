@@ -28,8 +28,12 @@ typedef enum stsl_contact_state {
 
 /* "STUCK", "SLIP_POS", "SLIP_NEG", "SMOOTH", then NULL; index = state. */
 const char *const *stsl_contact_state_names(void);
-/* The slip state of direction s (> 0: SLIP_POS, else SLIP_NEG). */
-int stsl_contact_slip_state(double s);
+/* The slip state of direction s (> 0: SLIP_POS, else SLIP_NEG).  Inline,
+ * as stsl_contact_band_excess: a fixed-step scheme asks at every step. */
+static inline int stsl_contact_slip_state(double s)
+{
+    return s > 0.0 ? STSL_CONTACT_SLIP_POS : STSL_CONTACT_SLIP_NEG;
+}
 
 /* ---- static level (SPEC §1.1) ------------------------------------------------- */
 
@@ -54,7 +58,10 @@ void stsl_contact_levels(const stsl_contact_friction *f, int s, double load, dou
  * level fs of direction s (+1, -1): s F_n - fs; > 0 outside the band, where
  * it breaks away in direction s (the STUCK guards cross 0 there).  A
  * constraint force lambda on the contact's first end holds F_n = -lambda. */
-double stsl_contact_band_excess(double fn, int s, double fs);
+static inline double stsl_contact_band_excess(double fn, int s, double fs)
+{
+    return s > 0 ? fn - fs : -fn - fs;
+}
 
 /* At rest (v = 0) away from the stops: STUCK while -fs_neg <= F_n <= fs_pos
  * (the band is closed), else the slip state in the direction of F_n. */
