@@ -103,6 +103,21 @@ static int split_fields(char *line, char delim, char **fields, int max)
     }
 }
 
+/* The next line of the text at *p, cut at its '\n' (and a '\r' before it,
+ * as Windows writes); *p moves past it, to NULL after the last; NULL when
+ * none is left. */
+static char *next_line(char **p)
+{
+    char *line = *p;
+    if (!line) return NULL;
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    *p = nl ? nl + 1 : NULL;
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '\r') line[len - 1] = '\0';
+    return line;
+}
+
 static int blank_or_comment(const char *s)
 {
     while (isspace((unsigned char)*s))
@@ -154,17 +169,9 @@ static int read_csv(stsl_candidate *c, const char *const want[N_WANTED], int fri
     /* Header. */
     int idx[N_WANTED] = {-1, -1, -1, -1}, nf = 0, header_line = 0;
     char delim = ',';
-    while ((line = p)) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = '\0';
-        p = nl ? nl + 1 : NULL;
+    while ((line = next_line(&p))) {
         lineno++;
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r') line[len - 1] = '\0';
-        if (blank_or_comment(line)) {
-            if (!p) break;
-            continue;
-        }
+        if (blank_or_comment(line)) continue;
         if (!strchr(line, ',')) delim = strchr(line, ';') ? ';' : strchr(line, '\t') ? '\t' : ',';
         nf = split_fields(line, delim, fields, MAX_FIELDS);
         header_line = (int)lineno;
@@ -203,13 +210,8 @@ static int read_csv(stsl_candidate *c, const char *const want[N_WANTED], int fri
         if (!rc) rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", c->path);
         goto done;
     }
-    while ((line = p)) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = '\0';
-        p = nl ? nl + 1 : NULL;
+    while ((line = next_line(&p))) {
         lineno++;
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r') line[len - 1] = '\0';
         if (blank_or_comment(line)) continue;
         int n = split_fields(line, delim, fields, MAX_FIELDS);
         double *dst[N_WANTED] = {c->t, c->x, c->v, c->friction};
