@@ -96,11 +96,6 @@ static int index_of(const char *const *names, int n, const char *name)
     return -1;
 }
 
-static int kind_index(const stsl_summary *s, const char *name)
-{
-    return index_of(s->kind_names, s->n_kinds, name);
-}
-
 static double mode_time(const stsl_summary *s, const char *name)
 {
     int i = index_of(s->mode_names, s->n_modes, name);
@@ -111,13 +106,13 @@ static double mode_time(const stsl_summary *s, const char *name)
 static void fill_row(const plan *pl, const stsl_summary *s, stsl_study_row *r)
 {
     int ix = col_index(s, "x"), iv = col_index(s, "v");
-    int ib = kind_index(s, "breakaway"), is = kind_index(s, "stick");
+    int is = index_of(s->kind_names, s->n_kinds, "stick");
     r->t_reached = s->t_reached;
     for (int k = 0; k < pl->n_kinds; k++) {
-        int i = kind_index(s, pl->kinds[k]);
+        int i = index_of(s->kind_names, s->n_kinds, pl->kinds[k]);
         r->events[k] = i >= 0 ? s->events[i] : 0;
     }
-    r->first_breakaway = ib >= 0 ? s->first_event_time[ib] : NAN;
+    r->first_breakaway = stsl_summary_first_event(s, "breakaway");
     r->last_stick = is >= 0 ? s->last_event_time[is] : NAN;
     r->stuck_fraction = s->t_reached > 0.0 ? mode_time(s, "STUCK") / s->t_reached : NAN;
     r->stop_contact_time = mode_time(s, "STOP_LOW") + mode_time(s, "STOP_HIGH");
