@@ -678,31 +678,6 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     return STSL_RC_OK;
 }
 
-/* ---- an FMU of the system as the candidate ------------------------------------------ */
-
-int stsl_cmp_fmu_system(const stsl_fmu_module_api *m, const stsl_fmu_opts *o,
-                        const stsl_config *cfg, double h, stsl_h5_system *c, stsl_error *err)
-{
-    memset(c, 0, sizeof *c);
-    if (!cfg->is_system)
-        return stsl_error_set(err, STSL_EINPUT, "%s: the reference is not a system of bodies",
-                              o->path);
-    stsl_fmu_opts so = *o;
-    so.system = &cfg->system; /* the FMU stands for the whole system */
-    stsl_fmu *f = NULL;
-    stsl_sink sink = {0};
-    int rc = m->open(&so, &cfg->element, &f, err);
-    if (!rc) rc = stsl_mem_sink_create(&sink, err);
-    if (!rc) rc = m->run(f, cfg->sim.t_end, h, &sink, NULL, err);
-    m->close(f);
-    if (!rc) {
-        const stsl_mem_result *mr = stsl_mem_sink_result(&sink);
-        rc = stsl_h5_system_of_run(o->path, mr, mr->t, mr->cols, mr->n_samples, c, err);
-    }
-    stsl_sink_free(&sink);
-    return rc;
-}
-
 /* ---- stsl_compare_system ------------------------------------------------------- */
 
 void stsl_compare_system_free(stsl_compare_system_report *r)
