@@ -1402,12 +1402,10 @@ static void strip_set_prefix(stsl_error *err, const char *arg)
 int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     if (!key || !value) return stsl_error_set(err, STSL_EINPUT, "set: key and value are required");
-    size_t kl = strlen(key), vl = strlen(value);
-    char *arg = malloc(kl + vl + 2);
+    size_t n = strlen(key) + strlen(value) + 2;
+    char *arg = malloc(n);
     if (!arg) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
-    memcpy(arg, key, kl);
-    arg[kl] = '=';
-    memcpy(arg + kl + 1, value, vl + 1);
+    snprintf(arg, n, "%s=%s", key, value);
     const char *sets[1] = {arg};
     int rc = stsl_config_apply(cfg, sets, 1, err);
     if (rc) strip_set_prefix(err, arg);
