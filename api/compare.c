@@ -226,32 +226,19 @@ static void bodies(const stsl_h5_system *r, const stsl_h5_system *c, const doubl
     }
 }
 
+/* The work arrays in one block (freed as w->ar): four of n values, then
+ * the flags (n, and n_cand + 1 for sc). */
 static int alloc_all(long n, long n_cand, work *w, stsl_compare_system_report *out, stsl_error *err)
 {
     size_t sz = (size_t)n;
-    w->ar = malloc(sizeof(double) * sz);
-    w->br = malloc(sizeof(double) * sz);
-    w->ac = malloc(sizeof(double) * sz);
-    w->bc = malloc(sizeof(double) * sz);
-    w->sr = malloc(sz);
-    w->sc = malloc((size_t)n_cand + 1);
+    double *b = malloc(4 * sz * sizeof *b + sz + (size_t)n_cand + 1);
+    unsigned char *flags = b ? (unsigned char *)(b + 4 * sz) : NULL;
+    if (b) *w = (work){b, b + sz, b + 2 * sz, b + 3 * sz, flags, flags + sz};
     out->bodies = calloc((size_t)out->n_bodies + 1, sizeof *out->bodies);
     out->contacts = calloc((size_t)out->n_contacts + 1, sizeof *out->contacts);
     out->stops = calloc((size_t)out->n_stops + 1, sizeof *out->stops);
-    if (w->ar && w->br && w->ac && w->bc && w->sr && w->sc && out->bodies && out->contacts &&
-        out->stops)
-        return STSL_OK;
+    if (b && out->bodies && out->contacts && out->stops) return STSL_OK;
     return stsl_error_set(err, STSL_ENOMEM, "out of memory for %ld time points", n);
-}
-
-static void work_free(work *w)
-{
-    free(w->ar);
-    free(w->br);
-    free(w->ac);
-    free(w->bc);
-    free(w->sr);
-    free(w->sc);
 }
 
 /* The members of both, matched by name: bodies, contacts, stops. */
@@ -287,7 +274,7 @@ static void core_free(core *k)
     stsl_h5_system_free(&k->ref);
     for (int m = 0; m < 3; m++)
         free(k->map[m]);
-    work_free(&k->w);
+    free(k->w.ar);
 }
 
 /* The span of `cand`, the re-run of `cfg` there, the members matched by
@@ -689,31 +676,6 @@ stsl_rc stsl_compare(const stsl_cfg *ref, const double *t, const double *x, cons
     *out = rep.p;
     stsl_cmp_report_free(&rep);
     return STSL_RC_OK;
-}
-
-/* ---- an FMU of the system as the candidate ------------------------------------------ */
-
-int stsl_cmp_fmu_system(const stsl_fmu_module_api *m, const stsl_fmu_opts *o,
-                        const stsl_config *cfg, double h, stsl_h5_system *c, stsl_error *err)
-{
-    memset(c, 0, sizeof *c);
-    if (!cfg->is_system)
-        return stsl_error_set(err, STSL_EINPUT, "%s: the reference is not a system of bodies",
-                              o->path);
-    stsl_fmu_opts so = *o;
-    so.system = &cfg->system; /* the FMU stands for the whole system */
-    stsl_fmu *f = NULL;
-    stsl_sink sink = {0};
-    int rc = m->open(&so, &cfg->element, &f, err);
-    if (!rc) rc = stsl_mem_sink_create(&sink, err);
-    if (!rc) rc = m->run(f, cfg->sim.t_end, h, &sink, NULL, err);
-    m->close(f);
-    if (!rc) {
-        const stsl_mem_result *mr = stsl_mem_sink_result(&sink);
-        rc = stsl_h5_system_of_run(o->path, mr, mr->t, mr->cols, mr->n_samples, c, err);
-    }
-    stsl_sink_free(&sink);
-    return rc;
 }
 
 /* ---- stsl_compare_system ------------------------------------------------------- */

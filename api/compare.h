@@ -35,7 +35,6 @@
 
 #include "include/stickslip.h"
 #include "io/config/config.h"
-#include "io/fmu/fmu_module.h"
 #include "io/result/h5_read.h"
 #include "run/validation.h"
 
@@ -88,8 +87,8 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
  *   per stop     the events about the stop matched within the window.
  * Bodies, contacts and stops must have the same names in both (in any
  * order); otherwise STSL_EINPUT naming what only one of them has.  A
- * candidate without a stop_mode dataset (an FMU's run, below: its samples
- * show no stop's state) has its stops left out of the comparison.  Into
+ * candidate without a stop_mode dataset (an FMU's run, api/compare_files.c:
+ * its samples show no stop's state) has its stops left out of the comparison.  Into
  * the public report *out (freed with stsl_compare_system_free; members
  * named as in the candidate).  On failure *out holds nothing to free and
  * *rerun_failed says whether the reference's re-run failed (the message
@@ -97,18 +96,5 @@ void stsl_cmp_report_free(stsl_cmp_report *rep);
 int stsl_cmp_systems(const stsl_config *ref, const char *ref_name, const stsl_h5_system *cand,
                      double event_window, stsl_compare_system_report *out, int *rerun_failed,
                      stsl_error *err);
-
-/* `compare REF.h5 --fmu MODEL.fmu --step H` when REF is a system's result:
- * the FMU (of module `m`, mapped by `o` onto the system of `cfg`,
- * io/fmu/fmu_run.h) run from 0 to t_end at communication step h, its
- * samples as a system's result *c named by the FMU's path, which
- * stsl_cmp_systems then compares as it compares a result file: groups x,
- * v, friction (NaN for a contact without a friction output),
- * slip_velocity and contact_mode (stuck by the slip velocity), the events
- * seen per contact, no stops.  On failure *c holds nothing to free; the
- * FMU's file or mapping is STSL_EINPUT, its failure during the run
- * STSL_EMODEL (io/fmu/fmu_run.h). */
-int stsl_cmp_fmu_system(const stsl_fmu_module_api *m, const stsl_fmu_opts *o,
-                        const stsl_config *cfg, double h, stsl_h5_system *c, stsl_error *err);
 
 #endif

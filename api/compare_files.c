@@ -19,6 +19,7 @@
 #include "io/candidate/column_map.h"
 #include "io/config/config.h"
 #include "io/fmu/fmu_run.h"
+#include "io/result/mem_sink.h"
 #include "io/result/h5_read.h"
 #include "io/result/out_file.h"
 #include "io/result/safe_output.h"
@@ -470,16 +471,38 @@ static const stsl_fmu_module_api *fmu_module(const stsl_compare_files *o, stsl_f
     return STSL_FMU_OPTS_OF(fo, o, err) ? NULL : stsl_fmu_module_load(o->fmu_module, err);
 }
 
-/* The FMU of `o` standing for the system of `cfg`, run at its step, as a
- * system's result *c (stsl_cmp_fmu_system); on failure *c holds nothing
- * to free. */
+/* `compare REF.h5 --fmu MODEL.fmu --step H` when REF is a system's result:
+ * the FMU of `o`, mapped onto the system of `cfg` (io/fmu/fmu_run.h), run
+ * from 0 to t_end at its step, its samples as a system's result *c named
+ * by the FMU's path, which stsl_cmp_systems then compares as it compares a
+ * result file: groups x, v, friction (NaN for a contact without a friction
+ * output), slip_velocity and contact_mode (stuck by the slip velocity), the
+ * events seen per contact, no stops.  On failure *c holds nothing to free;
+ * the FMU's file or mapping is STSL_EINPUT, its failure during the run
+ * STSL_EMODEL (io/fmu/fmu_run.h). */
 static int fmu_system_candidate(const stsl_compare_files *o, const stsl_config *cfg,
                                 stsl_h5_system *c, stsl_error *err)
 {
     memset(c, 0, sizeof *c);
     stsl_fmu_opts fo;
     const stsl_fmu_module_api *m = fmu_module(o, &fo, err);
-    return m ? stsl_cmp_fmu_system(m, &fo, cfg, o->fmu_step, c, err) : err->code;
+    if (!m) return err->code;
+    if (!cfg->is_system)
+        return stsl_error_set(err, STSL_EINPUT, "%s: the reference is not a system of bodies",
+                              fo.path);
+    fo.system = &cfg->system; /* the FMU stands for the whole system */
+    stsl_fmu *f = NULL;
+    stsl_sink sink = {0};
+    int rc = m->open(&fo, &cfg->element, &f, err);
+    if (!rc) rc = stsl_mem_sink_create(&sink, err);
+    if (!rc) rc = m->run(f, cfg->sim.t_end, o->fmu_step, &sink, NULL, err);
+    m->close(f);
+    if (!rc) {
+        const stsl_mem_result *mr = stsl_mem_sink_result(&sink);
+        rc = stsl_h5_system_of_run(fo.path, mr, mr->t, mr->cols, mr->n_samples, c, err);
+    }
+    stsl_sink_free(&sink);
+    return rc;
 }
 
 /* Two results of systems of bodies, or a system's result and an FMU of

@@ -12,10 +12,7 @@
 static stsl_cfg *new_cfg(stsl_err *err)
 {
     stsl_cfg *c = calloc(1, sizeof *c);
-    if (!c && err) {
-        err->code = STSL_RC_NOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory for a configuration");
-    }
+    if (!c) stsl_api_fail(err, STSL_ENOMEM, "out of memory for a configuration");
     return c;
 }
 
@@ -28,12 +25,20 @@ static stsl_cfg *filled(stsl_cfg *c, int rc, const stsl_error *e, stsl_err *err)
     return NULL;
 }
 
-stsl_cfg *stsl_cfg_load(const char *path, stsl_err *err)
+/* With --set assignments (`stickslip curve`), or none (stsl_cfg_load). */
+stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets, stsl_err *err)
 {
     stsl_error e = {0};
-    if (!path) return stsl_api_bad_arg(err, "stsl_cfg_load: path is NULL"), NULL;
+    if (!path || n_sets < 0 || (n_sets > 0 && !sets))
+        return stsl_api_bad_arg(err, "stsl_cfg_load_set: bad arguments"), NULL;
     stsl_cfg *c = new_cfg(err);
-    return filled(c, c ? stsl_config_load(path, NULL, 0, &c->c, &e) : 0, &e, err);
+    return filled(c, c ? stsl_config_load(path, sets, n_sets, &c->c, &e) : 0, &e, err);
+}
+
+stsl_cfg *stsl_cfg_load(const char *path, stsl_err *err)
+{
+    if (!path) return stsl_api_bad_arg(err, "stsl_cfg_load: path is NULL"), NULL;
+    return stsl_cfg_load_set(path, NULL, 0, err);
 }
 
 stsl_cfg *stsl_cfg_parse(const char *yaml, const char *base_dir, stsl_err *err)
@@ -83,10 +88,7 @@ char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err)
 {
     if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_to_yaml: cfg is NULL"), NULL;
     char *y = stsl_config_to_yaml(&cfg->c);
-    if (!y && err) {
-        err->code = STSL_RC_NOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory writing the configuration");
-    }
+    if (!y) stsl_api_fail(err, STSL_ENOMEM, "out of memory writing the configuration");
     return y;
 }
 

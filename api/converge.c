@@ -241,11 +241,28 @@ static int timed(stsl_config *cfg, double h, stsl_stats *st, double *wall, stsl_
 #define PER_BODY    4
 #define PER_CONTACT 4
 
+/* The table's columns, in the order of stickslip.h; then the element's
+ * contact columns, or a system's per body and contact ones. */
+enum {
+    C_STEP,
+    C_MAX_X,
+    C_RMS_X,
+    C_MAX_V,
+    C_FINAL_X,
+    C_WALL,
+    C_RHS,
+    C_EVENTS,
+    C_MISSED,
+    C_SPURIOUS,
+    C_MAX_DT,
+    N_TABLE
+};
+
+/* A row: the table's columns (C_*; the largest time difference of a
+ * matched event, NaN without one) and the figures per member. */
 typedef struct row {
-    double h, max_x, rms_x, max_v, final_x, wall;
-    long rhs, events, matched, missed, spurious;
-    double max_dt; /* largest time difference of a matched event */
-    double *per;   /* PER_BODY values a body, then PER_CONTACT a contact */
+    double v[N_TABLE];
+    double *per; /* PER_BODY values a body, then PER_CONTACT a contact */
 } row;
 
 /* Sorted union of the scheme runs' time points (exact duplicates once). */
@@ -328,8 +345,9 @@ static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
     long *idx = (long *)(void *)(block + 4 * m);
     unsigned char *flags = (unsigned char *)(idx + m);
     cmp_work w = {block, block + m, block + 2 * m, block + 3 * m, flags, flags + m};
-    int rc = ref_index(s, ref, r->h, idx, err);
-    r->max_x = r->rms_x = r->max_v = r->final_x = 0.0;
+    double *v = r->v;
+    int rc = ref_index(s, ref, v[C_STEP], idx, err);
+    v[C_MAX_X] = v[C_RMS_X] = v[C_MAX_V] = v[C_FINAL_X] = 0.0;
     for (int b = 0; !rc && b < s->nb; b++) {
         stsl_cmp_errors e;
         pick(ref, idx, n, b, w.ra), pick(ref, idx, n, s->nb + b, w.rb);
@@ -337,9 +355,9 @@ static int errors(const trace *s, const trace *ref, row *r, stsl_error *err)
         stsl_compare_errors(s->t, w.ra, w.rb, w.ca, w.cb, n, &e);
         double *p = r->per + PER_BODY * b;
         p[0] = e.max_abs_x, p[1] = e.rms_x, p[2] = e.max_abs_v, p[3] = e.final_x;
-        r->max_x = fmax(r->max_x, e.max_abs_x), r->rms_x = fmax(r->rms_x, e.rms_x);
-        r->max_v = fmax(r->max_v, e.max_abs_v);
-        if (fabs(e.final_x) >= fabs(r->final_x)) r->final_x = e.final_x;
+        v[C_MAX_X] = fmax(v[C_MAX_X], e.max_abs_x), v[C_RMS_X] = fmax(v[C_RMS_X], e.rms_x);
+        v[C_MAX_V] = fmax(v[C_MAX_V], e.max_abs_v);
+        if (fabs(e.final_x) >= fabs(v[C_FINAL_X])) v[C_FINAL_X] = e.final_x;
     }
     int f0 = 2 * s->nb, w0 = f0 + s->nc, m0 = w0 + s->nc;
     for (int c = 0; !rc && c < s->nc; c++) {
@@ -382,12 +400,13 @@ static stsl_cmp_event *trace_events(const trace *tr, int subject, long *count)
 static int match_events(const trace *s, const trace *ref, row *r, stsl_error *err)
 {
     int top = 0, rc = STSL_OK;
+    long matched = 0;
+    double max_dt = 0.0;
     for (long k = 0; k < s->n_ev; k++)
         top = s->ev[k].subject > top ? s->ev[k].subject : top;
     for (long k = 0; k < ref->n_ev; k++)
         top = ref->ev[k].subject > top ? ref->ev[k].subject : top;
-    r->matched = r->missed = r->spurious = 0;
-    r->max_dt = 0.0;
+    r->v[C_MISSED] = r->v[C_SPURIOUS] = 0.0;
     double window = stsl_compare_default_event_window(s->t, s->n);
     for (int sub = 0; !rc && sub <= top; sub++) {
         long ns, nr;
@@ -396,36 +415,21 @@ static int match_events(const trace *s, const trace *ref, row *r, stsl_error *er
         rc = se && re ? stsl_compare_match_events(re, nr, se, ns, window, &m, err)
                       : stsl_error_set(err, STSL_ENOMEM, "out of memory for the events");
         if (!rc) {
-            r->matched += m.n_matched;
-            r->missed += m.n_missed;
-            r->spurious += m.n_spurious;
-            r->max_dt = fmax(r->max_dt, m.max_abs_dt);
+            matched += m.n_matched;
+            r->v[C_MISSED] += (double)m.n_missed;
+            r->v[C_SPURIOUS] += (double)m.n_spurious;
+            max_dt = fmax(max_dt, m.max_abs_dt);
             stsl_compare_matching_free(&m);
         }
         free(se);
         free(re);
     }
+    r->v[C_MAX_DT] = matched ? max_dt : NAN;
     return rc;
 }
 
 /* ---- the result ------------------------------------------------------------------ */
 
-/* The table's columns, in the order of stickslip.h; then the element's
- * contact columns, or a system's per body and contact ones. */
-enum {
-    C_STEP,
-    C_MAX_X,
-    C_RMS_X,
-    C_MAX_V,
-    C_FINAL_X,
-    C_WALL,
-    C_RHS,
-    C_EVENTS,
-    C_MISSED,
-    C_SPURIOUS,
-    C_MAX_DT,
-    N_TABLE
-};
 static const char *const table_col[N_TABLE] = {
     "step",          "max_abs_error_x", "rms_error_x",         "max_abs_error_v",
     "final_error_x", "wall_seconds",    "rhs_evals",           "events",
@@ -484,22 +488,9 @@ static void fill_table(stsl_convergence *c, const row *rows)
     const char *units[N_TABLE] = {"s", c->xu, c->xu, c->vu, c->xu, "s", "", "", "", "", "s"};
     for (int k = 0; k < N_TABLE; k++)
         set_col(c, k, table_col[k], NULL, units[k]);
-    for (int i = 0; i < c->n; i++) {
-        const row *r = &rows[i];
-        double v[N_TABLE] = {r->h,
-                             r->max_x,
-                             r->rms_x,
-                             r->max_v,
-                             r->final_x,
-                             r->wall,
-                             (double)r->rhs,
-                             (double)r->events,
-                             (double)r->missed,
-                             (double)r->spurious,
-                             r->matched ? r->max_dt : NAN};
+    for (int i = 0; i < c->n; i++)
         for (int k = 0; k < N_TABLE; k++)
-            col_at(c, k)[i] = v[k];
-    }
+            col_at(c, k)[i] = rows[i].v[k];
 }
 
 /* The columns per body (a system's, with the fitted order of its max |x
@@ -512,7 +503,7 @@ static void fill_members(stsl_convergence *c, const row *rows)
         double hs[MAX_STEPS], ex[MAX_STEPS];
         int used;
         for (int i = 0; i < c->n; i++)
-            hs[i] = rows[i].h, ex[i] = rows[i].per[PER_BODY * b];
+            hs[i] = rows[i].v[C_STEP], ex[i] = rows[i].per[PER_BODY * b];
         double order = stsl_compare_fit_order(hs, ex, c->n, &used);
         for (int j = 0; j <= PER_BODY; j++, k++) {
             set_col(c, k, j < PER_BODY ? body_col[j] : "order", c->names[b],
@@ -702,10 +693,10 @@ static int study(const candidate *cd, stsl_config *cfg, const double *steps, int
         /* A scheme's and the reference's errors are wrapped with their
          * names (candidate_run, below); an FMU's sink errors are not. */
         runs[i].who = cd->fmu ? cd->scheme : NULL;
-        rows[i].h = steps[i];
-        rc = candidate_run(cd, cfg, steps[i], &sink, &st, &rows[i].wall, err);
-        rows[i].rhs = st.rhs_evals;
-        rows[i].events = st.events;
+        rows[i].v[C_STEP] = steps[i];
+        rc = candidate_run(cd, cfg, steps[i], &sink, &st, &rows[i].v[C_WALL], err);
+        rows[i].v[C_RHS] = (double)st.rhs_evals;
+        rows[i].v[C_EVENTS] = (double)st.events;
         size_t per = (size_t)(PER_BODY * runs[i].nb + PER_CONTACT * runs[i].nc + 1);
         if (!rc && !(rows[i].per = calloc(per, sizeof(double))))
             rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");

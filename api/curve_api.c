@@ -1,5 +1,4 @@
-/* curve_api.c - what `stickslip curve` reads through stickslip.h: a
- * configuration loaded with --set assignments (stsl_cfg_load_set), the
+/* curve_api.c - what `stickslip curve` reads through stickslip.h: the
  * friction laws of a configuration as steady curves (stsl_curve), and a
  * text output under the output rule (stsl_text_file). */
 #include <math.h>
@@ -16,21 +15,6 @@
 #include "physics/friction.h"
 #include "physics/signal.h"
 #include "physics/smooth_friction.h"
-
-stsl_cfg *stsl_cfg_load_set(const char *path, const char *const *sets, int n_sets, stsl_err *err)
-{
-    if (!path || n_sets < 0 || (n_sets > 0 && !sets))
-        return stsl_api_bad_arg(err, "stsl_cfg_load_set: bad arguments"), NULL;
-    stsl_cfg *c = calloc(1, sizeof *c);
-    if (!c) return stsl_api_fail(err, STSL_ENOMEM, "out of memory for a configuration"), NULL;
-    stsl_error e = {0};
-    if (stsl_config_load(path, sets, n_sets, &c->c, &e)) {
-        stsl_api_err(err, &e);
-        free(c);
-        return NULL;
-    }
-    return c;
-}
 
 /* ---- the friction laws as curves ----------------------------------------- */
 

@@ -42,11 +42,7 @@ stsl_rc stsl_api_err(stsl_err *out, const stsl_error *in)
 
 stsl_rc stsl_api_bad_arg(stsl_err *out, const char *what)
 {
-    if (out) {
-        out->code = STSL_RC_INPUT;
-        snprintf(out->message, sizeof out->message, "%s", what);
-    }
-    return STSL_RC_INPUT;
+    return stsl_api_fail(out, STSL_EINPUT, "%s", what);
 }
 
 stsl_rc stsl_api_fail(stsl_err *out, stsl_status code, const char *fmt, ...)

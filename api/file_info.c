@@ -11,7 +11,9 @@
 #include "io/result/h5_read.h"
 #include "io/result/mat_result.h"
 #include "io/study/study_h5.h"
+#include "physics/end_stop.h"
 #include "physics/friction.h"
+#include "physics/signal.h"
 
 static char *nomem(stsl_err *err)
 {
@@ -21,24 +23,54 @@ static char *nomem(stsl_err *err)
 
 /* ---- check ------------------------------------------------------------------- */
 
+/* A system's bodies, couplings, contacts, stops and forces, a line each. */
+static void put_system(FILE *f, const stsl_system *s)
+{
+    int rot = s->domain == STSL_DOMAIN_ROTATIONAL;
+    fprintf(f, "  %s system of %d bod%s:", rot ? "rotational" : "translational", s->n_bodies,
+            s->n_bodies == 1 ? "y" : "ies");
+    for (int i = 0; i < s->n_bodies; i++)
+        fprintf(f, "%s %s (%s %g)", i ? "," : "", s->bodies[i].name, rot ? "inertia" : "mass",
+                s->bodies[i].mass);
+    fprintf(f, "\n  couplings: %d", s->n_couplings);
+    for (int i = 0; i < s->n_couplings; i++)
+        fprintf(f, "%s %s-%s (k %g, c %g)", i ? "," : "", s->couplings[i].ends[0].name,
+                s->couplings[i].ends[1].name, s->couplings[i].stiffness, s->couplings[i].damping);
+    fprintf(f, "\n  contacts: %d", s->n_contacts);
+    for (int i = 0; i < s->n_contacts; i++)
+        fprintf(f, "%s %s-%s (%s%s%s)", i ? "," : "", s->contacts[i].ends[0].name,
+                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law),
+                s->contacts[i].has_load ? ", load " : "",
+                s->contacts[i].has_load ? stsl_signal_type_names()[s->contacts[i].load.type] : "");
+    fprintf(f, "\n  stops: %d", s->n_stops);
+    for (int i = 0; i < s->n_stops; i++)
+        fprintf(f, "%s %s-%s (%s, [%g, %g])", i ? "," : "", s->stops[i].ends[0].name,
+                s->stops[i].ends[1].name, stsl_stop_model_names()[s->stops[i].model],
+                s->stops[i].p.x_min, s->stops[i].p.x_max);
+    fprintf(f, "\n  forces: %d", s->n_forces);
+    for (int i = 0; i < s->n_forces; i++)
+        fprintf(f, "%s %s (%s)", i ? "," : "", s->forces[i].on.name,
+                stsl_signal_type_names()[s->forces[i].signal.type]);
+    fputc('\n', f);
+}
+
+/* A system's line and its summary; the one element's line as it was
+ * before systems existed. */
 char *stsl_cfg_describe(const stsl_cfg *cfg, stsl_err *err)
 {
     if (!cfg) return stsl_api_bad_arg(err, "stsl_cfg_describe: cfg is NULL"), NULL;
     const stsl_config *c = &cfg->c;
-    char *sum = stsl_config_summary(c), *buf = NULL;
+    char *buf = NULL;
     size_t len = 0;
-    FILE *f = sum ? open_memstream(&buf, &len) : NULL;
-    if (!f) {
-        free(sum);
-        return nomem(err);
-    }
-    if (c->is_system)
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return nomem(err);
+    if (c->is_system) {
         fprintf(f, "valid (t_end %g s)\n", c->sim.t_end);
-    else
+        put_system(f, &c->system);
+    } else {
         fprintf(f, "valid (t_end %g s, %s friction)\n", c->sim.t_end,
                 stsl_law_name(c->element.friction.law));
-    fputs(sum, f);
-    free(sum);
+    }
     return fclose(f) ? (free(buf), nomem(err)) : buf;
 }
 

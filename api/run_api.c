@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "api/error.h"
-#include "api/h5_lock.h"
 #include "api/summary_sink.h"
 #include "io/config/config.h"
 #include "io/result/csv_sink.h"
+#include "io/result/h5_sink.h"
 #include "io/result/mat_sink.h"
 #include "io/result/out_file.h"
 #include "io/result/safe_output.h"
@@ -83,6 +83,68 @@ int stsl_api_run_into(const stsl_cfg *cfg, stsl_sink *extra, stsl_summary *sum, 
     return rc;
 }
 
+static int lk_begin(void *self, const stsl_layout *layout, stsl_error *err)
+{
+    stsl_hdf5_lock();
+    int rc = stsl_sink_begin(self, layout, err);
+    stsl_hdf5_unlock();
+    return rc;
+}
+
+static int lk_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
+{
+    stsl_hdf5_lock();
+    int rc = stsl_sink_sample(self, t, mode, cols, err);
+    stsl_hdf5_unlock();
+    return rc;
+}
+
+static int lk_event(void *self, const stsl_event_rec *ev, stsl_error *err)
+{
+    stsl_hdf5_lock();
+    int rc = stsl_sink_event(self, ev, err);
+    stsl_hdf5_unlock();
+    return rc;
+}
+
+static int lk_end(void *self, const stsl_stats *stats, int complete, const char *message,
+                  stsl_error *err)
+{
+    stsl_hdf5_lock();
+    int rc = stsl_sink_end(self, stats, complete, message, err);
+    stsl_hdf5_unlock();
+    return rc;
+}
+
+static void lk_destroy(void *self)
+{
+    if (!self) return;
+    stsl_hdf5_lock();
+    stsl_sink_free(self);
+    stsl_hdf5_unlock();
+    free(self);
+}
+
+static const stsl_sink_ops locked_ops = {lk_begin, lk_sample, lk_event, lk_end, lk_destroy};
+
+/* The HDF5 sink of io/result/h5_sink, created under the lock (h5_lock.c)
+ * and wrapped so that each of its operations holds the lock. */
+static int locked_h5_sink_create(const char *path, const char *config_yaml, const char *version,
+                                 stsl_sink *out, stsl_error *err)
+{
+    stsl_sink *inner = calloc(1, sizeof *inner);
+    if (!inner) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
+    stsl_hdf5_lock();
+    int rc = stsl_h5_sink_create(path, config_yaml, version, inner, err);
+    stsl_hdf5_unlock();
+    if (rc) {
+        free(inner);
+        return rc;
+    }
+    *out = (stsl_sink){&locked_ops, inner};
+    return STSL_OK;
+}
+
 /* The output rule (io/result/safe_output.h) for `path` as `output` writes it,
  * against the configuration's file and tables; *fmt gets the format. */
 static int check_output(const stsl_cfg *cfg, stsl_output output, const char *path, int *fmt,
@@ -127,7 +189,7 @@ static int make_output(const stsl_cfg *cfg, stsl_output output, const char *path
     char *yaml = stsl_config_to_yaml(&cfg->c);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
     rc = fmt == STSL_FMT_MAT ? stsl_mat_sink_create(path, yaml, stsl_lib_version(), 0, out, err)
-                             : stsl_locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
+                             : locked_h5_sink_create(path, yaml, stsl_lib_version(), out, err);
     free(yaml);
     return rc;
 }

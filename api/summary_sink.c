@@ -123,22 +123,23 @@ void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink 
     *out = (stsl_sink){&summary_ops, ss};
 }
 
-static int kind_index(const stsl_summary *s, const char *kind)
+/* The index of `name` among n names (-1: none, or name NULL). */
+static int name_index(const char *const *names, int n, const char *name)
 {
-    for (int i = 0; s && kind && i < s->n_kinds; i++)
-        if (strcmp(s->kind_names[i], kind) == 0) return i;
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(names[i], name) == 0) return i;
     return -1;
 }
 
 long stsl_summary_events(const stsl_summary *s, const char *kind)
 {
-    int i = kind_index(s, kind);
+    int i = s ? name_index(s->kind_names, s->n_kinds, kind) : -1;
     return i >= 0 ? s->events[i] : -1;
 }
 
 double stsl_summary_first_event(const stsl_summary *s, const char *kind)
 {
-    int i = kind_index(s, kind);
+    int i = s ? name_index(s->kind_names, s->n_kinds, kind) : -1;
     return i >= 0 ? s->first_event_time[i] : NAN;
 }
 
@@ -179,13 +180,6 @@ static int find_member(const stsl_layout *l, const char *group, const char *memb
     return -1;
 }
 
-static int value_of(const stsl_col_group *g, const char *name)
-{
-    for (int k = 0; g && k < g->n_value_names; k++)
-        if (!strcmp(g->value_names[k], name)) return k;
-    return -1;
-}
-
 static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     stsl_member_sink *ms = self;
@@ -198,7 +192,8 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
         const stsl_col_group *g = NULL;
         ms->src[k] = find_member(l, group, dot + 1, &g);
         ms->fraction[k] = !strcmp(group, "contact_mode");
-        ms->stuck_value[k] = ms->fraction[k] ? value_of(g, "STUCK") : -1;
+        ms->stuck_value[k] =
+            ms->fraction[k] && g ? name_index(g->value_names, g->n_value_names, "STUCK") : -1;
         ms->stuck_time[k] = 0.0;
         ms->values[k] = NAN;
     }

@@ -6,16 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "api/config_api.h"
 #include "api/error.h"
 #include "api/run_api.h"
 #include "api/summary_sink.h"
-#include "api/sweep_output.h"
 #include "include/stickslip.h"
 #include "io/config/config.h"
+#include "io/result/out_file.h"
 #include "io/result/run_record.h"
+#include "io/result/safe_output.h"
 #include "io/study/study.h"
 #include "io/study/study_h5.h"
 #include "models/one_body.h"
@@ -96,11 +98,6 @@ static int index_of(const char *const *names, int n, const char *name)
     return -1;
 }
 
-static int kind_index(const stsl_summary *s, const char *name)
-{
-    return index_of(s->kind_names, s->n_kinds, name);
-}
-
 static double mode_time(const stsl_summary *s, const char *name)
 {
     int i = index_of(s->mode_names, s->n_modes, name);
@@ -111,13 +108,13 @@ static double mode_time(const stsl_summary *s, const char *name)
 static void fill_row(const plan *pl, const stsl_summary *s, stsl_study_row *r)
 {
     int ix = col_index(s, "x"), iv = col_index(s, "v");
-    int ib = kind_index(s, "breakaway"), is = kind_index(s, "stick");
+    int is = index_of(s->kind_names, s->n_kinds, "stick");
     r->t_reached = s->t_reached;
     for (int k = 0; k < pl->n_kinds; k++) {
-        int i = kind_index(s, pl->kinds[k]);
+        int i = index_of(s->kind_names, s->n_kinds, pl->kinds[k]);
         r->events[k] = i >= 0 ? s->events[i] : 0;
     }
-    r->first_breakaway = ib >= 0 ? s->first_event_time[ib] : NAN;
+    r->first_breakaway = stsl_summary_first_event(s, "breakaway");
     r->last_stick = is >= 0 ? s->last_event_time[is] : NAN;
     r->stuck_fraction = s->t_reached > 0.0 ? mode_time(s, "STUCK") / s->t_reached : NAN;
     r->stop_contact_time = mode_time(s, "STOP_LOW") + mode_time(s, "STOP_HIGH");
@@ -614,10 +611,72 @@ int stsl_study_plan_store_full(const stsl_study_plan *sp)
     return stsl_study_store(sp->study) == STSL_STORE_FULL;
 }
 
+/* The output rule (io/result/safe_output.h) for o->output and o->csv
+ * against the study file, its base configuration and the base's table
+ * files (STSL_EINPUT naming the path and why); nothing is opened. */
+static int output_check(const stsl_study *s, const stsl_config *base, const stsl_sweep_opts *o,
+                        stsl_error *err)
+{
+    int n_tab = 0;
+    const char **tables = stsl_out_config_inputs(base, &n_tab);
+    const char **in = tables ? calloc((size_t)n_tab + 2, sizeof *in) : NULL;
+    if (!in) {
+        free(tables);
+        return stsl_error_set(err, STSL_ENOMEM, "out of memory");
+    }
+    in[0] = stsl_study_origin(s);
+    in[1] = stsl_study_base_origin(s);
+    for (int i = 0; i < n_tab; i++)
+        in[i + 2] = tables[i];
+    stsl_output_file outs[2] = {{o->output, "the study file", STSL_FMT_H5, 0, 0},
+                                {o->csv, "--csv", STSL_FMT_CSV, 0, 1}};
+    int rc = stsl_output_rule(in, n_tab + 2, outs, 2, err);
+    free(in);
+    free(tables);
+    return rc;
+}
+
+/* --resume of an existing file: only an unfinished study; whether it is
+ * the same study stsl_study_h5_resume checks. */
+static int resumable(const char *path, const stsl_study *s, stsl_error *err)
+{
+    stsl_study_summary sum;
+    if (!stsl_study_h5_is_study(path) || stsl_study_h5_summarise(path, &sum, NULL) != STSL_OK)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: not a study file (another file, or a damaged study): "
+                              "--resume continues an unfinished study of %s and replaces "
+                              "nothing",
+                              path, stsl_study_origin(s));
+    if (sum.complete)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: the study is complete (%ld of %ld variants): nothing to "
+                              "resume; run without --resume to run it again",
+                              path, sum.n_done, sum.n_runs);
+    return STSL_OK;
+}
+
+/* One call for every runner (threads, MPI rank 0). */
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
                            stsl_error *err)
 {
-    return stsl_sweep_output_open(sp->study, &sp->base->c, &sp->info, o, w, err);
+    const stsl_study *s = sp->study;
+    *w = NULL;
+    int rc = output_check(s, &sp->base->c, o, err);
+    if (rc) return rc;
+    struct stat st;
+    int exists = stat(o->output, &st) == 0;
+    if (o->resume && exists) {
+        if ((rc = resumable(o->output, s, err))) return rc;
+        return stsl_study_h5_resume(o->output, s, &sp->info, w, err);
+    }
+    stsl_study_summary sum;
+    if (exists && stsl_study_h5_is_study(o->output) &&
+        stsl_study_h5_summarise(o->output, &sum, NULL) == STSL_OK && !sum.complete)
+        return stsl_error_set(err, STSL_EINPUT,
+                              "%s: holds an unfinished study (%ld of %ld variants done): "
+                              "continue it with --resume, or remove it",
+                              o->output, sum.n_done, sum.n_runs);
+    return stsl_study_h5_create(o->output, s, &sp->info, w, err);
 }
 
 /* ---- the test hold (sweep.h) ------------------------------------------------- */

@@ -63,7 +63,10 @@ typedef struct stsl_study_plan stsl_sweep_plan;
 int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_sweep_plan **out,
                          stsl_error *err);
 /* Create, or with o->resume continue, the study file o->output, after the
- * output rule for it and o->csv (api/sweep_output.h). */
+ * output rule for it and o->csv: with o->resume an existing file must be an
+ * unfinished study of the same study file (else STSL_EINPUT with the
+ * reason: not a study file, complete, another study); without, an
+ * unfinished study is never replaced; otherwise a new study file. */
 int stsl_sweep_plan_output(const stsl_sweep_plan *sp, const stsl_sweep_opts *o, stsl_study_h5 **w,
                            stsl_error *err);
 /* Receives the rows of stsl_sweep_plan_run in variant order, in the calling

@@ -59,7 +59,6 @@ static const char *const SYS_INPUT_KEYS[] = {"forces", "base_motion", "anchor_mo
 /* The one element's sections, which a system replaces. */
 static const char *const ELEMENT_ONLY[] = {"element", "friction", "end_stops", "initial", NULL};
 #define DOMAIN_NAME(d) ((d) == STSL_DOMAIN_ROTATIONAL ? "rotational" : "translational")
-#define MASS_KEY(d)    ((d) == STSL_DOMAIN_ROTATIONAL ? "inertia" : "mass")
 
 /* A rotating body's "mass" is its inertia (the seeds' word): either name,
  * not both, whatever the domain (an element's or a body's). */
@@ -1199,21 +1198,6 @@ static void put_atol(FILE *f, const stsl_config *cfg)
     fputc('\n', f);
 }
 
-/* What `put` writes about `cfg` as text (malloc'd; NULL: out of memory). */
-static char *text_of(void (*put)(FILE *, const stsl_config *), const stsl_config *cfg)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    put(f, cfg);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static void put_yaml(FILE *f, const stsl_config *cfg)
 {
     fprintf(f, "# stickslip: effective configuration, every default filled in\ndomain: %s\n",
@@ -1243,9 +1227,19 @@ static void put_yaml(FILE *f, const stsl_config *cfg)
     }
 }
 
+/* malloc'd; NULL: out of memory. */
 char *stsl_config_to_yaml(const stsl_config *cfg)
 {
-    return text_of(put_yaml, cfg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    put_yaml(f, cfg);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 /* ---------------------------------------------------------------- copy */
@@ -1408,12 +1402,10 @@ static void strip_set_prefix(stsl_error *err, const char *arg)
 int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err)
 {
     if (!key || !value) return stsl_error_set(err, STSL_EINPUT, "set: key and value are required");
-    size_t kl = strlen(key), vl = strlen(value);
-    char *arg = malloc(kl + vl + 2);
+    size_t n = strlen(key) + strlen(value) + 2;
+    char *arg = malloc(n);
     if (!arg) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", key);
-    memcpy(arg, key, kl);
-    arg[kl] = '=';
-    memcpy(arg + kl + 1, value, vl + 1);
+    snprintf(arg, n, "%s=%s", key, value);
     const char *sets[1] = {arg};
     int rc = stsl_config_apply(cfg, sets, 1, err);
     if (rc) strip_set_prefix(err, arg);
@@ -1542,7 +1534,7 @@ char *stsl_config_get(const stsl_config *cfg, const char *key, stsl_error *err)
     return out;
 }
 
-/* ---------------------------------------------------------------- run, summary */
+/* ---------------------------------------------------------------- run */
 
 int stsl_config_require_element(const stsl_config *cfg, stsl_error *err)
 {
@@ -1562,43 +1554,4 @@ int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err)
         stsl_fixed_step_system_check(&cfg->system, &cfg->sim, &cfg->scheme, err))
         return stsl_error_wrap(err, "%s", cfg->source);
     return STSL_OK;
-}
-
-static void summary_of(FILE *f, const stsl_system *s)
-{
-    fprintf(f, "  %s system of %d bod%s:", DOMAIN_NAME(s->domain), s->n_bodies,
-            s->n_bodies == 1 ? "y" : "ies");
-    for (int i = 0; i < s->n_bodies; i++)
-        fprintf(f, "%s %s (%s %g)", i ? "," : "", s->bodies[i].name, MASS_KEY(s->domain),
-                s->bodies[i].mass);
-    fprintf(f, "\n  couplings: %d", s->n_couplings);
-    for (int i = 0; i < s->n_couplings; i++)
-        fprintf(f, "%s %s-%s (k %g, c %g)", i ? "," : "", s->couplings[i].ends[0].name,
-                s->couplings[i].ends[1].name, s->couplings[i].stiffness, s->couplings[i].damping);
-    fprintf(f, "\n  contacts: %d", s->n_contacts);
-    for (int i = 0; i < s->n_contacts; i++)
-        fprintf(f, "%s %s-%s (%s%s%s)", i ? "," : "", s->contacts[i].ends[0].name,
-                s->contacts[i].ends[1].name, stsl_law_name(s->contacts[i].friction.law),
-                s->contacts[i].has_load ? ", load " : "",
-                s->contacts[i].has_load ? stsl_signal_type_names()[s->contacts[i].load.type] : "");
-    fprintf(f, "\n  stops: %d", s->n_stops);
-    for (int i = 0; i < s->n_stops; i++)
-        fprintf(f, "%s %s-%s (%s, [%g, %g])", i ? "," : "", s->stops[i].ends[0].name,
-                s->stops[i].ends[1].name, stsl_stop_model_names()[s->stops[i].model],
-                s->stops[i].p.x_min, s->stops[i].p.x_max);
-    fprintf(f, "\n  forces: %d", s->n_forces);
-    for (int i = 0; i < s->n_forces; i++)
-        fprintf(f, "%s %s (%s)", i ? "," : "", s->forces[i].on.name,
-                stsl_signal_type_names()[s->forces[i].signal.type]);
-    fputc('\n', f);
-}
-
-static void put_summary(FILE *f, const stsl_config *cfg)
-{
-    if (cfg->is_system) summary_of(f, &cfg->system);
-}
-
-char *stsl_config_summary(const stsl_config *cfg)
-{
-    return text_of(put_summary, cfg);
 }

@@ -89,10 +89,6 @@ int stsl_config_require_element(const stsl_config *cfg, stsl_error *err);
  * stops (stsl_fixed_step_system_check); STSL_EINPUT naming the key
  * otherwise. */
 int stsl_config_require_runnable(const stsl_config *cfg, stsl_error *err);
-/* A summary of a system for `stickslip check` (malloc'd, several lines;
- * NULL when out of memory): its bodies, couplings, contacts, stops and
- * forces; "" for the one element, whose `check` line stays as it was. */
-char *stsl_config_summary(const stsl_config *cfg);
 
 /* Free what the config owns (table data). NULL-safe. */
 void stsl_config_free(stsl_config *cfg);

@@ -24,22 +24,12 @@ const stsl_cr_range stsl_cr_unit = {0.0, 1.0, 0, 0, NULL, 0.0};
  * more); beyond them the friction levels dwarf every other force by orders
  * of magnitude and the run means nothing.  The bounds live in the ranges so
  * that the loader and the fast set (stsl_config_set) refuse alike. */
-const stsl_cr_range stsl_cr_eff_opp = {
-    0.0,
-    1.0,
-    1,
-    0,
-    "a lower efficiency makes an opposing load create more than 99 "
-    "times its magnitude as friction",
-    0.01};
-const stsl_cr_range stsl_cr_eff_aid = {
-    -HUGE_VAL,
-    1.0,
-    1,
-    0,
-    "a lower efficiency makes an aiding load create more than 101 "
-    "times its magnitude as friction",
-    -100.0};
+#define EFF_WHY(load, times)                                                                       \
+    "a lower efficiency makes " load " load create more than " times " times its magnitude as "    \
+    "friction"
+const stsl_cr_range stsl_cr_eff_opp = {0.0, 1.0, 1, 0, EFF_WHY("an opposing", "99"), 0.01};
+const stsl_cr_range stsl_cr_eff_aid = {-HUGE_VAL, 1.0, 1, 0, EFF_WHY("an aiding", "101"), -100.0};
+#undef EFF_WHY
 
 /* ---------------------------------------------------------------- errors */
 
