@@ -599,24 +599,19 @@ int stsl_h5_result_is_system(const stsl_h5_result *res)
 
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_result(path, res, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_result(path, res, err));
 }
 
 int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
 {
-    int rc, width;
-    STSL_H5_QUIET(rc, read_column(path, name, data, n, &width, 0, err));
-    return rc;
+    int width;
+    STSL_H5_RETURN_QUIET(read_column(path, name, data, n, &width, 0, err));
 }
 
 int stsl_h5_read_matrix(const char *path, const char *name, double **data, long *n, int *width,
                         stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_column(path, name, data, n, width, 1, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_column(path, name, data, n, width, 1, err));
 }
 
 static const char *mode_name(const stsl_h5_result *res, int m)
@@ -854,9 +849,7 @@ static int is_system(const char *path)
 
 int stsl_h5_is_system(const char *path)
 {
-    int yes;
-    STSL_H5_QUIET(yes, is_system(path));
-    return yes;
+    STSL_H5_RETURN_QUIET(is_system(path));
 }
 
 int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)

@@ -656,9 +656,7 @@ static int bound_metadata_cache(hid_t fapl)
  * HDF5 (h5py) too. */
 static int q_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, h5_begin(self, l, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_begin(self, l, err));
 }
 
 /* A sample or event that does not fill its block only goes into memory: no
@@ -668,26 +666,20 @@ static int q_sample(void *self, double t, int mode, const double *cols, stsl_err
 {
     const h5_sink *h = self;
     if (h->nbuf + 1 < TRAJ_BLOCK) return h5_sample(self, t, mode, cols, err);
-    int rc;
-    STSL_H5_QUIET(rc, h5_sample(self, t, mode, cols, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_sample(self, t, mode, cols, err));
 }
 
 static int q_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     const h5_sink *h = self;
     if (h->nev_buf + 1 < EV_BLOCK) return h5_event_op(self, ev, err);
-    int rc;
-    STSL_H5_QUIET(rc, h5_event_op(self, ev, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_event_op(self, ev, err));
 }
 
 static int q_end(void *self, const stsl_stats *st, int complete, const char *message,
                  stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, h5_end(self, st, complete, message, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_end(self, st, complete, message, err));
 }
 
 static void q_destroy(void *self)
@@ -819,16 +811,13 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
                         stsl_sink *out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, sink_create(path, config_yaml, program_version, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(sink_create(path, config_yaml, program_version, out, err));
 }
 
 int stsl_h5_sink_create_in(hid_t parent, const char *name, const char *label,
                            const char *config_yaml, const char *program_version, stsl_sink *out,
                            stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, sink_create_in(parent, name, label, config_yaml, program_version, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(
+        sink_create_in(parent, name, label, config_yaml, program_version, out, err));
 }

@@ -28,6 +28,13 @@
         }                                                                                          \
         H5E_END_TRY                                                                                \
     } while (0)
+/* return the int `call` returns, HDF5 quiet: an entry point's whole body. */
+#define STSL_H5_RETURN_QUIET(call)                                                                 \
+    do {                                                                                           \
+        int quiet_rc;                                                                              \
+        STSL_H5_QUIET(quiet_rc, call);                                                             \
+        return quiet_rc;                                                                           \
+    } while (0)
 
 /* Width of the fixed-length `kind` member of /events in the file (null-padded). */
 #define STSL_H5_KIND_LEN 16

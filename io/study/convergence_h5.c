@@ -98,9 +98,7 @@ static int write_safely(const char *path, const stsl_convergence_table *t, stsl_
 /* HDF5's stack dump is off only around our own calls (h5_types.h). */
 int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, write_safely(path, t, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(write_safely(path, t, err));
 }
 
 /* ---- reading it back ---------------------------------------------------------- */

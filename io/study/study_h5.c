@@ -1203,17 +1203,13 @@ out:
 int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, create_impl(path, s, info, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(create_impl(path, s, info, out, err));
 }
 
 int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, resume_impl(path, s, info, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(resume_impl(path, s, info, out, err));
 }
 
 static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error *err);
@@ -1248,57 +1244,41 @@ static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
 
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, after_io_error(w, append_impl(w, row, err), err));
-    return rc;
+    STSL_H5_RETURN_QUIET(after_io_error(w, append_impl(w, row, err), err));
 }
 
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, after_io_error(w, flush_impl(w, err), err));
-    return rc;
+    STSL_H5_RETURN_QUIET(after_io_error(w, flush_impl(w, err), err));
 }
 
 int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, close_impl(w, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(close_impl(w, err));
 }
 
 int stsl_study_h5_is_study(const char *path)
 {
-    int rc;
-    STSL_H5_QUIET(rc, is_study_impl(path));
-    return rc;
+    STSL_H5_RETURN_QUIET(is_study_impl(path));
 }
 
 int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
                               stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_column_impl(path, name, data, n, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_column_impl(path, name, data, n, err));
 }
 
 int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_message_impl(path, i, msg, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_message_impl(path, i, msg, err));
 }
 
 int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, summarise_impl(path, sum, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(summarise_impl(path, sum, err));
 }
 
 int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, write_csv_impl(path, csv_path, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(write_csv_impl(path, csv_path, err));
 }
