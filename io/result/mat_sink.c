@@ -205,7 +205,9 @@ static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int int
     return v;
 }
 
-static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
+/* The trajectory's fields (t, a column's or a group's, mode): their
+ * samples, or (units) their units. */
+static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r, int units)
 {
     const stsl_layout *l = &r->layout;
     int nf = l->n_cols + 2;
@@ -215,20 +217,21 @@ static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result
     int rc = -1, f = 1;
     if (!fields || !vals || !mode) goto out;
     fields[0] = "t";
-    vals[0] = mat_column(r->t, r->n_samples);
+    vals[0] = units ? mat_text(NULL, l->time_units) : mat_column(r->t, r->n_samples);
     for (int c = 0; c < l->n_cols; c++) {
         if (!starts_field(l, c)) continue;
         const stsl_col_group *g = group_at(l, c);
         fields[f] = g ? g->name : l->cols[c].name;
-        vals[f++] = g ? mat_columns(r, c, g->width, g->integer) : mat_columns(r, c, 1, 0);
+        vals[f++] = units ? mat_text(NULL, stsl_layout_units(l, c))
+                          : mat_columns(r, c, g ? g->width : 1, g && g->integer);
     }
     for (long i = 0; i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
     if (has_mode(m, l)) {
         fields[f] = "mode";
-        vals[f++] = mat_int8_column(mode, r->n_samples);
+        vals[f++] = units ? mat_text(NULL, "") : mat_int8_column(mode, r->n_samples);
     }
-    rc = put(mat, mat_struct("trajectory", fields, vals, f));
+    rc = put(mat, mat_struct(units ? "units" : "trajectory", fields, vals, f));
 out:
     free(fields);
     free(vals);
@@ -345,33 +348,6 @@ out:
     return rc;
 }
 
-/* One field per trajectory field, mode ("", dimensionless) too. */
-static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
-{
-    int nf = l->n_cols + 2, f = 1;
-    matvar_t **vals = calloc((size_t)nf, sizeof *vals);
-    const char **fields = calloc((size_t)nf, sizeof *fields);
-    int rc = -1;
-    if (vals && fields) {
-        fields[0] = "t";
-        vals[0] = mat_text(NULL, l->time_units);
-        for (int c = 0; c < l->n_cols; c++) {
-            if (!starts_field(l, c)) continue;
-            const stsl_col_group *g = group_at(l, c);
-            fields[f] = g ? g->name : l->cols[c].name;
-            vals[f++] = mat_text(NULL, stsl_layout_units(l, c));
-        }
-        if (has_mode(m, l)) {
-            fields[f] = "mode";
-            vals[f++] = mat_text(NULL, "");
-        }
-        rc = put(mat, mat_struct("units", fields, vals, f));
-    }
-    free(vals);
-    free(fields);
-    return rc;
-}
-
 static int write_stats(mat_t *mat, const stsl_layout *l, const stsl_stats *st)
 {
     enum { N_FIXED = 7, N_VERIFY = 5 };
@@ -447,10 +423,10 @@ static int write_file(mat_sink *m, stsl_error *err)
     mat_t *mat = Mat_CreateVer(m->tmp, header, MAT_FT_MAT5);
     if (!mat) return stsl_error_set(err, STSL_EIO, "%s: cannot create the MAT file", m->tmp);
     const char *what = "trajectory";
-    int bad = write_trajectory(mat, m, r);
+    int bad = write_fields(mat, m, r, 0);
     if (!bad) bad = write_events(mat, r), what = "events";
     const stsl_layout *l = &r->layout;
-    if (!bad) bad = write_units(mat, m, l), what = "units";
+    if (!bad) bad = write_fields(mat, m, r, 1), what = "units";
     if (!bad) bad = write_group_names(mat, l), what = "names";
     if (!bad)
         bad = put(mat, mat_cellstr("mode_names", l->mode_names, l->n_modes)), what = "mode_names";
