@@ -105,6 +105,10 @@ int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
 /* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
+/* A scalar dataset of the variable-length UTF-8 text (NULL: ""). */
+int stsl_h5_put_text(hid_t loc, const char *name, const char *text);
+/* A new group that lists its members in creation order (h5py keeps it). */
+hid_t stsl_h5_ordered_group(hid_t loc, const char *name);
 /* "name1,name2,..." or "0 NAME0, 1 NAME1, ..." (numbered), malloc'd; NULL when
  * out of memory. */
 char *stsl_h5_join_names(const char *const *names, int n, int numbered);

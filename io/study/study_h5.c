@@ -119,44 +119,6 @@ static int update_i64(hid_t obj, const char *name, long value)
     return update_attr(obj, name, H5T_NATIVE_INT64, &v);
 }
 
-/* A scalar string dataset. */
-static int put_text(hid_t loc, const char *name, const char *text)
-{
-    hid_t t = stsl_h5_vlen_str_type(), space = H5Screate(H5S_SCALAR), d = -1;
-    int rc = -1;
-    if (t >= 0 && space >= 0)
-        d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) >= 0) rc = 0;
-    if (d >= 0) H5Dclose(d);
-    if (space >= 0) H5Sclose(space);
-    if (t >= 0) H5Tclose(t);
-    return rc;
-}
-
-/* The text of a scalar string dataset (malloc'd), NULL on failure. */
-static char *get_text(hid_t loc, const char *name)
-{
-    char *s = NULL, *copy = NULL;
-    hid_t t = stsl_h5_vlen_str_type(), d = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (t >= 0 && d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
-        copy = strdup(s);
-    H5free_memory(s);
-    if (d >= 0) H5Dclose(d);
-    if (t >= 0) H5Tclose(t);
-    return copy;
-}
-
-/* A group that lists its members in creation order (h5py keeps it). */
-static hid_t ordered_group(hid_t loc, const char *name)
-{
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
-    if (gcpl >= 0 &&
-        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
-        g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (gcpl >= 0) H5Pclose(gcpl);
-    return g;
-}
-
 /* ---- columns ----------------------------------------------------------------- */
 
 static hid_t file_type(const stsl_study_h5 *w, ctype t)
@@ -515,7 +477,7 @@ static int write_parameters(stsl_study_h5 *w, const stsl_study *s)
 {
     int k = stsl_study_n_keys(s), rc = -1;
     hsize_t dim = (hsize_t)w->n_runs, chunk = dim < CHUNK ? dim : CHUNK;
-    hid_t g = ordered_group(w->study, "parameters"), ds[STSL_STUDY_MAX_KEYS];
+    hid_t g = stsl_h5_ordered_group(w->study, "parameters"), ds[STSL_STUDY_MAX_KEYS];
     hid_t space = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     double *buf = malloc((size_t)k * CHUNK * sizeof *buf), vals[STSL_STUDY_MAX_KEYS];
     int made = 0;
@@ -566,15 +528,15 @@ static int write_header(stsl_study_h5 *w, const stsl_study *s, const stsl_study_
                    stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) <
                        0 ||
                    stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
-                   put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
-                   put_text(w->study, "base_config", info->base_yaml) < 0
+                   stsl_h5_put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
+                   stsl_h5_put_text(w->study, "base_config", info->base_yaml) < 0
                ? -1
                : 0;
 }
 
 static int make_summary(stsl_study_h5 *w, const stsl_study_info *info)
 {
-    hid_t g = ordered_group(w->study, "summary");
+    hid_t g = stsl_h5_ordered_group(w->study, "summary");
     int rc = g < 0 ? -1 : 0;
     for (int j = 0; !rc && j < w->n_cols; j++)
         rc = (w->ds[j] = make_column(w, g, &w->cols[j], info)) < 0 ? -1 : 0;
@@ -601,7 +563,7 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     hid_t fapl = fapl_no_evictions();
     if (fapl < 0 || (w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
     what = "create /study";
-    if ((w->study = ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
+    if ((w->study = stsl_h5_ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
         goto h5err;
     what = "write /study/parameters";
     if (write_parameters(w, s) < 0) goto h5err;
@@ -641,7 +603,9 @@ h5err:
 
 static int same_text(hid_t loc, const char *name, const char *want)
 {
-    char *have = get_text(loc, name);
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    char *have = d >= 0 ? stsl_h5_read_string(d, 0) : NULL;
+    if (d >= 0) H5Dclose(d);
     int same = have && strcmp(have, want) == 0;
     free(have);
     return same;
