@@ -143,12 +143,8 @@ err:
 
 int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t t = stsl_h5_vlen_str_type();
-    if (t < 0) return -1;
     const char *p = value ? value : "";
-    int rc = put_attr(obj, name, t, t, -1, &p);
-    H5Tclose(t);
-    return rc;
+    return stsl_h5_put_attr_strs(obj, name, &p, -1);
 }
 
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value)

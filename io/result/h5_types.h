@@ -103,7 +103,8 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vle
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
-/* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
+/* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of
+ * str); n < 0: the scalar values[0]. */
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
 /* A scalar dataset of the variable-length UTF-8 text (NULL: ""). */
 int stsl_h5_put_text(hid_t loc, const char *name, const char *text);

@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <matio.h>
 
 #include "io/result/h5_types.h"
+#include "io/result/mat_sink.h"
 #include "io/candidate/mat_candidate.h"
 
 /* The file being read, for messages and the size bound. */
@@ -63,9 +63,7 @@ int stsl_mat_result_file(const char *path)
         fclose(f);
     }
     if (n >= 6 && !memcmp(head, "MATLAB", 6)) return 1;
-    size_t len = strlen(path);
-    int mat_name = len > 4 && !strcasecmp(path + len - 4, ".mat");
-    return mat_name && !(n == sizeof head && !memcmp(head, hdf5, sizeof hdf5));
+    return stsl_mat_path(path) && !(n == sizeof head && !memcmp(head, hdf5, sizeof hdf5));
 }
 
 /* ---- variables and their parts ----------------------------------------------- */
