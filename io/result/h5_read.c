@@ -166,17 +166,6 @@ static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
     if (H5Aexists(d, attr) <= 0 || stsl_h5_get_attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
 }
 
-/* The units of /trajectory/<name>; "" when absent. */
-static void units_of(hid_t traj, const char *name, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (H5Lexists(traj, name, H5P_DEFAULT) <= 0) return;
-    hid_t d = H5Dopen2(traj, name, H5P_DEFAULT);
-    if (d < 0) return;
-    ds_attr(d, "units", buf, n);
-    H5Dclose(d);
-}
-
 /* The units (long_name) of the column `name` as list_columns read them;
  * "" when the file has no such column.  Each opening of a dataset costs
  * HDF5 more than reading all its attributes: once a column is enough. */
@@ -312,7 +301,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
                             p, names);
         goto done;
     }
-    units_of(traj, "t", res->time_units, sizeof res->time_units);
+    ds_attr(t, "units", res->time_units, sizeof res->time_units);
     if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
     snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
     snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
