@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <hdf5.h>
 
@@ -513,25 +512,20 @@ static int write_header(stsl_study_h5 *w, const stsl_study *s, const stsl_study_
 {
     static const char *const COMBINE[] = {"grid", "zip", "latin_hypercube"};
     char created[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(created, sizeof created, "unknown");
-    return stsl_h5_put_attr_str(w->study, "program", "stickslip") < 0 ||
-                   stsl_h5_put_attr_str(w->study, "version", info->version ? info->version : "") <
-                       0 ||
-                   stsl_h5_put_attr_str(w->study, "created", created) < 0 ||
-                   stsl_h5_put_attr_int(w->study, "complete", 0) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_runs", w->n_runs) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_done", 0) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_failed", 0) < 0 ||
-                   stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) <
-                       0 ||
-                   stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
-                   stsl_h5_put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
-                   stsl_h5_put_text(w->study, "base_config", info->base_yaml) < 0
-               ? -1
-               : 0;
+    stsl_out_utc_now(created, sizeof created);
+    if (stsl_h5_put_attr_str(w->study, "program", "stickslip") < 0 ||
+        stsl_h5_put_attr_str(w->study, "version", info->version) < 0 ||
+        stsl_h5_put_attr_str(w->study, "created", created) < 0 ||
+        stsl_h5_put_attr_int(w->study, "complete", 0) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_runs", w->n_runs) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_done", 0) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_failed", 0) < 0 ||
+        stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) < 0 ||
+        stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
+        stsl_h5_put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
+        stsl_h5_put_text(w->study, "base_config", info->base_yaml) < 0)
+        return -1;
+    return 0;
 }
 
 static int make_summary(stsl_study_h5 *w, const stsl_study_info *info)
