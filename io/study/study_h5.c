@@ -120,19 +120,12 @@ static int update_i64(hid_t obj, const char *name, long value)
 
 /* ---- columns ----------------------------------------------------------------- */
 
-static hid_t file_type(const stsl_study_h5 *w, ctype t)
+/* A column's HDF5 type in the file (little-endian) or in memory. */
+static hid_t col_type(const stsl_study_h5 *w, ctype t, int in_file)
 {
-    return t == C_F64   ? H5T_IEEE_F64LE
-           : t == C_I64 ? H5T_STD_I64LE
-           : t == C_I8  ? H5T_STD_I8LE
-                        : w->str_t;
-}
-
-static hid_t mem_type(const stsl_study_h5 *w, ctype t)
-{
-    return t == C_F64   ? H5T_NATIVE_DOUBLE
-           : t == C_I64 ? H5T_NATIVE_INT64
-           : t == C_I8  ? H5T_NATIVE_INT8
+    return t == C_F64   ? (in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE)
+           : t == C_I64 ? (in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64)
+           : t == C_I8  ? (in_file ? H5T_STD_I8LE : H5T_NATIVE_INT8)
                         : w->str_t;
 }
 
@@ -185,7 +178,7 @@ static hid_t make_column(stsl_study_h5 *w, hid_t g, const col *c, const stsl_stu
     if (ok && c->type == C_I8) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &not_run) >= 0;
     if (ok && c->type == C_F64) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0;
     if (ok)
-        d = H5Dcreate2(g, c->name, file_type(w, c->type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        d = H5Dcreate2(g, c->name, col_type(w, c->type, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d >= 0 && stsl_h5_put_attr_str(d, "units", unit_of(c, info)) < 0) {
         H5Dclose(d);
         d = -1;
@@ -210,8 +203,8 @@ static int write_column(stsl_study_h5 *w, int j)
         else
             ((const char **)w->scratch)[i] = p;
     }
-    return stsl_h5_rows(w->ds[j], mem_type(w, c->type), (hsize_t)w->n_written, (hsize_t)w->n_block,
-                        NULL, w->scratch);
+    return stsl_h5_rows(w->ds[j], col_type(w, c->type, 0), (hsize_t)w->n_written,
+                        (hsize_t)w->n_block, NULL, w->scratch);
 }
 
 static int write_block(stsl_study_h5 *w, stsl_error *err)
