@@ -222,13 +222,12 @@ static int write_block(stsl_study_h5 *w, stsl_error *err)
 
 /* ---- events ------------------------------------------------------------------ */
 
-/* One /study/events row in memory. */
+/* One /study/events row in memory: the event as appended (HDF5 converts
+ * its int modes to the file's int8), its kind's name and its variant. */
 typedef struct ev_rec {
-    int64_t variant;
-    double t;
+    stsl_study_event e;
     char kind[KIND_LEN];
-    int8_t mode_before, mode_after;
-    double x, v_before, v_after, net_force, friction;
+    int64_t variant;
 } ev_rec;
 
 /* The /study/events compound: a single run's /events type (io/result/h5_types,
@@ -238,10 +237,10 @@ static hid_t event_type(int packed)
 {
     static const stsl_h5_event_layout mem = {
         sizeof(ev_rec),
-        {offsetof(ev_rec, t), offsetof(ev_rec, kind), offsetof(ev_rec, mode_before),
-         offsetof(ev_rec, mode_after), offsetof(ev_rec, x), offsetof(ev_rec, v_before),
-         offsetof(ev_rec, v_after), offsetof(ev_rec, net_force), offsetof(ev_rec, friction)},
-        1,
+        {offsetof(ev_rec, e.t), offsetof(ev_rec, kind), offsetof(ev_rec, e.mode_before),
+         offsetof(ev_rec, e.mode_after), offsetof(ev_rec, e.x), offsetof(ev_rec, e.v_before),
+         offsetof(ev_rec, e.v_after), offsetof(ev_rec, e.net_force), offsetof(ev_rec, e.friction)},
+        sizeof(int),
         KIND_LEN,
         H5T_STR_NULLPAD};
     hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
@@ -287,19 +286,11 @@ static int append_events(stsl_study_h5 *w, long variant, const stsl_study_row *r
     ev_rec *buf = calloc((size_t)row->n_ev, sizeof *buf);
     if (!buf) return -1;
     for (long i = 0; i < row->n_ev; i++) {
-        const stsl_study_event *e = &row->ev[i];
-        ev_rec *r = &buf[i];
-        r->variant = variant;
-        r->t = e->t;
-        if (e->kind >= 0 && e->kind < STSL_STUDY_MAX_KINDS)
-            memcpy(r->kind, w->kinds[e->kind], KIND_LEN); /* null-padded */
-        r->mode_before = (int8_t)e->mode_before;
-        r->mode_after = (int8_t)e->mode_after;
-        r->x = e->x;
-        r->v_before = e->v_before;
-        r->v_after = e->v_after;
-        r->net_force = e->net_force;
-        r->friction = e->friction;
+        int k = row->ev[i].kind;
+        buf[i].e = row->ev[i];
+        buf[i].variant = variant;
+        if (k >= 0 && k < STSL_STUDY_MAX_KINDS)
+            memcpy(buf[i].kind, w->kinds[k], KIND_LEN); /* null-padded */
     }
     hsize_t total = (hsize_t)(w->n_ev_rows + row->n_ev);
     int rc = H5Dset_extent(w->ev_ds, &total) < 0 ||
