@@ -487,21 +487,17 @@ done:
 
 static int read_result(const char *path, stsl_h5_result *res, stsl_error *err)
 {
-    int rc;
     memset(res, 0, sizeof *res);
     res->t_first = res->t_last = NAN;
     snprintf(res->path, sizeof res->path, "%s", path ? path : "(null)");
     hid_t f = open_file(path, err);
     if (f < 0) return err ? err->code : STSL_EINPUT;
-    if ((rc = read_root(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_trajectory(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_events(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_stats(f, res, err)) != STSL_OK) goto err;
+    int rc = read_root(f, res, err);
+    if (!rc) rc = read_trajectory(f, res, err);
+    if (!rc) rc = read_events(f, res, err);
+    if (!rc) rc = read_stats(f, res, err);
     H5Fclose(f);
-    return STSL_OK;
-err:
-    H5Fclose(f);
-    stsl_h5_result_free(res);
+    if (rc) stsl_h5_result_free(res);
     return rc;
 }
 
