@@ -425,19 +425,17 @@ int stsl_candidate_read(const char *path, const stsl_cand_columns *cols, stsl_ca
         return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return stsl_error_set(err, STSL_EINPUT, "%s: is a directory, not a trajectory file", path);
+    int rc;
     if (stsl_mat_is_mat_file(path)) {
         /* Before HDF5: a v7.3 MAT file is an HDF5 file too. */
         const char *mw[N_WANTED] = {cols->t, cols->x, cols->v, cols->friction};
-        int rc;
         STSL_H5_QUIET(rc, read_mat(c, mw, cols->friction != NULL, err));
-        if (rc) stsl_candidate_free(c);
-        return rc;
+    } else {
+        /* HDF5's stack dump is off only around our own calls (h5_types.h). */
+        STSL_H5_QUIET(rc, H5Fis_hdf5(path) > 0 ? read_hdf5(c, want, cols->friction != NULL, err)
+                                               : (c->format = STSL_CAND_CSV,
+                                                  read_csv(c, want, cols->friction != NULL, err)));
     }
-    /* HDF5's stack dump is off only around our own calls (h5_types.h). */
-    int rc;
-    STSL_H5_QUIET(rc, H5Fis_hdf5(path) > 0 ? read_hdf5(c, want, cols->friction != NULL, err)
-                                           : (c->format = STSL_CAND_CSV,
-                                              read_csv(c, want, cols->friction != NULL, err)));
     if (rc) stsl_candidate_free(c);
     return rc;
 }

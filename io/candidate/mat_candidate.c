@@ -63,25 +63,23 @@ int stsl_mat_is_mat_file(const char *path)
 
 /* ---- numbers out of a matio variable ------------------------------------------ */
 
-/* MATLAB's name of a numeric class (what `class(x)` says); NULL for the
- * other classes. */
+/* MATLAB's name of a class (what `class(x)` says); NULL for empty and
+ * for objects, function handles and opaque classes. */
 static const char *class_name(enum matio_classes c)
 {
-    static const struct {
-        enum matio_classes c;
-        const char *name;
-    } NAMES[] = {{MAT_C_DOUBLE, "double"}, {MAT_C_SINGLE, "single"}, {MAT_C_INT8, "int8"},
-                 {MAT_C_UINT8, "uint8"},   {MAT_C_INT16, "int16"},   {MAT_C_UINT16, "uint16"},
-                 {MAT_C_INT32, "int32"},   {MAT_C_UINT32, "uint32"}, {MAT_C_INT64, "int64"},
-                 {MAT_C_UINT64, "uint64"}};
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (NAMES[i].c == c) return NAMES[i].name;
-    return NULL;
+    static const char *const NAMES[] = {
+        [MAT_C_CELL] = "cell",     [MAT_C_STRUCT] = "struct", [MAT_C_CHAR] = "char",
+        [MAT_C_SPARSE] = "sparse", [MAT_C_DOUBLE] = "double", [MAT_C_SINGLE] = "single",
+        [MAT_C_INT8] = "int8",     [MAT_C_UINT8] = "uint8",   [MAT_C_INT16] = "int16",
+        [MAT_C_UINT16] = "uint16", [MAT_C_INT32] = "int32",   [MAT_C_UINT32] = "uint32",
+        [MAT_C_INT64] = "int64",   [MAT_C_UINT64] = "uint64"};
+    return (unsigned)c < sizeof NAMES / sizeof NAMES[0] ? NAMES[c] : NULL;
 }
 
+/* The numeric classes: double to uint64. */
 static int is_numeric(const matvar_t *v)
 {
-    return class_name(v->class_type) != NULL;
+    return v->class_type >= MAT_C_DOUBLE && class_name(v->class_type) != NULL;
 }
 
 /* Element i of numeric or char data as a double (matio keeps the stored type). */
@@ -135,25 +133,9 @@ static int is_object(const matvar_t *v)
  * struct", "a MATLAB object". */
 static const char *class_word(const matvar_t *v, char *buf, size_t sz)
 {
-    const char *kind = v->isLogical ? "logical" : class_name(v->class_type);
-    switch (v->class_type) {
-    case MAT_C_CHAR:
-        kind = "char";
-        break;
-    case MAT_C_CELL:
-        kind = "cell";
-        break;
-    case MAT_C_STRUCT:
-        kind = "struct";
-        break;
-    case MAT_C_SPARSE:
-        kind = "sparse";
-        break;
-    case MAT_C_EMPTY:
-        return "empty";
-    default:
-        break;
-    }
+    if (v->class_type == MAT_C_EMPTY) return "empty";
+    const char *name = class_name(v->class_type);
+    const char *kind = v->isLogical && (!name || is_numeric(v)) ? "logical" : name;
     if (!kind || is_object(v)) return "a MATLAB object";
     size_t at = (size_t)snprintf(buf, sz, "a");
     for (int k = 0; k < v->rank && at < sz; k++)

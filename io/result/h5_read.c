@@ -166,17 +166,6 @@ static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
     if (H5Aexists(d, attr) <= 0 || stsl_h5_get_attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
 }
 
-/* The units of /trajectory/<name>; "" when absent. */
-static void units_of(hid_t traj, const char *name, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (H5Lexists(traj, name, H5P_DEFAULT) <= 0) return;
-    hid_t d = H5Dopen2(traj, name, H5P_DEFAULT);
-    if (d < 0) return;
-    ds_attr(d, "units", buf, n);
-    H5Dclose(d);
-}
-
 /* The units (long_name) of the column `name` as list_columns read them;
  * "" when the file has no such column.  Each opening of a dataset costs
  * HDF5 more than reading all its attributes: once a column is enough. */
@@ -312,7 +301,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
                             p, names);
         goto done;
     }
-    units_of(traj, "t", res->time_units, sizeof res->time_units);
+    ds_attr(t, "units", res->time_units, sizeof res->time_units);
     if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
     snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
     snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
@@ -498,21 +487,17 @@ done:
 
 static int read_result(const char *path, stsl_h5_result *res, stsl_error *err)
 {
-    int rc;
     memset(res, 0, sizeof *res);
     res->t_first = res->t_last = NAN;
     snprintf(res->path, sizeof res->path, "%s", path ? path : "(null)");
     hid_t f = open_file(path, err);
     if (f < 0) return err ? err->code : STSL_EINPUT;
-    if ((rc = read_root(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_trajectory(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_events(f, res, err)) != STSL_OK) goto err;
-    if ((rc = read_stats(f, res, err)) != STSL_OK) goto err;
+    int rc = read_root(f, res, err);
+    if (!rc) rc = read_trajectory(f, res, err);
+    if (!rc) rc = read_events(f, res, err);
+    if (!rc) rc = read_stats(f, res, err);
     H5Fclose(f);
-    return STSL_OK;
-err:
-    H5Fclose(f);
-    stsl_h5_result_free(res);
+    if (rc) stsl_h5_result_free(res);
     return rc;
 }
 
@@ -599,24 +584,19 @@ int stsl_h5_result_is_system(const stsl_h5_result *res)
 
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_result(path, res, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_result(path, res, err));
 }
 
 int stsl_h5_read_column(const char *path, const char *name, double **data, long *n, stsl_error *err)
 {
-    int rc, width;
-    STSL_H5_QUIET(rc, read_column(path, name, data, n, &width, 0, err));
-    return rc;
+    int width;
+    STSL_H5_RETURN_QUIET(read_column(path, name, data, n, &width, 0, err));
 }
 
 int stsl_h5_read_matrix(const char *path, const char *name, double **data, long *n, int *width,
                         stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_column(path, name, data, n, width, 1, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_column(path, name, data, n, width, 1, err));
 }
 
 static const char *mode_name(const stsl_h5_result *res, int m)
@@ -854,9 +834,7 @@ static int is_system(const char *path)
 
 int stsl_h5_is_system(const char *path)
 {
-    int yes;
-    STSL_H5_QUIET(yes, is_system(path));
-    return yes;
+    STSL_H5_RETURN_QUIET(is_system(path));
 }
 
 int stsl_h5_system_read(const char *path, stsl_h5_system *s, stsl_error *err)

@@ -351,7 +351,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
     h5_sink *h = self;
     int rc;
-    hid_t traj = -1, gcpl = -1;
+    hid_t traj = -1;
     char *modes = NULL;
     /* outs != NULL: an earlier begin() got that far (and maybe failed). */
     if (h->began || h->ended || h->outs)
@@ -380,9 +380,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         goto nomem;
 
     /* Track creation order so that h5py lists t, the columns, then mode. */
-    if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 ||
-        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
-        (traj = H5Gcreate2(h->root, "trajectory", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
+    if ((traj = stsl_h5_ordered_group(h->root, "trajectory")) < 0) {
         rc = stsl_h5_fail(err, h->path, "create /trajectory");
         goto done;
     }
@@ -421,7 +419,6 @@ nomem:
 done:
     free(modes);
     if (traj >= 0) H5Gclose(traj);
-    if (gcpl >= 0) H5Pclose(gcpl);
     return rc;
 }
 
@@ -656,9 +653,7 @@ static int bound_metadata_cache(hid_t fapl)
  * HDF5 (h5py) too. */
 static int q_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, h5_begin(self, l, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_begin(self, l, err));
 }
 
 /* A sample or event that does not fill its block only goes into memory: no
@@ -668,26 +663,20 @@ static int q_sample(void *self, double t, int mode, const double *cols, stsl_err
 {
     const h5_sink *h = self;
     if (h->nbuf + 1 < TRAJ_BLOCK) return h5_sample(self, t, mode, cols, err);
-    int rc;
-    STSL_H5_QUIET(rc, h5_sample(self, t, mode, cols, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_sample(self, t, mode, cols, err));
 }
 
 static int q_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     const h5_sink *h = self;
     if (h->nev_buf + 1 < EV_BLOCK) return h5_event_op(self, ev, err);
-    int rc;
-    STSL_H5_QUIET(rc, h5_event_op(self, ev, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_event_op(self, ev, err));
 }
 
 static int q_end(void *self, const stsl_stats *st, int complete, const char *message,
                  stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, h5_end(self, st, complete, message, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(h5_end(self, st, complete, message, err));
 }
 
 static void q_destroy(void *self)
@@ -712,31 +701,17 @@ int stsl_h5_sink_replaced(const stsl_sink *s)
 static int write_header(h5_sink *h, const char *config_yaml, const char *program_version,
                         stsl_error *err)
 {
-    hid_t str_t = -1, space = -1, cfg = -1, xfer = -1;
     char created[32];
     stsl_out_utc_now(created, sizeof created);
-    const char *what = "write the root attributes";
     if (stsl_h5_put_attr_str(h->root, "program", "stickslip") < 0 ||
         stsl_h5_put_attr_str(h->root, "version", program_version ? program_version : "") < 0 ||
         stsl_h5_put_attr_str(h->root, "created_utc", created) < 0 ||
         stsl_h5_put_attr_int(h->root, "complete", 0) < 0 ||
         stsl_h5_put_attr_str(h->root, "message", "run did not finish") < 0)
-        goto h5err;
-    what = "write /config";
-    const char *text = config_yaml ? config_yaml : "";
-    if ((str_t = stsl_h5_vlen_str_type()) < 0 || (space = H5Screate(H5S_SCALAR)) < 0 ||
-        (cfg = H5Dcreate2(h->root, "config", str_t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
-            0 ||
-        (xfer = stsl_h5_xfer(cfg, str_t, 1)) < 0 ||
-        H5Dwrite(cfg, str_t, H5S_ALL, H5S_ALL, xfer, &text) < 0)
-        goto h5err;
-    what = NULL;
-h5err:
-    if (xfer >= 0) H5Pclose(xfer);
-    if (cfg >= 0) H5Dclose(cfg);
-    if (space >= 0) H5Sclose(space);
-    if (str_t >= 0) H5Tclose(str_t);
-    return what ? stsl_h5_fail(err, h->path, what) : STSL_OK;
+        return stsl_h5_fail(err, h->path, "write the root attributes");
+    if (stsl_h5_put_text(h->root, "config", config_yaml) < 0)
+        return stsl_h5_fail(err, h->path, "write /config");
+    return STSL_OK;
 }
 
 static h5_sink *sink_new(void)
@@ -819,16 +794,13 @@ static int sink_create_in(hid_t parent, const char *name, const char *label,
 int stsl_h5_sink_create(const char *path, const char *config_yaml, const char *program_version,
                         stsl_sink *out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, sink_create(path, config_yaml, program_version, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(sink_create(path, config_yaml, program_version, out, err));
 }
 
 int stsl_h5_sink_create_in(hid_t parent, const char *name, const char *label,
                            const char *config_yaml, const char *program_version, stsl_sink *out,
                            stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, sink_create_in(parent, name, label, config_yaml, program_version, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(
+        sink_create_in(parent, name, label, config_yaml, program_version, out, err));
 }

@@ -143,12 +143,8 @@ err:
 
 int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t t = stsl_h5_vlen_str_type();
-    if (t < 0) return -1;
     const char *p = value ? value : "";
-    int rc = put_attr(obj, name, t, t, -1, &p);
-    H5Tclose(t);
-    return rc;
+    return stsl_h5_put_attr_strs(obj, name, &p, -1);
 }
 
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value)
@@ -174,6 +170,33 @@ int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values
     int rc = put_attr(obj, name, t, t, n, values);
     H5Tclose(t);
     return rc;
+}
+
+int stsl_h5_put_text(hid_t loc, const char *name, const char *text)
+{
+    hid_t t = stsl_h5_vlen_str_type(), space = H5Screate(H5S_SCALAR), d = -1, xfer = -1;
+    const char *p = text ? text : "";
+    int rc = -1;
+    if (t >= 0 && space >= 0)
+        d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d >= 0 && (xfer = stsl_h5_xfer(d, t, 1)) >= 0 &&
+        H5Dwrite(d, t, H5S_ALL, H5S_ALL, xfer, &p) >= 0)
+        rc = 0;
+    if (xfer >= 0) H5Pclose(xfer);
+    if (d >= 0) H5Dclose(d);
+    if (space >= 0) H5Sclose(space);
+    if (t >= 0) H5Tclose(t);
+    return rc;
+}
+
+hid_t stsl_h5_ordered_group(hid_t loc, const char *name)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+    if (gcpl >= 0 &&
+        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
+        g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl >= 0) H5Pclose(gcpl);
+    return g;
 }
 
 char *stsl_h5_join_names(const char *const *names, int n, int numbered)

@@ -28,6 +28,13 @@
         }                                                                                          \
         H5E_END_TRY                                                                                \
     } while (0)
+/* return the int `call` returns, HDF5 quiet: an entry point's whole body. */
+#define STSL_H5_RETURN_QUIET(call)                                                                 \
+    do {                                                                                           \
+        int quiet_rc;                                                                              \
+        STSL_H5_QUIET(quiet_rc, call);                                                             \
+        return quiet_rc;                                                                           \
+    } while (0)
 
 /* Width of the fixed-length `kind` member of /events in the file (null-padded). */
 #define STSL_H5_KIND_LEN 16
@@ -96,8 +103,13 @@ int stsl_h5_put_attr_str(hid_t obj, const char *name, const char *value); /* vle
 int stsl_h5_put_attr_int(hid_t obj, const char *name, int value);         /* int32 */
 int stsl_h5_put_attr_i64(hid_t obj, const char *name, long value);        /* int64 */
 int stsl_h5_put_attr_f64(hid_t obj, const char *name, double value);      /* float64 */
-/* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of str). */
+/* A 1-D attribute of n variable-length UTF-8 strings (h5py: an array of
+ * str); n < 0: the scalar values[0]. */
 int stsl_h5_put_attr_strs(hid_t obj, const char *name, const char *const *values, int n);
+/* A scalar dataset of the variable-length UTF-8 text (NULL: ""). */
+int stsl_h5_put_text(hid_t loc, const char *name, const char *text);
+/* A new group that lists its members in creation order (h5py keeps it). */
+hid_t stsl_h5_ordered_group(hid_t loc, const char *name);
 /* "name1,name2,..." or "0 NAME0, 1 NAME1, ..." (numbered), malloc'd; NULL when
  * out of memory. */
 char *stsl_h5_join_names(const char *const *names, int n, int numbered);

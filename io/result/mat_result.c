@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <matio.h>
 
 #include "io/result/h5_types.h"
+#include "io/result/mat_sink.h"
 #include "io/candidate/mat_candidate.h"
 
 /* The file being read, for messages and the size bound. */
@@ -63,9 +63,7 @@ int stsl_mat_result_file(const char *path)
         fclose(f);
     }
     if (n >= 6 && !memcmp(head, "MATLAB", 6)) return 1;
-    size_t len = strlen(path);
-    int mat_name = len > 4 && !strcasecmp(path + len - 4, ".mat");
-    return mat_name && !(n == sizeof head && !memcmp(head, hdf5, sizeof hdf5));
+    return stsl_mat_path(path) && !(n == sizeof head && !memcmp(head, hdf5, sizeof hdf5));
 }
 
 /* ---- variables and their parts ----------------------------------------------- */
@@ -411,18 +409,14 @@ static int read_events(const rd *r, const matvar_t *ev, int system, stsl_h5_resu
     int nk = 0;
     rc = cell_texts(r, field(ev, "kind"), "events.kind", &kinds, &nk);
     if (!rc && nk != m) rc = bad(r, "events.kind has %d rows, events.t %ld", nk, m);
-    const char *modes[2] = {"mode_before", "mode_after"};
-    const matvar_t *mf[2] = {field(ev, modes[0]), field(ev, modes[1])};
-    for (int k = 0; !rc && k < 2; k++) {
+    /* The modes, and a system's subject indices. */
+    const char *ints[3] = {"mode_before", "mode_after", "index"};
+    const matvar_t *mf[3] = {field(ev, ints[0]), field(ev, ints[1]), field(ev, ints[2])};
+    for (int k = 0; !rc && k < (system ? 3 : 2); k++) {
         long rows = m;
         char what[32];
-        snprintf(what, sizeof what, "events.%s", modes[k]);
+        snprintf(what, sizeof what, "events.%s", ints[k]);
         rc = matrix(r, mf[k], what, &rows, &w);
-    }
-    const matvar_t *idx = field(ev, "index");
-    if (!rc && system) {
-        long rows = m;
-        rc = matrix(r, idx, "events.index", &rows, &w);
     }
     for (long i = 0; !rc && i < m; i++) {
         stsl_h5_event *e = &res->events[i];
@@ -430,7 +424,7 @@ static int read_events(const rd *r, const matvar_t *ev, int system, stsl_h5_resu
         snprintf(e->kind, sizeof e->kind, "%s", kinds[i]);
         e->mode_before = (int)stsl_mat_element(mf[0], (size_t)i);
         e->mode_after = (int)stsl_mat_element(mf[1], (size_t)i);
-        e->subject = system ? (int)stsl_mat_element(idx, (size_t)i) + 1 : 0;
+        e->subject = system ? (int)stsl_mat_element(mf[2], (size_t)i) + 1 : 0;
         if (e->subject < 0 || e->subject > res->n_subjects)
             rc = bad(r, "events.index %d out of range (-1..%d: subject_names)", e->subject - 1,
                      res->n_subjects - 1);

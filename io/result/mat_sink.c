@@ -100,23 +100,17 @@ static matvar_t *mat_text(const char *name, const char *s)
     return v;
 }
 
+/* A rows x cols matrix of doubles, or (integer) of int8; the data is copied. */
+static matvar_t *mat_matrix(const char *name, size_t rows, size_t cols, const void *v, int integer)
+{
+    size_t dims[2] = {rows, cols};
+    return integer ? Mat_VarCreate(name, MAT_C_INT8, MAT_T_INT8, 2, dims, (void *)v, 0)
+                   : Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, (void *)v, 0);
+}
+
 static matvar_t *mat_scalar(const char *name, double v)
 {
-    size_t dims[2] = {1, 1};
-    return Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, &v, 0);
-}
-
-/* An n x 1 column; the data is copied. */
-static matvar_t *mat_column(const double *v, long n)
-{
-    size_t dims[2] = {(size_t)n, 1};
-    return Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, (void *)v, 0);
-}
-
-static matvar_t *mat_int8_column(const int8_t *v, long n)
-{
-    size_t dims[2] = {(size_t)n, 1};
-    return Mat_VarCreate(NULL, MAT_C_INT8, MAT_T_INT8, 2, dims, (void *)v, 0);
+    return mat_matrix(name, 1, 1, &v, 0);
 }
 
 /* An n x 1 cell array of char rows. */
@@ -198,14 +192,14 @@ static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int int
             else
                 ((double *)data)[i + k * n] = v;
         }
-    size_t dims[2] = {n, (size_t)w};
-    matvar_t *v = integer ? Mat_VarCreate(NULL, MAT_C_INT8, MAT_T_INT8, 2, dims, data, 0)
-                          : Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, data, 0);
+    matvar_t *v = mat_matrix(NULL, n, (size_t)w, data, integer);
     free(data);
     return v;
 }
 
-static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result *r)
+/* The trajectory's fields (t, a column's or a group's, mode): their
+ * samples, or (units) their units. */
+static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r, int units)
 {
     const stsl_layout *l = &r->layout;
     int nf = l->n_cols + 2;
@@ -215,20 +209,22 @@ static int write_trajectory(mat_t *mat, const mat_sink *m, const stsl_mem_result
     int rc = -1, f = 1;
     if (!fields || !vals || !mode) goto out;
     fields[0] = "t";
-    vals[0] = mat_column(r->t, r->n_samples);
+    vals[0] =
+        units ? mat_text(NULL, l->time_units) : mat_matrix(NULL, (size_t)r->n_samples, 1, r->t, 0);
     for (int c = 0; c < l->n_cols; c++) {
         if (!starts_field(l, c)) continue;
         const stsl_col_group *g = group_at(l, c);
         fields[f] = g ? g->name : l->cols[c].name;
-        vals[f++] = g ? mat_columns(r, c, g->width, g->integer) : mat_columns(r, c, 1, 0);
+        vals[f++] = units ? mat_text(NULL, stsl_layout_units(l, c))
+                          : mat_columns(r, c, g ? g->width : 1, g && g->integer);
     }
     for (long i = 0; i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
     if (has_mode(m, l)) {
         fields[f] = "mode";
-        vals[f++] = mat_int8_column(mode, r->n_samples);
+        vals[f++] = units ? mat_text(NULL, "") : mat_matrix(NULL, (size_t)r->n_samples, 1, mode, 1);
     }
-    rc = put(mat, mat_struct("trajectory", fields, vals, f));
+    rc = put(mat, mat_struct(units ? "units" : "trajectory", fields, vals, f));
 out:
     free(fields);
     free(vals);
@@ -280,8 +276,7 @@ static matvar_t *event_values(const stsl_mem_result *r, const stsl_event_value *
     for (size_t k = 0; k < w; k++)
         for (size_t i = 0; i < n; i++)
             d[i + k * n] = stsl_event_value_at(v, r->events[i].before, r->events[i].after, (int)k);
-    size_t dims[2] = {n, w};
-    matvar_t *m = Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, d, 0);
+    matvar_t *m = mat_matrix(NULL, n, w, d, 0);
     free(d);
     return m;
 }
@@ -323,10 +318,10 @@ static int write_events(mat_t *mat, const stsl_mem_result *r)
     stsl_layout_event_values(&r->layout, val);
     size_t dims[2] = {(size_t)n, 1};
     matvar_t *vals[N_FIELDS] = {
-        mat_column(t, n),
+        mat_matrix(NULL, (size_t)n, 1, t, 0),
         mat_cellstr(NULL, kinds, n),
-        mat_int8_column(mb, n),
-        mat_int8_column(ma, n),
+        mat_matrix(NULL, (size_t)n, 1, mb, 1),
+        mat_matrix(NULL, (size_t)n, 1, ma, 1),
         event_values(r, &val[0]),
         event_values(r, &val[1]),
         event_values(r, &val[2]),
@@ -342,33 +337,6 @@ out:
     free(idx);
     free(kinds);
     free(subj);
-    return rc;
-}
-
-/* One field per trajectory field, mode ("", dimensionless) too. */
-static int write_units(mat_t *mat, const mat_sink *m, const stsl_layout *l)
-{
-    int nf = l->n_cols + 2, f = 1;
-    matvar_t **vals = calloc((size_t)nf, sizeof *vals);
-    const char **fields = calloc((size_t)nf, sizeof *fields);
-    int rc = -1;
-    if (vals && fields) {
-        fields[0] = "t";
-        vals[0] = mat_text(NULL, l->time_units);
-        for (int c = 0; c < l->n_cols; c++) {
-            if (!starts_field(l, c)) continue;
-            const stsl_col_group *g = group_at(l, c);
-            fields[f] = g ? g->name : l->cols[c].name;
-            vals[f++] = mat_text(NULL, stsl_layout_units(l, c));
-        }
-        if (has_mode(m, l)) {
-            fields[f] = "mode";
-            vals[f++] = mat_text(NULL, "");
-        }
-        rc = put(mat, mat_struct("units", fields, vals, f));
-    }
-    free(vals);
-    free(fields);
     return rc;
 }
 
@@ -447,10 +415,10 @@ static int write_file(mat_sink *m, stsl_error *err)
     mat_t *mat = Mat_CreateVer(m->tmp, header, MAT_FT_MAT5);
     if (!mat) return stsl_error_set(err, STSL_EIO, "%s: cannot create the MAT file", m->tmp);
     const char *what = "trajectory";
-    int bad = write_trajectory(mat, m, r);
+    int bad = write_fields(mat, m, r, 0);
     if (!bad) bad = write_events(mat, r), what = "events";
     const stsl_layout *l = &r->layout;
-    if (!bad) bad = write_units(mat, m, l), what = "units";
+    if (!bad) bad = write_fields(mat, m, r, 1), what = "units";
     if (!bad) bad = write_group_names(mat, l), what = "names";
     if (!bad)
         bad = put(mat, mat_cellstr("mode_names", l->mode_names, l->n_modes)), what = "mode_names";

@@ -98,27 +98,24 @@ static int write_safely(const char *path, const stsl_convergence_table *t, stsl_
 /* HDF5's stack dump is off only around our own calls (h5_types.h). */
 int stsl_convergence_h5_write(const char *path, const stsl_convergence_table *t, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, write_safely(path, t, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(write_safely(path, t, err));
 }
 
 /* ---- reading it back ---------------------------------------------------------- */
 
+static int present(const char *path)
+{
+    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    int found = f < 0 || H5Lexists(f, "convergence", H5P_DEFAULT) <= 0 ? STSL_CONV_NONE
+                : H5Lexists(f, "trajectory", H5P_DEFAULT) > 0          ? STSL_CONV_BESIDE_RESULT
+                                                                       : STSL_CONV_ONLY;
+    if (f >= 0) H5Fclose(f);
+    return found;
+}
+
 int stsl_convergence_h5_present(const char *path)
 {
-    int found = STSL_CONV_NONE;
-    htri_t hdf5;
-    STSL_H5_QUIET(hdf5, H5Fis_hdf5(path));
-    if (hdf5 <= 0) return found;
-    hid_t f;
-    STSL_H5_QUIET(f, H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT));
-    if (f < 0) return found;
-    if (H5Lexists(f, "convergence", H5P_DEFAULT) > 0)
-        found =
-            H5Lexists(f, "trajectory", H5P_DEFAULT) > 0 ? STSL_CONV_BESIDE_RESULT : STSL_CONV_ONLY;
-    H5Fclose(f);
-    return found;
+    STSL_H5_RETURN_QUIET(present(path));
 }
 
 /* A scalar string attribute into buf ("" when absent or not a string). */
@@ -201,26 +198,24 @@ static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_
     return STSL_OK;
 }
 
-int stsl_convergence_h5_read(const char *path, stsl_convergence_file *f, stsl_error *err)
+static int read_file(const char *path, stsl_convergence_file *f, stsl_error *err)
 {
     memset(f, 0, sizeof *f);
-    hid_t file, g = -1;
-    STSL_H5_QUIET(file, H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT));
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), g = -1;
     if (file < 0) return stsl_error_set(err, STSL_EINPUT, "%s: cannot open as HDF5", path);
-    int rc;
-    H5E_BEGIN_TRY
-    {
-        g = H5Lexists(file, "convergence", H5P_DEFAULT) > 0
-                ? H5Gopen2(file, "convergence", H5P_DEFAULT)
-                : -1;
-        rc = g < 0 ? stsl_error_set(err, STSL_EINPUT, "%s: no group /convergence", path)
+    g = H5Lexists(file, "convergence", H5P_DEFAULT) > 0 ? H5Gopen2(file, "convergence", H5P_DEFAULT)
+                                                        : -1;
+    int rc = g < 0 ? stsl_error_set(err, STSL_EINPUT, "%s: no group /convergence", path)
                    : read_group(g, path, f, err);
-    }
-    H5E_END_TRY
     if (g >= 0) H5Gclose(g);
     H5Fclose(file);
     if (rc) stsl_convergence_file_free(f);
     return rc;
+}
+
+int stsl_convergence_h5_read(const char *path, stsl_convergence_file *f, stsl_error *err)
+{
+    STSL_H5_RETURN_QUIET(read_file(path, f, err));
 }
 
 void stsl_convergence_file_free(stsl_convergence_file *f)

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <hdf5.h>
 
@@ -119,59 +118,14 @@ static int update_i64(hid_t obj, const char *name, long value)
     return update_attr(obj, name, H5T_NATIVE_INT64, &v);
 }
 
-/* A scalar string dataset. */
-static int put_text(hid_t loc, const char *name, const char *text)
-{
-    hid_t t = stsl_h5_vlen_str_type(), space = H5Screate(H5S_SCALAR), d = -1;
-    int rc = -1;
-    if (t >= 0 && space >= 0)
-        d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) >= 0) rc = 0;
-    if (d >= 0) H5Dclose(d);
-    if (space >= 0) H5Sclose(space);
-    if (t >= 0) H5Tclose(t);
-    return rc;
-}
-
-/* The text of a scalar string dataset (malloc'd), NULL on failure. */
-static char *get_text(hid_t loc, const char *name)
-{
-    char *s = NULL, *copy = NULL;
-    hid_t t = stsl_h5_vlen_str_type(), d = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (t >= 0 && d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
-        copy = strdup(s);
-    H5free_memory(s);
-    if (d >= 0) H5Dclose(d);
-    if (t >= 0) H5Tclose(t);
-    return copy;
-}
-
-/* A group that lists its members in creation order (h5py keeps it). */
-static hid_t ordered_group(hid_t loc, const char *name)
-{
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
-    if (gcpl >= 0 &&
-        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
-        g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (gcpl >= 0) H5Pclose(gcpl);
-    return g;
-}
-
 /* ---- columns ----------------------------------------------------------------- */
 
-static hid_t file_type(const stsl_study_h5 *w, ctype t)
+/* A column's HDF5 type in the file (little-endian) or in memory. */
+static hid_t col_type(const stsl_study_h5 *w, ctype t, int in_file)
 {
-    return t == C_F64   ? H5T_IEEE_F64LE
-           : t == C_I64 ? H5T_STD_I64LE
-           : t == C_I8  ? H5T_STD_I8LE
-                        : w->str_t;
-}
-
-static hid_t mem_type(const stsl_study_h5 *w, ctype t)
-{
-    return t == C_F64   ? H5T_NATIVE_DOUBLE
-           : t == C_I64 ? H5T_NATIVE_INT64
-           : t == C_I8  ? H5T_NATIVE_INT8
+    return t == C_F64   ? (in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE)
+           : t == C_I64 ? (in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64)
+           : t == C_I8  ? (in_file ? H5T_STD_I8LE : H5T_NATIVE_INT8)
                         : w->str_t;
 }
 
@@ -224,7 +178,7 @@ static hid_t make_column(stsl_study_h5 *w, hid_t g, const col *c, const stsl_stu
     if (ok && c->type == C_I8) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &not_run) >= 0;
     if (ok && c->type == C_F64) ok = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan) >= 0;
     if (ok)
-        d = H5Dcreate2(g, c->name, file_type(w, c->type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        d = H5Dcreate2(g, c->name, col_type(w, c->type, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d >= 0 && stsl_h5_put_attr_str(d, "units", unit_of(c, info)) < 0) {
         H5Dclose(d);
         d = -1;
@@ -249,8 +203,8 @@ static int write_column(stsl_study_h5 *w, int j)
         else
             ((const char **)w->scratch)[i] = p;
     }
-    return stsl_h5_rows(w->ds[j], mem_type(w, c->type), (hsize_t)w->n_written, (hsize_t)w->n_block,
-                        NULL, w->scratch);
+    return stsl_h5_rows(w->ds[j], col_type(w, c->type, 0), (hsize_t)w->n_written,
+                        (hsize_t)w->n_block, NULL, w->scratch);
 }
 
 static int write_block(stsl_study_h5 *w, stsl_error *err)
@@ -268,13 +222,12 @@ static int write_block(stsl_study_h5 *w, stsl_error *err)
 
 /* ---- events ------------------------------------------------------------------ */
 
-/* One /study/events row in memory. */
+/* One /study/events row in memory: the event as appended (HDF5 converts
+ * its int modes to the file's int8), its kind's name and its variant. */
 typedef struct ev_rec {
-    int64_t variant;
-    double t;
+    stsl_study_event e;
     char kind[KIND_LEN];
-    int8_t mode_before, mode_after;
-    double x, v_before, v_after, net_force, friction;
+    int64_t variant;
 } ev_rec;
 
 /* The /study/events compound: a single run's /events type (io/result/h5_types,
@@ -284,10 +237,10 @@ static hid_t event_type(int packed)
 {
     static const stsl_h5_event_layout mem = {
         sizeof(ev_rec),
-        {offsetof(ev_rec, t), offsetof(ev_rec, kind), offsetof(ev_rec, mode_before),
-         offsetof(ev_rec, mode_after), offsetof(ev_rec, x), offsetof(ev_rec, v_before),
-         offsetof(ev_rec, v_after), offsetof(ev_rec, net_force), offsetof(ev_rec, friction)},
-        1,
+        {offsetof(ev_rec, e.t), offsetof(ev_rec, kind), offsetof(ev_rec, e.mode_before),
+         offsetof(ev_rec, e.mode_after), offsetof(ev_rec, e.x), offsetof(ev_rec, e.v_before),
+         offsetof(ev_rec, e.v_after), offsetof(ev_rec, e.net_force), offsetof(ev_rec, e.friction)},
+        sizeof(int),
         KIND_LEN,
         H5T_STR_NULLPAD};
     hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
@@ -333,19 +286,11 @@ static int append_events(stsl_study_h5 *w, long variant, const stsl_study_row *r
     ev_rec *buf = calloc((size_t)row->n_ev, sizeof *buf);
     if (!buf) return -1;
     for (long i = 0; i < row->n_ev; i++) {
-        const stsl_study_event *e = &row->ev[i];
-        ev_rec *r = &buf[i];
-        r->variant = variant;
-        r->t = e->t;
-        if (e->kind >= 0 && e->kind < STSL_STUDY_MAX_KINDS)
-            memcpy(r->kind, w->kinds[e->kind], KIND_LEN); /* null-padded */
-        r->mode_before = (int8_t)e->mode_before;
-        r->mode_after = (int8_t)e->mode_after;
-        r->x = e->x;
-        r->v_before = e->v_before;
-        r->v_after = e->v_after;
-        r->net_force = e->net_force;
-        r->friction = e->friction;
+        int k = row->ev[i].kind;
+        buf[i].e = row->ev[i];
+        buf[i].variant = variant;
+        if (k >= 0 && k < STSL_STUDY_MAX_KINDS)
+            memcpy(buf[i].kind, w->kinds[k], KIND_LEN); /* null-padded */
     }
     hsize_t total = (hsize_t)(w->n_ev_rows + row->n_ev);
     int rc = H5Dset_extent(w->ev_ds, &total) < 0 ||
@@ -515,7 +460,7 @@ static int write_parameters(stsl_study_h5 *w, const stsl_study *s)
 {
     int k = stsl_study_n_keys(s), rc = -1;
     hsize_t dim = (hsize_t)w->n_runs, chunk = dim < CHUNK ? dim : CHUNK;
-    hid_t g = ordered_group(w->study, "parameters"), ds[STSL_STUDY_MAX_KEYS];
+    hid_t g = stsl_h5_ordered_group(w->study, "parameters"), ds[STSL_STUDY_MAX_KEYS];
     hid_t space = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     double *buf = malloc((size_t)k * CHUNK * sizeof *buf), vals[STSL_STUDY_MAX_KEYS];
     int made = 0;
@@ -551,30 +496,25 @@ static int write_header(stsl_study_h5 *w, const stsl_study *s, const stsl_study_
 {
     static const char *const COMBINE[] = {"grid", "zip", "latin_hypercube"};
     char created[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(created, sizeof created, "unknown");
-    return stsl_h5_put_attr_str(w->study, "program", "stickslip") < 0 ||
-                   stsl_h5_put_attr_str(w->study, "version", info->version ? info->version : "") <
-                       0 ||
-                   stsl_h5_put_attr_str(w->study, "created", created) < 0 ||
-                   stsl_h5_put_attr_int(w->study, "complete", 0) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_runs", w->n_runs) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_done", 0) < 0 ||
-                   stsl_h5_put_attr_i64(w->study, "n_failed", 0) < 0 ||
-                   stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) <
-                       0 ||
-                   stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
-                   put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
-                   put_text(w->study, "base_config", info->base_yaml) < 0
-               ? -1
-               : 0;
+    stsl_out_utc_now(created, sizeof created);
+    if (stsl_h5_put_attr_str(w->study, "program", "stickslip") < 0 ||
+        stsl_h5_put_attr_str(w->study, "version", info->version) < 0 ||
+        stsl_h5_put_attr_str(w->study, "created", created) < 0 ||
+        stsl_h5_put_attr_int(w->study, "complete", 0) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_runs", w->n_runs) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_done", 0) < 0 ||
+        stsl_h5_put_attr_i64(w->study, "n_failed", 0) < 0 ||
+        stsl_h5_put_attr_str(w->study, "store", stsl_store_name(stsl_study_store(s))) < 0 ||
+        stsl_h5_put_attr_str(w->study, "combine", COMBINE[stsl_study_combine(s)]) < 0 ||
+        stsl_h5_put_text(w->study, "study_yaml", stsl_study_text(s)) < 0 ||
+        stsl_h5_put_text(w->study, "base_config", info->base_yaml) < 0)
+        return -1;
+    return 0;
 }
 
 static int make_summary(stsl_study_h5 *w, const stsl_study_info *info)
 {
-    hid_t g = ordered_group(w->study, "summary");
+    hid_t g = stsl_h5_ordered_group(w->study, "summary");
     int rc = g < 0 ? -1 : 0;
     for (int j = 0; !rc && j < w->n_cols; j++)
         rc = (w->ds[j] = make_column(w, g, &w->cols[j], info)) < 0 ? -1 : 0;
@@ -601,7 +541,7 @@ static int create_impl(const char *path, const stsl_study *s, const stsl_study_i
     hid_t fapl = fapl_no_evictions();
     if (fapl < 0 || (w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) goto h5err;
     what = "create /study";
-    if ((w->study = ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
+    if ((w->study = stsl_h5_ordered_group(w->file, "study")) < 0 || write_header(w, s, info) < 0)
         goto h5err;
     what = "write /study/parameters";
     if (write_parameters(w, s) < 0) goto h5err;
@@ -641,7 +581,9 @@ h5err:
 
 static int same_text(hid_t loc, const char *name, const char *want)
 {
-    char *have = get_text(loc, name);
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    char *have = d >= 0 ? stsl_h5_read_string(d, 0) : NULL;
+    if (d >= 0) H5Dclose(d);
     int same = have && strcmp(have, want) == 0;
     free(have);
     return same;
@@ -1203,17 +1145,13 @@ out:
 int stsl_study_h5_create(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, create_impl(path, s, info, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(create_impl(path, s, info, out, err));
 }
 
 int stsl_study_h5_resume(const char *path, const stsl_study *s, const stsl_study_info *info,
                          stsl_study_h5 **out, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, resume_impl(path, s, info, out, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(resume_impl(path, s, info, out, err));
 }
 
 static int summarise_impl(const char *path, stsl_study_summary *sum, stsl_error *err);
@@ -1248,57 +1186,41 @@ static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
 
 int stsl_study_h5_append(stsl_study_h5 *w, const stsl_study_row *row, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, after_io_error(w, append_impl(w, row, err), err));
-    return rc;
+    STSL_H5_RETURN_QUIET(after_io_error(w, append_impl(w, row, err), err));
 }
 
 int stsl_study_h5_flush(stsl_study_h5 *w, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, after_io_error(w, flush_impl(w, err), err));
-    return rc;
+    STSL_H5_RETURN_QUIET(after_io_error(w, flush_impl(w, err), err));
 }
 
 int stsl_study_h5_close(stsl_study_h5 *w, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, close_impl(w, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(close_impl(w, err));
 }
 
 int stsl_study_h5_is_study(const char *path)
 {
-    int rc;
-    STSL_H5_QUIET(rc, is_study_impl(path));
-    return rc;
+    STSL_H5_RETURN_QUIET(is_study_impl(path));
 }
 
 int stsl_study_h5_read_column(const char *path, const char *name, double **data, long *n,
                               stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_column_impl(path, name, data, n, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_column_impl(path, name, data, n, err));
 }
 
 int stsl_study_h5_read_message(const char *path, long i, char **msg, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, read_message_impl(path, i, msg, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(read_message_impl(path, i, msg, err));
 }
 
 int stsl_study_h5_summarise(const char *path, stsl_study_summary *sum, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, summarise_impl(path, sum, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(summarise_impl(path, sum, err));
 }
 
 int stsl_study_h5_write_csv(const char *path, const char *csv_path, stsl_error *err)
 {
-    int rc;
-    STSL_H5_QUIET(rc, write_csv_impl(path, csv_path, err));
-    return rc;
+    STSL_H5_RETURN_QUIET(write_csv_impl(path, csv_path, err));
 }
