@@ -21,6 +21,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "solver/arrays.h"
 #include "solver/erk8.h"
 #include "solver/event_log.h"
 #include "solver/gsl_setup.h"
@@ -537,37 +538,22 @@ static int setup_erk8(stsl_hsolver *s, stsl_error *err)
     return STSL_OK;
 }
 
-/* The per-run arrays (see struct stsl_hsolver): one allocation each, sized
- * from the model's state and guard counts; 0, or -1 out of memory. */
-static int alloc_arrays(stsl_hsolver *s)
+/* The per-run arrays (see struct stsl_hsolver), sized from the model's
+ * state, guard and column counts: allocated (release 0; 0, or nonzero out
+ * of memory) or freed (release 1) from one list (solver/arrays.h). */
+static int arrays(stsl_hsolver *s, int release)
 {
-    size_t n = (size_t)s->n, r = (size_t)s->n_roots;
-    double **nd[] = {&s->ycur, &s->ytmp, &s->g_scratch_state};
-    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step,  &s->g_prev,
-                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last,  &s->g_max,
-                     &s->g_cache, &s->rate_t, &s->g_late, &s->g_early, &s->g_peak};
-    int **ri[] = {&s->fired, &s->rootsfound, &s->dirs, &s->rate};
-    for (size_t i = 0; i < sizeof nd / sizeof nd[0]; i++)
-        if (!(*nd[i] = calloc(n, sizeof(double)))) return -1;
-    for (size_t i = 0; i < sizeof rd / sizeof rd[0]; i++)
-        if (!(*rd[i] = calloc(r, sizeof(double)))) return -1;
-    for (size_t i = 0; i < sizeof ri / sizeof ri[0]; i++)
-        if (!(*ri[i] = calloc(r, sizeof(int)))) return -1;
-    return 0;
-}
-
-static void free_arrays(stsl_hsolver *s)
-{
-    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
-                   s->g_one,  s->g_mid,      s->g_when,
-                   s->g_step, s->g_prev,     s->g_a,
-                   s->g_b,    s->g_0,        s->g_last,
-                   s->g_max,  s->g_cache,    s->rate_t,
-                   s->fired,  s->rootsfound, s->dirs,
-                   s->rate,   s->g_late,     s->g_early,
-                   s->g_peak};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]);
+    int n = s->n, r = s->n_roots,
+        nc = release ? 0 : s->model->layout->n_cols; /* the model may be gone */
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+    return ARRAY(s->ycur, n) | ARRAY(s->ytmp, n) | ARRAY(s->g_scratch_state, n) |
+           ARRAY(s->g_one, r) | ARRAY(s->g_mid, r) | ARRAY(s->g_when, r) | ARRAY(s->g_step, r) |
+           ARRAY(s->g_prev, r) | ARRAY(s->g_a, r) | ARRAY(s->g_b, r) | ARRAY(s->g_0, r) |
+           ARRAY(s->g_last, r) | ARRAY(s->g_max, r) | ARRAY(s->g_cache, r) | ARRAY(s->rate_t, r) |
+           ARRAY(s->g_late, r) | ARRAY(s->g_early, r) | ARRAY(s->g_peak, r) | ARRAY(s->fired, r) |
+           ARRAY(s->rootsfound, r) | ARRAY(s->dirs, r) | ARRAY(s->rate, r) | ARRAY(s->cols_a, nc) |
+           ARRAY(s->cols_b, nc);
+#undef ARRAY
 }
 
 /* The columns whose extrema are tracked (opts.track_extrema): the first
@@ -604,10 +590,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     stsl_gsl_setup(); /* GSL reports errors as codes, never aborts (once per process) */
     s->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     s->minz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-    int nc = model->layout->n_cols > 0 ? model->layout->n_cols : 1;
-    s->cols_a = calloc((size_t)nc, sizeof(double));
-    s->cols_b = calloc((size_t)nc, sizeof(double));
-    if (!s->root || !s->minz || !s->cols_a || !s->cols_b || alloc_arrays(s)) {
+    if (!s->root || !s->minz || arrays(s, 0)) {
         stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
         goto err;
     }
@@ -638,9 +621,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (s->ctx) SUNContext_Free(&s->ctx);
     if (s->root) gsl_root_fsolver_free(s->root);
     if (s->minz) gsl_min_fminimizer_free(s->minz);
-    free(s->cols_a);
-    free(s->cols_b);
-    free_arrays(s);
+    arrays(s, 1);
     free(s);
 }
 
