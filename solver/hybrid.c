@@ -889,6 +889,26 @@ static double dense_root(stsl_hsolver *s, dense_fn *f, double a, double b)
     return brent_root(s, &F, a, b);
 }
 
+/* Brent's minimiser on F over [a, b] from the interior point (*m, *fm)
+ * below both ends, until its bracket is ROOT_TOL_REL narrow or its minimum
+ * falls below `below` (-INFINITY: never): the minimum in *m, *fm.  0, or -1
+ * when GSL refuses the bracket. */
+static int minimise(stsl_hsolver *s, gsl_function *F, double a, double fa, double b, double fb,
+                    double below, double *m, double *fm)
+{
+    if (gsl_min_fminimizer_set_with_values(s->minz, F, *m, *fm, a, fa, b, fb) != GSL_SUCCESS)
+        return -1;
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
+    for (int it = 0; it < MIN_MAX_ITER && *fm >= below; it++) {
+        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
+        *m = gsl_min_fminimizer_x_minimum(s->minz);
+        *fm = gsl_min_fminimizer_f_minimum(s->minz);
+        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
+        if (hi - lo <= tol) break;
+    }
+    return 0;
+}
+
 /* q falls at a and rises at b: its minimum inside [a, b] (Brent on the dense
  * output).  Returns the time q leaves the inside, or touches it to within
  * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY.  A guard not
@@ -908,16 +928,7 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
     }
     if (!(qm < qa && qm < qb)) return INFINITY; /* no bracket: too flat to matter */
     gsl_function F = {dense_q, f};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, qm, a, qa, b, qb) != GSL_SUCCESS)
-        return INFINITY;
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER && qm >= below; it++) {
-        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-        m = gsl_min_fminimizer_x_minimum(s->minz);
-        qm = gsl_min_fminimizer_f_minimum(s->minz);
-        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
-        if (hi - lo <= tol) break;
-    }
+    if (minimise(s, &F, a, qa, b, qb, below, &m, &qm)) return INFINITY;
     if (qm < below) return dense_root(s, f, a, m);
     return armed && qm <= touch ? m : INFINITY;
 }
@@ -934,16 +945,8 @@ static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, doubl
     if (!(qm > 0.0)) return a;
     dense_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
     gsl_function F = {dense_q, &neg};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -qm, a, -qa, b, -dense_q(b, f)) ==
-        GSL_SUCCESS) {
-        double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-        for (int it = 0; it < MIN_MAX_ITER; it++) {
-            if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-            double lo = gsl_min_fminimizer_x_lower(s->minz);
-            if (gsl_min_fminimizer_x_upper(s->minz) - lo <= tol) break;
-        }
-        m = gsl_min_fminimizer_x_minimum(s->minz);
-    }
+    double fm = -qm, fb = -dense_q(b, f);
+    minimise(s, &F, a, -qa, b, fb, -INFINITY, &m, &fm); /* refused: from m as it is */
     return dense_root(s, f, m, b);
 }
 
@@ -1349,20 +1352,10 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
     }
     guard_fn f = {s, i, -(double)dir};
     gsl_function F = {guard_at, &f};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -dir * gm, a, -dir * ga, b, -dir * gb) !=
-        GSL_SUCCESS)
-        return NAN;
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER; it++) {
-        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-        double x = gsl_min_fminimizer_x_minimum(s->minz);
-        double fx = gsl_min_fminimizer_f_minimum(s->minz);
-        if (fx < 0.0) /* dir * g > 0: the guard crossed between a and x */
-            return locate_root(s, i, a, x, ga, -dir * fx);
-        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
-        if (hi - lo <= tol) break;
-    }
-    return NAN;
+    double fm = -dir * gm;
+    if (minimise(s, &F, a, -dir * ga, b, -dir * gb, 0.0, &m, &fm)) return NAN;
+    /* dir * g > 0: the guard crossed between a and m */
+    return fm < 0.0 ? locate_root(s, i, a, m, ga, -dir * fm) : NAN;
 }
 
 /* Did guard i cross zero in its direction between ga and gb?  A guard that
