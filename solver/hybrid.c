@@ -1529,15 +1529,12 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
         if (describe_mode(s, tr.mode, &next))
             return fail(s, err, STSL_EMODEL, s->t, "transition chose an invalid mode");
         s->same_mode &= tr.mode == before && tr.kind == STSL_NO_EVENT && why == STSL_REASON_GUARD;
-        if (tr.kind != STSL_NO_EVENT && (rc = record_event(s, &tr, &next, err))) {
-            memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-            set_mode(s, tr.mode, &next);
-            ext_point(s, s->ycur);
-            return rc;
-        }
+        if (tr.kind != STSL_NO_EVENT) rc = record_event(s, &tr, &next, err);
+        /* The state after the event (a jump at an impact), also when recording it failed. */
         memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
         set_mode(s, tr.mode, &next);
-        ext_point(s, s->ycur); /* the state after the event (a jump at an impact) */
+        ext_point(s, s->ycur);
+        if (rc) return rc;
         if (!tr.again) break;
         why = STSL_REASON_RECHECK;
         fired = NULL;
