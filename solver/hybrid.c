@@ -258,11 +258,6 @@ static double now_seconds(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-static const stsl_mode_desc *cur_mode(const stsl_hsolver *s)
-{
-    return &s->desc;
-}
-
 /* The model's name of `mode` ("none" before the initial mode), as an
  * stsl_mode_namer for the event log. */
 static void name_mode(void *ctx, int64_t mode, char *buf, size_t len)
@@ -363,7 +358,7 @@ static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
 static int roots_eval(double t, const double *y, double *g, void *ud)
 {
     stsl_hsolver *s = ud;
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     s->stats.guard_evals++;
     int rc = m->n_guards > 0 ? s->model->ops->guards(s->model->self, s->mode, t, y, g) : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
@@ -762,10 +757,10 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     s->g_ok = 0;
     s->g_cache_t = NAN;
     s->ext_t = NAN; /* a new polynomial: no rates carried over a restart */
-    if (cur_mode(s)->frozen) return STSL_OK;
+    if (s->desc.frozen) return STSL_OK;
     memcpy(NV_DATA_S(s->y), s->ycur, (size_t)s->n * sizeof(double));
     /* s->dirs holds the mode's directions (set_mode); unused slots 0. */
-    for (int i = cur_mode(s)->n_guards; i < s->n_roots; i++)
+    for (int i = s->desc.n_guards; i < s->n_roots; i++)
         s->dirs[i] = 0;
     if (s->erk) {
         if (stsl_erk8_reinit(s->erk, s->t, s->ycur, s->dirs, stop_time(s)) || plan_work(s))
@@ -795,13 +790,15 @@ static int dense_guards(stsl_hsolver *s, double t, double *g)
     return s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(s->yd), g);
 }
 
-/* Guard i on the dense output, oriented (sign = -direction) so that the
- * mode's inside is q >= 0. */
-typedef struct dense_fn {
+/* Guard i as a GSL function of time, times `sign`: on the dense output
+ * oriented (sign = -direction) so that the mode's inside is q >= 0
+ * (dense_q), or in a frozen mode (guard_at; -1 turns a maximum search into
+ * GSL's minimum search). */
+typedef struct guard_fn {
     stsl_hsolver *s;
     int i;
     double sign;
-} dense_fn;
+} guard_fn;
 
 /* Guard i alone at (t, y): the model's one-guard evaluation when it has
  * one (bit for bit the same value), else all of them. */
@@ -817,7 +814,7 @@ static int one_guard(stsl_hsolver *s, double t, const double *y, int i, double *
 
 static double dense_q(double t, void *p)
 {
-    dense_fn *f = p;
+    guard_fn *f = p;
     double g;
     if (seg_dky(f->s, t, 0, f->s->yd) < 0) return NAN;
     if (one_guard(f->s, t, NV_DATA_S(f->s->yd), f->i, &g) < 0) return NAN;
@@ -883,7 +880,7 @@ static double brent_root(stsl_hsolver *s, gsl_function *F, double a, double b)
 
 /* Where q leaves the inside between a (q >= 0) and b (q < 0): the upper end
  * of the final bracket, where it has left. */
-static double dense_root(stsl_hsolver *s, dense_fn *f, double a, double b)
+static double dense_root(stsl_hsolver *s, guard_fn *f, double a, double b)
 {
     gsl_function F = {dense_q, f};
     return brent_root(s, &F, a, b);
@@ -913,7 +910,7 @@ static int minimise(stsl_hsolver *s, gsl_function *F, double a, double fa, doubl
  * output).  Returns the time q leaves the inside, or touches it to within
  * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY.  A guard not
  * `armed` (see check_step) has no touch, and leaves only beyond -touch. */
-static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double qb,
+static double dense_dip(stsl_hsolver *s, guard_fn *f, double a, double b, double qa, double qb,
                         double qlate, double touch, int armed)
 {
     double below = armed ? 0.0 : -touch; /* a minimum under this has left */
@@ -937,13 +934,13 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
  * a: the crossing.  From zero at a segment's start: at a, unless q first
  * went in (a short slip that comes back to rest): then where it comes back
  * out after its maximum. */
-static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double d)
+static double leave_time(stsl_hsolver *s, guard_fn *f, double a, double b, double qa, double d)
 {
     if (qa > 0.0) return dense_root(s, f, a, b);
     double m = a + d, qm = dense_q(m, f), mid = 0.5 * (a + b), qmid = dense_q(mid, f);
     if (qmid > qm) m = mid, qm = qmid;
     if (!(qm > 0.0)) return a;
-    dense_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
+    guard_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
     gsl_function F = {dense_q, &neg};
     double fm = -qm, fb = -dense_q(b, f);
     minimise(s, &F, a, -qa, b, fb, -INFINITY, &m, &fm); /* refused: from m as it is */
@@ -970,7 +967,7 @@ static int rate_sign(double q, double q_dt, double dt)
 static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, int *which,
                       stsl_error *err)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     double ta = s->t, *gb = s->g_step;
     double d = RATE_OFFSET * (tb - ta);
     *which = -1;
@@ -996,7 +993,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
     int have_late = 0, have_early = 0; /* g_late, g_early evaluated (once a step, lazily) */
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
-        dense_fn f = {s, i, -(double)dir};
+        guard_fn f = {s, i, -(double)dir};
         double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
         double qabs = fabs(qa) > fabs(qb) ? fabs(qa) : fabs(qb); /* no libm call: hot path */
         if (qabs > s->g_max[i]) s->g_max[i] = qabs;
@@ -1190,11 +1187,11 @@ static int erk_root(stsl_hsolver *s, double *tret, stsl_error *err)
     double ta, tb, first = INFINITY, *when = s->g_when;
     stsl_erk8_last_step(s->erk, &ta, &tb);
     stsl_erk8_root_info(s->erk, s->rootsfound);
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     for (int i = 0; i < m->n_guards; i++) {
         when[i] = INFINITY;
         if (!s->rootsfound[i]) continue;
-        dense_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
+        guard_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
         double qa = dense_q(ta, &f), qb = dense_q(tb, &f);
         when[i] = qa > 0.0 && qb < 0.0 ? exact_root(dense_q, &f, ta, tb, qa, qb) : tb;
         if (when[i] < first) first = when[i];
@@ -1287,7 +1284,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         if (flag == CV_ROOT_RETURN) {
             if (!s->erk) CVodeGetRootInfo(s->cv, s->rootsfound);
             for (int i = 0; i < s->n_roots; i++)
-                s->fired[i] = i < cur_mode(s)->n_guards && s->rootsfound[i] != 0;
+                s->fired[i] = i < s->desc.n_guards && s->rootsfound[i] != 0;
             *h = HIT_GUARD;
             return STSL_OK;
         }
@@ -1298,13 +1295,6 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         }
     }
 }
-
-/* One guard of a frozen mode as a GSL function of time. */
-typedef struct guard_fn {
-    stsl_hsolver *s;
-    int i;
-    double sign; /* -1 to turn a maximum search into GSL's minimum search */
-} guard_fn;
 
 static double eval_guards(stsl_hsolver *s, double t, double *g)
 {
@@ -1382,7 +1372,7 @@ static int extremum_towards(int dir, double gp, double ga, double gb)
 static double scan_window(stsl_hsolver *s, int have_prev, double tp, const double *gp, double ta,
                           const double *ga, double tb, const double *gb)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     double *when = s->g_when;
     double first = INFINITY;
     for (int i = 0; i < m->n_guards; i++) {
@@ -1413,7 +1403,7 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
 static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const double *gb,
                             stsl_error *err)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     if (!all_finite(gb, m->n_guards))
         return fail(s, err, STSL_ESOLVER, tb, "a guard (force) is not finite");
     for (int i = 0; i < m->n_guards; i++) {
@@ -1432,7 +1422,7 @@ static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const 
  * at the model's step bound and locate crossings without integrating. */
 static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
-    int ng = cur_mode(s)->n_guards;
+    int ng = s->desc.n_guards;
     double *gp = s->g_prev, *ga = s->g_a, *gb = s->g_b, *g0 = s->g_0;
     size_t gsize = (size_t)s->n_roots * sizeof(double);
     double tp = s->t, ta = s->t;
@@ -1615,8 +1605,7 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
     hit h = HIT_TSTOP;
     int rc = cancelled(s, s->t, err);
     if (!rc && tstop > s->t)
-        rc = cur_mode(s)->frozen ? frozen_advance(s, tstop, &h, err)
-                                 : cvode_advance(s, tstop, &h, err);
+        rc = s->desc.frozen ? frozen_advance(s, tstop, &h, err) : cvode_advance(s, tstop, &h, err);
     if (rc) return rc;
     progress(s, s->t);
     if (h == HIT_TSTOP && s->t >= s->opts.t_end) {
