@@ -345,28 +345,19 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
                                          int absolute, stsl_error *err)
 {
     stsl_multibody *m = calloc(1, sizeof *m);
-    if (!m) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        return NULL;
-    }
+    if (!m) goto nomem;
     m->s = s;
     m->nb = s->n_bodies;
     m->nc = s->n_contacts;
     m->ns = s->n_stops;
     m->n = 2 * m->nb;
     m->zidx = malloc((size_t)(m->nc > 0 ? m->nc : 1) * sizeof *m->zidx);
-    if (!m->zidx) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (!m->zidx) goto nomem;
     for (int c = 0; c < m->nc; c++) /* the bristle states follow (x, v) */
         m->zidx[c] = s->contacts[c].friction.law == STSL_LAW_LUGRE ? m->n++ : -1;
     m->L = m->nc + m->ns;
     int max_guards = 2 * (m->nc + m->ns);
-    if (alloc_all(m, max_guards > 0 ? max_guards : 1)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (alloc_all(m, max_guards > 0 ? max_guards : 1)) goto nomem;
     if (make_signals(m, err)) goto fail;
     for (int i = 0; i < m->nb; i++)
         m->mass[i] = s->bodies[i].mass;
@@ -384,10 +375,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
     m->frame = absolute ? 0 : in_base_frame(m);
-    if (build_incidence(m)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (build_incidence(m)) goto nomem;
     state_scales(m);
     m->rtol = rtol > 0.0 ? rtol : 1e-10;
     double vscale = 0.0;
@@ -406,10 +394,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
     m->t_seg = -INFINITY;
     for (int k = 0; k < m->ns; k++)
         m->settle_at[k] = INFINITY;
-    if (stsl_mb_init_layout(m)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (stsl_mb_init_layout(m)) goto nomem;
     for (int i = 0; m->frame && i < 2 * m->nb; i++) /* x, v: the state plus the base's */
         m->col_state[i] = -1;
     /* A smooth law is a near-discontinuity when its slope is steep: stiff
@@ -423,6 +408,8 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
                              stiff,        m->scale,
                              m->col_state};
     return m;
+nomem:
+    stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
 fail:
     stsl_multibody_free(m);
     return NULL;

@@ -572,10 +572,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
 {
     if (check_model(model, err) || check_opts(opts, err)) return NULL;
     stsl_hsolver *s = calloc(1, sizeof *s);
-    if (!s) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        return NULL;
-    }
+    if (!s) goto nomem;
     s->model = model;
     s->opts = *opts;
     if (s->opts.max_same_instant <= 0) s->opts.max_same_instant = DEFAULT_SAME_INSTANT;
@@ -585,17 +582,13 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     stsl_gsl_setup(); /* GSL reports errors as codes, never aborts (once per process) */
     s->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     s->minz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-    if (!s->root || !s->minz || arrays(s, 0)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        goto err;
-    }
+    if (!s->root || !s->minz || arrays(s, 0)) goto nomem;
     if (opts->method == STSL_METHOD_ERK8 ? setup_erk8(s, err) : setup_cvode(s, err)) goto err;
-    if (setup_extrema(s)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        goto err;
-    }
+    if (setup_extrema(s)) goto nomem;
     stsl_event_log_init(&s->log);
     return s;
+nomem:
+    stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
 err:
     stsl_hsolver_free(s);
     return NULL;
