@@ -128,7 +128,8 @@ static inline double input_value(const stsl_one_body *o, int i, double t, int le
 
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
  * writes it; *load: F_R, xb: the base's motion. */
-static double net_force(const stsl_one_body *o, double t, const double *y, double *load, double *xb)
+static inline double net_force(const stsl_one_body *o, double t, const double *y, double *load,
+                               double *xb)
 {
     const stsl_element_params *p = &o->p;
     int left = t > o->t_seg;
