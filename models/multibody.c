@@ -25,14 +25,12 @@ static int node_of(const stsl_multibody *m, stsl_end e)
     return e.kind == STSL_END_BODY ? e.body : m->nb + (int)e.kind - 1;
 }
 
-/* Per body the terms of applied_forces on it, in its order. */
-static int build_incidence(stsl_multibody *m)
+/* Per body the terms of applied_forces on it, in its order (m->inc holds
+ * the most there can be: arrays()). */
+static void build_incidence(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
-    int cap = s->n_forces + 2 * s->n_couplings + 3 * m->nc + 2 * m->ns, n = 0;
-    m->inc_start = calloc((size_t)m->nb + 1, sizeof *m->inc_start);
-    m->inc = calloc((size_t)(cap > 0 ? cap : 1), sizeof *m->inc);
-    if (!m->inc_start || !m->inc) return -1;
+    int n = 0;
     for (int i = 0; i < m->nb; i++) {
         m->inc_start[i] = n;
         for (int k = 0; k < s->n_forces; k++)
@@ -54,14 +52,11 @@ static int build_incidence(stsl_multibody *m)
     m->inc_start[m->nb] = n;
     /* Contacts between the same two ends (same_pair), once: the first of
      * each pair stands for all (build_edges). */
-    m->pair_rep = calloc((size_t)(m->nc > 0 ? m->nc : 1), sizeof *m->pair_rep);
-    if (!m->pair_rep) return -1;
     for (int c = 0; c < m->nc; c++) {
         m->pair_rep[c] = c;
         for (int d = 0; d < c && m->pair_rep[c] == c; d++)
             if (same_pair(m, m->cnode[d], m->cnode[c])) m->pair_rep[c] = d;
     }
-    return 0;
 }
 
 /* ---- natural scales ---------------------------------------------------------------- */
@@ -293,8 +288,9 @@ static int arrays(stsl_multibody *m, int ng, int release)
            ARRAY(m->mstat, 2 * nc) | ARRAY(m->impact_w, ns) | ARRAY(m->load_sig, nc) |
            ARRAY(m->load_varies, nc) | ARRAY(m->lev0, nc) | ARRAY(m->rest_slip, nc) |
            ARRAY(m->split_hi, ne) | ARRAY(m->split_lo, ne) | ARRAY(m->split_ends, ne) |
-           ARRAY(m->yabs, n) | prepared_arrays(m, &m->prep, ng, release) |
-           prepared_arrays(m, &m->cand, ng, release);
+           ARRAY(m->yabs, n) | ARRAY(m->inc_start, nb + 1) |
+           ARRAY(m->inc, nf + 2 * nk + 3 * nc + 2 * ns) | ARRAY(m->pair_rep, nc) |
+           prepared_arrays(m, &m->prep, ng, release) | prepared_arrays(m, &m->cand, ng, release);
 }
 #undef ARRAY
 
@@ -375,7 +371,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
     m->frame = absolute ? 0 : in_base_frame(m);
-    if (build_incidence(m)) goto nomem;
+    build_incidence(m);
     state_scales(m);
     m->rtol = rtol > 0.0 ? rtol : 1e-10;
     double vscale = 0.0;
@@ -427,9 +423,9 @@ void stsl_multibody_free(stsl_multibody *m)
     stsl_cstr_ws_free(m->ws);
     stsl_split_ws_free(m->split);
     arrays(m, 0, 1);
-    void *all[] = {m->inc_start,      m->inc,  m->pair_rep,  m->zidx,  m->table,
-                   m->hash,           m->cols, m->col_state, m->names, (void *)m->state_names,
-                   (void *)m->members};
+    void *all[] = {m->zidx,      m->table,          m->hash,
+                   m->cols,      m->names,          (void *)m->state_names,
+                   m->col_state, (void *)m->members};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(m);
