@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/arrays.h"
 #include "solver/gsl_setup.h"
 
 /* |R_jj| below this fraction of the largest: dependent rows (above). */
@@ -113,35 +114,28 @@ struct stsl_cstr_ws {
     double *rhs, *sol, *tmp;
 };
 
+/* The workspace's arrays, allocated (release 0; 0, or nonzero out of
+ * memory) or freed (release 1) from one list (solver/arrays.h). */
+static int ws_arrays(stsl_cstr_ws *ws, int release)
+{
+    size_t nb = (size_t)ws->max_bodies, ne = (size_t)ws->max_edges;
+    size_t nodes = nb + (size_t)ws->max_fixed;
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+    return ARRAY(ws->label, nodes) | ARRAY(ws->node_start, nodes + 1) |
+           ARRAY(ws->node_order, nodes) | ARRAY(ws->edge_start, nodes + 1) |
+           ARRAY(ws->edge_order, ne) | ARRAY(ws->adj_start, nodes + 1) | ARRAY(ws->adj, 2 * ne) |
+           ARRAY(ws->queue, nodes) | ARRAY(ws->seen, nodes) | ARRAY(ws->local, nb) |
+           ARRAY(ws->edge_row, ne) | ARRAY(ws->mat, ne * nb) | ARRAY(ws->rhs, nb) |
+           ARRAY(ws->sol, ne) | ARRAY(ws->tmp, nb) | ARRAY(ws->cl, nodes) |
+           ARRAY(ws->tree_edge, nodes) | ARRAY(ws->aedges, ne) | ARRAY(ws->res, nb);
+#undef ARRAY
+}
+
 void stsl_cstr_ws_free(stsl_cstr_ws *ws)
 {
     if (!ws) return;
-    free(ws->label);
-    free(ws->node_start);
-    free(ws->node_order);
-    free(ws->edge_start);
-    free(ws->edge_order);
-    free(ws->adj_start);
-    free(ws->adj);
-    free(ws->queue);
-    free(ws->seen);
-    free(ws->local);
-    free(ws->edge_row);
-    free(ws->mat);
-    free(ws->rhs);
-    free(ws->sol);
-    free(ws->tmp);
-    free(ws->cl);
-    free(ws->tree_edge);
-    free(ws->aedges);
-    free(ws->res);
+    ws_arrays(ws, 1);
     free(ws);
-}
-
-/* calloc of at least one element, so that sizes of 0 still give a pointer. */
-static void *alloc(size_t n, size_t size)
-{
-    return calloc(n > 0 ? n : 1, size);
 }
 
 stsl_cstr_ws *stsl_cstr_ws_create(int max_bodies, int max_fixed, int max_edges)
@@ -153,31 +147,7 @@ stsl_cstr_ws *stsl_cstr_ws_create(int max_bodies, int max_fixed, int max_edges)
     ws->max_bodies = max_bodies;
     ws->max_fixed = max_fixed;
     ws->max_edges = max_edges;
-    size_t nodes = (size_t)max_bodies + (size_t)max_fixed;
-    size_t nb = (size_t)max_bodies, ne = (size_t)max_edges;
-    ws->label = alloc(nodes, sizeof(int));
-    ws->node_start = alloc(nodes + 1, sizeof(int));
-    ws->node_order = alloc(nodes, sizeof(int));
-    ws->edge_start = alloc(nodes + 1, sizeof(int));
-    ws->edge_order = alloc(ne, sizeof(int));
-    ws->adj_start = alloc(nodes + 1, sizeof(int));
-    ws->adj = alloc(2 * ne, sizeof(int));
-    ws->queue = alloc(nodes, sizeof(int));
-    ws->seen = alloc(nodes, sizeof(int));
-    ws->local = alloc(nb, sizeof(int));
-    ws->edge_row = alloc(ne, sizeof(int));
-    ws->mat = alloc(ne * nb, sizeof(double));
-    ws->rhs = alloc(nb, sizeof(double));
-    ws->sol = alloc(ne, sizeof(double));
-    ws->tmp = alloc(nb, sizeof(double));
-    ws->cl = alloc(nodes, sizeof(cluster));
-    ws->tree_edge = alloc(nodes, sizeof(int));
-    ws->aedges = alloc(ne, sizeof *ws->aedges);
-    ws->res = alloc(nb, sizeof(double));
-    if (!ws->label || !ws->node_start || !ws->node_order || !ws->edge_start || !ws->edge_order ||
-        !ws->adj_start || !ws->adj || !ws->queue || !ws->seen || !ws->local || !ws->edge_row ||
-        !ws->mat || !ws->rhs || !ws->sol || !ws->tmp || !ws->cl || !ws->tree_edge || !ws->res ||
-        !ws->aedges) {
+    if (ws_arrays(ws, 0)) {
         stsl_cstr_ws_free(ws);
         return NULL;
     }

@@ -47,6 +47,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "solver/arrays.h"
+
 /* The rounding level of the balances, in units of eps times the sum of
  * the forces' and levels' magnitudes: a loop of a few edges sums a few
  * terms per node, far below this; a violated cut of a real force is of
@@ -66,16 +68,24 @@ struct stsl_split_ws {
     double *f, *r, *y, *shift, *phi;
 };
 
+/* The workspace's arrays, allocated (release 0; 0, or nonzero out of
+ * memory) or freed (release 1) from one list (solver/arrays.h). */
+static int ws_arrays(stsl_split_ws *ws, int release)
+{
+    size_t nv = (size_t)ws->max_nodes + 2;
+    size_t na = (size_t)ws->max_edges + 2 * (size_t)ws->max_nodes + 1;
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+    return ARRAY(ws->tail, na) | ARRAY(ws->head, na) | ARRAY(ws->adj_start, nv + 1) |
+           ARRAY(ws->adj, 2 * na) | ARRAY(ws->pred, nv) | ARRAY(ws->queue, nv) |
+           ARRAY(ws->side, nv) | ARRAY(ws->cut, nv) | ARRAY(ws->state, na) | ARRAY(ws->f, na) |
+           ARRAY(ws->r, na) | ARRAY(ws->y, na) | ARRAY(ws->shift, na) | ARRAY(ws->phi, na);
+#undef ARRAY
+}
+
 void stsl_split_ws_free(stsl_split_ws *ws)
 {
     if (!ws) return;
-    int *ints[] = {ws->tail,  ws->head,  ws->adj_start, ws->adj, ws->pred,
-                   ws->queue, ws->state, ws->side,      ws->cut};
-    double *dbls[] = {ws->f, ws->r, ws->y, ws->shift, ws->phi};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        free(ints[i]);
-    for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++)
-        free(dbls[i]);
+    ws_arrays(ws, 1);
     free(ws);
 }
 
@@ -86,24 +96,7 @@ stsl_split_ws *stsl_split_ws_create(int max_nodes, int max_edges)
     if (!ws) return NULL;
     ws->max_nodes = max_nodes;
     ws->max_edges = max_edges;
-    size_t nv = (size_t)max_nodes + 2, na = (size_t)max_edges + 2 * (size_t)max_nodes + 1;
-    ws->tail = calloc(na, sizeof(int));
-    ws->head = calloc(na, sizeof(int));
-    ws->adj_start = calloc(nv + 1, sizeof(int));
-    ws->adj = calloc(2 * na, sizeof(int));
-    ws->pred = calloc(nv, sizeof(int));
-    ws->queue = calloc(nv, sizeof(int));
-    ws->side = calloc(nv, sizeof(int));
-    ws->cut = calloc(nv, sizeof(int));
-    ws->state = calloc(na, sizeof(int));
-    ws->f = calloc(na, sizeof(double));
-    ws->r = calloc(na, sizeof(double));
-    ws->y = calloc(na, sizeof(double));
-    ws->shift = calloc(na, sizeof(double));
-    ws->phi = calloc(na, sizeof(double));
-    if (!ws->tail || !ws->head || !ws->adj_start || !ws->adj || !ws->pred || !ws->queue ||
-        !ws->side || !ws->cut || !ws->state || !ws->f || !ws->r || !ws->y || !ws->shift ||
-        !ws->phi) {
+    if (ws_arrays(ws, 0)) {
         stsl_split_ws_free(ws);
         return NULL;
     }

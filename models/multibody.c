@@ -13,6 +13,7 @@
 #include "physics/contact.h"
 #include "physics/modes.h"
 #include "physics/friction.h"
+#include "solver/arrays.h"
 
 const char *const *stsl_multibody_kind_names(void)
 {
@@ -24,14 +25,12 @@ static int node_of(const stsl_multibody *m, stsl_end e)
     return e.kind == STSL_END_BODY ? e.body : m->nb + (int)e.kind - 1;
 }
 
-/* Per body the terms of applied_forces on it, in its order. */
-static int build_incidence(stsl_multibody *m)
+/* Per body the terms of applied_forces on it, in its order (m->inc holds
+ * the most there can be: arrays()). */
+static void build_incidence(stsl_multibody *m)
 {
     const stsl_system *s = m->s;
-    int cap = s->n_forces + 2 * s->n_couplings + 3 * m->nc + 2 * m->ns, n = 0;
-    m->inc_start = calloc((size_t)m->nb + 1, sizeof *m->inc_start);
-    m->inc = calloc((size_t)(cap > 0 ? cap : 1), sizeof *m->inc);
-    if (!m->inc_start || !m->inc) return -1;
+    int n = 0;
     for (int i = 0; i < m->nb; i++) {
         m->inc_start[i] = n;
         for (int k = 0; k < s->n_forces; k++)
@@ -53,14 +52,11 @@ static int build_incidence(stsl_multibody *m)
     m->inc_start[m->nb] = n;
     /* Contacts between the same two ends (same_pair), once: the first of
      * each pair stands for all (build_edges). */
-    m->pair_rep = calloc((size_t)(m->nc > 0 ? m->nc : 1), sizeof *m->pair_rep);
-    if (!m->pair_rep) return -1;
     for (int c = 0; c < m->nc; c++) {
         m->pair_rep[c] = c;
         for (int d = 0; d < c && m->pair_rep[c] == c; d++)
             if (same_pair(m, m->cnode[d], m->cnode[c])) m->pair_rep[c] = d;
     }
-    return 0;
 }
 
 /* ---- natural scales ---------------------------------------------------------------- */
@@ -253,102 +249,66 @@ static void tie_name(const stsl_system *s, int c, char *out, int *orient)
                  *orient > 0 ? b : a);
 }
 
-static int alloc_prepared(prepared *p, int L, int max_edges, int max_guards, int nc, int ns, int nb)
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+
+/* A mode's arrays (prepared); 0, or nonzero out of memory. */
+static int prepared_arrays(const stsl_multibody *m, prepared *p, int ng, int release)
 {
+    int nb = m->nb, nc = m->nc, ns = m->ns, ne = nc + ns;
+    if (release) stsl_cstr_ws_free(p->ws);
     p->code = STSL_NO_MODE;
-    p->vec = calloc((size_t)(L > 0 ? L : 1), 1);
-    p->edges = calloc((size_t)(max_edges > 0 ? max_edges : 1), sizeof *p->edges);
-    p->contact_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
-    p->share = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
-    p->stop_edge = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int));
-    p->guards = calloc((size_t)max_guards, sizeof *p->guards);
-    size_t me = (size_t)(max_edges > 0 ? max_edges : 1), nn = (size_t)(nb + 1);
-    p->tree = calloc(me, sizeof(int));
-    p->parent = calloc(nn, sizeof(int));
-    p->depth = calloc(nn, sizeof(int));
-    p->cap = calloc(me, sizeof(double));
-    if (!p->tree || !p->parent || !p->depth || !p->cap) return -1;
-    p->dirs = calloc((size_t)max_guards, sizeof(int));
-    return p->vec && p->edges && p->contact_edge && p->share && p->stop_edge && p->guards && p->dirs
-               ? 0
-               : -1;
+    return ARRAY(p->vec, m->L) | ARRAY(p->edges, ne) | ARRAY(p->contact_edge, nc) |
+           ARRAY(p->share, nc) | ARRAY(p->stop_edge, ns) | ARRAY(p->guards, ng) |
+           ARRAY(p->tree, ne) | ARRAY(p->parent, nb + 1) | ARRAY(p->depth, nb + 1) |
+           ARRAY(p->cap, ne) | ARRAY(p->dirs, ng) | ARRAY(p->group_edge, nc) | ARRAY(p->free, nb) |
+           ARRAY(p->need_edge, ne) | ARRAY(p->need_body, ne) | ARRAY(p->need_mark, ne) |
+           ARRAY(p->fric_skip, nc);
 }
 
-static void free_prepared(prepared *p)
+/* The model's arrays but those its layout and mode table make (ng: the
+ * most guards of a mode); 0, or nonzero out of memory. */
+static int arrays(stsl_multibody *m, int ng, int release)
 {
-    free(p->vec);
-    free(p->edges);
-    free(p->contact_edge);
-    free(p->share);
-    free(p->tree);
-    free(p->parent);
-    free(p->depth);
-    free(p->cap);
-    free(p->stop_edge);
-    free(p->guards);
-    free(p->dirs);
-    stsl_cstr_ws_free(p->ws);
-    free(p->group_edge);
-    free(p->free);
-    free(p->need_edge);
-    free(p->need_body);
-    free(p->need_mark);
-    free(p->fric_skip);
+    int nb = m->nb, nc = m->nc, ns = m->ns, L = m->L, n = m->n;
+    int ne = nc + ns, nn = nb + N_FIXED, nf = m->s->n_forces, nk = m->s->n_couplings;
+    return ARRAY(m->mass, nb) | ARRAY(m->force_sig, nf) | ARRAY(m->cnode, nc) |
+           ARRAY(m->snode, ns) | ARRAY(m->knode, nk) | ARRAY(m->stop_ops, ns) |
+           ARRAY(m->desc_dirs, ng) | ARRAY(m->force, nb) | ARRAY(m->acc, nb) |
+           ARRAY(m->lambda, ne) | ARRAY(m->label, nn) | ARRAY(m->xs, nn) | ARRAY(m->lmark, nn) |
+           ARRAY(m->vs, nn) | ARRAY(m->cur, L) | ARRAY(m->next, L) | ARRAY(m->cur_keep, L) |
+           ARRAY(m->affected, nb) | ARRAY(m->settle_at, ns) | ARRAY(m->y_look, n) |
+           ARRAY(m->rate, nb) | ARRAY(m->kicked, nb) | ARRAY(m->jumped, nc) | ARRAY(m->jflag, nc) |
+           ARRAY(m->group, nc) | ARRAY(m->jlist, nc) | ARRAY(m->before, nc) | ARRAY(m->chosen, nc) |
+           ARRAY(m->changed_by_impact, ns) | ARRAY(m->gfired, ng) |
+           ARRAY(m->pend, 2 * (nc + ns) + 2) | ARRAY(m->scale, n) | ARRAY(m->tie, nc) |
+           ARRAY(m->orient, nc) | ARRAY(m->reached, nc) | ARRAY(m->hit, nb) |
+           ARRAY(m->reach_body, nb) | ARRAY(m->junit, nc) | ARRAY(m->jsign, nc) |
+           ARRAY(m->urep, nc) | ARRAY(m->ubefore, nc) | ARRAY(m->ureached, nc) |
+           ARRAY(m->uchosen, nc) | ARRAY(m->jstate, nc) | ARRAY(m->wacc, nc) |
+           ARRAY(m->mstat, 2 * nc) | ARRAY(m->impact_w, ns) | ARRAY(m->load_sig, nc) |
+           ARRAY(m->load_varies, nc) | ARRAY(m->lev0, nc) | ARRAY(m->rest_slip, nc) |
+           ARRAY(m->split_hi, ne) | ARRAY(m->split_lo, ne) | ARRAY(m->split_ends, ne) |
+           ARRAY(m->yabs, n) | ARRAY(m->inc_start, nb + 1) |
+           ARRAY(m->inc, nf + 2 * nk + 3 * nc + 2 * ns) | ARRAY(m->pair_rep, nc) |
+           prepared_arrays(m, &m->prep, ng, release) | prepared_arrays(m, &m->cand, ng, release);
 }
+#undef ARRAY
 
 static int alloc_all(stsl_multibody *m, int max_guards)
 {
-    int nb = m->nb, nc = m->nc, ns = m->ns, L = m->L, one = 1;
-    int ne = nc + ns, nf = m->s->n_forces, nk = m->s->n_couplings;
-#define ALLOC(ptr, count) ((ptr) = calloc((size_t)((count) > 0 ? (count) : one), sizeof *(ptr)))
-    if (!ALLOC(m->mass, nb) || !ALLOC(m->force_sig, nf) || !ALLOC(m->cnode, nc) ||
-        !ALLOC(m->snode, ns) || !ALLOC(m->knode, nk) || !ALLOC(m->stop_ops, ns) ||
-        !ALLOC(m->desc_dirs, max_guards) || !ALLOC(m->force, nb) || !ALLOC(m->acc, nb) ||
-        !ALLOC(m->lambda, ne) || !ALLOC(m->label, nb + N_FIXED) || !ALLOC(m->xs, nb + N_FIXED) ||
-        !ALLOC(m->lmark, nb + N_FIXED) || !ALLOC(m->vs, nb + N_FIXED) || !ALLOC(m->cur, L) ||
-        !ALLOC(m->next, L) || !ALLOC(m->cur_keep, L) || !ALLOC(m->affected, nb) ||
-        !ALLOC(m->settle_at, ns) || !ALLOC(m->y_look, m->n) || !ALLOC(m->rate, nb) ||
-        !ALLOC(m->kicked, nb) || !ALLOC(m->jumped, nc) || !ALLOC(m->jflag, nc) ||
-        !ALLOC(m->group, nc) || !ALLOC(m->jlist, nc) || !ALLOC(m->before, nc) ||
-        !ALLOC(m->chosen, nc) || !ALLOC(m->changed_by_impact, ns) ||
-        !ALLOC(m->gfired, max_guards) || !ALLOC(m->pend, 2 * (nc + ns) + 2) ||
-        !ALLOC(m->scale, m->n) || !ALLOC(m->tie, nc) || !ALLOC(m->orient, nc) ||
-        !ALLOC(m->reached, nc) || !ALLOC(m->hit, nb) || !ALLOC(m->reach_body, nb) ||
-        !ALLOC(m->junit, nc) || !ALLOC(m->jsign, nc) || !ALLOC(m->urep, nc) ||
-        !ALLOC(m->ubefore, nc) || !ALLOC(m->ureached, nc) || !ALLOC(m->uchosen, nc) ||
-        !ALLOC(m->jstate, nc) || !ALLOC(m->wacc, nc) || !ALLOC(m->mstat, 2 * nc) ||
-        !ALLOC(m->impact_w, ns))
-        return -1;
-    if (!ALLOC(m->load_sig, nc) || !ALLOC(m->load_varies, nc) || !ALLOC(m->lev0, nc)) return -1;
-    if (!ALLOC(m->rest_slip, nc)) return -1;
-    if (!ALLOC(m->split_hi, ne) || !ALLOC(m->split_lo, ne) || !ALLOC(m->split_ends, ne)) return -1;
-#undef ALLOC
+    int nb = m->nb, nc = m->nc, ns = m->ns, ne = nc + ns;
+    if (arrays(m, max_guards, 0)) return -1;
     for (int c = 0; c < nc; c++) { /* the levels without load, once */
         double *l = m->lev0[c];
         stsl_friction_levels(&m->s->contacts[c].friction, +1, 0.0, &l[0], &l[1]);
         stsl_friction_levels(&m->s->contacts[c].friction, -1, 0.0, &l[2], &l[3]);
     }
     m->max_pend = 2 * (nc + ns) + 2;
-    if (alloc_prepared(&m->prep, L, ne, max_guards, nc, ns, nb) ||
-        alloc_prepared(&m->cand, L, ne, max_guards, nc, ns, nb))
-        return -1;
     m->ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->split = stsl_split_ws_create(nb + 1, ne);
     m->prep.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
     m->cand.ws = stsl_cstr_ws_create(nb, N_FIXED, ne);
-    m->prep.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
-    m->prep.free = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
-    size_t me = (size_t)(ne > 0 ? ne : 1);
-    m->prep.need_edge = calloc(me, sizeof(int));
-    m->prep.need_body = calloc(me, sizeof(int));
-    m->prep.need_mark = calloc(me, sizeof(int));
-    m->prep.fric_skip = calloc((size_t)(nc > 0 ? nc : 1), 1);
-    m->cand.group_edge = calloc((size_t)(nc > 0 ? nc : 1), sizeof(int));
-    return m->ws && m->split && m->prep.ws && m->cand.ws && m->prep.group_edge &&
-                   m->cand.group_edge && m->prep.free && m->prep.need_edge && m->prep.need_body &&
-                   m->prep.need_mark && m->prep.fric_skip
-               ? 0
-               : -1;
+    return m->ws && m->split && m->prep.ws && m->cand.ws ? 0 : -1;
 }
 
 static int make_signals(stsl_multibody *m, stsl_error *err)
@@ -381,28 +341,19 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
                                          int absolute, stsl_error *err)
 {
     stsl_multibody *m = calloc(1, sizeof *m);
-    if (!m) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        return NULL;
-    }
+    if (!m) goto nomem;
     m->s = s;
     m->nb = s->n_bodies;
     m->nc = s->n_contacts;
     m->ns = s->n_stops;
     m->n = 2 * m->nb;
     m->zidx = malloc((size_t)(m->nc > 0 ? m->nc : 1) * sizeof *m->zidx);
-    if (!m->zidx) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (!m->zidx) goto nomem;
     for (int c = 0; c < m->nc; c++) /* the bristle states follow (x, v) */
         m->zidx[c] = s->contacts[c].friction.law == STSL_LAW_LUGRE ? m->n++ : -1;
     m->L = m->nc + m->ns;
     int max_guards = 2 * (m->nc + m->ns);
-    if (alloc_all(m, max_guards > 0 ? max_guards : 1)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (alloc_all(m, max_guards > 0 ? max_guards : 1)) goto nomem;
     if (make_signals(m, err)) goto fail;
     for (int i = 0; i < m->nb; i++)
         m->mass[i] = s->bodies[i].mass;
@@ -420,11 +371,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
         for (int e = 0; e < 2; e++)
             m->knode[k][e] = node_of(m, s->couplings[k].ends[e]);
     m->frame = absolute ? 0 : in_base_frame(m);
-    m->yabs = malloc((size_t)m->n * sizeof *m->yabs);
-    if (!m->yabs || build_incidence(m)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    build_incidence(m);
     state_scales(m);
     m->rtol = rtol > 0.0 ? rtol : 1e-10;
     double vscale = 0.0;
@@ -443,10 +390,7 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
     m->t_seg = -INFINITY;
     for (int k = 0; k < m->ns; k++)
         m->settle_at[k] = INFINITY;
-    if (stsl_mb_init_layout(m)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
-        goto fail;
-    }
+    if (stsl_mb_init_layout(m)) goto nomem;
     for (int i = 0; m->frame && i < 2 * m->nb; i++) /* x, v: the state plus the base's */
         m->col_state[i] = -1;
     /* A smooth law is a near-discontinuity when its slope is steep: stiff
@@ -460,6 +404,8 @@ stsl_multibody *stsl_multibody_create_in(const stsl_system *s, double rtol, doub
                              stiff,        m->scale,
                              m->col_state};
     return m;
+nomem:
+    stsl_error_set(err, STSL_ENOMEM, "out of memory creating the system");
 fail:
     stsl_multibody_free(m);
     return NULL;
@@ -472,78 +418,14 @@ void stsl_multibody_free(stsl_multibody *m)
         stsl_signal_free(m->force_sig[k]);
     for (int c = 0; m->load_sig && c < m->nc; c++)
         stsl_signal_free(m->load_sig[c]);
-    free(m->load_sig);
-    free(m->load_varies);
-    free(m->lev0);
-    free(m->inc_start);
-    free(m->inc);
-    free(m->pair_rep);
-    free(m->zidx);
-    free(m->rest_slip);
     stsl_signal_free(m->base);
     stsl_signal_free(m->anchor);
     stsl_cstr_ws_free(m->ws);
     stsl_split_ws_free(m->split);
-    free(m->split_hi);
-    free(m->split_lo);
-    free(m->split_ends);
-    free_prepared(&m->prep);
-    free_prepared(&m->cand);
-    void *all[] = {m->mass,
-                   m->lmark,
-                   m->xs,
-                   m->vs,
-                   m->force_sig,
-                   m->cnode,
-                   m->snode,
-                   m->knode,
-                   m->stop_ops,
-                   m->desc_dirs,
-                   m->force,
-                   m->acc,
-                   m->lambda,
-                   m->label,
-                   m->cur,
-                   m->next,
-                   m->cur_keep,
-                   m->affected,
-                   m->settle_at,
-                   m->y_look,
-                   m->rate,
-                   m->kicked,
-                   m->jumped,
-                   m->jflag,
-                   m->group,
-                   m->jlist,
-                   m->before,
-                   m->chosen,
-                   m->changed_by_impact,
-                   m->gfired,
-                   m->tie,
-                   m->orient,
-                   m->reached,
-                   m->hit,
-                   m->reach_body,
-                   m->junit,
-                   m->jsign,
-                   m->urep,
-                   m->ubefore,
-                   m->ureached,
-                   m->uchosen,
-                   m->jstate,
-                   m->wacc,
-                   m->mstat,
-                   m->impact_w,
-                   m->pend,
-                   m->scale,
-                   m->yabs,
-                   m->table,
-                   m->hash,
-                   m->cols,
-                   m->col_state,
-                   m->names,
-                   (void *)m->state_names,
-                   (void *)m->members};
+    arrays(m, 0, 1);
+    void *all[] = {m->zidx,      m->table,          m->hash,
+                   m->cols,      m->names,          (void *)m->state_names,
+                   m->col_state, (void *)m->members};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(m);

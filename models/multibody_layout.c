@@ -258,48 +258,35 @@ int stsl_mb_init_layout(stsl_multibody *m)
         m->col_state[c] = -1;
     char *at = m->names, *member_at = m->names + (size_t)o.n * per;
     char member[STSL_BODY_NAME_MAX + 32];
-#define COL(idx, grp, mem, unit, what)                                                             \
-    do {                                                                                           \
-        m->cols[idx] = (stsl_column){put_name(at, grp, mem), unit, what};                          \
-        at += per;                                                                                 \
-    } while (0)
-    for (int i = 0; i < m->nb; i++) {
-        const char *b = s->bodies[i].name;
-        COL(o.x + i, "x", b, u.x, "position");
-        COL(o.v + i, "v", b, u.v, "velocity");
-        COL(o.a + i, "a", b, u.a, "acceleration");
-        m->state_names[i] = m->cols[o.x + i].name;
-        m->state_names[m->nb + i] = m->cols[o.v + i].name;
-        m->col_state[o.x + i] = i; /* mb_outputs: x, v are y[i], y[nb + i] */
-        m->col_state[o.v + i] = m->nb + i;
-    }
-    for (int c = 0; c < m->nc; c++) {
-        stsl_system_member_name(s, c, member, sizeof member);
-        COL(o.friction + c, "friction", member, u.f, "friction force on the contact's first end");
-        COL(o.slip + c, "slip_velocity", member, u.v, "slip velocity");
-        COL(o.cmode + c, "contact_mode", member, "", "contact mode");
-        m->members[m->nb + c] = strcpy(member_at, member);
+    for (int i = 0; i < m->nb; i++)
+        m->members[i] = s->bodies[i].name;
+    for (int k = 0; k < m->nc + m->ns; k++) { /* contacts, then stops */
+        stsl_system_member_name(s, k, member, sizeof member);
+        m->members[m->nb + k] = strcpy(member_at, member);
         member_at += per;
-        if (m->zidx[c] >= 0) { /* the state's name only: no output column */
-            m->state_names[m->zidx[c]] = put_name(member_at, "sigma0_z", member);
+        if (k < m->nc && m->zidx[k] >= 0) { /* the state's name only: no output column */
+            m->state_names[m->zidx[k]] = put_name(member_at, "sigma0_z", member);
             member_at += per;
         }
     }
-    for (int k = 0; k < m->ns; k++) {
-        stsl_system_member_name(s, m->nc + k, member, sizeof member);
-        COL(o.reaction + k, "stop_reaction", member, u.f, "stop reaction on the first end");
-        COL(o.smode + k, "stop_mode", member, "", "stop mode");
-        m->members[m->nb + m->nc + k] = strcpy(member_at, member);
-        member_at += per;
-    }
-    for (int i = 0; i < m->nb; i++)
-        m->members[i] = s->bodies[i].name;
-#undef COL
     m->cols[o.xb] = (stsl_column){"x_base", u.x, "base position"};
     m->cols[o.vb] = (stsl_column){"v_base", u.v, "base velocity"};
     m->layout = (stsl_layout){
         o.n, m->cols, "s", 0,   NULL, STSL_EV_AMBIGUOUS + 1, stsl_multibody_kind_names(),
         0,   NULL,    0,   NULL};
     init_groups(m, o, u);
+    /* The grouped columns: "<group>[<member>]", the group's units and long name. */
+    for (int g = 0; g < m->layout.n_groups; g++) {
+        const stsl_col_group *cg = &m->groups[g];
+        for (int j = 0; j < cg->width; j++, at += per)
+            m->cols[cg->first + j] = (stsl_column){put_name(at, cg->name, cg->member_names[j]),
+                                                   cg->units, cg->long_name};
+    }
+    for (int i = 0; i < m->nb; i++) {
+        m->state_names[i] = m->cols[o.x + i].name;
+        m->state_names[m->nb + i] = m->cols[o.v + i].name;
+        m->col_state[o.x + i] = i; /* mb_outputs: x, v are y[i], y[nb + i] */
+        m->col_state[o.v + i] = m->nb + i;
+    }
     return 0;
 }

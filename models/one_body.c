@@ -88,47 +88,6 @@ static double moving_friction(const stsl_element_params *p, int mode, const doub
     return s * stsl_friction_slip(fp, fd, fs, fabs(y[1]));
 }
 
-void stsl_one_body_outputs(const stsl_element_params *p, const stsl_one_body_point *pt, double *c)
-{
-    const stsl_end_stop_ops *stop = stsl_end_stop(p->stop_model);
-    stsl_stop_params sp = {p->x_min, p->x_max, p->restitution, p->stop_stiffness, p->stop_damping};
-    const double *y = pt->y;
-    int mode = pt->mode, side = stsl_mode_contact_side(mode), moves = mode_moves(mode);
-    /* A compliant stop's push on the element in contact (along +x). */
-    double push = side && stop->compliant
-                      ? -side * stop->reaction(&sp, side, 0.0, y[0], moves ? y[1] : 0.0)
-                      : 0.0;
-    double ff = 0.0, r = fabs(push);
-    switch (stsl_mode_friction(mode)) {
-    case STSL_MODE_SLIP_POS:
-    case STSL_MODE_SLIP_NEG:
-    case STSL_MODE_SMOOTH:
-        ff = moving_friction(p, mode, y, pt->load);
-        break;
-    case STSL_MODE_STUCK: /* friction holds what the compliant stop does not */
-        ff = pt->fn + push;
-        break;
-    /* On a stop the stop carries the compressive part, friction the rest. */
-    case STSL_MODE_STOP_HIGH:
-        r = stop->reaction(&sp, +1, pt->fn, y[0], y[1]);
-        ff = pt->fn - r;
-        break;
-    case STSL_MODE_STOP_LOW:
-        r = stop->reaction(&sp, -1, pt->fn, y[0], y[1]);
-        ff = pt->fn + r;
-        break;
-    }
-    c[STSL_COL_X] = y[0];
-    c[STSL_COL_V] = y[1];
-    c[STSL_COL_A] = moves ? (pt->fn - ff + push) / p->mass : 0.0;
-    c[STSL_COL_FRICTION] = ff;
-    c[STSL_COL_NET_FORCE] = pt->fn;
-    c[STSL_COL_STOP_REACTION] = r;
-    c[STSL_COL_X_BASE] = pt->xb;
-    c[STSL_COL_V_BASE] = pt->vb;
-    if (p->friction.law == STSL_LAW_LUGRE) c[STSL_COL_Z] = y[2] / p->friction.sigma0;
-}
-
 /* ---- the engine's mode as the element's ------------------------------------------------ */
 
 /* The element's mode number of the engine's mode: a closed rigid stop is
@@ -169,7 +128,8 @@ static inline double input_value(const stsl_one_body *o, int i, double t, int le
 
 /* F_n = F_a + F_R - spring - damper - m a_b (SPEC §1), as the element
  * writes it; *load: F_R, xb: the base's motion. */
-static double net_force(const stsl_one_body *o, double t, const double *y, double *load, double *xb)
+static inline double net_force(const stsl_one_body *o, double t, const double *y, double *load,
+                               double *xb)
 {
     const stsl_element_params *p = &o->p;
     int left = t > o->t_seg;
@@ -186,13 +146,57 @@ static double net_force(const stsl_one_body *o, double t, const double *y, doubl
     return fa + *load - p->stiffness * stretch - p->damping * rate - p->mass * xb[2];
 }
 
-static void ob_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
+/* The element's output columns (STSL_N_COLS values; z only for LuGre) in
+ * element mode `mode` at (t, y) (x, v relative; y[2] = sigma0 z for
+ * LuGre): friction, the stop's reaction and the acceleration as SPEC §1.2
+ * splits them from the non-friction net force. */
+void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
+                                double *c)
 {
-    const stsl_one_body *o = self;
+    const stsl_element_params *p = &o->p;
     double load, b[3] = {0.0, 0.0, 0.0};
     double fn = net_force(o, t, y, &load, b);
-    stsl_one_body_point pt = {element_mode(o, mode), y, fn, load, b[0], b[1]};
-    stsl_one_body_outputs(&o->p, &pt, c);
+    const stsl_end_stop_ops *stop = stsl_end_stop(p->stop_model);
+    stsl_stop_params sp = {p->x_min, p->x_max, p->restitution, p->stop_stiffness, p->stop_damping};
+    int side = stsl_mode_contact_side(mode), moves = mode_moves(mode);
+    /* A compliant stop's push on the element in contact (along +x). */
+    double push = side && stop->compliant
+                      ? -side * stop->reaction(&sp, side, 0.0, y[0], moves ? y[1] : 0.0)
+                      : 0.0;
+    double ff = 0.0, r = fabs(push);
+    switch (stsl_mode_friction(mode)) {
+    case STSL_MODE_SLIP_POS:
+    case STSL_MODE_SLIP_NEG:
+    case STSL_MODE_SMOOTH:
+        ff = moving_friction(p, mode, y, load);
+        break;
+    case STSL_MODE_STUCK: /* friction holds what the compliant stop does not */
+        ff = fn + push;
+        break;
+    /* On a stop the stop carries the compressive part, friction the rest. */
+    case STSL_MODE_STOP_HIGH:
+        r = stop->reaction(&sp, +1, fn, y[0], y[1]);
+        ff = fn - r;
+        break;
+    case STSL_MODE_STOP_LOW:
+        r = stop->reaction(&sp, -1, fn, y[0], y[1]);
+        ff = fn + r;
+        break;
+    }
+    c[STSL_COL_X] = y[0];
+    c[STSL_COL_V] = y[1];
+    c[STSL_COL_A] = moves ? (fn - ff + push) / p->mass : 0.0;
+    c[STSL_COL_FRICTION] = ff;
+    c[STSL_COL_NET_FORCE] = fn;
+    c[STSL_COL_STOP_REACTION] = r;
+    c[STSL_COL_X_BASE] = b[0];
+    c[STSL_COL_V_BASE] = b[1];
+    if (p->friction.law == STSL_LAW_LUGRE) c[STSL_COL_Z] = y[2] / p->friction.sigma0;
+}
+
+static void ob_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
+{
+    stsl_one_body_mode_outputs(self, element_mode(self, mode), t, y, c);
 }
 
 /* ---- hybrid model ops: the engine's, seen as the element ------------------------------- */
@@ -335,15 +339,6 @@ void stsl_one_body_eval_forces(const stsl_one_body *o, double t, const double *y
     if (o->smooth) return; /* no static friction: a smooth law holds nothing at v = 0 */
     stsl_friction_levels(&o->p.friction, +1, load, &out->fd_pos, &out->fs_pos);
     stsl_friction_levels(&o->p.friction, -1, load, &out->fd_neg, &out->fs_neg);
-}
-
-void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, const double *y,
-                                double *cols)
-{
-    double load, b[3] = {0.0, 0.0, 0.0};
-    double fn = net_force(o, t, y, &load, b);
-    stsl_one_body_point pt = {mode, y, fn, load, b[0], b[1]};
-    stsl_one_body_outputs(&o->p, &pt, cols);
 }
 
 /* ---- create / free --------------------------------------------------------------------- */

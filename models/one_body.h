@@ -54,17 +54,4 @@ void stsl_one_body_mode_outputs(const stsl_one_body *o, int mode, double t, cons
 /* The element's result columns of a domain (STSL_N_COLS; names, units). */
 const stsl_column *stsl_one_body_columns(stsl_domain domain);
 
-/* The element's output columns (STSL_N_COLS values; z only for LuGre) in
- * element mode `mode` at state y (x, v relative; y[2] = sigma0 z for
- * LuGre), from the non-friction net force fn, the load and the base's
- * position and velocity: friction, the stop's reaction and the
- * acceleration as SPEC §1.2 splits them. */
-typedef struct stsl_one_body_point {
-    int mode;
-    const double *y;
-    double fn, load, xb, vb;
-} stsl_one_body_point;
-void stsl_one_body_outputs(const stsl_element_params *p, const stsl_one_body_point *pt,
-                           double *cols);
-
 #endif

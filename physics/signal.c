@@ -41,12 +41,7 @@ stsl_signal *stsl_signal_create(const stsl_signal_spec *spec, stsl_error *err)
         stsl_error_set(err, STSL_EINPUT, "table %s: needs at least 2 rows", spec->file);
         goto fail;
     }
-    size_t bytes = (size_t)spec->n * sizeof(double);
-    s->spec.tt = malloc(bytes);
-    s->spec.vv = malloc(bytes);
-    if (!s->spec.tt || !s->spec.vv) goto nomem;
-    memcpy(s->spec.tt, spec->tt, bytes);
-    memcpy(s->spec.vv, spec->vv, bytes);
+    if (stsl_signal_spec_copy(&s->spec, spec)) goto nomem; /* our own copy of the table */
     for (int i = 1; i < spec->n; i++)
         if (!(spec->tt[i] > spec->tt[i - 1])) {
             stsl_error_set(err, STSL_EINPUT, "table %s: times must increase (row %d)", spec->file,

@@ -30,6 +30,7 @@
 #include "physics/friction.h"
 #include "models/multibody.h"
 #include "physics/smooth_friction.h"
+#include "solver/arrays.h"
 
 #define N_FIXED 3
 #define N_VIEW  3 /* the most state values of a view (x, v, LuGre's z) */
@@ -991,39 +992,35 @@ int stsl_fixed_step_system_check(const stsl_system *s, const stsl_hsolver_opts *
     return STSL_OK;
 }
 
-static void free_run(srun *r)
-{
-    void *all[] = {
-        r->y,        r->y0,     r->yraw,   r->ytmp,          r->k[0],     r->k[1], r->k[2],
-        r->k[3],     r->vec,    r->prev,   r->vtry,          r->facc,     r->fzr,  r->fw,
-        r->ffr,      r->fdp,    r->fsp,    r->fdn,           r->fsn,      r->fsx,  r->fsw,
-        r->fsp_pull, r->dforce, r->label,  r->closed_before, r->impacted, r->cm,   r->cp,
-        r->ev,       r->cols_a, r->cols_b, r->cnode,         r->snode};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]);
-    stsl_multibody_free(r->m);
-}
-
-/* An int, not a comparison: the ALLOCs below are joined by '|' so that every
- * one is made (free_run frees them all), which clang would take for a
- * mistyped '||' on boolean operands. */
-#define ALLOC(p, n) ((int)(((p) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(p))) == NULL))
-
-static int alloc_run(srun *r)
+/* The run's arrays, allocated (release 0; 0, or nonzero out of memory) or
+ * freed (release 1) from one list (solver/arrays.h). */
+static int run_arrays(srun *r, int release)
 {
     int nb = r->nb, nc = r->nc, ns = r->ns, nn = nb + N_FIXED, nl = r->n_cols;
     int n = r->n > N_VIEW ? r->n : N_VIEW; /* copy_state copies N_VIEW through a view */
-    int bad = ALLOC(r->y, n) | ALLOC(r->y0, n) | ALLOC(r->yraw, n) | ALLOC(r->ytmp, n) |
-              ALLOC(r->k[0], n) | ALLOC(r->k[1], n) | ALLOC(r->k[2], n) | ALLOC(r->k[3], n) |
-              ALLOC(r->vec, r->L) | ALLOC(r->prev, r->L) | ALLOC(r->vtry, r->L) |
-              ALLOC(r->facc, nb) | ALLOC(r->fzr, n) | ALLOC(r->fw, nc) | ALLOC(r->ffr, nc) |
-              ALLOC(r->fdp, nc) | ALLOC(r->fsp, nc) | ALLOC(r->fdn, nc) | ALLOC(r->fsn, nc) |
-              ALLOC(r->fsx, ns) | ALLOC(r->fsw, ns) | ALLOC(r->fsp_pull, ns) |
-              ALLOC(r->dforce, nn) | ALLOC(r->label, nn) | ALLOC(r->closed_before, ns) |
-              ALLOC(r->impacted, ns) | ALLOC(r->cm, nn) | ALLOC(r->cp, nn) |
-              ALLOC(r->ev, nc + 2 * ns + 1) | ALLOC(r->cols_a, nl) | ALLOC(r->cols_b, nl) |
-              ALLOC(r->cnode, nc) | ALLOC(r->snode, ns);
-    if (bad) return -1;
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+    return ARRAY(r->y, n) | ARRAY(r->y0, n) | ARRAY(r->yraw, n) | ARRAY(r->ytmp, n) |
+           ARRAY(r->k[0], n) | ARRAY(r->k[1], n) | ARRAY(r->k[2], n) | ARRAY(r->k[3], n) |
+           ARRAY(r->vec, r->L) | ARRAY(r->prev, r->L) | ARRAY(r->vtry, r->L) | ARRAY(r->facc, nb) |
+           ARRAY(r->fzr, n) | ARRAY(r->fw, nc) | ARRAY(r->ffr, nc) | ARRAY(r->fdp, nc) |
+           ARRAY(r->fsp, nc) | ARRAY(r->fdn, nc) | ARRAY(r->fsn, nc) | ARRAY(r->fsx, ns) |
+           ARRAY(r->fsw, ns) | ARRAY(r->fsp_pull, ns) | ARRAY(r->dforce, nn) | ARRAY(r->label, nn) |
+           ARRAY(r->closed_before, ns) | ARRAY(r->impacted, ns) | ARRAY(r->cm, nn) |
+           ARRAY(r->cp, nn) | ARRAY(r->ev, nc + 2 * ns + 1) | ARRAY(r->cols_a, nl) |
+           ARRAY(r->cols_b, nl) | ARRAY(r->cnode, nc) | ARRAY(r->snode, ns);
+#undef ARRAY
+}
+
+static void free_run(srun *r)
+{
+    run_arrays(r, 1);
+    stsl_multibody_free(r->m);
+}
+
+static int alloc_run(srun *r)
+{
+    int nc = r->nc, ns = r->ns;
+    if (run_arrays(r, 0)) return -1;
     r->f = (stsl_multibody_forces){r->facc, r->fzr, r->ffr, r->fw,  r->fdp,     r->fsp,
                                    r->fdn,  r->fsn, r->fsx, r->fsw, r->fsp_pull};
     if (r->view) /* one contact: its levels are the view's (eval_view writes them) */

@@ -21,6 +21,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "solver/arrays.h"
 #include "solver/erk8.h"
 #include "solver/event_log.h"
 #include "solver/gsl_setup.h"
@@ -257,11 +258,6 @@ static double now_seconds(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-static const stsl_mode_desc *cur_mode(const stsl_hsolver *s)
-{
-    return &s->desc;
-}
-
 /* The model's name of `mode` ("none" before the initial mode), as an
  * stsl_mode_namer for the event log. */
 static void name_mode(void *ctx, int64_t mode, char *buf, size_t len)
@@ -362,7 +358,7 @@ static int cv_quad(sunrealtype t, N_Vector y, N_Vector qdot, void *ud)
 static int roots_eval(double t, const double *y, double *g, void *ud)
 {
     stsl_hsolver *s = ud;
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     s->stats.guard_evals++;
     int rc = m->n_guards > 0 ? s->model->ops->guards(s->model->self, s->mode, t, y, g) : 0;
     for (int i = m->n_guards; i < s->n_roots; i++)
@@ -537,37 +533,22 @@ static int setup_erk8(stsl_hsolver *s, stsl_error *err)
     return STSL_OK;
 }
 
-/* The per-run arrays (see struct stsl_hsolver): one allocation each, sized
- * from the model's state and guard counts; 0, or -1 out of memory. */
-static int alloc_arrays(stsl_hsolver *s)
+/* The per-run arrays (see struct stsl_hsolver), sized from the model's
+ * state, guard and column counts: allocated (release 0; 0, or nonzero out
+ * of memory) or freed (release 1) from one list (solver/arrays.h). */
+static int arrays(stsl_hsolver *s, int release)
 {
-    size_t n = (size_t)s->n, r = (size_t)s->n_roots;
-    double **nd[] = {&s->ycur, &s->ytmp, &s->g_scratch_state};
-    double **rd[] = {&s->g_one,   &s->g_mid,  &s->g_when, &s->g_step,  &s->g_prev,
-                     &s->g_a,     &s->g_b,    &s->g_0,    &s->g_last,  &s->g_max,
-                     &s->g_cache, &s->rate_t, &s->g_late, &s->g_early, &s->g_peak};
-    int **ri[] = {&s->fired, &s->rootsfound, &s->dirs, &s->rate};
-    for (size_t i = 0; i < sizeof nd / sizeof nd[0]; i++)
-        if (!(*nd[i] = calloc(n, sizeof(double)))) return -1;
-    for (size_t i = 0; i < sizeof rd / sizeof rd[0]; i++)
-        if (!(*rd[i] = calloc(r, sizeof(double)))) return -1;
-    for (size_t i = 0; i < sizeof ri / sizeof ri[0]; i++)
-        if (!(*ri[i] = calloc(r, sizeof(int)))) return -1;
-    return 0;
-}
-
-static void free_arrays(stsl_hsolver *s)
-{
-    void *all[] = {s->ycur,   s->ytmp,       s->g_scratch_state,
-                   s->g_one,  s->g_mid,      s->g_when,
-                   s->g_step, s->g_prev,     s->g_a,
-                   s->g_b,    s->g_0,        s->g_last,
-                   s->g_max,  s->g_cache,    s->rate_t,
-                   s->fired,  s->rootsfound, s->dirs,
-                   s->rate,   s->g_late,     s->g_early,
-                   s->g_peak};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]);
+    int n = s->n, r = s->n_roots,
+        nc = release ? 0 : s->model->layout->n_cols; /* the model may be gone */
+#define ARRAY(p, count) STSL_ARRAY(release, p, count)
+    return ARRAY(s->ycur, n) | ARRAY(s->ytmp, n) | ARRAY(s->g_scratch_state, n) |
+           ARRAY(s->g_one, r) | ARRAY(s->g_mid, r) | ARRAY(s->g_when, r) | ARRAY(s->g_step, r) |
+           ARRAY(s->g_prev, r) | ARRAY(s->g_a, r) | ARRAY(s->g_b, r) | ARRAY(s->g_0, r) |
+           ARRAY(s->g_last, r) | ARRAY(s->g_max, r) | ARRAY(s->g_cache, r) | ARRAY(s->rate_t, r) |
+           ARRAY(s->g_late, r) | ARRAY(s->g_early, r) | ARRAY(s->g_peak, r) | ARRAY(s->fired, r) |
+           ARRAY(s->rootsfound, r) | ARRAY(s->dirs, r) | ARRAY(s->rate, r) | ARRAY(s->cols_a, nc) |
+           ARRAY(s->cols_b, nc);
+#undef ARRAY
 }
 
 /* The columns whose extrema are tracked (opts.track_extrema): the first
@@ -591,10 +572,7 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
 {
     if (check_model(model, err) || check_opts(opts, err)) return NULL;
     stsl_hsolver *s = calloc(1, sizeof *s);
-    if (!s) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        return NULL;
-    }
+    if (!s) goto nomem;
     s->model = model;
     s->opts = *opts;
     if (s->opts.max_same_instant <= 0) s->opts.max_same_instant = DEFAULT_SAME_INSTANT;
@@ -604,20 +582,13 @@ stsl_hsolver *stsl_hsolver_create(const stsl_hmodel *model, const stsl_hsolver_o
     stsl_gsl_setup(); /* GSL reports errors as codes, never aborts (once per process) */
     s->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     s->minz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-    int nc = model->layout->n_cols > 0 ? model->layout->n_cols : 1;
-    s->cols_a = calloc((size_t)nc, sizeof(double));
-    s->cols_b = calloc((size_t)nc, sizeof(double));
-    if (!s->root || !s->minz || !s->cols_a || !s->cols_b || alloc_arrays(s)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        goto err;
-    }
+    if (!s->root || !s->minz || arrays(s, 0)) goto nomem;
     if (opts->method == STSL_METHOD_ERK8 ? setup_erk8(s, err) : setup_cvode(s, err)) goto err;
-    if (setup_extrema(s)) {
-        stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
-        goto err;
-    }
+    if (setup_extrema(s)) goto nomem;
     stsl_event_log_init(&s->log);
     return s;
+nomem:
+    stsl_error_set(err, STSL_ENOMEM, "out of memory creating the solver");
 err:
     stsl_hsolver_free(s);
     return NULL;
@@ -638,9 +609,7 @@ void stsl_hsolver_free(stsl_hsolver *s)
     if (s->ctx) SUNContext_Free(&s->ctx);
     if (s->root) gsl_root_fsolver_free(s->root);
     if (s->minz) gsl_min_fminimizer_free(s->minz);
-    free(s->cols_a);
-    free(s->cols_b);
-    free_arrays(s);
+    arrays(s, 1);
     free(s);
 }
 
@@ -781,10 +750,10 @@ static int open_segment(stsl_hsolver *s, stsl_error *err)
     s->g_ok = 0;
     s->g_cache_t = NAN;
     s->ext_t = NAN; /* a new polynomial: no rates carried over a restart */
-    if (cur_mode(s)->frozen) return STSL_OK;
+    if (s->desc.frozen) return STSL_OK;
     memcpy(NV_DATA_S(s->y), s->ycur, (size_t)s->n * sizeof(double));
     /* s->dirs holds the mode's directions (set_mode); unused slots 0. */
-    for (int i = cur_mode(s)->n_guards; i < s->n_roots; i++)
+    for (int i = s->desc.n_guards; i < s->n_roots; i++)
         s->dirs[i] = 0;
     if (s->erk) {
         if (stsl_erk8_reinit(s->erk, s->t, s->ycur, s->dirs, stop_time(s)) || plan_work(s))
@@ -814,13 +783,15 @@ static int dense_guards(stsl_hsolver *s, double t, double *g)
     return s->model->ops->guards(s->model->self, s->mode, t, NV_DATA_S(s->yd), g);
 }
 
-/* Guard i on the dense output, oriented (sign = -direction) so that the
- * mode's inside is q >= 0. */
-typedef struct dense_fn {
+/* Guard i as a GSL function of time, times `sign`: on the dense output
+ * oriented (sign = -direction) so that the mode's inside is q >= 0
+ * (dense_q), or in a frozen mode (guard_at; -1 turns a maximum search into
+ * GSL's minimum search). */
+typedef struct guard_fn {
     stsl_hsolver *s;
     int i;
     double sign;
-} dense_fn;
+} guard_fn;
 
 /* Guard i alone at (t, y): the model's one-guard evaluation when it has
  * one (bit for bit the same value), else all of them. */
@@ -836,7 +807,7 @@ static int one_guard(stsl_hsolver *s, double t, const double *y, int i, double *
 
 static double dense_q(double t, void *p)
 {
-    dense_fn *f = p;
+    guard_fn *f = p;
     double g;
     if (seg_dky(f->s, t, 0, f->s->yd) < 0) return NAN;
     if (one_guard(f->s, t, NV_DATA_S(f->s->yd), f->i, &g) < 0) return NAN;
@@ -902,17 +873,37 @@ static double brent_root(stsl_hsolver *s, gsl_function *F, double a, double b)
 
 /* Where q leaves the inside between a (q >= 0) and b (q < 0): the upper end
  * of the final bracket, where it has left. */
-static double dense_root(stsl_hsolver *s, dense_fn *f, double a, double b)
+static double dense_root(stsl_hsolver *s, guard_fn *f, double a, double b)
 {
     gsl_function F = {dense_q, f};
     return brent_root(s, &F, a, b);
+}
+
+/* Brent's minimiser on F over [a, b] from the interior point (*m, *fm)
+ * below both ends, until its bracket is ROOT_TOL_REL narrow or its minimum
+ * falls below `below` (-INFINITY: never): the minimum in *m, *fm.  0, or -1
+ * when GSL refuses the bracket. */
+static int minimise(stsl_hsolver *s, gsl_function *F, double a, double fa, double b, double fb,
+                    double below, double *m, double *fm)
+{
+    if (gsl_min_fminimizer_set_with_values(s->minz, F, *m, *fm, a, fa, b, fb) != GSL_SUCCESS)
+        return -1;
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
+    for (int it = 0; it < MIN_MAX_ITER && *fm >= below; it++) {
+        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
+        *m = gsl_min_fminimizer_x_minimum(s->minz);
+        *fm = gsl_min_fminimizer_f_minimum(s->minz);
+        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
+        if (hi - lo <= tol) break;
+    }
+    return 0;
 }
 
 /* q falls at a and rises at b: its minimum inside [a, b] (Brent on the dense
  * output).  Returns the time q leaves the inside, or touches it to within
  * `touch` (a tangency: SPEC "Tangency in slip"), or INFINITY.  A guard not
  * `armed` (see check_step) has no touch, and leaves only beyond -touch. */
-static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double qb,
+static double dense_dip(stsl_hsolver *s, guard_fn *f, double a, double b, double qa, double qb,
                         double qlate, double touch, int armed)
 {
     double below = armed ? 0.0 : -touch; /* a minimum under this has left */
@@ -927,16 +918,7 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
     }
     if (!(qm < qa && qm < qb)) return INFINITY; /* no bracket: too flat to matter */
     gsl_function F = {dense_q, f};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, qm, a, qa, b, qb) != GSL_SUCCESS)
-        return INFINITY;
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER && qm >= below; it++) {
-        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-        m = gsl_min_fminimizer_x_minimum(s->minz);
-        qm = gsl_min_fminimizer_f_minimum(s->minz);
-        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
-        if (hi - lo <= tol) break;
-    }
+    if (minimise(s, &F, a, qa, b, qb, below, &m, &qm)) return INFINITY;
     if (qm < below) return dense_root(s, f, a, m);
     return armed && qm <= touch ? m : INFINITY;
 }
@@ -945,24 +927,16 @@ static double dense_dip(stsl_hsolver *s, dense_fn *f, double a, double b, double
  * a: the crossing.  From zero at a segment's start: at a, unless q first
  * went in (a short slip that comes back to rest): then where it comes back
  * out after its maximum. */
-static double leave_time(stsl_hsolver *s, dense_fn *f, double a, double b, double qa, double d)
+static double leave_time(stsl_hsolver *s, guard_fn *f, double a, double b, double qa, double d)
 {
     if (qa > 0.0) return dense_root(s, f, a, b);
     double m = a + d, qm = dense_q(m, f), mid = 0.5 * (a + b), qmid = dense_q(mid, f);
     if (qmid > qm) m = mid, qm = qmid;
     if (!(qm > 0.0)) return a;
-    dense_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
+    guard_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
     gsl_function F = {dense_q, &neg};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -qm, a, -qa, b, -dense_q(b, f)) ==
-        GSL_SUCCESS) {
-        double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-        for (int it = 0; it < MIN_MAX_ITER; it++) {
-            if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-            double lo = gsl_min_fminimizer_x_lower(s->minz);
-            if (gsl_min_fminimizer_x_upper(s->minz) - lo <= tol) break;
-        }
-        m = gsl_min_fminimizer_x_minimum(s->minz);
-    }
+    double fm = -qm, fb = -dense_q(b, f);
+    minimise(s, &F, a, -qa, b, fb, -INFINITY, &m, &fm); /* refused: from m as it is */
     return dense_root(s, f, m, b);
 }
 
@@ -986,7 +960,7 @@ static int rate_sign(double q, double q_dt, double dt)
 static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, int *which,
                       stsl_error *err)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     double ta = s->t, *gb = s->g_step;
     double d = RATE_OFFSET * (tb - ta);
     *which = -1;
@@ -1012,7 +986,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
     int have_late = 0, have_early = 0; /* g_late, g_early evaluated (once a step, lazily) */
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
-        dense_fn f = {s, i, -(double)dir};
+        guard_fn f = {s, i, -(double)dir};
         double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
         double qabs = fabs(qa) > fabs(qb) ? fabs(qa) : fabs(qb); /* no libm call: hot path */
         if (qabs > s->g_max[i]) s->g_max[i] = qabs;
@@ -1206,11 +1180,11 @@ static int erk_root(stsl_hsolver *s, double *tret, stsl_error *err)
     double ta, tb, first = INFINITY, *when = s->g_when;
     stsl_erk8_last_step(s->erk, &ta, &tb);
     stsl_erk8_root_info(s->erk, s->rootsfound);
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     for (int i = 0; i < m->n_guards; i++) {
         when[i] = INFINITY;
         if (!s->rootsfound[i]) continue;
-        dense_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
+        guard_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
         double qa = dense_q(ta, &f), qb = dense_q(tb, &f);
         when[i] = qa > 0.0 && qb < 0.0 ? exact_root(dense_q, &f, ta, tb, qa, qb) : tb;
         if (when[i] < first) first = when[i];
@@ -1303,7 +1277,7 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         if (flag == CV_ROOT_RETURN) {
             if (!s->erk) CVodeGetRootInfo(s->cv, s->rootsfound);
             for (int i = 0; i < s->n_roots; i++)
-                s->fired[i] = i < cur_mode(s)->n_guards && s->rootsfound[i] != 0;
+                s->fired[i] = i < s->desc.n_guards && s->rootsfound[i] != 0;
             *h = HIT_GUARD;
             return STSL_OK;
         }
@@ -1314,13 +1288,6 @@ static int cvode_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
         }
     }
 }
-
-/* One guard of a frozen mode as a GSL function of time. */
-typedef struct guard_fn {
-    stsl_hsolver *s;
-    int i;
-    double sign; /* -1 to turn a maximum search into GSL's minimum search */
-} guard_fn;
 
 static double eval_guards(stsl_hsolver *s, double t, double *g)
 {
@@ -1368,20 +1335,10 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
     }
     guard_fn f = {s, i, -(double)dir};
     gsl_function F = {guard_at, &f};
-    if (gsl_min_fminimizer_set_with_values(s->minz, &F, m, -dir * gm, a, -dir * ga, b, -dir * gb) !=
-        GSL_SUCCESS)
-        return NAN;
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER; it++) {
-        if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
-        double x = gsl_min_fminimizer_x_minimum(s->minz);
-        double fx = gsl_min_fminimizer_f_minimum(s->minz);
-        if (fx < 0.0) /* dir * g > 0: the guard crossed between a and x */
-            return locate_root(s, i, a, x, ga, -dir * fx);
-        double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
-        if (hi - lo <= tol) break;
-    }
-    return NAN;
+    double fm = -dir * gm;
+    if (minimise(s, &F, a, -dir * ga, b, -dir * gb, 0.0, &m, &fm)) return NAN;
+    /* dir * g > 0: the guard crossed between a and m */
+    return fm < 0.0 ? locate_root(s, i, a, m, ga, -dir * fm) : NAN;
 }
 
 /* Did guard i cross zero in its direction between ga and gb?  A guard that
@@ -1408,7 +1365,7 @@ static int extremum_towards(int dir, double gp, double ga, double gb)
 static double scan_window(stsl_hsolver *s, int have_prev, double tp, const double *gp, double ta,
                           const double *ga, double tb, const double *gb)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     double *when = s->g_when;
     double first = INFINITY;
     for (int i = 0; i < m->n_guards; i++) {
@@ -1439,7 +1396,7 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
 static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const double *gb,
                             stsl_error *err)
 {
-    const stsl_mode_desc *m = cur_mode(s);
+    const stsl_mode_desc *m = &s->desc;
     if (!all_finite(gb, m->n_guards))
         return fail(s, err, STSL_ESOLVER, tb, "a guard (force) is not finite");
     for (int i = 0; i < m->n_guards; i++) {
@@ -1458,7 +1415,7 @@ static int frozen_invariant(stsl_hsolver *s, const double *g0, double tb, const 
  * at the model's step bound and locate crossings without integrating. */
 static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err)
 {
-    int ng = cur_mode(s)->n_guards;
+    int ng = s->desc.n_guards;
     double *gp = s->g_prev, *ga = s->g_a, *gb = s->g_b, *g0 = s->g_0;
     size_t gsize = (size_t)s->n_roots * sizeof(double);
     double tp = s->t, ta = s->t;
@@ -1555,15 +1512,12 @@ static int handle_event(stsl_hsolver *s, stsl_reason why, const int *fired, stsl
         if (describe_mode(s, tr.mode, &next))
             return fail(s, err, STSL_EMODEL, s->t, "transition chose an invalid mode");
         s->same_mode &= tr.mode == before && tr.kind == STSL_NO_EVENT && why == STSL_REASON_GUARD;
-        if (tr.kind != STSL_NO_EVENT && (rc = record_event(s, &tr, &next, err))) {
-            memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
-            set_mode(s, tr.mode, &next);
-            ext_point(s, s->ycur);
-            return rc;
-        }
+        if (tr.kind != STSL_NO_EVENT) rc = record_event(s, &tr, &next, err);
+        /* The state after the event (a jump at an impact), also when recording it failed. */
         memcpy(s->ycur, s->ytmp, (size_t)s->n * sizeof(double));
         set_mode(s, tr.mode, &next);
-        ext_point(s, s->ycur); /* the state after the event (a jump at an impact) */
+        ext_point(s, s->ycur);
+        if (rc) return rc;
         if (!tr.again) break;
         why = STSL_REASON_RECHECK;
         fired = NULL;
@@ -1644,8 +1598,7 @@ int stsl_hsolver_step(stsl_hsolver *s, stsl_error *err)
     hit h = HIT_TSTOP;
     int rc = cancelled(s, s->t, err);
     if (!rc && tstop > s->t)
-        rc = cur_mode(s)->frozen ? frozen_advance(s, tstop, &h, err)
-                                 : cvode_advance(s, tstop, &h, err);
+        rc = s->desc.frozen ? frozen_advance(s, tstop, &h, err) : cvode_advance(s, tstop, &h, err);
     if (rc) return rc;
     progress(s, s->t);
     if (h == HIT_TSTOP && s->t >= s->opts.t_end) {
