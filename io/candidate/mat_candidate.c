@@ -135,6 +135,8 @@ static const char *class_word(const matvar_t *v, char *buf, size_t sz)
 {
     if (v->class_type == MAT_C_EMPTY) return "empty";
     const char *name = class_name(v->class_type);
+    /* logical wins over a numeric or unknown class, not over char, cell,
+     * struct or sparse */
     const char *kind = v->isLogical && (!name || is_numeric(v)) ? "logical" : name;
     if (!kind || is_object(v)) return "a MATLAB object";
     size_t at = (size_t)snprintf(buf, sz, "a");

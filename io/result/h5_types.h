@@ -28,7 +28,8 @@
         }                                                                                          \
         H5E_END_TRY                                                                                \
     } while (0)
-/* return the int `call` returns, HDF5 quiet: an entry point's whole body. */
+/* return the int `call` returns, HDF5 quiet: an entry point's whole body.
+ * `call` must return an int (a status): a hid_t would be narrowed. */
 #define STSL_H5_RETURN_QUIET(call)                                                                 \
     do {                                                                                           \
         int quiet_rc;                                                                              \

@@ -205,9 +205,10 @@ static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r,
     int nf = l->n_cols + 2;
     const char **fields = calloc((size_t)nf, sizeof *fields);
     matvar_t **vals = calloc((size_t)nf, sizeof *vals);
-    int8_t *mode = malloc((size_t)(r->n_samples + 1));
+    /* the mode as int8 (the samples only: units have no copy to make) */
+    int8_t *mode = units ? NULL : malloc((size_t)(r->n_samples + 1));
     int rc = -1, f = 1;
-    if (!fields || !vals || !mode) goto out;
+    if (!fields || !vals || (!units && !mode)) goto out;
     fields[0] = "t";
     vals[0] =
         units ? mat_text(NULL, l->time_units) : mat_matrix(NULL, (size_t)r->n_samples, 1, r->t, 0);
@@ -218,7 +219,7 @@ static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r,
         vals[f++] = units ? mat_text(NULL, stsl_layout_units(l, c))
                           : mat_columns(r, c, g ? g->width : 1, g && g->integer);
     }
-    for (long i = 0; i < r->n_samples; i++)
+    for (long i = 0; !units && i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
     if (has_mode(m, l)) {
         fields[f] = "mode";
