@@ -701,7 +701,10 @@ stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate, double e
         return stsl_api_bad_arg(err, "stsl_compare_system: ref is the one element, not a system "
                                      "of bodies (stsl_compare compares its trajectories)");
     stsl_h5_system c;
-    if (stsl_h5_system_read(candidate, &c, &e)) return stsl_api_err(err, &e);
+    stsl_hdf5_lock(); /* stickslip.h, Threads: the API's HDF5 calls hold it */
+    int unread = stsl_h5_system_read(candidate, &c, &e);
+    stsl_hdf5_unlock();
+    if (unread) return stsl_api_err(err, &e);
     const char *name = ref->c.source[0] ? ref->c.source : "the reference";
     int failed;
     int rc = stsl_cmp_systems(&ref->c, name, &c, isnan(event_window) ? -1 : event_window, out,

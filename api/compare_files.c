@@ -40,6 +40,17 @@ static const char *candidate_of(const stsl_compare_files *o)
     return o->fmu ? o->fmu : o->candidate;
 }
 
+/* Whether `path` is a system's result, read under the library's HDF5 lock
+ * (stickslip.h, Threads: every HDF5 call of the API holds it, so that a
+ * comparison may run beside runs that write HDF5 files). */
+static int is_system(const char *path)
+{
+    stsl_hdf5_lock();
+    int sys = stsl_h5_is_system(path);
+    stsl_hdf5_unlock();
+    return sys;
+}
+
 static int fail_as(stsl_error *err, int code)
 {
     err->code = code;
@@ -419,7 +430,10 @@ static int write_sys_json(const char *path, const stsl_h5_system *c,
 /* The reference's /config, its relative table files next to the result. */
 static int load_reference(const char *path, stsl_h5_result *ref, stsl_config *cfg, stsl_error *err)
 {
-    if (stsl_h5_read(path, ref, err)) return fail_as(err, STSL_EINPUT);
+    stsl_hdf5_lock();
+    int rc = stsl_h5_read(path, ref, err);
+    stsl_hdf5_unlock();
+    if (rc) return fail_as(err, STSL_EINPUT);
     if (!ref->config_yaml || !ref->config_yaml[0]) {
         stsl_h5_result_free(ref);
         return stsl_error_set(err, STSL_EINPUT, "%s: /config is empty: cannot re-run the reference",
@@ -452,7 +466,7 @@ static int judged(const stsl_compare_files *o, int rc, int rerun_failed, stsl_er
  * named as such, as for the element's candidate). */
 static int one_system(const stsl_compare_files *o, stsl_error *err)
 {
-    int ref_sys = stsl_h5_is_system(o->reference);
+    int ref_sys = is_system(o->reference);
     const char *sys = ref_sys ? o->reference : candidate_of(o);
     const char *other = ref_sys ? candidate_of(o) : o->reference;
     FILE *f = fopen(other, "rb");
@@ -534,9 +548,14 @@ static int judge_systems(const sink *s, const stsl_config *cfg, stsl_error *err)
 {
     const stsl_compare_files *o = s->o;
     stsl_h5_system c;
-    if (o->fmu ? fmu_system_candidate(o, cfg, &c, err)
-               : stsl_h5_system_read(candidate_of(o), &c, err))
-        return err->code;
+    if (o->fmu) {
+        if (fmu_system_candidate(o, cfg, &c, err)) return err->code;
+    } else {
+        stsl_hdf5_lock();
+        int failed = stsl_h5_system_read(candidate_of(o), &c, err);
+        stsl_hdf5_unlock();
+        if (failed) return err->code;
+    }
     if (!c.complete)
         fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", c.path, c.message);
     stsl_compare_system_report p;
@@ -589,8 +608,14 @@ static int judge_element(const sink *s, const stsl_config *cfg, const stsl_colum
     stsl_cand_columns cols = {nm[STSL_ROLE_T], nm[STSL_ROLE_X], nm[STSL_ROLE_V], nm[STSL_ROLE_F]};
     stsl_candidate cand;
     stsl_cmp_event *cev = NULL;
-    int rc = o->fmu ? fmu_candidate(o, cfg, &cand, err)
-                    : stsl_candidate_read(o->candidate, &cols, &cand, err);
+    int rc;
+    if (o->fmu) {
+        rc = fmu_candidate(o, cfg, &cand, err);
+    } else { /* an HDF5 or MAT candidate is read by HDF5 calls */
+        stsl_hdf5_lock();
+        rc = stsl_candidate_read(o->candidate, &cols, &cand, err);
+        stsl_hdf5_unlock();
+    }
     if (rc) return o->fmu ? rc : fail_as(err, STSL_EINPUT);
     if (cand.info && !cand.info->complete)
         fprintf(s->warn, "%s is incomplete (%s); comparing what it has\n", cand.path,
@@ -630,7 +655,7 @@ static int compare_files(const sink *s, stsl_error *err)
     stsl_output_file json_out = {o->json, "the JSON report", STSL_FMT_JSON, 0, 1};
     if (stsl_output_rule(inputs, 2, &json_out, 1, err)) return fail_as(err, STSL_EINPUT);
     /* With --fmu the candidate is the FMU: a system when the reference is. */
-    int systems = stsl_h5_is_system(o->reference) + (o->fmu ? 0 : stsl_h5_is_system(candidate));
+    int systems = is_system(o->reference) + (o->fmu ? 0 : is_system(candidate));
     int rc = systems ? system_options(s, systems, err) : 0;
     stsl_h5_result ref;
     stsl_config cfg;

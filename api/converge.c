@@ -643,7 +643,11 @@ static int write_h5(const char *path, const stsl_config *cfg, stsl_convergence *
                                 xn,
                                 xu,
                                 xd};
-    if (!rc) rc = stsl_convergence_h5_write(path, &t, err);
+    if (!rc) { /* under the library's HDF5 lock, as every HDF5 call of the API */
+        stsl_hdf5_lock();
+        rc = stsl_convergence_h5_write(path, &t, err);
+        stsl_hdf5_unlock();
+    }
     free(yaml), free(xn), free(xu), free(xd), free(cols);
     return rc;
 }

@@ -4,7 +4,9 @@
  * Debian's libhdf5 is the serial build: H5is_library_threadsafe() is false
  * and two threads inside HDF5 at once corrupt its global state.  Every HDF5
  * call the API makes (creating, feeding, ending and freeing an HDF5 sink:
- * api/run_api.c wraps it) holds one process-wide mutex; with a thread-safe
+ * api/run_api.c wraps it; reading results, studies and candidates;
+ * writing convergence files) holds one process-wide mutex
+ * (test_hdf5_lock checks every file the API opens); with a thread-safe
  * libhdf5 nothing locks.  The mutex is the API's one piece of process-wide
  * mutable state besides GSL's handler: HDF5's own global state is what it
  * protects, so it cannot belong to a run. */
