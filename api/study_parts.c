@@ -335,10 +335,15 @@ stsl_rc stsl_study_file_hold(stsl_study_file *w, stsl_err *err)
 
 /* ---- reading a study file ------------------------------------------------------ */
 
+/* Both read the file under the library's HDF5 lock (stickslip.h, Threads):
+ * a program may read a study while other threads write results. */
 stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err)
 {
     stsl_error e = {0};
-    return stsl_study_h5_write_csv(path, csv, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+    stsl_hdf5_lock();
+    int rc = stsl_study_h5_write_csv(path, csv, &e);
+    stsl_hdf5_unlock();
+    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
 
 /* A field of the same size in both (checked at compile time). */
@@ -351,7 +356,9 @@ stsl_rc stsl_study_read_overview(const char *path, stsl_study_overview *out, sts
     stsl_study_summary *s = malloc(sizeof *s); /* ~45 kB: kept off the stack */
     if (!s) return nomem(err, "a study's summary");
     stsl_error e = {0};
+    stsl_hdf5_lock();
     int rc = stsl_study_h5_summarise(path, s, &e);
+    stsl_hdf5_unlock();
     if (!rc) {
         memset(out, 0, sizeof *out);
         COPY(version), COPY(created), COPY(store), COPY(combine);

@@ -547,7 +547,8 @@ STSL_API void stsl_study_rows_free(stsl_study_rows *c);
 
 /* The study file, open for writing: created, or with o->resume continued
  * (after the output rule for o->output and o->csv, as a run does).  Rows
- * are appended in variant order, from stsl_study_file_n_done on. */
+ * are appended in variant order, from stsl_study_file_n_done on.  For the
+ * one process that writes it: these functions do not take stsl_hdf5_lock. */
 typedef struct stsl_study_file stsl_study_file;
 STSL_API stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study_opts *o,
                                                stsl_err *err);
