@@ -880,23 +880,26 @@ static double dense_root(stsl_hsolver *s, guard_fn *f, double a, double b)
 }
 
 /* Brent's minimiser on F over [a, b] from the interior point (*m, *fm)
- * below both ends, until its bracket is ROOT_TOL_REL narrow or its minimum
- * falls below `below` (-INFINITY: never): the minimum in *m, *fm.  0, or -1
- * when GSL refuses the bracket. */
+ * below both ends, for at least min_iter steps and then until its bracket
+ * is ROOT_TOL_REL narrow or its minimum falls below `below` (-INFINITY:
+ * never): the minimum in *m, *fm.  The steps made, or -1 when GSL refuses
+ * the bracket. */
 static int minimise(stsl_hsolver *s, gsl_function *F, double a, double fa, double b, double fb,
-                    double below, double *m, double *fm)
+                    double below, int min_iter, double *m, double *fm)
 {
     if (gsl_min_fminimizer_set_with_values(s->minz, F, *m, *fm, a, fa, b, fb) != GSL_SUCCESS)
         return -1;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(b));
-    for (int it = 0; it < MIN_MAX_ITER && *fm >= below; it++) {
+    int it = 0;
+    while (it < MIN_MAX_ITER && (it < min_iter || *fm >= below)) {
         if (gsl_min_fminimizer_iterate(s->minz) != GSL_SUCCESS) break;
+        it++;
         *m = gsl_min_fminimizer_x_minimum(s->minz);
         *fm = gsl_min_fminimizer_f_minimum(s->minz);
         double lo = gsl_min_fminimizer_x_lower(s->minz), hi = gsl_min_fminimizer_x_upper(s->minz);
         if (hi - lo <= tol) break;
     }
-    return 0;
+    return it;
 }
 
 /* q falls at a and rises at b: its minimum inside [a, b] (Brent on the dense
@@ -918,7 +921,7 @@ static double dense_dip(stsl_hsolver *s, guard_fn *f, double a, double b, double
     }
     if (!(qm < qa && qm < qb)) return INFINITY; /* no bracket: too flat to matter */
     gsl_function F = {dense_q, f};
-    if (minimise(s, &F, a, qa, b, qb, below, &m, &qm)) return INFINITY;
+    if (minimise(s, &F, a, qa, b, qb, below, 0, &m, &qm) < 0) return INFINITY;
     if (qm < below) return dense_root(s, f, a, m);
     return armed && qm <= touch ? m : INFINITY;
 }
@@ -936,7 +939,7 @@ static double leave_time(stsl_hsolver *s, guard_fn *f, double a, double b, doubl
     guard_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
     gsl_function F = {dense_q, &neg};
     double fm = -qm, fb = -dense_q(b, f);
-    minimise(s, &F, a, -qa, b, fb, -INFINITY, &m, &fm); /* refused: from m as it is */
+    minimise(s, &F, a, -qa, b, fb, -INFINITY, 0, &m, &fm); /* refused: from m as it is */
     return dense_root(s, f, m, b);
 }
 
@@ -1336,7 +1339,9 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
     guard_fn f = {s, i, -(double)dir};
     gsl_function F = {guard_at, &f};
     double fm = -dir * gm;
-    if (minimise(s, &F, a, -dir * ga, b, -dir * gb, 0.0, &m, &fm)) return NAN;
+    /* At least one step: the tie's midpoint c may already have crossed,
+     * and the root is then bracketed by the minimiser's next point. */
+    if (minimise(s, &F, a, -dir * ga, b, -dir * gb, 0.0, 1, &m, &fm) < 1) return NAN;
     /* dir * g > 0: the guard crossed between a and m */
     return fm < 0.0 ? locate_root(s, i, a, m, ga, -dir * fm) : NAN;
 }
