@@ -1,0 +1,97 @@
+/* test_api_contracts.c - promises of stickslip.h checked function by
+ * function.  A NULL where an object or path belongs is bad input: each
+ * function returns STSL_RC_INPUT (or NULL with it) and a message that
+ * starts with its own name, as the configuration and run functions do,
+ * instead of dereferencing it (the study-in-parts and text-output
+ * functions did). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "include/stickslip.h"
+
+/* The error `e` is bad input from function `fn`: its message "fn: ...". */
+static void assert_input_from(stsl_rc rc, const stsl_err *e, const char *fn)
+{
+    assert_int_equal(rc, STSL_RC_INPUT);
+    assert_int_equal(e->code, STSL_RC_INPUT);
+    size_t n = strlen(fn);
+    if (strncmp(e->message, fn, n) || e->message[n] != ':')
+        fail_msg("\"%s\" does not name %s", e->message, fn);
+}
+
+static void test_study_parts_refuse_null(void **state)
+{
+    (void)state;
+    stsl_err e;
+    stsl_study_opts o = {.output = "never.h5", .jobs = 1};
+    stsl_study_stats st;
+
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_run_with("s.yaml", &o, NULL, &e), &e, "stsl_study_run_with");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_run_with(NULL, &o, &st, &e), &e, "stsl_study_run_with");
+
+    memset(&e, 0, sizeof e);
+    assert_null(stsl_study_plan_open("s.yaml", NULL, &e));
+    assert_input_from(e.code, &e, "stsl_study_plan_open");
+    memset(&e, 0, sizeof e);
+    assert_null(stsl_study_plan_open(NULL, &o, &e));
+    assert_input_from(e.code, &e, "stsl_study_plan_open");
+
+    stsl_study_rows *rows = stsl_study_rows_new();
+    assert_non_null(rows);
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_rows_add(rows, NULL, &e), &e, "stsl_study_rows_add");
+    assert_int_equal(stsl_study_rows_count(rows), 0);
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_rows_parse(NULL, &e), &e, "stsl_study_rows_parse");
+
+    memset(&e, 0, sizeof e);
+    assert_null(stsl_study_file_open(NULL, &o, &e));
+    assert_input_from(e.code, &e, "stsl_study_file_open");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_file_append(NULL, rows, &e), &e, "stsl_study_file_append");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_file_flush(NULL, &e), &e, "stsl_study_file_flush");
+    stsl_study_rows_free(rows);
+}
+
+/* The readers named "(null)" as the file ("(null): not a stickslip study
+ * file"): the message must name the function and the argument instead. */
+static void test_study_readers_name_themselves(void **state)
+{
+    (void)state;
+    stsl_err e;
+    stsl_study_overview *ov = test_malloc(sizeof *ov);
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_read_overview(NULL, ov, &e), &e, "stsl_study_read_overview");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_write_csv(NULL, "x.csv", &e), &e, "stsl_study_write_csv");
+    test_free(ov);
+}
+
+static void test_text_output_refuses_null(void **state)
+{
+    (void)state;
+    stsl_err e;
+    memset(&e, 0, sizeof e);
+    assert_null(stsl_text_open(NULL, "the curve table", NULL, &e));
+    assert_input_from(e.code, &e, "stsl_text_open");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_text_commit(NULL, &e), &e, "stsl_text_commit");
+    stsl_text_discard(NULL); /* NULL-safe, as the header says */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_study_parts_refuse_null),
+        cmocka_unit_test(test_study_readers_name_themselves),
+        cmocka_unit_test(test_text_output_refuses_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
