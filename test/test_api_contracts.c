@@ -86,12 +86,31 @@ static void test_text_output_refuses_null(void **state)
     stsl_text_discard(NULL); /* NULL-safe, as the header says */
 }
 
+/* stsl_compare_files_run: *text and *warnings are "NULL when there is
+ * none"; a reference that cannot be read prints nothing and warns of
+ * nothing (it gave two empty strings). */
+static void test_compare_files_nothing_is_null(void **state)
+{
+    (void)state;
+    stsl_err e = {0};
+    char *text = NULL, *warn = NULL;
+    stsl_compare_files o = {.reference = "no-such-reference.h5",
+                            .candidate = "no-such-candidate.csv",
+                            .stuck_velocity = -1,
+                            .event_window = -1};
+    assert_int_equal(stsl_compare_files_run(&o, &text, &warn, &e), STSL_RC_INPUT);
+    assert_non_null(strstr(e.message, "no-such-reference.h5"));
+    assert_null(text);
+    assert_null(warn);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_study_parts_refuse_null),
         cmocka_unit_test(test_study_readers_name_themselves),
         cmocka_unit_test(test_text_output_refuses_null),
+        cmocka_unit_test(test_compare_files_nothing_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
