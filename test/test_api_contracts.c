@@ -7,11 +7,14 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "include/stickslip.h"
+#include "test/testutil.h"
 
 /* The error `e` is bad input from function `fn`: its message "fn: ...". */
 static void assert_input_from(stsl_rc rc, const stsl_err *e, const char *fn)
@@ -104,6 +107,42 @@ static void test_compare_files_nothing_is_null(void **state)
     assert_null(warn);
 }
 
+/* stsl_fmu_export follows the output rule of every output: never over
+ * the configuration file it is made from nor one of its table files
+ * (STSL_RC_INPUT, the file's bytes unchanged); it replaced either with
+ * the FMU's archive. */
+static void test_fmu_never_over_its_inputs(void **state)
+{
+    (void)state;
+    static const char yaml[] = "element: {mass: 1}\nfriction: {dynamic: 10}\n"
+                               "inputs: {active_force: {type: table, file: force.csv}}\n"
+                               "simulation: {t_end: 1}\n";
+    static const char table[] = "time,force\n0,0\n1,30\n";
+    char dir[256], conf[300], tab[300], *text;
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(conf, sizeof conf, "%s/c.yaml", dir);
+    snprintf(tab, sizeof tab, "%s/force.csv", dir);
+    assert_int_equal(tu_write_file(conf, yaml), 0);
+    assert_int_equal(tu_write_file(tab, table), 0);
+    stsl_err e = {0};
+    stsl_cfg *cfg = stsl_cfg_load(conf, &e);
+    assert_non_null(cfg);
+    const char *outs[2] = {conf, tab};
+    for (int i = 0; i < 2; i++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(stsl_fmu_export(cfg, outs[i], NULL, NULL, &e), STSL_RC_INPUT);
+        assert_non_null(strstr(e.message, "it would be overwritten"));
+    }
+    assert_non_null(text = tu_slurp(conf));
+    assert_string_equal(text, yaml);
+    free(text);
+    assert_non_null(text = tu_slurp(tab));
+    assert_string_equal(text, table);
+    free(text);
+    stsl_cfg_free(cfg);
+    assert_int_equal(tu_rm_tree(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_study_readers_name_themselves),
         cmocka_unit_test(test_text_output_refuses_null),
         cmocka_unit_test(test_compare_files_nothing_is_null),
+        cmocka_unit_test(test_fmu_never_over_its_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
