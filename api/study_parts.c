@@ -348,6 +348,10 @@ stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err)
 {
     if (!path || !csv) return stsl_api_bad_arg(err, "stsl_study_write_csv: NULL path");
     stsl_error e = {0};
+    /* The output rule as for --csv: never over the study file it reads. */
+    const char *in[1] = {path};
+    stsl_output_file o = {csv, "the study's CSV", STSL_FMT_CSV, 0, 1};
+    if (stsl_output_rule(in, 1, &o, 1, &e)) return stsl_api_err(err, &e);
     stsl_hdf5_lock();
     int rc = stsl_study_h5_write_csv(path, csv, &e);
     stsl_hdf5_unlock();

@@ -143,6 +143,33 @@ static void test_fmu_never_over_its_inputs(void **state)
     assert_int_equal(tu_rm_tree(dir), 0);
 }
 
+/* stsl_study_write_csv never writes its CSV over the study file it reads
+ * (the output rule, as for the command's --csv): it replaced the study
+ * with its own export. */
+static void test_study_csv_never_over_the_study(void **state)
+{
+    (void)state;
+    char dir[256], study[300], out[300];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(study, sizeof study, "%s/s.yaml", dir);
+    snprintf(out, sizeof out, "%s/s.h5", dir);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "base: %s/examples/belt_stick_slip.yaml\n"
+             "vary:\n  friction.static_ratio: {linspace: [1.1, 1.5, 2]}\n",
+             STSL_SOURCE_DIR);
+    assert_int_equal(tu_write_file(study, yaml), 0);
+    stsl_err e = {0};
+    long n = 0;
+    if (stsl_study_run(study, out, 1, 0, NULL, NULL, NULL, &n, &e)) fail_msg("%s", e.message);
+    assert_int_equal(n, 2);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(stsl_study_write_csv(out, out, &e), STSL_RC_INPUT);
+    assert_non_null(strstr(e.message, "it would be overwritten"));
+    assert_int_equal(stsl_is_study_file(out), 1);
+    assert_int_equal(tu_rm_tree(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_text_output_refuses_null),
         cmocka_unit_test(test_compare_files_nothing_is_null),
         cmocka_unit_test(test_fmu_never_over_its_inputs),
+        cmocka_unit_test(test_study_csv_never_over_the_study),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
