@@ -675,10 +675,11 @@ stsl_rc stsl_compare_columns(const char *columns, stsl_err *err)
 }
 
 /* A memory stream's text (*buf, set when it is closed), or NULL (freed)
- * when it failed. */
+ * when it failed or holds nothing (stickslip.h: "NULL when there is
+ * none"). */
 static char *closed(FILE *f, char **buf)
 {
-    if (!f || fclose(f)) {
+    if (!f || fclose(f) || !**buf) {
         free(*buf);
         return NULL;
     }

@@ -126,6 +126,7 @@ struct stsl_text_file {
 stsl_text_file *stsl_text_open(const char *path, const char *what, const stsl_cfg *inputs,
                                stsl_err *err)
 {
+    if (!path || !what) return stsl_api_bad_arg(err, "stsl_text_open: NULL argument"), NULL;
     stsl_error e = {0};
     int n_in = 0;
     const char **in = inputs ? stsl_out_config_inputs(&inputs->c, &n_in) : NULL;
@@ -148,6 +149,7 @@ void stsl_text_write(stsl_text_file *f, const char *text, long n)
 
 stsl_rc stsl_text_commit(stsl_text_file *f, stsl_err *err)
 {
+    if (!f) return stsl_api_bad_arg(err, "stsl_text_commit: file is NULL");
     stsl_error e = {0};
     int rc = stsl_out_text_commit(&f->t, &e);
     free(f);

@@ -18,6 +18,7 @@
 #include "api/fmu_lazy.h"
 #include "io/fmu/export/element_inputs.h"
 #include "io/fmu/fmu_model.h"
+#include "io/result/out_file.h"
 #include "io/result/safe_output.h"
 #include "models/one_body.h"
 #include "solver/fnv1a.h"
@@ -168,7 +169,14 @@ stsl_rc stsl_fmu_export(const stsl_cfg *cfg, const char *path, const char *modul
     if (!binary) binary = env && *env ? env : STSL_FMU_ELEMENT_SO;
     stsl_error e = {0};
     int rc = stsl_config_require_element(&cfg->c, &e);
-    if (!rc) rc = stsl_output_check_regular(path, "the FMU", &e);
+    /* The output rule, inputs included: never over the configuration file
+     * or a table file the FMU is made from. */
+    int n_in = 0;
+    const char **in = rc ? NULL : stsl_out_config_inputs(&cfg->c, &n_in);
+    if (!rc && !in) rc = stsl_error_set(&e, STSL_ENOMEM, "out of memory for the output rule");
+    stsl_output_file o = {path, "the FMU", 0, 0, 0};
+    if (!rc) rc = stsl_output_rule(in, n_in, &o, 1, &e);
+    free(in);
     if (!rc) rc = export_fmu(&cfg->c, path, module, binary, &e);
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
 }

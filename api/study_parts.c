@@ -73,6 +73,7 @@ static stsl_sweep_opts internal_opts(const stsl_study_opts *o, relay *r)
 stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o, stsl_study_stats *out,
                             stsl_err *err)
 {
+    if (!out) return stsl_api_bad_arg(err, "stsl_study_run_with: out is NULL");
     memset(out, 0, sizeof *out);
     if (!study || !o || !o->output) return stsl_api_bad_arg(err, "stsl_study_run_with: NULL path");
     if (o->jobs < 1) return stsl_api_bad_arg(err, "stsl_study_run_with: jobs must be >= 1");
@@ -94,6 +95,7 @@ static stsl_rc nomem(stsl_err *err, const char *what)
 
 stsl_study_plan *stsl_study_plan_open(const char *study, const stsl_study_opts *o, stsl_err *err)
 {
+    if (!study || !o) return stsl_api_bad_arg(err, "stsl_study_plan_open: NULL argument"), NULL;
     relay r;
     stsl_sweep_opts io = internal_opts(o, &r);
     stsl_error e = {0};
@@ -176,6 +178,7 @@ static int reserve(stsl_study_rows *c, size_t need)
 
 stsl_rc stsl_study_rows_add(stsl_study_rows *c, const stsl_study_row *row, stsl_err *err)
 {
+    if (!c || !row) return stsl_api_bad_arg(err, "stsl_study_rows_add: NULL argument");
     size_t n = record_size(row);
     if (!n || c->size > SIZE_MAX - n || reserve(c, c->size + n)) return nomem(err, "rows");
     char *at = c->buf + c->size;
@@ -242,6 +245,7 @@ static int record_at(const stsl_study_rows *c, size_t *at, stsl_study_row *row)
 
 stsl_rc stsl_study_rows_parse(stsl_study_rows *c, stsl_err *err)
 {
+    if (!c) return stsl_api_bad_arg(err, "stsl_study_rows_parse: rows is NULL");
     c->n = 0;
     c->seconds = 0.0;
     stsl_study_row row;
@@ -273,6 +277,7 @@ struct stsl_study_file {
 stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study_opts *o,
                                       stsl_err *err)
 {
+    if (!p || !o) return stsl_api_bad_arg(err, "stsl_study_file_open: NULL argument"), NULL;
     stsl_study_file *f = calloc(1, sizeof *f);
     if (!f) return nomem(err, "the study file"), NULL;
     relay r;
@@ -300,6 +305,7 @@ long stsl_study_file_n_failed(const stsl_study_file *w)
 
 stsl_rc stsl_study_file_append(stsl_study_file *w, const stsl_study_rows *c, stsl_err *err)
 {
+    if (!w || !c) return stsl_api_bad_arg(err, "stsl_study_file_append: NULL argument");
     stsl_study_row row;
     stsl_error e = {0};
     for (size_t at = 0; at < c->size && record_at(c, &at, &row);)
@@ -309,6 +315,7 @@ stsl_rc stsl_study_file_append(stsl_study_file *w, const stsl_study_rows *c, sts
 
 stsl_rc stsl_study_file_flush(stsl_study_file *w, stsl_err *err)
 {
+    if (!w) return stsl_api_bad_arg(err, "stsl_study_file_flush: file is NULL");
     stsl_error e = {0};
     return stsl_study_h5_flush(w->w, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }
@@ -339,7 +346,12 @@ stsl_rc stsl_study_file_hold(stsl_study_file *w, stsl_err *err)
  * a program may read a study while other threads write results. */
 stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err)
 {
+    if (!path || !csv) return stsl_api_bad_arg(err, "stsl_study_write_csv: NULL path");
     stsl_error e = {0};
+    /* The output rule as for --csv: never over the study file it reads. */
+    const char *in[1] = {path};
+    stsl_output_file o = {csv, "the study's CSV", STSL_FMT_CSV, 0, 1};
+    if (stsl_output_rule(in, 1, &o, 1, &e)) return stsl_api_err(err, &e);
     stsl_hdf5_lock();
     int rc = stsl_study_h5_write_csv(path, csv, &e);
     stsl_hdf5_unlock();
@@ -353,6 +365,7 @@ stsl_rc stsl_study_write_csv(const char *path, const char *csv, stsl_err *err)
 
 stsl_rc stsl_study_read_overview(const char *path, stsl_study_overview *out, stsl_err *err)
 {
+    if (!path || !out) return stsl_api_bad_arg(err, "stsl_study_read_overview: NULL argument");
     stsl_study_summary *s = malloc(sizeof *s); /* ~45 kB: kept off the stack */
     if (!s) return nomem(err, "a study's summary");
     stsl_error e = {0};

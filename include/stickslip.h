@@ -26,13 +26,15 @@
  *     `const` functions).  A run owns its solver state; nothing is
  *     process-wide except (a) GSL's error handler, turned off once with
  *     pthread_once (HDF5's error printing is only silenced around the
- *     library's own calls), and (b) a mutex that serialises the library's HDF5 calls
- *     when libhdf5 is not thread-safe (H5is_library_threadsafe() false, as
- *     for Debian's serial libhdf5): runs into an HDF5 file then write one at
- *     a time, while everything else (the integration itself, CSV, memory,
- *     summaries) runs in parallel.  A program that also calls HDF5 itself
- *     while stickslip writes a file in another thread brackets its own calls
- *     with stsl_hdf5_lock() / stsl_hdf5_unlock().
+ *     library's own calls; matio's log function likewise set once, to
+ *     drop its messages, by the first MAT file read), and (b) a mutex that
+ *     serialises the library's HDF5 calls when libhdf5 is not thread-safe
+ *     (as Debian's serial libhdf5: H5is_library_threadsafe() false): runs
+ *     into an HDF5 file then write one at a time, while everything else
+ *     (the integration itself, CSV, memory, summaries) runs in parallel.
+ *     A program that also calls HDF5 itself while stickslip writes a file
+ *     in another thread brackets its own calls with stsl_hdf5_lock() /
+ *     stsl_hdf5_unlock().
  *
  * Why the API has its own names (stsl_rc, stsl_err, stsl_cfg) although the
  * library has a status enum and a config struct inside: the internal ones

@@ -283,11 +283,11 @@ int stsl_output_temp(const char *path, char **tmp, stsl_output_mark *mark, stsl_
     size_t n = strlen(path) + 48;
     char *name = malloc(n);
     if (!name) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    mode_t um = umask(0);
-    umask(um);
     for (int i = 0; i < TEMP_TRIES; i++) {
         snprintf(name, n, "%s.%ld-%06lx.tmp", path, (long)getpid(), temp_salt(i));
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666 & ~um);
+        /* open() takes the umask off 0666 itself: reading the umask would
+         * set it, for every thread of the process (stickslip.h, Threads). */
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0) {
             close(fd);
             mark_of(path, mark);
