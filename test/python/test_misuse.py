@@ -85,6 +85,11 @@ TYPE_MISUSES = [
     (lambda c, r: ss.compare(r, r.t, "abc", r.v), "x: expected an array of numbers, got str"),
     (lambda c, r: ss.compare(r, r.t, r.x, [object()] * len(r.t)), "v: expected an array of numbers, got list"),
     (lambda c, r: ss.compare(r, r.t, r.x, r.v, event_window="a"), "event_window: expected a number, got str"),
+    # One step where a list of them is due: the argument named, not Python's
+    # "'float' object is not iterable" from inside the package.
+    (lambda c, r: ss.converge(c, 1e-3, scheme="karnopp"), "steps: expected a list of numbers, got float"),
+    (lambda c, r: ss.converge(c, np.float64(1e-3), scheme="karnopp"), "steps: expected a list of numbers, got float64"),
+    (lambda c, r: ss.converge(c, np.array(1e-3), scheme="karnopp"), "steps: expected a list of numbers, got ndarray"),
 ]
 
 
