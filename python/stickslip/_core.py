@@ -60,7 +60,7 @@ def _new_err():
 
 def _yaml(value):
     """One line of YAML for a Python value (JSON is YAML's flow style)."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):  # np.bool_ is no int: test it here
         return "true" if value else "false"
     if isinstance(value, str):
         return value
@@ -74,7 +74,7 @@ def _yaml(value):
 def _json_default(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, (np.integer, np.floating)):
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     raise TypeError(f"cannot turn {type(value).__name__} into YAML")
 

@@ -259,3 +259,26 @@ def test_fifos_and_devices_are_refused_not_waited_on(tmp_path):
     p = subprocess.run([sys.executable, "-c", READ_FIFO, str(fifo), "/dev/null"],
                        capture_output=True, text=True, timeout=120)
     assert p.stdout.splitlines() == [f"{fifo}: {want}", f"/dev/null: {want}"], p.stderr
+
+
+def test_numpy_scalars_are_the_python_values(cfg):
+    """A numpy bool, int or float (what indexing an array gives) sets the
+    text its Python value sets, alone or in a list or dict: np.bool_ was a
+    TypeError whose message listed bool among the types taken.  What
+    Python's value gives (the library's value or message) is the
+    independent expectation."""
+    def outcome(v):
+        try:
+            cfg["friction.dynamic"] = v
+            return cfg["friction.dynamic"]
+        except ss.Error as e:
+            return type(e), str(e)
+
+    for np_value, py_value in ((np.bool_(True), True), (np.int32(2), 2), (np.float32(0.5), 0.5)):
+        assert outcome(np_value) == outcome(py_value)
+        assert outcome([np_value]) == outcome([py_value])
+        assert outcome({"a": np_value}) == outcome({"a": py_value})
+    with pytest.raises(ss.InputError, match="simulation.verify: must be one of: off, on, strict"):
+        cfg["simulation.verify"] = np.bool_(True)
+    with pytest.raises(ss.InputError, match="friction.dynamic: expected a number >= 0 .got 'true'"):
+        ss.sweep(cfg, {"friction.dynamic": np.array([True])}, progress=False)
