@@ -155,6 +155,14 @@ class Config:
             _raise(err)
         return Config(h, self._source)
 
+    # copy.copy would share the C configuration and copy.deepcopy fail in
+    # cffi: both are copy().
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def __getitem__(self, key):
         err = _new_err()
         s = lib.stsl_cfg_get(self._h, _key(key), err)

@@ -282,3 +282,21 @@ def test_numpy_scalars_are_the_python_values(cfg):
         cfg["simulation.verify"] = np.bool_(True)
     with pytest.raises(ss.InputError, match="friction.dynamic: expected a number >= 0 .got 'true'"):
         ss.sweep(cfg, {"friction.dynamic": np.array([True])}, progress=False)
+
+
+def test_copy_module_copies_are_independent(cfg):
+    """copy.copy(cfg) shared the C configuration (a key set on the copy
+    changed the original) and copy.deepcopy(cfg), deepcopy of a Result,
+    failed inside cffi; both are cfg.copy() now."""
+    import copy
+
+    for make in (copy.copy, copy.deepcopy):
+        c = make(cfg)
+        c["friction.dynamic"] = 0.25
+        assert (cfg["friction.dynamic"], c["friction.dynamic"]) == (1, 0.25)
+    r = ss.run(cfg, progress=False)
+    d = copy.deepcopy(r)
+    d.config["friction.dynamic"] = 0.25
+    d.x[0] = 99.0
+    assert r.config["friction.dynamic"] == 1 and r.x[0] != 99.0
+    assert d.t.tobytes() == r.t.tobytes()
