@@ -426,7 +426,10 @@ class Result:
         """The files this run came from: its configuration's, the table files
         the configuration names, the result file it was read from."""
         files = [self._cfg._source, self._source]
-        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', self._cfg.to_yaml()):
+        # The top-level output entry's file is where the command writes
+        # the result, not an input: not one of the names searched.
+        text = re.sub(r"^output:.*(?:\n[ \t]+.*)*", "", self._cfg.to_yaml(), flags=re.M)
+        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', text):
             name = m.group(1)
             files.append(json.loads(name) if name.startswith('"') else name)
         return [f for f in files if f]

@@ -201,6 +201,18 @@ def test_save_never_replaces_an_input(tmp_path):
     assert digest(saved) == kept
 
 
+def test_save_may_write_the_configurations_own_output_file(tmp_path, monkeypatch):
+    """output.file names where `stickslip run` writes the result, not an
+    input: r.save of that name (the file the command wrote before, say) was
+    refused as "the input".  The file saved reads back as the run."""
+    monkeypatch.chdir(tmp_path)
+    cfg = ss.Config.from_dict({**CHEAP, "output": {"file": "results/cheap.h5"}})
+    r = ss.run(cfg, progress=False)
+    assert r.save("results/cheap.h5") == ["results/cheap.h5"]
+    assert r.save("results/cheap.h5") == ["results/cheap.h5"]  # there now: replaced
+    assert ss.read("results/cheap.h5").x.tobytes() == r.x.tobytes()
+
+
 def test_save_follows_the_extension(tmp_path, result):
     """.h5 is HDF5, .mat a MAT v5 file, .csv the two CSV files of `run
     --csv`; the format argument names the format of a name whose extension
