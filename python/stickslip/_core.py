@@ -97,7 +97,17 @@ def _unwritable(value, path=""):
 
 
 def _from_yaml_line(text):
-    """A number key comes back as a float, anything else as its YAML text."""
+    """A number key comes back as a float, a quoted string as its text
+    (without the quotes the emitter put around a file name), anything else
+    as its YAML text."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            # JSON's escapes are YAML's double-quoted ones but \xHH (\u00HH)
+            value = json.loads(re.sub(r"(?<!\\)((?:\\\\)*)\\x([0-9A-Fa-f]{2})", r"\1\\u00\2", text))
+        except ValueError:
+            value = None  # an escape only YAML has: the text as it is
+        if isinstance(value, str):
+            return value
     for parse in (int, float):
         try:
             return parse(text)
