@@ -173,6 +173,10 @@ class Config:
     def __deepcopy__(self, memo):
         return self.copy()
 
+    def __reduce__(self):
+        """pickle: the effective YAML (table files are absolute in it)."""
+        return _unpickle_config, (self.to_yaml(), self._source)
+
     def __getitem__(self, key):
         err = _new_err()
         s = lib.stsl_cfg_get(self._h, _key(key), err)
@@ -220,6 +224,12 @@ class Config:
 
     def __repr__(self):
         return f"<stickslip.Config\n{self.to_yaml()}>"
+
+
+def _unpickle_config(text, source):
+    c = Config.from_yaml(text)
+    c._source = source
+    return c
 
 
 def _key(key):

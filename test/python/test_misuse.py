@@ -312,3 +312,20 @@ def test_copy_module_copies_are_independent(cfg):
     d.x[0] = 99.0
     assert r.config["friction.dynamic"] == 1 and r.x[0] != 99.0
     assert d.t.tobytes() == r.t.tobytes()
+
+
+def test_pickled_config_and_result_are_the_same(cfg):
+    """pickle (multiprocessing, joblib, a notebook's cache) of a Config or a
+    Result failed inside cffi ("cannot pickle '_cffi_backend.__CDataGCP'
+    object"); the pickle now carries the effective YAML: the same
+    configuration (to_yaml) and a run of it equal to the bit."""
+    import pickle
+
+    cfg["friction.dynamic"] = 1.25
+    back = pickle.loads(pickle.dumps(cfg))
+    assert back.to_yaml() == cfg.to_yaml()
+    r = ss.run(cfg, progress=False)
+    assert ss.run(back, progress=False).x.tobytes() == r.x.tobytes()
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.x.tobytes() == r.x.tobytes() and r2.events.tobytes() == r.events.tobytes()
+    assert r2.config.to_yaml() == r.config.to_yaml()
