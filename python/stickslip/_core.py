@@ -60,7 +60,7 @@ def _new_err():
 
 def _yaml(value):
     """One line of YAML for a Python value (JSON is YAML's flow style)."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):  # np.bool_ is no int: test it here
         return "true" if value else "false"
     if isinstance(value, str):
         return value
@@ -74,7 +74,7 @@ def _yaml(value):
 def _json_default(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, (np.integer, np.floating)):
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     raise TypeError(f"cannot turn {type(value).__name__} into YAML")
 
@@ -97,7 +97,17 @@ def _unwritable(value, path=""):
 
 
 def _from_yaml_line(text):
-    """A number key comes back as a float, anything else as its YAML text."""
+    """A number key comes back as a float, a quoted string as its text
+    (without the quotes the emitter put around a file name), anything else
+    as its YAML text."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            # JSON's escapes are YAML's double-quoted ones but \xHH (\u00HH)
+            value = json.loads(re.sub(r"(?<!\\)((?:\\\\)*)\\x([0-9A-Fa-f]{2})", r"\1\\u00\2", text))
+        except ValueError:
+            value = None  # an escape only YAML has: the text as it is
+        if isinstance(value, str):
+            return value
     for parse in (int, float):
         try:
             return parse(text)
@@ -155,6 +165,18 @@ class Config:
             _raise(err)
         return Config(h, self._source)
 
+    # copy.copy would share the C configuration and copy.deepcopy fail in
+    # cffi: both are copy().
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        """pickle: the effective YAML (table files are absolute in it)."""
+        return _unpickle_config, (self.to_yaml(), self._source)
+
     def __getitem__(self, key):
         err = _new_err()
         s = lib.stsl_cfg_get(self._h, _key(key), err)
@@ -202,6 +224,12 @@ class Config:
 
     def __repr__(self):
         return f"<stickslip.Config\n{self.to_yaml()}>"
+
+
+def _unpickle_config(text, source):
+    c = Config.from_yaml(text)
+    c._source = source
+    return c
 
 
 def _key(key):
@@ -418,7 +446,10 @@ class Result:
         """The files this run came from: its configuration's, the table files
         the configuration names, the result file it was read from."""
         files = [self._cfg._source, self._source]
-        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', self._cfg.to_yaml()):
+        # The top-level output entry's file is where the command writes
+        # the result, not an input: not one of the names searched.
+        text = re.sub(r"^output:.*(?:\n[ \t]+.*)*", "", self._cfg.to_yaml(), flags=re.M)
+        for m in re.finditer(r'\bfile: ("(?:[^"\\]|\\.)*"|[^,}\s]+)', text):
             name = m.group(1)
             files.append(json.loads(name) if name.startswith('"') else name)
         return [f for f in files if f]

@@ -147,6 +147,10 @@ def _timeout(value):
 def _steps(steps):
     if steps is None or isinstance(steps, (str, bytes)):
         raise TypeError(f"steps: expected a list of numbers, got {_args.type_name(steps)}")
+    try:
+        steps = list(steps)
+    except TypeError:  # one number (or a 0-d array) where a list of them is due
+        raise TypeError(f"steps: expected a list of numbers, got {_args.type_name(steps)}") from None
     return [_args.number(h, "steps", allow_none=False) for h in steps]
 
 

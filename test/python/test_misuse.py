@@ -85,6 +85,11 @@ TYPE_MISUSES = [
     (lambda c, r: ss.compare(r, r.t, "abc", r.v), "x: expected an array of numbers, got str"),
     (lambda c, r: ss.compare(r, r.t, r.x, [object()] * len(r.t)), "v: expected an array of numbers, got list"),
     (lambda c, r: ss.compare(r, r.t, r.x, r.v, event_window="a"), "event_window: expected a number, got str"),
+    # One step where a list of them is due: the argument named, not Python's
+    # "'float' object is not iterable" from inside the package.
+    (lambda c, r: ss.converge(c, 1e-3, scheme="karnopp"), "steps: expected a list of numbers, got float"),
+    (lambda c, r: ss.converge(c, np.float64(1e-3), scheme="karnopp"), "steps: expected a list of numbers, got float64"),
+    (lambda c, r: ss.converge(c, np.array(1e-3), scheme="karnopp"), "steps: expected a list of numbers, got ndarray"),
 ]
 
 
@@ -196,6 +201,18 @@ def test_save_never_replaces_an_input(tmp_path):
     assert digest(saved) == kept
 
 
+def test_save_may_write_the_configurations_own_output_file(tmp_path, monkeypatch):
+    """output.file names where `stickslip run` writes the result, not an
+    input: r.save of that name (the file the command wrote before, say) was
+    refused as "the input".  The file saved reads back as the run."""
+    monkeypatch.chdir(tmp_path)
+    cfg = ss.Config.from_dict({**CHEAP, "output": {"file": "results/cheap.h5"}})
+    r = ss.run(cfg, progress=False)
+    assert r.save("results/cheap.h5") == ["results/cheap.h5"]
+    assert r.save("results/cheap.h5") == ["results/cheap.h5"]  # there now: replaced
+    assert ss.read("results/cheap.h5").x.tobytes() == r.x.tobytes()
+
+
 def test_save_follows_the_extension(tmp_path, result):
     """.h5 is HDF5, .mat a MAT v5 file, .csv the two CSV files of `run
     --csv`; the format argument names the format of a name whose extension
@@ -254,3 +271,61 @@ def test_fifos_and_devices_are_refused_not_waited_on(tmp_path):
     p = subprocess.run([sys.executable, "-c", READ_FIFO, str(fifo), "/dev/null"],
                        capture_output=True, text=True, timeout=120)
     assert p.stdout.splitlines() == [f"{fifo}: {want}", f"/dev/null: {want}"], p.stderr
+
+
+def test_numpy_scalars_are_the_python_values(cfg):
+    """A numpy bool, int or float (what indexing an array gives) sets the
+    text its Python value sets, alone or in a list or dict: np.bool_ was a
+    TypeError whose message listed bool among the types taken.  What
+    Python's value gives (the library's value or message) is the
+    independent expectation."""
+    def outcome(v):
+        try:
+            cfg["friction.dynamic"] = v
+            return cfg["friction.dynamic"]
+        except ss.Error as e:
+            return type(e), str(e)
+
+    for np_value, py_value in ((np.bool_(True), True), (np.int32(2), 2), (np.float32(0.5), 0.5)):
+        assert outcome(np_value) == outcome(py_value)
+        assert outcome([np_value]) == outcome([py_value])
+        assert outcome({"a": np_value}) == outcome({"a": py_value})
+    with pytest.raises(ss.InputError, match="simulation.verify: must be one of: off, on, strict"):
+        cfg["simulation.verify"] = np.bool_(True)
+    with pytest.raises(ss.InputError, match="friction.dynamic: expected a number >= 0 .got 'true'"):
+        ss.sweep(cfg, {"friction.dynamic": np.array([True])}, progress=False)
+
+
+def test_copy_module_copies_are_independent(cfg):
+    """copy.copy(cfg) shared the C configuration (a key set on the copy
+    changed the original) and copy.deepcopy(cfg), deepcopy of a Result,
+    failed inside cffi; both are cfg.copy() now."""
+    import copy
+
+    for make in (copy.copy, copy.deepcopy):
+        c = make(cfg)
+        c["friction.dynamic"] = 0.25
+        assert (cfg["friction.dynamic"], c["friction.dynamic"]) == (1, 0.25)
+    r = ss.run(cfg, progress=False)
+    d = copy.deepcopy(r)
+    d.config["friction.dynamic"] = 0.25
+    d.x[0] = 99.0
+    assert r.config["friction.dynamic"] == 1 and r.x[0] != 99.0
+    assert d.t.tobytes() == r.t.tobytes()
+
+
+def test_pickled_config_and_result_are_the_same(cfg):
+    """pickle (multiprocessing, joblib, a notebook's cache) of a Config or a
+    Result failed inside cffi ("cannot pickle '_cffi_backend.__CDataGCP'
+    object"); the pickle now carries the effective YAML: the same
+    configuration (to_yaml) and a run of it equal to the bit."""
+    import pickle
+
+    cfg["friction.dynamic"] = 1.25
+    back = pickle.loads(pickle.dumps(cfg))
+    assert back.to_yaml() == cfg.to_yaml()
+    r = ss.run(cfg, progress=False)
+    assert ss.run(back, progress=False).x.tobytes() == r.x.tobytes()
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.x.tobytes() == r.x.tobytes() and r2.events.tobytes() == r.events.tobytes()
+    assert r2.config.to_yaml() == r.config.to_yaml()

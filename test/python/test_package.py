@@ -148,6 +148,28 @@ def test_an_error_in_the_callback_is_raised():
         ss.run(CHEAP, progress="yes")
 
 
+def test_ctrl_c_stops_a_sweep_and_a_study_and_keeps_the_rows(tmp_path):
+    """Ctrl-C (a KeyboardInterrupt in the progress callback, where a
+    notebook's interrupt lands between reports) raises KeyboardInterrupt,
+    not a CancelledError or a half-written file: a study's file holds the
+    rows done (the study runs on while the report travels to this thread,
+    so how many is the machine's business: not asserted) and resume=True
+    completes it with an uninterrupted study's rows."""
+    def ctrl_c(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ss.sweep(CHEAP, {"friction.dynamic": np.linspace(0.5, 1.4, 6)}, jobs=1, progress=ctrl_c)
+    study = write_study(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        ss.study(study, output=tmp_path / "s.h5", jobs=1, progress=ctrl_c)
+    part = ss.read(tmp_path / "s.h5")
+    assert part.n_runs == 6 and 1 <= len(part) <= 6 and part.complete == (len(part) == 6)
+    whole = part if part.complete else ss.study(study, output=tmp_path / "s.h5", resume=True,
+                                                progress=False)
+    same_rows(whole, ss.study(study, progress=False))
+
+
 def test_the_bar(capsys):
     """progress=True draws the bar in place (carriage returns) and ends
     the line; progress=None under pytest (stdout not a terminal, no

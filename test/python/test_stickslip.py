@@ -189,6 +189,23 @@ def test_config_roundtrip_and_set():
     assert d["element.mass"] == 1.0 and d["friction.law"] == "coulomb"
 
 
+def test_a_string_key_reads_as_its_text_not_its_quoted_yaml(tmp_path):
+    """cfg["output.file"] gave '"results/janecek_chirp.h5"', quotes and
+    all (the effective YAML's double-quoted scalar), a name no open() or
+    h5py takes.  The expected values are the texts the example file and
+    this test wrote; a name that looks like a number stays a str."""
+    cfg = ss.load(JANECEK)
+    assert cfg["output.file"] == "results/janecek_chirp.h5"
+    for name in ("20", "true", 'a "quoted" name.h5', "tab\there.h5", "résultat.h5"):
+        cfg["output.file"] = json.dumps(name)  # YAML's double-quoted form
+        assert cfg["output.file"] == name
+    table = tmp_path / "force.csv"
+    table.write_text("t,F\n0,0\n1,1\n")
+    cfg["inputs.active_force"] = {"type": "table", "file": str(table)}
+    assert cfg["inputs.active_force.file"] == str(table)
+    assert cfg["friction.law"] == "coulomb" and cfg["friction.dynamic"] == 18.0
+
+
 def test_set_out_of_range_refused_with_the_cli_message():
     cfg = ss.load(JANECEK)
     with pytest.raises(ss.InputError) as e:
