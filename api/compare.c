@@ -11,6 +11,7 @@
 #include "api/error.h"
 #include "api/summary_sink.h"
 #include "physics/modes.h"
+#include "io/result/mat_result.h"
 #include "io/result/mem_sink.h"
 #include "models/one_body.h"
 #include "run/run.h"
@@ -702,7 +703,7 @@ stsl_rc stsl_compare_system(const stsl_cfg *ref, const char *candidate, double e
                                      "of bodies (stsl_compare compares its trajectories)");
     stsl_h5_system c;
     stsl_hdf5_lock(); /* stickslip.h, Threads: the API's HDF5 calls hold it */
-    int unread = stsl_h5_system_read(candidate, &c, &e);
+    int unread = stsl_system_result_read(candidate, &c, &e);
     stsl_hdf5_unlock();
     if (unread) return stsl_api_err(err, &e);
     const char *name = ref->c.source[0] ? ref->c.source : "the reference";

@@ -19,6 +19,7 @@
 #include "io/candidate/column_map.h"
 #include "io/config/config.h"
 #include "io/fmu/fmu_run.h"
+#include "io/result/mat_result.h"
 #include "io/result/mem_sink.h"
 #include "io/result/h5_read.h"
 #include "io/result/out_file.h"
@@ -46,7 +47,7 @@ static const char *candidate_of(const stsl_compare_files *o)
 static int is_system(const char *path)
 {
     stsl_hdf5_lock();
-    int sys = stsl_h5_is_system(path);
+    int sys = stsl_system_result_is(path);
     stsl_hdf5_unlock();
     return sys;
 }
@@ -552,7 +553,7 @@ static int judge_systems(const sink *s, const stsl_config *cfg, stsl_error *err)
         if (fmu_system_candidate(o, cfg, &c, err)) return err->code;
     } else {
         stsl_hdf5_lock();
-        int failed = stsl_h5_system_read(candidate_of(o), &c, err);
+        int failed = stsl_system_result_read(candidate_of(o), &c, err);
         stsl_hdf5_unlock();
         if (failed) return err->code;
     }

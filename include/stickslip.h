@@ -775,7 +775,7 @@ typedef struct stsl_compare_system_report {
     stsl_compare_stop *stops;
 } stsl_compare_system_report;
 
-/* Judge the result file `candidate` (HDF5, `stickslip run -o` of a system)
+/* Judge the result file `candidate` (HDF5 or MAT, `stickslip run -o` of a system)
  * against the exact run of the system `ref`, exactly as `stickslip compare
  * REF.h5 CANDIDATE` does with the configuration in REF.h5 (`ref` run again
  * with the candidate's times as its output times).  event_window: < 0 or

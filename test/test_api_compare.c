@@ -157,12 +157,59 @@ static void test_cancel_flag_stops_a_run(void **state)
     stsl_cfg_free(cfg);
 }
 
+/* A system's MAT result is a candidate as its HDF5 twin is: the same run
+ * written both ways (the MAT file holds the same doubles) gives the same
+ * report, bit for bit, and the re-run at the candidate's own times gives
+ * every error 0 (servo_backlash: bodies, contacts and a stop). */
+static void test_system_mat_candidate(void **state)
+{
+    (void)state;
+    char dir[256], h5[512], mat[512];
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(h5, sizeof h5, "%s/s.h5", dir);
+    snprintf(mat, sizeof mat, "%s/s.mat", dir);
+    stsl_err err;
+    stsl_cfg *cfg = stsl_cfg_load(EX("servo_backlash.yaml"), &err);
+    if (!cfg) fail_msg("%s", err.message);
+    assert_int_equal(stsl_run(cfg, STSL_OUTPUT_HDF5, h5, NULL, &err), STSL_RC_OK);
+    assert_int_equal(stsl_run(cfg, STSL_OUTPUT_MAT, mat, NULL, &err), STSL_RC_OK);
+    stsl_compare_system_report a, b;
+    assert_int_equal(stsl_compare_system(cfg, h5, -1, &a, &err), STSL_RC_OK);
+    if (stsl_compare_system(cfg, mat, -1, &b, &err)) fail_msg("%s", err.message);
+    assert_int_equal(a.n_points, b.n_points);
+    assert_int_equal(a.n_bodies, b.n_bodies);
+    assert_int_equal(a.n_contacts, b.n_contacts);
+    assert_int_equal(a.n_stops, b.n_stops);
+    assert_true(a.n_bodies == 3 && a.n_contacts > 0 && a.n_stops > 0);
+    for (int i = 0; i < a.n_bodies; i++) {
+        assert_string_equal(a.bodies[i].name, b.bodies[i].name);
+        assert_true(b.bodies[i].max_abs_error_x == 0.0 && b.bodies[i].max_abs_error_v == 0.0);
+    }
+    for (int i = 0; i < a.n_contacts; i++) {
+        const stsl_compare_contact *p = &a.contacts[i], *q = &b.contacts[i];
+        assert_string_equal(p->name, q->name);
+        assert_true(q->max_abs_error_friction == 0.0);
+        assert_true(p->stuck_time_candidate == q->stuck_time_candidate);
+        assert_true(q->stuck_time_candidate == q->stuck_time_reference);
+        assert_int_equal(p->events.events_matched, q->events.events_matched);
+        assert_int_equal(q->events.events_missed + q->events.events_spurious, 0);
+    }
+    for (int i = 0; i < a.n_stops; i++) {
+        assert_int_equal(a.stops[i].events.events_matched, b.stops[i].events.events_matched);
+        assert_int_equal(b.stops[i].events.events_missed + b.stops[i].events.events_spurious, 0);
+    }
+    stsl_compare_system_free(&a);
+    stsl_compare_system_free(&b);
+    stsl_cfg_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_equal_the_command),
         cmocka_unit_test(test_bad_arrays_refused),
         cmocka_unit_test(test_cancel_flag_stops_a_run),
+        cmocka_unit_test(test_system_mat_candidate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -546,3 +546,39 @@ void stsl_mat_arrays_free(stsl_mat_arrays *a)
         free(a->cols[c]);
     memset(a, 0, sizeof *a);
 }
+
+/* ---- a system's result, either format ------------------------------------------ */
+
+/* A MAT file's system: *s filled from its samples (they are taken), or the
+ * error (not a system's result: the element's readers take it). */
+static int mat_system(const char *path, stsl_h5_system *s, stsl_error *err)
+{
+    stsl_h5_result res;
+    stsl_mat_arrays a = {0};
+    memset(s, 0, sizeof *s);
+    int rc = stsl_mat_result_read(path, &res, &a, err);
+    if (rc) return rc;
+    if (stsl_h5_result_is_system(&res))
+        rc = stsl_h5_system_from(&res, a.n, &a.t, a.cols, s, err);
+    else
+        rc = stsl_error_set(err, STSL_EINPUT, "%s: not the result of a system of bodies", path);
+    stsl_h5_result_free(&res);
+    stsl_mat_arrays_free(&a);
+    return rc;
+}
+
+int stsl_system_result_read(const char *path, stsl_h5_system *s, stsl_error *err)
+{
+    return stsl_mat_result_file(path) ? mat_system(path, s, err)
+                                      : stsl_h5_system_read(path, s, err);
+}
+
+int stsl_system_result_is(const char *path)
+{
+    if (!stsl_mat_result_file(path)) return stsl_h5_is_system(path);
+    stsl_h5_system s;
+    stsl_error e = {0};
+    int is = mat_system(path, &s, &e) == STSL_OK;
+    stsl_h5_system_free(&s);
+    return is;
+}

@@ -36,4 +36,11 @@ int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays 
                          stsl_error *err);
 void stsl_mat_arrays_free(stsl_mat_arrays *a);
 
+/* A system's result as stsl_h5_system_read reads it, from an HDF5 or a MAT
+ * file (`compare` takes either as its candidate); on failure *s holds
+ * nothing to free. */
+int stsl_system_result_read(const char *path, stsl_h5_system *s, stsl_error *err);
+/* 1 when `path` is a system's result, HDF5 (stsl_h5_is_system) or MAT. */
+int stsl_system_result_is(const char *path);
+
 #endif
