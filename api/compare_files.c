@@ -44,10 +44,10 @@ static const char *candidate_of(const stsl_compare_files *o)
 /* Whether `path` is a system's result, read under the library's HDF5 lock
  * (stickslip.h, Threads: every HDF5 call of the API holds it, so that a
  * comparison may run beside runs that write HDF5 files). */
-static int is_system(const char *path)
+static int is_system(const char *path, stsl_error *damaged)
 {
     stsl_hdf5_lock();
-    int sys = stsl_system_result_is(path);
+    int sys = stsl_system_result_is(path, damaged);
     stsl_hdf5_unlock();
     return sys;
 }
@@ -467,12 +467,14 @@ static int judged(const stsl_compare_files *o, int rc, int rerun_failed, stsl_er
  * named as such, as for the element's candidate). */
 static int one_system(const stsl_compare_files *o, stsl_error *err)
 {
-    int ref_sys = is_system(o->reference);
+    int ref_sys = is_system(o->reference, NULL);
     const char *sys = ref_sys ? o->reference : candidate_of(o);
     const char *other = ref_sys ? candidate_of(o) : o->reference;
     FILE *f = fopen(other, "rb");
     if (!f) return stsl_error_set(err, STSL_EINPUT, "%s: cannot open: %s", other, strerror(errno));
     fclose(f);
+    err->code = STSL_OK;
+    if (!is_system(other, err) && err->code) return err->code; /* a damaged MAT file */
     return stsl_error_set(err, STSL_EINPUT,
                           "%s: the result of a system of bodies; %s is not: compare a "
                           "system's result with another of the same system",
@@ -656,7 +658,7 @@ static int compare_files(const sink *s, stsl_error *err)
     stsl_output_file json_out = {o->json, "the JSON report", STSL_FMT_JSON, 0, 1};
     if (stsl_output_rule(inputs, 2, &json_out, 1, err)) return fail_as(err, STSL_EINPUT);
     /* With --fmu the candidate is the FMU: a system when the reference is. */
-    int systems = is_system(o->reference) + (o->fmu ? 0 : is_system(candidate));
+    int systems = is_system(o->reference, NULL) + (o->fmu ? 0 : is_system(candidate, NULL));
     int rc = systems ? system_options(s, systems, err) : 0;
     stsl_h5_result ref;
     stsl_config cfg;

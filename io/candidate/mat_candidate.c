@@ -522,22 +522,34 @@ static int check_columns(const char *file, const char *const names[STSL_N_ROLES]
     return STSL_OK;
 }
 
+mat_t *stsl_mat_open_checked(const char *path, stsl_error *err)
+{
+    stsl_mat_quiet();
+    /* Without the text header matio tries v4, and its probe allocates the
+     * first name's claimed length: the headers are checked first. */
+    if (!has_text_header(path) && stsl_mat_check_v4(path, err)) return NULL;
+    mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
+    if (!mat) {
+        stsl_error_set(err, STSL_EINPUT,
+                       "%s: not a MAT file matio can read (MAT v4, v5, v7 or v7.3)", path);
+        return NULL;
+    }
+    if (Mat_GetVersion(mat) == MAT_FT_MAT5 && stsl_mat_check_v5(path, err)) {
+        Mat_Close(mat);
+        return NULL;
+    }
+    return mat;
+}
+
 int stsl_mat_read_columns(const char *path, const char *const names_in[STSL_N_ROLES],
                           int friction_required, stsl_mat_columns *out, stsl_error *err)
 {
     memset(out, 0, sizeof *out);
-    stsl_mat_quiet();
-    /* Without the text header matio tries v4, and its probe allocates the
-     * first name's claimed length: the headers are checked first. */
-    int rc = has_text_header(path) ? STSL_OK : stsl_mat_check_v4(path, err);
-    if (rc) return rc;
-    mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
-    if (!mat)
-        return stsl_error_set(err, STSL_EINPUT,
-                              "%s: not a MAT file matio can read (MAT v4, v5, v7 or v7.3)", path);
+    mat_t *mat = stsl_mat_open_checked(path, err);
+    if (!mat) return err ? err->code : STSL_EINPUT;
     modelica m;
-    if (Mat_GetVersion(mat) == MAT_FT_MAT5) rc = stsl_mat_check_v5(path, err);
-    int is_mod = rc ? 0 : modelica_open(mat, path, &m, err);
+    int rc = STSL_OK;
+    int is_mod = modelica_open(mat, path, &m, err);
     if (is_mod < 0) rc = err ? err->code : STSL_EINPUT;
     const char *names[STSL_N_ROLES] = {names_in[0], names_in[1], names_in[2], names_in[3]};
     if (!rc && !names[STSL_ROLE_F] && !friction_required &&

@@ -42,6 +42,13 @@ int stsl_mat_read_columns(const char *path, const char *const names[STSL_N_ROLES
                           int friction_required, stsl_mat_columns *out, stsl_error *err);
 void stsl_mat_columns_free(stsl_mat_columns *c);
 
+/* A MAT file that may not be stickslip's, opened after its structure is
+ * checked against its size (io/result/mat_bounds.h), as every candidate
+ * is; NULL with the error (STSL_EINPUT naming the file) when it cannot
+ * be.  Close with Mat_Close. */
+struct _mat_t; /* matio's mat_t */
+struct _mat_t *stsl_mat_open_checked(const char *path, stsl_error *err);
+
 /* For the other readers of MAT files (io/result/mat_result.h), over matio's
  * variables: matio's log silenced (once per process); element i of
  * numeric or char data as a double (char data as its code units); the

@@ -556,6 +556,9 @@ static int mat_system(const char *path, stsl_h5_system *s, stsl_error *err)
     stsl_h5_result res;
     stsl_mat_arrays a = {0};
     memset(s, 0, sizeof *s);
+    mat_t *checked = stsl_mat_open_checked(path, err); /* a candidate: any program's file */
+    if (!checked) return err ? err->code : STSL_EINPUT;
+    Mat_Close(checked);
     int rc = stsl_mat_result_read(path, &res, &a, err);
     if (rc) return rc;
     if (stsl_h5_result_is_system(&res))
@@ -573,12 +576,19 @@ int stsl_system_result_read(const char *path, stsl_h5_system *s, stsl_error *err
                                       : stsl_h5_system_read(path, s, err);
 }
 
-int stsl_system_result_is(const char *path)
+/* A candidate MAT file is checked before matio lists it (it may be any
+ * program's); a system's result is stickslip's with a `names` variable
+ * (mat_sink.h), which only the variables' headers need. */
+int stsl_system_result_is(const char *path, stsl_error *damaged)
 {
     if (!stsl_mat_result_file(path)) return stsl_h5_is_system(path);
-    stsl_h5_system s;
     stsl_error e = {0};
-    int is = mat_system(path, &s, &e) == STSL_OK;
-    stsl_h5_system_free(&s);
+    mat_t *mat = stsl_mat_open_checked(path, damaged ? damaged : &e);
+    if (!mat) return 0;
+    matvar_t *program = Mat_VarReadInfo(mat, "program"), *names = Mat_VarReadInfo(mat, "names");
+    int is = program && names;
+    Mat_VarFree(program);
+    Mat_VarFree(names);
+    Mat_Close(mat);
     return is;
 }

@@ -40,7 +40,9 @@ void stsl_mat_arrays_free(stsl_mat_arrays *a);
  * file (`compare` takes either as its candidate); on failure *s holds
  * nothing to free. */
 int stsl_system_result_read(const char *path, stsl_h5_system *s, stsl_error *err);
-/* 1 when `path` is a system's result, HDF5 (stsl_h5_is_system) or MAT. */
-int stsl_system_result_is(const char *path);
+/* 1 when `path` is a system's result, HDF5 (stsl_h5_is_system) or MAT;
+ * 0 when it is not, with *damaged (may be NULL) set when it is a MAT file
+ * that fails the structure checks of a candidate. */
+int stsl_system_result_is(const char *path, stsl_error *damaged);
 
 #endif
