@@ -177,10 +177,14 @@ static const char *col_attr(const stsl_h5_result *res, const char *name, int lon
     return "";
 }
 
-/* "x: angle [rad], v: angular velocity [rad/s], ..." from long_name and units. */
-static void describe_quantities(stsl_h5_result *res)
+void stsl_h5_result_describe(stsl_h5_result *res)
 {
     static const char *const names[] = {"x", "v", "friction", "net_force", "z"};
+    snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
+    snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
+    snprintf(res->net_force_units, sizeof res->net_force_units, "%s",
+             col_attr(res, "net_force", 0));
+    snprintf(res->friction_units, sizeof res->friction_units, "%s", col_attr(res, "friction", 0));
     size_t used = 0;
     res->quantities[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -303,12 +307,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
     }
     ds_attr(t, "units", res->time_units, sizeof res->time_units);
     if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
-    snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
-    snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
-    snprintf(res->net_force_units, sizeof res->net_force_units, "%s",
-             col_attr(res, "net_force", 0));
-    snprintf(res->friction_units, sizeof res->friction_units, "%s", col_attr(res, "friction", 0));
-    describe_quantities(res);
+    stsl_h5_result_describe(res);
 done:
     if (m >= 0) H5Dclose(m);
     if (t >= 0) H5Dclose(t);

@@ -365,18 +365,8 @@ static int read_trajectory(const rd *r, const matvar_t *traj, const matvar_t *un
     res->n_samples = a->n;
     res->t_first = a->n > 0 ? a->t[0] : NAN;
     res->t_last = a->n > 0 ? a->t[a->n - 1] : NAN;
-    static const struct {
-        const char *name;
-        size_t off;
-    } u[] = {{"t", offsetof(stsl_h5_result, time_units)},
-             {"x", offsetof(stsl_h5_result, x_units)},
-             {"v", offsetof(stsl_h5_result, v_units)},
-             {"net_force", offsetof(stsl_h5_result, net_force_units)},
-             {"friction", offsetof(stsl_h5_result, friction_units)}};
-    for (size_t i = 0; !rc && i < sizeof u / sizeof u[0]; i++)
-        rc = text_into(r, field(units, u[i].name), "units", (char *)res + u[i].off,
-                       sizeof res->time_units);
-    return rc;
+    stsl_h5_result_describe(res); /* no long names: no quantities */
+    return text_into(r, field(units, "t"), "units", res->time_units, sizeof res->time_units);
 }
 
 /* Event values: of the element's scalar columns; NaN in a system's file

@@ -671,12 +671,11 @@ void stsl_study_row_clear(stsl_study_row *row)
 {
     memset(row, 0, sizeof *row);
     row->status = STSL_ROW_NOT_RUN;
-    double *nans[] = {&row->t_reached,         &row->first_breakaway,   &row->last_stick,
-                      &row->stuck_fraction,    &row->stop_contact_time, &row->max_abs_x,
-                      &row->max_abs_v,         &row->x_final,           &row->v_final,
-                      &row->dissipated_energy, &row->wall_seconds};
-    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
-        *nans[i] = NAN;
+    /* Every float64 column's value (the counts stay 0). */
+    for (int i = 0; i < N_HEAD + N_TAIL; i++) {
+        const col *c = i < N_HEAD ? &HEAD[i] : &TAIL[i - N_HEAD];
+        if (c->type == C_F64) *(double *)((char *)row + c->off) = NAN;
+    }
     for (int k = 0; k < STSL_STUDY_MAX_MEMBERS; k++)
         row->member[k] = NAN;
 }
