@@ -323,10 +323,12 @@ static const stsl_h5_event_layout event_layout = {
      offsetof(stsl_h5_event, mode_before), offsetof(stsl_h5_event, mode_after),
      offsetof(stsl_h5_event, x), offsetof(stsl_h5_event, v_before),
      offsetof(stsl_h5_event, v_after), offsetof(stsl_h5_event, net_force),
-     offsetof(stsl_h5_event, friction)},
+     offsetof(stsl_h5_event, friction), offsetof(stsl_h5_event, subject)},
     sizeof(int),
     sizeof((stsl_h5_event *)0)->kind,
-    H5T_STR_NULLTERM};
+    H5T_STR_NULLTERM,
+    {0},
+    0};
 
 /* "stick,breakaway,..." into res->kind_names; 0 or -1 (too many, too long). */
 static int parse_kind_names(const char *s, stsl_h5_result *res)
@@ -342,14 +344,15 @@ static int parse_kind_names(const char *s, stsl_h5_result *res)
     return 0;
 }
 
-/* What /events holds beyond the element's members (file type ft): value
- * members that are arrays (a system's grouped columns: not read into the
- * scalar members) and the subject's index (read into subject). */
-static stsl_h5_event_ext event_ext(hid_t ft)
+/* event_layout with what /events holds beyond the element's members
+ * (file type ft): value members that are arrays (a system's grouped
+ * columns: not read into the scalar members) and the subject's index (read
+ * into subject). */
+static stsl_h5_event_layout event_ext(hid_t ft)
 {
     static const char *const values[STSL_H5_EVENT_VALUES] = {"x", "v_before", "v_after",
                                                              "net_force", "friction"};
-    stsl_h5_event_ext ext = {{0}, 0, offsetof(stsl_h5_event, subject), 0};
+    stsl_h5_event_layout ext = event_layout;
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
         int k = H5Tget_member_index(ft, values[i]);
         if (k >= 0 && H5Tget_member_class(ft, (unsigned)k) == H5T_ARRAY) ext.width[i] = -1;
@@ -359,7 +362,7 @@ static stsl_h5_event_ext event_ext(hid_t ft)
 }
 
 /* Members left unread are NaN; index (-1: none) becomes subject. */
-static int event_arrays(stsl_h5_result *res, stsl_h5_event *e, const stsl_h5_event_ext *ext,
+static int event_arrays(stsl_h5_result *res, stsl_h5_event *e, const stsl_h5_event_layout *ext,
                         stsl_error *err)
 {
     double *v[STSL_H5_EVENT_VALUES] = {&e->x, &e->v_before, &e->v_after, &e->net_force,
@@ -401,9 +404,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", p, n);
         goto done;
     }
-    stsl_h5_event_ext ext = event_ext(ft);
-    if ((mt = stsl_h5_event_type_ext(&event_layout, &ext)) < 0 ||
-        (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
+    stsl_h5_event_layout ext = event_ext(ft);
+    if ((mt = stsl_h5_event_type(&ext, 0)) < 0 || (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
         H5Dread(d, mt, H5S_ALL, H5S_ALL, xfer, res->events) < 0) {
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "

@@ -242,8 +242,10 @@ static hid_t event_type(int packed)
          offsetof(ev_rec, e.v_after), offsetof(ev_rec, e.net_force), offsetof(ev_rec, e.friction)},
         sizeof(int),
         KIND_LEN,
-        H5T_STR_NULLPAD};
-    hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
+        H5T_STR_NULLPAD,
+        {0},
+        0};
+    hid_t c = stsl_h5_event_type(&mem, packed);
     size_t size = c < 0 ? 0 : H5Tget_size(c);
     if (c < 0 || (packed && H5Tset_size(c, size + 8) < 0) ||
         H5Tinsert(c, "variant", packed ? size : offsetof(ev_rec, variant),
