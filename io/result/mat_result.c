@@ -15,6 +15,7 @@
 
 #include <matio.h>
 
+#include "io/result/h5_bounds.h"
 #include "io/result/h5_types.h"
 #include "io/result/mat_sink.h"
 #include "io/candidate/mat_candidate.h"
@@ -23,7 +24,7 @@
 typedef struct rd {
     mat_t *mat;
     const char *path;
-    double room; /* bytes a variable may claim: file size x STSL_MAT_MAX_RATIO */
+    double room; /* bytes a variable may claim: file size x STSL_FILTER_RATIO */
     stsl_error *err;
 } rd;
 
@@ -517,7 +518,7 @@ int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays 
                               "%s: not a MAT file matio can read (MAT v4, v5, "
                               "v7 or v7.3)",
                               path);
-    rd r = {mat, path, (double)st.st_size * STSL_MAT_MAX_RATIO, err};
+    rd r = {mat, path, (double)st.st_size * STSL_FILTER_RATIO, err};
     int rc = read_all(&r, res, a);
     Mat_Close(mat);
     if (rc) {
