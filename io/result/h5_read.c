@@ -160,12 +160,6 @@ static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
     return STSL_OK;
 }
 
-/* A string attribute of an open dataset; "" when absent. */
-static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
-{
-    if (H5Aexists(d, attr) <= 0 || stsl_h5_get_attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
-}
-
 /* The units (long_name) of the column `name` as list_columns read them;
  * "" when the file has no such column.  Each opening of a dataset costs
  * HDF5 more than reading all its attributes: once a column is enough. */
@@ -206,8 +200,8 @@ static int read_group(hid_t traj, const char *name, stsl_h5_result *res, int c, 
         rc = bad(err, res->path, "cannot read the shape of a /trajectory dataset");
         goto done;
     }
-    ds_attr(d, "units", res->col_units[c], sizeof res->col_units[c]);
-    ds_attr(d, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
+    stsl_h5_get_attr_str(d, "units", res->col_units[c], sizeof res->col_units[c]);
+    stsl_h5_get_attr_str(d, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
     if (res->col_width[c] == 0) goto done;
     res->col_integer[c] = H5Tget_class(t) == H5T_INTEGER;
     res->col_members[c] = stsl_h5_get_attr_strs(d, "names", &n);
@@ -305,7 +299,7 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
                             p, names);
         goto done;
     }
-    ds_attr(t, "units", res->time_units, sizeof res->time_units);
+    stsl_h5_get_attr_str(t, "units", res->time_units, sizeof res->time_units);
     if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
     stsl_h5_result_describe(res);
 done:

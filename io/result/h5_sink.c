@@ -212,11 +212,6 @@ static int flush_events(h5_sink *h, stsl_error *err)
 
 /* ---- ops -------------------------------------------------------------------- */
 
-static int units_attr(hid_t d, const char *units)
-{
-    return stsl_h5_put_attr_str(d, "units", units ? units : "");
-}
-
 static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
 {
     if (l->n_cols < 0 || (l->n_cols > 0 && !l->cols))
@@ -287,7 +282,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
              "t [%s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
              l->time_units ? l->time_units : "", u[0], u[1], u[2], u[3], u[4]);
     what = "write attributes of /events";
-    if (units_attr(h->ev_ds, units) < 0) goto h5err;
+    if (stsl_h5_put_attr_str(h->ev_ds, "units", units) < 0) goto h5err;
     if (!(kinds = stsl_h5_join_names(l->kind_names, l->n_kinds, 0))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto done;
@@ -335,7 +330,7 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     const char *lname = cg ? cg->long_name : l->cols[o->first].long_name;
     hid_t ftype = o->integer ? H5T_STD_I8LE : H5T_IEEE_F64LE;
     if ((o->ds = make_ext_dataset(traj, name, ftype, TRAJ_BLOCK, o->width)) < 0 ||
-        units_attr(o->ds, units) < 0 ||
+        stsl_h5_put_attr_str(o->ds, "units", units) < 0 ||
         (lname && stsl_h5_put_attr_str(o->ds, "long_name", lname) < 0))
         return -1;
     if (!cg) return 0;
@@ -385,7 +380,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         goto done;
     }
     if ((h->t_ds = make_ext_dataset(traj, "t", H5T_IEEE_F64LE, TRAJ_BLOCK, 0)) < 0 ||
-        units_attr(h->t_ds, l->time_units) < 0 ||
+        stsl_h5_put_attr_str(h->t_ds, "units", l->time_units) < 0 ||
         stsl_h5_put_attr_str(h->t_ds, "long_name", "time") < 0) {
         rc = stsl_h5_fail(err, h->path, "create /trajectory/t");
         goto done;
@@ -404,7 +399,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     if (l->n_modes > 0 || h->no_layout) {
         if (!(modes = stsl_h5_join_names(l->mode_names, l->n_modes, 1))) goto nomem;
         if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
-            units_attr(h->mode_ds, "") < 0 ||
+            stsl_h5_put_attr_str(h->mode_ds, "units", "") < 0 ||
             stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
             rc = stsl_h5_fail(err, h->path, "create /trajectory/mode");
             goto done;

@@ -256,6 +256,7 @@ done:
 
 int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n)
 {
+    buf[0] = '\0';
     if (H5Aexists(obj, name) <= 0) return -1;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0) return -1;

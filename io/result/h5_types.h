@@ -111,9 +111,9 @@ char *stsl_h5_join_names(const char *const *names, int n, int numbered);
 /* A scalar string (fixed- or variable-length) from an attribute (is_attr)
  * or a dataset, as a malloc'd C string; NULL on failure. */
 char *stsl_h5_read_string(hid_t id, int is_attr);
-/* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes), or
- * one number converted by HDF5 to `mtype`; 0, or -1 when it is absent or
- * not one of those. */
+/* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes; ""
+ * on failure), or one number converted by HDF5 to `mtype`; 0, or -1 when
+ * it is absent or not one of those. */
 int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n);
 int stsl_h5_get_attr_num(hid_t obj, const char *name, hid_t mtype, void *val);
 /* The strings of such an attribute: a malloc'd array of *n malloc'd strings

@@ -118,12 +118,6 @@ int stsl_convergence_h5_present(const char *path)
     STSL_H5_RETURN_QUIET(present(path));
 }
 
-/* A scalar string attribute into buf ("" when absent or not a string). */
-static void attr_text(hid_t obj, const char *name, char *buf, size_t size)
-{
-    if (stsl_h5_get_attr_str(obj, name, buf, size) < 0) buf[0] = '\0';
-}
-
 /* Dataset `name` of the group: n values (n < 0: taken from the first one)
  * into `out` (memory type mtype) after the bounds check. */
 static int get_column(hid_t g, const char *path, const char *name, hid_t mtype, long *n, void **out,
@@ -147,7 +141,7 @@ static int get_column(hid_t g, const char *path, const char *name, hid_t mtype, 
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %s", path, what);
     if (!rc && dim > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read %s as numbers", path, what);
-    if (!rc && units) attr_text(d, "units", units, units_size);
+    if (!rc && units) stsl_h5_get_attr_str(d, "units", units, units_size);
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
     return rc;
@@ -176,7 +170,7 @@ static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_
     t->step = col[0], t->max_abs_error_x = col[1], t->rms_error_x = col[2];
     t->max_abs_error_v = col[3], t->final_error_x = col[4], t->wall_seconds = col[5];
     t->rhs_evals = col[6], t->events = col[7];
-    attr_text(g, "scheme", f->scheme, sizeof f->scheme);
+    stsl_h5_get_attr_str(g, "scheme", f->scheme, sizeof f->scheme);
     t->scheme = f->scheme, t->x_units = f->x_units, t->v_units = f->v_units;
     t->order = t->reference_wall_seconds = NAN;
     stsl_h5_get_attr_num(g, "order", H5T_NATIVE_DOUBLE, &t->order);

@@ -318,12 +318,6 @@ static int reopen_events(stsl_study_h5 *w)
 
 /* ---- store: full ------------------------------------------------------------- */
 
-/* /runs/NNNNNN: the variant's index, at least six digits. */
-static void run_name(long variant, char *buf, size_t size)
-{
-    snprintf(buf, size, "%06ld", variant);
-}
-
 /* The row's run replayed into a single run's layout in /runs/NNNNNN (a
  * failure deletes the half-written group). */
 static int append_run(stsl_study_h5 *w, long variant, const stsl_study_row *row, stsl_error *err)
@@ -335,7 +329,7 @@ static int append_run(stsl_study_h5 *w, long variant, const stsl_study_row *row,
         return stsl_error_set(err, STSL_EINPUT, "%s: variant %ld: its run has no configuration",
                               w->path, variant);
     char name[32], label[4200];
-    run_name(variant, name, sizeof name);
+    snprintf(name, sizeof name, "%06ld", variant); /* /runs/NNNNNN: at least six digits */
     snprintf(label, sizeof label, "%.4096s:/runs/%s", w->path, name);
     stsl_sink sink = {0};
     int rc = stsl_h5_sink_create_in(w->runs, name, label, yaml, w->version, &sink, err);
