@@ -156,27 +156,6 @@ static int put(mat_t *mat, matvar_t *v)
 
 /* ---- the groups ----------------------------------------------------------------- */
 
-/* A scalar mode field: the element's (a system's modes are groups); a run
- * that failed before begin() keeps the element's empty one. */
-static int has_mode(const mat_sink *m, const stsl_layout *l)
-{
-    return l->n_modes > 0 || m->no_layout;
-}
-
-/* The group starting at column c, or NULL (a column of its own, or one
- * inside a group). */
-static const stsl_col_group *group_at(const stsl_layout *l, int c)
-{
-    int g = stsl_layout_group_of(l, c);
-    return g >= 0 && l->groups[g].first == c ? &l->groups[g] : NULL;
-}
-
-/* 1 when column c is a field of its own or starts a group's field. */
-static int starts_field(const stsl_layout *l, int c)
-{
-    return stsl_layout_group_of(l, c) < 0 || group_at(l, c) != NULL;
-}
-
 /* An n x w matrix (column-major, as MATLAB stores it) of columns
  * [first, first + w) of the rows; int8 for mode numbers. */
 static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int integer)
@@ -213,15 +192,18 @@ static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r,
     vals[0] =
         units ? mat_text(NULL, l->time_units) : mat_matrix(NULL, (size_t)r->n_samples, 1, r->t, 0);
     for (int c = 0; c < l->n_cols; c++) {
-        if (!starts_field(l, c)) continue;
-        const stsl_col_group *g = group_at(l, c);
+        int gi = stsl_layout_group_of(l, c);
+        const stsl_col_group *g = gi >= 0 ? &l->groups[gi] : NULL;
+        if (g && g->first != c) continue; /* inside a group's field */
         fields[f] = g ? g->name : l->cols[c].name;
         vals[f++] = units ? mat_text(NULL, stsl_layout_units(l, c))
                           : mat_columns(r, c, g ? g->width : 1, g && g->integer);
     }
     for (long i = 0; !units && i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
-    if (has_mode(m, l)) {
+    /* A scalar mode field: the element's (a system's modes are groups); a run
+     * that failed before begin() keeps the element's empty one. */
+    if (l->n_modes > 0 || m->no_layout) {
         fields[f] = "mode";
         vals[f++] = units ? mat_text(NULL, "") : mat_matrix(NULL, (size_t)r->n_samples, 1, mode, 1);
     }
