@@ -344,11 +344,9 @@ static int parse_kind_names(const char *s, stsl_h5_result *res)
  * into subject). */
 static stsl_h5_event_layout event_ext(hid_t ft)
 {
-    static const char *const values[STSL_H5_EVENT_VALUES] = {"x", "v_before", "v_after",
-                                                             "net_force", "friction"};
     stsl_h5_event_layout ext = event_layout;
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
-        int k = H5Tget_member_index(ft, values[i]);
+        int k = H5Tget_member_index(ft, stsl_h5_event_members[4 + i]);
         if (k >= 0 && H5Tget_member_class(ft, (unsigned)k) == H5T_ARRAY) ext.width[i] = -1;
     }
     ext.subject = H5Tget_member_index(ft, "index") >= 0 ? STSL_H5_EV_INDEX : 0;

@@ -9,7 +9,11 @@
 
 /* ---- /events ---------------------------------------------------------------- */
 
-enum { EV_MEMBERS = 11 }; /* the element's nine, index, name */
+enum { EV_MEMBERS = STSL_H5_EVENT_MEMBERS }; /* the element's nine, index, name */
+
+const char *const stsl_h5_event_members[STSL_H5_EVENT_MEMBERS] = {
+    "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
+    "v_after", "net_force", "friction",    "index",      "subject"};
 
 /* The member types of /events (types[i] < 0: left out); the ones this
  * makes are listed in own[] for closing. */
@@ -41,9 +45,6 @@ static int member_types(const stsl_h5_event_layout *l, int packed, hid_t types[E
 
 hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout, int in_file)
 {
-    static const char *const names[EV_MEMBERS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
-        "v_after", "net_force", "friction",    "index",      "subject"};
     int n_own = 0;
     hid_t c = -1, types[EV_MEMBERS], own[EV_MEMBERS];
     if (member_types(layout, in_file, types, own, &n_own) < 0) goto err;
@@ -55,7 +56,7 @@ hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout, int in_file)
         }
     if ((c = H5Tcreate(H5T_COMPOUND, in_file ? size : layout->size)) < 0) goto err;
     for (int i = 0; i < EV_MEMBERS; i++)
-        if (types[i] >= 0 && H5Tinsert(c, names[i], off[i], types[i]) < 0) goto err;
+        if (types[i] >= 0 && H5Tinsert(c, stsl_h5_event_members[i], off[i], types[i]) < 0) goto err;
     for (int i = 0; i < n_own; i++)
         H5Tclose(own[i]);
     return c;

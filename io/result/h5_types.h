@@ -40,9 +40,13 @@
 /* Width of the fixed-length `kind` member of /events in the file (null-padded). */
 #define STSL_H5_KIND_LEN 16
 
-/* Number of the members that carry column values (x, v_before, v_after,
- * net_force, friction: off[4..8] below). */
-#define STSL_H5_EVENT_VALUES STSL_EVENT_VALUES
+/* The /events members in order (t, kind, mode_before, mode_after, x,
+ * v_before, v_after, net_force, friction, index, subject): the HDF5
+ * compound's members and the MAT events struct's fields.  Five carry
+ * column values (x .. friction: off[4..8] below). */
+#define STSL_H5_EVENT_MEMBERS 11
+#define STSL_H5_EVENT_VALUES  STSL_EVENT_VALUES
+extern const char *const stsl_h5_event_members[STSL_H5_EVENT_MEMBERS];
 
 /* One /events row in memory: its size, the offsets of the members t, kind,
  * mode_before, mode_after, x, v_before, v_after, net_force, friction,
@@ -63,7 +67,7 @@
 #define STSL_H5_EV_NAME  2
 typedef struct stsl_h5_event_layout {
     size_t size;
-    size_t off[11];
+    size_t off[STSL_H5_EVENT_MEMBERS];
     size_t mode_size;
     size_t kind_size;
     H5T_str_t kind_pad;

@@ -421,16 +421,12 @@ static int read_events(const rd *r, const matvar_t *ev, int system, stsl_h5_resu
                      res->n_subjects - 1);
     }
     stsl_h5_free_strs(kinds, nk);
-    static const struct {
-        const char *name;
-        size_t off;
-    } vals[] = {{"x", offsetof(stsl_h5_event, x)},
-                {"v_before", offsetof(stsl_h5_event, v_before)},
-                {"v_after", offsetof(stsl_h5_event, v_after)},
-                {"net_force", offsetof(stsl_h5_event, net_force)},
-                {"friction", offsetof(stsl_h5_event, friction)}};
-    for (size_t k = 0; !rc && k < sizeof vals / sizeof vals[0]; k++)
-        rc = event_value(r, ev, vals[k].name, m, system, res->events, vals[k].off);
+    static const size_t off[STSL_H5_EVENT_VALUES] = {
+        offsetof(stsl_h5_event, x), offsetof(stsl_h5_event, v_before),
+        offsetof(stsl_h5_event, v_after), offsetof(stsl_h5_event, net_force),
+        offsetof(stsl_h5_event, friction)};
+    for (int k = 0; !rc && k < STSL_H5_EVENT_VALUES; k++)
+        rc = event_value(r, ev, stsl_h5_event_members[4 + k], m, system, res->events, off[k]);
     return rc;
 }
 

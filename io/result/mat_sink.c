@@ -13,6 +13,7 @@
 
 #include <matio.h>
 
+#include "io/result/h5_types.h"
 #include "io/result/mem_sink.h"
 #include "io/result/out_file.h"
 #include "io/result/safe_output.h"
@@ -277,10 +278,7 @@ static void event_subjects(const stsl_mem_result *r, int32_t *idx, const char **
 
 static int write_events(mat_t *mat, const stsl_mem_result *r)
 {
-    enum { N_FIELDS = 11 };
-    static const char *const fields[N_FIELDS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
-        "v_after", "net_force", "friction",    "index",      "subject"};
+    enum { N_FIELDS = STSL_H5_EVENT_MEMBERS }; /* as /events of the HDF5 result */
     long n = r->n_events;
     size_t sz = (size_t)(n > 0 ? n : 1);
     double *t = malloc(sizeof *t * sz);
@@ -312,7 +310,7 @@ static int write_events(mat_t *mat, const stsl_mem_result *r)
         event_values(r, &val[4]),
         nf == N_FIELDS ? Mat_VarCreate(NULL, MAT_C_INT32, MAT_T_INT32, 2, dims, idx, 0) : NULL,
         nf == N_FIELDS ? mat_cellstr(NULL, subj, n) : NULL};
-    rc = put(mat, mat_struct("events", fields, vals, nf));
+    rc = put(mat, mat_struct("events", stsl_h5_event_members, vals, nf));
 out:
     free(t);
     free(mb);
