@@ -647,6 +647,33 @@ static void mat_text_decoding(void **state)
     stsl_mat_arrays_free(&a);
 }
 
+/* A MAT file without the variable `program` is refused naming it, and the
+ * program read is "": the reader once copied the name from a buffer it
+ * had not filled (past its end when the stack held no zero byte; only a
+ * memory checker sees it every time: `valgrind test_mat` reported the
+ * uninitialised reads in read_root before the fix). */
+static void mat_without_program(void **state)
+{
+    (void)state;
+    char p[600];
+    path_in_dir(p, sizeof p, "noprogram.mat");
+    stsl_sink sink = {0};
+    stsl_error err = {0};
+    assert_int_equal(stsl_mat_sink_create(p, "yaml: 1", "test", 0, &sink, &err), 0);
+    assert_int_equal(stsl_sink_end(&sink, &(stsl_stats){0}, 1, "", &err), 0);
+    stsl_sink_free(&sink);
+    mat_t *mat = Mat_Open(p, MAT_ACC_RDWR);
+    assert_non_null(mat);
+    assert_int_equal(Mat_VarDelete(mat, "program"), 0);
+    Mat_Close(mat);
+    stsl_h5_result res;
+    stsl_mat_arrays a;
+    assert_int_equal(stsl_mat_result_read(p, &res, &a, &err), STSL_EINPUT);
+    assert_non_null(
+        strstr(err.msg, "noprogram.mat: not a stickslip result: no variable 'program'"));
+    assert_string_equal(res.program, "");
+}
+
 /* Above its limit the MAT sink stops the run with a message naming the
  * limit and the way out, and still writes what it has, marked incomplete. */
 static void mat_sink_limit(void **state)
@@ -689,6 +716,7 @@ int main(void)
         cmocka_unit_test(bad_mappings),        cmocka_unit_test(result_as_mat),
         cmocka_unit_test(mat_sink_limit),      cmocka_unit_test(rotational_as_mat),
         cmocka_unit_test(mat_text_encoding),   cmocka_unit_test(mat_text_decoding),
+        cmocka_unit_test(mat_without_program),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -246,7 +246,7 @@ static double scalar(const matvar_t *v, double fallback)
 static int read_root(const rd *r, stsl_h5_result *res)
 {
     int rc;
-    char program[64];
+    char program[64] = ""; /* copied below also when it cannot be read */
     matvar_t *v = read_var(r, "program", 1, &rc);
     if (!rc) rc = text_into(r, v, "variable 'program'", program, sizeof program);
     Mat_VarFree(v);
