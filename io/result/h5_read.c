@@ -443,33 +443,30 @@ static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
     if (g < 0) return bad(err, p, "cannot open /stats");
     struct {
         const char *name;
-        long *val;
-    } ints[] = {{"steps", &st->steps},
-                {"rhs_evals", &st->rhs_evals},
-                {"guard_evals", &st->guard_evals},
-                {"events", &st->events},
-                {"segments", &st->segments}};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (stsl_h5_get_attr_num(g, ints[i].name, H5T_NATIVE_LONG, ints[i].val) < 0) {
-            rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p,
-                                ints[i].name);
-            goto done;
-        }
-    /* Written since the smooth laws (BDF); older files lack it: 0. */
-    if (stsl_h5_get_attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0)
-        st->jac_evals = 0;
-    if (stsl_h5_get_attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
-        rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/wall_seconds", p);
-        goto done;
-    }
-    for (int i = 0; i < st->n_modes; i++) {
+        hid_t type;
+        void *val;
+    } req[] = {{"steps", H5T_NATIVE_LONG, &st->steps},
+               {"rhs_evals", H5T_NATIVE_LONG, &st->rhs_evals},
+               {"guard_evals", H5T_NATIVE_LONG, &st->guard_evals},
+               {"events", H5T_NATIVE_LONG, &st->events},
+               {"segments", H5T_NATIVE_LONG, &st->segments},
+               {"wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds}};
+    enum { N_REQ = sizeof req / sizeof req[0] };
+    /* Those, then the time in each mode (time_STUCK, ...). */
+    for (int k = 0; k < N_REQ + st->n_modes; k++) {
         char name[64];
-        snprintf(name, sizeof name, "time_%s", res->mode_names[i]);
-        if (stsl_h5_get_attr_num(g, name, H5T_NATIVE_DOUBLE, &st->mode_time[i]) < 0) {
+        int m = k - N_REQ;
+        snprintf(name, sizeof name, "%s%s", m < 0 ? "" : "time_",
+                 m < 0 ? req[k].name : res->mode_names[m]);
+        if (stsl_h5_get_attr_num(g, name, m < 0 ? req[k].type : H5T_NATIVE_DOUBLE,
+                                 m < 0 ? req[k].val : &st->mode_time[m]) < 0) {
             rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p, name);
             goto done;
         }
     }
+    /* Written since the smooth laws (BDF); older files lack it: 0. */
+    if (stsl_h5_get_attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0)
+        st->jac_evals = 0;
     if (!rc) read_verify(g, res);
 done:
     H5Gclose(g);
