@@ -246,13 +246,11 @@ static double scalar(const matvar_t *v, double fallback)
 static int read_root(const rd *r, stsl_h5_result *res)
 {
     int rc;
-    char program[64] = ""; /* copied below also when it cannot be read */
     matvar_t *v = read_var(r, "program", 1, &rc);
-    if (!rc) rc = text_into(r, v, "variable 'program'", program, sizeof program);
+    if (!rc) rc = text_into(r, v, "variable 'program'", res->program, sizeof res->program);
     Mat_VarFree(v);
-    if (!rc && strcmp(program, "stickslip"))
-        rc = bad(r, "not a stickslip result (variable program is '%s')", program);
-    snprintf(res->program, sizeof res->program, "%s", program);
+    if (!rc && strcmp(res->program, "stickslip"))
+        rc = bad(r, "not a stickslip result (variable program is '%s')", res->program);
     static const struct {
         const char *name;
         size_t off, size;
