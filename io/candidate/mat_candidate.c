@@ -390,24 +390,22 @@ static int modelica_open(mat_t *mat, const char *file, modelica *m, stsl_error *
     return 1;
 }
 
+/* Element (a, b) of v, a the variable (or sample) and b its column: a
+ * binTrans file stores the transpose. */
+static double cell(const modelica *m, const matvar_t *v, size_t a, size_t b)
+{
+    return stsl_mat_element(v, m->trans ? b + a * v->dims[0] : a + b * v->dims[0]);
+}
+
 /* Name i without its padding. */
 static void modelica_name(const modelica *m, size_t i, char *buf, size_t sz)
 {
     size_t k = 0;
-    for (size_t j = 0; j < m->name_len && k + 1 < sz; j++) {
-        size_t at = m->trans ? j + i * m->name_len : i + j * m->n_vars;
-        buf[k++] = (char)stsl_mat_element(m->name, at);
-    }
+    for (size_t j = 0; j < m->name_len && k + 1 < sz; j++)
+        buf[k++] = (char)cell(m, m->name, i, j);
     while (k > 0 && (buf[k - 1] == ' ' || buf[k - 1] == '\0'))
         k--;
     buf[k] = '\0';
-}
-
-/* dataInfo(i, c), c = 0..3. */
-static long modelica_info(const modelica *m, size_t i, int c)
-{
-    size_t rows = m->info->dims[0];
-    return (long)stsl_mat_element(m->info, m->trans ? (size_t)c + i * rows : i + (size_t)c * rows);
 }
 
 /* Samples and signals of data_k. */
@@ -415,11 +413,6 @@ static void data_shape(const modelica *m, const matvar_t *d, size_t *samples, si
 {
     *samples = d->dims[m->trans ? 1 : 0];
     *signals = d->dims[m->trans ? 0 : 1];
-}
-
-static double data_at(const modelica *m, const matvar_t *d, size_t s, size_t k)
-{
-    return stsl_mat_element(d, m->trans ? k + s * d->dims[0] : s + k * d->dims[0]);
 }
 
 static int modelica_column(const modelica *m, const char *file, const char *spec, double **out,
@@ -441,7 +434,8 @@ static int modelica_column(const modelica *m, const char *file, const char *spec
                               "%s: no variable '%s' in the Modelica result (%zu variables: %s, "
                               "...; name them as in the model, e.g. t=time,x=mass.s,v=mass.v)",
                               file, want, m->n_vars, first);
-    long which = modelica_info(m, i, 0), idx = modelica_info(m, i, 1);
+    /* dataInfo(i, 0..1): which data_k, and its column (negated: the sign) */
+    long which = (long)cell(m, m->info, i, 0), idx = (long)cell(m, m->info, i, 1);
     const matvar_t *d = which == 1 ? m->data1 : m->data2; /* 0: the abscissa, time in data_2 */
     size_t samples = 0, signals = 0, data2_samples, unused;
     data_shape(m, m->data2, &data2_samples, &unused);
@@ -455,7 +449,7 @@ static int modelica_column(const modelica *m, const char *file, const char *spec
     if (!v) return stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", file);
     double sign = idx < 0 ? -1.0 : 1.0;
     for (size_t s = 0; s < data2_samples; s++)
-        v[s] = sign * data_at(m, d, which == 1 ? 0 : s, (size_t)labs(idx) - 1);
+        v[s] = sign * cell(m, d, which == 1 ? 0 : s, (size_t)labs(idx) - 1);
     *out = v;
     *n = (long)data2_samples;
     return STSL_OK;

@@ -160,12 +160,6 @@ static int read_root(hid_t f, stsl_h5_result *res, stsl_error *err)
     return STSL_OK;
 }
 
-/* A string attribute of an open dataset; "" when absent. */
-static void ds_attr(hid_t d, const char *attr, char *buf, size_t n)
-{
-    if (H5Aexists(d, attr) <= 0 || stsl_h5_get_attr_str(d, attr, buf, n) < 0) buf[0] = '\0';
-}
-
 /* The units (long_name) of the column `name` as list_columns read them;
  * "" when the file has no such column.  Each opening of a dataset costs
  * HDF5 more than reading all its attributes: once a column is enough. */
@@ -177,10 +171,14 @@ static const char *col_attr(const stsl_h5_result *res, const char *name, int lon
     return "";
 }
 
-/* "x: angle [rad], v: angular velocity [rad/s], ..." from long_name and units. */
-static void describe_quantities(stsl_h5_result *res)
+void stsl_h5_result_describe(stsl_h5_result *res)
 {
     static const char *const names[] = {"x", "v", "friction", "net_force", "z"};
+    snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
+    snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
+    snprintf(res->net_force_units, sizeof res->net_force_units, "%s",
+             col_attr(res, "net_force", 0));
+    snprintf(res->friction_units, sizeof res->friction_units, "%s", col_attr(res, "friction", 0));
     size_t used = 0;
     res->quantities[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -202,8 +200,8 @@ static int read_group(hid_t traj, const char *name, stsl_h5_result *res, int c, 
         rc = bad(err, res->path, "cannot read the shape of a /trajectory dataset");
         goto done;
     }
-    ds_attr(d, "units", res->col_units[c], sizeof res->col_units[c]);
-    ds_attr(d, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
+    stsl_h5_get_attr_str(d, "units", res->col_units[c], sizeof res->col_units[c]);
+    stsl_h5_get_attr_str(d, "long_name", res->col_long_names[c], sizeof res->col_long_names[c]);
     if (res->col_width[c] == 0) goto done;
     res->col_integer[c] = H5Tget_class(t) == H5T_INTEGER;
     res->col_members[c] = stsl_h5_get_attr_strs(d, "names", &n);
@@ -301,14 +299,9 @@ static int read_trajectory(hid_t f, stsl_h5_result *res, stsl_error *err)
                             p, names);
         goto done;
     }
-    ds_attr(t, "units", res->time_units, sizeof res->time_units);
+    stsl_h5_get_attr_str(t, "units", res->time_units, sizeof res->time_units);
     if ((rc = list_columns(traj, res, err)) != STSL_OK) goto done;
-    snprintf(res->x_units, sizeof res->x_units, "%s", col_attr(res, "x", 0));
-    snprintf(res->v_units, sizeof res->v_units, "%s", col_attr(res, "v", 0));
-    snprintf(res->net_force_units, sizeof res->net_force_units, "%s",
-             col_attr(res, "net_force", 0));
-    snprintf(res->friction_units, sizeof res->friction_units, "%s", col_attr(res, "friction", 0));
-    describe_quantities(res);
+    stsl_h5_result_describe(res);
 done:
     if (m >= 0) H5Dclose(m);
     if (t >= 0) H5Dclose(t);
@@ -324,10 +317,12 @@ static const stsl_h5_event_layout event_layout = {
      offsetof(stsl_h5_event, mode_before), offsetof(stsl_h5_event, mode_after),
      offsetof(stsl_h5_event, x), offsetof(stsl_h5_event, v_before),
      offsetof(stsl_h5_event, v_after), offsetof(stsl_h5_event, net_force),
-     offsetof(stsl_h5_event, friction)},
+     offsetof(stsl_h5_event, friction), offsetof(stsl_h5_event, subject)},
     sizeof(int),
     sizeof((stsl_h5_event *)0)->kind,
-    H5T_STR_NULLTERM};
+    H5T_STR_NULLTERM,
+    {0},
+    0};
 
 /* "stick,breakaway,..." into res->kind_names; 0 or -1 (too many, too long). */
 static int parse_kind_names(const char *s, stsl_h5_result *res)
@@ -343,16 +338,15 @@ static int parse_kind_names(const char *s, stsl_h5_result *res)
     return 0;
 }
 
-/* What /events holds beyond the element's members (file type ft): value
- * members that are arrays (a system's grouped columns: not read into the
- * scalar members) and the subject's index (read into subject). */
-static stsl_h5_event_ext event_ext(hid_t ft)
+/* event_layout with what /events holds beyond the element's members
+ * (file type ft): value members that are arrays (a system's grouped
+ * columns: not read into the scalar members) and the subject's index (read
+ * into subject). */
+static stsl_h5_event_layout event_ext(hid_t ft)
 {
-    static const char *const values[STSL_H5_EVENT_VALUES] = {"x", "v_before", "v_after",
-                                                             "net_force", "friction"};
-    stsl_h5_event_ext ext = {{0}, 0, offsetof(stsl_h5_event, subject), 0};
+    stsl_h5_event_layout ext = event_layout;
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
-        int k = H5Tget_member_index(ft, values[i]);
+        int k = H5Tget_member_index(ft, stsl_h5_event_members[4 + i]);
         if (k >= 0 && H5Tget_member_class(ft, (unsigned)k) == H5T_ARRAY) ext.width[i] = -1;
     }
     ext.subject = H5Tget_member_index(ft, "index") >= 0 ? STSL_H5_EV_INDEX : 0;
@@ -360,7 +354,7 @@ static stsl_h5_event_ext event_ext(hid_t ft)
 }
 
 /* Members left unread are NaN; index (-1: none) becomes subject. */
-static int event_arrays(stsl_h5_result *res, stsl_h5_event *e, const stsl_h5_event_ext *ext,
+static int event_arrays(stsl_h5_result *res, stsl_h5_event *e, const stsl_h5_event_layout *ext,
                         stsl_error *err)
 {
     double *v[STSL_H5_EVENT_VALUES] = {&e->x, &e->v_before, &e->v_after, &e->net_force,
@@ -402,9 +396,8 @@ static int read_events(hid_t f, stsl_h5_result *res, stsl_error *err)
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %ld events", p, n);
         goto done;
     }
-    stsl_h5_event_ext ext = event_ext(ft);
-    if ((mt = stsl_h5_event_type_ext(&event_layout, &ext)) < 0 ||
-        (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
+    stsl_h5_event_layout ext = event_ext(ft);
+    if ((mt = stsl_h5_event_type(&ext, 0)) < 0 || (xfer = stsl_h5_xfer(d, mt, (hsize_t)n)) < 0 ||
         H5Dread(d, mt, H5S_ALL, H5S_ALL, xfer, res->events) < 0) {
         rc = bad(err, p,
                  "cannot read /events (members t, kind, mode_before, mode_after, x, "
@@ -450,33 +443,30 @@ static int read_stats(hid_t f, stsl_h5_result *res, stsl_error *err)
     if (g < 0) return bad(err, p, "cannot open /stats");
     struct {
         const char *name;
-        long *val;
-    } ints[] = {{"steps", &st->steps},
-                {"rhs_evals", &st->rhs_evals},
-                {"guard_evals", &st->guard_evals},
-                {"events", &st->events},
-                {"segments", &st->segments}};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (stsl_h5_get_attr_num(g, ints[i].name, H5T_NATIVE_LONG, ints[i].val) < 0) {
-            rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p,
-                                ints[i].name);
-            goto done;
-        }
-    /* Written since the smooth laws (BDF); older files lack it: 0. */
-    if (stsl_h5_get_attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0)
-        st->jac_evals = 0;
-    if (stsl_h5_get_attr_num(g, "wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds) < 0) {
-        rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/wall_seconds", p);
-        goto done;
-    }
-    for (int i = 0; i < st->n_modes; i++) {
+        hid_t type;
+        void *val;
+    } req[] = {{"steps", H5T_NATIVE_LONG, &st->steps},
+               {"rhs_evals", H5T_NATIVE_LONG, &st->rhs_evals},
+               {"guard_evals", H5T_NATIVE_LONG, &st->guard_evals},
+               {"events", H5T_NATIVE_LONG, &st->events},
+               {"segments", H5T_NATIVE_LONG, &st->segments},
+               {"wall_seconds", H5T_NATIVE_DOUBLE, &st->wall_seconds}};
+    enum { N_REQ = sizeof req / sizeof req[0] };
+    /* Those, then the time in each mode (time_STUCK, ...). */
+    for (int k = 0; k < N_REQ + st->n_modes; k++) {
         char name[64];
-        snprintf(name, sizeof name, "time_%s", res->mode_names[i]);
-        if (stsl_h5_get_attr_num(g, name, H5T_NATIVE_DOUBLE, &st->mode_time[i]) < 0) {
+        int m = k - N_REQ;
+        snprintf(name, sizeof name, "%s%s", m < 0 ? "" : "time_",
+                 m < 0 ? req[k].name : res->mode_names[m]);
+        if (stsl_h5_get_attr_num(g, name, m < 0 ? req[k].type : H5T_NATIVE_DOUBLE,
+                                 m < 0 ? req[k].val : &st->mode_time[m]) < 0) {
             rc = stsl_error_set(err, STSL_EINPUT, "%s: missing attribute /stats/%s", p, name);
             goto done;
         }
     }
+    /* Written since the smooth laws (BDF); older files lack it: 0. */
+    if (stsl_h5_get_attr_num(g, "jac_evals", H5T_NATIVE_LONG, &st->jac_evals) < 0)
+        st->jac_evals = 0;
     if (!rc) read_verify(g, res);
 done:
     H5Gclose(g);

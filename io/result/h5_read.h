@@ -70,6 +70,10 @@ typedef struct stsl_h5_result {
  * allocated (the events, /config, the group and subject names). */
 int stsl_h5_read(const char *path, stsl_h5_result *res, stsl_error *err);
 void stsl_h5_result_free(stsl_h5_result *res);
+/* The units of x, v, net_force and friction and the quantities ("x:
+ * angle [rad], v: angular velocity [rad/s], ...") from the columns'
+ * units and long names (a reader's last step). */
+void stsl_h5_result_describe(stsl_h5_result *res);
 /* 1 when the result read is a system's (its columns include groups). */
 int stsl_h5_result_is_system(const stsl_h5_result *res);
 /* Read one 1-D /trajectory dataset (float64) into a malloc'd array. */

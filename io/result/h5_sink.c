@@ -62,11 +62,10 @@ typedef struct h5_sink {
     void *pack;           /* TRAJ_BLOCK x (widest group) values: one group's rows */
     hsize_t nbuf;         /* rows buffered */
     hsize_t nrows;        /* rows already in the file */
-    unsigned char *evbuf; /* EV_BLOCK rows of ev_size bytes (memory type ev_mtype) */
-    size_t ev_size, ev_off[9];
-    stsl_h5_event_ext ev_ext;
+    unsigned char *evbuf; /* EV_BLOCK rows of layout ev (memory type ev_mtype) */
     stsl_event_value ev_val[STSL_EVENT_VALUES]; /* the value members' sources */
     hsize_t nev_buf, nev_rows;
+    stsl_h5_event_layout ev;
     int ix, iv;          /* columns of x and v (the estimated errors' units) */
     stsl_layout layout;  /* a copy: events and /stats name its kinds, subjects, modes */
     int no_layout;       /* end() before begin(): the element's empty layout */
@@ -133,25 +132,28 @@ err:
 /* The members' place in a buffered /events row: t, kind, the two modes,
  * the values (arrays for grouped columns), index, name; each aligned for
  * its type, so HDF5 reads them in place. */
-static void event_row_layout(h5_sink *h)
+static void event_row_layout(stsl_h5_event_layout *ev)
 {
     size_t at = 0;
     const size_t sizes[4] = {sizeof(double), STSL_H5_KIND_LEN, 1, 1};
     for (int i = 0; i < 4; i++) {
-        h->ev_off[i] = at;
+        ev->off[i] = at;
         at += sizes[i];
     }
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
         at = (at + 7) & ~(size_t)7;
-        h->ev_off[4 + i] = at;
-        at += sizeof(double) * (size_t)(h->ev_ext.width[i] > 0 ? h->ev_ext.width[i] : 1);
+        ev->off[4 + i] = at;
+        at += sizeof(double) * (size_t)(ev->width[i] > 0 ? ev->width[i] : 1);
     }
-    h->ev_ext.off_index = at;
+    ev->off[9] = at;
     at += sizeof(int32_t);
     at = (at + 7) & ~(size_t)7;
-    h->ev_ext.off_name = at;
+    ev->off[10] = at;
     at += sizeof(char *);
-    h->ev_size = (at + 7) & ~(size_t)7;
+    ev->size = (at + 7) & ~(size_t)7;
+    ev->mode_size = 1;
+    ev->kind_size = STSL_H5_KIND_LEN;
+    ev->kind_pad = H5T_STR_NULLPAD;
 }
 
 /* ---- buffering -------------------------------------------------------------- */
@@ -210,11 +212,6 @@ static int flush_events(h5_sink *h, stsl_error *err)
 
 /* ---- ops -------------------------------------------------------------------- */
 
-static int units_attr(hid_t d, const char *units)
-{
-    return stsl_h5_put_attr_str(d, "units", units ? units : "");
-}
-
 static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
 {
     if (l->n_cols < 0 || (l->n_cols > 0 && !l->cols))
@@ -254,12 +251,12 @@ static int check_layout(const h5_sink *h, const stsl_layout *l, stsl_error *err)
  * of its group's width, a column of its own a float64, none NaN. */
 static void event_sources(h5_sink *h, const stsl_layout *l)
 {
-    memset(&h->ev_ext, 0, sizeof h->ev_ext);
+    memset(&h->ev, 0, sizeof h->ev);
     stsl_layout_event_values(l, h->ev_val);
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
-        h->ev_ext.width[i] = h->ev_val[i].width;
-    h->ev_ext.subject = l->n_subjects > 0 ? STSL_H5_EV_INDEX | STSL_H5_EV_NAME : 0;
-    event_row_layout(h);
+        h->ev.width[i] = h->ev_val[i].width;
+    h->ev.subject = l->n_subjects > 0 ? STSL_H5_EV_INDEX | STSL_H5_EV_NAME : 0;
+    event_row_layout(&h->ev);
 }
 
 static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
@@ -269,14 +266,12 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
     char *kinds = NULL;
     const char *what = "create /events";
     event_sources(h, l);
-    stsl_h5_event_layout mem = {h->ev_size, {0}, 1, STSL_H5_KIND_LEN, H5T_STR_NULLPAD};
-    memcpy(mem.off, h->ev_off, sizeof mem.off);
-    if (!(h->evbuf = malloc(h->ev_size * EV_BLOCK))) {
+    if (!(h->evbuf = malloc(h->ev.size * EV_BLOCK))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", h->path);
         goto done;
     }
-    if ((ftype = stsl_h5_event_type_ext(NULL, &h->ev_ext)) < 0) goto h5err;
-    if ((h->ev_mtype = stsl_h5_event_type_ext(&mem, &h->ev_ext)) < 0) goto h5err;
+    if ((ftype = stsl_h5_event_type(&h->ev, 1)) < 0) goto h5err;
+    if ((h->ev_mtype = stsl_h5_event_type(&h->ev, 0)) < 0) goto h5err;
     if ((h->ev_ds = make_ext_dataset(h->root, "events", ftype, EV_BLOCK, 0)) < 0) goto h5err;
 
     const char *u[STSL_H5_EVENT_VALUES];
@@ -287,7 +282,7 @@ static int make_events(h5_sink *h, const stsl_layout *l, stsl_error *err)
              "t [%s], x [%s], v_before [%s], v_after [%s], net_force [%s], friction [%s]",
              l->time_units ? l->time_units : "", u[0], u[1], u[2], u[3], u[4]);
     what = "write attributes of /events";
-    if (units_attr(h->ev_ds, units) < 0) goto h5err;
+    if (stsl_h5_put_attr_str(h->ev_ds, "units", units) < 0) goto h5err;
     if (!(kinds = stsl_h5_join_names(l->kind_names, l->n_kinds, 0))) {
         rc = stsl_error_set(err, STSL_ENOMEM, "out of memory");
         goto done;
@@ -335,7 +330,7 @@ static int make_output(hid_t traj, const stsl_layout *l, h5_out *o)
     const char *lname = cg ? cg->long_name : l->cols[o->first].long_name;
     hid_t ftype = o->integer ? H5T_STD_I8LE : H5T_IEEE_F64LE;
     if ((o->ds = make_ext_dataset(traj, name, ftype, TRAJ_BLOCK, o->width)) < 0 ||
-        units_attr(o->ds, units) < 0 ||
+        stsl_h5_put_attr_str(o->ds, "units", units) < 0 ||
         (lname && stsl_h5_put_attr_str(o->ds, "long_name", lname) < 0))
         return -1;
     if (!cg) return 0;
@@ -385,7 +380,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
         goto done;
     }
     if ((h->t_ds = make_ext_dataset(traj, "t", H5T_IEEE_F64LE, TRAJ_BLOCK, 0)) < 0 ||
-        units_attr(h->t_ds, l->time_units) < 0 ||
+        stsl_h5_put_attr_str(h->t_ds, "units", l->time_units) < 0 ||
         stsl_h5_put_attr_str(h->t_ds, "long_name", "time") < 0) {
         rc = stsl_h5_fail(err, h->path, "create /trajectory/t");
         goto done;
@@ -404,7 +399,7 @@ static int h5_begin(void *self, const stsl_layout *l, stsl_error *err)
     if (l->n_modes > 0 || h->no_layout) {
         if (!(modes = stsl_h5_join_names(l->mode_names, l->n_modes, 1))) goto nomem;
         if ((h->mode_ds = make_ext_dataset(traj, "mode", H5T_STD_I8LE, TRAJ_BLOCK, 0)) < 0 ||
-            units_attr(h->mode_ds, "") < 0 ||
+            stsl_h5_put_attr_str(h->mode_ds, "units", "") < 0 ||
             stsl_h5_put_attr_str(h->mode_ds, "mode_names", modes) < 0) {
             rc = stsl_h5_fail(err, h->path, "create /trajectory/mode");
             goto done;
@@ -443,7 +438,7 @@ static void put_values(const h5_sink *h, unsigned char *row, const stsl_event_re
     int w = h->ev_val[i].width > 0 ? h->ev_val[i].width : 1;
     for (int k = 0; k < w; k++) {
         double v = stsl_event_value_at(&h->ev_val[i], ev->before, ev->after, k);
-        memcpy(row + h->ev_off[4 + i] + sizeof v * (size_t)k, &v, sizeof v);
+        memcpy(row + h->ev.off[4 + i] + sizeof v * (size_t)k, &v, sizeof v);
     }
 }
 
@@ -458,24 +453,24 @@ static int h5_event_op(void *self, const stsl_event_rec *ev, stsl_error *err)
     if (ev->subject < 0 || ev->subject > h->layout.n_subjects)
         return stsl_error_set(err, STSL_EINPUT, "%s: event subject %d out of range (0..%d)",
                               h->path, ev->subject, h->layout.n_subjects);
-    unsigned char *row = h->evbuf + h->ev_size * (size_t)h->nev_buf;
-    memset(row, 0, h->ev_size);
-    memcpy(row + h->ev_off[0], &ev->t, sizeof ev->t);
+    unsigned char *row = h->evbuf + h->ev.size * (size_t)h->nev_buf;
+    memset(row, 0, h->ev.size);
+    memcpy(row + h->ev.off[0], &ev->t, sizeof ev->t);
     /* Null-padded, not terminated: a 16-character name fills the member. */
     const char *k = h->layout.kind_names[ev->kind];
     size_t kl = strlen(k);
-    memcpy(row + h->ev_off[1], k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
+    memcpy(row + h->ev.off[1], k, kl < STSL_H5_KIND_LEN ? kl : STSL_H5_KIND_LEN);
     int8_t mb = (int8_t)ev->mode_before, ma = (int8_t)ev->mode_after;
-    memcpy(row + h->ev_off[2], &mb, 1);
-    memcpy(row + h->ev_off[3], &ma, 1);
+    memcpy(row + h->ev.off[2], &mb, 1);
+    memcpy(row + h->ev.off[3], &ma, 1);
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++)
         put_values(h, row, ev, i);
-    if (h->ev_ext.subject) {
+    if (h->ev.subject) {
         /* index = subject - 1: -1 for an event about no contact or stop. */
         int32_t index = ev->subject - 1;
         const char *name = ev->subject > 0 ? h->layout.subject_names[ev->subject - 1] : "";
-        memcpy(row + h->ev_ext.off_index, &index, sizeof index);
-        memcpy(row + h->ev_ext.off_name, &name, sizeof name);
+        memcpy(row + h->ev.off[9], &index, sizeof index);
+        memcpy(row + h->ev.off[10], &name, sizeof name);
     }
     if (++h->nev_buf == EV_BLOCK) return flush_events(h, err);
     return STSL_OK;

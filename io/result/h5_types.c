@@ -9,58 +9,54 @@
 
 /* ---- /events ---------------------------------------------------------------- */
 
-enum { EV_MEMBERS = 11 }; /* the element's nine, index, name */
+enum { EV_MEMBERS = STSL_H5_EVENT_MEMBERS }; /* the element's nine, index, name */
+
+const char *const stsl_h5_event_members[STSL_H5_EVENT_MEMBERS] = {
+    "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
+    "v_after", "net_force", "friction",    "index",      "subject"};
 
 /* The member types of /events (types[i] < 0: left out); the ones this
  * makes are listed in own[] for closing. */
-static int member_types(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext,
-                        hid_t types[EV_MEMBERS], hid_t own[EV_MEMBERS], int *n_own)
+static int member_types(const stsl_h5_event_layout *l, int packed, hid_t types[EV_MEMBERS],
+                        hid_t own[EV_MEMBERS], int *n_own)
 {
-    int packed = layout == NULL;
     hid_t f64 = packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-    hid_t mode = packed ? H5T_STD_I8LE : layout->mode_size == 1 ? H5T_NATIVE_INT8 : H5T_NATIVE_INT;
+    hid_t mode = packed ? H5T_STD_I8LE : l->mode_size == 1 ? H5T_NATIVE_INT8 : H5T_NATIVE_INT;
     hid_t s = H5Tcopy(H5T_C_S1);
     if (s < 0) return -1;
     own[(*n_own)++] = s;
-    if (H5Tset_size(s, packed ? STSL_H5_KIND_LEN : layout->kind_size) < 0 ||
-        H5Tset_strpad(s, packed ? H5T_STR_NULLPAD : layout->kind_pad) < 0)
+    if (H5Tset_size(s, packed ? STSL_H5_KIND_LEN : l->kind_size) < 0 ||
+        H5Tset_strpad(s, packed ? H5T_STR_NULLPAD : l->kind_pad) < 0)
         return -1;
     types[0] = f64, types[1] = s, types[2] = types[3] = mode;
     for (int i = 0; i < STSL_H5_EVENT_VALUES; i++) {
-        int w = ext ? ext->width[i] : 0;
+        int w = l->width[i];
         hsize_t dim = (hsize_t)(w > 0 ? w : 1);
         types[4 + i] = w < 0 ? -1 : w == 0 ? f64 : H5Tarray_create2(f64, 1, &dim);
         if (w > 0 && (own[(*n_own)++] = types[4 + i]) < 0) return -1;
     }
     types[9] = types[10] = -1;
-    if (ext && (ext->subject & STSL_H5_EV_INDEX))
-        types[9] = packed ? H5T_STD_I32LE : H5T_NATIVE_INT32;
-    if (ext && (ext->subject & STSL_H5_EV_NAME) &&
+    if (l->subject & STSL_H5_EV_INDEX) types[9] = packed ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+    if ((l->subject & STSL_H5_EV_NAME) &&
         (types[10] = own[(*n_own)++] = stsl_h5_vlen_str_type()) < 0)
         return -1;
     return 0;
 }
 
-hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext)
+hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout, int in_file)
 {
-    static const char *const names[EV_MEMBERS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
-        "v_after", "net_force", "friction",    "index",      "subject"};
-    int packed = layout == NULL, n_own = 0;
+    int n_own = 0;
     hid_t c = -1, types[EV_MEMBERS], own[EV_MEMBERS];
-    if (member_types(layout, ext, types, own, &n_own) < 0) goto err;
+    if (member_types(layout, in_file, types, own, &n_own) < 0) goto err;
     size_t size = 0, off[EV_MEMBERS];
     for (int i = 0; i < EV_MEMBERS; i++)
         if (types[i] >= 0) {
-            off[i] = packed   ? size
-                     : i < 9  ? layout->off[i]
-                     : i == 9 ? ext->off_index
-                              : ext->off_name;
+            off[i] = in_file ? size : layout->off[i];
             size += H5Tget_size(types[i]);
         }
-    if ((c = H5Tcreate(H5T_COMPOUND, packed ? size : layout->size)) < 0) goto err;
+    if ((c = H5Tcreate(H5T_COMPOUND, in_file ? size : layout->size)) < 0) goto err;
     for (int i = 0; i < EV_MEMBERS; i++)
-        if (types[i] >= 0 && H5Tinsert(c, names[i], off[i], types[i]) < 0) goto err;
+        if (types[i] >= 0 && H5Tinsert(c, stsl_h5_event_members[i], off[i], types[i]) < 0) goto err;
     for (int i = 0; i < n_own; i++)
         H5Tclose(own[i]);
     return c;
@@ -261,6 +257,7 @@ done:
 
 int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n)
 {
+    buf[0] = '\0';
     if (H5Aexists(obj, name) <= 0) return -1;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0) return -1;

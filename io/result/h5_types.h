@@ -40,48 +40,46 @@
 /* Width of the fixed-length `kind` member of /events in the file (null-padded). */
 #define STSL_H5_KIND_LEN 16
 
-/* A memory layout of one /events row: its size, the offsets of the members
- * t, kind, mode_before, mode_after, x, v_before, v_after, net_force,
- * friction (in that order), the size of the two mode members (native signed
- * integers: 1 for int8_t or sizeof(int)) and the size and padding of the
- * kind string.  HDF5 converts between layouts member by
- * member, by name. */
+/* The /events members in order (t, kind, mode_before, mode_after, x,
+ * v_before, v_after, net_force, friction, index, subject): the HDF5
+ * compound's members and the MAT events struct's fields.  Five carry
+ * column values (x .. friction: off[4..8] below). */
+#define STSL_H5_EVENT_MEMBERS 11
+#define STSL_H5_EVENT_VALUES  STSL_EVENT_VALUES
+extern const char *const stsl_h5_event_members[STSL_H5_EVENT_MEMBERS];
+
+/* One /events row in memory: its size, the offsets of the members t, kind,
+ * mode_before, mode_after, x, v_before, v_after, net_force, friction,
+ * index, subject (in that order), the size of the two mode members (native
+ * signed integers: 1 for int8_t or sizeof(int)) and the size and padding
+ * of the kind string; and what a system's /events adds to the element's
+ * (docs/hdf5-layout.md), which the file type follows too: width[i] of the
+ * value member i (x, v_before, v_after, net_force, friction): 0 a float64
+ * (the element's), w > 0 an array of w float64 (the values of a grouped
+ * column: h5py reads events x w), -1 left out (a memory type that does not
+ * read it); subject: which of the members `index` (int32,
+ * STSL_H5_EV_INDEX) and `subject` (its name, variable-length UTF-8 string
+ * in memory a char *, STSL_H5_EV_NAME; earlier files called it `name`)
+ * follow (a system's file has both; a reader may take the index alone).
+ * Widths and subject all zero: exactly the element's type.  HDF5 converts
+ * between layouts member by member, by name. */
+#define STSL_H5_EV_INDEX 1
+#define STSL_H5_EV_NAME  2
 typedef struct stsl_h5_event_layout {
     size_t size;
-    size_t off[9];
+    size_t off[STSL_H5_EVENT_MEMBERS];
     size_t mode_size;
     size_t kind_size;
     H5T_str_t kind_pad;
-} stsl_h5_event_layout;
-
-/* Number of the members that carry column values (x, v_before, v_after,
- * net_force, friction: layout.off[4..8]). */
-#define STSL_H5_EVENT_VALUES STSL_EVENT_VALUES
-
-/* What a system's /events adds to the element's (docs/hdf5-layout.md):
- * width[i] of the value member i (x, v_before, v_after, net_force,
- * friction): 0 a float64 (the element's), w > 0 an array of w float64 (the
- * values of a grouped column: h5py reads events x w), -1 left out (a memory
- * type that does not read it); subject: which of the members `index`
- * (int32, STSL_H5_EV_INDEX) and `subject` (its name, variable-length UTF-8
- * string, STSL_H5_EV_NAME; earlier files called it `name`) follow (a
- * system's file has both; a reader may take the index alone), at the
- * memory offsets off_index, off_name (a char *; both unused for the file
- * type).  All zero: exactly the element's type. */
-#define STSL_H5_EV_INDEX 1
-#define STSL_H5_EV_NAME  2
-typedef struct stsl_h5_event_ext {
     int width[STSL_H5_EVENT_VALUES];
     int subject;
-    size_t off_index, off_name;
-} stsl_h5_event_ext;
+} stsl_h5_event_layout;
 
-/* The /events compound type with `ext` (NULL: none, the element's): the
- * file type (layout NULL: little-endian, packed in member order t, kind,
- * mode_before, mode_after, the five values, index, name; the same on every
- * machine) or the native memory type of `layout`.  Close it with H5Tclose;
- * -1 on failure. */
-hid_t stsl_h5_event_type_ext(const stsl_h5_event_layout *layout, const stsl_h5_event_ext *ext);
+/* The /events compound type of `layout`: the file type (in_file: its
+ * widths and subject, little-endian, packed in member order; the same on
+ * every machine) or its native memory type.  Close it with H5Tclose; -1 on
+ * failure. */
+hid_t stsl_h5_event_type(const stsl_h5_event_layout *layout, int in_file);
 
 /* Variable-length UTF-8 string type (h5py reads it as str); -1 on failure. */
 hid_t stsl_h5_vlen_str_type(void);
@@ -117,9 +115,9 @@ char *stsl_h5_join_names(const char *const *names, int n, int numbered);
 /* A scalar string (fixed- or variable-length) from an attribute (is_attr)
  * or a dataset, as a malloc'd C string; NULL on failure. */
 char *stsl_h5_read_string(hid_t id, int is_attr);
-/* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes), or
- * one number converted by HDF5 to `mtype`; 0, or -1 when it is absent or
- * not one of those. */
+/* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes; ""
+ * on failure), or one number converted by HDF5 to `mtype`; 0, or -1 when
+ * it is absent or not one of those. */
 int stsl_h5_get_attr_str(hid_t obj, const char *name, char *buf, size_t n);
 int stsl_h5_get_attr_num(hid_t obj, const char *name, hid_t mtype, void *val);
 /* The strings of such an attribute: a malloc'd array of *n malloc'd strings

@@ -15,6 +15,7 @@
 
 #include <matio.h>
 
+#include "io/result/h5_bounds.h"
 #include "io/result/h5_types.h"
 #include "io/result/mat_sink.h"
 #include "io/candidate/mat_candidate.h"
@@ -23,7 +24,7 @@
 typedef struct rd {
     mat_t *mat;
     const char *path;
-    double room; /* bytes a variable may claim: file size x STSL_MAT_MAX_RATIO */
+    double room; /* bytes a variable may claim: file size x STSL_FILTER_RATIO */
     stsl_error *err;
 } rd;
 
@@ -245,13 +246,11 @@ static double scalar(const matvar_t *v, double fallback)
 static int read_root(const rd *r, stsl_h5_result *res)
 {
     int rc;
-    char program[64];
     matvar_t *v = read_var(r, "program", 1, &rc);
-    if (!rc) rc = text_into(r, v, "variable 'program'", program, sizeof program);
+    if (!rc) rc = text_into(r, v, "variable 'program'", res->program, sizeof res->program);
     Mat_VarFree(v);
-    if (!rc && strcmp(program, "stickslip"))
-        rc = bad(r, "not a stickslip result (variable program is '%s')", program);
-    snprintf(res->program, sizeof res->program, "%s", program);
+    if (!rc && strcmp(res->program, "stickslip"))
+        rc = bad(r, "not a stickslip result (variable program is '%s')", res->program);
     static const struct {
         const char *name;
         size_t off, size;
@@ -365,18 +364,8 @@ static int read_trajectory(const rd *r, const matvar_t *traj, const matvar_t *un
     res->n_samples = a->n;
     res->t_first = a->n > 0 ? a->t[0] : NAN;
     res->t_last = a->n > 0 ? a->t[a->n - 1] : NAN;
-    static const struct {
-        const char *name;
-        size_t off;
-    } u[] = {{"t", offsetof(stsl_h5_result, time_units)},
-             {"x", offsetof(stsl_h5_result, x_units)},
-             {"v", offsetof(stsl_h5_result, v_units)},
-             {"net_force", offsetof(stsl_h5_result, net_force_units)},
-             {"friction", offsetof(stsl_h5_result, friction_units)}};
-    for (size_t i = 0; !rc && i < sizeof u / sizeof u[0]; i++)
-        rc = text_into(r, field(units, u[i].name), "units", (char *)res + u[i].off,
-                       sizeof res->time_units);
-    return rc;
+    stsl_h5_result_describe(res); /* no long names: no quantities */
+    return text_into(r, field(units, "t"), "units", res->time_units, sizeof res->time_units);
 }
 
 /* Event values: of the element's scalar columns; NaN in a system's file
@@ -430,16 +419,12 @@ static int read_events(const rd *r, const matvar_t *ev, int system, stsl_h5_resu
                      res->n_subjects - 1);
     }
     stsl_h5_free_strs(kinds, nk);
-    static const struct {
-        const char *name;
-        size_t off;
-    } vals[] = {{"x", offsetof(stsl_h5_event, x)},
-                {"v_before", offsetof(stsl_h5_event, v_before)},
-                {"v_after", offsetof(stsl_h5_event, v_after)},
-                {"net_force", offsetof(stsl_h5_event, net_force)},
-                {"friction", offsetof(stsl_h5_event, friction)}};
-    for (size_t k = 0; !rc && k < sizeof vals / sizeof vals[0]; k++)
-        rc = event_value(r, ev, vals[k].name, m, system, res->events, vals[k].off);
+    static const size_t off[STSL_H5_EVENT_VALUES] = {
+        offsetof(stsl_h5_event, x), offsetof(stsl_h5_event, v_before),
+        offsetof(stsl_h5_event, v_after), offsetof(stsl_h5_event, net_force),
+        offsetof(stsl_h5_event, friction)};
+    for (int k = 0; !rc && k < STSL_H5_EVENT_VALUES; k++)
+        rc = event_value(r, ev, stsl_h5_event_members[4 + k], m, system, res->events, off[k]);
     return rc;
 }
 
@@ -527,7 +512,7 @@ int stsl_mat_result_read(const char *path, stsl_h5_result *res, stsl_mat_arrays 
                               "%s: not a MAT file matio can read (MAT v4, v5, "
                               "v7 or v7.3)",
                               path);
-    rd r = {mat, path, (double)st.st_size * STSL_MAT_MAX_RATIO, err};
+    rd r = {mat, path, (double)st.st_size * STSL_FILTER_RATIO, err};
     int rc = read_all(&r, res, a);
     Mat_Close(mat);
     if (rc) {

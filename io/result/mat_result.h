@@ -8,15 +8,12 @@
  * "Quantities" line), the first differing event of a verification that
  * failed.  Every failure is STSL_EINPUT naming the file and the variable
  * (STSL_ENOMEM when out of memory); a variable whose declared size is more
- * than the file could hold (compressed at most STSL_MAT_MAX_RATIO:1) is
+ * than the file could hold (compressed at most STSL_FILTER_RATIO:1) is
  * refused before it is read. */
 #ifndef STSL_MAT_RESULT_H
 #define STSL_MAT_RESULT_H
 
 #include "io/result/h5_read.h"
-
-/* zlib's deflate compresses at most 1032:1 (the HDF5 readers' rule). */
-#define STSL_MAT_MAX_RATIO 1100
 
 /* The samples: t and mode (NULL for a system) of n rows, and per column
  * of the stsl_h5_result its values row-major, n x max(width, 1). */

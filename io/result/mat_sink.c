@@ -13,6 +13,7 @@
 
 #include <matio.h>
 
+#include "io/result/h5_types.h"
 #include "io/result/mem_sink.h"
 #include "io/result/out_file.h"
 #include "io/result/safe_output.h"
@@ -156,27 +157,6 @@ static int put(mat_t *mat, matvar_t *v)
 
 /* ---- the groups ----------------------------------------------------------------- */
 
-/* A scalar mode field: the element's (a system's modes are groups); a run
- * that failed before begin() keeps the element's empty one. */
-static int has_mode(const mat_sink *m, const stsl_layout *l)
-{
-    return l->n_modes > 0 || m->no_layout;
-}
-
-/* The group starting at column c, or NULL (a column of its own, or one
- * inside a group). */
-static const stsl_col_group *group_at(const stsl_layout *l, int c)
-{
-    int g = stsl_layout_group_of(l, c);
-    return g >= 0 && l->groups[g].first == c ? &l->groups[g] : NULL;
-}
-
-/* 1 when column c is a field of its own or starts a group's field. */
-static int starts_field(const stsl_layout *l, int c)
-{
-    return stsl_layout_group_of(l, c) < 0 || group_at(l, c) != NULL;
-}
-
 /* An n x w matrix (column-major, as MATLAB stores it) of columns
  * [first, first + w) of the rows; int8 for mode numbers. */
 static matvar_t *mat_columns(const stsl_mem_result *r, int first, int w, int integer)
@@ -213,15 +193,18 @@ static int write_fields(mat_t *mat, const mat_sink *m, const stsl_mem_result *r,
     vals[0] =
         units ? mat_text(NULL, l->time_units) : mat_matrix(NULL, (size_t)r->n_samples, 1, r->t, 0);
     for (int c = 0; c < l->n_cols; c++) {
-        if (!starts_field(l, c)) continue;
-        const stsl_col_group *g = group_at(l, c);
+        int gi = stsl_layout_group_of(l, c);
+        const stsl_col_group *g = gi >= 0 ? &l->groups[gi] : NULL;
+        if (g && g->first != c) continue; /* inside a group's field */
         fields[f] = g ? g->name : l->cols[c].name;
         vals[f++] = units ? mat_text(NULL, stsl_layout_units(l, c))
                           : mat_columns(r, c, g ? g->width : 1, g && g->integer);
     }
     for (long i = 0; !units && i < r->n_samples; i++)
         mode[i] = (int8_t)r->mode[i];
-    if (has_mode(m, l)) {
+    /* A scalar mode field: the element's (a system's modes are groups); a run
+     * that failed before begin() keeps the element's empty one. */
+    if (l->n_modes > 0 || m->no_layout) {
         fields[f] = "mode";
         vals[f++] = units ? mat_text(NULL, "") : mat_matrix(NULL, (size_t)r->n_samples, 1, mode, 1);
     }
@@ -295,10 +278,7 @@ static void event_subjects(const stsl_mem_result *r, int32_t *idx, const char **
 
 static int write_events(mat_t *mat, const stsl_mem_result *r)
 {
-    enum { N_FIELDS = 11 };
-    static const char *const fields[N_FIELDS] = {
-        "t",       "kind",      "mode_before", "mode_after", "x",      "v_before",
-        "v_after", "net_force", "friction",    "index",      "subject"};
+    enum { N_FIELDS = STSL_H5_EVENT_MEMBERS }; /* as /events of the HDF5 result */
     long n = r->n_events;
     size_t sz = (size_t)(n > 0 ? n : 1);
     double *t = malloc(sizeof *t * sz);
@@ -330,7 +310,7 @@ static int write_events(mat_t *mat, const stsl_mem_result *r)
         event_values(r, &val[4]),
         nf == N_FIELDS ? Mat_VarCreate(NULL, MAT_C_INT32, MAT_T_INT32, 2, dims, idx, 0) : NULL,
         nf == N_FIELDS ? mat_cellstr(NULL, subj, n) : NULL};
-    rc = put(mat, mat_struct("events", fields, vals, nf));
+    rc = put(mat, mat_struct("events", stsl_h5_event_members, vals, nf));
 out:
     free(t);
     free(mb);

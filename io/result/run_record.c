@@ -52,43 +52,162 @@ static int op_end(rec_sink *r, stsl_error *err)
     return stsl_error_set(err, STSL_ENOMEM, "out of memory keeping the run (%zu bytes)", cap);
 }
 
-static void put_i32(rec_sink *r, int v)
+/* ---- the block's values, either way ------------------------------------------ */
+
+/* Writing (w set) appends each value to w's block; reading takes it from p
+ * (a block too short or malformed sets bad and reads zeros) into arrays
+ * that own() allocates and the replay frees.  So the format of the layout,
+ * the events and the end is written once, for both ways. */
+typedef struct codec {
+    rec_sink *w;
+    const unsigned char *p, *end;
+    int bad, nomem;
+    void **owned;
+    int n_owned;
+} codec;
+
+static void io(codec *c, void *v, size_t size)
 {
-    int32_t x = v;
-    put(r, &x, sizeof x);
+    if (c->w) {
+        put(c->w, v, size);
+    } else if (c->bad || (size_t)(c->end - c->p) < size) {
+        c->bad = 1;
+        memset(v, 0, size);
+    } else {
+        memcpy(v, c->p, size);
+        c->p += size;
+    }
+}
+
+/* Written from *v, or read into it (as every io_ function). */
+static void io_i32(codec *c, int *v)
+{
+    int32_t x = c->w ? *v : 0;
+    io(c, &x, sizeof x);
+    if (!c->w) *v = x;
 }
 
 /* Length with its NUL (-1: NULL), then the bytes and the NUL: the replay
- * hands out pointers into the block. */
-static void put_str(rec_sink *r, const char *s)
+ * hands out pointers into the block (NULL for a recorded NULL or a bad
+ * block). */
+static void io_str(codec *c, const char **s)
 {
-    put_i32(r, s ? (int)strlen(s) + 1 : -1);
-    if (s) put(r, s, strlen(s) + 1);
-}
-
-static void put_names(rec_sink *r, const char *const *names, int n)
-{
-    put_i32(r, n);
-    for (int i = 0; i < n; i++)
-        put_str(r, names[i]);
-}
-
-/* A system's column groups and event subjects (none for the element). */
-static void put_systems(rec_sink *r, const stsl_layout *l)
-{
-    put_i32(r, l->n_groups);
-    for (int g = 0; g < l->n_groups; g++) {
-        const stsl_col_group *cg = &l->groups[g];
-        put_str(r, cg->name);
-        put_str(r, cg->units);
-        put_str(r, cg->long_name);
-        put_i32(r, cg->first);
-        put_i32(r, cg->integer);
-        put_names(r, cg->member_names, cg->width);
-        put_names(r, cg->value_names, cg->n_value_names);
+    int len = c->w && *s ? (int)strlen(*s) + 1 : -1;
+    io_i32(c, &len);
+    if (c->w) {
+        if (*s) put(c->w, *s, (size_t)len);
+        return;
     }
-    put_names(r, l->subject_names, l->n_subjects);
+    *s = NULL;
+    if (c->bad || len < 0) return;
+    if (len == 0 || (size_t)(c->end - c->p) < (size_t)len || c->p[len - 1] != '\0') {
+        c->bad = 1;
+        return;
+    }
+    *s = (const char *)c->p;
+    c->p += len;
 }
+
+/* A count of items that each take at least `min_size` bytes of the rest. */
+static void io_count(codec *c, int *n, size_t min_size)
+{
+    io_i32(c, n);
+    if (!c->w && (*n < 0 || (size_t)*n > (size_t)(c->end - c->p) / min_size)) c->bad = 1;
+    if (c->bad) *n = 0;
+}
+
+/* Writing: the array `have` (only read from: io_ functions store only
+ * when reading).  Reading: n + 1 zeroed items,
+ * freed after the replay; NULL (nomem set) when out of memory. */
+static void *own(codec *c, const void *have, int n, size_t size)
+{
+    if (c->w) return (void *)have;
+    void **list = realloc(c->owned, sizeof *list * (size_t)(c->n_owned + 1));
+    void *p = list ? calloc((size_t)n + 1, size) : NULL;
+    if (list) c->owned = list;
+    if (p) c->owned[c->n_owned++] = p;
+    c->nomem |= !p;
+    return p;
+}
+
+static void io_names(codec *c, const char *const **names, int *n)
+{
+    io_count(c, n, sizeof(int32_t));
+    const char **v = own(c, *names, *n, sizeof *v);
+    for (int i = 0; v && i < *n; i++)
+        io_str(c, &v[i]);
+    if (!c->w) *names = v;
+}
+
+/* The layout (l is the writer's copy): its columns, time units, mode and
+ * kind names, and a system's column groups and event subjects (none for
+ * the element). */
+static void io_layout(codec *c, stsl_layout *l)
+{
+    io_count(c, &l->n_cols, 3 * sizeof(int32_t));
+    stsl_column *cols = own(c, l->cols, l->n_cols, sizeof *cols);
+    for (int i = 0; cols && i < l->n_cols; i++) {
+        io_str(c, &cols[i].name);
+        io_str(c, &cols[i].units);
+        io_str(c, &cols[i].long_name);
+    }
+    l->cols = cols;
+    io_str(c, &l->time_units);
+    io_names(c, &l->mode_names, &l->n_modes);
+    io_names(c, &l->kind_names, &l->n_kinds);
+    io_count(c, &l->n_groups, 5 * sizeof(int32_t));
+    stsl_col_group *g = own(c, l->groups, l->n_groups, sizeof *g);
+    for (int k = 0; g && k < l->n_groups && !c->bad; k++) {
+        io_str(c, &g[k].name);
+        io_str(c, &g[k].units);
+        io_str(c, &g[k].long_name);
+        io_i32(c, &g[k].first);
+        io_i32(c, &g[k].integer);
+        io_names(c, &g[k].member_names, &g[k].width);
+        io_names(c, &g[k].value_names, &g[k].n_value_names);
+    }
+    l->groups = g;
+    io_names(c, &l->subject_names, &l->n_subjects);
+}
+
+/* An event (ev the writer's copy), then per side a flag and, when set, its
+ * row of `row` bytes: read into rows[0] (before) and rows[1] (after). */
+static void io_event(codec *c, stsl_event_rec *ev, double *const *rows, size_t row)
+{
+    io(c, &ev->t, sizeof ev->t);
+    io_i32(c, &ev->kind);
+    io_i32(c, &ev->mode_before);
+    io_i32(c, &ev->mode_after);
+    io_i32(c, &ev->subject);
+    if (!c->w && !rows[0]) c->bad = 1; /* an event before begin */
+    const double **sides[2] = {&ev->before, &ev->after};
+    for (int s = 0; s < 2 && !c->bad; s++) {
+        unsigned char flag = c->w && *sides[s];
+        io(c, &flag, 1);
+        if (c->w && flag) put(c->w, *sides[s], row);
+        if (c->w) continue;
+        *sides[s] = flag ? rows[s] : NULL;
+        if (flag) io(c, rows[s], row);
+    }
+}
+
+/* The end: whether there are statistics, they (st the writer's copy), the
+ * completeness and the message.  A pointer means nothing in a record: a
+ * verified run's estimate per column (valid during end() only) is not
+ * kept, its largest values are; a record read never has one, not even
+ * from a bad block. */
+static void io_end(codec *c, unsigned char *has_stats, stsl_stats *st, int *complete,
+                   const char **message)
+{
+    st->err_cols = NULL;
+    io(c, has_stats, 1);
+    io(c, st, sizeof *st);
+    st->err_cols = NULL;
+    io_i32(c, complete);
+    io_str(c, message);
+}
+
+/* ---- the recording sink ------------------------------------------------------ */
 
 static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
 {
@@ -97,17 +216,10 @@ static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
         return stsl_error_set(err, STSL_EINPUT, "run record: invalid layout");
     int rc = stsl_layout_check_groups(l, "run record", err);
     if (rc) return rc;
+    codec c = {.w = r};
+    stsl_layout copy = *l;
     op_begin(r, R_BEGIN);
-    put_i32(r, l->n_cols);
-    for (int i = 0; i < l->n_cols; i++) {
-        put_str(r, l->cols[i].name);
-        put_str(r, l->cols[i].units);
-        put_str(r, l->cols[i].long_name);
-    }
-    put_str(r, l->time_units);
-    put_names(r, l->mode_names, l->n_modes);
-    put_names(r, l->kind_names, l->n_kinds);
-    put_systems(r, l);
+    io_layout(&c, &copy);
     r->n_cols = l->n_cols;
     return op_end(r, err);
 }
@@ -115,9 +227,10 @@ static int rec_begin(void *self, const stsl_layout *l, stsl_error *err)
 static int rec_sample(void *self, double t, int mode, const double *cols, stsl_error *err)
 {
     rec_sink *r = self;
+    codec c = {.w = r};
     op_begin(r, R_SAMPLE);
     put(r, &t, sizeof t);
-    put_i32(r, mode);
+    io_i32(&c, &mode);
     put(r, cols, sizeof(double) * (size_t)r->n_cols);
     return op_end(r, err);
 }
@@ -125,18 +238,10 @@ static int rec_sample(void *self, double t, int mode, const double *cols, stsl_e
 static int rec_event(void *self, const stsl_event_rec *ev, stsl_error *err)
 {
     rec_sink *r = self;
-    size_t row = sizeof(double) * (size_t)r->n_cols;
+    codec c = {.w = r};
+    stsl_event_rec copy = *ev;
     op_begin(r, R_EVENT);
-    put(r, &ev->t, sizeof ev->t);
-    put_i32(r, ev->kind);
-    put_i32(r, ev->mode_before);
-    put_i32(r, ev->mode_after);
-    put_i32(r, ev->subject);
-    const double *sides[2] = {ev->before, ev->after};
-    for (int s = 0; s < 2; s++) {
-        put(r, &(unsigned char){sides[s] != NULL}, 1);
-        if (sides[s]) put(r, sides[s], row);
-    }
+    io_event(&c, &copy, NULL, sizeof(double) * (size_t)r->n_cols);
     return op_end(r, err);
 }
 
@@ -144,16 +249,11 @@ static int rec_end(void *self, const stsl_stats *st, int complete, const char *m
                    stsl_error *err)
 {
     rec_sink *r = self;
-    stsl_stats zero = {0};
+    codec c = {.w = r};
+    unsigned char has_stats = st != NULL;
+    stsl_stats copy = st ? *st : (stsl_stats){0};
     op_begin(r, R_END);
-    /* A pointer means nothing in a record: a verified run's estimate per
-     * column (valid during end() only) is not kept, its largest values are. */
-    stsl_stats copy = st ? *st : zero;
-    copy.err_cols = NULL;
-    put(r, &(unsigned char){st != NULL}, 1);
-    put(r, &copy, sizeof copy);
-    put_i32(r, complete);
-    put_str(r, message);
+    io_end(&c, &has_stats, &copy, &complete, &message);
     int rc = op_end(r, err);
     r->ended = !rc;
     return rc;
@@ -197,200 +297,65 @@ void stsl_record_take(stsl_sink *s, void **bytes, size_t *size)
 
 /* ---- replay ------------------------------------------------------------------ */
 
-typedef struct reader {
-    const unsigned char *p, *end;
-    int bad;
-} reader;
-
-static void get(reader *rd, void *v, size_t size)
-{
-    if (rd->bad || (size_t)(rd->end - rd->p) < size) {
-        rd->bad = 1;
-        memset(v, 0, size);
-        return;
-    }
-    memcpy(v, rd->p, size);
-    rd->p += size;
-}
-
-static int get_i32(reader *rd)
-{
-    int32_t x;
-    get(rd, &x, sizeof x);
-    return x;
-}
-
-/* A pointer into the block (NULL for a recorded NULL or a bad block). */
-static const char *get_str(reader *rd)
-{
-    int len = get_i32(rd);
-    if (rd->bad || len < 0) return NULL;
-    if (len == 0 || (size_t)(rd->end - rd->p) < (size_t)len || rd->p[len - 1] != '\0') {
-        rd->bad = 1;
-        return NULL;
-    }
-    const char *s = (const char *)rd->p;
-    rd->p += len;
-    return s;
-}
-
-/* A count of items that each take at least `min_size` bytes of the rest. */
-static int get_count(reader *rd, size_t min_size)
-{
-    int n = get_i32(rd);
-    if (n < 0 || (size_t)n > (size_t)(rd->end - rd->p) / min_size) rd->bad = 1;
-    return rd->bad ? 0 : n;
-}
-
-/* What the replay needs besides the block: the layout's arrays, which the
- * block holds only as strings, and aligned rows. */
+/* The layout read (pointing into the block) and the rows of the current
+ * sample or event (n_cols each; NULL before begin). */
 typedef struct replay {
     stsl_layout l;
-    stsl_column *cols;
-    const char **modes, **kinds, **subjects;
-    stsl_col_group *groups; /* their name arrays calloc'd, strings in the block */
-    double *a, *b;          /* n_cols each */
+    double *rows[2];
 } replay;
 
-static void replay_free(replay *rp)
+static int replay_one(codec *c, replay *rp, stsl_sink *into, int *ended, stsl_error *err)
 {
-    for (int g = 0; rp->groups && g < rp->l.n_groups; g++) {
-        free((void *)rp->groups[g].member_names);
-        free((void *)rp->groups[g].value_names);
-    }
-    free(rp->groups);
-    free(rp->subjects);
-    free(rp->cols);
-    free(rp->modes);
-    free(rp->kinds);
-    free(rp->a);
-    free(rp->b);
-}
-
-static const char **get_names(reader *rd, int *n)
-{
-    *n = get_count(rd, sizeof(int32_t));
-    const char **v = calloc((size_t)*n + 1, sizeof *v);
-    for (int i = 0; v && i < *n; i++)
-        v[i] = get_str(rd);
-    return v;
-}
-
-/* The groups and subjects put_systems wrote; -1 when out of memory. */
-static int read_systems(reader *rd, replay *rp)
-{
-    int n = get_count(rd, 5 * sizeof(int32_t));
-    rp->groups = calloc((size_t)n + 1, sizeof *rp->groups);
-    if (!rp->groups) return -1;
-    rp->l.n_groups = n;
-    rp->l.groups = rp->groups;
-    for (int g = 0; g < n && !rd->bad; g++) {
-        stsl_col_group *cg = &rp->groups[g];
-        cg->name = get_str(rd);
-        cg->units = get_str(rd);
-        cg->long_name = get_str(rd);
-        cg->first = get_i32(rd);
-        cg->integer = get_i32(rd);
-        const char **m = get_names(rd, &cg->width), **v = get_names(rd, &cg->n_value_names);
-        cg->member_names = m;
-        cg->value_names = v;
-        if (!m || !v) return -1;
-    }
-    rp->subjects = get_names(rd, &rp->l.n_subjects);
-    rp->l.subject_names = rp->subjects;
-    return rp->subjects ? 0 : -1;
-}
-
-static int read_begin(reader *rd, replay *rp, stsl_error *err)
-{
-    if (rp->cols) {
-        rd->bad = 1; /* begun twice */
-        return STSL_OK;
-    }
-    int n = get_count(rd, 3 * sizeof(int32_t));
-    rp->cols = calloc((size_t)n + 1, sizeof *rp->cols);
-    rp->a = calloc((size_t)n + 1, sizeof *rp->a);
-    rp->b = calloc((size_t)n + 1, sizeof *rp->b);
-    for (int i = 0; rp->cols && i < n; i++) {
-        rp->cols[i].name = get_str(rd);
-        rp->cols[i].units = get_str(rd);
-        rp->cols[i].long_name = get_str(rd);
-    }
-    rp->l.n_cols = n;
-    rp->l.cols = rp->cols;
-    rp->l.time_units = get_str(rd);
-    rp->modes = get_names(rd, &rp->l.n_modes);
-    rp->kinds = get_names(rd, &rp->l.n_kinds);
-    rp->l.mode_names = rp->modes;
-    rp->l.kind_names = rp->kinds;
-    if (!rp->cols || !rp->a || !rp->b || !rp->modes || !rp->kinds || read_systems(rd, rp) < 0)
-        return stsl_error_set(err, STSL_ENOMEM, "out of memory replaying a run");
-    return STSL_OK;
-}
-
-static void get_row(reader *rd, const replay *rp, double *row)
-{
-    get(rd, row, sizeof *row * (size_t)rp->l.n_cols);
-}
-
-static int replay_one(reader *rd, replay *rp, stsl_sink *into, int *ended, stsl_error *err)
-{
-    unsigned char tag = 0, flag = 0;
-    get(rd, &tag, 1);
+    unsigned char tag = 0;
+    size_t row = sizeof(double) * (size_t)rp->l.n_cols;
+    io(c, &tag, 1);
     if (tag == R_BEGIN) {
-        int rc = read_begin(rd, rp, err);
-        return rc || rd->bad ? rc : stsl_sink_begin(into, &rp->l, err);
+        if (rp->rows[0]) c->bad = 1; /* begun twice */
+        if (c->bad) return STSL_OK;
+        io_layout(c, &rp->l);
+        rp->rows[0] = own(c, NULL, rp->l.n_cols, sizeof(double));
+        rp->rows[1] = own(c, NULL, rp->l.n_cols, sizeof(double));
+        if (c->nomem) return stsl_error_set(err, STSL_ENOMEM, "out of memory replaying a run");
+        return c->bad ? STSL_OK : stsl_sink_begin(into, &rp->l, err);
     }
     if (tag == R_SAMPLE) {
         double t;
-        get(rd, &t, sizeof t);
-        int mode = get_i32(rd);
-        if (!rp->a) rd->bad = 1; /* a sample before begin */
-        if (!rd->bad) get_row(rd, rp, rp->a);
-        return rd->bad ? STSL_OK : stsl_sink_sample(into, t, mode, rp->a, err);
+        int mode = 0;
+        io(c, &t, sizeof t);
+        io_i32(c, &mode);
+        if (!rp->rows[0]) c->bad = 1; /* a sample before begin */
+        if (!c->bad) io(c, rp->rows[0], row);
+        return c->bad ? STSL_OK : stsl_sink_sample(into, t, mode, rp->rows[0], err);
     }
     if (tag == R_EVENT) {
         stsl_event_rec ev = {0};
-        get(rd, &ev.t, sizeof ev.t);
-        ev.kind = get_i32(rd);
-        ev.mode_before = get_i32(rd);
-        ev.mode_after = get_i32(rd);
-        ev.subject = get_i32(rd);
-        if (!rp->a) rd->bad = 1; /* an event before begin */
-        double *rows[2] = {rp->a, rp->b};
-        const double *sides[2] = {NULL, NULL};
-        for (int s = 0; s < 2 && !rd->bad; s++) {
-            get(rd, &flag, 1);
-            if (flag) get_row(rd, rp, rows[s]);
-            sides[s] = flag ? rows[s] : NULL;
-        }
-        ev.before = sides[0];
-        ev.after = sides[1];
-        return rd->bad ? STSL_OK : stsl_sink_event(into, &ev, err);
+        io_event(c, &ev, rp->rows, row);
+        return c->bad ? STSL_OK : stsl_sink_event(into, &ev, err);
     }
     if (tag == R_END) {
         stsl_stats st;
-        get(rd, &flag, 1);
-        get(rd, &st, sizeof st);
-        st.err_cols = NULL; /* a record never holds one (rec_end): not even from a bad file */
-        int complete = get_i32(rd);
-        const char *msg = get_str(rd);
+        unsigned char has_stats = 0;
+        int complete = 0;
+        const char *msg = NULL;
+        io_end(c, &has_stats, &st, &complete, &msg);
         *ended = 1;
-        return rd->bad ? STSL_OK : stsl_sink_end(into, flag ? &st : NULL, complete, msg, err);
+        return c->bad ? STSL_OK : stsl_sink_end(into, has_stats ? &st : NULL, complete, msg, err);
     }
-    rd->bad = 1;
+    c->bad = 1;
     return STSL_OK;
 }
 
 int stsl_record_replay(const void *bytes, size_t size, stsl_sink *into, stsl_error *err)
 {
-    reader rd = {bytes, (const unsigned char *)bytes + size, bytes == NULL};
+    codec c = {NULL, bytes, (const unsigned char *)bytes + size, bytes == NULL, 0, NULL, 0};
     replay rp = {0};
     int rc = STSL_OK, ended = 0;
-    while (!rc && !rd.bad && !ended && rd.p < rd.end)
-        rc = replay_one(&rd, &rp, into, &ended, err);
-    replay_free(&rp);
-    if (!rc && (rd.bad || !ended || rd.p != rd.end))
+    while (!rc && !c.bad && !ended && c.p < c.end)
+        rc = replay_one(&c, &rp, into, &ended, err);
+    for (int i = 0; i < c.n_owned; i++)
+        free(c.owned[i]);
+    free(c.owned);
+    if (!rc && (c.bad || !ended || c.p != c.end))
         rc = stsl_error_set(err, STSL_EINPUT, "run record: damaged or cut short (%zu bytes)", size);
     return rc;
 }

@@ -118,12 +118,6 @@ int stsl_convergence_h5_present(const char *path)
     STSL_H5_RETURN_QUIET(present(path));
 }
 
-/* A scalar string attribute into buf ("" when absent or not a string). */
-static void attr_text(hid_t obj, const char *name, char *buf, size_t size)
-{
-    if (stsl_h5_get_attr_str(obj, name, buf, size) < 0) buf[0] = '\0';
-}
-
 /* Dataset `name` of the group: n values (n < 0: taken from the first one)
  * into `out` (memory type mtype) after the bounds check. */
 static int get_column(hid_t g, const char *path, const char *name, hid_t mtype, long *n, void **out,
@@ -147,7 +141,7 @@ static int get_column(hid_t g, const char *path, const char *name, hid_t mtype, 
         rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory for %s", path, what);
     if (!rc && dim > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
         rc = stsl_error_set(err, STSL_EINPUT, "%s: cannot read %s as numbers", path, what);
-    if (!rc && units) attr_text(d, "units", units, units_size);
+    if (!rc && units) stsl_h5_get_attr_str(d, "units", units, units_size);
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
     return rc;
@@ -158,7 +152,7 @@ static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_
     static const char *const names[6] = {"step",          "max_abs_error_x",
                                          "rms_error_x",   "max_abs_error_v",
                                          "final_error_x", "wall_seconds"};
-    void *col[8] = {0};
+    void **col = f->cols;
     long n = -1;
     int rc = STSL_OK;
     for (int k = 0; !rc && k < 6; k++)
@@ -170,23 +164,13 @@ static int read_group(hid_t g, const char *path, stsl_convergence_file *f, stsl_
     for (int k = 0; !rc && k < 2; k++)
         rc = get_column(g, path, k ? "events" : "rhs_evals", H5T_NATIVE_LONG, &n, &col[6 + k],
                         sizeof(long), NULL, 0, err);
-    if (!rc && (!(f->values = malloc(sizeof(double) * 6 * (size_t)(n + 1))) ||
-                !(f->counts = malloc(sizeof(long) * 2 * (size_t)(n + 1)))))
-        rc = stsl_error_set(err, STSL_ENOMEM, "%s: out of memory", path);
-    for (int k = 0; !rc && k < 6; k++)
-        memcpy(f->values + (size_t)k * (size_t)n, col[k], sizeof(double) * (size_t)n);
-    for (int k = 0; !rc && k < 2; k++)
-        memcpy(f->counts + (size_t)k * (size_t)n, col[6 + k], sizeof(long) * (size_t)n);
-    for (int k = 0; k < 8; k++)
-        free(col[k]);
     if (rc) return rc;
     stsl_convergence_table *t = &f->t;
-    const double *v = f->values;
     t->n = (int)n;
-    t->step = v, t->max_abs_error_x = v + n, t->rms_error_x = v + 2 * n;
-    t->max_abs_error_v = v + 3 * n, t->final_error_x = v + 4 * n, t->wall_seconds = v + 5 * n;
-    t->rhs_evals = f->counts, t->events = f->counts + n;
-    attr_text(g, "scheme", f->scheme, sizeof f->scheme);
+    t->step = col[0], t->max_abs_error_x = col[1], t->rms_error_x = col[2];
+    t->max_abs_error_v = col[3], t->final_error_x = col[4], t->wall_seconds = col[5];
+    t->rhs_evals = col[6], t->events = col[7];
+    stsl_h5_get_attr_str(g, "scheme", f->scheme, sizeof f->scheme);
     t->scheme = f->scheme, t->x_units = f->x_units, t->v_units = f->v_units;
     t->order = t->reference_wall_seconds = NAN;
     stsl_h5_get_attr_num(g, "order", H5T_NATIVE_DOUBLE, &t->order);
@@ -221,7 +205,7 @@ int stsl_convergence_h5_read(const char *path, stsl_convergence_file *f, stsl_er
 void stsl_convergence_file_free(stsl_convergence_file *f)
 {
     if (!f) return;
-    free(f->values);
-    free(f->counts);
+    for (int k = 0; k < 8; k++)
+        free(f->cols[k]);
     memset(f, 0, sizeof *f);
 }

@@ -45,8 +45,9 @@ int stsl_convergence_h5_present(const char *path);
 typedef struct stsl_convergence_file {
     stsl_convergence_table t;
     char scheme[32], x_units[24], v_units[24];
-    double *values; /* step, the four errors, wall_seconds: 6 x n */
-    long *counts;   /* rhs_evals, events: 2 x n */
+    /* t's arrays: step, the four errors, wall_seconds (double), rhs_evals,
+     * events (long) */
+    void *cols[8];
 } stsl_convergence_file;
 
 /* STSL_EINPUT naming the file and the dataset when the group is not as

@@ -242,8 +242,10 @@ static hid_t event_type(int packed)
          offsetof(ev_rec, e.v_after), offsetof(ev_rec, e.net_force), offsetof(ev_rec, e.friction)},
         sizeof(int),
         KIND_LEN,
-        H5T_STR_NULLPAD};
-    hid_t c = stsl_h5_event_type_ext(packed ? NULL : &mem, NULL);
+        H5T_STR_NULLPAD,
+        {0},
+        0};
+    hid_t c = stsl_h5_event_type(&mem, packed);
     size_t size = c < 0 ? 0 : H5Tget_size(c);
     if (c < 0 || (packed && H5Tset_size(c, size + 8) < 0) ||
         H5Tinsert(c, "variant", packed ? size : offsetof(ev_rec, variant),
@@ -316,12 +318,6 @@ static int reopen_events(stsl_study_h5 *w)
 
 /* ---- store: full ------------------------------------------------------------- */
 
-/* /runs/NNNNNN: the variant's index, at least six digits. */
-static void run_name(long variant, char *buf, size_t size)
-{
-    snprintf(buf, size, "%06ld", variant);
-}
-
 /* The row's run replayed into a single run's layout in /runs/NNNNNN (a
  * failure deletes the half-written group). */
 static int append_run(stsl_study_h5 *w, long variant, const stsl_study_row *row, stsl_error *err)
@@ -333,7 +329,7 @@ static int append_run(stsl_study_h5 *w, long variant, const stsl_study_row *row,
         return stsl_error_set(err, STSL_EINPUT, "%s: variant %ld: its run has no configuration",
                               w->path, variant);
     char name[32], label[4200];
-    run_name(variant, name, sizeof name);
+    snprintf(name, sizeof name, "%06ld", variant); /* /runs/NNNNNN: at least six digits */
     snprintf(label, sizeof label, "%.4096s:/runs/%s", w->path, name);
     stsl_sink sink = {0};
     int rc = stsl_h5_sink_create_in(w->runs, name, label, yaml, w->version, &sink, err);
@@ -671,12 +667,11 @@ void stsl_study_row_clear(stsl_study_row *row)
 {
     memset(row, 0, sizeof *row);
     row->status = STSL_ROW_NOT_RUN;
-    double *nans[] = {&row->t_reached,         &row->first_breakaway,   &row->last_stick,
-                      &row->stuck_fraction,    &row->stop_contact_time, &row->max_abs_x,
-                      &row->max_abs_v,         &row->x_final,           &row->v_final,
-                      &row->dissipated_energy, &row->wall_seconds};
-    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
-        *nans[i] = NAN;
+    /* Every float64 column's value (the counts stay 0). */
+    for (int i = 0; i < N_HEAD + N_TAIL; i++) {
+        const col *c = i < N_HEAD ? &HEAD[i] : &TAIL[i - N_HEAD];
+        if (c->type == C_F64) *(double *)((char *)row + c->off) = NAN;
+    }
     for (int k = 0; k < STSL_STUDY_MAX_MEMBERS; k++)
         row->member[k] = NAN;
 }
