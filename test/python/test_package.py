@@ -170,6 +170,33 @@ def test_ctrl_c_stops_a_sweep_and_a_study_and_keeps_the_rows(tmp_path):
     same_rows(whole, ss.study(study, progress=False))
 
 
+def test_ctrl_c_leaves_the_callers_cancel_unset(tmp_path):
+    """A Ctrl-C stops the sweep or study given a Cancel, but only the
+    caller's set() sets that Cancel: the next sweep, study and run with it
+    run to their end (with rows equal to those of calls without one), and
+    once set by the caller it still stops a run at once."""
+    def ctrl_c(done, total):
+        raise KeyboardInterrupt
+
+    vary = {"friction.dynamic": np.linspace(0.5, 1.4, 6)}
+    cancel = ss.Cancel()
+    with pytest.raises(KeyboardInterrupt):
+        ss.sweep(CHEAP, vary, jobs=1, cancel=cancel, progress=ctrl_c)
+    assert not cancel.is_set()
+    same_rows(ss.sweep(CHEAP, vary, jobs=1, cancel=cancel, progress=False),
+              ss.sweep(CHEAP, vary, jobs=1, progress=False))
+    study = write_study(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        ss.study(study, output=tmp_path / "s.h5", jobs=1, cancel=cancel, progress=ctrl_c)
+    assert not cancel.is_set()
+    same_rows(ss.study(study, jobs=1, cancel=cancel, progress=False), ss.study(study, progress=False))
+    assert ss.run(CHEAP, cancel=cancel, progress=False).complete
+    cancel.set()
+    with pytest.raises(ss.CancelledError, match="^run cancelled at t = 0 s"):
+        ss.run(CHEAP, cancel=cancel, progress=False)
+    assert cancel.is_set()
+
+
 def test_the_bar(capsys):
     """progress=True draws the bar in place (carriage returns) and ends
     the line; progress=None under pytest (stdout not a terminal, no
