@@ -12,6 +12,7 @@
 
 #include <hdf5.h>
 
+#include "io/result/h5_driver.h"
 #include "io/result/h5_sink.h"
 #include "io/result/h5_types.h"
 #include "io/result/out_file.h"
@@ -402,7 +403,7 @@ static hid_t fapl_no_evictions(void)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5AC_cache_config_t c;
     c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    if (fapl < 0 || H5Pget_mdc_config(fapl, &c) < 0) goto err;
+    if (fapl < 0 || stsl_h5_use_driver(fapl) < 0 || H5Pget_mdc_config(fapl, &c) < 0) goto err;
     c.evictions_enabled = 0;
     c.incr_mode = H5C_incr__off;
     c.flash_incr_mode = H5C_flash_incr__off;
@@ -733,7 +734,7 @@ static int reopen(stsl_study_h5 *w)
 {
     int had_events = w->ev_ds >= 0;
     close_objects(w);
-    int rc = H5Fclose(w->file) < 0;
+    int rc = stsl_h5_close_written(w->file) < 0;
     hid_t fapl = fapl_no_evictions();
     w->file = -1;
     rc = rc || fapl < 0 || (w->file = H5Fopen(w->path, H5F_ACC_RDWR, fapl)) < 0 ||
@@ -774,7 +775,7 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
     close_objects(w);
     if (w->ev_mtype >= 0) H5Tclose(w->ev_mtype);
     if (w->str_t >= 0) H5Tclose(w->str_t);
-    if (w->file >= 0 && H5Fclose(w->file) < 0 && !rc && err)
+    if (w->file >= 0 && stsl_h5_close_written(w->file) < 0 && !rc && err)
         rc = stsl_h5_fail(err, w->path, "close the file");
     free(w->scratch);
     free(w->block);
@@ -1165,7 +1166,7 @@ static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
 {
     if (rc != STSL_EIO || w->file < 0) return rc;
     close_objects(w);
-    H5Fclose(w->file);
+    stsl_h5_close_written(w->file); /* given up by its driver: it closes */
     w->file = -1;
     char tail[STSL_ERRMSG_MAX];
     if (w->n_resumed == 0) {
