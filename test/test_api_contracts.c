@@ -63,6 +63,44 @@ static void test_study_parts_refuse_null(void **state)
     stsl_study_rows_free(rows);
 }
 
+/* The take function of the NULL-plan call below: never reached. */
+static int take_nothing(void *ctx, const stsl_study_row *row, stsl_err *err)
+{
+    (void)ctx, (void)row, (void)err;
+    return 1;
+}
+
+/* The study accessors answer NULL as the result accessors do (0, NULL;
+ * they dereferenced it), and the calls with an error report name
+ * themselves. */
+static void test_study_accessors_take_null(void **state)
+{
+    (void)state;
+    stsl_err e;
+    long size = -1;
+    assert_int_equal(stsl_result_n_samples(NULL), 0); /* the model they follow */
+    assert_int_equal(stsl_study_plan_n_variants(NULL), 0);
+    assert_int_equal(stsl_study_plan_store_full(NULL), 0);
+    stsl_study_rows_clear(NULL);
+    assert_int_equal(stsl_study_rows_count(NULL), 0);
+    assert_true(stsl_study_rows_seconds(NULL) == 0.0);
+    assert_null(stsl_study_rows_bytes(NULL, &size));
+    assert_int_equal(size, 0);
+    assert_null(stsl_study_rows_bytes(NULL, NULL));
+    assert_null(stsl_study_rows_space(NULL, 16));
+    assert_int_equal(stsl_study_file_n_done(NULL), 0);
+    assert_int_equal(stsl_study_file_n_failed(NULL), 0);
+    assert_int_equal(stsl_study_file_end(NULL), 0);
+    stsl_study_plan_free(NULL);
+    stsl_study_rows_free(NULL);
+    assert_int_equal(stsl_study_file_close(NULL, NULL), STSL_RC_OK);
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_file_hold(NULL, &e), &e, "stsl_study_file_hold");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_plan_run(NULL, 0, 1, 1, NULL, take_nothing, NULL, &e), &e,
+                      "stsl_study_plan_run");
+}
+
 /* The readers named "(null)" as the file ("(null): not a stickslip study
  * file"): the message must name the function and the argument instead. */
 static void test_study_readers_name_themselves(void **state)
@@ -174,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_study_parts_refuse_null),
+        cmocka_unit_test(test_study_accessors_take_null),
         cmocka_unit_test(test_study_readers_name_themselves),
         cmocka_unit_test(test_text_output_refuses_null),
         cmocka_unit_test(test_compare_files_nothing_is_null),
