@@ -138,7 +138,7 @@ STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value,
 /* Several assignments "key=value" at once, for keys that are only valid
  * together (simulation.scheme and simulation.step): exactly `stickslip run
  * --set A --set B ...` on the effective configuration; a message names the
- * assignment ("--set simulation.step=0: simulation.step: must be > 0 (got
+ * assignment ("set 'simulation.step=0': simulation.step: must be > 0 (got
  * 0)").  On failure *cfg is unchanged. */
 STSL_API stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n,
                                   stsl_err *err);
