@@ -151,7 +151,11 @@ STSL_API char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err)
  * Parsing it again gives the same configuration.  NULL on failure. */
 STSL_API char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err);
 
-/* Write that text to the file `path`. */
+/* Write that text to the file `path`, whole or not at all.  The output
+ * rule of every writer, except that `path` may be the file the
+ * configuration was loaded from (writing it back): STSL_RC_INPUT for one
+ * of its table files, or a name of another format (.h5, .hdf5, .mat,
+ * .csv, .json: a result, table or report is never replaced by YAML). */
 STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err);
 
 /* Make runs of `cfg` (stsl_run, stsl_run_result) stop once *flag is

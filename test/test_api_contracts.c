@@ -181,6 +181,57 @@ static void test_fmu_never_over_its_inputs(void **state)
     assert_int_equal(tu_rm_tree(dir), 0);
 }
 
+/* stsl_cfg_write writes a configuration back over its own file, but
+ * never over a table file it reads nor over a result (it replaced either
+ * with YAML): STSL_RC_INPUT, the file's bytes unchanged. */
+static void test_cfg_write_back_but_never_over_a_result(void **state)
+{
+    (void)state;
+    static const char yaml[] = "element: {mass: 1}\nfriction: {dynamic: 10}\n"
+                               "inputs: {active_force: {type: table, file: force.txt}}\n"
+                               "simulation: {t_end: 1}\n";
+    static const char table[] = "time,force\n0,0\n1,30\n";
+    char dir[256], conf[300], tab[300], res[2][300], *text;
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(conf, sizeof conf, "%s/c.yaml", dir);
+    snprintf(tab, sizeof tab, "%s/force.txt", dir);
+    snprintf(res[0], sizeof res[0], "%s/r.h5", dir);
+    snprintf(res[1], sizeof res[1], "%s/r.mat", dir);
+    assert_int_equal(tu_write_file(conf, yaml), 0);
+    assert_int_equal(tu_write_file(tab, table), 0);
+    stsl_err e = {0};
+    stsl_cfg *cfg = stsl_cfg_load(conf, &e);
+    assert_non_null(cfg);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(stsl_run(cfg, STSL_OUTPUT_AUTO, res[i], NULL, &e), STSL_RC_OK);
+    char *before[2] = {tu_slurp(res[0]), tu_slurp(res[1])};
+    memset(&e, 0, sizeof e);
+    assert_int_equal(stsl_cfg_write(cfg, tab, &e), STSL_RC_INPUT);
+    assert_non_null(strstr(e.message, "it would be overwritten"));
+    for (int i = 0; i < 2; i++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(stsl_cfg_write(cfg, res[i], &e), STSL_RC_INPUT);
+        assert_non_null(strstr(e.message, "the configuration is written as YAML"));
+        assert_non_null(text = tu_slurp(res[i]));
+        assert_memory_equal(text, before[i], 64); /* the file's header, untouched */
+        free(text);
+        free(before[i]);
+    }
+    assert_non_null(text = tu_slurp(tab));
+    assert_string_equal(text, table);
+    free(text);
+    /* Written back: the file is now the effective configuration. */
+    assert_int_equal(stsl_cfg_set(cfg, "element.mass", "2", &e), STSL_RC_OK);
+    assert_int_equal(stsl_cfg_write(cfg, conf, &e), STSL_RC_OK);
+    char *want = stsl_cfg_to_yaml(cfg, &e);
+    assert_non_null(text = tu_slurp(conf));
+    assert_string_equal(text, want);
+    free(text);
+    stsl_free(want);
+    stsl_cfg_free(cfg);
+    assert_int_equal(tu_rm_tree(dir), 0);
+}
+
 /* stsl_study_write_csv never writes its CSV over the study file it reads
  * (the output rule, as for the command's --csv): it replaced the study
  * with its own export. */
@@ -218,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_compare_files_nothing_is_null),
         cmocka_unit_test(test_fmu_never_over_its_inputs),
         cmocka_unit_test(test_study_csv_never_over_the_study),
+        cmocka_unit_test(test_cfg_write_back_but_never_over_a_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,7 +254,10 @@ class Config:
             lib.stsl_free(s)
 
     def write(self, path):
-        """Write the effective configuration (to_yaml()) to the file `path`."""
+        """Write the effective configuration (to_yaml()) to the file `path`:
+        the file it was loaded from (written back) or another, never one
+        of its table files nor a result (.h5, .mat), table (.csv) or report
+        (.json): InputError."""
         path = _args.path(path, "path")
         err = _new_err()
         if lib.stsl_cfg_write(self._h, _args.cpath(path), err) != 0:
