@@ -580,14 +580,24 @@ h5err:
 
 /* ---- resume ------------------------------------------------------------------ */
 
+/* 1 when the text /study/NAME is `want`, 0 when it is another, -1 when it
+ * is missing or not one text (not a string, or an array of them). */
 static int same_text(hid_t loc, const char *name, const char *want)
 {
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     char *have = d >= 0 ? stsl_h5_read_string(d, 0) : NULL;
     if (d >= 0) H5Dclose(d);
-    int same = have && strcmp(have, want) == 0;
+    int same = have ? strcmp(have, want) == 0 : -1;
     free(have);
     return same;
+}
+
+static int not_one_text(const stsl_study_h5 *w, const char *name, stsl_error *err)
+{
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s: /study/%s is not one text (missing, not a string, or an array "
+                          "of them): not a stickslip study file; cannot resume",
+                          w->path, name);
 }
 
 static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_study_info *info,
@@ -600,12 +610,16 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
         n_done > n_runs || n_failed < 0 || n_failed > n_done)
         return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (/study counts)",
                               w->path);
-    if (!same_text(w->study, "study_yaml", stsl_study_text(s)) || n_runs != w->n_runs)
+    int same = same_text(w->study, "study_yaml", stsl_study_text(s));
+    if (same < 0) return not_one_text(w, "study_yaml", err);
+    if (!same || n_runs != w->n_runs)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: was started from another study file (its /study/study_yaml "
                               "differs from %s): cannot resume",
                               w->path, stsl_study_origin(s));
-    if (!same_text(w->study, "base_config", info->base_yaml))
+    if ((same = same_text(w->study, "base_config", info->base_yaml)) < 0)
+        return not_one_text(w, "base_config", err);
+    if (!same)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: was started with another base configuration (base file or "
                               "--set changed): cannot resume",
