@@ -469,7 +469,9 @@ STSL_API stsl_rc stsl_study_run(const char *study, const char *output, int jobs,
  * study), once before anything else: SIGXFSZ ignored (a file-size limit
  * makes a write fail, reported as an I/O error, instead of killing the
  * process), HDF5's exit handler and error printing off.  Process-wide:
- * not for a library. */
+ * not for a library.  Nothing depends on it: without it (a library's user,
+ * the Python package) a file whose write failed is still closed, and the
+ * process exits normally. */
 STSL_API void stsl_process_setup(void);
 
 /* Where a study stands: variants in the study, rows in the file (earlier
