@@ -197,6 +197,34 @@ def test_ctrl_c_leaves_the_callers_cancel_unset(tmp_path):
     assert cancel.is_set()
 
 
+def test_a_failed_write_leaves_a_clean_exit(tmp_path):
+    """A study whose file cannot be written (a file-size limit; Python
+    ignores SIGXFSZ, so the write fails with EFBIG) raises FileError naming
+    the cause and leaves no file; the interpreter then exits normally.
+    The package does not call stsl_process_setup (a library's user keeps
+    HDF5's exit handler), and that handler segfaulted on the file whose
+    write had failed.  In a child interpreter: the limit is the process's."""
+    import resource
+
+    study = write_study(tmp_path, extra="store: full\n")
+    out = tmp_path / "s.h5"
+    code = ("import sys, stickslip as ss\n"
+            "try:\n"
+            f"    ss.study({str(study)!r}, output={str(out)!r}, jobs=1, progress=False)\n"
+            "except ss.FileError as e:\n"
+            "    print(e)\n"
+            "    sys.exit(0)\n"
+            "sys.exit(5)\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)  # -11 before
+    assert "File too large; the unfinished study file is removed" in p.stdout, p.stdout
+    assert not out.exists()
+
+
 def test_the_bar(capsys):
     """progress=True draws the bar in place (carriage returns) and ends
     the line; progress=None under pytest (stdout not a terminal, no
