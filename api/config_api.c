@@ -8,6 +8,7 @@
 
 #include "api/error.h"
 #include "io/result/out_file.h"
+#include "io/result/safe_output.h"
 
 static stsl_cfg *new_cfg(stsl_err *err)
 {
@@ -92,6 +93,29 @@ char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err)
     return y;
 }
 
+/* The output rule (io/result/safe_output.h) for a configuration's YAML:
+ * its own file may be replaced (writing a configuration back is the point
+ * of the call), but never a table file it reads, nor a file whose name
+ * says another format: a result (.h5, .hdf5, .mat), a table (.csv), a
+ * report (.json). */
+static int cfg_output_rule(const stsl_cfg *cfg, const char *path, stsl_error *e)
+{
+    if (stsl_output_format_of(path))
+        return stsl_error_set(e, STSL_EINPUT,
+                              "%s: the name of a result, table or report file (.h5, .hdf5, "
+                              ".mat, .csv, .json): the configuration is written as YAML; choose "
+                              "a .yaml name",
+                              path);
+    int n_in = 0;
+    const char **in = stsl_out_config_inputs(&cfg->c, &n_in);
+    if (!in) return stsl_error_set(e, STSL_ENOMEM, "out of memory for the output rule");
+    in[0] = NULL; /* its own file: written back */
+    stsl_output_file o = {path, "the configuration", 0, 0, 1};
+    int rc = stsl_output_rule(in, n_in, &o, 1, e);
+    free(in);
+    return rc;
+}
+
 stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
 {
     if (!path) return stsl_api_bad_arg(err, "stsl_cfg_write: path is NULL");
@@ -100,7 +124,8 @@ stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err)
     /* Whole or not at all (io/result/out_file.h), as every result. */
     stsl_error e = {0};
     stsl_out_text t;
-    int rc = stsl_out_text_open(path, &t, &e);
+    int rc = cfg_output_rule(cfg, path, &e);
+    if (!rc) rc = stsl_out_text_open(path, &t, &e);
     if (!rc) {
         fputs(y, t.f);
         rc = stsl_out_text_commit(&t, &e);

@@ -127,6 +127,7 @@ stsl_rc stsl_study_plan_run(const stsl_study_plan *p, long first, long end, int 
                             const volatile int *cancel, stsl_study_take_fn take, void *ctx,
                             stsl_err *err)
 {
+    if (!p || !take) return stsl_api_bad_arg(err, "stsl_study_plan_run: NULL argument");
     take_relay t = {take, ctx};
     stsl_error e = {0};
     int rc = stsl_sweep_plan_run(p, first, end, jobs, (volatile sig_atomic_t *)(uintptr_t)cancel,
@@ -197,8 +198,11 @@ stsl_rc stsl_study_rows_add(stsl_study_rows *c, const stsl_study_row *row, stsl_
     return STSL_RC_OK;
 }
 
+/* The accessors are NULL-safe, as the result accessors: 0 or NULL for no
+ * rows or file. */
 void stsl_study_rows_clear(stsl_study_rows *c)
 {
+    if (!c) return;
     c->size = 0;
     c->n = 0;
     c->seconds = 0.0;
@@ -206,24 +210,24 @@ void stsl_study_rows_clear(stsl_study_rows *c)
 
 long stsl_study_rows_count(const stsl_study_rows *c)
 {
-    return c->n;
+    return c ? c->n : 0;
 }
 
 double stsl_study_rows_seconds(const stsl_study_rows *c)
 {
-    return c->seconds;
+    return c ? c->seconds : 0.0;
 }
 
 const void *stsl_study_rows_bytes(const stsl_study_rows *c, long *size)
 {
-    *size = (long)c->size; /* reserve keeps it below LONG_MAX */
-    return c->buf;
+    if (size) *size = c ? (long)c->size : 0; /* reserve keeps it below LONG_MAX */
+    return c ? c->buf : NULL;
 }
 
 void *stsl_study_rows_space(stsl_study_rows *c, long size)
 {
     stsl_study_rows_clear(c);
-    if (size < 0 || reserve(c, size ? (size_t)size : 1)) return NULL;
+    if (!c || size < 0 || reserve(c, size ? (size_t)size : 1)) return NULL;
     c->size = (size_t)size;
     return c->buf;
 }
@@ -295,12 +299,12 @@ stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study
 
 long stsl_study_file_n_done(const stsl_study_file *w)
 {
-    return stsl_study_h5_n_done(w->w);
+    return w ? stsl_study_h5_n_done(w->w) : 0;
 }
 
 long stsl_study_file_n_failed(const stsl_study_file *w)
 {
-    return stsl_study_h5_n_failed(w->w);
+    return w ? stsl_study_h5_n_failed(w->w) : 0;
 }
 
 stsl_rc stsl_study_file_append(stsl_study_file *w, const stsl_study_rows *c, stsl_err *err)
@@ -331,11 +335,12 @@ stsl_rc stsl_study_file_close(stsl_study_file *w, stsl_err *err)
 
 long stsl_study_file_end(const stsl_study_file *w)
 {
-    return w->end;
+    return w ? w->end : 0;
 }
 
 stsl_rc stsl_study_file_hold(stsl_study_file *w, stsl_err *err)
 {
+    if (!w) return stsl_api_bad_arg(err, "stsl_study_file_hold: file is NULL");
     stsl_error e = {0};
     return stsl_sweep_hold(&w->o, w->w, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
 }

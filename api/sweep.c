@@ -601,14 +601,15 @@ int stsl_sweep_plan_open(const char *study_path, const stsl_sweep_opts *o, stsl_
     return STSL_OK;
 }
 
+/* NULL-safe, as the result accessors: 0 for no plan. */
 long stsl_study_plan_n_variants(const stsl_study_plan *sp)
 {
-    return stsl_study_n_variants(sp->study);
+    return sp ? stsl_study_n_variants(sp->study) : 0;
 }
 
 int stsl_study_plan_store_full(const stsl_study_plan *sp)
 {
-    return stsl_study_store(sp->study) == STSL_STORE_FULL;
+    return sp && stsl_study_store(sp->study) == STSL_STORE_FULL;
 }
 
 /* The output rule (io/result/safe_output.h) for o->output and o->csv

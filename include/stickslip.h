@@ -138,7 +138,7 @@ STSL_API stsl_rc stsl_cfg_set(stsl_cfg *cfg, const char *key, const char *value,
 /* Several assignments "key=value" at once, for keys that are only valid
  * together (simulation.scheme and simulation.step): exactly `stickslip run
  * --set A --set B ...` on the effective configuration; a message names the
- * assignment ("--set simulation.step=0: simulation.step: must be > 0 (got
+ * assignment ("set 'simulation.step=0': simulation.step: must be > 0 (got
  * 0)").  On failure *cfg is unchanged. */
 STSL_API stsl_rc stsl_cfg_set_all(stsl_cfg *cfg, const char *const *assignments, int n,
                                   stsl_err *err);
@@ -151,7 +151,11 @@ STSL_API char *stsl_cfg_get(const stsl_cfg *cfg, const char *key, stsl_err *err)
  * Parsing it again gives the same configuration.  NULL on failure. */
 STSL_API char *stsl_cfg_to_yaml(const stsl_cfg *cfg, stsl_err *err);
 
-/* Write that text to the file `path`. */
+/* Write that text to the file `path`, whole or not at all.  The output
+ * rule of every writer, except that `path` may be the file the
+ * configuration was loaded from (writing it back): STSL_RC_INPUT for one
+ * of its table files, or a name of another format (.h5, .hdf5, .mat,
+ * .csv, .json: a result, table or report is never replaced by YAML). */
 STSL_API stsl_rc stsl_cfg_write(const stsl_cfg *cfg, const char *path, stsl_err *err);
 
 /* Make runs of `cfg` (stsl_run, stsl_run_result) stop once *flag is
@@ -465,7 +469,9 @@ STSL_API stsl_rc stsl_study_run(const char *study, const char *output, int jobs,
  * study), once before anything else: SIGXFSZ ignored (a file-size limit
  * makes a write fail, reported as an I/O error, instead of killing the
  * process), HDF5's exit handler and error printing off.  Process-wide:
- * not for a library. */
+ * not for a library.  Nothing depends on it: without it (a library's user,
+ * the Python package) a file whose write failed is still closed, and the
+ * process exits normally. */
 STSL_API void stsl_process_setup(void);
 
 /* Where a study stands: variants in the study, rows in the file (earlier

@@ -410,6 +410,32 @@ static void set_message_as_cli(void **state)
     stsl_cfg_free(c);
 }
 
+/* stsl_cfg_set_all names the assignment as its caller gave it, not as an
+ * option the caller never typed ("--set ..." it said); the command's
+ * --set message is the same text after its own name, byte for byte. */
+static void set_all_names_the_assignment(void **state)
+{
+    (void)state;
+    stsl_err err;
+    char out[4096];
+    stsl_cfg *c = stsl_cfg_load(EX("janecek_chirp.yaml"), &err);
+    assert_non_null(c);
+    const char *sets[] = {"simulation.scheme=karnopp", "simulation.step=0"};
+    assert_int_equal(stsl_cfg_set_all(c, sets, 2, &err), STSL_RC_INPUT);
+    assert_string_equal(err.message,
+                        "set 'simulation.step=0': simulation.step: must be > 0 (got 0)");
+    const char *bad[] = {"simulation.t_end"};
+    assert_int_equal(stsl_cfg_set_all(c, bad, 1, &err), STSL_RC_INPUT);
+    assert_string_equal(err.message, "set 'simulation.t_end': expected KEY.PATH=VALUE");
+    assert_int_equal(tu_cli(out, sizeof out,
+                            "check %s --set simulation.scheme=karnopp --set simulation.step=0",
+                            EX("janecek_chirp.yaml")),
+                     2);
+    assert_string_equal(out, "stickslip: error: --set simulation.step=0: simulation.step: must be "
+                             "> 0 (got 0)\n");
+    stsl_cfg_free(c);
+}
+
 static void get_values(void **state)
 {
     (void)state;
@@ -749,6 +775,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(set_equals_round_trip),
         cmocka_unit_test(set_message_as_cli),
+        cmocka_unit_test(set_all_names_the_assignment),
         cmocka_unit_test(set_alone_law_and_named_keys),
         cmocka_unit_test(set_static_level_as_file),
         cmocka_unit_test(set_dynamic_keeps_what_file_gave),

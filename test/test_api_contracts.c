@@ -63,6 +63,44 @@ static void test_study_parts_refuse_null(void **state)
     stsl_study_rows_free(rows);
 }
 
+/* The take function of the NULL-plan call below: never reached. */
+static int take_nothing(void *ctx, const stsl_study_row *row, stsl_err *err)
+{
+    (void)ctx, (void)row, (void)err;
+    return 1;
+}
+
+/* The study accessors answer NULL as the result accessors do (0, NULL;
+ * they dereferenced it), and the calls with an error report name
+ * themselves. */
+static void test_study_accessors_take_null(void **state)
+{
+    (void)state;
+    stsl_err e;
+    long size = -1;
+    assert_int_equal(stsl_result_n_samples(NULL), 0); /* the model they follow */
+    assert_int_equal(stsl_study_plan_n_variants(NULL), 0);
+    assert_int_equal(stsl_study_plan_store_full(NULL), 0);
+    stsl_study_rows_clear(NULL);
+    assert_int_equal(stsl_study_rows_count(NULL), 0);
+    assert_true(stsl_study_rows_seconds(NULL) == 0.0);
+    assert_null(stsl_study_rows_bytes(NULL, &size));
+    assert_int_equal(size, 0);
+    assert_null(stsl_study_rows_bytes(NULL, NULL));
+    assert_null(stsl_study_rows_space(NULL, 16));
+    assert_int_equal(stsl_study_file_n_done(NULL), 0);
+    assert_int_equal(stsl_study_file_n_failed(NULL), 0);
+    assert_int_equal(stsl_study_file_end(NULL), 0);
+    stsl_study_plan_free(NULL);
+    stsl_study_rows_free(NULL);
+    assert_int_equal(stsl_study_file_close(NULL, NULL), STSL_RC_OK);
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_file_hold(NULL, &e), &e, "stsl_study_file_hold");
+    memset(&e, 0, sizeof e);
+    assert_input_from(stsl_study_plan_run(NULL, 0, 1, 1, NULL, take_nothing, NULL, &e), &e,
+                      "stsl_study_plan_run");
+}
+
 /* The readers named "(null)" as the file ("(null): not a stickslip study
  * file"): the message must name the function and the argument instead. */
 static void test_study_readers_name_themselves(void **state)
@@ -143,6 +181,57 @@ static void test_fmu_never_over_its_inputs(void **state)
     assert_int_equal(tu_rm_tree(dir), 0);
 }
 
+/* stsl_cfg_write writes a configuration back over its own file, but
+ * never over a table file it reads nor over a result (it replaced either
+ * with YAML): STSL_RC_INPUT, the file's bytes unchanged. */
+static void test_cfg_write_back_but_never_over_a_result(void **state)
+{
+    (void)state;
+    static const char yaml[] = "element: {mass: 1}\nfriction: {dynamic: 10}\n"
+                               "inputs: {active_force: {type: table, file: force.txt}}\n"
+                               "simulation: {t_end: 1}\n";
+    static const char table[] = "time,force\n0,0\n1,30\n";
+    char dir[256], conf[300], tab[300], res[2][300], *text;
+    tu_mkdtemp(dir, sizeof dir);
+    snprintf(conf, sizeof conf, "%s/c.yaml", dir);
+    snprintf(tab, sizeof tab, "%s/force.txt", dir);
+    snprintf(res[0], sizeof res[0], "%s/r.h5", dir);
+    snprintf(res[1], sizeof res[1], "%s/r.mat", dir);
+    assert_int_equal(tu_write_file(conf, yaml), 0);
+    assert_int_equal(tu_write_file(tab, table), 0);
+    stsl_err e = {0};
+    stsl_cfg *cfg = stsl_cfg_load(conf, &e);
+    assert_non_null(cfg);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(stsl_run(cfg, STSL_OUTPUT_AUTO, res[i], NULL, &e), STSL_RC_OK);
+    char *before[2] = {tu_slurp(res[0]), tu_slurp(res[1])};
+    memset(&e, 0, sizeof e);
+    assert_int_equal(stsl_cfg_write(cfg, tab, &e), STSL_RC_INPUT);
+    assert_non_null(strstr(e.message, "it would be overwritten"));
+    for (int i = 0; i < 2; i++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(stsl_cfg_write(cfg, res[i], &e), STSL_RC_INPUT);
+        assert_non_null(strstr(e.message, "the configuration is written as YAML"));
+        assert_non_null(text = tu_slurp(res[i]));
+        assert_memory_equal(text, before[i], 64); /* the file's header, untouched */
+        free(text);
+        free(before[i]);
+    }
+    assert_non_null(text = tu_slurp(tab));
+    assert_string_equal(text, table);
+    free(text);
+    /* Written back: the file is now the effective configuration. */
+    assert_int_equal(stsl_cfg_set(cfg, "element.mass", "2", &e), STSL_RC_OK);
+    assert_int_equal(stsl_cfg_write(cfg, conf, &e), STSL_RC_OK);
+    char *want = stsl_cfg_to_yaml(cfg, &e);
+    assert_non_null(text = tu_slurp(conf));
+    assert_string_equal(text, want);
+    free(text);
+    stsl_free(want);
+    stsl_cfg_free(cfg);
+    assert_int_equal(tu_rm_tree(dir), 0);
+}
+
 /* stsl_study_write_csv never writes its CSV over the study file it reads
  * (the output rule, as for the command's --csv): it replaced the study
  * with its own export. */
@@ -174,11 +263,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_study_parts_refuse_null),
+        cmocka_unit_test(test_study_accessors_take_null),
         cmocka_unit_test(test_study_readers_name_themselves),
         cmocka_unit_test(test_text_output_refuses_null),
         cmocka_unit_test(test_compare_files_nothing_is_null),
         cmocka_unit_test(test_fmu_never_over_its_inputs),
         cmocka_unit_test(test_study_csv_never_over_the_study),
+        cmocka_unit_test(test_cfg_write_back_but_never_over_a_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

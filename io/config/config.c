@@ -778,7 +778,7 @@ static int node_count(const yaml_document_t *d)
 
 static int set_fail(stsl_cr_ctx *c, const char *arg, const char *path, const char *what)
 {
-    return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", arg, path, what);
+    return stsl_error_set(c->err, STSL_EINPUT, "%s: %s: %s", stsl_cr_set_name(c, arg), path, what);
 }
 
 /* KEY.PATH: non-empty names separated by single dots. */
@@ -819,7 +819,8 @@ static int graft_copy(stsl_cr_ctx *c, const char *arg, yaml_document_t *src, int
             if (!rc && !yaml_document_append_mapping_pair(d, id, k, v)) id = 0;
         }
     }
-    if (!rc && !id) rc = stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    if (!rc && !id)
+        rc = stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     *out = id;
     return rc;
 }
@@ -833,11 +834,11 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
     int rc = STSL_OK;
     size_t start = 0;
     char where[KEYPATH_MAX + 8];
-    snprintf(where, sizeof where, "--set %.*s", KEYPATH_MAX, arg);
+    snprintf(where, sizeof where, "%.*s", KEYPATH_MAX + 6, stsl_cr_set_name(c, arg));
     if ((rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, c->err)))
         return rc;
     if (!yaml_parser_initialize(&p))
-        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
     if (!yaml_parser_load(&p, &val)) {
         rc = yaml_fail(c->err, where, &p);
@@ -848,7 +849,7 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
         rc = graft_copy(c, arg, &val, 1, 0, out);
     else if (!(*out = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)"", 0,
                                                YAML_PLAIN_SCALAR_STYLE)))
-        rc = stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+        rc = stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     yaml_document_delete(&val);
     yaml_parser_delete(&p);
     return rc;
@@ -859,7 +860,7 @@ static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, i
     int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)key, (int)strlen(key),
                                      YAML_PLAIN_SCALAR_STYLE);
     if (!k || !yaml_document_append_mapping_pair(&c->doc, map, k, value))
-        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     return STSL_OK;
 }
 
@@ -909,7 +910,9 @@ static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
         cur = next;
         *dot = '.';
     }
-    return rc == STSL_ENOMEM ? stsl_error_set(c->err, rc, "--set %s: out of memory", arg) : rc;
+    return rc == STSL_ENOMEM
+               ? stsl_error_set(c->err, rc, "%s: out of memory", stsl_cr_set_name(c, arg))
+               : rc;
 }
 
 static int apply_set(stsl_cr_ctx *c, const char *arg)
@@ -917,18 +920,19 @@ static int apply_set(stsl_cr_ctx *c, const char *arg)
     char key[KEYPATH_MAX];
     int value;
     if (!arg || !split_set(arg, key))
-        return stsl_error_set(c->err, STSL_EINPUT, "--set %s: expected KEY.PATH=VALUE",
-                              arg ? arg : "(null)");
+        return stsl_error_set(c->err, STSL_EINPUT, "%s: expected KEY.PATH=VALUE",
+                              stsl_cr_set_name(c, arg ? arg : "(null)"));
     /* An empty file plus overrides is a document made of overrides. */
     if (!yaml_document_get_root_node(&c->doc) &&
         !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE))
-        return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     int first = node_count(&c->doc) + 1;
     int rc = graft_value(c, arg, strchr(arg, '=') + 1, &value);
     if (!rc) rc = place(c, arg, key, value);
     if (rc) return rc;
     stsl_cr_graft *g = realloc(c->grafts, (size_t)(c->n_grafts + 1) * sizeof *g);
-    if (!g) return stsl_error_set(c->err, STSL_ENOMEM, "--set %s: out of memory", arg);
+    if (!g)
+        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
     c->grafts = g;
     g[c->n_grafts++] = (stsl_cr_graft){first, node_count(&c->doc), arg};
     return STSL_OK;
@@ -999,17 +1003,26 @@ int stsl_config_load(const char *path, const char *const *sets, int n_sets, stsl
     return rc;
 }
 
-int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
-                            const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err)
+/* stsl_config_load_string; api_sets: the assignments are an API caller's
+ * (messages name them "set 'ARG'", not as the --set option). */
+static int load_string(const char *text, const char *origin, const char *base_dir,
+                       const char *const *sets, int n_sets, int api_sets, stsl_config *cfg,
+                       stsl_error *err)
 {
     memset(cfg, 0, sizeof *cfg);
     const char *where = origin && *origin ? origin : "<string>";
     size_t start = 0;
     int rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, err);
     if (rc) return rc;
-    stsl_cr_ctx c = {.origin = where, .base_dir = base_dir, .err = err};
+    stsl_cr_ctx c = {.origin = where, .base_dir = base_dir, .api_sets = api_sets, .err = err};
     return load_text(&c, text + start, strlen(text + start), "", "<string>", origin, sets, n_sets,
                      cfg);
+}
+
+int stsl_config_load_string(const char *text, const char *origin, const char *base_dir,
+                            const char *const *sets, int n_sets, stsl_config *cfg, stsl_error *err)
+{
+    return load_string(text, origin, base_dir, sets, n_sets, 0, cfg, err);
 }
 
 void stsl_config_free(stsl_config *cfg)
@@ -1389,12 +1402,12 @@ int stsl_config_set(stsl_config *cfg, const char *key, const char *value, stsl_e
 
 #define EFFECTIVE "effective configuration"
 
-/* Drop "--set KEY=VALUE: " from a message: the caller named no option. */
+/* Drop "set 'KEY=VALUE': " from a message: the caller set one key. */
 static void strip_set_prefix(stsl_error *err, const char *arg)
 {
     size_t n = strlen(arg);
-    if (!err || strncmp(err->msg, "--set ", 6) || strncmp(err->msg + 6, arg, n) ||
-        strncmp(err->msg + 6 + n, ": ", 2))
+    if (!err || strncmp(err->msg, "set '", 5) || strncmp(err->msg + 5, arg, n) ||
+        strncmp(err->msg + 5 + n, "': ", 3))
         return;
     memmove(err->msg, err->msg + 8 + n, strlen(err->msg + 8 + n) + 1);
 }
@@ -1432,7 +1445,7 @@ int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, sts
     char *yaml = stsl_config_to_yaml(cfg);
     if (!yaml) return stsl_error_set(err, STSL_ENOMEM, "out of memory");
     stsl_config next;
-    int rc = stsl_config_load_string(yaml, EFFECTIVE, NULL, sets, n_sets, &next, err);
+    int rc = load_string(yaml, EFFECTIVE, NULL, sets, n_sets, 1, &next, err);
     free(yaml);
     if (rc) strip_effective_line(err);
     if (rc) return rc;

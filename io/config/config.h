@@ -74,7 +74,8 @@ int stsl_config_set_alone(stsl_config *cfg, const char *key, const char *value, 
 int stsl_config_set_reload(stsl_config *cfg, const char *key, const char *value, stsl_error *err);
 /* Several "key.path=value" overrides at once on the effective configuration
  * (keys that are only valid together: a scheme and its step), with the
- * messages of --set.  On failure *cfg is unchanged. */
+ * messages of --set naming each as "set 'key.path=value'" (the caller
+ * typed no option).  On failure *cfg is unchanged. */
 int stsl_config_apply(stsl_config *cfg, const char *const *sets, int n_sets, stsl_error *err);
 /* A key's value in the effective configuration as one line of YAML
  * (malloc'd; the caller frees); NULL with `err` filled when there is none. */

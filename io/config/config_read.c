@@ -45,6 +45,12 @@ const char *stsl_cr_graft_of(const stsl_cr_ctx *c, int id)
     return NULL;
 }
 
+const char *stsl_cr_set_name(stsl_cr_ctx *c, const char *arg)
+{
+    snprintf(c->set_name, sizeof c->set_name, c->api_sets ? "set '%s'" : "--set %s", arg);
+    return c->set_name;
+}
+
 /* "FILE:LINE: path: what", or "--set ARG: path: what" for a grafted node. */
 int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -57,7 +63,8 @@ int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
     va_end(ap);
     const char *p = *path ? path : "(top level)";
     const char *set = stsl_cr_graft_of(c, id);
-    if (set) return stsl_error_set(c->err, STSL_EINPUT, "--set %s: %s: %s", set, p, what);
+    if (set)
+        return stsl_error_set(c->err, STSL_EINPUT, "%s: %s: %s", stsl_cr_set_name(c, set), p, what);
     yaml_node_t *n = id ? stsl_cr_node_at(c, id) : NULL;
     long line = n ? (long)n->start_mark.line + 1 : 1;
     return stsl_error_set(c->err, STSL_EINPUT, "%s:%ld: %s: %s", c->origin, line, p, what);

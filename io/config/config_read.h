@@ -34,6 +34,8 @@ typedef struct stsl_cr_ctx {
     const char *base_dir; /* resolves relative table files (NULL: as given) */
     stsl_cr_graft *grafts;
     int n_grafts;
+    int api_sets; /* the assignments are an API caller's, not --set options */
+    char set_name[STSL_ERRMSG_MAX];
     stsl_error *err;
 } stsl_cr_ctx;
 
@@ -70,6 +72,10 @@ extern const stsl_cr_range stsl_cr_eff_opp, stsl_cr_eff_aid;
 
 /* The override (--set argument) that added node `id`, NULL for the file's. */
 const char *stsl_cr_graft_of(const stsl_cr_ctx *c, int id);
+/* Assignment `arg` as messages name it: "--set ARG", the command's option,
+ * or "set 'ARG'" for an API caller's (stsl_cfg_set_all), who typed no
+ * option (in c->set_name, until the next call). */
+const char *stsl_cr_set_name(stsl_cr_ctx *c, const char *arg);
 /* Errors: "FILE:LINE: path: what" naming the node `id` (0: line 1). */
 int stsl_cr_fail(stsl_cr_ctx *c, int id, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -16,6 +16,7 @@
 
 #include <hdf5.h>
 
+#include "io/result/h5_driver.h"
 #include "io/result/h5_types.h"
 #include "io/result/out_file.h"
 #include "io/result/safe_output.h"
@@ -536,12 +537,9 @@ done:
 }
 
 /* An unfinished file is removed; its last writes may have failed (disk
- * full, file-size limit), and then HDF5 1.10 cannot close it: H5Fclose
- * fails half-way (flushing, then extending the file) and leaves an
- * identifier whose shared part is gone, which HDF5's exit handler reads
- * (segfault in H5F__close_cb).  Emptying the file first frees the space
- * the close needs on a full disk; the CLI also turns the exit handler off
- * (stsl_output_process_setup) for the file-size limit, where nothing helps. */
+ * full, file-size limit).  The file's driver gives it up then, so that
+ * HDF5 1.10 can close it (h5_driver.h); emptying it first frees its space
+ * at once on a full disk. */
 static void discard_storage(hid_t file)
 {
     void *handle = NULL;
@@ -561,7 +559,7 @@ static int close_all(h5_sink *h)
     if (h->ev_ds >= 0) H5Dclose(h->ev_ds);
     if (h->ev_mtype >= 0) H5Tclose(h->ev_mtype);
     if (h->root >= 0 && h->root != h->file) H5Gclose(h->root);
-    int rc = h->file >= 0 ? H5Fclose(h->file) : 0;
+    int rc = h->file >= 0 ? stsl_h5_close_written(h->file) : 0;
     h->t_ds = h->mode_ds = h->ev_ds = h->ev_mtype = h->file = h->root = -1;
     return rc < 0 ? -1 : 0;
 }
@@ -760,6 +758,7 @@ static int sink_create(const char *path, const char *config_yaml, const char *pr
         goto done;
     }
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || bound_metadata_cache(fapl) < 0 ||
+        stsl_h5_use_driver(fapl) < 0 ||
         (h->file = H5Fcreate(h->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) < 0)
         rc = stsl_h5_fail(err, h->path, "create the file");
     if (fapl >= 0) H5Pclose(fapl);

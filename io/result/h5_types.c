@@ -212,13 +212,23 @@ char *stsl_h5_join_names(const char *const *names, int n, int numbered)
     return s;
 }
 
+/* 1 when the attribute or dataset holds one element: a text stored as an
+ * array of strings would be read past the one string's buffer. */
+static int one_element(hid_t id, int is_attr)
+{
+    hid_t sp = is_attr ? H5Aget_space(id) : H5Dget_space(id);
+    hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sp >= 0) H5Sclose(sp);
+    return n == 1;
+}
+
 char *stsl_h5_read_string(hid_t id, int is_attr)
 {
     char *out = NULL;
     hid_t ftype = is_attr ? H5Aget_type(id) : H5Dget_type(id);
     hid_t mtype = -1;
     if (ftype < 0) return NULL;
-    if (H5Tget_class(ftype) != H5T_STRING) goto done;
+    if (H5Tget_class(ftype) != H5T_STRING || !one_element(id, is_attr)) goto done;
     if ((mtype = H5Tcopy(ftype)) < 0) goto done;
     htri_t vl = H5Tis_variable_str(ftype);
     if (vl < 0) goto done;
@@ -240,8 +250,13 @@ char *stsl_h5_read_string(hid_t id, int is_attr)
         }
         H5free_memory(p);
     } else {
+        /* Read as NUL-terminated, one byte longer: HDF5's conversion keeps
+         * every character and drops NUL or space padding (another writer's
+         * fixed-length text; stickslip writes variable-length ones). */
         size_t n = H5Tget_size(ftype);
-        if (n == 0 || !(out = calloc(n + 1, 1))) goto done;
+        if (n == 0 || H5Tset_size(mtype, n + 1) < 0 || H5Tset_strpad(mtype, H5T_STR_NULLTERM) < 0 ||
+            !(out = calloc(n + 1, 1)))
+            goto done;
         herr_t r = is_attr ? H5Aread(id, mtype, out)
                            : H5Dread(id, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
         if (r < 0) {

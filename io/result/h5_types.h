@@ -112,8 +112,9 @@ hid_t stsl_h5_ordered_group(hid_t loc, const char *name);
 /* "name1,name2,..." or "0 NAME0, 1 NAME1, ..." (numbered), malloc'd; NULL when
  * out of memory. */
 char *stsl_h5_join_names(const char *const *names, int n, int numbered);
-/* A scalar string (fixed- or variable-length) from an attribute (is_attr)
- * or a dataset, as a malloc'd C string; NULL on failure. */
+/* A scalar string (fixed- or variable-length, one element) from an
+ * attribute (is_attr) or a dataset, as a malloc'd C string, a fixed-length
+ * one without its padding; NULL on failure or for an array of strings. */
 char *stsl_h5_read_string(hid_t id, int is_attr);
 /* Scalar attribute `name` of `obj`: a string into buf (cut to n bytes; ""
  * on failure), or one number converted by HDF5 to `mtype`; 0, or -1 when

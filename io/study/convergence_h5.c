@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/result/h5_bounds.h"
+#include "io/result/h5_driver.h"
 #include "io/result/h5_types.h"
 #include "io/result/safe_output.h"
 
@@ -63,8 +64,11 @@ static int write_table(const char *path, const char *file, int exists,
                        const stsl_convergence_table *t, stsl_error *err)
 {
     int rc = STSL_OK;
-    hid_t g = -1, f = exists ? H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)
-                             : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = -1, f = -1, fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && stsl_h5_use_driver(fapl) >= 0)
+        f = exists ? H5Fopen(file, H5F_ACC_RDWR, fapl)
+                   : H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
     if (f < 0) return stsl_h5_fail(err, path, exists ? "open the file" : "create the file");
     htri_t ex = H5Lexists(f, "convergence", H5P_DEFAULT);
     if (ex > 0 && H5Ldelete(f, "convergence", H5P_DEFAULT) < 0)
@@ -75,7 +79,7 @@ static int write_table(const char *path, const char *file, int exists,
         rc = stsl_h5_fail(err, path, "create /convergence");
     if (!rc && write_group(g, t) < 0) rc = stsl_h5_fail(err, path, "write /convergence");
     if (g >= 0) H5Gclose(g);
-    if (H5Fclose(f) < 0 && !rc) rc = stsl_h5_fail(err, path, "close the file");
+    if (stsl_h5_close_written(f) < 0 && !rc) rc = stsl_h5_fail(err, path, "close the file");
     return rc;
 }
 

@@ -12,6 +12,7 @@
 
 #include <hdf5.h>
 
+#include "io/result/h5_driver.h"
 #include "io/result/h5_sink.h"
 #include "io/result/h5_types.h"
 #include "io/result/out_file.h"
@@ -398,7 +399,7 @@ static hid_t fapl_no_evictions(void)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5AC_cache_config_t c;
     c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    if (fapl < 0 || H5Pget_mdc_config(fapl, &c) < 0) goto err;
+    if (fapl < 0 || stsl_h5_use_driver(fapl) < 0 || H5Pget_mdc_config(fapl, &c) < 0) goto err;
     c.evictions_enabled = 0;
     c.incr_mode = H5C_incr__off;
     c.flash_incr_mode = H5C_flash_incr__off;
@@ -575,14 +576,24 @@ h5err:
 
 /* ---- resume ------------------------------------------------------------------ */
 
+/* 1 when the text /study/NAME is `want`, 0 when it is another, -1 when it
+ * is missing or not one text (not a string, or an array of them). */
 static int same_text(hid_t loc, const char *name, const char *want)
 {
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     char *have = d >= 0 ? stsl_h5_read_string(d, 0) : NULL;
     if (d >= 0) H5Dclose(d);
-    int same = have && strcmp(have, want) == 0;
+    int same = have ? strcmp(have, want) == 0 : -1;
     free(have);
     return same;
+}
+
+static int not_one_text(const stsl_study_h5 *w, const char *name, stsl_error *err)
+{
+    return stsl_error_set(err, STSL_EINPUT,
+                          "%s: /study/%s is not one text (missing, not a string, or an array "
+                          "of them): not a stickslip study file; cannot resume",
+                          w->path, name);
 }
 
 static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_study_info *info,
@@ -595,12 +606,16 @@ static int check_same_study(stsl_study_h5 *w, const stsl_study *s, const stsl_st
         n_done > n_runs || n_failed < 0 || n_failed > n_done)
         return stsl_error_set(err, STSL_EINPUT, "%s: not a stickslip study file (/study counts)",
                               w->path);
-    if (!same_text(w->study, "study_yaml", stsl_study_text(s)) || n_runs != w->n_runs)
+    int same = same_text(w->study, "study_yaml", stsl_study_text(s));
+    if (same < 0) return not_one_text(w, "study_yaml", err);
+    if (!same || n_runs != w->n_runs)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: was started from another study file (its /study/study_yaml "
                               "differs from %s): cannot resume",
                               w->path, stsl_study_origin(s));
-    if (!same_text(w->study, "base_config", info->base_yaml))
+    if ((same = same_text(w->study, "base_config", info->base_yaml)) < 0)
+        return not_one_text(w, "base_config", err);
+    if (!same)
         return stsl_error_set(err, STSL_EINPUT,
                               "%s: was started with another base configuration (base file or "
                               "--set changed): cannot resume",
@@ -728,7 +743,7 @@ static int reopen(stsl_study_h5 *w)
 {
     int had_events = w->ev_ds >= 0;
     close_objects(w);
-    int rc = H5Fclose(w->file) < 0;
+    int rc = stsl_h5_close_written(w->file) < 0;
     hid_t fapl = fapl_no_evictions();
     w->file = -1;
     rc = rc || fapl < 0 || (w->file = H5Fopen(w->path, H5F_ACC_RDWR, fapl)) < 0 ||
@@ -769,7 +784,7 @@ static int close_impl(stsl_study_h5 *w, stsl_error *err)
     close_objects(w);
     if (w->ev_mtype >= 0) H5Tclose(w->ev_mtype);
     if (w->str_t >= 0) H5Tclose(w->str_t);
-    if (w->file >= 0 && H5Fclose(w->file) < 0 && !rc && err)
+    if (w->file >= 0 && stsl_h5_close_written(w->file) < 0 && !rc && err)
         rc = stsl_h5_fail(err, w->path, "close the file");
     free(w->scratch);
     free(w->block);
@@ -1160,7 +1175,7 @@ static int after_io_error(stsl_study_h5 *w, int rc, stsl_error *err)
 {
     if (rc != STSL_EIO || w->file < 0) return rc;
     close_objects(w);
-    H5Fclose(w->file);
+    stsl_h5_close_written(w->file); /* given up by its driver: it closes */
     w->file = -1;
     char tail[STSL_ERRMSG_MAX];
     if (w->n_resumed == 0) {

@@ -1,8 +1,10 @@
 """Configurations, runs and results over the C API (include/stickslip.h)."""
+import contextlib
 import json
 import math
 import os
 import re
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -16,18 +18,54 @@ from ._lib import ffi, lib
 class Cancel:
     """A flag that stops the runs given it (ss.run(..., cancel=c),
     ss.sweep(..., cancel=c)) at their next solver step once set, from any
-    thread: c.set()."""
+    thread: c.set().  Only c.set() sets it: a Ctrl-C that stops a run
+    leaves c as it was, for the next run."""
 
     def __init__(self):
         self._flag = ffi.new("int *")
+        # The flags of the calls running with this Cancel (each call has its
+        # own, which its Ctrl-C sets): set() sets them too.  Reentrant: a
+        # signal handler of the caller's may call set() inside _forwarding.
+        self._lock = threading.RLock()
+        self._calls = []
 
     def set(self):
         """Set the flag: the runs watching it stop at their next step."""
-        lib.stsl_cancel_request(self._flag)  # atomic: a run reads it in another thread
+        with self._lock:
+            lib.stsl_cancel_request(self._flag)  # atomic: a run reads it in another thread
+            for call in self._calls:
+                call.set()
 
     def is_set(self):
         """True once set()."""
         return lib.stsl_cancel_requested(self._flag) != 0
+
+
+def _own_cancel(cancel, ctrl_c=True):
+    """A call's own Cancel, which its runs watch and its Ctrl-C sets (never
+    the caller's `cancel`, which the next call reads); None when the call
+    has neither a `cancel` nor a way to see Ctrl-C (ctrl_c false)."""
+    if cancel is not None and not isinstance(cancel, Cancel):
+        raise TypeError(f"cancel: expected a stickslip.Cancel, got {_args.type_name(cancel)}")
+    return Cancel() if cancel is not None or ctrl_c else None
+
+
+@contextlib.contextmanager
+def _forwarding(cancel, call):
+    """While the block runs, setting `cancel` (the caller's Cancel, or None)
+    sets `call` (the call's own Cancel) too, at once if it is set already."""
+    if cancel is None:
+        yield
+        return
+    with cancel._lock:
+        cancel._calls.append(call)
+        if cancel.is_set():
+            call.set()
+    try:
+        yield
+    finally:
+        with cancel._lock:
+            cancel._calls.remove(call)
 
 
 def _raise(err, result=None):
@@ -216,7 +254,10 @@ class Config:
             lib.stsl_free(s)
 
     def write(self, path):
-        """Write the effective configuration (to_yaml()) to the file `path`."""
+        """Write the effective configuration (to_yaml()) to the file `path`:
+        the file it was loaded from (written back) or another, never one
+        of its table files nor a result (.h5, .mat), table (.csv) or report
+        (.json): InputError."""
         path = _args.path(path, "path")
         err = _new_err()
         if lib.stsl_cfg_write(self._h, _args.cpath(path), err) != 0:
@@ -575,8 +616,6 @@ def _cancellable(cfg, cancel):
     """A copy of cfg whose runs watch `cancel`'s flag (cfg itself without one)."""
     if cancel is None:
         return cfg
-    if not isinstance(cancel, Cancel):
-        raise TypeError(f"cancel: expected a stickslip.Cancel, got {_args.type_name(cancel)}")
     c = cfg.copy()
     lib.stsl_cfg_set_cancel(c._h, cancel._flag)
     c._cancel = cancel  # the flag lives as long as the configuration that reads it
@@ -601,9 +640,8 @@ def run(cfg, output_step=None, cancel=None, progress=None):
     exception of the callback stops it too and is raised."""
     base = _with(_config(cfg), output_step)
     reporter = _progress.Reporter(progress, "run")
-    if reporter.active and cancel is None:
-        cancel = Cancel()  # how the callback stops the run on Ctrl-C
-    cfg = _cancellable(base, cancel)
+    stop = _own_cancel(cancel, reporter.active)  # how the callback stops the run on Ctrl-C
+    cfg = _cancellable(base, stop)
     raised = []
     if reporter.active:
         t_end = float(cfg["simulation.t_end"])
@@ -614,13 +652,14 @@ def run(cfg, output_step=None, cancel=None, progress=None):
                 reporter.report(t, t_end)
             except BaseException as exc:  # Ctrl-C lands here: stop the run, raise it after
                 raised.append(exc)
-                cancel.set()
+                stop.set()
 
         lib.stsl_cfg_set_progress(cfg._h, on_progress, ffi.NULL)
     out = ffi.new("stsl_result **")
     err = _new_err()
-    rc = lib.stsl_run_result(cfg._h, out, err)
-    if cancel is not None:
+    with _forwarding(cancel, stop):
+        rc = lib.stsl_run_result(cfg._h, out, err)
+    if stop is not None:
         lib.stsl_cfg_set_cancel(cfg._h, ffi.NULL)  # the Result's copy must not watch it
     lib.stsl_cfg_set_progress(cfg._h, ffi.NULL, ffi.NULL)
     if out[0] == ffi.NULL:

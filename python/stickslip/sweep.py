@@ -13,8 +13,8 @@ import numpy as np
 
 from . import _args, _progress
 from . import _names as _vocab
-from ._core import (Cancel, CancelledError, InputError, _cancellable, _config, _new_err, _pandas,
-                    _raise)
+from ._core import (CancelledError, InputError, _cancellable, _config, _forwarding, _new_err,
+                    _own_cancel, _pandas, _raise)
 from ._lib import ffi, lib
 
 # The most worker threads, as `stickslip sweep --jobs`.
@@ -260,25 +260,26 @@ def sweep(cfg, vary, jobs=None, cancel=None, progress=None):
         probe = cfg.copy()
         for x in (v if v.dtype == object else np.unique(v)):
             probe[k] = x
-    cancel = cancel if cancel is not None else Cancel()
-    base = _cancellable(cfg, cancel)
+    stop = _own_cancel(cancel)  # set by `cancel` and by Ctrl-C, which leaves `cancel` as it was
+    base = _cancellable(cfg, stop)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     done, n_failed = [None] * n, 0
     try:
-        futures = {pool.submit(_run_one, base, keys, values, i, cancel): i for i in range(n)}
-        for count, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            row = done[futures[f]] = f.result()
-            n_failed += row is not None and row[2] != ""
-            reporter.report(count, n, n_failed)
+        with _forwarding(cancel, stop):
+            futures = {pool.submit(_run_one, base, keys, values, i, stop): i for i in range(n)}
+            for count, f in enumerate(concurrent.futures.as_completed(futures), 1):
+                row = done[futures[f]] = f.result()
+                n_failed += row is not None and row[2] != ""
+                reporter.report(count, n, n_failed)
     except BaseException:  # Ctrl-C, a refused variant, the callback's error
-        cancel.set()
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         reporter.close()
         raise
     pool.shutdown(wait=True)
     reporter.close()
     result = _collect(keys, values, done)
-    if cancel.is_set():
+    if stop.is_set():
         raise CancelledError(f"sweep cancelled: {len(result)} of {n} variants ran",
                              lib.STSL_RC_CANCELLED, result)
     return result
@@ -307,9 +308,7 @@ def study(path, output=None, jobs=None, resume=False, cancel=None, progress=None
     jobs = _jobs(jobs)
     if not isinstance(resume, bool):
         raise TypeError(f"resume: expected a bool, got {_args.type_name(resume)}")
-    if cancel is not None and not isinstance(cancel, Cancel):
-        raise TypeError(f"cancel: expected a stickslip.Cancel, got {_args.type_name(cancel)}")
-    cancel = cancel if cancel is not None else Cancel()
+    stop = _own_cancel(cancel)  # set by `cancel` and by Ctrl-C, which leaves `cancel` as it was
     reporter = _progress.Reporter(progress, "study", "variants")
     tmp = tempfile.TemporaryDirectory(prefix="stickslip-study-") if output is None else None
     out = os.path.join(tmp.name, "study.h5") if tmp else _args.path(output, "output")
@@ -323,28 +322,29 @@ def study(path, output=None, jobs=None, resume=False, cancel=None, progress=None
         err = _new_err()
         rc = lib.stsl_study_run(_args.cpath(path), _args.cpath(out), jobs, int(resume),
                                 on_progress if reporter.active else ffi.NULL, ffi.NULL,
-                                cancel._flag, ffi.NULL, err)
+                                stop._flag, ffi.NULL, err)
         events.put(("end", rc, err))
 
     thread = threading.Thread(target=work, name="stickslip-study", daemon=True)
     try:
-        thread.start()
-        interrupted = None
-        while True:
-            try:
-                item = events.get()
-            except KeyboardInterrupt as exc:  # stop the variants, keep what is done
-                interrupted = exc
-                cancel.set()
-                continue
-            if item[0] == "end":
-                break
-            try:
-                reporter.report(*item)
-            except BaseException as exc:  # Ctrl-C in the callback, or its own error
-                interrupted = interrupted or exc
-                cancel.set()
-        thread.join()
+        with _forwarding(cancel, stop):
+            thread.start()
+            interrupted = None
+            while True:
+                try:
+                    item = events.get()
+                except KeyboardInterrupt as exc:  # stop the variants, keep what is done
+                    interrupted = exc
+                    stop.set()
+                    continue
+                if item[0] == "end":
+                    break
+                try:
+                    reporter.report(*item)
+                except BaseException as exc:  # Ctrl-C in the callback, or its own error
+                    interrupted = interrupted or exc
+                    stop.set()
+            thread.join()
         reporter.close()
         _, rc, err = item
         if rc != 0:

@@ -170,6 +170,61 @@ def test_ctrl_c_stops_a_sweep_and_a_study_and_keeps_the_rows(tmp_path):
     same_rows(whole, ss.study(study, progress=False))
 
 
+def test_ctrl_c_leaves_the_callers_cancel_unset(tmp_path):
+    """A Ctrl-C stops the sweep or study given a Cancel, but only the
+    caller's set() sets that Cancel: the next sweep, study and run with it
+    run to their end (with rows equal to those of calls without one), and
+    once set by the caller it still stops a run at once."""
+    def ctrl_c(done, total):
+        raise KeyboardInterrupt
+
+    vary = {"friction.dynamic": np.linspace(0.5, 1.4, 6)}
+    cancel = ss.Cancel()
+    with pytest.raises(KeyboardInterrupt):
+        ss.sweep(CHEAP, vary, jobs=1, cancel=cancel, progress=ctrl_c)
+    assert not cancel.is_set()
+    same_rows(ss.sweep(CHEAP, vary, jobs=1, cancel=cancel, progress=False),
+              ss.sweep(CHEAP, vary, jobs=1, progress=False))
+    study = write_study(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        ss.study(study, output=tmp_path / "s.h5", jobs=1, cancel=cancel, progress=ctrl_c)
+    assert not cancel.is_set()
+    same_rows(ss.study(study, jobs=1, cancel=cancel, progress=False), ss.study(study, progress=False))
+    assert ss.run(CHEAP, cancel=cancel, progress=False).complete
+    cancel.set()
+    with pytest.raises(ss.CancelledError, match="^run cancelled at t = 0 s"):
+        ss.run(CHEAP, cancel=cancel, progress=False)
+    assert cancel.is_set()
+
+
+def test_a_failed_write_leaves_a_clean_exit(tmp_path):
+    """A study whose file cannot be written (a file-size limit; Python
+    ignores SIGXFSZ, so the write fails with EFBIG) raises FileError naming
+    the cause and leaves no file; the interpreter then exits normally.
+    The package does not call stsl_process_setup (a library's user keeps
+    HDF5's exit handler), and that handler segfaulted on the file whose
+    write had failed.  In a child interpreter: the limit is the process's."""
+    import resource
+
+    study = write_study(tmp_path, extra="store: full\n")
+    out = tmp_path / "s.h5"
+    code = ("import sys, stickslip as ss\n"
+            "try:\n"
+            f"    ss.study({str(study)!r}, output={str(out)!r}, jobs=1, progress=False)\n"
+            "except ss.FileError as e:\n"
+            "    print(e)\n"
+            "    sys.exit(0)\n"
+            "sys.exit(5)\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)  # -11 before
+    assert "File too large; the unfinished study file is removed" in p.stdout, p.stdout
+    assert not out.exists()
+
+
 def test_the_bar(capsys):
     """progress=True draws the bar in place (carriage returns) and ends
     the line; progress=None under pytest (stdout not a terminal, no

@@ -216,6 +216,18 @@ def test_set_out_of_range_refused_with_the_cli_message():
     assert p.returncode == 2 and str(e.value) in p.stderr
 
 
+def test_update_names_the_assignment_not_an_option():
+    """Config.update's message names the assignment as given, not a --set
+    option the caller never typed; the command's names its option."""
+    cfg = ss.load(JANECEK)
+    with pytest.raises(ss.InputError) as e:
+        cfg.update({"simulation.scheme": "karnopp", "simulation.step": 0})
+    assert str(e.value) == "set 'simulation.step=0': simulation.step: must be > 0 (got 0)"
+    p = cli("check", JANECEK, "--set", "simulation.scheme=karnopp", "--set", "simulation.step=0")
+    assert p.returncode == 2
+    assert p.stderr == "stickslip: error: --set simulation.step=0: simulation.step: must be > 0 (got 0)\n"
+
+
 def test_set_dynamic_keeps_the_files_static_force(tmp_path):
     """Janecek's file gives static: 26 (N): cfg["friction.dynamic"] keeps that
     force, as `stickslip run FILE --set friction.dynamic=...` does, and a
