@@ -512,9 +512,9 @@ static void test_h5_errors_stay_local(void **state)
     assert_ptr_equal(after_data, before_data);
     /* The sink's temporary name is unique (nothing can be put in its way):
      * a file-size limit of 64 KiB makes HDF5's writes fail instead (EFBIG,
-     * SIGXFSZ ignored as the CLI does).  In a child process: after a failed
-     * write HDF5 1.10 cannot shut down cleanly at exit (the CLI turns its
-     * exit handler off, stsl_output_process_setup); _exit skips it. */
+     * SIGXFSZ ignored as the CLI does).  In a child process, so that the
+     * limit stays there; _exit skips HDF5's exit handler, whose shutdown
+     * after a given-up file test_h5_exit checks. */
     snprintf(path, sizeof path, "%s/out.h5", dir);
     pid_t pid = fork();
     assert_true(pid >= 0);

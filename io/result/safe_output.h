@@ -25,8 +25,9 @@ typedef struct stsl_output_mark {
 /* For a program that writes results, once, before any other HDF5 call:
  * SIGXFSZ ignored (a file-size limit then makes write() fail with EFBIG,
  * reported, and the temporary file removed, instead of killing the
- * process) and HDF5's exit handler off (it crashes on a file whose close
- * failed on a full disk; every file is closed explicitly anyway), and
+ * process) and HDF5's exit handler off (every file is closed explicitly
+ * anyway; HDF5 1.10's handler crashed on a file whose writes failed before
+ * the writers' driver gave such a file up, h5_driver.h), and
  * HDF5's error stack printing off (each failure is reported in one line). */
 void stsl_output_process_setup(void);
 /* For a program about to write an HDF5 result and read it back (`run`):
