@@ -258,11 +258,11 @@ static int prepared_arrays(const stsl_multibody *m, prepared *p, int ng, int rel
     if (release) stsl_cstr_ws_free(p->ws);
     p->code = STSL_NO_MODE;
     return ARRAY(p->vec, m->L) | ARRAY(p->edges, ne) | ARRAY(p->contact_edge, nc) |
-           ARRAY(p->share, nc) | ARRAY(p->stop_edge, ns) | ARRAY(p->guards, ng) |
-           ARRAY(p->tree, ne) | ARRAY(p->parent, nb + 1) | ARRAY(p->depth, nb + 1) |
-           ARRAY(p->cap, ne) | ARRAY(p->dirs, ng) | ARRAY(p->group_edge, nc) | ARRAY(p->free, nb) |
-           ARRAY(p->need_edge, ne) | ARRAY(p->need_body, ne) | ARRAY(p->need_mark, ne) |
-           ARRAY(p->fric_skip, nc);
+           ARRAY(p->share, nc) | ARRAY(p->share_varies, ne) | ARRAY(p->stop_edge, ns) |
+           ARRAY(p->guards, ng) | ARRAY(p->tree, ne) | ARRAY(p->parent, nb + 1) |
+           ARRAY(p->depth, nb + 1) | ARRAY(p->cap, ne) | ARRAY(p->dirs, ng) |
+           ARRAY(p->group_edge, nc) | ARRAY(p->free, nb) | ARRAY(p->need_edge, ne) |
+           ARRAY(p->need_body, ne) | ARRAY(p->need_mark, ne) | ARRAY(p->fric_skip, nc);
 }
 
 /* The model's arrays but those its layout and mode table make (ng: the

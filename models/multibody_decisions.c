@@ -36,7 +36,7 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
         if (states[i] == STSL_CONTACT_STUCK) {
-            double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
+            double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c, fm);
             static_levels(m, c, fm, &fs_pos, &fs_neg);
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));

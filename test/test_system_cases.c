@@ -1,0 +1,440 @@
+/* test_system_cases.c - systems of bodies against values derived here,
+ * independently of the engine: the cases an audit of the one engine's
+ * physics of systems (SPEC §4) found uncovered.
+ *
+ * - Parallel contacts under a load (two bearings of one shaft, one loaded):
+ *   SPEC §4 lets them share the edge's force in proportion to their static
+ *   levels, so that all reach their levels together.  A load makes a
+ *   contact's levels differ by direction; the pair holds up to the sum of
+ *   the levels in the direction the force pulls.
+ * - A load on a contact between two moving bodies (a mesh), its
+ *   efficiency chosen by the slip w = v(A) - v(B), reversible and
+ *   irreversible, in closed form.
+ * - Two bodies locked by a clutch sliding as one on a Stribeck contact,
+ *   against an RK4 integration of the one-body equation written here.
+ * - A stack on a base that follows a chirp: the stuck forces are m a_b(t)
+ *   exactly, breakaway and stick where closed-form roots lie.
+ *
+ * Column layout of a system's result: x, v, a per body (in the file's
+ * order), then friction, slip velocity and contact mode per contact.
+ * Event subjects are 1 + the contact's index. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "physics/modes.h"
+#include "io/config/config.h"
+#include "io/result/mem_sink.h"
+#include "run/run.h"
+#include "test/testutil.h"
+
+/* Run `yaml` (a system); the band invariant at the contacts' loads is
+ * asserted on every sample (tu_assert_bands, its tolerance argued there). */
+static const stsl_mem_result *run_checked(const char *yaml, stsl_sink *sink)
+{
+    const stsl_mem_result *r = tu_run_system_yaml(yaml, 0, sink);
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err))
+        fail_msg("config: %s", err.msg);
+    tu_assert_bands(r, &cfg.system);
+    stsl_config_free(&cfg);
+    return r;
+}
+
+/* Run `yaml` (a system) with its simulation.scheme. */
+static const stsl_mem_result *run_scheme(const char *yaml, stsl_sink *sink)
+{
+    stsl_config cfg;
+    stsl_error err = {0};
+    if (stsl_config_load_string(yaml, "<test>", NULL, NULL, 0, &cfg, &err))
+        fail_msg("config: %s", err.msg);
+    assert_true(cfg.is_system);
+    assert_int_equal(stsl_mem_sink_create(sink, &err), STSL_OK);
+    int rc = stsl_run_system_scheme(&cfg.system, &cfg.sim, &cfg.scheme, sink, NULL, &err);
+    if (rc) fail_msg("run failed: %s", err.msg);
+    stsl_config_free(&cfg);
+    const stsl_mem_result *r = stsl_mem_sink_result(sink);
+    assert_true(r->complete);
+    return r;
+}
+
+/* ---- parallel contacts, one of them loaded --------------------------------------- */
+
+/* Body a (1 kg) on two bearings to the ground: c1 (F_DJ 1 N, FSD 3, EtO
+ * 0.5, load F_R = -2 N on a) and c2 (2 N, static 2.4 N, no load); a force
+ * F = s t pulls it.  The load opposes a slip +, aids a slip -:
+ *   c1: F_D(+1) = 1 + (1/0.5 - 1) 2 = 3, F_S(+1) = 9; F_D(-1) = 1, F_S(-1) = 3;
+ *   c2: F_S = 2.4 both ways.
+ * The net force F_n = s t - 2 is held by the pair up to 9 + 2.4 = 11.4
+ * forwards and 3 + 2.4 = 5.4 backwards: s = +1 breaks away at t = 13.4, s =
+ * -1 at t = 3.4, both contacts at once (parallel contacts are one).  While
+ * stuck, each contact holds its level's part of -F_n, with the levels of
+ * the direction F_n pulls: c1 9/11.4 of it while F_n > 0, 3/5.4 while
+ * F_n < 0.  (The split by the levels at load 0, 3 : 2.4 whatever the load,
+ * let c2 reach 2.4 N at F_n = 5.4 N, t = 7.4: there a slip + was
+ * consistent, 5.4 > F_D1 + F_D2 = 5, and the pair broke away 6 s early
+ * with exit 0.) */
+static const char *parallel_yaml(double slope, const char *scheme)
+{
+    static char y[1024];
+    snprintf(y, sizeof y,
+             "bodies: {a: {mass: 1.0}}\n"
+             "contacts:\n"
+             "  - {name: c1, between: [a, ground], law: coulomb, dynamic: 1.0, static_ratio: 3.0,\n"
+             "     efficiency_opposing: 0.5, load: {type: constant, value: -2.0}}\n"
+             "  - {name: c2, between: [a, ground], law: coulomb, dynamic: 2.0, static: 2.4}\n"
+             "inputs: {forces: {a: {type: ramp, slope: %g}}}\n"
+             "simulation: {t_end: 15.0, rtol: 1e-12, output_step: 0.01%s}\n",
+             slope, scheme);
+    return y;
+}
+
+static void parallel_loaded_contacts(void **state)
+{
+    (void)state;
+    const double slopes[2] = {1.0, -1.0}, tb[2] = {13.4, 3.4};
+    for (int k = 0; k < 2; k++) {
+        stsl_sink sink;
+        const stsl_mem_result *r = run_checked(parallel_yaml(slopes[k], ""), &sink);
+        assert_int_equal(r->n_events, 2);
+        for (int e = 0; e < 2; e++) {
+            assert_int_equal(r->events[e].kind, STSL_EV_BREAKAWAY);
+            /* A band guard's root of a linear force: ~1e-14 s; 1e-12. */
+            assert_close(r->events[e].t, tb[k], 1e-12);
+        }
+        /* x, v, a, friction c1, c2: columns 0, 1, 2, 3, 4. */
+        for (long i = 0; i < r->n_samples && r->t[i] < tb[k] - 1e-9; i++) {
+            double fn = slopes[k] * r->t[i] - 2.0, part1 = fn > 0.0 ? 9.0 / 11.4 : 3.0 / 5.4;
+            /* A stuck force is the balance of forces of a few N: ulps. */
+            assert_close(tu_col(r, i, 3), -part1 * fn, 1e-12);
+            assert_close(tu_col(r, i, 4), -(1.0 - part1) * fn, 1e-12);
+        }
+        /* After the breakaway: a = F_n - s (F_D1(s) + F_D2) from rest,
+         * slipping on: s = +1: t - 2 - 5, s = -1: -t - 2 + 3. */
+        long last = r->n_samples - 1;
+        double d = 15.0 - tb[k], a0 = k == 0 ? tb[k] - 7.0 : -tb[k] + 1.0;
+        double v = a0 * d + slopes[k] * d * d / 2.0;
+        /* Integration of a polynomial at rtol 1e-12: 1e-9 of v ~ 4 m/s. */
+        assert_close(tu_col(r, last, 1), v, 1e-9 * 4.0);
+        stsl_sink_free(&sink);
+    }
+}
+
+/* The fixed-step schemes read the engine's forces: the same pair breaks
+ * away at the first step point past 13.4 s, both contacts together (before
+ * the fix c2 let go alone at 7.401 s and c1 at 13.001 s, each
+ * holding by itself). */
+static void parallel_loaded_contacts_fixed_step(void **state)
+{
+    (void)state;
+    const char *schemes[2] = {", scheme: fixed_step_hybrid, step: 0.003, rtol: 1e-10",
+                              ", scheme: karnopp, step: 0.003, rtol: 1e-10"};
+    for (int k = 0; k < 2; k++) {
+        char y[1024];
+        snprintf(y, sizeof y, "%s", parallel_yaml(1.0, schemes[k]));
+        char *dup = strstr(y, "rtol: 1e-12, "); /* one rtol only */
+        memmove(dup, dup + strlen("rtol: 1e-12, "), strlen(dup + strlen("rtol: 1e-12, ")) + 1);
+        stsl_sink sink;
+        const stsl_mem_result *r = run_scheme(y, &sink);
+        assert_int_equal(r->n_events, 2);
+        for (int e = 0; e < 2; e++) {
+            assert_int_equal(r->events[e].kind, STSL_EV_BREAKAWAY);
+            /* Step points are multiples of 3 ms: the first past 13.4 is
+             * 13.401 (1 ms past the level, far from a rounding tie). */
+            assert_close(r->events[e].t, 13.401, 1e-9);
+        }
+        stsl_sink_free(&sink);
+    }
+}
+
+/* The loaded pair in a loop: the motor on the two bearings above (F_R =
+ * -2 N on it), a clutch (static 1 N) to a load (2 kg) on its own bearing
+ * (static 5 N).  F_n = s t - 2 on the motor.  The loop's tightest cut
+ * frees the motor alone: bearings and clutch hold 11.4 + 1 = 12.4 N
+ * forwards (the other cut, motor and load, 11.4 + 5), 5.4 + 1 = 6.4 N
+ * backwards: the three break away together at t = 14.4 (s = +1) and 4.4
+ * (s = -1), and while stuck all three carry the same share of their
+ * levels, |F_n| / 12.4 (the lexicographic split: the cut's contacts are
+ * equally used). */
+static void parallel_loaded_in_loop(void **state)
+{
+    (void)state;
+    const double slopes[2] = {1.0, -1.0}, tb[2] = {14.4, 4.4}, cut[2] = {12.4, 6.4};
+    const double fs1[2] = {9.0, 3.0}; /* c1's level forwards, backwards */
+    for (int k = 0; k < 2; k++) {
+        char y[1024];
+        snprintf(
+            y, sizeof y,
+            "bodies: {motor: {mass: 1.0}, load: {mass: 2.0}}\n"
+            "contacts:\n"
+            "  - {name: c1, between: [motor, ground], law: coulomb, dynamic: 1.0,\n"
+            "     static_ratio: 3.0, efficiency_opposing: 0.5,\n"
+            "     load: {type: constant, value: -2.0}}\n"
+            "  - {name: c2, between: [motor, ground], law: coulomb, dynamic: 2.0, static: 2.4}\n"
+            "  - {name: clutch, between: [motor, load], law: coulomb, dynamic: 0.8, static: 1}\n"
+            "  - {name: lb, between: [load, ground], law: coulomb, dynamic: 4.0, static: 5.0}\n"
+            "inputs: {forces: {motor: {type: ramp, slope: %g}}}\n"
+            "simulation: {t_end: 16.0, rtol: 1e-12, output_step: 0.01}\n",
+            slopes[k]);
+        stsl_sink sink;
+        const stsl_mem_result *r = run_checked(y, &sink);
+        assert_int_equal(r->n_events, 3);
+        for (int e = 0; e < 3; e++) {
+            assert_int_equal(r->events[e].kind, STSL_EV_BREAKAWAY);
+            assert_int_equal(r->events[e].subject, 1 + e); /* c1, c2, clutch */
+            assert_close(r->events[e].t, tb[k], 1e-12);    /* as above */
+        }
+        /* x, v, a of 2 bodies: friction c1 at 6, c2 7, clutch 8, lb 9. */
+        for (long i = 0; i < r->n_samples && r->t[i] < tb[k] - 1e-9; i++) {
+            double fn = slopes[k] * r->t[i] - 2.0, use = fabs(fn) / cut[k];
+            if (fn * slopes[k] <= 0.0) continue; /* before F_n turns the way it breaks */
+            /* The split's rounding: a few ulps of the 12 N balance. */
+            assert_close(fabs(tu_col(r, i, 6)), use * fs1[k], 1e-12 * 12.0);
+            assert_close(fabs(tu_col(r, i, 7)), use * 2.4, 1e-12 * 12.0);
+            assert_close(fabs(tu_col(r, i, 8)), use * 1.0, 1e-12 * 12.0);
+        }
+        stsl_sink_free(&sink);
+    }
+}
+
+/* ---- a load on a mesh between two moving bodies ------------------------------------ */
+
+/* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
+ * between [a, b] (F_DJ 1 N, FSD 1.2, EtO 0.5, EtA eta) with the load F_R =
+ * +5 N on a; b pulled by F_b = s t.  Stuck, both move as one:
+ * a_common = (s t + 5) / 2 and the mesh's force on a is
+ * lambda = a_common - 5 = s t / 2 - 2.5.  The slip w = v(a) - v(b) goes
+ * the way -lambda pulls (lambda > 0 holds a back from a slip -):
+ *   s = +1: lambda > 0, slip -: the load opposes (F_R > 0, w < 0):
+ *           F_D(-1) = 1 + (1/0.5 - 1) 5 = 6, F_S = 7.2 at t = 19.4 / 2 = 9.7;
+ *   s = -1: lambda < 0, slip +: the load aids: F_D(+1) = 1 + (1 - eta) 5:
+ *           eta = 0.5: 3.5, F_S = 4.2 at t = 1.7;
+ *           eta = -0.5 (irreversible): 8.5, F_S = 10.2 at t = 7.7.
+ * Slipping, a's acceleration is 5 - s' F_D (s' the slip direction) and
+ * b's s t + s' F_D: velocities in closed form. */
+static void mesh_load_between_bodies(void **state)
+{
+    (void)state;
+    const struct {
+        double slope, eta, tb, fd;
+        int slip;
+    } c[3] = {{2.0, 0.5, 9.7, 6.0, -1}, {-2.0, 0.5, 1.7, 3.5, +1}, {-2.0, -0.5, 7.7, 8.5, +1}};
+    for (int k = 0; k < 3; k++) {
+        char y[1024];
+        snprintf(
+            y, sizeof y,
+            "bodies: {a: {mass: 1.0}, b: {mass: 1.0}}\n"
+            "contacts:\n"
+            "  - {name: mesh, between: [a, b], law: coulomb, dynamic: 1.0, static_ratio: 1.2,\n"
+            "     efficiency_opposing: 0.5, efficiency_aiding: %g,\n"
+            "     load: {type: constant, value: 5.0}}\n"
+            "inputs: {forces: {b: {type: ramp, slope: %g}}}\n"
+            "simulation: {t_end: 12.0, rtol: 1e-12, output_step: 0.01}\n",
+            c[k].eta, c[k].slope);
+        stsl_sink sink;
+        const stsl_mem_result *r = run_checked(y, &sink);
+        assert_int_equal(r->n_events, 1);
+        assert_int_equal(r->events[0].kind, STSL_EV_BREAKAWAY);
+        /* The mesh's contact_mode just after (column 8). */
+        assert_true(r->events[0].after[8] ==
+                    (c[k].slip > 0 ? STSL_CONTACT_SLIP_POS : STSL_CONTACT_SLIP_NEG));
+        assert_close(r->events[0].t, c[k].tb, 1e-12); /* as above */
+        double tb = c[k].tb, s = c[k].slope, vb0 = (s * tb * tb / 2.0 + 5.0 * tb) / 2.0;
+        for (long i = 0; i < r->n_samples; i++) {
+            double t = r->t[i], d = fmax(t - tb, 0.0);
+            double va =
+                t < tb ? (s * t * t / 2.0 + 5.0 * t) / 2.0 : vb0 + (5.0 - c[k].slip * c[k].fd) * d;
+            double vb = t < tb ? va : vb0 + s * (t * t - tb * tb) / 2.0 + c[k].slip * c[k].fd * d;
+            /* Polynomial motion at rtol 1e-12, velocities up to ~100 m/s:
+             * 1e-10 relative. */
+            assert_close(tu_col(r, i, 2), va, 1e-10 * fmax(fabs(va), 1.0));
+            assert_close(tu_col(r, i, 3), vb, 1e-10 * fmax(fabs(vb), 1.0));
+            if (t < tb - 1e-9) assert_close(tu_col(r, i, 6), s * t / 2.0 - 2.5, 1e-12 * 20.0);
+            if (t > tb + 1e-9) assert_close(tu_col(r, i, 6), -c[k].slip * c[k].fd, 1e-12);
+        }
+        stsl_sink_free(&sink);
+    }
+}
+
+/* ---- two bodies locked by a clutch on a Stribeck contact ---------------------------- */
+
+/* a (1 kg) on the ground through a Stribeck contact (F_D 2 N, F_S 3 N,
+ * v_s 0.1 m/s, exponent 2), b (2 kg) clutched to a (level 100 N, never
+ * reached), F = t on b.  Stuck until F = 3 at t = 3; then the pair moves
+ * as one body of 3 kg: 3 v' = t - 2 - exp(-(v / 0.1)^2), v(3) = 0.  The
+ * reference: classical RK4 at h = 1e-4 s (error ~ h^4 |v^(5)| t, with
+ * derivatives of order (1/0.1)^4 near the breakaway: ~1e-12 m/s).  The
+ * clutch stays stuck (b moves with a to the bit) and carries the force on
+ * a that moves it: m_a a - (ground's friction on a). */
+static double stribeck_acc(double t, double v)
+{
+    return (t - 2.0 - exp(-(v / 0.1) * (v / 0.1))) / 3.0;
+}
+
+static void stribeck_clutched_pair(void **state)
+{
+    (void)state;
+    const char *y = "bodies: {a: {mass: 1.0}, b: {mass: 2.0}}\n"
+                    "contacts:\n"
+                    "  - {name: ground, body: a, law: stribeck, dynamic: 2.0, static: 3.0, "
+                    "stribeck_velocity: 0.1}\n"
+                    "  - {name: clutch, between: [a, b], law: coulomb, dynamic: 100.0}\n"
+                    "inputs: {forces: {b: {type: ramp, slope: 1.0}}}\n"
+                    "simulation: {t_end: 6.0, rtol: 1e-12, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_checked(y, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_BREAKAWAY);
+    assert_int_equal(r->events[0].subject, 1);
+    assert_close(r->events[0].t, 3.0, 1e-12);
+    /* columns: x a, x b, v a, v b, acc a, acc b, friction ground, clutch */
+    double t = 3.0, x = 0.0, v = 0.0, h = 1e-4, worst = 0.0;
+    for (long i = 0; i < r->n_samples; i++) {
+        while (t < r->t[i] - h / 2.0) { /* RK4 to the sample (on the 1e-4 grid) */
+            double k1 = stribeck_acc(t, v), k2 = stribeck_acc(t + h / 2, v + h / 2 * k1);
+            double k3 = stribeck_acc(t + h / 2, v + h / 2 * k2),
+                   k4 = stribeck_acc(t + h, v + h * k3);
+            x += h * (v + h / 6.0 * (k1 + k2 + k3));
+            v += h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
+            t += h;
+        }
+        assert_true(tu_col(r, i, 0) == tu_col(r, i, 1));
+        assert_true(tu_col(r, i, 2) == tu_col(r, i, 3));
+        /* Scales at t = 6: v ~ 2.3 m/s, x ~ 2.5 m; the run's global error
+         * at rtol 1e-12 over 3 s and the reference's: 1e-9 of the scale. */
+        assert_close(tu_col(r, i, 2), v, 1e-9 * 2.3);
+        assert_close(tu_col(r, i, 0), x, 1e-9 * 2.5);
+        worst = fmax(worst, fabs(tu_col(r, i, 2) - v));
+        double fg = tu_col(r, i, 6), fc = tu_col(r, i, 7);
+        if (r->t[i] < 3.0 - 1e-9) assert_close(fg, -r->t[i], 1e-13 * 3.0);
+        if (r->t[i] > 3.0 + 1e-9) { /* a slip: the law's level at the run's v */
+            double va = tu_col(r, i, 2);
+            assert_close(fg, -(2.0 + exp(-(va / 0.1) * (va / 0.1))), 1e-12 * 3.0);
+        }
+        /* Newton on a: a force balance in a few ulps of 3 N. */
+        assert_close(fc, 1.0 * tu_col(r, i, 4) - fg, 1e-13 * 3.0);
+    }
+    printf("Stribeck pair: largest |v - RK4| %.3g m/s\n", worst);
+    stsl_sink_free(&sink);
+}
+
+/* ---- a stack on a chirping base ---------------------------------------------------- */
+
+/* The base follows x_b = A sin(k t^2) (A = 0.05 m, k = pi / 4: janecek_chirp
+ * with f_max 1 Hz, t_max 4 s): a_b = 2 A k cos(k t^2) - 4 A k^2 t^2 sin(k t^2),
+ * rising in amplitude.  b1 (2 kg) rides on the base (F_D 1.5, F_S 1.8 N),
+ * b2 (1 kg) on b1 (F_S 2 N).  Stuck, the bottom contact holds (m1 + m2) a_b,
+ * the top m2 a_b: the bottom, whose limit per kg is lower (0.6 < 2 m/s^2),
+ * breaks away first, at the first root of 3 a_b(t) = 1.8 (a_b > 0, so the
+ * pair lags: a slip -).  Then the pair (b2 still stuck: it needs 1 x 0.5 N)
+ * accelerates at F_D / 3 = 0.5 m/s^2 until its speed meets the base's,
+ * v(t1) + 0.5 (t - t1) = v_b(t): a stick; and breaks away again at the next
+ * root of 3 |a_b| = 1.8. */
+#define CH_A 0.05
+#define CH_K (M_PI / 4.0)
+
+static double chirp_a(double t)
+{
+    double p = CH_K * t * t;
+    return 2.0 * CH_A * CH_K * cos(p) - 4.0 * CH_A * CH_K * CH_K * t * t * sin(p);
+}
+
+static double chirp_v(double t)
+{
+    return 2.0 * CH_A * CH_K * t * cos(CH_K * t * t);
+}
+
+static double chirp_t1;
+
+static double need_pos(double t)
+{
+    return 3.0 * chirp_a(t) - 1.8;
+}
+
+static double need_abs(double t)
+{
+    return 3.0 * fabs(chirp_a(t)) - 1.8;
+}
+
+static double catch_up(double t)
+{
+    return chirp_v(chirp_t1) + 0.5 * (t - chirp_t1) - chirp_v(t);
+}
+
+/* The first t in (a, b] where f changes sign: a scan on a 1e-4 s grid (the
+ * functions vary on 0.1 s scales), then bisection to the last bit. */
+static double first_root(double (*f)(double), double a, double b)
+{
+    double lo = a, flo = f(a);
+    for (double t = a + 1e-4; t <= b; t += 1e-4) {
+        if ((f(t) > 0.0) != (flo > 0.0)) {
+            double hi = t;
+            for (int it = 0; it < 200 && hi - lo > 0.0; it++) {
+                double mid = 0.5 * (lo + hi);
+                if (mid <= lo || mid >= hi) break;
+                *((f(mid) > 0.0) == (flo > 0.0) ? &lo : &hi) = mid;
+            }
+            return 0.5 * (lo + hi);
+        }
+        lo = t;
+        flo = f(t);
+    }
+    fail_msg("no root in (%g, %g]", a, b);
+    return NAN;
+}
+
+static void stack_on_chirping_base(void **state)
+{
+    (void)state;
+    const char *y = "bodies: {b1: {mass: 2.0}, b2: {mass: 1.0}}\n"
+                    "contacts:\n"
+                    "  - {name: bottom, body: b1, law: coulomb, dynamic: 1.5, static: 1.8}\n"
+                    "  - {name: top, between: [b2, b1], law: coulomb, dynamic: 1.0, static: 2.0}\n"
+                    "inputs: {base_motion: {type: janecek_chirp, amplitude: 0.05, f_max: 1.0, "
+                    "t_max: 4.0}}\n"
+                    "simulation: {t_end: 3.0, rtol: 1e-12, output_step: 0.001}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_checked(y, &sink);
+    chirp_t1 = first_root(need_pos, 0.0, 3.0);
+    double t2 = first_root(catch_up, chirp_t1 + 1e-3, 3.0);
+    double t3 = first_root(need_abs, t2 + 1e-4, 3.0);
+    const int kinds[3] = {STSL_EV_BREAKAWAY, STSL_EV_STICK, STSL_EV_BREAKAWAY};
+    const double times[3] = {chirp_t1, t2, t3};
+    assert_int_equal(r->n_events, 3);
+    for (int e = 0; e < 3; e++) {
+        assert_int_equal(r->events[e].kind, kinds[e]);
+        assert_int_equal(r->events[e].subject, 1); /* bottom */
+        /* Roots of smooth functions of t ~ 3 s: the engine's root location
+         * (~1e-14 s) and the chain of states behind a stick (the global
+         * error of v at rtol 1e-12 over a rate difference of ~1 m/s^2):
+         * 1e-10 s. */
+        assert_close(r->events[e].t, times[e], 1e-10);
+    }
+    assert_true(r->events[0].after[10] == STSL_CONTACT_SLIP_NEG); /* bottom's contact_mode */
+    /* Stuck: the contacts hold m a_b exactly (a_b evaluated by the signal
+     * as here: a few ulps of ~1 N). */
+    for (long i = 0; i < r->n_samples && r->t[i] < chirp_t1 - 1e-9; i++) {
+        double ab = chirp_a(r->t[i]);
+        assert_close(tu_col(r, i, 6), 3.0 * ab, 1e-14 * 4.0);
+        assert_close(tu_col(r, i, 7), 1.0 * ab, 1e-14 * 4.0);
+    }
+    stsl_sink_free(&sink);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parallel_loaded_contacts),
+        cmocka_unit_test(parallel_loaded_contacts_fixed_step),
+        cmocka_unit_test(parallel_loaded_in_loop),
+        cmocka_unit_test(mesh_load_between_bodies),
+        cmocka_unit_test(stribeck_clutched_pair),
+        cmocka_unit_test(stack_on_chirping_base),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
