@@ -202,6 +202,45 @@ static void parallel_loaded_in_loop(void **state)
     }
 }
 
+/* ---- a load that starts at zero on a contact of a body held still ------------------ */
+
+/* Body b0 (1 kg) held to the ground by a brake (Coulomb 2 N, static = dynamic)
+ * while the base (a belt) runs under it at 0.5 m/s: the belt contact slips
+ * (w = -0.5 m/s) with the load F_R = sin(2 pi t) on b0, so the belt drags b0
+ * forwards with F_D(-1) = 1 N (EtO 1: the load changes no level) and the
+ * brake holds -(1 + sin(2 pi t)), at most 2 N: a touch of its level at
+ * t = 0.25 s, no breakaway.  Nothing moves; the only event is the load's
+ * reversal at t = 0.5 s (its zero at t = 0, where the run starts, is none).
+ * b0's state is constant, so the solver advances the guards alone (a
+ * frozen mode), and counted the load's zero at the segment's start as a
+ * crossing again after every restart: "Zeno behaviour" at t = 0 (exit 3). */
+static void load_from_zero_on_frozen_body(void **state)
+{
+    (void)state;
+    const char *y = "bodies: {b0: {mass: 1.0}}\n"
+                    "contacts:\n"
+                    "  - {name: belt, between: [b0, base], law: coulomb, dynamic: 1.0,\n"
+                    "     load: {type: sine, amplitude: 1.0, frequency: 1.0}}\n"
+                    "  - {name: brake, between: [b0, ground], law: coulomb, dynamic: 2.0}\n"
+                    "inputs: {base_motion: {type: ramp, slope: 0.5}}\n"
+                    "simulation: {t_end: 0.9, rtol: 1e-10, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_checked(y, &sink);
+    assert_int_equal(r->n_events, 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_LOAD_REVERSAL);
+    assert_int_equal(r->events[0].subject, 1);
+    /* A root of sin located to ~1e-14 s. */
+    assert_close(r->events[0].t, 0.5, 1e-12);
+    /* x, v, a, friction belt (3), brake (4). */
+    for (long i = 0; i < r->n_samples; i++) {
+        assert_true(tu_col(r, i, 0) == 0.0 && tu_col(r, i, 1) == 0.0);
+        assert_close(tu_col(r, i, 3), 1.0, 1e-15);
+        /* The balance of 2 N forces: ulps. */
+        assert_close(tu_col(r, i, 4), -(1.0 + sin(2.0 * M_PI * r->t[i])), 1e-14);
+    }
+    stsl_sink_free(&sink);
+}
+
 /* ---- a load on a mesh between two moving bodies ------------------------------------ */
 
 /* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
@@ -432,6 +471,7 @@ int main(void)
         cmocka_unit_test(parallel_loaded_contacts),
         cmocka_unit_test(parallel_loaded_contacts_fixed_step),
         cmocka_unit_test(parallel_loaded_in_loop),
+        cmocka_unit_test(load_from_zero_on_frozen_body),
         cmocka_unit_test(mesh_load_between_bodies),
         cmocka_unit_test(stribeck_clutched_pair),
         cmocka_unit_test(stack_on_chirping_base),
