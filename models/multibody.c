@@ -277,7 +277,7 @@ static int arrays(stsl_multibody *m, int ng, int release)
            ARRAY(m->lambda, ne) | ARRAY(m->label, nn) | ARRAY(m->xs, nn) | ARRAY(m->lmark, nn) |
            ARRAY(m->vs, nn) | ARRAY(m->cur, L) | ARRAY(m->next, L) | ARRAY(m->cur_keep, L) |
            ARRAY(m->affected, nb) | ARRAY(m->settle_at, ns) | ARRAY(m->y_look, n) |
-           ARRAY(m->rate, nb) | ARRAY(m->kicked, nb) | ARRAY(m->jumped, nc) | ARRAY(m->jflag, nc) |
+           ARRAY(m->rate, n) | ARRAY(m->kicked, nb) | ARRAY(m->jumped, nc) | ARRAY(m->jflag, nc) |
            ARRAY(m->group, nc) | ARRAY(m->jlist, nc) | ARRAY(m->before, nc) | ARRAY(m->chosen, nc) |
            ARRAY(m->changed_by_impact, ns) | ARRAY(m->gfired, ng) |
            ARRAY(m->pend, 2 * (nc + ns) + 2) | ARRAY(m->scale, n) | ARRAY(m->tie, nc) |

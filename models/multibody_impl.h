@@ -182,7 +182,7 @@ struct stsl_multibody {
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
-    double *y_look, *rate; /* consistent's look-ahead state and rates */
+    double *y_look, *rate; /* consistent's look-ahead state and rates (bodies, bristles) */
     int n_j;
     pending *pend;
     int n_pend, i_pend, max_pend;

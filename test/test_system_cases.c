@@ -241,6 +241,109 @@ static void load_from_zero_on_frozen_body(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- a stuck contact whose force a LuGre bristle carries out of its band ---------- */
+
+/* b1 (0.88 kg) rests on the ground (brake: Coulomb 1.47 N, FSD 1.32: static
+ * 1.9404 N), pushed by 5.47 N; b0 (1.06 kg) slides under it at -0.49 m/s
+ * through a LuGre contact (Tc 1.52 N, Tst 1.72 N, v_st 0.023 m/s, sigma0
+ * 39281 N/m, sigma1 12.3 N s/m) and pulls on it through a spring (169.4
+ * N/m).  At t = 0 the bristles are relaxed and the LuGre force on b1 is
+ * sigma1 w = -6.03 N: with the push, -0.56 N, inside the brake's band, so
+ * b1 sticks.  The bristles then load on the time scale Tc / (sigma0 |w|) =
+ * 80 us: the LuGre force falls towards its sliding level -Tc (no Stribeck
+ * at 0.49 m/s), the net force on b1 rises to about 5.47 - 1.52 = 3.95 N,
+ * twice the brake's static level, and the brake must break away forwards
+ * within the first 0.1 ms: where the net force on b1 (the brake's friction
+ * with its sign flipped) first reaches 1.9404 N.  The look-ahead that
+ * judges a force at its band's edge kept the bristles as they stood at
+ * the event: it saw only the spring's slow pull back into the band, kept
+ * the brake stuck holding 3.9 N against its 1.94 N (exit 0), and let it go
+ * only at 0.128 s. */
+/* The net force on the stuck b1: the push, the LuGre force on its first
+ * end b1 (-(sigma0 z + sigma1 z'), w = -v0) and the spring k x0. */
+static double lugre_net(const double *y, double *rates)
+{
+    const double s0 = 39281.0, s1 = 12.3, tc = 1.52, tst = 1.72, vst = 0.023;
+    double w = -y[1], g = tc + (tst - tc) * exp(-(w / vst) * (w / vst));
+    double zd = w - s0 * fabs(w) * y[2] / g, f = s0 * y[2] + s1 * zd;
+    if (rates) {
+        rates[0] = y[1];
+        rates[1] = (f - 169.4 * y[0]) / 1.06;
+        rates[2] = zd;
+    }
+    return 5.47 - f + 169.4 * y[0];
+}
+
+/* Where the net force first reaches the brake's level: b0 and the bristle
+ * (x0, v0, z) by classical RK4 at h = 1 ns (the fastest time scale is the
+ * bristle's 80 us: local errors ~ (h / 80 us)^5, nothing), the crossing
+ * interpolated linearly within the last step (error ~ h^2 |net''|, 1e-18 s). */
+static double lugre_breakaway_reference(void)
+{
+    double y[3] = {0.0, -0.49, 0.0}, t = 0.0, h = 1e-9, n0 = lugre_net(y, NULL);
+    for (;;) {
+        double k[4][3], yt[3];
+        lugre_net(y, k[0]);
+        for (int j = 0; j < 3; j++)
+            yt[j] = y[j] + h / 2 * k[0][j];
+        lugre_net(yt, k[1]);
+        for (int j = 0; j < 3; j++)
+            yt[j] = y[j] + h / 2 * k[1][j];
+        lugre_net(yt, k[2]);
+        for (int j = 0; j < 3; j++)
+            yt[j] = y[j] + h * k[2][j];
+        lugre_net(yt, k[3]);
+        for (int j = 0; j < 3; j++)
+            y[j] += h / 6 * (k[0][j] + 2 * k[1][j] + 2 * k[2][j] + k[3][j]);
+        double n1 = lugre_net(y, NULL);
+        if (n1 >= 1.9404) return t + h * (1.9404 - n0) / (n1 - n0);
+        t += h;
+        n0 = n1;
+    }
+}
+
+static void lugre_carries_stuck_force_out(void **state)
+{
+    (void)state;
+    const char *y =
+        "bodies: {b0: {mass: 1.06, velocity: -0.49}, b1: {mass: 0.88}}\n"
+        "couplings:\n  - {between: [b1, b0], stiffness: 169.4}\n"
+        "contacts:\n"
+        "  - {name: brake, between: [b1, ground], law: coulomb, dynamic: 1.47, static_ratio: "
+        "1.32}\n"
+        "  - {name: bristle, between: [b1, b0], law: lugre, tc: 1.52, tst: 1.72, v_st: 0.023,\n"
+        "     sigma0: 39281, sigma1: 12.3}\n"
+        "inputs: {forces: {b1: {type: constant, value: 5.47}}}\n"
+        "simulation: {t_end: 0.01, rtol: 1e-10, output_step: 0.00001}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = run_checked(y, &sink);
+    assert_true(r->n_events >= 1);
+    assert_int_equal(r->events[0].kind, STSL_EV_BREAKAWAY);
+    assert_int_equal(r->events[0].subject, 1);
+    assert_true(r->events[0].after[10] == STSL_CONTACT_SLIP_POS); /* brake's contact_mode */
+    /* x, v, a of two bodies, friction brake (6), bristle (7): while stuck,
+     * the brake holds the net force, -(5.47 + bristle + spring). */
+    double tb = r->events[0].t, prev_t = 0.0, prev_net = 0.0;
+    for (long i = 0; i < r->n_samples && r->t[i] < tb; i++) {
+        double spring = -169.4 * (tu_col(r, i, 1) - tu_col(r, i, 0));
+        double net = 5.47 + tu_col(r, i, 7) + spring;
+        /* A balance of ~6 N forces: ulps. */
+        assert_close(tu_col(r, i, 6), -net, 1e-12 * 6.0);
+        prev_t = r->t[i];
+        prev_net = net;
+    }
+    /* The breakaway where the net force reaches the static level: between
+     * the last stuck sample (below it) and the event, 10 us apart at most. */
+    assert_true(prev_net < 1.9404 && tb - prev_t <= 1e-5 + 1e-15);
+    /* The engine's root of a force rising at ~2e4 N/s, its states at
+     * rtol 1e-10 of ~6 N: ~1e-13 s; the reference's, 1e-18 s.  (Before
+     * the fix: 0.128 s.) */
+    assert_close(tb, lugre_breakaway_reference(), 1e-12);
+    long i = tu_nth_event(r, STSL_EV_BREAKAWAY, 0);
+    assert_close(-r->events[i].before[6], 1.9404, 1e-9 * 2.0);
+    stsl_sink_free(&sink);
+}
+
 /* ---- a load on a mesh between two moving bodies ------------------------------------ */
 
 /* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
@@ -472,6 +575,7 @@ int main(void)
         cmocka_unit_test(parallel_loaded_contacts_fixed_step),
         cmocka_unit_test(parallel_loaded_in_loop),
         cmocka_unit_test(load_from_zero_on_frozen_body),
+        cmocka_unit_test(lugre_carries_stuck_force_out),
         cmocka_unit_test(mesh_load_between_bodies),
         cmocka_unit_test(stribeck_clutched_pair),
         cmocka_unit_test(stack_on_chirping_base),
