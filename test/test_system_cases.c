@@ -29,6 +29,7 @@
 #include "physics/modes.h"
 #include "io/config/config.h"
 #include "io/result/mem_sink.h"
+#include "models/multibody.h"
 #include "run/run.h"
 #include "test/testutil.h"
 
@@ -344,6 +345,102 @@ static void lugre_carries_stuck_force_out(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- a rigid stop only pushes: an impulse parts a stop it would pull ------------- */
+
+/* b0 (1 kg) rests on a rigid stop to the ground (x >= -0.05), pressed by
+ * -1 N; a rigid stop to the base (x - x_b >= -0.1) rises with the base at
+ * 1 m/s and reaches b0 at t = 0.05 s.  The ground's stop holds b0 against
+ * downward pushes only: the base's impulse lifts b0 off it.  Newton's law
+ * with the base's infinite mass: the relative velocity -1 m/s becomes
+ * +e m/s, so b0 leaves at v = 1 + e, the ground's stop lets go
+ * (stop_release) at the impact, and b0 flies under -1 N:
+ *   e = 0.5: x = -0.05 + 1.5 s - s^2 / 2 (s = t - 0.05; it meets the base's
+ *            stop again at s = 1 s, after t_end);
+ *   e = 0:   b0 rides on the base's stop, x = -0.05 + s, v = 1, the stop
+ *            carrying the 1 N.
+ * (The impulse was held by the ground's stop as if it could pull: with
+ * e = 0 b0 stayed at -0.05 while the base's rigid stop ran 0.13 m through
+ * it, both stops closed, exit 0; with e = 0.5 the impact repeated at one
+ * instant until "Zeno behaviour", exit 3.  The fixed-step schemes kept b0
+ * on the ground, impacting every step, or moved it with the base while the
+ * ground's stop read closed.) */
+static const char *lift_yaml(double e, const char *scheme)
+{
+    static char y[1024];
+    snprintf(y, sizeof y,
+             "bodies: {b0: {mass: 1.0, position: -0.05}}\n"
+             "stops:\n"
+             "  - {name: floor, between: [b0, ground], min: -0.05, max: 1.0, model: rigid}\n"
+             "  - {name: lift, between: [b0, base], min: -0.1, max: 1.0, model: rigid,\n"
+             "     restitution: %g}\n"
+             "inputs: {forces: {b0: {type: constant, value: -1.0}},\n"
+             "         base_motion: {type: ramp, slope: 1.0}}\n"
+             "simulation: {t_end: 0.2, rtol: 1e-10, output_step: 0.01%s}\n",
+             e, scheme);
+    return y;
+}
+
+static void stop_lifted_off_by_impulse(void **state)
+{
+    (void)state;
+    const double es[2] = {0.5, 0.0};
+    for (int k = 0; k < 2; k++) {
+        stsl_sink sink;
+        const stsl_mem_result *r = tu_run_system_yaml(lift_yaml(es[k], ""), 0, &sink);
+        /* Events: the lift's impact (or its contact when plastic), the
+         * floor's release, both at 0.05 s (the gap's root: ~1e-15 s). */
+        assert_int_equal(r->n_events, 2);
+        assert_int_equal(r->events[0].kind, es[k] > 0.0 ? STSL_EV_IMPACT : STSL_EV_STOP_CONTACT);
+        assert_int_equal(r->events[0].subject, 2);
+        assert_int_equal(r->events[1].kind, STSL_EV_STOP_RELEASE);
+        assert_int_equal(r->events[1].subject, 1);
+        for (int e = 0; e < 2; e++)
+            assert_close(r->events[e].t, 0.05, 1e-12);
+        /* x, v, a, stop_reaction floor (3), lift (4), stop_mode floor (5), lift (6) */
+        for (long i = 0; i < r->n_samples; i++) {
+            double t = r->t[i], s = t - 0.05;
+            if (s <= 1e-9) continue;
+            double x = es[k] > 0.0 ? -0.05 + 1.5 * s - s * s / 2.0 : -0.05 + s;
+            double v = es[k] > 0.0 ? 1.5 - s : 1.0;
+            /* A parabola at rtol 1e-10 over 0.15 s: 1e-10 of the scale. */
+            assert_close(tu_col(r, i, 0), x, 1e-10);
+            assert_close(tu_col(r, i, 1), v, 1e-10 * 1.5);
+            assert_true(tu_col(r, i, 5) == STSL_SM_OPEN);
+            assert_true(tu_col(r, i, 6) == (es[k] > 0.0 ? STSL_SM_OPEN : STSL_SM_LOW));
+            assert_close(tu_col(r, i, 4), es[k] > 0.0 ? 0.0 : 1.0, 1e-12);
+        }
+        stsl_sink_free(&sink);
+    }
+}
+
+/* The same through fixed_step_hybrid (h = 1 ms, the impact found at the
+ * first step point past the gap, 0.051 s): b0 leaves the floor at once,
+ * and with e = 0 rides the lift exactly (the base's position at each step
+ * point: x = -0.05 + s to rounding). */
+static void stop_lifted_off_fixed_step(void **state)
+{
+    (void)state;
+    const double es[2] = {0.5, 0.0};
+    for (int k = 0; k < 2; k++) {
+        char y[1024];
+        snprintf(y, sizeof y, "%s", lift_yaml(es[k], ", scheme: fixed_step_hybrid, step: 0.001"));
+        stsl_sink sink;
+        const stsl_mem_result *r = run_scheme(y, &sink);
+        assert_true(tu_count_kind(r, STSL_EV_STOP_RELEASE) == 1);
+        assert_true(tu_count_kind(r, STSL_EV_IMPACT) + tu_count_kind(r, STSL_EV_STOP_CONTACT) == 1);
+        long last = r->n_samples - 1;
+        assert_true(tu_col(r, last, 5) == STSL_SM_OPEN);
+        /* e = 0.5: Euler-like first order, within 2 h |v| ~ 3e-3 m of the
+         * flight; e = 0: the base's position, rounding. */
+        double s = 0.15;
+        if (es[k] > 0.0)
+            assert_close(tu_col(r, last, 0), -0.05 + 1.5 * s - s * s / 2.0, 3e-3);
+        else
+            assert_close(tu_col(r, last, 0), -0.05 + s, 1e-12);
+        stsl_sink_free(&sink);
+    }
+}
+
 /* ---- a load on a mesh between two moving bodies ------------------------------------ */
 
 /* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
@@ -576,6 +673,8 @@ int main(void)
         cmocka_unit_test(parallel_loaded_in_loop),
         cmocka_unit_test(load_from_zero_on_frozen_body),
         cmocka_unit_test(lugre_carries_stuck_force_out),
+        cmocka_unit_test(stop_lifted_off_by_impulse),
+        cmocka_unit_test(stop_lifted_off_fixed_step),
         cmocka_unit_test(mesh_load_between_bodies),
         cmocka_unit_test(stribeck_clutched_pair),
         cmocka_unit_test(stack_on_chirping_base),
