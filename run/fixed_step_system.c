@@ -787,12 +787,22 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
     copy_state(r, r->yraw, r->y);
     int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
-    /* a stuck contact moved by an impact slips along its new velocity */
-    for (int c = 0; r->n_ev && c < r->nc; c++)
-        if (r->vec[c] == STSL_CONTACT_STUCK && !held(r, r->vec, c)) {
-            double w = pair_w(r, r->y, r->cnode[c]);
+    /* A contact moved by an impact slips along its new velocity: a stuck
+     * one, and a slipping one whose velocity the jump reversed (as the
+     * engine's kicked contacts).  Left slipping the old way, the next step
+     * saw it "turn" and stuck it, merging its bodies' momenta: an impulse
+     * through finite friction (a block riding on a body that bounced off
+     * a stop was carried up with it). */
+    for (int c = 0; r->n_ev && c < r->nc; c++) {
+        int st = r->vec[c];
+        if ((st != STSL_CONTACT_STUCK && st != STSL_CONTACT_SLIP_POS &&
+             st != STSL_CONTACT_SLIP_NEG) ||
+            held(r, r->vec, c))
+            continue;
+        double w = pair_w(r, r->y, r->cnode[c]);
+        if (st == STSL_CONTACT_STUCK ? w != 0.0 : (st == STSL_CONTACT_SLIP_POS) != (w > 0.0))
             if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
-        }
+    }
     return decide(r, t1, after_impacts(r), err);
 }
 
