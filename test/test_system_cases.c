@@ -504,6 +504,51 @@ static void impulse_skips_slipping_contact(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- a stop reached and left within a frozen segment's first window ------------- */
+
+/* b0 (1 kg) is held on the ground by a Coulomb contact of 100 N; a rigid
+ * stop to the base (x - x_b >= -0.05, plastic) swings with the base,
+ * x_b = A sin(w t + phi), A = 0.0501 m, 1 Hz, phi = pi/2 - 0.1: near its
+ * peak from the start, it reaches b0 where A sin(w t + phi) = 0.05, at
+ * t_in = (0.1 - acos(0.05 / A)) / w = 5.86 ms, and would be back below 0.05
+ * 20 ms later.  b0 is stuck (its state constant: a frozen mode, whose
+ * guards the solver samples at the base's time step): the stop's gap
+ * guard falls from 0.05 m to a minimum and rises again between its first
+ * two samples.  Physically the stop closes at t_in (stop_contact), b0 rides
+ * on it (the floor slipping) up to the base's peak, t_p = 0.1 / w, where it
+ * sticks on the floor and the stop lets go.  The first window of a frozen
+ * segment had no earlier sample to show the dip: no event, and the base's
+ * rigid stop ran 0.1 mm into b0 and out again (exit 0). */
+static void stop_dip_in_first_frozen_window(void **state)
+{
+    (void)state;
+    const char *y = "bodies: {b0: {mass: 1.0}}\n"
+                    "contacts:\n"
+                    "  - {name: floor, between: [b0, ground], law: coulomb, dynamic: 100.0}\n"
+                    "stops:\n"
+                    "  - {name: lift, between: [b0, base], min: -0.05, max: 1.0, model: rigid}\n"
+                    "inputs: {base_motion: {type: sine, amplitude: 0.0501, frequency: 1.0,\n"
+                    "                       phase: 1.4707963267948966}}\n"
+                    "simulation: {t_end: 0.1, rtol: 1e-10, output_step: 0.001}\n";
+    const double w = 2.0 * M_PI, t_in = (0.1 - acos(0.05 / 0.0501)) / w, t_p = 0.1 / w;
+    stsl_sink sink;
+    const stsl_mem_result *r = run_checked(y, &sink);
+    const int kinds[3] = {STSL_EV_STOP_CONTACT, STSL_EV_STICK, STSL_EV_STOP_RELEASE};
+    const double times[3] = {t_in, t_p, t_p};
+    assert_int_equal(r->n_events, 3);
+    for (int e = 0; e < 3; e++) {
+        assert_int_equal(r->events[e].kind, kinds[e]);
+        /* Roots of the gap and of b0's slip (the base's velocity, b0 on
+         * the stop): ~1e-14 s; 1e-10 s for the states behind them. */
+        assert_close(r->events[e].t, times[e], 1e-10);
+    }
+    /* x (0), and the base's position: the stop never passed (rounding). */
+    long xb = r->n_cols - 2; /* x_base, v_base last */
+    for (long i = 0; i < r->n_samples; i++)
+        assert_true(tu_col(r, i, 0) - tu_col(r, i, xb) >= -0.05 - 1e-12);
+    stsl_sink_free(&sink);
+}
+
 /* ---- a load on a mesh between two moving bodies ------------------------------------ */
 
 /* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
@@ -739,6 +784,7 @@ int main(void)
         cmocka_unit_test(stop_lifted_off_by_impulse),
         cmocka_unit_test(stop_lifted_off_fixed_step),
         cmocka_unit_test(impulse_skips_slipping_contact),
+        cmocka_unit_test(stop_dip_in_first_frozen_window),
         cmocka_unit_test(mesh_load_between_bodies),
         cmocka_unit_test(stribeck_clutched_pair),
         cmocka_unit_test(stack_on_chirping_base),
