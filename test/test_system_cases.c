@@ -549,6 +549,50 @@ static void stop_dip_in_first_frozen_window(void **state)
     stsl_sink_free(&sink);
 }
 
+/* ---- a guard that starts past its limit and goes on ---------------------------- */
+
+/* b1 (0.93 kg) rides a rigid stop on a swinging base (x1 - x_b in [-0.088,
+ * 0.183], e = 0.3); b0 (2.14 kg), pulled down by 6.08 N, hangs on b1
+ * through a spring (143.3 N/m), a smooth 20-sim SCVS friction and a plastic
+ * rigid stop (x0 - x1 in [-0.088, 0.03]).  At 2.862 s b0 lands on b1's
+ * stop while b1 rests on the base's: the stops let go at the instant with
+ * b1's gap a rounding-level 3e-11 m past its limit, and the base, still
+ * decelerating b1 upwards, presses on.  The solver counted a guard that
+ * starts outside its mode as the model's accepted rounding and never
+ * looked at it again: b1 sank through the base's rigid stop, 0.128 m by
+ * the end (exit 0).  Now a guard that goes on outside, beyond the touch
+ * band below its start, fires: the base's stop catches b1 (an impact, then
+ * contact) within 1 us.  Asserted: no rigid stop is ever passed by more
+ * than 1e-9 m (the rounding of the positions, ~1e-10 m here). */
+static void guard_outside_from_start_goes_on(void **state)
+{
+    (void)state;
+    const char *y =
+        "bodies: {b0: {mass: 2.14}, b1: {mass: 0.93}}\n"
+        "couplings:\n  - {between: [b1, b0], stiffness: 143.3}\n"
+        "contacts:\n"
+        "  - {between: [b0, b1], law: 20sim_scvs, tc: 1.88, tst: 2.24, v_st: 0.03, slope: 79,\n"
+        "     d: 0.82}\n"
+        "stops:\n"
+        "  - {between: [b1, base], min: -0.088, max: 0.183, model: rigid, restitution: 0.3}\n"
+        "  - {between: [b0, b1], min: -0.088, max: 0.03, model: rigid}\n"
+        "inputs: {forces: {b0: {type: constant, value: -6.08}},\n"
+        "         base_motion: {type: sine, amplitude: 0.034, frequency: 1.8}}\n"
+        "simulation: {t_end: 3.0, rtol: 1e-10, output_step: 0.01}\n";
+    stsl_sink sink;
+    const stsl_mem_result *r = tu_run_system_yaml(y, 0, &sink);
+    long xb = r->n_cols - 2;
+    double worst = 0.0;
+    for (long i = 0; i < r->n_samples; i++) {
+        double g1 = tu_col(r, i, 1) - tu_col(r, i, xb), g0 = tu_col(r, i, 0) - tu_col(r, i, 1);
+        worst = fmax(worst, fmax(-0.088 - g1, g1 - 0.183));
+        worst = fmax(worst, fmax(-0.088 - g0, g0 - 0.03));
+    }
+    printf("largest passage of a rigid stop: %.3g m\n", worst);
+    assert_true(worst < 1e-9);
+    stsl_sink_free(&sink);
+}
+
 /* ---- a load on a mesh between two moving bodies ------------------------------------ */
 
 /* Bodies a and b (1 kg each), no ground friction; a contact `mesh`
@@ -785,6 +829,7 @@ int main(void)
         cmocka_unit_test(stop_lifted_off_fixed_step),
         cmocka_unit_test(impulse_skips_slipping_contact),
         cmocka_unit_test(stop_dip_in_first_frozen_window),
+        cmocka_unit_test(guard_outside_from_start_goes_on),
         cmocka_unit_test(mesh_load_between_bodies),
         cmocka_unit_test(stribeck_clutched_pair),
         cmocka_unit_test(stack_on_chirping_base),
