@@ -258,11 +258,11 @@ static int prepared_arrays(const stsl_multibody *m, prepared *p, int ng, int rel
     if (release) stsl_cstr_ws_free(p->ws);
     p->code = STSL_NO_MODE;
     return ARRAY(p->vec, m->L) | ARRAY(p->edges, ne) | ARRAY(p->contact_edge, nc) |
-           ARRAY(p->share, nc) | ARRAY(p->stop_edge, ns) | ARRAY(p->guards, ng) |
-           ARRAY(p->tree, ne) | ARRAY(p->parent, nb + 1) | ARRAY(p->depth, nb + 1) |
-           ARRAY(p->cap, ne) | ARRAY(p->dirs, ng) | ARRAY(p->group_edge, nc) | ARRAY(p->free, nb) |
-           ARRAY(p->need_edge, ne) | ARRAY(p->need_body, ne) | ARRAY(p->need_mark, ne) |
-           ARRAY(p->fric_skip, nc);
+           ARRAY(p->share, nc) | ARRAY(p->share_varies, ne) | ARRAY(p->stop_edge, ns) |
+           ARRAY(p->guards, ng) | ARRAY(p->tree, ne) | ARRAY(p->parent, nb + 1) |
+           ARRAY(p->depth, nb + 1) | ARRAY(p->cap, ne) | ARRAY(p->dirs, ng) |
+           ARRAY(p->group_edge, nc) | ARRAY(p->free, nb) | ARRAY(p->need_edge, ne) |
+           ARRAY(p->need_body, ne) | ARRAY(p->need_mark, ne) | ARRAY(p->fric_skip, nc);
 }
 
 /* The model's arrays but those its layout and mode table make (ng: the
@@ -277,7 +277,7 @@ static int arrays(stsl_multibody *m, int ng, int release)
            ARRAY(m->lambda, ne) | ARRAY(m->label, nn) | ARRAY(m->xs, nn) | ARRAY(m->lmark, nn) |
            ARRAY(m->vs, nn) | ARRAY(m->cur, L) | ARRAY(m->next, L) | ARRAY(m->cur_keep, L) |
            ARRAY(m->affected, nb) | ARRAY(m->settle_at, ns) | ARRAY(m->y_look, n) |
-           ARRAY(m->rate, nb) | ARRAY(m->kicked, nb) | ARRAY(m->jumped, nc) | ARRAY(m->jflag, nc) |
+           ARRAY(m->rate, n) | ARRAY(m->kicked, nb) | ARRAY(m->jumped, nc) | ARRAY(m->jflag, nc) |
            ARRAY(m->group, nc) | ARRAY(m->jlist, nc) | ARRAY(m->before, nc) | ARRAY(m->chosen, nc) |
            ARRAY(m->changed_by_impact, ns) | ARRAY(m->gfired, ng) |
            ARRAY(m->pend, 2 * (nc + ns) + 2) | ARRAY(m->scale, n) | ARRAY(m->tie, nc) |

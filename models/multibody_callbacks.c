@@ -42,7 +42,7 @@ static double guard_value(stsl_multibody *m, const prepared *p, const guard_ref 
     case G_BAND_POS:
     case G_BAND_NEG:
         static_levels(m, g->index, fm, &fs_pos, &fs_neg);
-        lam = contact_lambda(m, p, g->index);
+        lam = contact_lambda(m, p, g->index, fm);
         return g->type == G_BAND_POS ? stsl_contact_band_excess(-lam, +1, fs_pos)
                                      : stsl_contact_band_excess(-lam, -1, fs_neg);
     case G_LOAD:
@@ -70,7 +70,7 @@ static int band_pair(const guard_ref *a, const guard_ref *b)
 static void band_guards(const stsl_multibody *m, const prepared *p, int c, const fixed_motion *fm,
                         double *g_pos, double *g_neg)
 {
-    double fs_pos, fs_neg, lam = contact_lambda(m, p, c);
+    double fs_pos, fs_neg, lam = contact_lambda(m, p, c, fm);
     static_levels(m, c, fm, &fs_pos, &fs_neg);
     *g_pos = stsl_contact_band_excess(-lam, +1, fs_pos);
     *g_neg = stsl_contact_band_excess(-lam, -1, fs_neg);

@@ -36,7 +36,7 @@ static int margins(stsl_multibody *m, const int *states, const fixed_motion *fm,
         int c = m->jlist[i];
         double margin, level; /* > 0: inconsistent */
         if (states[i] == STSL_CONTACT_STUCK) {
-            double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c);
+            double fs_pos, fs_neg, lam = contact_lambda(m, &m->cand, c, fm);
             static_levels(m, c, fm, &fs_pos, &fs_neg);
             margin = fmax(stsl_contact_band_excess(-lam, +1, fs_pos),
                           stsl_contact_band_excess(-lam, -1, fs_neg));
@@ -91,6 +91,23 @@ static int oriented(int st, int sign)
                                                 : STSL_CONTACT_SLIP_POS;
 }
 
+/* The rates of LuGre's bristle states at the event (into m->rate past
+ * the bodies' 2 nb states), for the look-ahead: a stuck force at its
+ * band's edge may be carried out (or back in) by the bristles loading
+ * (sigma0 z' at a relaxed bristle is sigma0 w: fast), which bristles kept
+ * as they stood did not show: a brake whose LuGre neighbour loaded its
+ * force past the static level was judged by a spring's slower pull back
+ * inside and held twice its level.  The bristles' rate depends on the
+ * relative velocity alone, not on the candidate. */
+static void bristle_rates(stsl_multibody *m)
+{
+    fixed_motion fm;
+    eval_fixed(m, m->t_ev, &fm);
+    for (int c = 0; c < m->nc; c++)
+        if (m->zidx[c] >= 0)
+            m->rate[m->zidx[c]] = bristle_rate(m, c, rel_v(m, &fm, m->y_ev, m->cnode[c]), m->y_ev);
+}
+
 /* Is the combination `units` (one state per unit, m->junit maps the
  * contacts of m->jlist to them) consistent (SPEC §4)?  A margin within
  * rounding (a force touching the static level, a slip acceleration of
@@ -122,14 +139,15 @@ static int consistent(void *ctx, const int *units, stsl_error *err)
     if (!open) return 1;
     for (int i = 0; i < n; i++) /* the candidate's rates at the event */
         m->rate[i] = m->acc[i];
+    bristle_rates(m);
     double horizon = stsl_mb_lookahead(m, m->t_ev);
     for (double tau = stsl_contact_lookahead_start(m->t_ev); tau <= horizon && open; tau *= 2.0) {
         for (int i = 0; i < n; i++) {
             m->y_look[i] = m->y_ev[i] + tau * m->y_ev[n + i] + 0.5 * tau * tau * m->rate[i];
             m->y_look[n + i] = m->y_ev[n + i] + tau * m->rate[i];
         }
-        for (int k = 2 * n; k < m->n; k++) /* LuGre's bristles as they stand */
-            m->y_look[k] = m->y_ev[k];
+        for (int k = 2 * n; k < m->n; k++) /* LuGre's bristles along their rates */
+            m->y_look[k] = m->y_ev[k] + tau * m->rate[k];
         rc = check_at(m, states, m->t_ev + tau, m->y_look, later, err);
         if (rc) return rc > 0 ? 0 : rc;
         for (int i = 0; i < m->n_j; i++) {

@@ -72,6 +72,11 @@ typedef struct prepared {
     int (*edges)[2];
     int *contact_edge, *stop_edge; /* edge of a stuck contact / closed rigid stop, or -1 */
     double *share; /* a stuck contact's part of its edge's lambda (parallel contacts) */
+    /* Per edge: parallel contacts one of which carries a load.  Their
+     * levels differ by direction and follow the load in time, so their
+     * parts are taken at the instant from the levels of the direction
+     * the edge's force pulls (stsl_mb_parallel_lambda), not from share. */
+    uint8_t *share_varies;
     /* Loops of constraints (statically indeterminate): n_cycles independent
      * ones (0: a forest, the constraint forces unique). */
     int n_cycles;
@@ -177,7 +182,7 @@ struct stsl_multibody {
     guard_ref *gfired; /* the guards of the mode before an event */
     double t_ev;
     const double *y_ev;
-    double *y_look, *rate; /* consistent's look-ahead state and rates */
+    double *y_look, *rate; /* consistent's look-ahead state and rates (bodies, bristles) */
     int n_j;
     pending *pend;
     int n_pend, i_pend, max_pend;
@@ -340,10 +345,18 @@ static inline void static_levels(const stsl_multibody *m, int c, const fixed_mot
     stsl_mb_static_levels_load(m, c, fm, fs_pos, fs_neg);
 }
 
-/* The constraint force of contact c (stuck) or stop k (closed) on ends[0]. */
-static inline double contact_lambda(const stsl_multibody *m, const prepared *p, int c)
+double stsl_mb_parallel_lambda(const stsl_multibody *m, const prepared *p, int c,
+                               const fixed_motion *fm);
+
+/* The constraint force of contact c (stuck) or stop k (closed) on ends[0]
+ * at fm's time. */
+static inline double contact_lambda(const stsl_multibody *m, const prepared *p, int c,
+                                    const fixed_motion *fm)
 {
-    return p->contact_edge[c] >= 0 ? p->share[c] * m->lambda[p->contact_edge[c]] : 0.0;
+    int e = p->contact_edge[c];
+    if (e < 0) return 0.0;
+    if (p->share_varies[e]) return stsl_mb_parallel_lambda(m, p, c, fm);
+    return p->share[c] * m->lambda[e];
 }
 
 static inline double stop_lambda(const stsl_multibody *m, const prepared *p, int k)

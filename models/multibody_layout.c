@@ -69,7 +69,8 @@ double stsl_mb_contact_friction(const stsl_multibody *m, const prepared *p, int 
     if (m->zidx[c] >= 0) return lugre_force(m, c, w, y);
     if (p->vec[c] != STSL_CONTACT_STUCK)
         return stsl_mb_slip_force(m, c, p->vec[c], w, contact_load(m, c, fm));
-    return p->contact_edge[c] >= 0 ? contact_lambda(m, p, c) : stsl_mb_held_friction(m, p, c, fm);
+    return p->contact_edge[c] >= 0 ? contact_lambda(m, p, c, fm)
+                                   : stsl_mb_held_friction(m, p, c, fm);
 }
 
 void stsl_mb_outputs(void *self, stsl_mode_code mode, double t, const double *y, double *c)
@@ -139,7 +140,7 @@ static double mb_power(void *self, stsl_mode_code mode, double t, const double *
         const int *pr = m->cnode[c];
         double w = rel_v(m, &fm, y, pr);
         double load = contact_load(m, c, &fm);
-        double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c)
+        double f = p->vec[c] == STSL_CONTACT_STUCK ? contact_lambda(m, p, c, &fm)
                    : m->zidx[c] >= 0               ? lugre_force(m, c, w, y)
                                                    : stsl_mb_slip_force(m, c, p->vec[c], w, load);
         pw += load * y[m->nb + pr[0]]; /* the load's power on its body */

@@ -147,13 +147,20 @@ void stsl_mb_rebalance(stsl_multibody *m, const prepared *p, const fixed_motion 
 {
     if (!p->n_cycles) return;
     for (int e = 0; e < p->n_edges; e++) {
-        m->split_hi[e] = m->split_lo[e] = INFINITY;
+        m->split_hi[e] = m->split_lo[e] = p->share_varies[e] ? 0.0 : INFINITY; /* sums, minima */
         m->split_ends[e][0] = cnode_of(m, p->edges[e][0]);
         m->split_ends[e][1] = cnode_of(m, p->edges[e][1]);
     }
     for (int c = 0; c < m->nc; c++) {
         int e = p->contact_edge[c];
         double part = e >= 0 ? fabs(p->share[c]) : 0.0, fs_pos, fs_neg;
+        if (e >= 0 && p->share_varies[e]) { /* parts by the levels: the sums */
+            static_levels(m, c, fm, &fs_pos, &fs_neg);
+            int fwd = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]);
+            m->split_hi[e] += fwd ? fs_neg : fs_pos;
+            m->split_lo[e] += fwd ? fs_pos : fs_neg;
+            continue;
+        }
         if (!(part > 0.0)) continue;
         static_levels(m, c, fm, &fs_pos, &fs_neg); /* lambda_c in [-fs_pos, fs_neg] */
         double up = (p->share[c] > 0.0 ? fs_neg : fs_pos) / part,
@@ -164,6 +171,37 @@ void stsl_mb_rebalance(stsl_multibody *m, const prepared *p, const fixed_motion 
     stsl_split_problem sp = {m->nb + 1, p->n_edges,  (const int(*)[2])m->split_ends,
                              m->lambda, m->split_hi, m->split_lo};
     stsl_split_solve(m->split, &sp, m->lambda);
+}
+
+/* The force of stuck contact c on an edge marked share_varies (parallel
+ * contacts, one of them loaded) at fm's time.  The edge holds up to the
+ * sum of its contacts' static levels in the direction its force pulls,
+ * each contact carrying the part its level in that direction has of the
+ * sum, so that all reach their levels together (SPEC §4) also when a
+ * load makes the levels differ by direction and in time.  A fixed split
+ * (share, by the levels at load 0) let one contact reach its level first:
+ * an early breakaway of the edge where the slip was consistent, else no
+ * consistent combination at all.  lambda_c lies in [-F_S(+1), F_S(-1)]
+ * of c: a force on the edge's first end pulls c's way when c runs the
+ * edge's way.  Zero force: every split is 0. */
+double stsl_mb_parallel_lambda(const stsl_multibody *m, const prepared *p, int c,
+                               const fixed_motion *fm)
+{
+    int e = p->contact_edge[c];
+    double lam = m->lambda[e], sum = 0.0, mine = 0.0;
+    int count = 0;
+    for (int d = 0; d < m->nc; d++) {
+        if (p->contact_edge[d] != e) continue;
+        double fs_pos, fs_neg;
+        static_levels(m, d, fm, &fs_pos, &fs_neg);
+        int fwd = canon(m, p->edges[e][0]) == canon(m, m->cnode[d][0]);
+        double level = (fwd ? lam : -lam) > 0.0 ? fs_neg : fs_pos;
+        sum += level;
+        count++;
+        if (d == c) mine = level;
+    }
+    double part = sum > 0.0 ? mine / sum : 1.0 / count; /* levels 0: equal parts */
+    return (canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part) * lam;
 }
 
 /* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at

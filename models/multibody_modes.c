@@ -68,11 +68,10 @@ static void add_guard(prepared *p, gtype type, int index, int side, int dir)
     p->dirs[p->n_guards++] = dir;
 }
 
-/* The static level without load: what the split of redundant stuck
- * contacts (parallel ones, loops) weighs them by.  Under a load a contact's
- * levels differ by direction and in time; the split keeps these weights
- * (a system's parallel or looped contacts carry no load in the examples;
- * the bands themselves are judged at the load, static_levels). */
+/* The static level without load: what the split of parallel stuck
+ * contacts weighs them by.  Under a load a contact's levels differ by
+ * direction and in time: an edge with a loaded contact is marked
+ * share_varies and split at the instant instead (stsl_mb_parallel_lambda). */
 static double static_level(const stsl_multibody *m, int c)
 {
     return m->lev0[c][1];
@@ -86,6 +85,14 @@ static double static_level(const stsl_multibody *m, int c)
  * limits together; its sign follows its own order of the ends. */
 static void share_parallel(const stsl_multibody *m, prepared *p)
 {
+    for (int e = 0; e < p->n_edges; e++)
+        p->share_varies[e] = 0;
+    for (int c = 0; c < m->nc; c++) { /* a loaded contact with another on its edge */
+        int e = p->contact_edge[c];
+        if (e < 0 || !m->load_sig[c]) continue;
+        for (int d = 0; d < m->nc && !p->share_varies[e]; d++)
+            p->share_varies[e] = d != c && p->contact_edge[d] == e;
+    }
     for (int c = 0; c < m->nc; c++) {
         int e = p->contact_edge[c];
         if (e < 0) continue;

@@ -72,6 +72,50 @@ static void pair_jump(stsl_multibody *m, const int *pair, double dx, double dw, 
     if (pair[1] < m->nb) shift_cluster(m, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
+/* The velocity change of `node` when pair's relative velocity jumps by dw
+ * (pair_jump's, with the clusters in m->label). */
+static double jump_dv(const stsl_multibody *m, const int *pair, double dw, int node)
+{
+    if (node >= m->nb) return 0.0; /* ground, base, anchor: prescribed */
+    int li = m->label[pair[0]], lj = m->label[pair[1]];
+    double mi = cluster_mass(m, li), mj = cluster_mass(m, lj);
+    if (isinf(mi) && isinf(mj)) return 0.0;
+    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    if (m->label[node] == li) return fi * dw;
+    if (pair[1] < m->nb && m->label[node] == lj) return -(1.0 - fi) * dw;
+    return 0.0;
+}
+
+/* A closed rigid stop can only push: it carries an impact's impulse only
+ * when the impulse presses its ends together.  Before stop k's impact
+ * (its ends' relative velocity jumping by dw), every other closed rigid
+ * stop that the jump would move apart were it open lets go (in m->next),
+ * until none does: a body resting on the ground's stop and hit from below
+ * by a stop on the rising base leaves the ground with the base's kick.
+ * (Held as "a side held by a fixed end does not move", the body stayed on
+ * the ground while the base's rigid stop ran through it, exit 0; with a
+ * rebound the impact repeated at one instant until "Zeno behaviour".)
+ * One opened stop at a time, each judged with the others as they stand. */
+static void open_parting_stops(stsl_multibody *m, int k, double dw)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int j = 0; j < m->ns; j++) {
+            int st = m->next[m->nc + j];
+            if (j == k || !is_rigid(m, j) || st == STSL_SM_OPEN) continue;
+            m->next[m->nc + j] = STSL_SM_OPEN;
+            rigid_clusters(m, k);
+            double dwj = jump_dv(m, m->snode[k], dw, m->snode[j][0]) -
+                         jump_dv(m, m->snode[k], dw, m->snode[j][1]);
+            if ((st == STSL_SM_HIGH ? dwj < 0.0 : dwj > 0.0)) { /* parting: it lets go */
+                changed = 1;
+                continue;
+            }
+            m->next[m->nc + j] = (uint8_t)st;
+        }
+    }
+}
+
 /* The relative acceleration of stop k's ends at (t, y) with it open and
  * its ends moving apart in direction wdir (+1, -1) at low speed: the
  * friction of the contacts parallel to it opposes that motion (the
@@ -111,6 +155,7 @@ static void impact(stsl_multibody *m, int k, int side, const fixed_motion *fm, d
     double va = fabs(node_v(m, fm, y, m->snode[k][0])), vb = fabs(node_v(m, fm, y, m->snode[k][1]));
     m->impact_w[k] =
         side * w > 0.0 ? fabs(w) / (m->vtol + ZERO_SPEED_TOLS * m->rtol * fmax(va, vb)) : 0.0;
+    if (side * w > 0.0) open_parting_stops(m, k, -w);
     rigid_clusters(m, k);
     pair_jump(m, m->snode[k], limit - rel_x(m, fm, y, m->snode[k]), 0.0, y);
     int rests = 1, kind = STSL_EV_STOP_CONTACT;

@@ -302,6 +302,44 @@ static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
     shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
 
+/* The velocity change of `node` when pair's relative velocity jumps by dw
+ * (pair_jump's, with the clusters in r->label). */
+static double jump_dv(const srun *r, const int *pair, double dw, int node)
+{
+    if (node >= r->nb) return 0.0; /* a fixed end */
+    int li = r->label[pair[0]], lj = r->label[pair[1]];
+    double mi = cluster_mass(r, li), mj = cluster_mass(r, lj);
+    if (li == lj || (isinf(mi) && isinf(mj))) return 0.0;
+    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    return r->label[node] == li ? fi * dw : r->label[node] == lj ? -(1.0 - fi) * dw : 0.0;
+}
+
+/* A closed rigid stop only pushes (the engine's open_parting_stops):
+ * before stop k's impact (a jump dw of its ends' relative velocity), every
+ * other closed stop whose ends the jump would part were it open lets go,
+ * until none does.  Each is tried open on r->vec itself (labels made
+ * afresh), then put back or let go through set_state. */
+static void open_parting_stops(srun *r, int k, double dw)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int j = 0; j < r->ns; j++) {
+            int st = r->vec[r->nc + j];
+            if (j == k || st == STSL_SM_OPEN) continue;
+            r->vec[r->nc + j] = STSL_SM_OPEN;
+            label_clusters(r, r->vec, k, 0);
+            double dwj = jump_dv(r, r->snode[k], dw, r->snode[j][0]) -
+                         jump_dv(r, r->snode[k], dw, r->snode[j][1]);
+            r->vec[r->nc + j] = (uint8_t)st;
+            if (st == STSL_SM_HIGH ? dwj < 0.0 : dwj > 0.0) {
+                set_state(r, r->nc + j, STSL_SM_OPEN);
+                changed = 1;
+            }
+        }
+    }
+    label_clusters(r, r->vec, k, 0);
+}
+
 /* ---- a view's one body --------------------------------------------------------------- */
 
 /* smooth_rk4 on a hybrid law: F(sign w, |w|) tanh(w / v_reg) on ends[0],
@@ -496,6 +534,7 @@ static int impacts(srun *r, double t1, double h, double *y, stsl_error *err)
         int side = xr > sp->x_max ? +1 : xr < sp->x_min ? -1 : 0, rc;
         if (!side) continue;
         double limit = side > 0 ? sp->x_max : sp->x_min;
+        if (side * w > 0.0) open_parting_stops(r, k, -w);
         clusters(r, r->vec, k, 0);
         pair_jump(r, p, limit - xr, side * w > 0.0 ? -w : 0.0, y);
         double v_minus = side * w > 0.0 ? w : 0.0, v_plus = -sp->restitution * v_minus, a_in = 0.0;
@@ -748,12 +787,22 @@ static int hybrid_step(srun *r, double t0, double t1, double h, stsl_error *err)
     copy_state(r, r->yraw, r->y);
     int rc = stops_passed(r, t1, h, r->y, err);
     if (rc) return rc;
-    /* a stuck contact moved by an impact slips along its new velocity */
-    for (int c = 0; r->n_ev && c < r->nc; c++)
-        if (r->vec[c] == STSL_CONTACT_STUCK && !held(r, r->vec, c)) {
-            double w = pair_w(r, r->y, r->cnode[c]);
+    /* A contact moved by an impact slips along its new velocity: a stuck
+     * one, and a slipping one whose velocity the jump reversed (as the
+     * engine's kicked contacts).  Left slipping the old way, the next step
+     * saw it "turn" and stuck it, merging its bodies' momenta: an impulse
+     * through finite friction (a block riding on a body that bounced off
+     * a stop was carried up with it). */
+    for (int c = 0; r->n_ev && c < r->nc; c++) {
+        int st = r->vec[c];
+        if ((st != STSL_CONTACT_STUCK && st != STSL_CONTACT_SLIP_POS &&
+             st != STSL_CONTACT_SLIP_NEG) ||
+            held(r, r->vec, c))
+            continue;
+        double w = pair_w(r, r->y, r->cnode[c]);
+        if (st == STSL_CONTACT_STUCK ? w != 0.0 : (st == STSL_CONTACT_SLIP_POS) != (w > 0.0))
             if (w != 0.0) set_state(r, c, stsl_contact_slip_state(w));
-        }
+    }
     return decide(r, t1, after_impacts(r), err);
 }
 

@@ -791,6 +791,7 @@ typedef struct guard_fn {
     stsl_hsolver *s;
     int i;
     double sign;
+    double offset; /* dense_q: sign g - offset (0 but for outside_further) */
 } guard_fn;
 
 /* Guard i alone at (t, y): the model's one-guard evaluation when it has
@@ -811,7 +812,7 @@ static double dense_q(double t, void *p)
     double g;
     if (seg_dky(f->s, t, 0, f->s->yd) < 0) return NAN;
     if (one_guard(f->s, t, NV_DATA_S(f->s->yd), f->i, &g) < 0) return NAN;
-    return f->sign * g;
+    return f->sign * g - f->offset;
 }
 
 /* The erk8 method's roots: to adjacent doubles, the rounding of t itself.
@@ -936,11 +937,28 @@ static double leave_time(stsl_hsolver *s, guard_fn *f, double a, double b, doubl
     double m = a + d, qm = dense_q(m, f), mid = 0.5 * (a + b), qmid = dense_q(mid, f);
     if (qmid > qm) m = mid, qm = qmid;
     if (!(qm > 0.0)) return a;
-    guard_fn neg = {s, f->i, -f->sign}; /* GSL minimises: the maximum of q */
+    guard_fn neg = {s, f->i, -f->sign, 0.0}; /* GSL minimises: the maximum of q */
     gsl_function F = {dense_q, &neg};
     double fm = -qm, fb = -dense_q(b, f);
     minimise(s, &F, a, -qa, b, fb, -INFINITY, 0, &m, &fm); /* refused: from m as it is */
     return dense_root(s, f, m, b);
+}
+
+/* A directed guard outside its mode where the segment started (q0 =
+ * sign g at the start < 0: a rounding-level touch the model accepted,
+ * e.g. a gap 3e-11 m past its limit after a stop let go) is no crossing
+ * while it stays there or comes back; one that goes on outside, beyond
+ * the touch band below q0, is: an overlap growing without an event (a
+ * body sinking through a rigid stop, 0.04 m by the run's end, exit 0; a
+ * stuck force carried past its band).  Where q falls through q0 - touch
+ * in (ta, tb], or INFINITY. */
+static double outside_further(stsl_hsolver *s, const guard_fn *f, double ta, double tb, double qa,
+                              double qb, double touch)
+{
+    double q0 = f->sign * s->g_0[f->i], lim = q0 - touch;
+    if (!(q0 < 0.0) || !(qb < lim) || !(qa >= lim)) return INFINITY;
+    guard_fn below = {f->s, f->i, f->sign, lim};
+    return dense_root(s, &below, ta, tb);
 }
 
 /* Sign of q's rate at t from q(t) and q at t + dt (dt of either sign). */
@@ -980,6 +998,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
     if (!s->g_ok) { /* the segment's first step: the values at its start */
         s->stats.guard_evals++;
         s->model->ops->guards(s->model->self, s->mode, ta, s->ycur, s->g_last);
+        memcpy(s->g_0, s->g_last, (size_t)s->n_roots * sizeof(double));
         for (int i = 0; i < m->n_guards; i++) {
             if (!s->same_mode) s->g_max[i] = 0.0;
             s->g_peak[i] = -INFINITY;
@@ -989,7 +1008,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
     int have_late = 0, have_early = 0; /* g_late, g_early evaluated (once a step, lazily) */
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
-        guard_fn f = {s, i, -(double)dir};
+        guard_fn f = {s, i, -(double)dir, 0.0};
         double qa = f.sign * s->g_last[i], qb = f.sign * gb[i], when = INFINITY;
         double qabs = fabs(qa) > fabs(qb) ? fabs(qa) : fabs(qb); /* no libm call: hot path */
         if (qabs > s->g_max[i]) s->g_max[i] = qabs;
@@ -1014,6 +1033,7 @@ static int check_step(stsl_hsolver *s, double tb, const double *yb, double *te, 
          * a rounding-level touch that the model accepted: not ours. */
         if (dir == STSL_GUARD_BOTH || qa < 0.0) {
             s->rate_t[i] = NAN;
+            if (dir != STSL_GUARD_BOTH) when = outside_further(s, &f, ta, tb, qa, qb, touch);
         } else if (qb < 0.0) {
             when = leave_time(s, &f, ta, tb, qa, d);
         } else if (qb >= 0.0) { /* every step: see "Hidden dips" */
@@ -1187,7 +1207,7 @@ static int erk_root(stsl_hsolver *s, double *tret, stsl_error *err)
     for (int i = 0; i < m->n_guards; i++) {
         when[i] = INFINITY;
         if (!s->rootsfound[i]) continue;
-        guard_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0}; /* q > 0 before the crossing */
+        guard_fn f = {s, i, s->rootsfound[i] > 0 ? -1.0 : 1.0, 0.0}; /* q > 0 before the crossing */
         double qa = dense_q(ta, &f), qb = dense_q(tb, &f);
         when[i] = qa > 0.0 && qb < 0.0 ? exact_root(dense_q, &f, ta, tb, qa, qb) : tb;
         if (when[i] < first) first = when[i];
@@ -1313,7 +1333,7 @@ static double locate_root(stsl_hsolver *s, int i, double a, double b, double ga,
 {
     if (gb == 0.0) return b;
     if (ga == 0.0) return a;
-    guard_fn f = {s, i, 1.0};
+    guard_fn f = {s, i, 1.0, 0.0};
     gsl_function F = {guard_at, &f};
     return brent_root(s, &F, a, b);
 }
@@ -1336,7 +1356,7 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
         m = c;
         gm = g[i];
     }
-    guard_fn f = {s, i, -(double)dir};
+    guard_fn f = {s, i, -(double)dir, 0.0};
     gsl_function F = {guard_at, &f};
     double fm = -dir * gm;
     /* At least one step: the tie's midpoint c may already have crossed,
@@ -1346,10 +1366,18 @@ static double hidden_crossing(stsl_hsolver *s, int i, int dir, double a, double 
     return fm < 0.0 ? locate_root(s, i, a, m, ga, -dir * fm) : NAN;
 }
 
-/* Did guard i cross zero in its direction between ga and gb?  A guard that
- * sits exactly at zero where its segment starts counts as on the near side. */
+/* Did guard i cross zero in its direction between ga and gb?  A directed
+ * guard that sits exactly at zero where its segment starts counts as on
+ * the near side (a stuck force at its band's edge that leaves).  A guard of
+ * both directions (a load's sign) has no near side: at zero at the start
+ * it is where the event that began the segment found it, and moving off
+ * is no crossing (as CVODE, which masks a root at the start, treats it
+ * when the mode is integrated).  Counting it fired it again at the
+ * segment's start, every time: a load of sin(w t) on a slipping contact of
+ * a body stuck to the ground ended in "Zeno behaviour" at t = 0. */
 static int crosses(int dir, double ga, double gb, int at_start)
 {
+    at_start = at_start && dir != STSL_GUARD_BOTH;
     int up = (ga < 0.0 && gb >= 0.0) || (at_start && ga == 0.0 && gb > 0.0);
     int down = (ga > 0.0 && gb <= 0.0) || (at_start && ga == 0.0 && gb < 0.0);
     return (dir >= 0 && up) || (dir <= 0 && down);
@@ -1387,6 +1415,41 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
         }
         if (when[i] < first) first = when[i];
     }
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
+    for (int i = 0; i < s->n_roots; i++)
+        s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
+    return first;
+}
+
+/* A dip in the first window of a frozen segment, (ta, tb], which has no
+ * earlier sample to show an extremum (scan_window): a guard that leaves
+ * its start towards zero (its value at ta + RATE_OFFSET (tb - ta) nearer
+ * zero, and no nearer at tb) is searched for a crossing in between.  A
+ * body stuck to the ground, its stop to a swinging base 48 um from the
+ * limit at the stick, had the base run 87 um into it and back within the
+ * first window unseen (exit 0).  A guard at exactly zero at ta (where the
+ * event left it) is not near-side (extremum_towards): no dip.  Sets
+ * fired[] as scan_window does; INFINITY if none. */
+static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb, const double *gb)
+{
+    const stsl_mode_desc *m = &s->desc;
+    double ts = ta + RATE_OFFSET * (tb - ta), *gs = s->g_early, *when = s->g_when;
+    double first = INFINITY;
+    /* Its evaluations (the probe, a search) are left out of
+     * stats.guard_evals, whose values for the examples the documentation
+     * quotes; counting them is a matter of updating those numbers. */
+    long evals = s->stats.guard_evals;
+    eval_guards(s, ts, gs);
+    for (int i = 0; i < m->n_guards; i++) {
+        when[i] = INFINITY;
+        int side = extremum_towards(m->guard_dir[i], ga[i], gs[i], gb[i]);
+        if (side) {
+            double r = hidden_crossing(s, i, side, ta, ts, tb, ga[i], gs[i], gb[i]);
+            if (!isnan(r)) when[i] = r;
+        }
+        if (when[i] < first) first = when[i];
+    }
+    s->stats.guard_evals = evals;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
     for (int i = 0; i < s->n_roots; i++)
         s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
@@ -1439,6 +1502,7 @@ static int frozen_advance(stsl_hsolver *s, double tstop, hit *h, stsl_error *err
         if (ng > 0) {
             eval_guards(s, tb, gb);
             double tr = scan_window(s, have_prev, tp, gp, ta, ga, tb, gb);
+            if (!isfinite(tr) && !have_prev) tr = start_dips(s, ta, ga, tb, gb);
             if (isfinite(tr)) {
                 rc = emit_grid(s, tr, 0, err);
                 s->t = tr;
