@@ -1,7 +1,8 @@
-/* study_parts.c - the study in parts of stickslip.h (stsl_study_run_with,
- * stsl_study_plan, stsl_study_rows, stsl_study_file, the study file's
- * overview and CSV): the public face of api/sweep and io/study/study_h5 for
- * the command line and stickslip-mpi, which include stickslip.h only. */
+/* study_parts.c - the study of stickslip.h, whole (stsl_study_run,
+ * stsl_study_run_with) and in parts (stsl_study_plan, stsl_study_rows,
+ * stsl_study_file, the study file's overview and CSV): the public face of
+ * api/sweep and io/study/study_h5 for the command line, stickslip-mpi and
+ * the Python package, which include stickslip.h only. */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -84,6 +85,44 @@ stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o, stsl_st
     int rc = stsl_sweep_run(study, &io, &p, &e);
     *out = (stsl_study_stats){p.n_runs, p.n_done, p.n_failed, p.n_session, p.seconds};
     return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+/* stsl_study_run: `stickslip sweep` for a program (the Python package's
+ * ss.study), its progress reported as counts. */
+typedef struct study_cb {
+    stsl_study_progress_fn fn;
+    void *ctx;
+} study_cb;
+
+static void relay_counts(void *ctx, const stsl_study_stats *s)
+{
+    const study_cb *cb = ctx;
+    cb->fn(cb->ctx, s->n_done, s->n_runs, s->n_failed);
+}
+
+stsl_rc stsl_study_run(const char *study, const char *output, int jobs, int resume,
+                       stsl_study_progress_fn progress, void *ctx, const volatile int *cancel,
+                       long *n_done, stsl_err *err)
+{
+    if (!study || !output) return stsl_api_bad_arg(err, "stsl_study_run: NULL path");
+    if (jobs < 1) return stsl_api_bad_arg(err, "stsl_study_run: jobs must be >= 1");
+    study_cb cb = {progress, ctx};
+    stsl_study_opts o = {
+        .output = output,
+        .jobs = jobs,
+        .resume = resume,
+        .progress = progress ? relay_counts : NULL,
+        .progress_ctx = &cb,
+        .cancel = cancel,
+    };
+    stsl_study_stats st;
+    /* The study file is written by this thread; other runs of the process
+     * may write theirs (libhdf5 is not thread-safe): one at a time. */
+    stsl_hdf5_lock();
+    stsl_rc rc = stsl_study_run_with(study, &o, &st, err);
+    stsl_hdf5_unlock();
+    if (n_done) *n_done = rc ? 0 : st.n_done;
+    return rc;
 }
 
 static stsl_rc nomem(stsl_err *err, const char *what)
