@@ -1180,12 +1180,10 @@ static void put_system_atol(FILE *f, const stsl_config *cfg)
         fprintf(f, "  #   %s: x %.3g %s, v %.3g %s\n", s->bodies[i].name, a[i], units[0], a[nb + i],
                 units[1]);
     for (int c = 0, k = 2 * nb; c < s->n_contacts && k < n; c++) {
+        char name[sizeof s->contacts[c].name + 16];
         if (s->contacts[c].friction.law != STSL_LAW_LUGRE) continue;
-        if (s->contacts[c].name[0])
-            fprintf(f, "  #   contact %s: sigma0 z %.3g %s\n", s->contacts[c].name, a[k++],
-                    units[2]);
-        else
-            fprintf(f, "  #   contacts.%d: sigma0 z %.3g %s\n", c, a[k++], units[2]);
+        fprintf(f, "  #   %s%s: sigma0 z %.3g %s\n", s->contacts[c].name[0] ? "contact " : "",
+                stsl_system_member_name(s, c, name, sizeof name), a[k++], units[2]);
     }
     free(a);
 }
