@@ -34,8 +34,7 @@ typedef struct sink {
     stsl_compare_files *o;
 } sink;
 
-/* Fail with `code` (an internal status: what the command's exit code
- * follows) and the message in *err. */
+/* The candidate's path: the FMU's or the file's. */
 static const char *candidate_of(const stsl_compare_files *o)
 {
     return o->fmu ? o->fmu : o->candidate;
@@ -52,6 +51,8 @@ static int is_system(const char *path, stsl_error *damaged)
     return sys;
 }
 
+/* Fail with `code` (an internal status: what the command's exit code
+ * follows) and the message in *err. */
 static int fail_as(stsl_error *err, int code)
 {
     err->code = code;

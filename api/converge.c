@@ -967,18 +967,13 @@ stsl_rc stsl_convergence_reference(const stsl_convergence *c, const char *name, 
 {
     if (!c || !name || !value)
         return stsl_api_bad_arg(err, "stsl_convergence_reference: NULL argument");
-    if (!strcmp(name, "wall_seconds"))
-        *value = c->ref_wall;
-    else if (!strcmp(name, "rhs_evals"))
-        *value = (double)c->ref.rhs_evals;
-    else if (!strcmp(name, "steps"))
-        *value = (double)c->ref.steps;
-    else if (!strcmp(name, "events"))
-        *value = (double)c->ref.events;
-    else
-        return stsl_api_fail(err, STSL_EINPUT,
-                             "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, "
-                             "rhs_evals, steps, events)",
-                             name);
-    return STSL_RC_OK;
+    static const char *const names[4] = {"wall_seconds", "rhs_evals", "steps", "events"};
+    const double v[4] = {c->ref_wall, (double)c->ref.rhs_evals, (double)c->ref.steps,
+                         (double)c->ref.events};
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(name, names[k])) return *value = v[k], STSL_RC_OK;
+    return stsl_api_fail(err, STSL_EINPUT,
+                         "stsl_convergence_reference: no statistic '%.80s' (wall_seconds, "
+                         "rhs_evals, steps, events)",
+                         name);
 }

@@ -1,7 +1,8 @@
-/* study_parts.c - the study in parts of stickslip.h (stsl_study_run_with,
- * stsl_study_plan, stsl_study_rows, stsl_study_file, the study file's
- * overview and CSV): the public face of api/sweep and io/study/study_h5 for
- * the command line and stickslip-mpi, which include stickslip.h only. */
+/* study_parts.c - the study of stickslip.h, whole (stsl_study_run,
+ * stsl_study_run_with) and in parts (stsl_study_plan, stsl_study_rows,
+ * stsl_study_file, the study file's overview and CSV): the public face of
+ * api/sweep and io/study/study_h5 for the command line, stickslip-mpi and
+ * the Python package, which include stickslip.h only. */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -40,22 +41,9 @@ void stsl_process_setup(void)
 
 /* ---- options ----------------------------------------------------------------- */
 
-typedef struct relay {
-    void (*fn)(void *ctx, const stsl_study_stats *s);
-    void *ctx;
-} relay;
-
-static void relay_progress(void *ctx, const stsl_sweep_progress *p)
+/* The runner's options from the public ones (its progress is theirs). */
+static stsl_sweep_opts internal_opts(const stsl_study_opts *o)
 {
-    const relay *r = ctx;
-    stsl_study_stats s = {p->n_runs, p->n_done, p->n_failed, p->n_session, p->seconds};
-    r->fn(r->ctx, &s);
-}
-
-/* The runner's options from the public ones (`r` must outlive them). */
-static stsl_sweep_opts internal_opts(const stsl_study_opts *o, relay *r)
-{
-    *r = (relay){o->progress, o->progress_ctx};
     return (stsl_sweep_opts){
         .output = o->output,
         .jobs = o->jobs,
@@ -63,8 +51,8 @@ static stsl_sweep_opts internal_opts(const stsl_study_opts *o, relay *r)
         .sets = o->sets,
         .n_sets = o->n_sets,
         .version = stsl_lib_version(),
-        .progress = o->progress ? relay_progress : NULL,
-        .progress_ctx = r,
+        .progress = o->progress,
+        .progress_ctx = o->progress_ctx,
         .stop = (volatile sig_atomic_t *)(uintptr_t)o->cancel,
         .csv = o->csv,
     };
@@ -77,13 +65,47 @@ stsl_rc stsl_study_run_with(const char *study, const stsl_study_opts *o, stsl_st
     memset(out, 0, sizeof *out);
     if (!study || !o || !o->output) return stsl_api_bad_arg(err, "stsl_study_run_with: NULL path");
     if (o->jobs < 1) return stsl_api_bad_arg(err, "stsl_study_run_with: jobs must be >= 1");
-    relay r;
-    stsl_sweep_opts io = internal_opts(o, &r);
-    stsl_sweep_progress p;
+    stsl_sweep_opts io = internal_opts(o);
     stsl_error e = {0};
-    int rc = stsl_sweep_run(study, &io, &p, &e);
-    *out = (stsl_study_stats){p.n_runs, p.n_done, p.n_failed, p.n_session, p.seconds};
-    return rc ? stsl_api_err(err, &e) : STSL_RC_OK;
+    return stsl_sweep_run(study, &io, out, &e) ? stsl_api_err(err, &e) : STSL_RC_OK;
+}
+
+/* stsl_study_run: `stickslip sweep` for a program (the Python package's
+ * ss.study), its progress reported as counts. */
+typedef struct study_cb {
+    stsl_study_progress_fn fn;
+    void *ctx;
+} study_cb;
+
+static void relay_counts(void *ctx, const stsl_study_stats *s)
+{
+    const study_cb *cb = ctx;
+    cb->fn(cb->ctx, s->n_done, s->n_runs, s->n_failed);
+}
+
+stsl_rc stsl_study_run(const char *study, const char *output, int jobs, int resume,
+                       stsl_study_progress_fn progress, void *ctx, const volatile int *cancel,
+                       long *n_done, stsl_err *err)
+{
+    if (!study || !output) return stsl_api_bad_arg(err, "stsl_study_run: NULL path");
+    if (jobs < 1) return stsl_api_bad_arg(err, "stsl_study_run: jobs must be >= 1");
+    study_cb cb = {progress, ctx};
+    stsl_study_opts o = {
+        .output = output,
+        .jobs = jobs,
+        .resume = resume,
+        .progress = progress ? relay_counts : NULL,
+        .progress_ctx = &cb,
+        .cancel = cancel,
+    };
+    stsl_study_stats st;
+    /* The study file is written by this thread; other runs of the process
+     * may write theirs (libhdf5 is not thread-safe): one at a time. */
+    stsl_hdf5_lock();
+    stsl_rc rc = stsl_study_run_with(study, &o, &st, err);
+    stsl_hdf5_unlock();
+    if (n_done) *n_done = rc ? 0 : st.n_done;
+    return rc;
 }
 
 static stsl_rc nomem(stsl_err *err, const char *what)
@@ -96,8 +118,7 @@ static stsl_rc nomem(stsl_err *err, const char *what)
 stsl_study_plan *stsl_study_plan_open(const char *study, const stsl_study_opts *o, stsl_err *err)
 {
     if (!study || !o) return stsl_api_bad_arg(err, "stsl_study_plan_open: NULL argument"), NULL;
-    relay r;
-    stsl_sweep_opts io = internal_opts(o, &r);
+    stsl_sweep_opts io = internal_opts(o);
     stsl_error e = {0};
     stsl_sweep_plan *p = NULL;
     if (stsl_sweep_plan_open(study, &io, &p, &e)) stsl_api_err(err, &e);
@@ -284,9 +305,8 @@ stsl_study_file *stsl_study_file_open(const stsl_study_plan *p, const stsl_study
     if (!p || !o) return stsl_api_bad_arg(err, "stsl_study_file_open: NULL argument"), NULL;
     stsl_study_file *f = calloc(1, sizeof *f);
     if (!f) return nomem(err, "the study file"), NULL;
-    relay r;
-    f->o = internal_opts(o, &r);
-    f->o.progress = NULL; /* r ends here; the file does not report */
+    f->o = internal_opts(o);
+    f->o.progress = NULL; /* the file does not report */
     stsl_error e = {0};
     if (stsl_sweep_plan_output(p, &f->o, &f->w, &e)) {
         stsl_api_err(err, &e);

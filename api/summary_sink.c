@@ -123,8 +123,7 @@ void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink 
     *out = (stsl_sink){&summary_ops, ss};
 }
 
-/* The index of `name` among n names (-1: none, or name NULL). */
-static int name_index(const char *const *names, int n, const char *name)
+int stsl_name_index(const char *const *names, int n, const char *name)
 {
     for (int i = 0; name && i < n; i++)
         if (strcmp(names[i], name) == 0) return i;
@@ -133,13 +132,13 @@ static int name_index(const char *const *names, int n, const char *name)
 
 long stsl_summary_events(const stsl_summary *s, const char *kind)
 {
-    int i = s ? name_index(s->kind_names, s->n_kinds, kind) : -1;
+    int i = s ? stsl_name_index(s->kind_names, s->n_kinds, kind) : -1;
     return i >= 0 ? s->events[i] : -1;
 }
 
 double stsl_summary_first_event(const stsl_summary *s, const char *kind)
 {
-    int i = s ? name_index(s->kind_names, s->n_kinds, kind) : -1;
+    int i = s ? stsl_name_index(s->kind_names, s->n_kinds, kind) : -1;
     return i >= 0 ? s->first_event_time[i] : NAN;
 }
 
@@ -193,7 +192,7 @@ static int ms_begin(void *self, const stsl_layout *l, stsl_error *err)
         ms->src[k] = find_member(l, group, dot + 1, &g);
         ms->fraction[k] = !strcmp(group, "contact_mode");
         ms->stuck_value[k] =
-            ms->fraction[k] && g ? name_index(g->value_names, g->n_value_names, "STUCK") : -1;
+            ms->fraction[k] && g ? stsl_name_index(g->value_names, g->n_value_names, "STUCK") : -1;
         ms->stuck_time[k] = 0.0;
         ms->values[k] = NAN;
     }

@@ -20,6 +20,9 @@ typedef struct stsl_summary_sink {
     stsl_sink *next;
 } stsl_summary_sink;
 
+/* The index of `name` among n names (-1: none, or name NULL). */
+int stsl_name_index(const char *const *names, int n, const char *name);
+
 /* Clear `*sum` and make `*out` a sink over `ss` (both borrowed: they must
  * outlive the sink, which owns nothing). */
 void stsl_summary_sink_init(stsl_summary_sink *ss, stsl_summary *sum, stsl_sink *next,

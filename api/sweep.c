@@ -91,16 +91,9 @@ static int col_index(const stsl_summary *s, const char *name)
     return -1;
 }
 
-static int index_of(const char *const *names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], name)) return i;
-    return -1;
-}
-
 static double mode_time(const stsl_summary *s, const char *name)
 {
-    int i = index_of(s->mode_names, s->n_modes, name);
+    int i = stsl_name_index(s->mode_names, s->n_modes, name);
     return i >= 0 ? s->mode_time[i] : 0.0;
 }
 
@@ -108,10 +101,10 @@ static double mode_time(const stsl_summary *s, const char *name)
 static void fill_row(const plan *pl, const stsl_summary *s, stsl_study_row *r)
 {
     int ix = col_index(s, "x"), iv = col_index(s, "v");
-    int is = index_of(s->kind_names, s->n_kinds, "stick");
+    int is = stsl_name_index(s->kind_names, s->n_kinds, "stick");
     r->t_reached = s->t_reached;
     for (int k = 0; k < pl->n_kinds; k++) {
-        int i = index_of(s->kind_names, s->n_kinds, pl->kinds[k]);
+        int i = stsl_name_index(s->kind_names, s->n_kinds, pl->kinds[k]);
         r->events[k] = i >= 0 ? s->events[i] : 0;
     }
     r->first_breakaway = stsl_summary_first_event(s, "breakaway");

@@ -15,16 +15,14 @@
 
 #include <signal.h>
 
+#include "include/stickslip.h"
 #include "io/study/study_h5.h"
 #include "solver/status.h"
 
-typedef struct stsl_sweep_progress {
-    long n_runs;    /* variants in the study */
-    long n_done;    /* rows in the file (earlier sessions included) */
-    long n_failed;  /* of those, failed or invalid */
-    long n_session; /* rows written by this call */
-    double seconds; /* since this call started */
-} stsl_sweep_progress;
+/* Variants in the study, rows in the file (earlier sessions included), of
+ * those failed or invalid, rows written by this call, seconds since it
+ * started: the public stsl_study_stats, passed through as they are. */
+typedef stsl_study_stats stsl_sweep_progress;
 
 typedef struct stsl_sweep_opts {
     const char *output;      /* the study file (.h5) */

@@ -781,6 +781,11 @@ static int set_fail(stsl_cr_ctx *c, const char *arg, const char *path, const cha
     return stsl_error_set(c->err, STSL_EINPUT, "%s: %s: %s", stsl_cr_set_name(c, arg), path, what);
 }
 
+static int set_nomem(stsl_cr_ctx *c, const char *arg)
+{
+    return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+}
+
 /* KEY.PATH: non-empty names separated by single dots. */
 static int split_set(const char *arg, char *key)
 {
@@ -819,8 +824,7 @@ static int graft_copy(stsl_cr_ctx *c, const char *arg, yaml_document_t *src, int
             if (!rc && !yaml_document_append_mapping_pair(d, id, k, v)) id = 0;
         }
     }
-    if (!rc && !id)
-        rc = stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+    if (!rc && !id) rc = set_nomem(c, arg);
     *out = id;
     return rc;
 }
@@ -837,8 +841,7 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
     snprintf(where, sizeof where, "%.*s", KEYPATH_MAX + 6, stsl_cr_set_name(c, arg));
     if ((rc = stsl_text_check(where, text, strlen(text), &stsl_config_limits, &start, c->err)))
         return rc;
-    if (!yaml_parser_initialize(&p))
-        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+    if (!yaml_parser_initialize(&p)) return set_nomem(c, arg);
     yaml_parser_set_input_string(&p, (const unsigned char *)text + start, strlen(text + start));
     if (!yaml_parser_load(&p, &val)) {
         rc = yaml_fail(c->err, where, &p);
@@ -849,7 +852,7 @@ static int graft_value(stsl_cr_ctx *c, const char *arg, const char *text, int *o
         rc = graft_copy(c, arg, &val, 1, 0, out);
     else if (!(*out = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)"", 0,
                                                YAML_PLAIN_SCALAR_STYLE)))
-        rc = stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+        rc = set_nomem(c, arg);
     yaml_document_delete(&val);
     yaml_parser_delete(&p);
     return rc;
@@ -859,8 +862,7 @@ static int add_pair(stsl_cr_ctx *c, const char *arg, int map, const char *key, i
 {
     int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)key, (int)strlen(key),
                                      YAML_PLAIN_SCALAR_STYLE);
-    if (!k || !yaml_document_append_mapping_pair(&c->doc, map, k, value))
-        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+    if (!k || !yaml_document_append_mapping_pair(&c->doc, map, k, value)) return set_nomem(c, arg);
     return STSL_OK;
 }
 
@@ -910,9 +912,7 @@ static int place(stsl_cr_ctx *c, const char *arg, char *key, int value)
         cur = next;
         *dot = '.';
     }
-    return rc == STSL_ENOMEM
-               ? stsl_error_set(c->err, rc, "%s: out of memory", stsl_cr_set_name(c, arg))
-               : rc;
+    return rc == STSL_ENOMEM ? set_nomem(c, arg) : rc;
 }
 
 static int apply_set(stsl_cr_ctx *c, const char *arg)
@@ -925,14 +925,13 @@ static int apply_set(stsl_cr_ctx *c, const char *arg)
     /* An empty file plus overrides is a document made of overrides. */
     if (!yaml_document_get_root_node(&c->doc) &&
         !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE))
-        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+        return set_nomem(c, arg);
     int first = node_count(&c->doc) + 1;
     int rc = graft_value(c, arg, strchr(arg, '=') + 1, &value);
     if (!rc) rc = place(c, arg, key, value);
     if (rc) return rc;
     stsl_cr_graft *g = realloc(c->grafts, (size_t)(c->n_grafts + 1) * sizeof *g);
-    if (!g)
-        return stsl_error_set(c->err, STSL_ENOMEM, "%s: out of memory", stsl_cr_set_name(c, arg));
+    if (!g) return set_nomem(c, arg);
     c->grafts = g;
     g[c->n_grafts++] = (stsl_cr_graft){first, node_count(&c->doc), arg};
     return STSL_OK;
@@ -1180,12 +1179,10 @@ static void put_system_atol(FILE *f, const stsl_config *cfg)
         fprintf(f, "  #   %s: x %.3g %s, v %.3g %s\n", s->bodies[i].name, a[i], units[0], a[nb + i],
                 units[1]);
     for (int c = 0, k = 2 * nb; c < s->n_contacts && k < n; c++) {
+        char name[sizeof s->contacts[c].name + 16];
         if (s->contacts[c].friction.law != STSL_LAW_LUGRE) continue;
-        if (s->contacts[c].name[0])
-            fprintf(f, "  #   contact %s: sigma0 z %.3g %s\n", s->contacts[c].name, a[k++],
-                    units[2]);
-        else
-            fprintf(f, "  #   contacts.%d: sigma0 z %.3g %s\n", c, a[k++], units[2]);
+        fprintf(f, "  #   %s%s: sigma0 z %.3g %s\n", s->contacts[c].name[0] ? "contact " : "",
+                stsl_system_member_name(s, c, name, sizeof name), a[k++], units[2]);
     }
     free(a);
 }
