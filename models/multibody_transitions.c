@@ -67,7 +67,7 @@ static void pair_jump(stsl_multibody *m, const int *pair, double dx, double dw, 
     int li = m->label[pair[0]], lj = m->label[pair[1]];
     double mi = cluster_mass(m, li), mj = cluster_mass(m, lj);
     if (isinf(mi) && isinf(mj)) return;
-    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    double fi = stsl_impact_share(mi, mj);
     shift_cluster(m, li, fi * dx, fi * dw, y);
     if (pair[1] < m->nb) shift_cluster(m, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
@@ -80,7 +80,7 @@ static double jump_dv(const stsl_multibody *m, const int *pair, double dw, int n
     int li = m->label[pair[0]], lj = m->label[pair[1]];
     double mi = cluster_mass(m, li), mj = cluster_mass(m, lj);
     if (isinf(mi) && isinf(mj)) return 0.0;
-    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    double fi = stsl_impact_share(mi, mj);
     if (m->label[node] == li) return fi * dw;
     if (pair[1] < m->nb && m->label[node] == lj) return -(1.0 - fi) * dw;
     return 0.0;

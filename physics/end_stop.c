@@ -75,3 +75,8 @@ int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_param
     double delta = side * (x - stop_position(p, side));
     return delta >= 0.0 && (side * v > 0.0 || ops->reaction(p, side, 0.0, x, v) > 0.0);
 }
+
+double stsl_impact_share(double mi, double mj)
+{
+    return isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+}

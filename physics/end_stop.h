@@ -61,4 +61,11 @@ int stsl_end_stop_side(const stsl_stop_params *p, double x);
 int stsl_end_stop_in_contact(const stsl_end_stop_ops *ops, const stsl_stop_params *p, int side,
                              double x, double v);
 
+/* Newton's law of impact between two rigid clusters of masses mi, mj (a
+ * cluster held by a fixed end has infinite mass): the part of a jump of
+ * their relative position or velocity that cluster i takes (mj / (mi +
+ * mj)); cluster j takes the rest the other way, so momentum is conserved.
+ * Both held: nothing moves (the caller's case). */
+double stsl_impact_share(double mi, double mj);
+
 #endif

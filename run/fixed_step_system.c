@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "physics/contact.h"
+#include "physics/end_stop.h"
 #include "physics/modes.h"
 #include "physics/friction.h"
 #include "models/multibody.h"
@@ -297,7 +298,7 @@ static void pair_jump(srun *r, const int *pair, double dx, double dw, double *y)
     int li = r->label[pair[0]], lj = r->label[pair[1]];
     double mi = cluster_mass(r, li), mj = cluster_mass(r, lj);
     if (li == lj || (isinf(mi) && isinf(mj))) return;
-    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    double fi = stsl_impact_share(mi, mj);
     shift(r, li, fi * dx, fi * dw, y);
     shift(r, lj, -(1.0 - fi) * dx, -(1.0 - fi) * dw, y);
 }
@@ -310,7 +311,7 @@ static double jump_dv(const srun *r, const int *pair, double dw, int node)
     int li = r->label[pair[0]], lj = r->label[pair[1]];
     double mi = cluster_mass(r, li), mj = cluster_mass(r, lj);
     if (li == lj || (isinf(mi) && isinf(mj))) return 0.0;
-    double fi = isinf(mj) ? 1.0 : isinf(mi) ? 0.0 : mj / (mi + mj);
+    double fi = stsl_impact_share(mi, mj);
     return r->label[node] == li ? fi * dw : r->label[node] == lj ? -(1.0 - fi) * dw : 0.0;
 }
 
