@@ -1435,10 +1435,6 @@ static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb
     const stsl_mode_desc *m = &s->desc;
     double ts = ta + RATE_OFFSET * (tb - ta), *gs = s->g_early, *when = s->g_when;
     double first = INFINITY;
-    /* Its evaluations (the probe, a search) are left out of
-     * stats.guard_evals, whose values for the examples the documentation
-     * quotes; counting them is a matter of updating those numbers. */
-    long evals = s->stats.guard_evals;
     eval_guards(s, ts, gs);
     for (int i = 0; i < m->n_guards; i++) {
         when[i] = INFINITY;
@@ -1449,7 +1445,6 @@ static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb
         }
         if (when[i] < first) first = when[i];
     }
-    s->stats.guard_evals = evals;
     double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
     for (int i = 0; i < s->n_roots; i++)
         s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
