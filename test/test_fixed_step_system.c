@@ -334,6 +334,144 @@ static double csv_value(const char *csv, int row, const char *name)
     return v;
 }
 
+/* ---- an impact that sets a contact's slip direction ----------------------------- */
+
+/* A hammer (1 kg, no friction) at 2 m/s closes a gap of 0.1 m to a block
+ * (3 kg, Coulomb 4 N, static 6 N) through a rigid stop, plastic.  The
+ * block is stuck (v_b0 = 0) or slipping back (v_b0 = -0.2 m/s, decelerated
+ * by 4/3 m/s^2): the impact's velocity jump alone starts it forward, a
+ * breakaway or reversal the engine does not record (the jump's
+ * consequence is the impact's event).  Closed form: the gap closes at t1
+ * with 2 t1 - (v_b0 t1 + (2/3) t1^2 [v_b0 < 0]) = 0.1; the pair leaves at
+ * v1 = (2 + 3 v_b(t1)) / 4 and, the stop pressed (the block is braked, the
+ * hammer not), stops under 4 N / 4 kg = 1 m/s^2 at t2 = t1 + v1.  Events:
+ * stop_contact at t1, stick at t2, nothing else. */
+static const char *const HAMMER =
+    "bodies:\n"
+    "  hammer: {mass: 1.0, velocity: 2.0}\n"
+    "  block: {mass: 3.0}\n"
+    "contacts:\n"
+    "  - {body: block, law: coulomb, dynamic: 4.0, static_ratio: 1.5}\n"
+    "stops:\n"
+    "  - {between: [hammer, block], min: -1.0, max: 0.1, model: rigid, "
+    "restitution: 0.0}\n"
+    "simulation: {t_end: 0.6}\n";
+
+static void hammer_times(double vb0, double *t1, double *t2)
+{
+    if (vb0 == 0.0)
+        *t1 = 0.1 / 2.0;
+    else /* (2/3) t^2 - (2 - vb0) t + 0.1 = 0, the smaller root */
+        *t1 =
+            ((2.0 - vb0) - sqrt((2.0 - vb0) * (2.0 - vb0) - 4.0 * (2.0 / 3.0) * 0.1)) / (4.0 / 3.0);
+    double vb = vb0 < 0.0 ? vb0 + 4.0 / 3.0 * *t1 : 0.0;
+    *t2 = *t1 + (2.0 + 3.0 * vb) / 4.0;
+}
+
+/* The two events of the closed form, at the scheme's order.  The impact
+ * is noticed at the first step point where the gap is passed: 0 <= t - t1
+ * <= h (plus 2% of h: semi-implicit Euler's position error of the braked
+ * block, (4/3) t1 h / 2 over the closing speed 2.2 m/s, < 0.02 h).  The
+ * stick: the impact up to h late, the block braked (or at rest) for that
+ * long leaves the pair up to h (3/4)(4/3) = h m/s faster, up to h later at
+ * rest, noticed up to h after: t - t2 in [0, 3h]; Karnopp's band dv = h
+ * sticks up to dv / 1 m/s^2 = h early: [-h, 3h].  Then `converge` (by
+ * class, within 5 steps) matches both and invents and misses none. */
+static void test_impact_sets_slip(void **state)
+{
+    (void)state;
+    static const char *const schemes[] = {"fixed_step_hybrid", "karnopp"};
+    static const double vb0s[] = {0.0, -0.2};
+    static const double hs[] = {2e-3, 1e-3, 5e-4, 2.5e-4};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++) {
+            double t1, t2;
+            hammer_times(vb0s[j], &t1, &t2);
+            for (int i = 0; i < 4; i++) {
+                char sets[4][96];
+                snprintf(sets[0], sizeof sets[0], "simulation.scheme=%s", schemes[k]);
+                snprintf(sets[1], sizeof sets[1], "simulation.step=%.17g", hs[i]);
+                snprintf(sets[2], sizeof sets[2], "bodies.block.velocity=%.17g", vb0s[j]);
+                /* Karnopp's band must exceed h |a| / 2 (configuration.md) */
+                snprintf(sets[3], sizeof sets[3], "simulation.karnopp_band=%.17g", hs[i]);
+                const char *const set[4] = {sets[0], sets[1], sets[2], sets[3]};
+                stsl_config cfg;
+                stsl_error err = {0};
+                assert_int_equal(
+                    stsl_config_load_string(HAMMER, "<hammer>", NULL, set, 3 + k, &cfg, &err), 0);
+                stsl_sink sink;
+                const stsl_mem_result *r = run_system(&cfg.system, &cfg.sim, &cfg.scheme, &sink);
+                print_message("%s, v_b0 = %g, h = %g: %ld events, (t - t1) / h = %.3f, "
+                              "(t - t2) / h = %.3f\n",
+                              schemes[k], vb0s[j], hs[i], r->n_events,
+                              r->n_events > 0 ? (r->events[0].t - t1) / hs[i] : NAN,
+                              r->n_events > 1 ? (r->events[1].t - t2) / hs[i] : NAN);
+                assert_int_equal(r->n_events, 2);
+                assert_int_equal(r->events[0].kind, STSL_EV_STOP_CONTACT);
+                assert_int_equal(r->events[0].subject, 2); /* stops.0, after the contact */
+                assert_int_equal(r->events[1].kind, STSL_EV_STICK);
+                assert_int_equal(r->events[1].subject, 1); /* contacts.0 */
+                double d1 = r->events[0].t - t1, d2 = r->events[1].t - t2;
+                assert_true(d1 >= 0.0 && d1 <= 1.02 * hs[i]);
+                assert_true(d2 >= (k ? -1.0 : 0.0) * hs[i] && d2 <= 3.0 * hs[i]);
+                stsl_sink_free(&sink);
+                stsl_config_free(&cfg);
+            }
+        }
+    char path[512], csv[512];
+    snprintf(path, sizeof path, "%s/hammer.yaml", g_dir);
+    snprintf(csv, sizeof csv, "%s/hammer.csv", g_dir);
+    assert_int_equal(tu_write_file(path, HAMMER), 0);
+    for (int j = 0; j < 2; j++) {
+        remove(csv);
+        int rc = tu_cli(g_out, sizeof g_out,
+                        "converge '%s' --scheme fixed_step_hybrid --steps 1e-3,5e-4 "
+                        "--set bodies.block.velocity=%g -o '%s'",
+                        path, vb0s[j], csv);
+        if (rc) print_error("%s\n", g_out);
+        assert_int_equal(rc, 0);
+        for (int row = 0; row < 2; row++) {
+            assert_true(csv_value(csv, row, "events") == 2.0);
+            assert_true(csv_value(csv, row, "events_missed") == 0.0);
+            assert_true(csv_value(csv, row, "events_spurious") == 0.0);
+        }
+    }
+}
+
+/* servo_backlash.yaml to 1.6 s: at 1.5757 s the gear hits the motor while
+ * the motor still slips at 9e-4 rad/s (the exact run: no stick, the jump
+ * carries it on at 0.22 rad/s); at h = 5e-5 fixed_step_hybrid sticks the
+ * motor in the step of that impact (its velocity would turn at the step
+ * point) and the jump restarts it.  Stick and jump share the step point,
+ * the impact's instant: the scheme records the exact run's sequence of
+ * events (kind and subject; 62 of them), no stick at the impact.  Times
+ * are the scheme's business (test_converge_hybrid_servo). */
+static void test_impact_at_stick_servo(void **state)
+{
+    (void)state;
+    static const char *const set[] = {"simulation.t_end=1.6"};
+    stsl_config cfg;
+    stsl_error err = {0};
+    assert_int_equal(stsl_config_load(EX("servo_backlash.yaml"), set, 1, &cfg, &err), STSL_OK);
+    stsl_sink se, sf;
+    assert_int_equal(stsl_mem_sink_create(&se, &err), STSL_OK);
+    assert_int_equal(stsl_run_system(&cfg.system, &cfg.sim, &se, NULL, &err), STSL_OK);
+    const stsl_mem_result *re = stsl_mem_sink_result(&se);
+    stsl_scheme_opts sch = cfg.scheme;
+    sch.kind = STSL_SCHEME_FIXED_STEP_HYBRID, sch.step = 5e-5;
+    const stsl_mem_result *rf = run_system(&cfg.system, &cfg.sim, &sch, &sf);
+    print_message("servo to 1.6 s: %ld exact events, %ld fixed_step_hybrid\n", re->n_events,
+                  rf->n_events);
+    assert_int_equal(rf->n_events, re->n_events);
+    for (long k = 0; k < re->n_events; k++) {
+        assert_int_equal(rf->events[k].kind, re->events[k].kind);
+        assert_int_equal(rf->events[k].subject, re->events[k].subject);
+    }
+    stsl_sink_free(&se);
+    stsl_sink_free(&sf);
+    stsl_config_free(&cfg);
+}
+
 /* fixed_step_hybrid is first order on a system as on the element: its
  * slip phases are semi-implicit Euler (local error O(h^2)) and every stick,
  * breakaway, reversal and impact is noticed at the step after it, an
@@ -546,6 +684,8 @@ int main(void)
         cmocka_unit_test(test_one_body_equals_element),
         cmocka_unit_test(test_two_bodies_closed_form),
         cmocka_unit_test(test_stuck_pair),
+        cmocka_unit_test(test_impact_sets_slip),
+        cmocka_unit_test(test_impact_at_stick_servo),
         cmocka_unit_test(test_converge_hybrid_servo),
         cmocka_unit_test(test_karnopp_servo),
         cmocka_unit_test(test_curve_per_contact),
