@@ -1393,6 +1393,20 @@ static int extremum_towards(int dir, double gp, double ga, double gb)
     return 0;
 }
 
+/* The earliest of the guards' crossings g_when (INFINITY: none), with
+ * fired[] set for those within the roots' tolerance of it. */
+static double fire_earliest(stsl_hsolver *s)
+{
+    const stsl_mode_desc *m = &s->desc;
+    double first = INFINITY;
+    for (int i = 0; i < m->n_guards; i++)
+        if (s->g_when[i] < first) first = s->g_when[i];
+    double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
+    for (int i = 0; i < s->n_roots; i++)
+        s->fired[i] = i < m->n_guards && isfinite(first) && s->g_when[i] <= first + tol;
+    return first;
+}
+
 /* Earliest crossing of any guard between samples (ta, ga) and (tb, gb), with
  * the previous sample (tp, gp) when have_prev.  Sets fired[]; INFINITY if none. */
 static double scan_window(stsl_hsolver *s, int have_prev, double tp, const double *gp, double ta,
@@ -1400,7 +1414,6 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
 {
     const stsl_mode_desc *m = &s->desc;
     double *when = s->g_when;
-    double first = INFINITY;
     for (int i = 0; i < m->n_guards; i++) {
         int dir = m->guard_dir[i];
         when[i] = INFINITY;
@@ -1413,12 +1426,8 @@ static double scan_window(stsl_hsolver *s, int have_prev, double tp, const doubl
                 if (!isnan(r)) when[i] = r;
             }
         }
-        if (when[i] < first) first = when[i];
     }
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
-    for (int i = 0; i < s->n_roots; i++)
-        s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
-    return first;
+    return fire_earliest(s);
 }
 
 /* A dip in the first window of a frozen segment, (ta, tb], which has no
@@ -1434,7 +1443,6 @@ static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb
 {
     const stsl_mode_desc *m = &s->desc;
     double ts = ta + RATE_OFFSET * (tb - ta), *gs = s->g_early, *when = s->g_when;
-    double first = INFINITY;
     eval_guards(s, ts, gs);
     for (int i = 0; i < m->n_guards; i++) {
         when[i] = INFINITY;
@@ -1443,12 +1451,8 @@ static double start_dips(stsl_hsolver *s, double ta, const double *ga, double tb
             double r = hidden_crossing(s, i, side, ta, ts, tb, ga[i], gs[i], gb[i]);
             if (!isnan(r)) when[i] = r;
         }
-        if (when[i] < first) first = when[i];
     }
-    double tol = ROOT_TOL_REL * fmax(1.0, fabs(first));
-    for (int i = 0; i < s->n_roots; i++)
-        s->fired[i] = i < m->n_guards && isfinite(first) && when[i] <= first + tol;
-    return first;
+    return fire_earliest(s);
 }
 
 /* The mode invariant of a frozen mode at a sample tb where no guard crossed:
