@@ -283,6 +283,14 @@ static inline int canon(const stsl_multibody *m, int node)
     return node;
 }
 
+/* Does contact c run its constraint edge e's way (its first end on the
+ * edge's first end)?  Its part of the edge's force then has the edge's
+ * sign. */
+static inline int runs_with_edge(const stsl_multibody *m, const prepared *p, int e, int c)
+{
+    return canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]);
+}
+
 /* Do the pairs join the same two nodes (either order)? */
 static inline int same_pair(const stsl_multibody *m, const int *a, const int *b)
 {

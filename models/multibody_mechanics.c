@@ -156,7 +156,7 @@ void stsl_mb_rebalance(stsl_multibody *m, const prepared *p, const fixed_motion 
         double part = e >= 0 ? fabs(p->share[c]) : 0.0, fs_pos, fs_neg;
         if (e >= 0 && p->share_varies[e]) { /* parts by the levels: the sums */
             static_levels(m, c, fm, &fs_pos, &fs_neg);
-            int fwd = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]);
+            int fwd = runs_with_edge(m, p, e, c);
             m->split_hi[e] += fwd ? fs_neg : fs_pos;
             m->split_lo[e] += fwd ? fs_pos : fs_neg;
             continue;
@@ -188,20 +188,20 @@ double stsl_mb_parallel_lambda(const stsl_multibody *m, const prepared *p, int c
                                const fixed_motion *fm)
 {
     int e = p->contact_edge[c];
-    double lam = m->lambda[e], sum = 0.0, mine = 0.0;
+    double lam = m->lambda[e], sum = 0.0, mine = 0.0, sign = 1.0;
     int count = 0;
     for (int d = 0; d < m->nc; d++) {
         if (p->contact_edge[d] != e) continue;
         double fs_pos, fs_neg;
         static_levels(m, d, fm, &fs_pos, &fs_neg);
-        int fwd = canon(m, p->edges[e][0]) == canon(m, m->cnode[d][0]);
+        int fwd = runs_with_edge(m, p, e, d);
         double level = (fwd ? lam : -lam) > 0.0 ? fs_neg : fs_pos;
         sum += level;
         count++;
-        if (d == c) mine = level;
+        if (d == c) mine = level, sign = fwd ? 1.0 : -1.0;
     }
     double part = sum > 0.0 ? mine / sum : 1.0 / count; /* levels 0: equal parts */
-    return (canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part) * lam;
+    return sign * part * lam;
 }
 
 /* Accelerations (m->acc) and constraint forces (m->lambda) of mode p at

@@ -101,7 +101,7 @@ static void share_parallel(const stsl_multibody *m, prepared *p)
         for (int d = 0; d < m->nc && !(sum > 0.0); d++) /* levels 0: equal parts */
             count += p->contact_edge[d] == e;
         double part = sum > 0.0 ? mine / sum : 1.0 / count;
-        p->share[c] = canon(m, p->edges[e][0]) == canon(m, m->cnode[c][0]) ? part : -part;
+        p->share[c] = runs_with_edge(m, p, e, c) ? part : -part;
     }
 }
 
